@@ -1,0 +1,97 @@
+// Durable state: jobs, their phase transitions, and every pod burst ever asked a provider for.
+// The SQLite adapter (src/store/) is the only implementation outside tests. Times are Unix ms.
+//
+// The pod rows are the safety net against leaks: a row is written *before* the provider's create
+// call (state "creating", name known, id unknown) and updated with the id the moment create
+// returns, so `burst reap` can always find a pod by id or, failing that, by name.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burst/result.h"
+
+namespace burst {
+
+struct JobRecord {
+  std::string id;            // "20261122-070941-ab12cd"
+  std::string pipeline;      // spec name
+  std::string spec_path;
+  std::string state;         // "running" | "succeeded" | "failed" | "interrupted"
+  std::string phase;         // current or last phase name
+  std::string provider;
+  std::string error;         // why it failed, redacted; empty on success
+  std::string estimate_json; // the plan's estimate, as JSON text
+  std::string report_path;   // JSON report, once written
+  int64_t created_ms = 0;
+  int64_t finished_ms = 0;   // 0 while running
+};
+
+struct PhaseRecord {
+  std::string job_id;
+  std::string phase;
+  int64_t started_ms = 0;
+  int64_t ended_ms = 0;      // 0 while in progress
+  std::string outcome;       // "" while in progress, then "ok" | "failed" | "skipped" | "interrupted"
+  std::string detail;
+};
+
+struct PodRecord {
+  int64_t row_id = 0;
+  std::string job_id;
+  std::string provider;
+  std::string role;          // "gpu" | "cpu"
+  std::string name;          // the name burst gave it (carries the tag and job id)
+  std::string pod_id;        // provider's id; empty until create returned
+  std::string gpu_type;
+  int gpu_count = 0;
+  double usd_per_hour = 0;   // price captured at creation
+  std::string price_source;  // "config" | "offline table" | "live offer"
+  std::string state;         // "creating" | "alive" | "deleting" | "deleted" | "create-failed"
+  std::string host_key;      // pinned on first SSH contact; empty before
+  int64_t created_ms = 0;    // when create was requested
+  int64_t deleted_ms = 0;    // when deletion was confirmed
+};
+
+struct TransferRecord {
+  std::string job_id;
+  std::string direction;     // "sync" | "pull"
+  int64_t files = 0;
+  int64_t bytes = 0;
+  int64_t millis = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  virtual Status create_job(const JobRecord& job) = 0;
+  virtual Status update_job(const JobRecord& job) = 0;  // by id; every field but id/created
+  virtual Result<JobRecord> get_job(const std::string& id) = 0;  // kNotFound when absent
+  virtual Result<std::vector<JobRecord>> recent_jobs(int limit) = 0;  // newest first
+
+  virtual Status begin_phase(const std::string& job_id, const std::string& phase, int64_t at_ms) = 0;
+  // Closes the open row of that phase; kNotFound when none is open.
+  virtual Status end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
+                           const std::string& outcome, const std::string& detail) = 0;
+  virtual Result<std::vector<PhaseRecord>> phases(const std::string& job_id) = 0;  // in order
+
+  // Writes the row and returns its row_id.
+  virtual Result<int64_t> add_pod(const PodRecord& pod) = 0;
+  virtual Status update_pod(const PodRecord& pod) = 0;  // by row_id
+  virtual Result<std::vector<PodRecord>> pods_of_job(const std::string& job_id) = 0;
+  // Pods not confirmed deleted ("creating", "alive", "deleting"), oldest first.
+  virtual Result<std::vector<PodRecord>> live_pods() = 0;
+
+  virtual Status add_transfer(const TransferRecord& t) = 0;
+  virtual Result<std::vector<TransferRecord>> transfers(const std::string& job_id) = 0;
+};
+
+// Opens (creating if needed) the SQLite database at `path` (":memory:" for tests) and migrates its
+// schema to the current version. Fails with kInvalid if the file is from a newer burst.
+Result<std::unique_ptr<Store>> open_sqlite_store(const std::string& path);
+
+}  // namespace burst
