@@ -84,6 +84,7 @@ struct Schedule {
 
 struct SecretRef {
   std::string name;                      // environment variable name, read locally at run time
+  bool optional = false;                 // if unset locally: skip it (true) or refuse to run (false)
   SourcePos pos;
 };
 
