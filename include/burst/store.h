@@ -28,6 +28,7 @@ struct JobRecord {
   std::string report_path;   // JSON report, once written
   int64_t created_ms = 0;
   int64_t finished_ms = 0;   // 0 while running
+  int64_t owner_pid = 0;     // the burst process running it (reap leaves a live owner's pods alone)
 };
 
 struct PhaseRecord {

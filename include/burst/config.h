@@ -1,0 +1,42 @@
+// burst's own settings (not the pipeline's): where state lives, which SSH key to use, provider
+// settings. Read from `config.yaml` in the config dir when present; every field has a default.
+//
+// Directories, each overridable from the environment (tests move everything into a temp dir):
+//   config dir  $BURST_CONFIG_DIR, else $XDG_CONFIG_HOME/burst, else ~/.config/burst
+//   state dir   $BURST_STATE_DIR,  else $XDG_STATE_HOME/burst,  else ~/.local/state/burst
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "burst/result.h"
+
+namespace burst {
+
+struct LocalCloudConfig {
+  std::string root;               // default: <state dir>/local
+  std::string sshd;               // default: found on PATH-like locations
+  double gpu_usd_per_hour = 0;    // the local cloud is free unless you say otherwise
+  double cpu_usd_per_hour = 0;
+};
+
+struct Config {
+  std::string config_dir;
+  std::string config_file;        // the file read, or "" when none existed
+  std::string state_dir;
+  std::string db_path;            // <state dir>/burst.db
+  std::string reports_dir;        // default: <state dir>/reports
+  std::string logs_dir;           // <state dir>/logs
+  std::string ssh_key;            // default: <config dir>/id_ed25519 (generated on first use)
+  double ssh_wait_seconds = 600;  // pod boot + sshd up, before giving up
+  LocalCloudConfig local;
+};
+
+// Reads the config. `env` is the process environment (passed in so tests control it). Errors name
+// the file, line, column and field like spec errors do.
+Result<Config> load_config(const std::map<std::string, std::string>& env);
+
+// The current process environment as a map.
+std::map<std::string, std::string> environment_map();
+
+}  // namespace burst

@@ -1,0 +1,21 @@
+// What the user sees on the terminal while a job runs. The CLI provides a TTY-aware console;
+// tests provide one that records. Everything passed here is already redacted.
+#pragma once
+
+#include <string>
+
+namespace burst {
+
+class Console {
+ public:
+  virtual ~Console() = default;
+  virtual void line(const std::string& text) = 0;        // a status line, kept
+  virtual void remote_out(const std::string& line) = 0;  // one line of the pod's stdout
+  virtual void remote_err(const std::string& line) = 0;  // one line of the pod's stderr
+  // A transient progress line ("waiting for SSH 12s"); a no-op when not a TTY.
+  virtual void progress(const std::string& text) = 0;
+  // Asks a yes/no question; false when there is no one to ask.
+  virtual bool confirm(const std::string& question) = 0;
+};
+
+}  // namespace burst

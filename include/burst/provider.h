@@ -1,0 +1,96 @@
+// One interface for every cloud. Drivers live under providers/<name>/ and are listed in one
+// explicit table (providers/registry.cpp). Every call returns a classified Error on failure with
+// the provider's own message kept, so the runner can decide what to retry.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burst/result.h"
+
+namespace burst {
+
+// Every pod burst creates is named "burst-<job id>-<role>", which marks it as ours in the
+// provider's own list even if the local database is lost.
+inline constexpr const char* kPodNamePrefix = "burst-";
+
+struct Offer {
+  std::string provider;
+  std::string gpu_type;          // catalog name, e.g. "RTX_4090"; "cpu" for CPU-only offers
+  int gpu_count = 0;
+  std::optional<double> vram_gb; // per GPU; unset when unknown (local: this machine's CPU)
+  double usd_per_hour = 0;       // on-demand, whole offer
+  std::optional<double> spot_usd_per_hour;
+  std::string region;
+  bool available = true;
+  std::string price_source;      // "live offer" | "offline table" | "config"
+};
+
+struct Volume {
+  std::string id;
+  std::string name;
+  std::string region;
+  int size_gb = 0;
+};
+
+struct PodRequest {
+  std::string name;              // kPodNamePrefix + job id + role; idempotency key where supported
+  std::string job_id;
+  bool gpu = true;               // false: a CPU pod (the upload hand-off)
+  std::string gpu_type;          // from the chosen offer; ignored for CPU pods
+  int gpu_count = 1;
+  std::string image;
+  std::string volume_id;         // attached at mount_path; must already exist
+  std::string mount_path;
+  std::string ssh_public_key;    // OpenSSH one-line format
+  std::map<std::string, std::string> env;  // non-secret only; secrets travel over SSH
+  std::vector<int> ports;
+};
+
+enum class PodState { kPending, kRunning, kStopping, kGone, kUnknown };
+
+struct SshEndpoint {
+  std::string host;
+  int port = 0;                  // 0 while the provider has not published it
+  std::string user;
+};
+
+struct Pod {
+  std::string id;
+  std::string name;
+  PodState state = PodState::kUnknown;
+  SshEndpoint ssh;
+  std::string gpu_type;
+  double usd_per_hour = 0;
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual std::string name() const = 0;
+
+  // What can be rented now. gpu=false lists CPU-only offers.
+  virtual Result<std::vector<Offer>> offers(bool gpu) = 0;
+
+  // Finds the volume by name, creating it if absent. Never deletes or shrinks one.
+  virtual Result<Volume> ensure_volume(const std::string& name, int size_gb,
+                                       const std::string& region) = 0;
+  virtual Result<std::vector<Volume>> list_volumes() = 0;
+
+  // Asks for a pod. Returns as soon as the provider has assigned an id; the pod may still be
+  // booting (poll get_pod until it is running and has an SSH endpoint).
+  virtual Result<Pod> create_pod(const PodRequest& request) = 0;
+  virtual Result<Pod> get_pod(const std::string& id) = 0;  // kNotFound once it is gone
+  // Every pod of this account whose name starts with kPodNamePrefix, in any state but gone.
+  virtual Result<std::vector<Pod>> list_pods() = 0;
+  // Requests deletion. Deleting a pod that is already gone succeeds. Callers verify with get_pod.
+  virtual Status delete_pod(const std::string& id) = 0;
+};
+
+std::string pod_name(const std::string& job_id, const std::string& role);
+const char* to_string(PodState state);
+
+}  // namespace burst

@@ -1,0 +1,83 @@
+// Talking to a pod: run commands with their output streamed, move files. The libssh adapter
+// (src/remote/) implements it; tests may substitute their own.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "burst/clock.h"
+#include "burst/result.h"
+
+namespace burst {
+
+struct SshTarget {
+  std::string host;
+  int port = 22;
+  std::string user;
+  std::string private_key_path;
+  // SHA-256 fingerprint of the host key seen on first contact ("SHA256:..."), empty before. The
+  // connector fills it on first contact and refuses a different key afterwards.
+  std::string pinned_host_key;
+};
+
+// Receives remote output as it arrives. Called from the thread that called exec.
+struct OutputSink {
+  std::function<void(const char* data, size_t len)> out;
+  std::function<void(const char* data, size_t len)> err;
+};
+
+struct RemoteFileInfo {
+  std::string path;
+  uint64_t size = 0;
+  uint32_t mode = 0;
+  int64_t mtime = 0;   // seconds since epoch
+  bool is_dir = false;
+};
+
+class RemoteSession {
+ public:
+  virtual ~RemoteSession() = default;
+
+  // Runs `command` through the remote user's shell. Returns its exit status (a signal death is
+  // 128+signal). Calls `should_stop` about every 100 ms while waiting: when it returns true,
+  // returns kInterrupted (the caller decides how to stop the remote process). A connection lost
+  // mid-command is kConnection.
+  virtual Result<int> exec(const std::string& command, const OutputSink& sink,
+                           const std::function<bool()>& should_stop) = 0;
+
+  // Runs `command` and returns its stdout; non-zero exit is kRemoteFailed with stderr kept.
+  virtual Result<std::string> run_capture(const std::string& command) = 0;
+
+  // SFTP. upload creates the file with `mode` and sets its mtime; write goes to a temp name
+  // first and is renamed into place so a reader never sees half a file.
+  virtual Status upload(const std::string& local_path, const std::string& remote_path,
+                        uint32_t mode, int64_t mtime) = 0;
+  virtual Status write_file(const std::string& remote_path, const std::string& content,
+                            uint32_t mode) = 0;
+  virtual Status mkdirs(const std::string& remote_path, uint32_t mode) = 0;
+  virtual Result<RemoteFileInfo> stat(const std::string& remote_path) = 0;  // kNotFound if absent
+  // Downloads to local_path exactly (the caller chooses a temp name and renames); sets mode/mtime.
+  virtual Status download(const std::string& remote_path, const std::string& local_path) = 0;
+};
+
+class RemoteConnector {
+ public:
+  virtual ~RemoteConnector() = default;
+  // One attempt to connect and authenticate. May update target.pinned_host_key on first contact.
+  virtual Result<std::unique_ptr<RemoteSession>> connect(SshTarget& target) = 0;
+};
+
+// Retries connect() while the pod boots, until `deadline`; returns the last error on timeout.
+Result<std::unique_ptr<RemoteSession>> connect_with_retry(RemoteConnector& connector,
+                                                          SshTarget& target, Clock& clock,
+                                                          TimePoint deadline,
+                                                          const std::function<bool()>& should_stop);
+
+// The libssh implementation.
+std::unique_ptr<RemoteConnector> make_libssh_connector();
+
+}  // namespace burst

@@ -1,0 +1,30 @@
+// The built-in `local` cloud: no account, no GPU, every part real. A pod is an OpenSSH sshd that
+// burst starts on 127.0.0.1 with a free port, a throwaway host key and the job's public key, and
+// a directory of its own; a volume is a directory that outlives pods. Every process of a pod
+// (the sshd, its sessions, the user's commands) carries BURST_LOCAL_POD=<id> in its environment,
+// which is how delete finds and stops all of them and how tests check that none is left.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "burst/clock.h"
+#include "burst/provider.h"
+
+namespace burst {
+
+struct LocalProviderConfig {
+  std::string root;                 // holds pods/ and volumes/
+  std::string sshd_path;            // absolute; empty = search the usual places
+  double gpu_usd_per_hour = 0;      // for accounting only; the local cloud is free by default
+  double cpu_usd_per_hour = 0;
+};
+
+inline constexpr const char* kLocalPodEnv = "BURST_LOCAL_POD";
+
+std::unique_ptr<Provider> make_local_provider(const LocalProviderConfig& config, Clock& clock);
+
+// Absolute path of an sshd binary, or empty if none is installed.
+std::string find_sshd();
+
+}  // namespace burst

@@ -1,0 +1,90 @@
+#include "cli/cli_common.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+namespace burst {
+
+std::atomic<int> g_interrupts{0};
+
+namespace {
+
+void on_signal(int) {
+  int n = ++g_interrupts;
+  const char* msg = n == 1 ? "\nburst: interrupted: stopping the remote command, pulling what "
+                             "exists, then deleting the pod (Ctrl-C again to skip the pull)\n"
+                           : "\nburst: skipping the pull; the pod is still deleted before exit\n";
+  (void)!write(2, msg, std::strlen(msg));
+}
+
+class TerminalConsole : public Console {
+ public:
+  explicit TerminalConsole(bool quiet) : quiet_(quiet), tty_(isatty(2)) {}
+
+  void line(const std::string& text) override {
+    clear_progress();
+    if (!quiet_) std::cout << text << std::endl;
+  }
+  void remote_out(const std::string& l) override {
+    clear_progress();
+    if (!quiet_) std::cout << "  | " << l << std::endl;
+  }
+  void remote_err(const std::string& l) override {
+    clear_progress();
+    if (!quiet_) std::cerr << "  ! " << l << std::endl;
+  }
+  void progress(const std::string& text) override {
+    if (!tty_ || quiet_) return;
+    std::cerr << "\r\033[K" << text << std::flush;
+    progress_shown_ = true;
+  }
+  bool confirm(const std::string& question) override {
+    if (!isatty(0)) return false;
+    clear_progress();
+    std::cerr << question << " [y/N] " << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    return answer == "y" || answer == "Y" || answer == "yes";
+  }
+
+ private:
+  void clear_progress() {
+    if (progress_shown_) std::cerr << "\r\033[K" << std::flush;
+    progress_shown_ = false;
+  }
+  bool quiet_;
+  bool tty_;
+  bool progress_shown_ = false;
+};
+
+}  // namespace
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+int fail(int code, const std::string& message) {
+  std::cerr << "burst: " << message << std::endl;
+  return code;
+}
+
+Result<Config> load_config_or_print() { return load_config(environment_map()); }
+
+Result<std::unique_ptr<Store>> open_store(const Config& config) {
+  return open_sqlite_store(config.db_path);
+}
+
+std::unique_ptr<Console> make_terminal_console(bool quiet) {
+  return std::make_unique<TerminalConsole>(quiet);
+}
+
+}  // namespace burst

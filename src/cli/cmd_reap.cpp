@@ -1,0 +1,106 @@
+// `burst reap`: delete every pod that is ours and still alive, whether the store or only the
+// provider's own list knows it. Pods of a job whose `burst run` process is still alive on this
+// machine are left alone: that process will delete them itself.
+#include <signal.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+#include "job/pod_lifecycle.h"
+#include "registry.h"
+
+namespace burst {
+namespace {
+
+bool owner_alive(Store& store, const std::string& job_id) {
+  auto job = store.get_job(job_id);
+  if (!job.ok() || job->state != "running" || job->owner_pid <= 0) return false;
+  if (job->owner_pid == getpid()) return false;
+  return kill(static_cast<pid_t>(job->owner_pid), 0) == 0;
+}
+
+// "burst-<job id>-<role>" -> job id and role.
+void parse_name(const std::string& name, PodRecord* rec) {
+  std::string rest = name.substr(std::string(kPodNamePrefix).size());
+  size_t dash = rest.rfind('-');
+  rec->job_id = dash == std::string::npos ? rest : rest.substr(0, dash);
+  rec->role = dash == std::string::npos ? "unknown" : rest.substr(dash + 1);
+}
+
+}  // namespace
+
+int cmd_reap(const ReapArgs& args) {
+  auto config = load_config_or_print();
+  if (!config.ok()) return fail(kExitConfig, config.error().message);
+  auto store = open_store(*config);
+  if (!store.ok()) return fail(kExitConfig, store.error().message);
+  SystemClock clock;
+  auto live = (*store)->live_pods();
+  if (!live.ok()) return fail(kExitFailure, live.error().message);
+
+  std::vector<PodRecord> targets = *live;
+  std::set<std::string> known;
+  for (const auto& p : targets) known.insert(p.provider + "/" + (p.pod_id.empty() ? p.name : p.pod_id));
+  std::map<std::string, std::unique_ptr<Provider>> providers;
+  int errors = 0;
+  for (const auto& entry : provider_table()) {
+    auto provider = make_provider(entry.name, *config, clock);
+    if (!provider.ok()) continue;  // driver not built or not configured
+    auto pods = (*provider)->list_pods();
+    if (!pods.ok()) {
+      std::cerr << "burst: " << entry.name << ": list pods: " << pods.error().message << "\n";
+      ++errors;
+    } else {
+      for (const Pod& pod : *pods) {
+        if (known.count(std::string(entry.name) + "/" + pod.id) ||
+            known.count(std::string(entry.name) + "/" + pod.name))
+          continue;
+        PodRecord rec;  // ours by name, unknown to the store: adopt it so its fate is recorded
+        rec.provider = entry.name;
+        rec.pod_id = pod.id;
+        rec.name = pod.name;
+        rec.gpu_type = pod.gpu_type;
+        rec.usd_per_hour = pod.usd_per_hour;
+        rec.price_source = "adopted by reap";
+        rec.state = "alive";
+        rec.created_ms = to_unix_ms(clock.now());
+        parse_name(pod.name, &rec);
+        targets.push_back(rec);
+      }
+    }
+    providers[entry.name] = std::move(*provider);
+  }
+
+  nlohmann::json out = nlohmann::json::array();
+  for (PodRecord& rec : targets) {
+    std::string outcome;
+    if (owner_alive(**store, rec.job_id)) {
+      outcome = "skipped: job " + rec.job_id + " is still running in another burst process";
+    } else if (!providers.count(rec.provider)) {
+      outcome = "skipped: no " + rec.provider + " driver in this build";
+      ++errors;
+    } else if (args.dry_run) {
+      outcome = "would delete";
+    } else {
+      if (rec.row_id == 0) {
+        auto row = (*store)->add_pod(rec);
+        if (row.ok()) rec.row_id = *row;
+      }
+      Status st = delete_and_verify(**store, *providers[rec.provider], clock, &rec);
+      outcome = st.ok() ? "deleted (confirmed)" : "FAILED: " + st.error().message;
+      if (!st.ok()) ++errors;
+    }
+    std::string id = rec.pod_id.empty() ? rec.name : rec.pod_id;
+    if (!args.json) std::cout << rec.provider << " " << id << " (job " << rec.job_id << "): " << outcome << "\n";
+    out.push_back({{"provider", rec.provider}, {"pod", id}, {"job_id", rec.job_id}, {"outcome", outcome}});
+  }
+  if (args.json) std::cout << out.dump(2) << std::endl;
+  else if (targets.empty()) std::cout << "no live pods\n";
+  return errors ? kExitFailure : kExitOk;
+}
+
+}  // namespace burst

@@ -1,0 +1,62 @@
+// The body of each job phase; JobRunner drives them in the order phase_machine.h decides.
+// Internal to src/job.
+#pragma once
+
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "job/job_runner.h"
+#include "job/phase_machine.h"
+#include "job/remote_steps.h"
+
+namespace burst {
+
+struct PodHandle {
+  PodRecord record;
+  SshTarget target;
+  std::unique_ptr<RemoteSession> session;
+  PodPaths paths;
+  bool needs_delete() const {
+    return record.row_id != 0 && record.state != "deleted" && record.state != "create-failed";
+  }
+};
+
+class JobPhases {
+ public:
+  JobPhases(JobDeps& deps, JobInput& input, Redactor& redact);
+
+  // Runs one phase. `detail` gets a short redacted note for the phase's row; a failure's reason
+  // also becomes the job's error (the first one wins).
+  Outcome execute(Phase phase, std::string* detail);
+
+  const std::string& error() const { return error_; }
+  void fail(const std::string& why);
+  void say(const std::string& text);
+
+ private:
+  Outcome provision(std::string* detail);
+  Outcome wait_ssh(std::string* detail);
+  Outcome sync(std::string* detail);
+  Outcome step(const std::string& name, const std::string& script, PodHandle& pod,
+               double max_seconds, std::string* detail);
+  Outcome pull(std::string* detail);
+  Outcome delete_pod(PodHandle& pod, std::string* detail);
+  Outcome cpu_provision(std::string* detail);
+
+  Outcome create_pod(PodHandle& pod, bool gpu, std::string* detail);
+  Outcome connect_pod(PodHandle& pod, std::string* detail);
+  Outcome failed(const Error& e, const std::string& what, std::string* detail);
+  void remote_line(bool is_err, const std::string& line);
+  bool interrupted() const { return d_.interrupts() > 0; }
+
+  JobDeps& d_;
+  JobInput& in_;
+  Redactor& redact_;
+  PodHandle gpu_, cpu_;
+  std::string workdir_;
+  std::string error_;
+  std::ofstream log_;
+};
+
+}  // namespace burst

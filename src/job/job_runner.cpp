@@ -1,0 +1,120 @@
+#include "job/job_runner.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <unistd.h>
+
+#include "job/job_phases.h"
+#include "report/job_report.h"
+
+namespace burst {
+namespace fs = std::filesystem;
+
+std::string new_job_id(TimePoint now) {
+  std::time_t secs = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  std::random_device rd;
+  char suffix[8];
+  std::snprintf(suffix, sizeof suffix, "-%04x", static_cast<unsigned>(rd() & 0xffff));
+  return std::string(buf) + suffix;
+}
+
+JobRunner::JobRunner(JobDeps deps, JobInput input) : d_(std::move(deps)), in_(std::move(input)) {
+  for (const auto& [name, value] : in_.secrets) redact_.add(name, value);
+}
+
+JobRunner::~JobRunner() = default;
+
+namespace {
+
+int64_t now_ms(Clock& c) { return to_unix_ms(c.now()); }
+
+bool write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::trunc);
+  f << text;
+  return static_cast<bool>(f);
+}
+
+}  // namespace
+
+JobResult JobRunner::run() {
+  JobRecord job;
+  job.id = in_.job_id;
+  job.pipeline = in_.spec.name;
+  job.spec_path = in_.spec.path;
+  job.state = "running";
+  job.phase = to_string(Phase::kPlan);
+  job.provider = in_.plan.gpu.provider;
+  job.estimate_json = estimate_to_json(in_.plan.estimate);
+  job.created_ms = now_ms(d_.clock);
+  job.owner_pid = getpid();
+  JobResult result;
+  if (Status st = d_.store.create_job(job); !st.ok()) {
+    result.state = "failed";
+    result.error = "cannot record the job: " + st.error().message;
+    return result;
+  }
+
+  JobPhases phases(d_, in_, redact_);
+  JobFacts facts{in_.spec.upload.has_value(), in_.spec.pull_on_failure, false};
+  bool interrupted = false;
+  for (Phase phase = Phase::kPlan; phase != Phase::kDone;) {
+    const std::string name = to_string(phase);
+    if (phase == Phase::kReport) {
+      job.state = !facts.job_failed ? "succeeded" : (interrupted ? "interrupted" : "failed");
+      job.error = phases.error();
+      job.finished_ms = now_ms(d_.clock);
+    }
+    (void)d_.store.begin_phase(job.id, name, now_ms(d_.clock));
+    phases.say("==> " + name);
+    Outcome outcome;
+    std::string detail;
+    try {
+      outcome = phases.execute(phase, &detail);
+    } catch (const std::exception& e) {
+      // Whatever went wrong, the phase machine still routes us through the deletes.
+      outcome = Outcome::kFailed;
+      detail = std::string("internal error: ") + e.what();
+      phases.fail(detail);
+    }
+    if (outcome == Outcome::kInterrupted) interrupted = true;
+    if (outcome == Outcome::kFailed || outcome == Outcome::kInterrupted ||
+        outcome == Outcome::kConnectionLost)
+      facts.job_failed = true;
+    (void)d_.store.end_phase(job.id, name, now_ms(d_.clock), to_string(outcome), redact_(detail));
+    job.phase = name;
+    if (phase != Phase::kReport) job.error = phases.error();
+    (void)d_.store.update_job(job);
+    phase = next_phase(phase, outcome, facts);
+  }
+  if (d_.interrupts() > 0 && job.state != "succeeded") job.state = "interrupted";
+
+  std::error_code ec;
+  fs::create_directories(d_.config.reports_dir, ec);
+  auto report = build_job_report(d_.store, job.id, d_.clock.now());
+  if (report.ok()) {
+    result.report_json_path = d_.config.reports_dir + "/" + job.id + ".json";
+    result.report_md_path = d_.config.reports_dir + "/" + job.id + ".md";
+    bool ok = write_text(result.report_json_path, redact_(report_json(*report))) &&
+              write_text(result.report_md_path, redact_(report_markdown(*report)));
+    if (ok) {
+      job.report_path = result.report_json_path;
+      (void)d_.store.update_job(job);
+      d_.console.line(redact_(report_summary(*report)) + "report: " + result.report_md_path);
+    } else {
+      d_.console.line("warning: cannot write the report to " + d_.config.reports_dir);
+    }
+  } else {
+    d_.console.line("warning: cannot build the report: " + report.error().message);
+  }
+  result.state = job.state;
+  result.error = job.error;
+  return result;
+}
+
+}  // namespace burst

@@ -1,0 +1,69 @@
+#include "job/phase_machine.h"
+
+namespace burst {
+
+const char* to_string(Phase p) {
+  switch (p) {
+    case Phase::kPlan: return "plan";
+    case Phase::kProvision: return "provision";
+    case Phase::kWaitSsh: return "wait-for-ssh";
+    case Phase::kSync: return "sync";
+    case Phase::kSetup: return "setup";
+    case Phase::kRun: return "run";
+    case Phase::kPull: return "pull";
+    case Phase::kDeleteGpu: return "delete-gpu-pod";
+    case Phase::kCpuProvision: return "cpu-provision";
+    case Phase::kUpload: return "upload";
+    case Phase::kDeleteCpu: return "delete-cpu-pod";
+    case Phase::kReport: return "report";
+    case Phase::kDone: return "done";
+  }
+  return "?";
+}
+
+const char* to_string(Outcome o) {
+  switch (o) {
+    case Outcome::kOk: return "ok";
+    case Outcome::kFailed: return "failed";
+    case Outcome::kInterrupted: return "interrupted";
+    case Outcome::kConnectionLost: return "connection-lost";
+    case Outcome::kSkipped: return "skipped";
+  }
+  return "?";
+}
+
+Phase next_phase(Phase current, Outcome outcome, const JobFacts& f) {
+  const bool ok = outcome == Outcome::kOk || outcome == Outcome::kSkipped;
+  switch (current) {
+    case Phase::kPlan:
+      return ok ? Phase::kProvision : Phase::kReport;  // nothing exists yet
+    case Phase::kProvision:
+    case Phase::kWaitSsh:
+    case Phase::kSync:
+    case Phase::kSetup:
+      if (ok) return static_cast<Phase>(static_cast<int>(current) + 1);
+      return Phase::kDeleteGpu;  // a pod may exist: delete it
+    case Phase::kRun:
+      if (ok) return Phase::kPull;
+      // Pull what exists, unless the pod can no longer be reached or the spec says not to.
+      if (outcome != Outcome::kConnectionLost && f.pull_on_failure) return Phase::kPull;
+      return Phase::kDeleteGpu;
+    case Phase::kPull:
+      return Phase::kDeleteGpu;
+    case Phase::kDeleteGpu:
+      // The upload only makes sense for a render that succeeded and came home.
+      return (!f.job_failed && ok && f.has_upload) ? Phase::kCpuProvision : Phase::kReport;
+    case Phase::kCpuProvision:
+      return ok ? Phase::kUpload : Phase::kDeleteCpu;
+    case Phase::kUpload:
+      return Phase::kDeleteCpu;
+    case Phase::kDeleteCpu:
+      return Phase::kReport;
+    case Phase::kReport:
+    case Phase::kDone:
+      return Phase::kDone;
+  }
+  return Phase::kDone;
+}
+
+}  // namespace burst

@@ -1,0 +1,105 @@
+#include "job/pod_lifecycle.h"
+
+#include "util/retry.h"
+
+namespace burst {
+
+Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
+                                const PodRequest& request, PodRecord* record) {
+  record->name = request.name;
+  record->provider = provider.name();
+  record->state = "creating";
+  record->created_ms = to_unix_ms(clock.now());
+  auto row = store.add_pod(*record);
+  if (!row.ok()) return with_context(row.error(), "cannot record the pod before creating it");
+  record->row_id = *row;
+
+  auto pod = provider.create_pod(request);
+  if (!pod.ok()) {
+    const ErrorCode c = pod.error().code;
+    const bool surely_absent = c == ErrorCode::kInvalid || c == ErrorCode::kAuth ||
+                               c == ErrorCode::kNoCapacity || c == ErrorCode::kNotFound ||
+                               c == ErrorCode::kRateLimited;
+    if (surely_absent) {
+      record->state = "create-failed";
+      record->deleted_ms = to_unix_ms(clock.now());
+      (void)store.update_pod(*record);
+    }
+    return pod.error();
+  }
+  record->pod_id = pod->id;
+  record->state = "alive";
+  Status st = store.update_pod(*record);
+  if (!st.ok()) return with_context(st.error(), "pod " + pod->id + " created but not recorded");
+  return pod;
+}
+
+Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
+                               TimePoint deadline, const std::function<bool()>& should_stop) {
+  Duration wait(200);
+  while (true) {
+    if (should_stop && should_stop()) return make_error(ErrorCode::kInterrupted, "interrupted");
+    auto pod = provider.get_pod(pod_id);
+    if (pod.ok() && pod->state == PodState::kRunning && pod->ssh.port > 0) return pod;
+    if (!pod.ok() && !pod.error().retryable()) return pod.error();
+    if (pod.ok() && pod->state == PodState::kGone)
+      return make_error(ErrorCode::kUnavailable, "pod " + pod_id + " stopped while booting");
+    if (clock.now() + wait > deadline)
+      return make_error(ErrorCode::kTimeout, "pod " + pod_id + " was not running with SSH by the deadline");
+    clock.sleep_for(wait);
+    wait = std::min(wait * 2, Duration(5000));
+  }
+}
+
+namespace {
+
+// The provider's id for a pod whose create never returned one: look for its name in the list.
+Result<std::string> find_id_by_name(Provider& provider, const std::string& name) {
+  auto pods = provider.list_pods();
+  if (!pods.ok()) return pods.error();
+  for (const auto& p : *pods)
+    if (p.name == name) return p.id;
+  return std::string();  // never created
+}
+
+}  // namespace
+
+Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodRecord* record) {
+  const RetryPolicy policy;
+  if (record->pod_id.empty()) {
+    auto id = retry<Result<std::string>>(clock, policy,
+                                         [&] { return find_id_by_name(provider, record->name); });
+    if (!id.ok()) return with_context(id.error(), "find pod " + record->name);
+    if (id->empty()) {  // the provider never made it
+      record->state = "create-failed";
+      record->deleted_ms = to_unix_ms(clock.now());
+      return store.update_pod(*record);
+    }
+    record->pod_id = *id;
+  }
+  record->state = "deleting";
+  (void)store.update_pod(*record);
+  const std::string what = provider.name() + " pod " + record->pod_id;
+
+  Status del = retry<Status>(clock, policy, [&] { return provider.delete_pod(record->pod_id); });
+  if (!del.ok()) return with_context(del.error(), "delete " + what);
+
+  // Accepted is not done: poll until the provider no longer has it.
+  const TimePoint deadline = clock.now() + policy.total;
+  Duration wait(200);
+  while (true) {
+    auto pod = provider.get_pod(record->pod_id);
+    if (!pod.ok() && pod.error().code == ErrorCode::kNotFound) break;
+    if (pod.ok() && pod->state == PodState::kGone) break;
+    if (clock.now() + wait > deadline)
+      return make_error(ErrorCode::kTimeout, "delete " + what + ": still present after the deadline");
+    if (pod.ok()) (void)provider.delete_pod(record->pod_id);  // ask again; deletes are idempotent
+    clock.sleep_for(wait);
+    wait = std::min(wait * 2, Duration(5000));
+  }
+  record->state = "deleted";
+  record->deleted_ms = to_unix_ms(clock.now());
+  return store.update_pod(*record);
+}
+
+}  // namespace burst

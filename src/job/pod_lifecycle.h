@@ -1,0 +1,29 @@
+// Creating and deleting pods so that none can be lost: the store hears of a pod before the
+// provider does, and a pod counts as deleted only once the provider says it is gone.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "burst/clock.h"
+#include "burst/provider.h"
+#include "burst/store.h"
+
+namespace burst {
+
+// Writes a "creating" row (name known, id not yet), calls create, then records the id ("alive").
+// On a create error the row stays "creating" when the provider may have made the pod anyway
+// (timeouts, 5xx) so reap can find it by name, or becomes "create-failed" when it surely did not.
+Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
+                                const PodRequest& request, PodRecord* record);
+
+// Polls until the pod is running with an SSH endpoint, or `deadline`, or should_stop().
+Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
+                               TimePoint deadline, const std::function<bool()>& should_stop);
+
+// Deletes the pod behind `record` (looking it up by name when the id was never learned), retries
+// retryable errors, then polls until the provider reports it gone. Only then marks the row
+// "deleted" with the confirmation time. On failure the row stays "deleting" for `burst reap`.
+Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodRecord* record);
+
+}  // namespace burst

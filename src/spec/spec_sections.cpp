@@ -1,0 +1,335 @@
+#include "spec/spec_sections.h"
+
+#include <climits>
+#include <filesystem>
+#include <set>
+#include <string_view>
+
+#include "spec/spec_checks.h"
+
+namespace burst::spec {
+namespace {
+
+namespace fs = std::filesystem;
+using sv = std::string_view;
+
+// Allowed values, in the order the docs and error messages list them.
+constexpr sv kKinds[] = {"diffusion", "llm-inference", "llm-training", "custom"};
+constexpr sv kPrecisions[] = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+constexpr sv kBounds[] = {"bandwidth", "compute"};
+constexpr sv kProviders[] = {"local", "ssh", "runpod", "lambda", "vast"};
+
+constexpr sv kWorkloadFields[] = {"kind",  "params_b",    "precision",      "items",  "steps",
+                                  "batch", "concurrency", "context_tokens", "tokens", "reference"};
+constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
+constexpr sv kResourceFields[] = {"providers",        "gpus", "gpu_count", "min_vram_gb",
+                                  "max_usd_per_hour", "spot"};
+constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
+constexpr sv kSecretFields[] = {"name", "optional"};
+constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
+constexpr sv kArtefactFields[] = {"remote", "local"};
+constexpr sv kUploadFields[] = {"image", "run"};
+constexpr sv kBudgetFields[] = {"max_usd", "max_runtime"};
+constexpr sv kScheduleFields[] = {"cron", "timezone"};
+
+constexpr char kBadName[] =
+    "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 "
+    "characters; got \"";
+
+std::string item_path(const std::string& list, size_t i) {
+  return list + "[" + std::to_string(i) + "]";
+}
+
+// `text` made absolute against the spec's directory, normalised, without a trailing '/'.
+std::string resolve_local(const std::string& spec_dir, const std::string& text) {
+  fs::path p = fs::path(spec_dir) / fs::path(text);  // an absolute `text` replaces spec_dir
+  p = p.lexically_normal();
+  if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
+  return p.string();
+}
+
+// The sub-mapping `key` of `top`, or nullopt when it is absent, null or not a mapping.
+std::optional<Fields> section(Fields& top, sv key, std::span<const sv> known) {
+  std::optional<YAML::Node> node = top.get(key);
+  if (!node) return std::nullopt;
+  Fields fields(*node, top.path_of(key), known, top.problems());
+  if (!fields.ok()) return std::nullopt;
+  return fields;
+}
+
+// The run-style step `key`: required scripts must have something in them.
+std::optional<std::string> script(Fields& fields, sv key, Need need) {
+  std::optional<YAML::Node> node = fields.get(key, need);
+  if (!node) return std::nullopt;
+  std::optional<std::string> text = read_script(*node, fields.path_of(key), fields.problems());
+  if (text && need == Need::kRequired && text->find_first_not_of(" \t\r\n") == std::string::npos) {
+    fields.problems().add(pos_of(*node), fields.path_of(key), "must not be blank");
+  }
+  return text;
+}
+
+void check_env_name(const std::string& name, SourcePos pos, const std::string& path,
+                    Problems& problems) {
+  if (!is_env_name(name)) {
+    problems.add(pos, path, "not a valid environment variable name");
+  } else if (is_reserved_env_name(name)) {
+    problems.add(pos, path, "names starting with BURST_ are reserved for burst");
+  }
+}
+
+// One secrets item: a bare NAME or {name, optional}.
+std::optional<SecretRef> read_secret(const YAML::Node& item, const std::string& path,
+                                     Problems& problems) {
+  SecretRef secret;
+  if (item.IsScalar()) {
+    secret.name = item.Scalar();
+    secret.pos = pos_of(item);
+    check_env_name(secret.name, secret.pos, path, problems);
+    return secret;
+  }
+  if (!item.IsMap()) {
+    problems.add(pos_of(item), path, "expected a string or a mapping, got " + kind_of(item));
+    return std::nullopt;
+  }
+  Fields fields(item, path, kSecretFields, problems);
+  if (std::optional<bool> optional = fields.boolean("optional")) secret.optional = *optional;
+  std::optional<YAML::Node> name = fields.get("name", Need::kRequired);
+  if (!name) return std::nullopt;
+  std::optional<std::string> text = read_string(*name, path + ".name", problems);
+  if (!text) return std::nullopt;
+  secret.name = *text;
+  secret.pos = pos_of(*name);
+  check_env_name(secret.name, secret.pos, path + ".name", problems);
+  return secret;
+}
+
+std::optional<Artefact> read_artefact(const YAML::Node& item, const std::string& path,
+                                      const std::string& spec_dir, Problems& problems) {
+  Fields fields(item, path, kArtefactFields, problems);
+  if (!fields.ok()) return std::nullopt;
+  Artefact artefact;
+  artefact.pos = pos_of(item);
+  std::optional<YAML::Node> remote = fields.get("remote", Need::kRequired);
+  std::optional<std::string> remote_text =
+      remote ? read_string(*remote, path + ".remote", problems) : std::nullopt;
+  if (remote_text && !is_valid_artefact_remote(*remote_text)) {
+    problems.add(pos_of(*remote), path + ".remote",
+                 "must be relative to the code dir or start with $BURST_VOLUME/, got \"" +
+                     *remote_text + "\"");
+  }
+  std::optional<std::string> local = fields.string("local", Need::kRequired);
+  if (!remote_text || !local) return std::nullopt;
+  artefact.remote = *remote_text;
+  artefact.local = resolve_local(spec_dir, *local);
+  return artefact;
+}
+
+}  // namespace
+
+void parse_identity(Fields& top, PipelineSpec& spec) {
+  if (std::optional<YAML::Node> node = top.get("version")) {
+    std::optional<long> version =
+        read_integer(*node, "version", LONG_MIN, LONG_MAX, top.problems());
+    if (version && *version != 1) {
+      top.problems().add(pos_of(*node), "version",
+                         "unsupported version " + node->Scalar() + " (this burst reads version 1)");
+    }
+  }
+  std::optional<YAML::Node> name = top.get("name", Need::kRequired);
+  std::optional<std::string> text =
+      name ? read_string(*name, "name", top.problems()) : std::nullopt;
+  if (text && !is_valid_name(*text))
+    top.problems().add(pos_of(*name), "name", kBadName + *text + "\"");
+  if (text) spec.name = *text;
+  if (std::optional<std::string> image = top.string("image")) spec.image = *image;
+  // Defaults that follow from the name, for the sections that may not be there.
+  spec.volume.name = spec.name;
+  spec.code.remote_dir = "$BURST_VOLUME/" + spec.name;
+}
+
+void parse_workload(Fields& top, PipelineSpec& spec) {
+  std::optional<Fields> w = section(top, "workload", kWorkloadFields);
+  if (!w) return;
+  Workload& out = spec.workload;
+  out.kind = w->one_of("kind", kKinds, Need::kRequired).value_or("");
+  out.params_b = w->positive_number("params_b");
+  out.precision = w->one_of("precision", kPrecisions).value_or("");
+  out.items = w->integer("items", 1, LONG_MAX);
+  out.steps = w->integer("steps", 1, LONG_MAX);
+  out.batch = w->integer("batch", 1, LONG_MAX);
+  out.concurrency = w->integer("concurrency", 1, LONG_MAX);
+  out.context_tokens = w->integer("context_tokens", 1, LONG_MAX);
+  out.tokens = w->integer("tokens", 1, LONG_MAX);
+  std::optional<Fields> r = section(*w, "reference", kReferenceFields);
+  if (!r) return;
+  WorkloadReference ref;
+  ref.gpu = r->string("gpu", Need::kRequired).value_or("");
+  ref.runtime_seconds = r->duration("runtime", Need::kRequired).value_or(0);
+  ref.bound = r->one_of("bound", kBounds).value_or("");
+  out.reference = ref;
+}
+
+void parse_resources(Fields& top, PipelineSpec& spec) {
+  std::optional<Fields> r = section(top, "resources", kResourceFields);
+  if (!r) return;
+  Resources& out = spec.resources;
+  if (std::optional<YAML::Node> list = r->get("providers")) {
+    if (!list->IsSequence()) {
+      top.problems().add(pos_of(*list), "resources.providers",
+                         "expected a list, got " + kind_of(*list));
+    }
+    for (size_t i = 0; list->IsSequence() && i < list->size(); ++i) {
+      std::string path = item_path("resources.providers", i);
+      std::optional<std::string> p = read_one_of((*list)[i], path, kProviders, top.problems());
+      if (p) out.providers.push_back(*p);
+    }
+  }
+  out.gpus = r->string_list("gpus").value_or(std::vector<std::string>{});
+  out.gpu_count = static_cast<int>(r->integer("gpu_count", 1, INT_MAX).value_or(1));
+  out.min_vram_gb = r->positive_number("min_vram_gb");
+  out.max_usd_per_hour = r->positive_number("max_usd_per_hour");
+  out.spot = r->boolean("spot").value_or(false);
+}
+
+void parse_volume(Fields& top, PipelineSpec& spec) {
+  std::optional<Fields> v = section(top, "volume", kVolumeFields);
+  if (!v) return;
+  VolumeSpec& out = spec.volume;
+  if (std::optional<YAML::Node> name = v->get("name")) {
+    std::optional<std::string> text = read_string(*name, "volume.name", top.problems());
+    if (text && !is_valid_name(*text)) {
+      top.problems().add(pos_of(*name), "volume.name", kBadName + *text + "\"");
+    }
+    if (text) out.name = *text;
+  }
+  out.size_gb = static_cast<int>(v->integer("size_gb", 1, INT_MAX).value_or(50));
+  if (std::optional<YAML::Node> mount = v->get("mount")) {
+    std::optional<std::string> text = read_string(*mount, "volume.mount", top.problems());
+    if (text && !text->starts_with('/')) {
+      top.problems().add(pos_of(*mount), "volume.mount",
+                         "must be an absolute path, got \"" + *text + "\"");
+    }
+    if (text) out.mount = *text;
+  }
+}
+
+void parse_env(Fields& top, PipelineSpec& spec) {
+  std::optional<YAML::Node> env = top.get("env");
+  if (!env) return;
+  Problems& problems = top.problems();
+  if (!env->IsMap()) {
+    problems.add(pos_of(*env), "env", "expected a mapping, got " + kind_of(*env));
+    return;
+  }
+  for (auto it = env->begin(); it != env->end(); ++it) {
+    std::string name = it->first.IsScalar() ? it->first.Scalar() : "(" + kind_of(it->first) + ")";
+    std::string path = "env." + name;
+    if (spec.env.contains(name)) {
+      problems.add(pos_of(it->first), path, "duplicate field");
+      continue;
+    }
+    check_env_name(name, pos_of(it->first), path, problems);
+    // "NAME:" with no value sets NAME to the empty string.
+    std::optional<std::string> value =
+        it->second.IsNull() ? std::string() : read_string(it->second, path, problems);
+    spec.env[name] = value.value_or("");
+  }
+}
+
+void parse_secrets(Fields& top, PipelineSpec& spec) {
+  std::optional<YAML::Node> list = top.get("secrets");
+  if (!list) return;
+  Problems& problems = top.problems();
+  if (!list->IsSequence()) {
+    problems.add(pos_of(*list), "secrets", "expected a list, got " + kind_of(*list));
+    return;
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::string path = item_path("secrets", i);
+    std::optional<SecretRef> secret = read_secret((*list)[i], path, problems);
+    if (!secret) continue;
+    if ((*list)[i].IsMap()) path += ".name";
+    if (spec.env.contains(secret->name)) {
+      problems.add(secret->pos, path,
+                   secret->name +
+                       " is also set in env; a secret's value comes only from your "
+                       "environment");
+    } else if (!seen.insert(secret->name).second) {
+      problems.add(secret->pos, path, secret->name + " is listed more than once");
+    }
+    spec.secrets.push_back(*secret);
+  }
+}
+
+void parse_code(Fields& top, PipelineSpec& spec) {
+  std::optional<Fields> c = section(top, "code", kCodeFields);
+  if (!c) return;
+  CodeSpec& out = spec.code;
+  if (std::optional<YAML::Node> dir = c->get("dir", Need::kRequired)) {
+    std::optional<std::string> text = read_string(*dir, "code.dir", top.problems());
+    if (text) {
+      out.dir = resolve_local(spec.dir, *text);
+      std::error_code ec;
+      fs::file_status status = fs::status(out.dir, ec);
+      if (!fs::exists(status)) {
+        top.problems().add(pos_of(*dir), "code.dir", "directory not found: " + out.dir);
+      } else if (!fs::is_directory(status)) {
+        top.problems().add(pos_of(*dir), "code.dir", "not a directory: " + out.dir);
+      }
+    }
+  }
+  out.exclude = c->string_list("exclude").value_or(std::vector<std::string>{});
+  out.gitignore = c->boolean("gitignore").value_or(true);
+  if (std::optional<std::string> remote_dir = c->string("remote_dir")) out.remote_dir = *remote_dir;
+}
+
+void parse_steps(Fields& top, PipelineSpec& spec) {
+  spec.setup = script(top, "setup", Need::kOptional).value_or("");
+  spec.run = script(top, "run", Need::kRequired).value_or("");
+  spec.pull_on_failure = top.boolean("pull_on_failure").value_or(true);
+  std::optional<Fields> u = section(top, "upload", kUploadFields);
+  if (!u) return;
+  UploadSpec upload;
+  upload.image = u->string("image").value_or(spec.image);
+  upload.run = script(*u, "run", Need::kRequired).value_or("");
+  spec.upload = upload;
+}
+
+void parse_artefacts(Fields& top, PipelineSpec& spec) {
+  std::optional<YAML::Node> list = top.get("artefacts");
+  if (!list) return;
+  if (!list->IsSequence()) {
+    top.problems().add(pos_of(*list), "artefacts", "expected a list, got " + kind_of(*list));
+    return;
+  }
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::optional<Artefact> artefact =
+        read_artefact((*list)[i], item_path("artefacts", i), spec.dir, top.problems());
+    if (artefact) spec.artefacts.push_back(*artefact);
+  }
+}
+
+void parse_budget(Fields& top, PipelineSpec& spec) {
+  std::optional<Fields> b = section(top, "budget", kBudgetFields);
+  if (!b) return;
+  spec.budget.max_usd = b->positive_number("max_usd");
+  spec.budget.max_runtime_seconds = b->duration("max_runtime");
+}
+
+void parse_schedule(Fields& top, PipelineSpec& spec) {
+  std::optional<Fields> s = section(top, "schedule", kScheduleFields);
+  if (!s) return;
+  Schedule schedule;
+  if (std::optional<YAML::Node> cron = s->get("cron", Need::kRequired)) {
+    std::optional<std::string> text = read_string(*cron, "schedule.cron", top.problems());
+    std::optional<std::string> problem = text ? cron_shape_problem(*text) : std::nullopt;
+    if (problem) top.problems().add(pos_of(*cron), "schedule.cron", *problem);
+    schedule.cron = text.value_or("");
+    schedule.pos = pos_of(*cron);
+  }
+  schedule.timezone = s->string("timezone").value_or("UTC");
+  spec.schedule = schedule;
+}
+
+}  // namespace burst::spec

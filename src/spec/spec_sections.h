@@ -1,0 +1,23 @@
+// One parser per top-level section of the spec. Each reads its section from the top-level fields
+// into `spec`, reporting problems as it goes. Internal to src/spec/.
+#pragma once
+
+#include "burst/spec.h"
+#include "spec/yaml_fields.h"
+
+namespace burst::spec {
+
+// name, version and image first: later sections default to them.
+void parse_identity(Fields& top, PipelineSpec& spec);
+void parse_workload(Fields& top, PipelineSpec& spec);
+void parse_resources(Fields& top, PipelineSpec& spec);
+void parse_volume(Fields& top, PipelineSpec& spec);
+void parse_env(Fields& top, PipelineSpec& spec);
+void parse_secrets(Fields& top, PipelineSpec& spec);  // after parse_env
+void parse_code(Fields& top, PipelineSpec& spec);
+void parse_steps(Fields& top, PipelineSpec& spec);  // setup, run, upload
+void parse_artefacts(Fields& top, PipelineSpec& spec);
+void parse_budget(Fields& top, PipelineSpec& spec);
+void parse_schedule(Fields& top, PipelineSpec& spec);
+
+}  // namespace burst::spec

@@ -1,0 +1,290 @@
+#include "spec/yaml_fields.h"
+
+#include <algorithm>
+#include <charconv>
+#include <regex>
+
+#include "spec/duration.h"
+#include "spec/spec_checks.h"
+
+namespace burst::spec {
+namespace {
+
+std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
+
+// "got \"cheap\"" for a scalar, "got a list" for anything else.
+std::string got(const YAML::Node& node) {
+  return node.IsScalar() ? "got " + quoted(node.Scalar()) : "got " + kind_of(node);
+}
+
+// Plain (unquoted) scalars are the only ones YAML resolves to numbers and booleans.
+bool is_plain(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "?"; }
+
+enum class IntParse { kNotInt, kOk, kOutOfRange };
+
+// YAML 1.2 core-schema integers: [-+]?[0-9]+, 0o[0-7]+, 0x[0-9a-fA-F]+.
+IntParse parse_int(std::string_view text, long* out) {
+  int base = 10;
+  bool negative = false;
+  if (text.starts_with("0x") || text.starts_with("0o")) {
+    base = text[1] == 'x' ? 16 : 8;
+    text.remove_prefix(2);
+  } else if (text.starts_with('-') || text.starts_with('+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  if (text.empty() || text[0] == '-' || text[0] == '+') return IntParse::kNotInt;
+  unsigned long magnitude = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), magnitude, base);
+  if (end != text.data() + text.size()) return IntParse::kNotInt;
+  if (ec == std::errc::result_out_of_range || magnitude > 9223372036854775807UL) {
+    return IntParse::kOutOfRange;
+  }
+  *out = negative ? -static_cast<long>(magnitude) : static_cast<long>(magnitude);
+  return IntParse::kOk;
+}
+
+// YAML 1.2 core-schema floats, without .inf and .nan (no spec field wants them).
+std::optional<double> parse_float(std::string_view text) {
+  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+  if (!std::regex_match(text.begin(), text.end(), kFloat)) return std::nullopt;
+  if (text.starts_with('+')) text.remove_prefix(1);
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<double> plain_number(const YAML::Node& node) {
+  if (!is_plain(node)) return std::nullopt;
+  long integer = 0;
+  if (parse_int(node.Scalar(), &integer) == IntParse::kOk) return static_cast<double>(integer);
+  return parse_float(node.Scalar());
+}
+
+}  // namespace
+
+void Problems::add(SourcePos pos, std::string_view field, std::string_view message) {
+  std::string text = file_ + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
+                     ": " + std::string(field) + ": " + std::string(message);
+  entries_.push_back({pos, std::move(text)});
+}
+
+std::vector<SpecError> Problems::sorted() const {
+  std::vector<Entry> entries = entries_;
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
+  });
+  std::vector<SpecError> out;
+  for (Entry& e : entries) out.push_back({std::move(e.text)});
+  return out;
+}
+
+SourcePos pos_of(const YAML::Node& node) {
+  YAML::Mark mark = node.Mark();
+  if (mark.is_null()) return {};
+  return {mark.line + 1, mark.column + 1};
+}
+
+std::string kind_of(const YAML::Node& node) {
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  if (node.IsScalar()) return "a string";
+  return "nothing";
+}
+
+std::optional<std::string> read_string(const YAML::Node& node, const std::string& path,
+                                       Problems& problems) {
+  if (node.IsScalar()) return node.Scalar();
+  problems.add(pos_of(node), path, "expected a string, got " + kind_of(node));
+  return std::nullopt;
+}
+
+std::optional<long> read_integer(const YAML::Node& node, const std::string& path, long min,
+                                 long max, Problems& problems) {
+  long value = 0;
+  IntParse parsed = is_plain(node) ? parse_int(node.Scalar(), &value) : IntParse::kNotInt;
+  if (parsed == IntParse::kNotInt) {
+    problems.add(pos_of(node), path, "expected an integer, " + got(node));
+    return std::nullopt;
+  }
+  bool negative = node.Scalar().starts_with('-');
+  if (parsed == IntParse::kOutOfRange ? negative : value < min) {
+    problems.add(pos_of(node), path,
+                 "must be at least " + std::to_string(min) + ", got " + node.Scalar());
+    return std::nullopt;
+  }
+  if (parsed == IntParse::kOutOfRange || value > max) {
+    problems.add(pos_of(node), path,
+                 "must be at most " + std::to_string(max) + ", got " + node.Scalar());
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<double> read_positive_number(const YAML::Node& node, const std::string& path,
+                                           Problems& problems) {
+  std::optional<double> value = plain_number(node);
+  if (!value) {
+    problems.add(pos_of(node), path, "expected a number, " + got(node));
+  } else if (*value <= 0) {
+    problems.add(pos_of(node), path, "must be greater than 0, got " + node.Scalar());
+    value.reset();
+  }
+  return value;
+}
+
+std::optional<bool> read_bool(const YAML::Node& node, const std::string& path, Problems& problems) {
+  // YAML 1.2 booleans only: "yes", "on" and friends are the classic YAML 1.1 surprise.
+  if (is_plain(node)) {
+    const std::string& s = node.Scalar();
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+  }
+  problems.add(pos_of(node), path, "expected true or false, " + got(node));
+  return std::nullopt;
+}
+
+std::optional<double> read_duration(const YAML::Node& node, const std::string& path,
+                                    Problems& problems) {
+  std::optional<double> seconds = plain_number(node);
+  if (!seconds && node.IsScalar()) seconds = parse_duration(node.Scalar());
+  if (!seconds) {
+    problems.add(pos_of(node), path,
+                 "expected a duration like \"90s\", \"30m\" or \"2h\", " + got(node));
+  } else if (*seconds <= 0) {
+    problems.add(pos_of(node), path, "must be greater than 0, got " + node.Scalar());
+    seconds.reset();
+  }
+  return seconds;
+}
+
+std::optional<std::string> read_one_of(const YAML::Node& node, const std::string& path,
+                                       std::span<const std::string_view> allowed,
+                                       Problems& problems) {
+  std::optional<std::string> value = read_string(node, path, problems);
+  if (!value || std::find(allowed.begin(), allowed.end(), *value) != allowed.end()) return value;
+  std::string list;
+  for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  problems.add(pos_of(node), path, "must be one of " + list + "; got " + quoted(*value));
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> read_string_list(const YAML::Node& node,
+                                                         const std::string& path,
+                                                         Problems& problems) {
+  if (!node.IsSequence()) {
+    problems.add(pos_of(node), path, "expected a list, got " + kind_of(node));
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  bool ok = true;
+  for (size_t i = 0; i < node.size(); ++i) {
+    std::optional<std::string> item =
+        read_string(node[i], path + "[" + std::to_string(i) + "]", problems);
+    if (item) out.push_back(*item);
+    ok = ok && item.has_value();
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::optional<std::string> read_script(const YAML::Node& node, const std::string& path,
+                                       Problems& problems) {
+  if (node.IsScalar()) return node.Scalar();
+  if (!node.IsSequence()) {
+    problems.add(pos_of(node), path,
+                 "expected a string or a list of strings, got " + kind_of(node));
+    return std::nullopt;
+  }
+  std::optional<std::vector<std::string>> lines = read_string_list(node, path, problems);
+  if (!lines) return std::nullopt;
+  std::string script;
+  for (const std::string& line : *lines) script += (script.empty() ? "" : "\n") + line;
+  return script;
+}
+
+Fields::Fields(const YAML::Node& node, std::string path, std::span<const std::string_view> known,
+               Problems& problems)
+    : path_(std::move(path)), problems_(problems), pos_(pos_of(node)) {
+  if (path_.empty()) pos_ = {1, 1};
+  if (!node.IsMap()) {
+    problems_.add(pos_, path_.empty() ? "(top level)" : path_,
+                  "expected a mapping, got " + kind_of(node));
+    return;
+  }
+  ok_ = true;
+  for (auto it = node.begin(); it != node.end(); ++it) check_key(it->first, it->second, known);
+}
+
+void Fields::check_key(const YAML::Node& key, const YAML::Node& value,
+                       std::span<const std::string_view> known) {
+  std::string name = key.IsScalar() ? key.Scalar() : "(" + kind_of(key) + ")";
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    std::optional<std::string> guess = suggest_field(name, known);
+    problems_.add(pos_of(key), path_of(name),
+                  guess ? "unknown field (did you mean \"" + *guess + "\"?)" : "unknown field");
+  } else if (entries_.contains(name)) {
+    problems_.add(pos_of(key), path_of(name), "duplicate field");
+  } else {
+    entries_.emplace(name, Entry{key, value});
+  }
+}
+
+std::string Fields::path_of(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+std::optional<YAML::Node> Fields::get(std::string_view key, Need need) {
+  auto it = entries_.find(key);
+  if (it != entries_.end() && !it->second.value.IsNull()) return it->second.value;
+  if (need == Need::kRequired && ok_) {
+    // A key written with no value is reported where the key is; an absent one at its mapping.
+    SourcePos pos = it != entries_.end() ? pos_of(it->second.key) : pos_;
+    problems_.add(pos, path_of(key), "required field is missing");
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Fields::string(std::string_view key, Need need) {
+  std::optional<YAML::Node> node = get(key, need);
+  return node ? read_string(*node, path_of(key), problems_) : std::nullopt;
+}
+
+std::optional<long> Fields::integer(std::string_view key, long min, long max) {
+  std::optional<YAML::Node> node = get(key);
+  return node ? read_integer(*node, path_of(key), min, max, problems_) : std::nullopt;
+}
+
+std::optional<double> Fields::positive_number(std::string_view key) {
+  std::optional<YAML::Node> node = get(key);
+  return node ? read_positive_number(*node, path_of(key), problems_) : std::nullopt;
+}
+
+std::optional<bool> Fields::boolean(std::string_view key) {
+  std::optional<YAML::Node> node = get(key);
+  return node ? read_bool(*node, path_of(key), problems_) : std::nullopt;
+}
+
+std::optional<double> Fields::duration(std::string_view key, Need need) {
+  std::optional<YAML::Node> node = get(key, need);
+  return node ? read_duration(*node, path_of(key), problems_) : std::nullopt;
+}
+
+std::optional<std::string> Fields::one_of(std::string_view key,
+                                          std::span<const std::string_view> allowed, Need need) {
+  std::optional<YAML::Node> node = get(key, need);
+  return node ? read_one_of(*node, path_of(key), allowed, problems_) : std::nullopt;
+}
+
+std::optional<std::vector<std::string>> Fields::string_list(std::string_view key) {
+  std::optional<YAML::Node> node = get(key);
+  return node ? read_string_list(*node, path_of(key), problems_) : std::nullopt;
+}
+
+std::optional<std::string> Fields::script(std::string_view key, Need need) {
+  std::optional<YAML::Node> node = get(key, need);
+  return node ? read_script(*node, path_of(key), problems_) : std::nullopt;
+}
+
+}  // namespace burst::spec

@@ -1,0 +1,107 @@
+// Typed, position-aware reads of yaml-cpp nodes for the spec parser. Every reader reports its own
+// problems (with the node's file position and field path) and returns nullopt, so the parser can
+// carry on and report every problem in one pass. yaml-cpp stays inside src/spec/.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "burst/spec.h"
+
+namespace burst::spec {
+
+// Collects problems as "file:line:col: field.path: message".
+class Problems {
+ public:
+  explicit Problems(std::string file) : file_(std::move(file)) {}
+
+  void add(SourcePos pos, std::string_view field, std::string_view message);
+  bool empty() const { return entries_.empty(); }
+  // In file order (line, then column); problems at the same place keep the order they were found.
+  std::vector<SpecError> sorted() const;
+
+ private:
+  struct Entry {
+    SourcePos pos;
+    std::string text;
+  };
+  std::string file_;
+  std::vector<Entry> entries_;
+};
+
+// The node's position, 1-based.
+SourcePos pos_of(const YAML::Node& node);
+
+// "a string", "a list", "a mapping" or "nothing", for "expected X, got Y".
+std::string kind_of(const YAML::Node& node);
+
+// Each reader checks one value and reports why it is unusable. `path` names the field.
+std::optional<std::string> read_string(const YAML::Node& node, const std::string& path,
+                                       Problems& problems);
+std::optional<long> read_integer(const YAML::Node& node, const std::string& path, long min,
+                                 long max, Problems& problems);
+std::optional<double> read_positive_number(const YAML::Node& node, const std::string& path,
+                                           Problems& problems);
+std::optional<bool> read_bool(const YAML::Node& node, const std::string& path, Problems& problems);
+std::optional<double> read_duration(const YAML::Node& node, const std::string& path,
+                                    Problems& problems);
+std::optional<std::string> read_one_of(const YAML::Node& node, const std::string& path,
+                                       std::span<const std::string_view> allowed,
+                                       Problems& problems);
+std::optional<std::vector<std::string>> read_string_list(const YAML::Node& node,
+                                                         const std::string& path,
+                                                         Problems& problems);
+// A shell script: a string, or a list of strings joined with "\n".
+std::optional<std::string> read_script(const YAML::Node& node, const std::string& path,
+                                       Problems& problems);
+
+enum class Need { kOptional, kRequired };
+
+// A mapping's entries, checked against the fields it may have: reports "expected a mapping",
+// unknown keys (with a suggestion) and duplicate keys (the first one wins).
+class Fields {
+ public:
+  // An empty `path` means the top level, whose missing fields are reported at 1:1.
+  Fields(const YAML::Node& node, std::string path, std::span<const std::string_view> known,
+         Problems& problems);
+
+  bool ok() const { return ok_; }
+  Problems& problems() { return problems_; }
+  SourcePos pos() const { return pos_; }
+  std::string path_of(std::string_view key) const;
+
+  // The value of `key`; nullopt when absent or null, after reporting it if required.
+  std::optional<YAML::Node> get(std::string_view key, Need need = Need::kOptional);
+
+  std::optional<std::string> string(std::string_view key, Need need = Need::kOptional);
+  std::optional<long> integer(std::string_view key, long min, long max);
+  std::optional<double> positive_number(std::string_view key);
+  std::optional<bool> boolean(std::string_view key);
+  std::optional<double> duration(std::string_view key, Need need = Need::kOptional);
+  std::optional<std::string> one_of(std::string_view key, std::span<const std::string_view> allowed,
+                                    Need need = Need::kOptional);
+  std::optional<std::vector<std::string>> string_list(std::string_view key);
+  std::optional<std::string> script(std::string_view key, Need need = Need::kOptional);
+
+ private:
+  struct Entry {
+    YAML::Node key;
+    YAML::Node value;
+  };
+  void check_key(const YAML::Node& key, const YAML::Node& value,
+                 std::span<const std::string_view> known);
+
+  std::string path_;
+  Problems& problems_;
+  SourcePos pos_;
+  bool ok_ = false;
+  std::map<std::string, Entry, std::less<>> entries_;
+};
+
+}  // namespace burst::spec

@@ -1,0 +1,62 @@
+// Thin RAII wrappers over the SQLite C API for the store adapter. Every failure becomes
+// Error{kInternal, "store: <operation>: <sqlite3_errmsg>"}. Only src/store/ includes sqlite3.h.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "burst/result.h"
+
+namespace burst::sqlite {
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using DbPtr = std::unique_ptr<sqlite3, DbCloser>;
+
+// Error{kInternal, "store: <op>: <sqlite3_errmsg(db)>"}.
+Error db_error(sqlite3* db, const std::string& op);
+
+// Runs SQL that takes no parameters (DDL, transaction control, pragmas) via sqlite3_exec.
+Status exec(sqlite3* db, const char* sql, const std::string& op);
+
+// A prepared statement with positional binding: each bind() fills the next "?". A failed bind is
+// remembered and reported by the next step(), so call sites can chain binds.
+class Stmt {
+ public:
+  static Result<Stmt> prepare(sqlite3* db, const char* sql, std::string op);
+
+  Stmt& bind(const std::string& value);
+  Stmt& bind(int64_t value);
+  Stmt& bind(int value);
+  Stmt& bind(double value);
+  Stmt& bind_null();
+
+  // Advances one row: true when a row is ready to read, false when the statement is done.
+  Result<bool> step();
+  // Steps to completion, ignoring any rows.
+  Status run();
+
+  std::string text(int col) const;
+  int64_t int64(int col) const;
+  double real(int col) const;
+
+ private:
+  struct Finalizer {
+    void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+  };
+
+  Stmt(sqlite3* db, sqlite3_stmt* stmt, std::string op);
+  Stmt& check_bind(int rc);
+
+  sqlite3* db_;
+  std::unique_ptr<sqlite3_stmt, Finalizer> stmt_;
+  std::string op_;
+  int next_index_ = 1;
+  int bind_rc_ = SQLITE_OK;
+};
+
+}  // namespace burst::sqlite

@@ -1,0 +1,298 @@
+// The SQLite implementation of Store: one connection per instance, every statement prepared with
+// bound parameters. Several instances (and processes) may share one file: WAL mode lets readers
+// and a writer overlap, and the busy timeout makes a second writer wait instead of failing.
+#include <mutex>
+#include <utility>
+
+#include "burst/store.h"
+#include "store/sqlite_schema.h"
+#include "store/sqlite_stmt.h"
+
+namespace burst {
+namespace {
+
+using sqlite::DbPtr;
+using sqlite::Stmt;
+
+constexpr const char* kJobColumns =
+    "id, pipeline, spec_path, state, phase, provider, error, estimate_json, report_path, "
+    "created_ms, finished_ms";
+constexpr const char* kPodColumns =
+    "row_id, job_id, provider, role, name, pod_id, gpu_type, gpu_count, usd_per_hour, "
+    "price_source, state, host_key, created_ms, deleted_ms";
+
+std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+
+JobRecord read_job(const Stmt& s) {
+  JobRecord j;
+  j.id = s.text(0);
+  j.pipeline = s.text(1);
+  j.spec_path = s.text(2);
+  j.state = s.text(3);
+  j.phase = s.text(4);
+  j.provider = s.text(5);
+  j.error = s.text(6);
+  j.estimate_json = s.text(7);
+  j.report_path = s.text(8);
+  j.created_ms = s.int64(9);
+  j.finished_ms = s.int64(10);
+  return j;
+}
+
+PhaseRecord read_phase(const Stmt& s) {
+  PhaseRecord p;
+  p.job_id = s.text(0);
+  p.phase = s.text(1);
+  p.started_ms = s.int64(2);
+  p.ended_ms = s.int64(3);  // NULL (open) reads as 0
+  p.outcome = s.text(4);
+  p.detail = s.text(5);
+  return p;
+}
+
+PodRecord read_pod(const Stmt& s) {
+  PodRecord p;
+  p.row_id = s.int64(0);
+  p.job_id = s.text(1);
+  p.provider = s.text(2);
+  p.role = s.text(3);
+  p.name = s.text(4);
+  p.pod_id = s.text(5);
+  p.gpu_type = s.text(6);
+  p.gpu_count = static_cast<int>(s.int64(7));
+  p.usd_per_hour = s.real(8);
+  p.price_source = s.text(9);
+  p.state = s.text(10);
+  p.host_key = s.text(11);
+  p.created_ms = s.int64(12);
+  p.deleted_ms = s.int64(13);
+  return p;
+}
+
+TransferRecord read_transfer(const Stmt& s) {
+  TransferRecord t;
+  t.job_id = s.text(0);
+  t.direction = s.text(1);
+  t.files = s.int64(2);
+  t.bytes = s.int64(3);
+  t.millis = s.int64(4);
+  return t;
+}
+
+// Binds every pod field but row_id, in kPodColumns order.
+void bind_pod_fields(Stmt& s, const PodRecord& p) {
+  s.bind(p.job_id).bind(p.provider).bind(p.role).bind(p.name).bind(p.pod_id).bind(p.gpu_type);
+  s.bind(p.gpu_count).bind(p.usd_per_hour).bind(p.price_source).bind(p.state).bind(p.host_key);
+  s.bind(p.created_ms).bind(p.deleted_ms);
+}
+
+// Steps a bound statement to the end, turning each row into a T.
+template <typename T>
+Result<std::vector<T>> collect(Stmt& stmt, T (*read)(const Stmt&)) {
+  std::vector<T> out;
+  while (true) {
+    Result<bool> row = stmt.step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    out.push_back(read(stmt));
+  }
+}
+
+class SqliteStore final : public Store {
+ public:
+  explicit SqliteStore(DbPtr db) : db_(std::move(db)) {}
+
+  Status create_job(const JobRecord& job) override;
+  Status update_job(const JobRecord& job) override;
+  Result<JobRecord> get_job(const std::string& id) override;
+  Result<std::vector<JobRecord>> recent_jobs(int limit) override;
+
+  Status begin_phase(const std::string& job_id, const std::string& phase, int64_t at_ms) override;
+  Status end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
+                   const std::string& outcome, const std::string& detail) override;
+  Result<std::vector<PhaseRecord>> phases(const std::string& job_id) override;
+
+  Result<int64_t> add_pod(const PodRecord& pod) override;
+  Status update_pod(const PodRecord& pod) override;
+  Result<std::vector<PodRecord>> pods_of_job(const std::string& job_id) override;
+  Result<std::vector<PodRecord>> live_pods() override;
+
+  Status add_transfer(const TransferRecord& t) override;
+  Result<std::vector<TransferRecord>> transfers(const std::string& job_id) override;
+
+ private:
+  Result<Stmt> prepare(const std::string& sql, std::string op) {
+    return Stmt::prepare(db_.get(), sql.c_str(), std::move(op));
+  }
+  // Runs a bound write; kNotFound with `missing` when it changed no row.
+  Status run_changing(Stmt& stmt, const std::string& missing);
+
+  std::mutex mu_;  // one statement at a time on the connection
+  DbPtr db_;
+};
+
+Status SqliteStore::run_changing(Stmt& stmt, const std::string& missing) {
+  Status ran = stmt.run();
+  if (!ran) return ran;
+  if (sqlite3_changes(db_.get()) == 0) return make_error(ErrorCode::kNotFound, missing);
+  return Status::Ok();
+}
+
+Status SqliteStore::create_job(const JobRecord& j) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(std::string("INSERT INTO jobs (") + kJobColumns +
+                               ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           "create job");
+  if (!s) return s.error();
+  s->bind(j.id).bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
+  s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.created_ms);
+  s->bind(j.finished_ms);
+  return s->run();
+}
+
+Status SqliteStore::update_job(const JobRecord& j) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "UPDATE jobs SET pipeline = ?, spec_path = ?, state = ?, phase = ?, provider = ?, "
+      "error = ?, estimate_json = ?, report_path = ?, finished_ms = ? WHERE id = ?",
+      "update job");
+  if (!s) return s.error();
+  s->bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
+  s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.finished_ms).bind(j.id);
+  return run_changing(*s, "store: no job with id " + quoted(j.id));
+}
+
+Result<JobRecord> SqliteStore::get_job(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s =
+      prepare(std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?", "get job");
+  if (!s) return s.error();
+  s->bind(id);
+  Result<bool> row = s->step();
+  if (!row) return row.error();
+  if (!*row) return make_error(ErrorCode::kNotFound, "store: no job with id " + quoted(id));
+  return read_job(*s);
+}
+
+Result<std::vector<JobRecord>> SqliteStore::recent_jobs(int limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(std::string("SELECT ") + kJobColumns +
+                               " FROM jobs ORDER BY created_ms DESC, rowid DESC LIMIT ?",
+                           "list recent jobs");
+  if (!s) return s.error();
+  s->bind(limit);
+  return collect(*s, read_job);
+}
+
+Status SqliteStore::begin_phase(const std::string& job_id, const std::string& phase,
+                                int64_t at_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "INSERT INTO phases (job_id, phase, started_ms, ended_ms, outcome, detail) "
+      "VALUES (?, ?, ?, NULL, '', '')",
+      "begin phase");
+  if (!s) return s.error();
+  s->bind(job_id).bind(phase).bind(at_ms);
+  return s->run();
+}
+
+Status SqliteStore::end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
+                              const std::string& outcome, const std::string& detail) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "UPDATE phases SET ended_ms = ?, outcome = ?, detail = ? WHERE id = "
+      "(SELECT max(id) FROM phases WHERE job_id = ? AND phase = ? AND ended_ms IS NULL)",
+      "end phase");
+  if (!s) return s.error();
+  s->bind(at_ms).bind(outcome).bind(detail).bind(job_id).bind(phase);
+  return run_changing(*s, "store: no open phase " + quoted(phase) + " for job " + quoted(job_id));
+}
+
+Result<std::vector<PhaseRecord>> SqliteStore::phases(const std::string& job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "SELECT job_id, phase, started_ms, ended_ms, outcome, detail FROM phases "
+      "WHERE job_id = ? ORDER BY id",
+      "list phases");
+  if (!s) return s.error();
+  s->bind(job_id);
+  return collect(*s, read_phase);
+}
+
+Result<int64_t> SqliteStore::add_pod(const PodRecord& pod) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "INSERT INTO pods (job_id, provider, role, name, pod_id, gpu_type, gpu_count, "
+      "usd_per_hour, price_source, state, host_key, created_ms, deleted_ms) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "add pod");
+  if (!s) return s.error();
+  bind_pod_fields(*s, pod);
+  Status ran = s->run();
+  if (!ran) return ran.error();
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_.get()));
+}
+
+Status SqliteStore::update_pod(const PodRecord& pod) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "UPDATE pods SET job_id = ?, provider = ?, role = ?, name = ?, pod_id = ?, gpu_type = ?, "
+      "gpu_count = ?, usd_per_hour = ?, price_source = ?, state = ?, host_key = ?, "
+      "created_ms = ?, deleted_ms = ? WHERE row_id = ?",
+      "update pod");
+  if (!s) return s.error();
+  bind_pod_fields(*s, pod);
+  s->bind(pod.row_id);
+  return run_changing(*s, "store: no pod with row_id " + std::to_string(pod.row_id));
+}
+
+Result<std::vector<PodRecord>> SqliteStore::pods_of_job(const std::string& job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s =
+      prepare(std::string("SELECT ") + kPodColumns + " FROM pods WHERE job_id = ? ORDER BY row_id",
+              "list pods of job");
+  if (!s) return s.error();
+  s->bind(job_id);
+  return collect(*s, read_pod);
+}
+
+Result<std::vector<PodRecord>> SqliteStore::live_pods() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(std::string("SELECT ") + kPodColumns +
+                               " FROM pods WHERE state NOT IN ('deleted', 'create-failed') "
+                               "ORDER BY created_ms, row_id",
+                           "list live pods");
+  if (!s) return s.error();
+  return collect(*s, read_pod);
+}
+
+Status SqliteStore::add_transfer(const TransferRecord& t) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "INSERT INTO transfers (job_id, direction, files, bytes, millis) VALUES (?, ?, ?, ?, ?)",
+      "add transfer");
+  if (!s) return s.error();
+  s->bind(t.job_id).bind(t.direction).bind(t.files).bind(t.bytes).bind(t.millis);
+  return s->run();
+}
+
+Result<std::vector<TransferRecord>> SqliteStore::transfers(const std::string& job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "SELECT job_id, direction, files, bytes, millis FROM transfers WHERE job_id = ? "
+      "ORDER BY id",
+      "list transfers");
+  if (!s) return s.error();
+  s->bind(job_id);
+  return collect(*s, read_transfer);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> open_sqlite_store(const std::string& path) {
+  Result<DbPtr> db = sqlite::open_database(path);
+  if (!db) return db.error();
+  return std::unique_ptr<Store>(std::make_unique<SqliteStore>(std::move(db).value()));
+}
+
+}  // namespace burst

@@ -1,0 +1,28 @@
+// Process-table helpers for the local cloud: start a program without a shell, find processes by
+// an environment marker, and kill them. Linux reads /proc; macOS asks ps.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "burst/result.h"
+
+namespace burst {
+
+// Runs argv[0] (an absolute path) with exactly `env`, waits for it, returns its exit status.
+// stdout/stderr go to `log_path` (appended) when given, else are discarded.
+Result<int> run_and_wait(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env,
+                         const std::string& log_path);
+
+// Every process (of this user) whose environment holds `name=value`.
+std::vector<int> pids_with_env(const std::string& name, const std::string& value);
+
+bool process_alive(int pid);
+
+// SIGTERM to each pid, then SIGKILL to survivors after `grace_ms`. Returns the pids still alive
+// `grace_ms` after the SIGKILL (normally none).
+std::vector<int> terminate_all(const std::vector<int>& pids, int grace_ms);
+
+}  // namespace burst

@@ -1,0 +1,455 @@
+// The SQLite Store: round trips, phase and pod life cycles, durability, schema versioning, file
+// permissions, and two instances sharing one file. Every test works in its own mkdtemp directory.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "burst/store.h"
+
+namespace burst {
+namespace {
+
+namespace fs = std::filesystem;
+
+// user_version is the big-endian 4-byte integer at offset 60 of the database file header
+// (https://www.sqlite.org/fileformat.html); reading it directly keeps sqlite3.h out of the tests.
+constexpr std::streamoff kUserVersionOffset = 60;
+
+uint32_t read_user_version(const fs::path& db) {
+  std::ifstream in(db, std::ios::binary);
+  in.seekg(kUserVersionOffset);
+  std::array<unsigned char, 4> b{};
+  in.read(reinterpret_cast<char*>(b.data()), 4);
+  return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+}
+
+void write_user_version(const fs::path& db, uint32_t v) {
+  std::fstream io(db, std::ios::binary | std::ios::in | std::ios::out);
+  io.seekp(kUserVersionOffset);
+  const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                     static_cast<char>(v >> 8), static_cast<char>(v)};
+  io.write(b, 4);
+}
+
+JobRecord make_job(const std::string& id, int64_t created_ms) {
+  JobRecord j;
+  j.id = id;
+  j.pipeline = "finetune";
+  j.spec_path = "/home/u/specs/finetune.yaml";
+  j.state = "running";
+  j.phase = "provision";
+  j.provider = "runpod";
+  j.error = "";
+  j.estimate_json = R"({"usd":1.25,"minutes":30})";
+  j.report_path = "";
+  j.created_ms = created_ms;
+  j.finished_ms = 0;
+  return j;
+}
+
+PodRecord make_pod(const std::string& job_id, const std::string& name, int64_t created_ms) {
+  PodRecord p;
+  p.job_id = job_id;
+  p.provider = "runpod";
+  p.role = "gpu";
+  p.name = name;
+  p.gpu_type = "H100 80GB";
+  p.gpu_count = 2;
+  p.usd_per_hour = 4.78;
+  p.price_source = "live offer";
+  p.state = "creating";
+  p.created_ms = created_ms;
+  return p;
+}
+
+void expect_job_eq(const JobRecord& a, const JobRecord& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.pipeline, b.pipeline);
+  EXPECT_EQ(a.spec_path, b.spec_path);
+  EXPECT_EQ(a.state, b.state);
+  EXPECT_EQ(a.phase, b.phase);
+  EXPECT_EQ(a.provider, b.provider);
+  EXPECT_EQ(a.error, b.error);
+  EXPECT_EQ(a.estimate_json, b.estimate_json);
+  EXPECT_EQ(a.report_path, b.report_path);
+  EXPECT_EQ(a.created_ms, b.created_ms);
+  EXPECT_EQ(a.finished_ms, b.finished_ms);
+}
+
+void expect_pod_eq(const PodRecord& a, const PodRecord& b) {
+  EXPECT_EQ(a.row_id, b.row_id);
+  EXPECT_EQ(a.job_id, b.job_id);
+  EXPECT_EQ(a.provider, b.provider);
+  EXPECT_EQ(a.role, b.role);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.pod_id, b.pod_id);
+  EXPECT_EQ(a.gpu_type, b.gpu_type);
+  EXPECT_EQ(a.gpu_count, b.gpu_count);
+  EXPECT_DOUBLE_EQ(a.usd_per_hour, b.usd_per_hour);
+  EXPECT_EQ(a.price_source, b.price_source);
+  EXPECT_EQ(a.state, b.state);
+  EXPECT_EQ(a.host_key, b.host_key);
+  EXPECT_EQ(a.created_ms, b.created_ms);
+  EXPECT_EQ(a.deleted_ms, b.deleted_ms);
+}
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "burst-store-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    db_path_ = dir_ / "state" / "burst.db";
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  std::unique_ptr<Store> open() {
+    Result<std::unique_ptr<Store>> s = open_sqlite_store(db_path_.string());
+    EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+    return s.ok() ? std::move(s).value() : nullptr;
+  }
+
+  fs::path dir_;
+  fs::path db_path_;
+};
+
+TEST_F(StoreTest, JobRoundTripAndUpdate) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  JobRecord job = make_job("20261122-070941-ab12cd", 1700000000123);
+  ASSERT_TRUE(store->create_job(job).ok());
+  Result<JobRecord> got = store->get_job(job.id);
+  ASSERT_TRUE(got.ok());
+  expect_job_eq(*got, job);
+
+  job.state = "failed";
+  job.phase = "run";
+  job.provider = "vast";
+  job.error = "exit status 3; quote ' and \"double\"";
+  job.estimate_json = "{}";
+  job.report_path = "/tmp/r.json";
+  job.finished_ms = 1700000099999;
+  ASSERT_TRUE(store->update_job(job).ok());
+  got = store->get_job(job.id);
+  ASSERT_TRUE(got.ok());
+  expect_job_eq(*got, job);
+}
+
+TEST_F(StoreTest, UnknownJobIsNotFound) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  Result<JobRecord> got = store->get_job("nope");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(got.error().message, "store: no job with id \"nope\"");
+  Status updated = store->update_job(make_job("nope", 1));
+  ASSERT_FALSE(updated.ok());
+  EXPECT_EQ(updated.error().code, ErrorCode::kNotFound);
+}
+
+TEST_F(StoreTest, SqliteErrorsAreInternalWithOperation) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  Status dup = store->create_job(make_job("j", 2));
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.error().code, ErrorCode::kInternal);
+  EXPECT_EQ(dup.error().message.rfind("store: create job: ", 0), 0u) << dup.error().message;
+  EXPECT_NE(dup.error().message.find("UNIQUE"), std::string::npos);
+  // Foreign keys are on: a pod must belong to a known job.
+  Result<int64_t> orphan = store->add_pod(make_pod("no-such-job", "p", 1));
+  ASSERT_FALSE(orphan.ok());
+  EXPECT_EQ(orphan.error().message, "store: add pod: FOREIGN KEY constraint failed");
+}
+
+TEST_F(StoreTest, RecentJobsNewestFirstWithLimit) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  for (int64_t t : {300, 100, 500, 200, 400}) {
+    ASSERT_TRUE(store->create_job(make_job("job-" + std::to_string(t), t)).ok());
+  }
+  Result<std::vector<JobRecord>> jobs = store->recent_jobs(3);
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 3u);
+  EXPECT_EQ((*jobs)[0].id, "job-500");
+  EXPECT_EQ((*jobs)[1].id, "job-400");
+  EXPECT_EQ((*jobs)[2].id, "job-300");
+  jobs = store->recent_jobs(10);
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_EQ(jobs->size(), 5u);
+  EXPECT_EQ(jobs->back().id, "job-100");
+}
+
+TEST_F(StoreTest, PhasesInOrderWithOpenAndClosedRows) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  ASSERT_TRUE(store->begin_phase("j", "provision", 10).ok());
+  ASSERT_TRUE(store->end_phase("j", "provision", 20, "ok", "2 pods").ok());
+  ASSERT_TRUE(store->begin_phase("j", "sync", 20).ok());
+  ASSERT_TRUE(store->begin_phase("j", "run", 30).ok());
+  ASSERT_TRUE(store->end_phase("j", "sync", 40, "failed", "rsync exit 23").ok());
+
+  Result<std::vector<PhaseRecord>> phases = store->phases("j");
+  ASSERT_TRUE(phases.ok());
+  ASSERT_EQ(phases->size(), 3u);
+  const PhaseRecord& p0 = (*phases)[0];
+  EXPECT_EQ(p0.job_id, "j");
+  EXPECT_EQ(p0.phase, "provision");
+  EXPECT_EQ(p0.started_ms, 10);
+  EXPECT_EQ(p0.ended_ms, 20);
+  EXPECT_EQ(p0.outcome, "ok");
+  EXPECT_EQ(p0.detail, "2 pods");
+  EXPECT_EQ((*phases)[1].phase, "sync");
+  EXPECT_EQ((*phases)[1].ended_ms, 40);
+  EXPECT_EQ((*phases)[1].outcome, "failed");
+  EXPECT_EQ((*phases)[1].detail, "rsync exit 23");
+  EXPECT_EQ((*phases)[2].phase, "run");
+  EXPECT_EQ((*phases)[2].started_ms, 30);
+  EXPECT_EQ((*phases)[2].ended_ms, 0);
+  EXPECT_EQ((*phases)[2].outcome, "");
+}
+
+TEST_F(StoreTest, EndPhaseWithoutBeginIsNotFound) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  Status ended = store->end_phase("j", "run", 5, "ok", "");
+  ASSERT_FALSE(ended.ok());
+  EXPECT_EQ(ended.error().code, ErrorCode::kNotFound);
+  // A closed row is not open any more: ending it twice is also kNotFound.
+  ASSERT_TRUE(store->begin_phase("j", "run", 5).ok());
+  ASSERT_TRUE(store->end_phase("j", "run", 0, "ok", "").ok());
+  ended = store->end_phase("j", "run", 7, "ok", "");
+  ASSERT_FALSE(ended.ok());
+  EXPECT_EQ(ended.error().code, ErrorCode::kNotFound);
+}
+
+TEST_F(StoreTest, PodLifecycleAndLivePods) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  PodRecord pod = make_pod("j", "burst-j-gpu-0", 100);
+  Result<int64_t> row = store->add_pod(pod);
+  ASSERT_TRUE(row.ok());
+  pod.row_id = *row;
+  Result<std::vector<PodRecord>> pods = store->pods_of_job("j");
+  ASSERT_TRUE(pods.ok());
+  ASSERT_EQ(pods->size(), 1u);
+  expect_pod_eq((*pods)[0], pod);
+  EXPECT_EQ((*pods)[0].pod_id, "");
+  EXPECT_EQ((*pods)[0].state, "creating");
+
+  pod.pod_id = "abc123xyz";
+  pod.state = "alive";
+  pod.host_key = "ssh-ed25519 AAAAC3Nza...";
+  ASSERT_TRUE(store->update_pod(pod).ok());
+  pods = store->pods_of_job("j");
+  ASSERT_TRUE(pods.ok());
+  ASSERT_EQ(pods->size(), 1u);
+  expect_pod_eq((*pods)[0], pod);
+
+  PodRecord missing = pod;
+  missing.row_id = pod.row_id + 1000;
+  EXPECT_EQ(store->update_pod(missing).error().code, ErrorCode::kNotFound);
+}
+
+TEST_F(StoreTest, LivePodsExcludeDeletedAndCreateFailedOldestFirst) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  struct Case {
+    const char* name;
+    const char* state;
+    int64_t created_ms;
+  };
+  const Case cases[] = {{"c", "deleting", 300},     {"a", "alive", 100},    {"d", "deleted", 50},
+                        {"e", "create-failed", 60}, {"b", "creating", 200}, {"a2", "alive", 100}};
+  for (const Case& c : cases) {
+    PodRecord p = make_pod("j", c.name, c.created_ms);
+    p.state = c.state;
+    ASSERT_TRUE(store->add_pod(p).ok());
+  }
+  Result<std::vector<PodRecord>> live = store->live_pods();
+  ASSERT_TRUE(live.ok());
+  std::vector<std::string> names;
+  for (const PodRecord& p : *live) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "a2", "b", "c"}));
+  Result<std::vector<PodRecord>> all = store->pods_of_job("j");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 6u);
+}
+
+TEST_F(StoreTest, TransfersRoundTripInOrder) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  ASSERT_TRUE(store->create_job(make_job("other", 2)).ok());
+  TransferRecord sync{"j", "sync", 1234, 5'000'000'000, 65000};
+  TransferRecord pull{"j", "pull", 7, 1024, 900};
+  ASSERT_TRUE(store->add_transfer(sync).ok());
+  ASSERT_TRUE(store->add_transfer(TransferRecord{"other", "sync", 1, 1, 1}).ok());
+  ASSERT_TRUE(store->add_transfer(pull).ok());
+  Result<std::vector<TransferRecord>> got = store->transfers("j");
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const TransferRecord& want = i == 0 ? sync : pull;
+    EXPECT_EQ((*got)[i].job_id, want.job_id);
+    EXPECT_EQ((*got)[i].direction, want.direction);
+    EXPECT_EQ((*got)[i].files, want.files);
+    EXPECT_EQ((*got)[i].bytes, want.bytes);
+    EXPECT_EQ((*got)[i].millis, want.millis);
+  }
+}
+
+TEST_F(StoreTest, DataSurvivesReopen) {
+  PodRecord pod = make_pod("j", "burst-j-gpu-0", 100);
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+    ASSERT_TRUE(store->begin_phase("j", "provision", 10).ok());
+    Result<int64_t> row = store->add_pod(pod);
+    ASSERT_TRUE(row.ok());
+    pod.row_id = *row;
+    ASSERT_TRUE(store->add_transfer(TransferRecord{"j", "sync", 1, 2, 3}).ok());
+  }
+  auto store = open();
+  ASSERT_TRUE(store);
+  Result<JobRecord> job = store->get_job("j");
+  ASSERT_TRUE(job.ok());
+  expect_job_eq(*job, make_job("j", 1));
+  Result<std::vector<PhaseRecord>> phases = store->phases("j");
+  ASSERT_TRUE(phases.ok());
+  ASSERT_EQ(phases->size(), 1u);
+  // The phase left open before the reopen can still be closed.
+  EXPECT_TRUE(store->end_phase("j", "provision", 20, "interrupted", "").ok());
+  Result<std::vector<PodRecord>> live = store->live_pods();
+  ASSERT_TRUE(live.ok());
+  ASSERT_EQ(live->size(), 1u);
+  expect_pod_eq((*live)[0], pod);
+  Result<std::vector<TransferRecord>> transfers = store->transfers("j");
+  ASSERT_TRUE(transfers.ok());
+  EXPECT_EQ(transfers->size(), 1u);
+}
+
+TEST_F(StoreTest, SchemaVersionIsOneAndReopenKeepsIt) {
+  ASSERT_TRUE(open());
+  ASSERT_FALSE(fs::exists(db_path_.string() + "-wal"));  // checkpointed on close
+  EXPECT_EQ(read_user_version(db_path_), 1u);
+  ASSERT_TRUE(open());
+  EXPECT_EQ(read_user_version(db_path_), 1u);
+}
+
+TEST_F(StoreTest, NewerSchemaIsRefused) {
+  ASSERT_TRUE(open());
+  ASSERT_FALSE(fs::exists(db_path_.string() + "-wal"));
+  write_user_version(db_path_, 99);
+  Result<std::unique_ptr<Store>> s = open_sqlite_store(db_path_.string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(s.error().message, "state database " + db_path_.string() +
+                                   " has schema version 99; this burst understands up to 1: "
+                                   "upgrade burst");
+  EXPECT_EQ(read_user_version(db_path_), 99u);  // left untouched
+}
+
+TEST_F(StoreTest, FileIsOwnerOnlyWhateverTheUmask) {
+  mode_t old = umask(0);
+  auto store = open();
+  umask(old);
+  ASSERT_TRUE(store);
+  struct stat st {};
+  ASSERT_EQ(stat(db_path_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(stat(db_path_.parent_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  ASSERT_EQ(stat((db_path_.string() + "-wal").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(StoreTest, InMemoryDatabaseWorks) {
+  Result<std::unique_ptr<Store>> s = open_sqlite_store(":memory:");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_TRUE((*s)->create_job(make_job("j", 1)).ok());
+  EXPECT_TRUE((*s)->get_job("j").ok());
+  EXPECT_FALSE(fs::exists(":memory:"));
+}
+
+TEST_F(StoreTest, TwoInstancesShareOneFile) {
+  auto a = open();
+  auto b = open();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->create_job(make_job("run-job", 1)).ok());
+  ASSERT_TRUE(b->create_job(make_job("other-job", 2)).ok());
+  Result<int64_t> row = a->add_pod(make_pod("other-job", "p", 10));
+  ASSERT_TRUE(row.ok());
+  PodRecord pod = make_pod("other-job", "p", 10);
+  pod.row_id = *row;
+  pod.state = "deleted";
+  ASSERT_TRUE(b->update_pod(pod).ok());
+  EXPECT_TRUE(b->get_job("run-job").ok());
+  EXPECT_TRUE(a->get_job("other-job").ok());
+  Result<std::vector<PodRecord>> live = a->live_pods();
+  ASSERT_TRUE(live.ok());
+  EXPECT_TRUE(live->empty());
+  Result<std::vector<JobRecord>> jobs = a->recent_jobs(10);
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_EQ(jobs->size(), 2u);
+}
+
+TEST_F(StoreTest, TwoInstancesWriteConcurrently) {
+  auto a = open();
+  auto b = open();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->create_job(make_job("j", 1)).ok());
+  constexpr int kWrites = 200;
+  auto writer = [](Store* s, const std::string& prefix, int* failures) {
+    for (int i = 0; i < kWrites; ++i) {
+      if (!s->add_pod(make_pod("j", prefix + std::to_string(i), i)).ok()) ++*failures;
+      if (!s->begin_phase("j", prefix, i).ok()) ++*failures;
+    }
+  };
+  int fail_a = 0;
+  int fail_b = 0;
+  std::thread ta(writer, a.get(), "a", &fail_a);
+  std::thread tb(writer, b.get(), "b", &fail_b);
+  ta.join();
+  tb.join();
+  EXPECT_EQ(fail_a, 0);
+  EXPECT_EQ(fail_b, 0);
+  Result<std::vector<PodRecord>> pods = b->pods_of_job("j");
+  ASSERT_TRUE(pods.ok());
+  EXPECT_EQ(pods->size(), 2u * kWrites);
+  Result<std::vector<PhaseRecord>> phases = a->phases("j");
+  ASSERT_TRUE(phases.ok());
+  EXPECT_EQ(phases->size(), 2u * kWrites);
+}
+
+TEST_F(StoreTest, TwoInstancesOpenAFreshFileAtOnce) {
+  std::unique_ptr<Store> stores[2];
+  std::thread t0([&] { stores[0] = open(); });
+  std::thread t1([&] { stores[1] = open(); });
+  t0.join();
+  t1.join();
+  ASSERT_TRUE(stores[0] && stores[1]);
+  ASSERT_TRUE(stores[0]->create_job(make_job("j", 1)).ok());
+  EXPECT_TRUE(stores[1]->get_job("j").ok());
+}
+
+}  // namespace
+}  // namespace burst
