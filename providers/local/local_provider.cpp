@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,15 @@ std::string find_sshd() {
   for (const char* p : {"/usr/sbin/sshd", "/usr/local/sbin/sshd", "/opt/homebrew/sbin/sshd"})
     if (access(p, X_OK) == 0) return p;
   return "";
+}
+
+std::vector<int> local_pod_processes(const std::string& pod_id) {
+  const std::string marker = "/pods/" + pod_id + "/sshd_config";
+  auto table = list_processes();
+  std::vector<int> roots = pids_with_env(kLocalPodEnv, pod_id);
+  for (const auto& p : table)
+    if (p.cmdline.find(marker) != std::string::npos && p.pid != getpid()) roots.push_back(p.pid);
+  return with_descendants(roots, table);
 }
 
 namespace {
@@ -174,10 +184,13 @@ class LocalProvider : public Provider {
     if (id.empty() || id.find('/') != std::string::npos)
       return make_error(ErrorCode::kInvalid, "local: bad pod id \"" + id + "\"");
     if (!fs::exists(dir)) return Status::Ok();  // already gone
-    std::vector<int> pids = pids_with_env(kLocalPodEnv, id);
+    std::vector<int> pids = local_pod_processes(id);
     int listener = sshd_pid(dir);
-    if (process_alive(listener)) pids.push_back(listener);
+    if (process_alive(listener) && std::find(pids.begin(), pids.end(), listener) == pids.end())
+      pids.push_back(listener);
     std::vector<int> left = terminate_all(pids, 2000);
+    // A session forked while we were stopping the listener: one more sweep.
+    if (left.empty()) left = terminate_all(local_pod_processes(id), 2000);
     if (!left.empty())
       return make_error(ErrorCode::kUnavailable, "local: pod " + id + ": " +
                                                      std::to_string(left.size()) +

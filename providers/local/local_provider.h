@@ -1,12 +1,14 @@
 // The built-in `local` cloud: no account, no GPU, every part real. A pod is an OpenSSH sshd that
 // burst starts on 127.0.0.1 with a free port, a throwaway host key and the job's public key, and
-// a directory of its own; a volume is a directory that outlives pods. Every process of a pod
-// (the sshd, its sessions, the user's commands) carries BURST_LOCAL_POD=<id> in its environment,
-// which is how delete finds and stops all of them and how tests check that none is left.
+// a directory of its own; a volume is a directory that outlives pods. A pod's processes are its
+// sshd listener (whose title names the pod's sshd_config), everything descended from it (the
+// per-connection sessions), and every process whose environment carries BURST_LOCAL_POD=<id>
+// (the user's commands, including ones orphaned when their session died).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "burst/clock.h"
 #include "burst/provider.h"
@@ -23,6 +25,9 @@ struct LocalProviderConfig {
 inline constexpr const char* kLocalPodEnv = "BURST_LOCAL_POD";
 
 std::unique_ptr<Provider> make_local_provider(const LocalProviderConfig& config, Clock& clock);
+
+// Every live process of the pod, from the process table: what delete stops and tests check.
+std::vector<int> local_pod_processes(const std::string& pod_id);
 
 // Absolute path of an sshd binary, or empty if none is installed.
 std::string find_sshd();

@@ -31,6 +31,24 @@ void parse_name(const std::string& name, PodRecord* rec) {
   rec->role = dash == std::string::npos ? "unknown" : rest.substr(dash + 1);
 }
 
+// Records a pod found only in the provider's list (and its job, if the store lost that too), so
+// the deletion and its cost are on record like any other.
+void adopt(Store& store, Clock& clock, PodRecord* rec) {
+  if (!store.get_job(rec->job_id).ok()) {
+    JobRecord job;
+    job.id = rec->job_id;
+    job.pipeline = "(unknown)";
+    job.state = "failed";
+    job.phase = "reap";
+    job.provider = rec->provider;
+    job.error = "adopted by burst reap: the store had no record of this job";
+    job.created_ms = job.finished_ms = to_unix_ms(clock.now());
+    (void)store.create_job(job);
+  }
+  auto row = store.add_pod(*rec);
+  if (row.ok()) rec->row_id = *row;
+}
+
 }  // namespace
 
 int cmd_reap(const ReapArgs& args) {
@@ -86,10 +104,7 @@ int cmd_reap(const ReapArgs& args) {
     } else if (args.dry_run) {
       outcome = "would delete";
     } else {
-      if (rec.row_id == 0) {
-        auto row = (*store)->add_pod(rec);
-        if (row.ok()) rec.row_id = *row;
-      }
+      if (rec.row_id == 0) adopt(**store, clock, &rec);
       Status st = delete_and_verify(**store, *providers[rec.provider], clock, &rec);
       outcome = st.ok() ? "deleted (confirmed)" : "FAILED: " + st.error().message;
       if (!st.ok()) ++errors;

@@ -222,7 +222,7 @@ void parse_env(Fields& top, PipelineSpec& spec) {
     return;
   }
   for (auto it = env->begin(); it != env->end(); ++it) {
-    std::string name = it->first.IsScalar() ? it->first.Scalar() : "(" + kind_of(it->first) + ")";
+    std::string name = key_name(it->first);
     std::string path = "env." + name;
     if (spec.env.contains(name)) {
       problems.add(pos_of(it->first), path, "duplicate field");

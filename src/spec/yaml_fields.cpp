@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <regex>
 
 #include "spec/duration.h"
 #include "spec/spec_checks.h"
@@ -10,7 +9,12 @@
 namespace burst::spec {
 namespace {
 
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
+// Appends rather than `"\"" + std::string(...)`, which trips GCC 12's -Wrestrict at -O3.
+std::string quoted(std::string_view text) {
+  std::string out = "\"";
+  out.append(text).append("\"");
+  return out;
+}
 
 // "got \"cheap\"" for a scalar, "got a list" for anything else.
 std::string got(const YAML::Node& node) {
@@ -44,10 +48,32 @@ IntParse parse_int(std::string_view text, long* out) {
   return IntParse::kOk;
 }
 
+size_t skip_digits(std::string_view text, size_t i) {
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  return i;
+}
+
+// Whether text is a YAML 1.2 core-schema float, [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+// (no regex: GCC 12's <regex> trips -Wmaybe-uninitialized in some builds).
+bool is_float_text(std::string_view text) {
+  size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+  size_t int_end = skip_digits(text, i);
+  size_t end = int_end;
+  if (end < text.size() && text[end] == '.') end = skip_digits(text, end + 1);
+  bool has_digits = int_end > i || end > int_end + 1;
+  if (!has_digits) return false;
+  if (end < text.size() && (text[end] == 'e' || text[end] == 'E')) {
+    size_t exp = end + 1;
+    if (exp < text.size() && (text[exp] == '-' || text[exp] == '+')) ++exp;
+    end = skip_digits(text, exp);
+    if (end == exp) return false;
+  }
+  return end == text.size();
+}
+
 // YAML 1.2 core-schema floats, without .inf and .nan (no spec field wants them).
 std::optional<double> parse_float(std::string_view text) {
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (!std::regex_match(text.begin(), text.end(), kFloat)) return std::nullopt;
+  if (!is_float_text(text)) return std::nullopt;
   if (text.starts_with('+')) text.remove_prefix(1);
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -91,6 +117,12 @@ std::string kind_of(const YAML::Node& node) {
   if (node.IsMap()) return "a mapping";
   if (node.IsScalar()) return "a string";
   return "nothing";
+}
+
+std::string key_name(const YAML::Node& key) {
+  if (key.IsScalar()) return key.Scalar();
+  std::string name = "(";
+  return name.append(kind_of(key)).append(")");
 }
 
 std::optional<std::string> read_string(const YAML::Node& node, const std::string& path,
@@ -219,7 +251,7 @@ Fields::Fields(const YAML::Node& node, std::string path, std::span<const std::st
 
 void Fields::check_key(const YAML::Node& key, const YAML::Node& value,
                        std::span<const std::string_view> known) {
-  std::string name = key.IsScalar() ? key.Scalar() : "(" + kind_of(key) + ")";
+  std::string name = key_name(key);
   if (std::find(known.begin(), known.end(), name) == known.end()) {
     std::optional<std::string> guess = suggest_field(name, known);
     problems_.add(pos_of(key), path_of(name),

@@ -41,6 +41,9 @@ SourcePos pos_of(const YAML::Node& node);
 // "a string", "a list", "a mapping" or "nothing", for "expected X, got Y".
 std::string kind_of(const YAML::Node& node);
 
+// A mapping key's text, or "(a list)" for a key that is not a scalar.
+std::string key_name(const YAML::Node& key);
+
 // Each reader checks one value and reports why it is unusable. `path` names the field.
 std::optional<std::string> read_string(const YAML::Node& node, const std::string& path,
                                        Problems& problems);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -98,6 +99,59 @@ std::vector<int> pids_with_env(const std::string& name, const std::string& value
   pclose(p);
 #endif
   return pids;
+}
+
+std::vector<ProcessInfo> list_processes() {
+  std::vector<ProcessInfo> out;
+#ifdef __linux__
+  DIR* d = opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    size_t paren = line.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream rest(line.substr(paren + 2));
+    std::string state;
+    ProcessInfo info;
+    info.pid = static_cast<int>(pid);
+    rest >> state >> info.ppid;
+    std::ifstream cmd("/proc/" + std::string(e->d_name) + "/cmdline", std::ios::binary);
+    std::string args((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+    for (char& c : args)
+      if (c == '\0') c = ' ';
+    info.cmdline = args;
+    out.push_back(info);
+  }
+  closedir(d);
+#else
+  FILE* p = popen("/bin/ps -ww -ax -o pid= -o ppid= -o command=", "r");
+  if (!p) return out;
+  char line[65536];
+  while (fgets(line, sizeof line, p)) {
+    std::istringstream in(line);
+    ProcessInfo info;
+    in >> info.pid >> info.ppid;
+    std::getline(in, info.cmdline);
+    out.push_back(info);
+  }
+  pclose(p);
+#endif
+  return out;
+}
+
+std::vector<int> with_descendants(const std::vector<int>& roots,
+                                  const std::vector<ProcessInfo>& table) {
+  std::vector<int> out = roots;
+  for (size_t i = 0; i < out.size(); ++i)  // breadth-first; `out` grows as children are found
+    for (const auto& p : table)
+      if (p.ppid == out[i] && std::find(out.begin(), out.end(), p.pid) == out.end())
+        out.push_back(p.pid);
+  return out;
 }
 
 bool process_alive(int pid) {

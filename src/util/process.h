@@ -16,8 +16,20 @@ Result<int> run_and_wait(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env,
                          const std::string& log_path);
 
-// Every process (of this user) whose environment holds `name=value`.
+// Every process (of this user) whose environment holds `name=value`. Note: programs that rewrite
+// their process title (sshd does) hide their original environment; find those by command line.
 std::vector<int> pids_with_env(const std::string& name, const std::string& value);
+
+struct ProcessInfo {
+  int pid = 0;
+  int ppid = 0;
+  std::string cmdline;  // arguments joined by spaces (the process title, if it set one)
+};
+std::vector<ProcessInfo> list_processes();
+
+// `roots` plus every process descended from them, from one snapshot of the table.
+std::vector<int> with_descendants(const std::vector<int>& roots,
+                                  const std::vector<ProcessInfo>& table);
 
 bool process_alive(int pid);
 

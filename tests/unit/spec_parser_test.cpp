@@ -212,6 +212,20 @@ schedule: {cron: "@daily"}
   EXPECT_EQ(spec->schedule->cron, "@daily");
 }
 
+TEST(SpecParser, ReadsYamlNumbers) {
+  Result<PipelineSpec> spec = parse_spec(
+      "name: x\nrun: a\nresources: {min_vram_gb: 1e1, max_usd_per_hour: .5, gpu_count: 0x2}\n"
+      "workload: {kind: custom, params_b: +7}\n",
+      "p.yaml", nullptr);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->resources.min_vram_gb, 10);
+  EXPECT_EQ(spec->resources.max_usd_per_hour, 0.5);
+  EXPECT_EQ(spec->resources.gpu_count, 2);
+  EXPECT_EQ(spec->workload.params_b, 7);
+  EXPECT_EQ(errors_of("name: x\nrun: a\nbudget: {max_usd: .inf}\n"),
+            Lines{"p.yaml:3:19: budget.max_usd: expected a number, got \".inf\""});
+}
+
 TEST(SpecDuration, ParsesUnitsAndRejectsTheRest) {
   EXPECT_EQ(parse_duration("45s"), 45);
   EXPECT_EQ(parse_duration("30m"), 1800);

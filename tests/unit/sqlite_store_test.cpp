@@ -2,6 +2,8 @@
 // permissions, and two instances sharing one file. Every test works in its own mkdtemp directory.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdint>
@@ -438,6 +440,35 @@ TEST_F(StoreTest, TwoInstancesWriteConcurrently) {
   Result<std::vector<PhaseRecord>> phases = a->phases("j");
   ASSERT_TRUE(phases.ok());
   EXPECT_EQ(phases->size(), 2u * kWrites);
+}
+
+// `burst run` and `burst reap` are separate processes: a forked child writes while the parent does.
+TEST_F(StoreTest, TwoProcessesWriteConcurrently) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  constexpr int kWrites = 100;
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Result<std::unique_ptr<Store>> own = open_sqlite_store(db_path_.string());
+    int failures = own.ok() ? 0 : 1;
+    for (int i = 0; own.ok() && i < kWrites; ++i) {
+      if (!(*own)->add_pod(make_pod("j", "child" + std::to_string(i), i)).ok()) ++failures;
+    }
+    _exit(failures == 0 ? 0 : 1);
+  }
+  int failures = 0;
+  for (int i = 0; i < kWrites; ++i) {
+    if (!store->add_pod(make_pod("j", "parent" + std::to_string(i), i)).ok()) ++failures;
+  }
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(child, &wstatus, 0), child);
+  EXPECT_TRUE(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0);
+  EXPECT_EQ(failures, 0);
+  Result<std::vector<PodRecord>> pods = store->pods_of_job("j");
+  ASSERT_TRUE(pods.ok());
+  EXPECT_EQ(pods->size(), 2u * kWrites);
 }
 
 TEST_F(StoreTest, TwoInstancesOpenAFreshFileAtOnce) {

@@ -1,0 +1,163 @@
+#include "e2e/burst_harness.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "burst/config.h"
+#include "local/local_provider.h"
+#include "util/process.h"
+
+namespace burst::testing {
+namespace fs = std::filesystem;
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> files_under(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file(ec)) out.push_back(it->path().string());
+  return out;
+}
+
+BurstHome::BurstHome() {
+  std::string tmpl = (fs::temp_directory_path() / "burst-e2e-XXXXXX").string();
+  root_ = mkdtemp(tmpl.data());
+  fs::create_directories(work());
+}
+
+BurstHome::~BurstHome() {
+  // A failed test must not leave sshds behind: stop whatever pods this home still has.
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(state() + "/local/pods", ec)) {
+    auto pids = pod_processes(e.path().filename().string());
+    terminate_all(pids, 1000);
+  }
+  fs::remove_all(root_, ec);
+}
+
+std::string BurstHome::write(const std::string& rel, const std::string& content) const {
+  fs::path p = fs::path(work()) / rel;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << content;
+  return p.string();
+}
+
+std::map<std::string, std::string> BurstHome::env() const {
+  auto env = environment_map();
+  env["BURST_STATE_DIR"] = state();
+  env["BURST_CONFIG_DIR"] = root_ + "/config";
+  env.erase("XDG_STATE_HOME");
+  env.erase("XDG_CONFIG_HOME");
+  return env;
+}
+
+BurstProcess::BurstProcess(const BurstHome& home, const std::vector<std::string>& args,
+                           const std::map<std::string, std::string>& extra_env) {
+  static int counter = 0;
+  std::string base = home.root() + "/proc" + std::to_string(++counter);
+  out_path_ = base + ".out";
+  err_path_ = base + ".err";
+  std::vector<std::string> argv = {BURST_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  auto env = home.env();
+  for (const auto& [k, v] : extra_env) env[k] = v;
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> cenv;
+  for (auto& e : env_strings) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn(&pid_, cargv[0], &fa, nullptr, cargv.data(), cenv.data());
+  posix_spawn_file_actions_destroy(&fa);
+}
+
+BurstProcess::~BurstProcess() {
+  if (status_ == -1 && pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+int BurstProcess::wait(int timeout_s) {
+  if (status_ != -1) return status_;
+  for (int i = 0; i < timeout_s * 20; ++i) {
+    int st = 0;
+    if (waitpid(pid_, &st, WNOHANG) == pid_) {
+      status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      return status_;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return -1;
+}
+
+bool BurstProcess::wait_for_stdout(const std::string& needle, int timeout_s) {
+  for (int i = 0; i < timeout_s * 20; ++i) {
+    if (out().find(needle) != std::string::npos) return true;
+    int st = 0;
+    if (status_ != -1 || waitpid(pid_, &st, WNOHANG) == pid_) {
+      if (status_ == -1) status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      return out().find(needle) != std::string::npos;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+std::string BurstProcess::out() const { return read_file(out_path_); }
+std::string BurstProcess::err() const { return read_file(err_path_); }
+
+int run_burst(const BurstHome& home, const std::vector<std::string>& args, std::string* out,
+              std::string* err, const std::map<std::string, std::string>& extra_env) {
+  BurstProcess p(home, args, extra_env);
+  int rc = p.wait(300);
+  if (out) *out = p.out();
+  if (err) *err = p.err();
+  return rc;
+}
+
+std::vector<std::string> pod_ids_in(const std::string& output) {
+  std::vector<std::string> ids;
+  std::regex re("pod (local-[0-9a-f]+) created");
+  for (std::sregex_iterator it(output.begin(), output.end(), re), end; it != end; ++it)
+    ids.push_back((*it)[1]);
+  return ids;
+}
+
+std::vector<int> pod_processes(const std::string& pod_id) { return local_pod_processes(pod_id); }
+
+std::vector<int> pod_session_sshds(const BurstHome& home, const std::string& pod_id) {
+  int listener = std::atoi(read_file(home.state() + "/local/pods/" + pod_id + "/sshd.pid").c_str());
+  std::vector<int> out;
+  for (int pid : pod_processes(pod_id)) {
+    std::string comm = read_file("/proc/" + std::to_string(pid) + "/comm");
+    if (pid != listener && comm.rfind("sshd", 0) == 0) out.push_back(pid);
+  }
+  return out;
+}
+
+}  // namespace burst::testing

@@ -1,0 +1,123 @@
+// Every way out of a running job ends with the pod gone: Ctrl-C, a dropped SSH connection, and a
+// `kill -9` of burst itself followed by `burst reap`.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e/burst_harness.h"
+
+namespace burst::testing {
+namespace {
+
+constexpr const char* kLongRun = R"(version: 1
+name: e2e-long
+volume: {name: e2e-long-vol}
+run: |
+  echo "started"
+  mkdir -p out && echo partial > out/partial.txt
+  sleep 120
+  echo "never reached"
+artefacts:
+  - {remote: out/partial.txt, local: ./got}
+)";
+
+nlohmann::json only_job(const BurstHome& home) {
+  std::string jobs;
+  EXPECT_EQ(run_burst(home, {"jobs", "--json"}, &jobs, nullptr), 0);
+  auto j = nlohmann::json::parse(jobs);
+  EXPECT_EQ(j.size(), 1u);
+  return j.empty() ? nlohmann::json::object() : j[0];
+}
+
+TEST(E2EInterrupt, SigintDuringRunStopsPullsDeletesAndExits130) {
+  BurstHome home;
+  std::string spec = home.write("job.yaml", kLongRun);
+  BurstProcess p(home, {"run", spec});
+  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
+  auto ids = pod_ids_in(p.out());
+  ASSERT_EQ(ids.size(), 1u);
+  ASSERT_FALSE(pod_processes(ids[0]).empty());
+  kill(p.pid(), SIGINT);
+  EXPECT_EQ(p.wait(60), 130) << p.out() << p.err();
+  EXPECT_TRUE(pod_processes(ids[0]).empty()) << "the pod (and its sleep) must be gone";
+  EXPECT_EQ(read_file(home.work() + "/got/partial.txt"), "partial\n") << "pull_on_failure";
+  EXPECT_NE(p.out().find("gpu pod " + ids[0] + " deleted (confirmed)"), std::string::npos);
+  auto job = only_job(home);
+  EXPECT_EQ(job["state"], "interrupted");
+  EXPECT_EQ(job["error"], "run: interrupted");
+}
+
+TEST(E2EInterrupt, SshConnectionKilledMidRunFailsTheJobAndDeletesThePod) {
+  BurstHome home;
+  std::string spec = home.write("job.yaml", kLongRun);
+  BurstProcess p(home, {"run", spec});
+  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
+  auto ids = pod_ids_in(p.out());
+  ASSERT_EQ(ids.size(), 1u);
+  auto sessions = pod_session_sshds(home, ids[0]);
+  ASSERT_FALSE(sessions.empty()) << "no sshd session process found for " << ids[0];
+  for (int pid : sessions) kill(pid, SIGKILL);
+  EXPECT_EQ(p.wait(60), 1) << p.out() << p.err();
+  EXPECT_NE(p.err().find("run: lost the SSH connection while the command ran"), std::string::npos)
+      << p.err();
+  EXPECT_TRUE(pod_processes(ids[0]).empty());
+  auto job = only_job(home);
+  EXPECT_EQ(job["state"], "failed");
+}
+
+TEST(E2EInterrupt, ReapAfterKill9OfBurstRunFindsAndDeletesTheOrphanedPod) {
+  BurstHome home;
+  std::string spec = home.write("job.yaml", kLongRun);
+  BurstProcess p(home, {"run", spec});
+  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
+  auto ids = pod_ids_in(p.out());
+  ASSERT_EQ(ids.size(), 1u);
+  kill(p.pid(), SIGKILL);
+  EXPECT_EQ(p.wait(10), 128 + SIGKILL);
+  ASSERT_FALSE(pod_processes(ids[0]).empty()) << "the orphan should still be running";
+
+  std::string out, err;
+  EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0) << out << err;
+  EXPECT_NE(out.find("local " + ids[0]), std::string::npos) << out;
+  EXPECT_NE(out.find("deleted (confirmed)"), std::string::npos) << out;
+  EXPECT_TRUE(pod_processes(ids[0]).empty());
+
+  EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0);
+  EXPECT_EQ(out, "no live pods\n");
+}
+
+TEST(E2EInterrupt, ReapFindsAPodTheStoreNeverHeardOf) {
+  BurstHome home;
+  std::string spec = home.write("job.yaml", kLongRun);
+  BurstProcess p(home, {"run", spec});
+  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
+  auto ids = pod_ids_in(p.out());
+  ASSERT_EQ(ids.size(), 1u);
+  kill(p.pid(), SIGKILL);
+  p.wait(10);
+  // The database is lost; the provider's own list (pods named burst-*) still finds the pod.
+  std::filesystem::remove(home.state() + "/burst.db");
+  std::string out, err;
+  EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0) << out << err;
+  EXPECT_NE(out.find("local " + ids[0]), std::string::npos) << out;
+  EXPECT_TRUE(pod_processes(ids[0]).empty());
+}
+
+TEST(E2EInterrupt, ReapLeavesAJobStillRunningInAnotherProcessAlone) {
+  BurstHome home;
+  std::string spec = home.write("job.yaml", kLongRun);
+  BurstProcess p(home, {"run", spec});
+  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
+  auto ids = pod_ids_in(p.out());
+  std::string out, err;
+  EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0) << out << err;
+  EXPECT_NE(out.find("skipped: job"), std::string::npos) << out;
+  EXPECT_FALSE(pod_processes(ids[0]).empty());
+  kill(p.pid(), SIGINT);
+  EXPECT_EQ(p.wait(60), 130);
+  EXPECT_TRUE(pod_processes(ids[0]).empty());
+}
+
+}  // namespace
+}  // namespace burst::testing

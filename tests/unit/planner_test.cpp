@@ -1,0 +1,262 @@
+// Choosing where a job runs and what it will cost, from offers given directly (no provider calls).
+#include "plan/planner.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace burst {
+namespace {
+
+Offer offer(const std::string& provider, const std::string& gpu, double usd_per_hour,
+            std::optional<double> vram_gb = 24, int count = 1) {
+  Offer o;
+  o.provider = provider;
+  o.gpu_type = gpu;
+  o.gpu_count = count;
+  o.vram_gb = vram_gb;
+  o.usd_per_hour = usd_per_hour;
+  o.region = "eu";
+  o.price_source = "live offer";
+  return o;
+}
+
+Offer cpu_offer(const std::string& provider, double usd_per_hour, bool available = true) {
+  Offer o = offer(provider, "cpu", usd_per_hour, std::nullopt, 0);
+  o.available = available;
+  return o;
+}
+
+PipelineSpec spec_with_reference(double runtime_seconds) {
+  PipelineSpec s;
+  s.name = "render";
+  s.run = "python render.py";
+  s.workload.kind = "custom";
+  s.workload.reference = WorkloadReference{"RTX_4090", runtime_seconds, ""};
+  return s;
+}
+
+TEST(Planner, ChoosesTheCheapestAdequateOfferAcrossProviders) {
+  PipelineSpec spec = spec_with_reference(3600);
+  spec.resources.min_vram_gb = 20;
+  PlanInput in;
+  in.providers = {"runpod", "vast"};
+  in.gpu_offers = {offer("runpod", "A100", 2.0, 80), offer("vast", "RTX_4090", 0.5, 24),
+                   offer("vast", "RTX_3060", 0.1, 12),     // cheaper, too little VRAM
+                   offer("other", "RTX_4090", 0.01, 24)};  // provider not allowed
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->gpu.provider, "vast");
+  EXPECT_EQ(plan->gpu.gpu_type, "RTX_4090");
+  EXPECT_FALSE(plan->cpu.has_value());
+  EXPECT_EQ(plan->notes, std::vector<std::string>{"vast RTX_3060: too little VRAM"});
+}
+
+TEST(Planner, EarlierProviderWinsATie) {
+  PipelineSpec spec = spec_with_reference(600);
+  PlanInput in;
+  in.gpu_offers = {offer("a", "RTX_4090", 1.0), offer("b", "RTX_4090", 1.0)};
+  in.providers = {"b", "a"};
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->gpu.provider, "b");
+}
+
+TEST(Planner, NoCapacityMessageNamesEveryRejection) {
+  PipelineSpec spec = spec_with_reference(600);
+  spec.resources.gpus = {"A100"};
+  spec.resources.gpu_count = 2;
+  spec.resources.min_vram_gb = 40;
+  spec.resources.max_usd_per_hour = 2.0;
+  Offer unavailable = offer("p", "A100", 1.0, 80, 2);
+  unavailable.available = false;
+  PlanInput in;
+  in.providers = {"p"};
+  in.gpu_offers = {offer("p", "RTX_4090", 1.0, 24, 2),       offer("p", "A100", 1.0, 24, 2),
+                   offer("p", "A100", 1.0, std::nullopt, 2), offer("p", "A100", 3.0, 80, 2),
+                   offer("p", "A100", 1.0, 80, 1),           unavailable};
+  auto plan = make_plan(spec, in);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
+  EXPECT_EQ(plan.error().message,
+            "no offer satisfies the spec's resources\n"
+            "  p RTX_4090: RTX_4090 is not in resources.gpus\n"
+            "  p A100: too little VRAM\n"
+            "  p A100: too little VRAM\n"
+            "  p A100: $3.00/h is over resources.max_usd_per_hour\n"
+            "  p A100: fewer GPUs than resources.gpu_count\n"
+            "  p A100: not available now");
+}
+
+TEST(Planner, NoProviderAllowedIsSaid) {
+  PlanInput in;
+  in.gpu_offers = {offer("p", "A100", 1.0)};
+  auto plan = make_plan(spec_with_reference(60), in);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
+  EXPECT_EQ(plan.error().message,
+            "no offer satisfies the spec's resources\n  no provider is allowed");
+}
+
+TEST(Planner, LocalOfferIsExemptFromGpuVramAndPriceLimits) {
+  PipelineSpec spec = spec_with_reference(60);
+  spec.resources.gpus = {"A100"};
+  spec.resources.min_vram_gb = 40;
+  spec.resources.max_usd_per_hour = 0.5;
+  PlanInput in;
+  in.providers = {"local"};
+  in.gpu_offers = {offer("local", "cpu", 1.0, std::nullopt, 0)};
+  in.gpu_offers[0].price_source = "config";
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->gpu.provider, "local");
+  EXPECT_DOUBLE_EQ(plan->estimate.cold_start_s, 2);
+}
+
+TEST(Planner, UnavailableLocalOfferIsStillRejected) {
+  PlanInput in;
+  in.providers = {"local"};
+  in.gpu_offers = {offer("local", "cpu", 0, std::nullopt, 0)};
+  in.gpu_offers[0].available = false;
+  auto plan = make_plan(spec_with_reference(60), in);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message,
+            "no offer satisfies the spec's resources\n  local cpu: not available now");
+}
+
+TEST(Planner, EstimateUsesTheReferenceRuntime) {
+  PipelineSpec spec = spec_with_reference(1800);
+  PlanInput in;
+  in.providers = {"runpod"};
+  in.gpu_offers = {offer("runpod", "A100", 3.6, 80)};
+  in.code_bytes = 40'000'000;  // 2 s at the assumed 20 MB/s
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const Estimate& e = plan->estimate;
+  EXPECT_DOUBLE_EQ(e.cold_start_s, 90);
+  EXPECT_DOUBLE_EQ(e.sync_s, 2);
+  EXPECT_DOUBLE_EQ(e.run_s, 1800);
+  EXPECT_DOUBLE_EQ(e.total_s, 1892);
+  EXPECT_NEAR(e.usd, 1.892, 1e-9);
+  EXPECT_TRUE(e.run_known);
+  EXPECT_EQ(e.basis, "workload.reference: RTX_4090 measured 1800 s (not yet scaled to A100)");
+}
+
+TEST(Planner, WithoutReferenceTheRunIsUnknown) {
+  PipelineSpec spec = spec_with_reference(0);
+  spec.workload.reference.reset();
+  PlanInput in;
+  in.providers = {"runpod"};
+  in.gpu_offers = {offer("runpod", "A100", 3.6, 80)};
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_FALSE(plan->estimate.run_known);
+  EXPECT_DOUBLE_EQ(plan->estimate.run_s, 0);
+  EXPECT_NEAR(plan->estimate.usd, 0.09, 1e-9);  // 90 s of cold start at $3.60/h
+  EXPECT_EQ(plan->estimate.basis, "no workload.reference: run time unknown, cost excludes the run");
+}
+
+TEST(Planner, SpotPriceIsUsedWhenAskedForAndOffered) {
+  PipelineSpec spec = spec_with_reference(3510);  // 3600 s billed with the cold start
+  Offer with_spot = offer("p", "A100", 4.0, 80);
+  with_spot.spot_usd_per_hour = 1.0;
+  Offer without_spot = offer("p", "H100", 2.0, 80);
+  PlanInput in;
+  in.providers = {"p"};
+  in.gpu_offers = {with_spot, without_spot};
+
+  spec.resources.spot = true;
+  auto spot = make_plan(spec, in);
+  ASSERT_TRUE(spot.ok()) << spot.error().message;
+  EXPECT_EQ(spot->gpu.gpu_type, "A100");
+  EXPECT_NEAR(spot->estimate.usd, 1.0, 1e-9);
+
+  spec.resources.spot = false;
+  auto on_demand = make_plan(spec, in);
+  ASSERT_TRUE(on_demand.ok()) << on_demand.error().message;
+  EXPECT_EQ(on_demand->gpu.gpu_type, "H100");
+  EXPECT_NEAR(on_demand->estimate.usd, 2.0, 1e-9);
+}
+
+TEST(Planner, SpotPriceIsWhatMaxPriceIsCheckedAgainst) {
+  PipelineSpec spec = spec_with_reference(60);
+  spec.resources.max_usd_per_hour = 1.5;
+  Offer o = offer("p", "A100", 4.0, 80);
+  o.spot_usd_per_hour = 1.0;
+  PlanInput in;
+  in.providers = {"p"};
+  in.gpu_offers = {o};
+  spec.resources.spot = true;
+  EXPECT_TRUE(make_plan(spec, in).ok());
+  spec.resources.spot = false;
+  auto plan = make_plan(spec, in);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message,
+            "no offer satisfies the spec's resources\n"
+            "  p A100: $4.00/h is over resources.max_usd_per_hour");
+}
+
+TEST(Planner, OverBudgetIsInvalidWithTheExactMessage) {
+  PipelineSpec spec = spec_with_reference(1800);
+  spec.budget.max_usd = 1.0;
+  PlanInput in;
+  in.providers = {"runpod"};
+  in.gpu_offers = {offer("runpod", "A100", 3.6, 80)};
+  in.code_bytes = 40'000'000;
+  auto plan = make_plan(spec, in);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(plan.error().message,
+            "the cheapest plan is estimated at $1.89, over budget.max_usd $1.00");
+
+  spec.budget.max_usd = 2.0;
+  EXPECT_TRUE(make_plan(spec, in).ok());
+}
+
+TEST(Planner, UploadNeedsACpuOfferFromTheSameProvider) {
+  PipelineSpec spec = spec_with_reference(3600);
+  spec.upload = UploadSpec{"", "rclone copy out remote:"};
+  PlanInput in;
+  in.providers = {"a", "b"};
+  in.gpu_offers = {offer("a", "RTX_4090", 1.0), offer("b", "RTX_4090", 2.0)};
+  in.cpu_offers = {cpu_offer("a", 0.01, /*available=*/false), cpu_offer("b", 0.36),
+                   cpu_offer("b", 0.72)};
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->gpu.provider, "b");
+  ASSERT_TRUE(plan->cpu.has_value());
+  EXPECT_EQ(plan->cpu->provider, "b");
+  EXPECT_DOUBLE_EQ(plan->cpu->usd_per_hour, 0.36);  // the cheapest available one
+  EXPECT_EQ(plan->notes, std::vector<std::string>{"a: no CPU pod for the upload step"});
+  EXPECT_DOUBLE_EQ(plan->estimate.upload_s, 100);  // CPU cold start + 10 s
+  EXPECT_NEAR(plan->estimate.usd, (90 + 3600) / 3600.0 * 2.0 + 100 / 3600.0 * 0.36, 1e-9);
+}
+
+TEST(Planner, UploadWithoutAnyCpuOfferIsNoCapacity) {
+  PipelineSpec spec = spec_with_reference(60);
+  spec.upload = UploadSpec{"", "true"};
+  PlanInput in;
+  in.providers = {"a"};
+  in.gpu_offers = {offer("a", "RTX_4090", 1.0)};
+  auto plan = make_plan(spec, in);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
+  EXPECT_EQ(plan.error().message,
+            "no offer satisfies the spec's resources\n  a: no CPU pod for the upload step");
+}
+
+TEST(Planner, NoUploadNoCpuPod) {
+  PlanInput in;
+  in.providers = {"a"};
+  in.gpu_offers = {offer("a", "RTX_4090", 1.0)};
+  in.cpu_offers = {cpu_offer("a", 0.1)};
+  auto plan = make_plan(spec_with_reference(60), in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_FALSE(plan->cpu.has_value());
+  EXPECT_DOUBLE_EQ(plan->estimate.upload_s, 0);
+}
+
+}  // namespace
+}  // namespace burst
