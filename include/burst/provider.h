@@ -42,6 +42,7 @@ struct PodRequest {
   bool gpu = true;               // false: a CPU pod (the upload hand-off)
   std::string gpu_type;          // from the chosen offer; ignored for CPU pods
   int gpu_count = 1;
+  bool spot = false;             // interruptible pricing, where the provider offers it
   std::string image;
   std::string volume_id;         // attached at mount_path; must already exist
   std::string mount_path;

@@ -48,7 +48,7 @@ struct Resources {
 };
 
 struct VolumeSpec {
-  std::string name;                      // default: "<pipeline name>-volume"
+  std::string name;                      // default: the pipeline's name
   int size_gb = 50;
   std::string mount = "/workspace";      // mount path on cloud pods; $BURST_VOLUME everywhere
 };

@@ -103,6 +103,7 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   req.gpu = gpu;
   req.gpu_type = offer.gpu_type;
   req.gpu_count = gpu ? in_.spec.resources.gpu_count : 0;
+  req.spot = gpu && in_.spec.resources.spot && offer.spot_usd_per_hour.has_value();
   req.image = gpu || in_.spec.upload->image.empty() ? in_.spec.image : in_.spec.upload->image;
   req.volume_id = in_.spec.volume.name;
   req.mount_path = in_.spec.volume.mount;
@@ -111,9 +112,7 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   pod.record.role = gpu ? "gpu" : "cpu";
   pod.record.gpu_type = offer.gpu_type;
   pod.record.gpu_count = req.gpu_count;
-  pod.record.usd_per_hour = gpu && in_.spec.resources.spot && offer.spot_usd_per_hour
-                                ? *offer.spot_usd_per_hour
-                                : offer.usd_per_hour;
+  pod.record.usd_per_hour = req.spot ? *offer.spot_usd_per_hour : offer.usd_per_hour;
   pod.record.price_source = offer.price_source;
   auto created = create_recorded_pod(d_.store, d_.provider, d_.clock, req, &pod.record);
   if (!created.ok()) return failed(created.error(), "create " + pod.record.role + " pod", detail);

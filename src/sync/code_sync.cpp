@@ -40,8 +40,11 @@ struct Walker {
     for (const auto& e : entries) {
       std::string name = e.path().filename().string();
       std::string rel = rel_dir.empty() ? name : rel_dir + "/" + name;
+      const bool is_link = e.is_symlink(ec);
+      const bool is_dir = !is_link && e.is_directory(ec);
+      if ((is_dir && name == ".git") || rules.ignored(rel, is_dir)) continue;
       fs::path target = e.path();
-      if (e.is_symlink(ec)) {
+      if (is_link) {
         fs::path resolved = fs::weakly_canonical(e.path(), ec);
         if (ec || !inside(root, resolved) || !fs::is_regular_file(resolved, ec)) {
           out.warnings.push_back("skipped symlink " + rel + ": it points outside the code dir or not to a file");
@@ -49,8 +52,6 @@ struct Walker {
         }
         target = resolved;
       }
-      bool is_dir = !e.is_symlink(ec) && e.is_directory(ec);
-      if ((is_dir && name == ".git") || rules.ignored(rel, is_dir)) continue;
       if (is_dir) {
         out.dirs.push_back(rel);
         Status st = walk(e.path(), rel);

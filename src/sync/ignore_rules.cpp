@@ -26,12 +26,15 @@ bool match_class(const std::string& p, size_t& i, char c) {
 
 bool match_at(const std::string& p, size_t pi, const std::string& t, size_t ti) {
   while (pi < p.size()) {
-    if (p.compare(pi, 3, "**/") == 0) {  // zero or more whole directories
+    // "**" means "any depth" only as a whole component; elsewhere git treats it as "*".
+    const bool component_start = pi == 0 || p[pi - 1] == '/';
+    if (component_start && p.compare(pi, 3, "**/") == 0) {  // zero or more whole directories
       for (size_t k = ti; k <= t.size(); ++k)
         if ((k == ti || t[k - 1] == '/') && match_at(p, pi + 3, t, k)) return true;
       return false;
     }
-    if (p.compare(pi, 2, "**") == 0) return true;  // trailing "**": everything below
+    if (component_start && pi + 2 == p.size() && p.compare(pi, 2, "**") == 0)
+      return true;  // trailing "**": everything below
     char c = p[pi];
     if (c == '*') {
       for (size_t k = ti; k <= t.size(); ++k) {

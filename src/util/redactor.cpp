@@ -13,14 +13,23 @@ void Redactor::add(const std::string& name, const std::string& value) {
 }
 
 std::string Redactor::operator()(std::string text) const {
-  for (const auto& [value, marker] : secrets_) {
-    size_t pos = 0;
-    while ((pos = text.find(value, pos)) != std::string::npos) {
-      text.replace(pos, value.size(), marker);
-      pos += marker.size();
+  if (secrets_.empty()) return text;
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    bool replaced = false;
+    for (const auto& [value, marker] : secrets_) {  // longest first
+      if (text.compare(i, value.size(), value) == 0) {
+        out += marker;
+        i += value.size();
+        replaced = true;
+        break;
+      }
     }
+    if (!replaced) out += text[i++];
   }
-  return text;
+  return out;
 }
 
 }  // namespace burst

@@ -163,6 +163,9 @@ class Explorer {
       return;
     }
     if (!visited_.insert({p, job_failed, gpu_deleted, cpu_open}).second) return;
+    // What may exist once `p` has run, whatever its outcome.
+    const bool deleted = gpu_deleted || p == Phase::kDeleteGpu;
+    const bool cpu = (cpu_open || p == Phase::kCpuProvision) && p != Phase::kDeleteCpu;
     for (Outcome o : kAllOutcomes) {
       JobFacts f = base_;
       f.job_failed = job_failed;
@@ -174,11 +177,9 @@ class Explorer {
         violations.push_back("done without report: " + joined());
       if (next == Phase::kReport) {
         ++reports_reached;
-        if (!gpu_deleted) violations.push_back("GPU pod not deleted: " + joined());
-        if (cpu_open) violations.push_back("CPU pod not deleted: " + joined());
+        if (!deleted) violations.push_back("GPU pod not deleted: " + joined());
+        if (cpu) violations.push_back("CPU pod not deleted: " + joined());
       } else if (next != Phase::kDone) {
-        const bool deleted = gpu_deleted || p == Phase::kDeleteGpu;
-        const bool cpu = (cpu_open || next == Phase::kCpuProvision) && p != Phase::kDeleteCpu;
         for (bool jf : {false, true}) dfs(next, jf, deleted, cpu, depth + 1);
       }
       path_.pop_back();

@@ -59,6 +59,17 @@ TEST(Redactor, MarkerIsNotRedactedAgain) {
   EXPECT_EQ(r("secr secr"), "[secret X] [secret X]");
 }
 
+// BUG: each secret is replaced in a separate pass over the already-redacted text, so a shorter
+// secret that occurs inside an earlier marker rewrites that marker: with DB_PASSWORD="secret",
+// "hf_abcdefgh" comes out as "[[secret DB_PASSWORD] HF_TOKEN]", naming the wrong secret.
+TEST(Redactor, OneSecretDoesNotRewriteAnothersMarker) {
+  Redactor r;
+  r.add("HF_TOKEN", "hf_abcdefgh");
+  r.add("DB_PASSWORD", "secret");
+  EXPECT_EQ(r("token hf_abcdefgh, password secret"),
+            "token [secret HF_TOKEN], password [secret DB_PASSWORD]");
+}
+
 TEST(Redactor, ValuesShorterThanFourCharactersAreNotRedacted) {
   Redactor r;
   r.add("ONE", "a");

@@ -3,6 +3,7 @@
 // lives in a mkdtemp directory.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,11 +25,13 @@ class TempDir {
  public:
   TempDir() {
     std::string pattern = (fs::temp_directory_path() / "burst-spec-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
+    const char* made = mkdtemp(pattern.data());
+    EXPECT_NE(made, nullptr) << "mkdtemp " << pattern;
+    path_ = made ? made : "";
   }
   ~TempDir() {
     std::error_code ec;
-    fs::remove_all(path_, ec);
+    if (!path_.empty()) fs::remove_all(path_, ec);
   }
   const std::string& path() const { return path_; }
 
@@ -61,14 +64,25 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
-void expect_example_values(const PipelineSpec& spec) {
+// The 1-based line of the first line containing `needle`.
+int line_of(const std::string& text, const std::string& needle) {
+  size_t at = text.find(needle);
+  return at == std::string::npos
+             ? 0
+             : 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+std::string example_path() { return std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml"; }
+
+// The values of examples/tts-render.yaml, whose text is `text`.
+void expect_example_values(const PipelineSpec& spec, const std::string& text) {
   EXPECT_EQ(spec.version, 1);
   EXPECT_EQ(spec.name, "tts-render");
   EXPECT_EQ(spec.workload.kind, "diffusion");
   EXPECT_EQ(spec.workload.params_b, 0.5);
   EXPECT_EQ(spec.workload.precision, "bf16");
   EXPECT_EQ(spec.workload.items, 300);
-  EXPECT_EQ(spec.workload.steps, 32);
+  EXPECT_EQ(spec.workload.steps, 8);
   EXPECT_EQ(spec.workload.batch, 8);
   EXPECT_FALSE(spec.workload.concurrency.has_value());
   ASSERT_TRUE(spec.workload.reference.has_value());
@@ -85,11 +99,12 @@ void expect_example_values(const PipelineSpec& spec) {
   EXPECT_EQ(spec.volume.size_gb, 50);
   EXPECT_EQ(spec.volume.mount, "/workspace");
   EXPECT_EQ(spec.image, "python:3.11-slim");
-  EXPECT_EQ(spec.env, (std::map<std::string, std::string>{{"TTS_SAMPLE_RATE", "16000"}}));
+  EXPECT_EQ(spec.env,
+            (std::map<std::string, std::string>{{"TTS_SAMPLE_RATE", "16000"}, {"TTS_STEPS", "8"}}));
   ASSERT_EQ(spec.secrets.size(), 1u);
   EXPECT_EQ(spec.secrets[0].name, "HF_TOKEN");
   EXPECT_TRUE(spec.secrets[0].optional);
-  EXPECT_EQ(spec.secrets[0].pos.line, 36);
+  EXPECT_EQ(spec.secrets[0].pos.line, line_of(text, "{name: HF_TOKEN"));
   EXPECT_EQ(spec.code.exclude, (Lines{"out/", "*.pyc"}));
   EXPECT_TRUE(spec.code.gitignore);
   EXPECT_EQ(spec.code.remote_dir, "$BURST_VOLUME/tts-render");
@@ -99,7 +114,7 @@ void expect_example_values(const PipelineSpec& spec) {
   EXPECT_EQ(spec.artefacts[0].remote, "out/render.wav");
   EXPECT_EQ(spec.artefacts[0].local, spec.dir + "/tts-output");
   EXPECT_EQ(spec.artefacts[1].remote, "out/manifest.json");
-  EXPECT_EQ(spec.artefacts[1].pos.line, 51);
+  EXPECT_EQ(spec.artefacts[1].pos.line, line_of(text, "remote: out/manifest.json"));
   EXPECT_EQ(spec.artefacts[1].pos.column, 5);
   EXPECT_TRUE(spec.pull_on_failure);
   ASSERT_TRUE(spec.upload.has_value());
@@ -123,14 +138,14 @@ TEST(SpecParser, ExampleFileParses) {
   EXPECT_EQ(fs::path(spec->dir), fs::path(examples).lexically_normal());
   EXPECT_TRUE(fs::path(spec->code.dir).is_absolute());
   EXPECT_TRUE(spec->code.dir.ends_with("examples/tts-render")) << spec->code.dir;
-  expect_example_values(*spec);
+  expect_example_values(*spec, read_text(example_path()));
 }
 
 // The same text beside a code dir of our own, so it runs whatever the tree holds.
 TEST(SpecParser, ExampleTextResolvesDirsAgainstTheSpecFile) {
   TempDir tmp;
   fs::create_directory(tmp.path() + "/tts-render");
-  std::string text = read_text(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml");
+  std::string text = read_text(example_path());
   ASSERT_FALSE(text.empty());
   std::string path = tmp.path() + "/tts-render.yaml";
   std::ofstream(path) << text;
@@ -139,7 +154,7 @@ TEST(SpecParser, ExampleTextResolvesDirsAgainstTheSpecFile) {
   EXPECT_EQ(spec->dir, tmp.path());
   EXPECT_EQ(spec->code.dir, tmp.path() + "/tts-render");
   EXPECT_EQ(spec->artefacts[0].local, tmp.path() + "/tts-output");
-  expect_example_values(*spec);
+  expect_example_values(*spec, text);
 }
 
 TEST(SpecParser, MinimalSpecGetsDefaults) {
