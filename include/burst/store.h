@@ -69,20 +69,23 @@ class Store {
  public:
   virtual ~Store() = default;
 
+  // A job must exist before its phases, pods and transfers are recorded (foreign keys).
   virtual Status create_job(const JobRecord& job) = 0;
-  virtual Status update_job(const JobRecord& job) = 0;  // by id; every field but id/created
+  // By id; every field but id and created_ms. kNotFound when no such job.
+  virtual Status update_job(const JobRecord& job) = 0;
   virtual Result<JobRecord> get_job(const std::string& id) = 0;  // kNotFound when absent
-  virtual Result<std::vector<JobRecord>> recent_jobs(int limit) = 0;  // newest first
+  virtual Result<std::vector<JobRecord>> recent_jobs(int limit) = 0;  // newest first, limit > 0
 
   virtual Status begin_phase(const std::string& job_id, const std::string& phase, int64_t at_ms) = 0;
-  // Closes the open row of that phase; kNotFound when none is open.
+  // Closes the most recent open row of that phase; kNotFound when none is open.
   virtual Status end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
                            const std::string& outcome, const std::string& detail) = 0;
   virtual Result<std::vector<PhaseRecord>> phases(const std::string& job_id) = 0;  // in order
 
   // Writes the row and returns its row_id.
   virtual Result<int64_t> add_pod(const PodRecord& pod) = 0;
-  virtual Status update_pod(const PodRecord& pod) = 0;  // by row_id
+  // Replaces every field but row_id. kNotFound when no such row.
+  virtual Status update_pod(const PodRecord& pod) = 0;
   virtual Result<std::vector<PodRecord>> pods_of_job(const std::string& job_id) = 0;
   // Pods not confirmed deleted ("creating", "alive", "deleting"), oldest first.
   virtual Result<std::vector<PodRecord>> live_pods() = 0;

@@ -33,7 +33,8 @@ const std::vector<const char*>& migrations() {
           estimate_json TEXT NOT NULL,
           report_path TEXT NOT NULL,
           created_ms INTEGER NOT NULL,
-          finished_ms INTEGER NOT NULL
+          finished_ms INTEGER NOT NULL,
+          owner_pid INTEGER NOT NULL DEFAULT 0
         );
         CREATE INDEX jobs_created_ms ON jobs(created_ms);
         CREATE TABLE phases (
@@ -149,7 +150,7 @@ Status migrate(sqlite3* db, const std::string& path) {
   Status done = version ? check_not_newer(path, *version) : Status(version.error());
   if (done) done = apply_migrations(db, *version);
   if (done) done = exec(db, "COMMIT", "commit migration");
-  if (!done) exec(db, "ROLLBACK", "roll back migration").ok();
+  if (!done) static_cast<void>(exec(db, "ROLLBACK", "roll back migration"));  // best effort
   return done;
 }
 

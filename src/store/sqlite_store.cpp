@@ -16,7 +16,7 @@ using sqlite::Stmt;
 
 constexpr const char* kJobColumns =
     "id, pipeline, spec_path, state, phase, provider, error, estimate_json, report_path, "
-    "created_ms, finished_ms";
+    "created_ms, finished_ms, owner_pid";
 constexpr const char* kPodColumns =
     "row_id, job_id, provider, role, name, pod_id, gpu_type, gpu_count, usd_per_hour, "
     "price_source, state, host_key, created_ms, deleted_ms";
@@ -36,6 +36,7 @@ JobRecord read_job(const Stmt& s) {
   j.report_path = s.text(8);
   j.created_ms = s.int64(9);
   j.finished_ms = s.int64(10);
+  j.owner_pid = s.int64(11);
   return j;
 }
 
@@ -141,12 +142,12 @@ Status SqliteStore::run_changing(Stmt& stmt, const std::string& missing) {
 Status SqliteStore::create_job(const JobRecord& j) {
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(std::string("INSERT INTO jobs (") + kJobColumns +
-                               ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            "create job");
   if (!s) return s.error();
   s->bind(j.id).bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
   s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.created_ms);
-  s->bind(j.finished_ms);
+  s->bind(j.finished_ms).bind(j.owner_pid);
   return s->run();
 }
 
@@ -154,11 +155,12 @@ Status SqliteStore::update_job(const JobRecord& j) {
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(
       "UPDATE jobs SET pipeline = ?, spec_path = ?, state = ?, phase = ?, provider = ?, "
-      "error = ?, estimate_json = ?, report_path = ?, finished_ms = ? WHERE id = ?",
+      "error = ?, estimate_json = ?, report_path = ?, finished_ms = ?, owner_pid = ? WHERE id = ?",
       "update job");
   if (!s) return s.error();
   s->bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
-  s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.finished_ms).bind(j.id);
+  s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.finished_ms).bind(j.owner_pid);
+  s->bind(j.id);
   return run_changing(*s, "store: no job with id " + quoted(j.id));
 }
 
