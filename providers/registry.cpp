@@ -28,7 +28,8 @@ Result<std::unique_ptr<Provider>> make_provider(const std::string& name, const C
                                                 Clock& clock) {
   for (const auto& e : provider_table()) {
     if (name != e.name) continue;
-    if (!e.make) return make_error(ErrorCode::kUnavailable, name + ": driver not in this build yet");
+    if (!e.make)
+      return make_error(ErrorCode::kUnavailable, name + ": driver not in this build yet");
     return e.make(config, clock);
   }
   return make_error(ErrorCode::kInvalid, "unknown provider \"" + name + "\"");

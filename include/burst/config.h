@@ -14,15 +14,15 @@
 namespace burst {
 
 struct LocalCloudConfig {
-  std::string root;               // default: <state dir>/local
-  std::string sshd;               // default: found on PATH-like locations
-  double gpu_usd_per_hour = 0;    // the local cloud is free unless you say otherwise
+  std::string root;             // default: <state dir>/local
+  std::string sshd;             // default: found on PATH-like locations
+  double gpu_usd_per_hour = 0;  // the local cloud is free unless you say otherwise
   double cpu_usd_per_hour = 0;
 };
 
 struct Config {
   std::string config_dir;
-  std::string config_file;        // the file read, or "" when none existed
+  std::string config_file;  // the file read, or "" when none existed
   std::string state_dir;
   std::string db_path;            // <state dir>/burst.db
   std::string reports_dir;        // default: <state dir>/reports

@@ -19,14 +19,14 @@ inline constexpr const char* kPodNamePrefix = "burst-";
 
 struct Offer {
   std::string provider;
-  std::string gpu_type;          // catalog name, e.g. "RTX_4090"; "cpu" for CPU-only offers
+  std::string gpu_type;  // catalog name, e.g. "RTX_4090"; "cpu" for CPU-only offers
   int gpu_count = 0;
-  std::optional<double> vram_gb; // per GPU; unset when unknown (local: this machine's CPU)
-  double usd_per_hour = 0;       // on-demand, whole offer
+  std::optional<double> vram_gb;  // per GPU; unset when unknown (local: this machine's CPU)
+  double usd_per_hour = 0;        // on-demand, whole offer
   std::optional<double> spot_usd_per_hour;
   std::string region;
   bool available = true;
-  std::string price_source;      // "live offer" | "offline table" | "config"
+  std::string price_source;  // "live offer" | "offline table" | "config"
 };
 
 struct Volume {
@@ -37,16 +37,16 @@ struct Volume {
 };
 
 struct PodRequest {
-  std::string name;              // kPodNamePrefix + job id + role; idempotency key where supported
+  std::string name;  // kPodNamePrefix + job id + role; idempotency key where supported
   std::string job_id;
-  bool gpu = true;               // false: a CPU pod (the upload hand-off)
-  std::string gpu_type;          // from the chosen offer; ignored for CPU pods
+  bool gpu = true;       // false: a CPU pod (the upload hand-off)
+  std::string gpu_type;  // from the chosen offer; ignored for CPU pods
   int gpu_count = 1;
-  bool spot = false;             // interruptible pricing, where the provider offers it
+  bool spot = false;  // interruptible pricing, where the provider offers it
   std::string image;
-  std::string volume_id;         // attached at mount_path; must already exist
+  std::string volume_id;  // attached at mount_path; must already exist
   std::string mount_path;
-  std::string ssh_public_key;    // OpenSSH one-line format
+  std::string ssh_public_key;              // OpenSSH one-line format
   std::map<std::string, std::string> env;  // non-secret only; secrets travel over SSH
   std::vector<int> ports;
 };
@@ -55,7 +55,7 @@ enum class PodState { kPending, kRunning, kStopping, kGone, kUnknown };
 
 struct SshEndpoint {
   std::string host;
-  int port = 0;                  // 0 while the provider has not published it
+  int port = 0;  // 0 while the provider has not published it
   std::string user;
 };
 

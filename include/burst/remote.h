@@ -34,7 +34,7 @@ struct RemoteFileInfo {
   std::string path;
   uint64_t size = 0;
   uint32_t mode = 0;
-  int64_t mtime = 0;   // seconds since epoch
+  int64_t mtime = 0;  // seconds since epoch
   bool is_dir = false;
 };
 

@@ -1,5 +1,6 @@
 // The pipeline spec (v1) as plain values. Parsing lives in src/spec/ (the only place that sees
-// yaml-cpp); everything else reads these structs. Field-by-field documentation: docs/pipeline-spec.md.
+// yaml-cpp); everything else reads these structs. Field-by-field documentation:
+// docs/pipeline-spec.md.
 #pragma once
 
 #include <map>
@@ -18,29 +19,29 @@ struct SourcePos {
 };
 
 struct WorkloadReference {
-  std::string gpu;              // GPU type the runtime was measured on ("local" allowed)
-  double runtime_seconds = 0;   // measured wall time of the whole run step on that GPU
-  std::string bound;            // "bandwidth" | "compute" | "" (unknown)
+  std::string gpu;             // GPU type the runtime was measured on ("local" allowed)
+  double runtime_seconds = 0;  // measured wall time of the whole run step on that GPU
+  std::string bound;           // "bandwidth" | "compute" | "" (unknown)
 };
 
 // Facts about the work that the cost model needs. Issue 3 gives each kind its formula; v1 parses
 // and keeps them so specs written today stay valid.
 struct Workload {
-  std::string kind;             // "llm-inference" | "llm-training" | "diffusion" | "custom"
-  std::optional<double> params_b;        // parameters, billions
-  std::string precision;                 // fp32 | fp16 | bf16 | fp8 | int8 | int4 | ""
-  std::optional<long> items;             // units of work (questions, images, requests)
-  std::optional<long> steps;             // denoising steps per item
-  std::optional<long> batch;             // items per batch
-  std::optional<long> concurrency;       // concurrent requests (llm-inference)
-  std::optional<long> context_tokens;    // context length (llm-inference)
-  std::optional<long> tokens;            // tokens to generate or process
+  std::string kind;                    // "llm-inference" | "llm-training" | "diffusion" | "custom"
+  std::optional<double> params_b;      // parameters, billions
+  std::string precision;               // fp32 | fp16 | bf16 | fp8 | int8 | int4 | ""
+  std::optional<long> items;           // units of work (questions, images, requests)
+  std::optional<long> steps;           // denoising steps per item
+  std::optional<long> batch;           // items per batch
+  std::optional<long> concurrency;     // concurrent requests (llm-inference)
+  std::optional<long> context_tokens;  // context length (llm-inference)
+  std::optional<long> tokens;          // tokens to generate or process
   std::optional<WorkloadReference> reference;
 };
 
 struct Resources {
-  std::vector<std::string> providers;    // allowed providers, in preference order; empty = all
-  std::vector<std::string> gpus;         // allowed GPU type names; empty = any
+  std::vector<std::string> providers;  // allowed providers, in preference order; empty = all
+  std::vector<std::string> gpus;       // allowed GPU type names; empty = any
   int gpu_count = 1;
   std::optional<double> min_vram_gb;
   std::optional<double> max_usd_per_hour;
@@ -48,27 +49,27 @@ struct Resources {
 };
 
 struct VolumeSpec {
-  std::string name;                      // default: the pipeline's name
+  std::string name;  // default: the pipeline's name
   int size_gb = 50;
-  std::string mount = "/workspace";      // mount path on cloud pods; $BURST_VOLUME everywhere
+  std::string mount = "/workspace";  // mount path on cloud pods; $BURST_VOLUME everywhere
 };
 
 struct CodeSpec {
-  std::string dir;                       // local dir, resolved against the spec file's dir
-  std::vector<std::string> exclude;      // gitignore-style patterns
-  bool gitignore = true;                 // honour .gitignore files in dir
-  std::string remote_dir;                // default: "$BURST_VOLUME/<name>"
+  std::string dir;                   // local dir, resolved against the spec file's dir
+  std::vector<std::string> exclude;  // gitignore-style patterns
+  bool gitignore = true;             // honour .gitignore files in dir
+  std::string remote_dir;            // default: "$BURST_VOLUME/<name>"
 };
 
 struct Artefact {
-  std::string remote;                    // path or glob, relative to the remote code dir
-  std::string local;                     // local dir, resolved against the spec file's dir
+  std::string remote;  // path or glob, relative to the remote code dir
+  std::string local;   // local dir, resolved against the spec file's dir
   SourcePos pos;
 };
 
 struct UploadSpec {
-  std::string image;                     // CPU pod image; default: the spec's image
-  std::string run;                       // shell script run on the CPU pod
+  std::string image;  // CPU pod image; default: the spec's image
+  std::string run;    // shell script run on the CPU pod
 };
 
 struct Budget {
@@ -77,20 +78,20 @@ struct Budget {
 };
 
 struct Schedule {
-  std::string cron;                      // 5-field cron or @daily etc. (checked by the daemon)
+  std::string cron;  // 5-field cron or @daily etc. (checked by the daemon)
   std::string timezone = "UTC";
   SourcePos pos;
 };
 
 struct SecretRef {
-  std::string name;                      // environment variable name, read locally at run time
-  bool optional = false;                 // if unset locally: skip it (true) or refuse to run (false)
+  std::string name;       // environment variable name, read locally at run time
+  bool optional = false;  // if unset locally: skip it (true) or refuse to run (false)
   SourcePos pos;
 };
 
 struct PipelineSpec {
-  std::string path;                      // the file it was read from
-  std::string dir;                       // that file's directory (absolute)
+  std::string path;  // the file it was read from
+  std::string dir;   // that file's directory (absolute)
   int version = 1;
   std::string name;
   Workload workload;
@@ -100,10 +101,10 @@ struct PipelineSpec {
   std::map<std::string, std::string> env;
   std::vector<SecretRef> secrets;
   CodeSpec code;
-  std::string setup;                     // shell script; may be empty
-  std::string run;                       // shell script; required
+  std::string setup;  // shell script; may be empty
+  std::string run;    // shell script; required
   std::vector<Artefact> artefacts;
-  bool pull_on_failure = true;           // pull what exists when run fails or is interrupted
+  bool pull_on_failure = true;  // pull what exists when run fails or is interrupted
   std::optional<UploadSpec> upload;
   Budget budget;
   std::optional<Schedule> schedule;

@@ -17,26 +17,26 @@
 namespace burst {
 
 struct JobRecord {
-  std::string id;            // "20261122-070941-ab12cd"
-  std::string pipeline;      // spec name
+  std::string id;        // "20261122-070941-ab12cd"
+  std::string pipeline;  // spec name
   std::string spec_path;
-  std::string state;         // "running" | "succeeded" | "failed" | "interrupted"
-  std::string phase;         // current or last phase name
+  std::string state;  // "running" | "succeeded" | "failed" | "interrupted"
+  std::string phase;  // current or last phase name
   std::string provider;
-  std::string error;         // why it failed, redacted; empty on success
-  std::string estimate_json; // the plan's estimate, as JSON text
-  std::string report_path;   // JSON report, once written
+  std::string error;          // why it failed, redacted; empty on success
+  std::string estimate_json;  // the plan's estimate, as JSON text
+  std::string report_path;    // JSON report, once written
   int64_t created_ms = 0;
-  int64_t finished_ms = 0;   // 0 while running
-  int64_t owner_pid = 0;     // the burst process running it (reap leaves a live owner's pods alone)
+  int64_t finished_ms = 0;  // 0 while running
+  int64_t owner_pid = 0;    // the burst process running it (reap leaves a live owner's pods alone)
 };
 
 struct PhaseRecord {
   std::string job_id;
   std::string phase;
   int64_t started_ms = 0;
-  int64_t ended_ms = 0;      // 0 while in progress
-  std::string outcome;       // "" while in progress, then "ok" | "failed" | "skipped" | "interrupted"
+  int64_t ended_ms = 0;  // 0 while in progress
+  std::string outcome;   // "" while in progress, then "ok" | "failed" | "skipped" | "interrupted"
   std::string detail;
 };
 
@@ -44,9 +44,9 @@ struct PodRecord {
   int64_t row_id = 0;
   std::string job_id;
   std::string provider;
-  std::string role;          // "gpu" | "cpu"
-  std::string name;          // the name burst gave it (carries the tag and job id)
-  std::string pod_id;        // provider's id; empty until create returned
+  std::string role;    // "gpu" | "cpu"
+  std::string name;    // the name burst gave it (carries the tag and job id)
+  std::string pod_id;  // provider's id; empty until create returned
   std::string gpu_type;
   int gpu_count = 0;
   double usd_per_hour = 0;   // price captured at creation
@@ -59,7 +59,7 @@ struct PodRecord {
 
 struct TransferRecord {
   std::string job_id;
-  std::string direction;     // "sync" | "pull"
+  std::string direction;  // "sync" | "pull"
   int64_t files = 0;
   int64_t bytes = 0;
   int64_t millis = 0;
@@ -73,10 +73,11 @@ class Store {
   virtual Status create_job(const JobRecord& job) = 0;
   // By id; every field but id and created_ms. kNotFound when no such job.
   virtual Status update_job(const JobRecord& job) = 0;
-  virtual Result<JobRecord> get_job(const std::string& id) = 0;  // kNotFound when absent
+  virtual Result<JobRecord> get_job(const std::string& id) = 0;       // kNotFound when absent
   virtual Result<std::vector<JobRecord>> recent_jobs(int limit) = 0;  // newest first, limit > 0
 
-  virtual Status begin_phase(const std::string& job_id, const std::string& phase, int64_t at_ms) = 0;
+  virtual Status begin_phase(const std::string& job_id, const std::string& phase,
+                             int64_t at_ms) = 0;
   // Closes the most recent open row of that phase; kNotFound when none is open.
   virtual Status end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
                            const std::string& outcome, const std::string& detail) = 0;

@@ -110,7 +110,8 @@ class LocalProvider : public Provider {
     std::vector<Volume> out;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(fs::path(c_.root) / "volumes", ec))
-      if (e.is_directory()) out.push_back({e.path().filename(), e.path().filename(), "this-machine", 0});
+      if (e.is_directory())
+        out.push_back({e.path().filename(), e.path().filename(), "this-machine", 0});
     return out;
   }
 
@@ -128,8 +129,12 @@ class LocalProvider : public Provider {
     if (ec) return make_error(ErrorCode::kInternal, "local: " + dir.string() + ": " + ec.message());
     ::chmod(dir.c_str(), 0700);
     // The record goes down first so list_pods (and reap) can see the pod from here on.
-    json rec = {{"id", id}, {"name", r.name}, {"job_id", r.job_id}, {"gpu", r.gpu},
-                {"volume", volume.string()}, {"created_ms", to_unix_ms(clock_.now())}};
+    json rec = {{"id", id},
+                {"name", r.name},
+                {"job_id", r.job_id},
+                {"gpu", r.gpu},
+                {"volume", volume.string()},
+                {"created_ms", to_unix_ms(clock_.now())}};
     std::ofstream(dir / "pod.json") << rec.dump(2);
     auto host_key = ensure_keypair((dir / "host_ed25519").string());
     if (!host_key.ok()) return with_context(host_key.error(), "local: host key");
@@ -153,7 +158,8 @@ class LocalProvider : public Provider {
 
   Result<Pod> get_pod(const std::string& id) override {
     fs::path dir = pod_dir(id);
-    if (!fs::exists(dir / "pod.json")) return make_error(ErrorCode::kNotFound, "local: no pod " + id);
+    if (!fs::exists(dir / "pod.json"))
+      return make_error(ErrorCode::kNotFound, "local: no pod " + id);
     json rec = json::parse(read_file(dir / "pod.json"), nullptr, false);
     if (rec.is_discarded()) rec = json::object();
     Pod pod;
@@ -192,12 +198,14 @@ class LocalProvider : public Provider {
     // A session forked while we were stopping the listener: one more sweep.
     if (left.empty()) left = terminate_all(local_pod_processes(id), 2000);
     if (!left.empty())
-      return make_error(ErrorCode::kUnavailable, "local: pod " + id + ": " +
-                                                     std::to_string(left.size()) +
-                                                     " processes survived SIGKILL");
+      return make_error(
+          ErrorCode::kUnavailable,
+          "local: pod " + id + ": " + std::to_string(left.size()) + " processes survived SIGKILL");
     std::error_code ec;
     fs::remove_all(dir, ec);
-    if (ec) return make_error(ErrorCode::kInternal, "local: remove " + dir.string() + ": " + ec.message());
+    if (ec)
+      return make_error(ErrorCode::kInternal,
+                        "local: remove " + dir.string() + ": " + ec.message());
     return Status::Ok();
   }
 
@@ -222,8 +230,7 @@ class LocalProvider : public Provider {
          << "Subsystem sftp internal-sftp\n"
          << "SetEnv " << quote_setenv(kLocalPodEnv, id) << " "
          << quote_setenv("BURST_VOLUME", volume.string()) << " "
-         << quote_setenv("BURST_POD_DIR", dir.string()) << " "
-         << quote_setenv("BURST_POD_ID", id);
+         << quote_setenv("BURST_POD_DIR", dir.string()) << " " << quote_setenv("BURST_POD_ID", id);
     for (const auto& [k, v] : r.env) conf << " " << quote_setenv(k, v);
     conf << "\n";
     std::ofstream(dir / "sshd_config") << conf.str();
@@ -238,7 +245,8 @@ class LocalProvider : public Provider {
     std::map<std::string, std::string> env = {{kLocalPodEnv, id},
                                               {"PATH", "/usr/local/bin:/usr/bin:/bin"}};
     std::string log = (dir / "sshd.log").string();
-    auto rc = run_and_wait({c_.sshd_path, "-f", (dir / "sshd_config").string(), "-E", log}, env, log);
+    auto rc =
+        run_and_wait({c_.sshd_path, "-f", (dir / "sshd_config").string(), "-E", log}, env, log);
     if (!rc.ok()) return rc.error();
     for (int i = 0; i < 100 && *rc == 0; ++i) {
       if (process_alive(sshd_pid(dir))) return Status::Ok();

@@ -16,9 +16,9 @@
 namespace burst {
 
 struct LocalProviderConfig {
-  std::string root;                 // holds pods/ and volumes/
-  std::string sshd_path;            // absolute; empty = search the usual places
-  double gpu_usd_per_hour = 0;      // for accounting only; the local cloud is free by default
+  std::string root;             // holds pods/ and volumes/
+  std::string sshd_path;        // absolute; empty = search the usual places
+  double gpu_usd_per_hour = 0;  // for accounting only; the local cloud is free by default
   double cpu_usd_per_hour = 0;
 };
 

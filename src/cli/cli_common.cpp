@@ -69,6 +69,7 @@ void install_signal_handlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);  // a closed terminal must not orphan a pod
   signal(SIGPIPE, SIG_IGN);
 }
 

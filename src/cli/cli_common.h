@@ -14,8 +14,8 @@ namespace burst {
 enum ExitCode {
   kExitOk = 0,
   kExitFailure = 1,
-  kExitUsage = 2,        // bad arguments or a bad spec
-  kExitConfig = 3,       // bad config or credentials
+  kExitUsage = 2,   // bad arguments or a bad spec
+  kExitConfig = 3,  // bad config or credentials
   kExitInterrupted = 130,
 };
 

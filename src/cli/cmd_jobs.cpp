@@ -26,16 +26,25 @@ int cmd_jobs(int limit, bool json) {
     double usd = r.ok() ? r->total_usd : 0;
     double secs = r.ok() ? r->wall_s : 0;
     if (json) {
-      out.push_back({{"id", j.id}, {"pipeline", j.pipeline}, {"state", j.state}, {"phase", j.phase},
-                     {"provider", j.provider}, {"started", format_utc(from_unix_ms(j.created_ms))},
-                     {"seconds", secs}, {"usd", usd}, {"error", j.error}, {"report", j.report_path}});
+      out.push_back({{"id", j.id},
+                     {"pipeline", j.pipeline},
+                     {"state", j.state},
+                     {"phase", j.phase},
+                     {"provider", j.provider},
+                     {"started", format_utc(from_unix_ms(j.created_ms))},
+                     {"seconds", secs},
+                     {"usd", usd},
+                     {"error", j.error},
+                     {"report", j.report_path}});
     } else {
       std::printf("%-22s %-16s %-12s %-15s %-8s %9.1f %9.4f\n", j.id.c_str(), j.pipeline.c_str(),
                   j.state.c_str(), j.phase.c_str(), j.provider.c_str(), secs, usd);
     }
   }
-  if (json) std::cout << out.dump(2) << std::endl;
-  else if (jobs->empty()) std::cout << "no jobs yet\n";
+  if (json)
+    std::cout << out.dump(2) << std::endl;
+  else if (jobs->empty())
+    std::cout << "no jobs yet\n";
   return kExitOk;
 }
 

@@ -62,7 +62,8 @@ int cmd_reap(const ReapArgs& args) {
 
   std::vector<PodRecord> targets = *live;
   std::set<std::string> known;
-  for (const auto& p : targets) known.insert(p.provider + "/" + (p.pod_id.empty() ? p.name : p.pod_id));
+  for (const auto& p : targets)
+    known.insert(p.provider + "/" + (p.pod_id.empty() ? p.name : p.pod_id));
   std::map<std::string, std::unique_ptr<Provider>> providers;
   int errors = 0;
   for (const auto& entry : provider_table()) {
@@ -110,11 +111,15 @@ int cmd_reap(const ReapArgs& args) {
       if (!st.ok()) ++errors;
     }
     std::string id = rec.pod_id.empty() ? rec.name : rec.pod_id;
-    if (!args.json) std::cout << rec.provider << " " << id << " (job " << rec.job_id << "): " << outcome << "\n";
-    out.push_back({{"provider", rec.provider}, {"pod", id}, {"job_id", rec.job_id}, {"outcome", outcome}});
+    if (!args.json)
+      std::cout << rec.provider << " " << id << " (job " << rec.job_id << "): " << outcome << "\n";
+    out.push_back(
+        {{"provider", rec.provider}, {"pod", id}, {"job_id", rec.job_id}, {"outcome", outcome}});
   }
-  if (args.json) std::cout << out.dump(2) << std::endl;
-  else if (targets.empty()) std::cout << "no live pods\n";
+  if (args.json)
+    std::cout << out.dump(2) << std::endl;
+  else if (targets.empty())
+    std::cout << "no live pods\n";
   return errors ? kExitFailure : kExitOk;
 }
 

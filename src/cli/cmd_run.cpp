@@ -48,11 +48,11 @@ void print_plan(const PipelineSpec& spec, const Plan& plan) {
             << std::max(1, spec.resources.gpu_count) << " at " << money(plan.gpu.usd_per_hour)
             << "/h (" << plan.gpu.price_source << ")\n";
   if (plan.cpu)
-    std::cout << "  upload:  " << plan.cpu->provider << " CPU pod at " << money(plan.cpu->usd_per_hour)
-              << "/h\n";
+    std::cout << "  upload:  " << plan.cpu->provider << " CPU pod at "
+              << money(plan.cpu->usd_per_hour) << "/h\n";
   std::cout << "  volume:  " << spec.volume.name << " (" << spec.volume.size_gb << " GB)\n"
-            << "  estimate: " << static_cast<long>(e.total_s) << " s of GPU time, "
-            << money(e.usd) << "  [" << e.basis << "]\n";
+            << "  estimate: " << static_cast<long>(e.total_s) << " s of GPU time, " << money(e.usd)
+            << "  [" << e.basis << "]\n";
   if (spec.budget.max_usd) std::cout << "  budget:  " << money(*spec.budget.max_usd) << "\n";
 }
 
@@ -106,7 +106,8 @@ int cmd_run(const RunArgs& args) {
   const bool costs_money = plan->gpu.usd_per_hour > 0 || (plan->cpu && plan->cpu->usd_per_hour > 0);
   auto console = make_terminal_console(args.quiet || args.json);
   if (costs_money && !args.yes && !console->confirm("Start this job?"))
-    return fail(kExitFailure, "not confirmed; nothing was created (pass --yes to skip the question)");
+    return fail(kExitFailure,
+                "not confirmed; nothing was created (pass --yes to skip the question)");
 
   auto key = ensure_keypair(config->ssh_key);
   if (!key.ok()) return fail(kExitConfig, key.error().message);
@@ -117,12 +118,15 @@ int cmd_run(const RunArgs& args) {
 
   JobInput in{new_job_id(clock.now()), *spec, *plan, std::move(code), secrets, *key};
   const std::string job_id = in.job_id;
-  JobDeps deps{**store, clock, *connector, *providers[plan->gpu.provider], *console, *config,
-               [] { return g_interrupts.load(); }};
+  JobDeps deps{**store, clock, *connector, *providers[plan->gpu.provider], *console, *config, [] {
+                 return g_interrupts.load();
+               }};
   JobResult result = JobRunner(deps, std::move(in)).run();
 
   if (args.json) {
-    nlohmann::json out = {{"job_id", job_id}, {"state", result.state}, {"error", result.error},
+    nlohmann::json out = {{"job_id", job_id},
+                          {"state", result.state},
+                          {"error", result.error},
                           {"report", result.report_json_path}};
     std::cout << out.dump(2) << std::endl;
   } else if (!result.error.empty()) {

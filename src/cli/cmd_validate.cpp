@@ -11,7 +11,8 @@ int cmd_validate(const std::string& path, bool json) {
   if (json) {
     std::vector<SpecError> errors;
     auto spec = load_spec_file(path, &errors);
-    nlohmann::json out = {{"file", path}, {"valid", spec.ok()}, {"errors", nlohmann::json::array()}};
+    nlohmann::json out = {
+        {"file", path}, {"valid", spec.ok()}, {"errors", nlohmann::json::array()}};
     if (!spec.ok() && errors.empty()) out["errors"].push_back(spec.error().message);
     for (const auto& e : errors) out["errors"].push_back(e.text);
     std::cout << out.dump(2) << std::endl;

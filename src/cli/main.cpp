@@ -9,9 +9,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   burst::RunArgs run;
-  auto* run_cmd = app.add_subcommand("run", "Plan and run a pipeline; pods are deleted on every exit path");
+  auto* run_cmd =
+      app.add_subcommand("run", "Plan and run a pipeline; pods are deleted on every exit path");
   run_cmd->add_option("file", run.spec, "pipeline spec (YAML)")->required();
-  run_cmd->add_option("--provider", run.provider, "use this provider instead of resources.providers");
+  run_cmd->add_option("--provider", run.provider,
+                      "use this provider instead of resources.providers");
   run_cmd->add_flag("-y,--yes", run.yes, "do not ask before spending money");
   run_cmd->add_flag("--json", run.json, "print the outcome as JSON");
   run_cmd->add_flag("-q,--quiet", run.quiet, "print only errors and the outcome");

@@ -46,7 +46,8 @@ class Reader {
 
   Status check_keys(const YAML::Node& map, const std::string& prefix,
                     std::initializer_list<const char*> known) const {
-    if (!map.IsMap()) return error(map, prefix.empty() ? "(top level)" : prefix, "expected a mapping");
+    if (!map.IsMap())
+      return error(map, prefix.empty() ? "(top level)" : prefix, "expected a mapping");
     for (const auto& kv : map) {
       std::string key = kv.first.as<std::string>();
       bool ok = false;
@@ -93,18 +94,20 @@ Status read_file(const std::string& path, Config* c) {
   }
   if (root.IsNull()) return Status::Ok();
   Reader r(path);
-  Status st = r.check_keys(root, "", {"state_dir", "reports_dir", "ssh_key", "ssh_wait_seconds",
-                                      "providers"});
+  Status st = r.check_keys(
+      root, "", {"state_dir", "reports_dir", "ssh_key", "ssh_wait_seconds", "providers"});
   if (st.ok()) st = r.string_field(root, "state_dir", "state_dir", &c->state_dir);
   if (st.ok()) st = r.string_field(root, "reports_dir", "reports_dir", &c->reports_dir);
   if (st.ok()) st = r.string_field(root, "ssh_key", "ssh_key", &c->ssh_key);
-  if (st.ok()) st = r.number_field(root, "ssh_wait_seconds", "ssh_wait_seconds", &c->ssh_wait_seconds);
+  if (st.ok())
+    st = r.number_field(root, "ssh_wait_seconds", "ssh_wait_seconds", &c->ssh_wait_seconds);
   if (!st.ok() || !root["providers"]) return st;
   YAML::Node providers = root["providers"];
   st = r.check_keys(providers, "providers", {"local"});
   YAML::Node local = providers["local"];
   if (!st.ok() || !local) return st;
-  st = r.check_keys(local, "providers.local", {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"});
+  st = r.check_keys(local, "providers.local",
+                    {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"});
   if (st.ok()) st = r.string_field(local, "root", "providers.local.root", &c->local.root);
   if (st.ok()) st = r.string_field(local, "sshd", "providers.local.sshd", &c->local.sshd);
   if (st.ok())

@@ -52,8 +52,10 @@ Outcome JobPhases::failed(const Error& e, const std::string& what, std::string* 
 
 void JobPhases::remote_line(bool is_err, const std::string& line) {
   std::string clean = redact_(line);
-  if (is_err) d_.console.remote_err(clean);
-  else d_.console.remote_out(clean);
+  if (is_err)
+    d_.console.remote_err(clean);
+  else
+    d_.console.remote_out(clean);
   log_ << format_utc(d_.clock.now()) << (is_err ? " ! " : " | ") << clean << "\n" << std::flush;
 }
 
@@ -66,21 +68,31 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
       *detail = p.gpu.provider + " " + p.gpu.gpu_type + ", estimate " + usd;
       return Outcome::kOk;
     }
-    case Phase::kProvision: return provision(detail);
-    case Phase::kWaitSsh: return connect_pod(gpu_, detail);
-    case Phase::kSync: return sync(detail);
+    case Phase::kProvision:
+      return provision(detail);
+    case Phase::kWaitSsh:
+      return connect_pod(gpu_, detail);
+    case Phase::kSync:
+      return sync(detail);
     case Phase::kSetup:
       if (in_.spec.setup.empty()) return Outcome::kSkipped;
       return step("setup", in_.spec.setup, gpu_, 0, detail);
     case Phase::kRun:
-      return step("run", in_.spec.run, gpu_, in_.spec.budget.max_runtime_seconds.value_or(0), detail);
-    case Phase::kPull: return pull(detail);
-    case Phase::kDeleteGpu: return delete_pod(gpu_, detail);
-    case Phase::kCpuProvision: return cpu_provision(detail);
-    case Phase::kUpload: return step("upload", in_.spec.upload->run, cpu_, 0, detail);
-    case Phase::kDeleteCpu: return delete_pod(cpu_, detail);
+      return step("run", in_.spec.run, gpu_, in_.spec.budget.max_runtime_seconds.value_or(0),
+                  detail);
+    case Phase::kPull:
+      return pull(detail);
+    case Phase::kDeleteGpu:
+      return delete_pod(gpu_, detail);
+    case Phase::kCpuProvision:
+      return cpu_provision(detail);
+    case Phase::kUpload:
+      return step("upload", in_.spec.upload->run, cpu_, 0, detail);
+    case Phase::kDeleteCpu:
+      return delete_pod(cpu_, detail);
     case Phase::kReport:
-    case Phase::kDone: return Outcome::kOk;
+    case Phase::kDone:
+      return Outcome::kOk;
   }
   return Outcome::kFailed;
 }
@@ -123,8 +135,8 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
 
 Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail) {
   const TimePoint start = d_.clock.now();
-  const TimePoint deadline = start + std::chrono::milliseconds(
-                                         static_cast<int64_t>(d_.config.ssh_wait_seconds * 1000));
+  const TimePoint deadline =
+      start + std::chrono::milliseconds(static_cast<int64_t>(d_.config.ssh_wait_seconds * 1000));
   auto stop = [&] {
     d_.console.progress("waiting for pod " + pod.record.pod_id + " " +
                         std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + "s");
@@ -167,7 +179,8 @@ Outcome JobPhases::sync(std::string* detail) {
                         std::to_string(s.bytes_sent / 1024) + " KiB");
   });
   if (!stats.ok()) return failed(stats.error(), "sync", detail);
-  const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.now() - start).count();
+  const int64_t ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.now() - start).count();
   (void)d_.store.add_transfer({in_.job_id, "sync", stats->files_sent, stats->bytes_sent, ms});
   *detail = std::to_string(stats->files_sent) + " of " + std::to_string(stats->files_total) +
             " files changed, " + std::to_string(stats->bytes_sent) + " bytes sent";
@@ -183,15 +196,16 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
     over_time = max_seconds > 0 && seconds_since(d_.clock, start) > max_seconds;
     return over_time || interrupted();
   };
-  auto status = run_step(*pod.session, pod.paths, name, script, workdir_,
-                         [&](bool e, const std::string& l) { remote_line(e, l); }, stop);
+  auto status = run_step(
+      *pod.session, pod.paths, name, script, workdir_,
+      [&](bool e, const std::string& l) { remote_line(e, l); }, stop);
   if (!status.ok() && status.error().code == ErrorCode::kInterrupted) {
     say("stopping the remote " + name + " command");
     stop_step(*pod.session, pod.paths, name);
     if (over_time) {
-      return failed(make_error(ErrorCode::kTimeout, "exceeded budget.max_runtime (" +
-                                                        std::to_string(static_cast<long>(max_seconds)) +
-                                                        " s); stopped"),
+      return failed(make_error(ErrorCode::kTimeout,
+                               "exceeded budget.max_runtime (" +
+                                   std::to_string(static_cast<long>(max_seconds)) + " s); stopped"),
                     name, detail);
     }
     return failed(status.error(), name, detail);
@@ -202,8 +216,9 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
     return failed(e, name, detail);
   }
   if (*status != 0) {
-    return failed(make_error(ErrorCode::kRemoteFailed, "exited with status " + std::to_string(*status)),
-                  name, detail);
+    return failed(
+        make_error(ErrorCode::kRemoteFailed, "exited with status " + std::to_string(*status)), name,
+        detail);
   }
   *detail = "exit 0";
   return Outcome::kOk;
@@ -215,13 +230,15 @@ Outcome JobPhases::pull(std::string* detail) {
   const TimePoint start = d_.clock.now();
   auto result = pull_artefacts(*gpu_.session, in_.spec.artefacts, workdir_, gpu_.paths.volume);
   if (!result.ok()) return failed(result.error(), "pull", detail);
-  const int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.now() - start).count();
+  const int64_t ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.now() - start).count();
   (void)d_.store.add_transfer({in_.job_id, "pull", result->files, result->bytes, ms});
   for (const auto& p : result->local_paths) say("pulled " + p);
   *detail = std::to_string(result->files) + " files, " + std::to_string(result->bytes) + " bytes";
   if (!result->unmatched.empty() && error_.empty()) {
-    return failed(make_error(ErrorCode::kNotFound, "no file on the pod matched " + result->unmatched.front()),
-                  "pull", detail);
+    return failed(
+        make_error(ErrorCode::kNotFound, "no file on the pod matched " + result->unmatched.front()),
+        "pull", detail);
   }
   return Outcome::kOk;
 }

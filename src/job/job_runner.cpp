@@ -1,10 +1,11 @@
 #include "job/job_runner.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <unistd.h>
 
 #include "job/job_phases.h"
 #include "report/job_report.h"

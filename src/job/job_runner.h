@@ -38,14 +38,14 @@ struct JobInput {
   std::string job_id;
   PipelineSpec spec;
   Plan plan;
-  ScanResult code;                              // what sync will send
-  std::map<std::string, std::string> secrets;   // name -> value, from the local environment
+  ScanResult code;                             // what sync will send
+  std::map<std::string, std::string> secrets;  // name -> value, from the local environment
   std::string ssh_public_key;
 };
 
 struct JobResult {
-  std::string state;      // succeeded | failed | interrupted
-  std::string error;      // redacted
+  std::string state;  // succeeded | failed | interrupted
+  std::string error;  // redacted
   std::string report_json_path;
   std::string report_md_path;
 };

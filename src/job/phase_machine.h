@@ -9,14 +9,14 @@ namespace burst {
 
 enum class Phase {
   kPlan,
-  kProvision,       // create the volume (find-or-create) and the GPU pod
-  kWaitSsh,         // pod running, sshd answering, host key pinned
-  kSync,            // code up to the volume
+  kProvision,  // create the volume (find-or-create) and the GPU pod
+  kWaitSsh,    // pod running, sshd answering, host key pinned
+  kSync,       // code up to the volume
   kSetup,
   kRun,
-  kPull,            // artefacts home
-  kDeleteGpu,       // delete and verify
-  kCpuProvision,    // CPU pod on the same volume, reachable over SSH
+  kPull,          // artefacts home
+  kDeleteGpu,     // delete and verify
+  kCpuProvision,  // CPU pod on the same volume, reachable over SSH
   kUpload,
   kDeleteCpu,
   kReport,
@@ -34,7 +34,7 @@ enum class Outcome {
 struct JobFacts {
   bool has_upload = false;
   bool pull_on_failure = true;
-  bool job_failed = false;     // some earlier phase failed or was interrupted
+  bool job_failed = false;  // some earlier phase failed or was interrupted
 };
 
 const char* to_string(Phase p);

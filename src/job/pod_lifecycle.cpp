@@ -45,7 +45,8 @@ Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::stri
     if (pod.ok() && pod->state == PodState::kGone)
       return make_error(ErrorCode::kUnavailable, "pod " + pod_id + " stopped while booting");
     if (clock.now() + wait > deadline)
-      return make_error(ErrorCode::kTimeout, "pod " + pod_id + " was not running with SSH by the deadline");
+      return make_error(ErrorCode::kTimeout,
+                        "pod " + pod_id + " was not running with SSH by the deadline");
     clock.sleep_for(wait);
     wait = std::min(wait * 2, Duration(5000));
   }
@@ -92,7 +93,8 @@ Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodReco
     if (!pod.ok() && pod.error().code == ErrorCode::kNotFound) break;
     if (pod.ok() && pod->state == PodState::kGone) break;
     if (clock.now() + wait > deadline)
-      return make_error(ErrorCode::kTimeout, "delete " + what + ": still present after the deadline");
+      return make_error(ErrorCode::kTimeout,
+                        "delete " + what + ": still present after the deadline");
     if (pod.ok()) (void)provider.delete_pod(record->pod_id);  // ask again; deletes are idempotent
     clock.sleep_for(wait);
     wait = std::min(wait * 2, Duration(5000));

@@ -21,9 +21,10 @@ void LineSplitter::flush() {
 }
 
 Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path) {
-  auto out = session.run_capture(
-      "v=\"${BURST_VOLUME:-" + mount_path + "}\"; d=\"${BURST_POD_DIR:-$HOME/.burst-pod}\"; "
-      "mkdir -p \"$d\" && chmod 700 \"$d\" && mkdir -p \"$v\" && printf '%s\\n%s\\n' \"$v\" \"$d\"");
+  auto out = session.run_capture("v=\"${BURST_VOLUME:-" + mount_path +
+                                 "}\"; d=\"${BURST_POD_DIR:-$HOME/.burst-pod}\"; "
+                                 "mkdir -p \"$d\" && chmod 700 \"$d\" && mkdir -p \"$v\" && printf "
+                                 "'%s\\n%s\\n' \"$v\" \"$d\"");
   if (!out.ok()) return with_context(out.error(), "probe pod");
   size_t nl = out->find('\n');
   PodPaths p{out->substr(0, nl), nl == std::string::npos ? "" : out->substr(nl + 1)};
@@ -49,10 +50,11 @@ Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::s
   if (!st.ok()) return st.error();
   const std::string pid_file = paths.pod_dir + "/" + step + ".pid";
   // sshd starts each command in a new session, so this shell's PID is its process group's id.
-  std::string cmd = "cd " + shell_quote(workdir) + " && . " + shell_quote(paths.pod_dir + "/env.sh") +
-                    " && echo $$ > " + shell_quote(pid_file) +
-                    " && if command -v bash >/dev/null 2>&1; then exec bash -e " + shell_quote(file) +
-                    "; else exec sh -e " + shell_quote(file) + "; fi";
+  std::string cmd = "cd " + shell_quote(workdir) + " && . " +
+                    shell_quote(paths.pod_dir + "/env.sh") + " && echo $$ > " +
+                    shell_quote(pid_file) +
+                    " && if command -v bash >/dev/null 2>&1; then exec bash -e " +
+                    shell_quote(file) + "; else exec sh -e " + shell_quote(file) + "; fi";
   LineSplitter out([&](const std::string& l) { on_line(false, l); });
   LineSplitter err([&](const std::string& l) { on_line(true, l); });
   OutputSink sink{[&](const char* d, size_t n) { out.feed(d, n); },
@@ -65,8 +67,10 @@ Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::s
 
 void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step) {
   const std::string pid_file = shell_quote(paths.pod_dir + "/" + step + ".pid");
-  (void)session.run_capture("p=$(cat " + pid_file + " 2>/dev/null) && [ -n \"$p\" ] && "
-                            "{ kill -TERM -- -$p 2>/dev/null; sleep 1; kill -KILL -- -$p 2>/dev/null; }; true");
+  (void)session.run_capture(
+      "p=$(cat " + pid_file +
+      " 2>/dev/null) && [ -n \"$p\" ] && "
+      "{ kill -TERM -- -$p 2>/dev/null; sleep 1; kill -KILL -- -$p 2>/dev/null; }; true");
 }
 
 }  // namespace burst

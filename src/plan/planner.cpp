@@ -44,13 +44,14 @@ Estimate estimate_for(const PipelineSpec& spec, const Offer& gpu, const std::opt
     e.run_s = spec.workload.reference->runtime_seconds;
     e.run_known = true;
     e.basis = "workload.reference: " + spec.workload.reference->gpu + " measured " +
-              std::to_string(static_cast<long>(e.run_s)) + " s (not yet scaled to " +
-              gpu.gpu_type + ")";
+              std::to_string(static_cast<long>(e.run_s)) + " s (not yet scaled to " + gpu.gpu_type +
+              ")";
   } else {
     e.basis = "no workload.reference: run time unknown, cost excludes the run";
   }
   e.total_s = e.cold_start_s + e.sync_s + e.run_s + e.pull_s;
-  double price = spec.resources.spot && gpu.spot_usd_per_hour ? *gpu.spot_usd_per_hour : gpu.usd_per_hour;
+  double price =
+      spec.resources.spot && gpu.spot_usd_per_hour ? *gpu.spot_usd_per_hour : gpu.usd_per_hour;
   e.usd = e.total_s / 3600.0 * price;
   if (cpu) {
     e.upload_s = cold_start_seconds(cpu->provider) + 10;
@@ -75,7 +76,8 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
       std::optional<Offer> cpu;
       if (spec.upload) {
         for (const Offer& c : in.cpu_offers)
-          if (c.provider == o.provider && c.available && (!cpu || c.usd_per_hour < cpu->usd_per_hour))
+          if (c.provider == o.provider && c.available &&
+              (!cpu || c.usd_per_hour < cpu->usd_per_hour))
             cpu = c;
         if (!cpu) {
           notes.push_back(o.provider + ": no CPU pod for the upload step");
@@ -94,19 +96,22 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     return make_error(ErrorCode::kNoCapacity, msg);
   }
   if (spec.budget.max_usd && best->estimate.usd > *spec.budget.max_usd)
-    return make_error(ErrorCode::kInvalid, "the cheapest plan is estimated at " +
-                                               fmt_money(best->estimate.usd) +
-                                               ", over budget.max_usd " +
-                                               fmt_money(*spec.budget.max_usd));
+    return make_error(ErrorCode::kInvalid,
+                      "the cheapest plan is estimated at " + fmt_money(best->estimate.usd) +
+                          ", over budget.max_usd " + fmt_money(*spec.budget.max_usd));
   best->notes = notes;
   return *best;
 }
 
 std::string estimate_to_json(const Estimate& e) {
-  nlohmann::json j = {{"cold_start_s", e.cold_start_s}, {"sync_s", e.sync_s},
-                      {"run_s", e.run_s},               {"pull_s", e.pull_s},
-                      {"upload_s", e.upload_s},         {"total_s", e.total_s},
-                      {"usd", e.usd},                   {"run_known", e.run_known},
+  nlohmann::json j = {{"cold_start_s", e.cold_start_s},
+                      {"sync_s", e.sync_s},
+                      {"run_s", e.run_s},
+                      {"pull_s", e.pull_s},
+                      {"upload_s", e.upload_s},
+                      {"total_s", e.total_s},
+                      {"usd", e.usd},
+                      {"run_known", e.run_known},
                       {"basis", e.basis}};
   return j.dump();
 }

@@ -20,11 +20,11 @@ struct Estimate {
   double sync_s = 0;
   double run_s = 0;
   double pull_s = 0;
-  double upload_s = 0;    // CPU hand-off, including its own cold start
-  double total_s = 0;     // GPU-billed seconds
+  double upload_s = 0;  // CPU hand-off, including its own cold start
+  double total_s = 0;   // GPU-billed seconds
   double usd = 0;
-  bool run_known = false; // false when the spec gives nothing to estimate the run from
-  std::string basis;      // one line: where the run time came from
+  bool run_known = false;  // false when the spec gives nothing to estimate the run from
+  std::string basis;       // one line: where the run time came from
 };
 
 struct Plan {

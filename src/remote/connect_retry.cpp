@@ -2,10 +2,9 @@
 
 namespace burst {
 
-Result<std::unique_ptr<RemoteSession>> connect_with_retry(RemoteConnector& connector,
-                                                          SshTarget& target, Clock& clock,
-                                                          TimePoint deadline,
-                                                          const std::function<bool()>& should_stop) {
+Result<std::unique_ptr<RemoteSession>> connect_with_retry(
+    RemoteConnector& connector, SshTarget& target, Clock& clock, TimePoint deadline,
+    const std::function<bool()>& should_stop) {
   Duration wait(250);
   while (true) {
     if (should_stop && should_stop()) return make_error(ErrorCode::kInterrupted, "interrupted");

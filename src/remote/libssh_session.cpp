@@ -18,7 +18,9 @@ namespace {
 constexpr size_t kChunk = 64 * 1024;
 constexpr int kPollMs = 100;
 
-std::string where(const SshTarget& t) { return "ssh " + t.user + "@" + t.host + ":" + std::to_string(t.port); }
+std::string where(const SshTarget& t) {
+  return "ssh " + t.user + "@" + t.host + ":" + std::to_string(t.port);
+}
 
 Error ssh_error(ErrorCode code, const std::string& context, ssh_session s) {
   return make_error(code, context + ": " + ssh_get_error(s));
@@ -55,7 +57,10 @@ class LibsshSession : public RemoteSession {
     if (!ch) return ssh_error(ErrorCode::kConnection, where_ + ": open channel", s_);
     struct Closer {
       ssh_channel ch;
-      ~Closer() { ssh_channel_close(ch); ssh_channel_free(ch); }
+      ~Closer() {
+        ssh_channel_close(ch);
+        ssh_channel_free(ch);
+      }
     } closer{ch};
     if (ssh_channel_open_session(ch) != SSH_OK)
       return ssh_error(ErrorCode::kConnection, where_ + ": open session", s_);
@@ -138,10 +143,12 @@ class LibsshSession : public RemoteSession {
       if (a) {
         bool dir = a->type == SSH_FILEXFER_TYPE_DIRECTORY;
         sftp_attributes_free(a);
-        if (!dir) return make_error(ErrorCode::kInvalid, where_ + ": " + partial + " is not a directory");
+        if (!dir)
+          return make_error(ErrorCode::kInvalid, where_ + ": " + partial + " is not a directory");
         continue;
       }
-      if (sftp_mkdir(sftp_, partial.c_str(), mode) != SSH_OK) return sftp_failure("mkdir " + partial);
+      if (sftp_mkdir(sftp_, partial.c_str(), mode) != SSH_OK)
+        return sftp_failure("mkdir " + partial);
     }
     return Status::Ok();
   }
@@ -171,7 +178,10 @@ class LibsshSession : public RemoteSession {
     Status st;
     while (true) {
       ssize_t n = sftp_read(f, buf.data(), buf.size());
-      if (n < 0) { st = sftp_failure("read " + remote_path); break; }
+      if (n < 0) {
+        st = sftp_failure("read " + remote_path);
+        break;
+      }
       if (n == 0) break;
       if (::write(fd, buf.data(), n) != n) {
         st = make_error(ErrorCode::kInternal, local_path + ": " + std::strerror(errno));
@@ -224,12 +234,19 @@ class LibsshSession : public RemoteSession {
     Status st;
     while (true) {
       ssize_t n = ::read(fd, buf.data(), buf.size());
-      if (n < 0) { st = make_error(ErrorCode::kInternal, std::string("read: ") + std::strerror(errno)); break; }
+      if (n < 0) {
+        st = make_error(ErrorCode::kInternal, std::string("read: ") + std::strerror(errno));
+        break;
+      }
       if (n == 0) break;
-      if (sftp_write(f, buf.data(), n) != n) { st = sftp_failure("write " + remote); break; }
+      if (sftp_write(f, buf.data(), n) != n) {
+        st = sftp_failure("write " + remote);
+        break;
+      }
     }
     sftp_close(f);
-    if (st.ok() && sftp_chmod(sftp_, remote.c_str(), mode) != SSH_OK) st = sftp_failure("chmod " + remote);
+    if (st.ok() && sftp_chmod(sftp_, remote.c_str(), mode) != SSH_OK)
+      st = sftp_failure("chmod " + remote);
     return st;
   }
 
@@ -278,7 +295,7 @@ class LibsshConnector : public RemoteConnector {
       ssh_disconnect(s);
       ssh_free(s);
       return make_error(ErrorCode::kInvalid, w + ": host key changed (pinned " + t.pinned_host_key +
-                                              ", offered " + fp + "): refusing to connect");
+                                                 ", offered " + fp + "): refusing to connect");
     }
     ssh_key key = nullptr;
     if (ssh_pki_import_privkey_file(t.private_key_path.c_str(), nullptr, nullptr, nullptr, &key) !=

@@ -61,27 +61,42 @@ Result<JobReport> build_job_report(Store& store, const std::string& job_id, Time
 
 std::string report_json(const JobReport& r) {
   json j;
-  j["job"] = {{"id", r.job.id}, {"pipeline", r.job.pipeline}, {"spec", r.job.spec_path},
-              {"state", r.job.state}, {"error", r.job.error}, {"provider", r.job.provider},
-              {"started", utc(r.job.created_ms)}, {"finished", utc(r.job.finished_ms)},
+  j["job"] = {{"id", r.job.id},
+              {"pipeline", r.job.pipeline},
+              {"spec", r.job.spec_path},
+              {"state", r.job.state},
+              {"error", r.job.error},
+              {"provider", r.job.provider},
+              {"started", utc(r.job.created_ms)},
+              {"finished", utc(r.job.finished_ms)},
               {"wall_s", r.wall_s}};
   j["pods"] = json::array();
   for (const auto& c : r.pods)
-    j["pods"].push_back({{"role", c.pod.role}, {"provider", c.pod.provider},
-                         {"pod_id", c.pod.pod_id}, {"name", c.pod.name},
-                         {"gpu_type", c.pod.gpu_type}, {"gpu_count", c.pod.gpu_count},
-                         {"usd_per_hour", c.pod.usd_per_hour}, {"price_source", c.pod.price_source},
-                         {"created", utc(c.pod.created_ms)}, {"deleted", utc(c.pod.deleted_ms)},
-                         {"deletion_confirmed", c.confirmed_deleted}, {"billed_s", c.billed_s},
+    j["pods"].push_back({{"role", c.pod.role},
+                         {"provider", c.pod.provider},
+                         {"pod_id", c.pod.pod_id},
+                         {"name", c.pod.name},
+                         {"gpu_type", c.pod.gpu_type},
+                         {"gpu_count", c.pod.gpu_count},
+                         {"usd_per_hour", c.pod.usd_per_hour},
+                         {"price_source", c.pod.price_source},
+                         {"created", utc(c.pod.created_ms)},
+                         {"deleted", utc(c.pod.deleted_ms)},
+                         {"deletion_confirmed", c.confirmed_deleted},
+                         {"billed_s", c.billed_s},
                          {"usd", c.usd}});
   j["phases"] = json::array();
   for (const auto& p : r.phases)
-    j["phases"].push_back({{"phase", p.phase}, {"outcome", p.outcome}, {"detail", p.detail},
+    j["phases"].push_back({{"phase", p.phase},
+                           {"outcome", p.outcome},
+                           {"detail", p.detail},
                            {"started", utc(p.started_ms)},
                            {"seconds", p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0}});
   j["transfers"] = json::array();
   for (const auto& t : r.transfers)
-    j["transfers"].push_back({{"direction", t.direction}, {"files", t.files}, {"bytes", t.bytes},
+    j["transfers"].push_back({{"direction", t.direction},
+                              {"files", t.files},
+                              {"bytes", t.bytes},
                               {"seconds", t.millis / 1000.0}});
   json est = estimate_of(r);
   j["estimate"] = est;
@@ -94,14 +109,17 @@ std::string report_markdown(const JobReport& r) {
   o << "# burst job " << r.job.id << "\n\n"
     << "- pipeline: `" << r.job.pipeline << "` (" << r.job.spec_path << ")\n"
     << "- provider: " << r.job.provider << "\n"
-    << "- state: **" << r.job.state << "**" << (r.job.error.empty() ? "" : ": " + r.job.error) << "\n"
+    << "- state: **" << r.job.state << "**" << (r.job.error.empty() ? "" : ": " + r.job.error)
+    << "\n"
     << "- started " << utc(r.job.created_ms) << ", finished " << utc(r.job.finished_ms) << " ("
     << secs(r.wall_s) << ")\n\n## Cost\n\n"
     << "| pod | type | $/hour (source) | billed | cost | deleted |\n|---|---|---|---|---|---|\n";
   for (const auto& c : r.pods)
     o << "| " << c.pod.role << " `" << c.pod.pod_id << "` | " << c.pod.gpu_type << " | "
       << money(c.pod.usd_per_hour) << " (" << c.pod.price_source << ") | " << secs(c.billed_s)
-      << " | " << money(c.usd) << " | " << (c.confirmed_deleted ? "confirmed " + utc(c.pod.deleted_ms) : "**NOT CONFIRMED: run `burst reap`**")
+      << " | " << money(c.usd) << " | "
+      << (c.confirmed_deleted ? "confirmed " + utc(c.pod.deleted_ms)
+                              : "**NOT CONFIRMED: run `burst reap`**")
       << " |\n";
   o << "| **total** | | | | **" << money(r.total_usd) << "** | |\n\n";
   json est = estimate_of(r);
@@ -117,11 +135,13 @@ std::string report_markdown(const JobReport& r) {
   o << "## Phases\n\n| phase | outcome | seconds | detail |\n|---|---|---|---|\n";
   for (const auto& p : r.phases)
     o << "| " << p.phase << " | " << p.outcome << " | "
-      << secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0) << " | " << p.detail << " |\n";
+      << secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0) << " | " << p.detail
+      << " |\n";
   if (!r.transfers.empty()) {
     o << "\n## Transfers\n\n| direction | files | bytes | seconds |\n|---|---|---|---|\n";
     for (const auto& t : r.transfers)
-      o << "| " << t.direction << " | " << t.files << " | " << t.bytes << " | " << t.millis / 1000.0 << " |\n";
+      o << "| " << t.direction << " | " << t.files << " | " << t.bytes << " | " << t.millis / 1000.0
+        << " |\n";
   }
   return o.str();
 }

@@ -12,7 +12,7 @@ namespace burst {
 
 struct PodCost {
   PodRecord pod;
-  double billed_s = 0;      // create requested -> delete confirmed (or `as_of` if not confirmed)
+  double billed_s = 0;  // create requested -> delete confirmed (or `as_of` if not confirmed)
   double usd = 0;
   bool confirmed_deleted = false;
 };

@@ -39,7 +39,8 @@ Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Arte
   for (const Artefact& a : artefacts) {
     std::string pattern = a.remote;
     const std::string vol_prefix = "$BURST_VOLUME/";
-    if (pattern.rfind(vol_prefix, 0) == 0) pattern = volume + "/" + pattern.substr(vol_prefix.size());
+    if (pattern.rfind(vol_prefix, 0) == 0)
+      pattern = volume + "/" + pattern.substr(vol_prefix.size());
     auto files = expand(session, pattern, workdir);
     if (!files.ok()) return with_context(files.error(), "artefact " + a.remote);
     if (files->empty()) result.unmatched.push_back(a.remote);
@@ -57,13 +58,15 @@ Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Arte
       tmp += ".burst-part";
       Status st = session.download(remote, tmp.string());
       if (st.ok() && fs::file_size(tmp, ec) != info->size)
-        st = make_error(ErrorCode::kUnavailable, "artefact " + f + ": size mismatch after download");
+        st =
+            make_error(ErrorCode::kUnavailable, "artefact " + f + ": size mismatch after download");
       if (!st.ok()) {
         fs::remove(tmp, ec);
         return st.error();
       }
       fs::rename(tmp, dest, ec);
-      if (ec) return make_error(ErrorCode::kInternal, "artefact " + dest.string() + ": " + ec.message());
+      if (ec)
+        return make_error(ErrorCode::kInternal, "artefact " + dest.string() + ": " + ec.message());
       result.files++;
       result.bytes += static_cast<int64_t>(info->size);
       result.local_paths.push_back(dest.string());

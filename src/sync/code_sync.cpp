@@ -35,7 +35,9 @@ struct Walker {
     std::error_code ec;
     std::vector<fs::directory_entry> entries;
     for (const auto& e : fs::directory_iterator(dir, ec)) entries.push_back(e);
-    if (ec) return make_error(ErrorCode::kInvalid, "code.dir: cannot read " + dir.string() + ": " + ec.message());
+    if (ec)
+      return make_error(ErrorCode::kInvalid,
+                        "code.dir: cannot read " + dir.string() + ": " + ec.message());
     std::sort(entries.begin(), entries.end());
     for (const auto& e : entries) {
       std::string name = e.path().filename().string();
@@ -47,7 +49,8 @@ struct Walker {
       if (is_link) {
         fs::path resolved = fs::weakly_canonical(e.path(), ec);
         if (ec || !inside(root, resolved) || !fs::is_regular_file(resolved, ec)) {
-          out.warnings.push_back("skipped symlink " + rel + ": it points outside the code dir or not to a file");
+          out.warnings.push_back("skipped symlink " + rel +
+                                 ": it points outside the code dir or not to a file");
           continue;
         }
         target = resolved;
@@ -58,10 +61,11 @@ struct Walker {
         if (!st.ok()) return st;
         continue;
       }
-      struct stat sb{};
+      struct stat sb {};
       if (::stat(target.c_str(), &sb) != 0 || !S_ISREG(sb.st_mode)) continue;
       out.files.push_back({rel, target.string(), static_cast<uint64_t>(sb.st_size),
-                           static_cast<uint32_t>(sb.st_mode & 07777), static_cast<int64_t>(sb.st_mtime)});
+                           static_cast<uint32_t>(sb.st_mode & 07777),
+                           static_cast<int64_t>(sb.st_mtime)});
       out.bytes += sb.st_size;
     }
     return Status::Ok();

@@ -14,7 +14,7 @@
 namespace burst {
 
 struct LocalFile {
-  std::string rel;      // '/'-separated, relative to the code dir
+  std::string rel;  // '/'-separated, relative to the code dir
   std::string abs;
   uint64_t size = 0;
   uint32_t mode = 0;
@@ -23,8 +23,8 @@ struct LocalFile {
 
 struct ScanResult {
   std::vector<LocalFile> files;
-  std::vector<std::string> dirs;       // relative, parents before children
-  std::vector<std::string> warnings;   // e.g. a symlink pointing outside the code dir, skipped
+  std::vector<std::string> dirs;      // relative, parents before children
+  std::vector<std::string> warnings;  // e.g. a symlink pointing outside the code dir, skipped
   uint64_t bytes = 0;
 };
 

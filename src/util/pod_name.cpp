@@ -8,11 +8,16 @@ std::string pod_name(const std::string& job_id, const std::string& role) {
 
 const char* to_string(PodState state) {
   switch (state) {
-    case PodState::kPending: return "pending";
-    case PodState::kRunning: return "running";
-    case PodState::kStopping: return "stopping";
-    case PodState::kGone: return "gone";
-    case PodState::kUnknown: return "unknown";
+    case PodState::kPending:
+      return "pending";
+    case PodState::kRunning:
+      return "running";
+    case PodState::kStopping:
+      return "stopping";
+    case PodState::kGone:
+      return "gone";
+    case PodState::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }

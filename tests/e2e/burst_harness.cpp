@@ -30,8 +30,8 @@ std::string read_file(const std::string& path) {
 std::vector<std::string> files_under(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); it != fs::recursive_directory_iterator();
-       it.increment(ec))
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec))
     if (it->is_regular_file(ec)) out.push_back(it->path().string());
   return out;
 }

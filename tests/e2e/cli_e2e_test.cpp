@@ -22,18 +22,23 @@ TEST(E2ECli, HelpOnEverySubcommandAndVersion) {
 TEST(E2ECli, ValidateAcceptsTheExample) {
   BurstHome home;
   std::string out, err;
-  EXPECT_EQ(run_burst(home, {"validate", std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml"},
-                      &out, &err), 0) << err;
+  EXPECT_EQ(
+      run_burst(home, {"validate", std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml"},
+                &out, &err),
+      0)
+      << err;
   EXPECT_NE(out.find("ok (pipeline tts-render)"), std::string::npos) << out;
 }
 
 TEST(E2ECli, BadSpecExits2NamesFileLineColumnFieldAndCreatesNothing) {
   BurstHome home;
-  std::string spec = home.write("bad.yaml", "name: x\nrun: echo hi\nresources:\n  max_usd_per_hour: cheap\n");
+  std::string spec =
+      home.write("bad.yaml", "name: x\nrun: echo hi\nresources:\n  max_usd_per_hour: cheap\n");
   std::string out, err;
   for (const char* cmd : {"validate", "run"}) {
     EXPECT_EQ(run_burst(home, {cmd, spec}, &out, &err), 2) << cmd;
-    EXPECT_EQ(err, spec + ":4:21: resources.max_usd_per_hour: expected a number, got \"cheap\"\n") << cmd;
+    EXPECT_EQ(err, spec + ":4:21: resources.max_usd_per_hour: expected a number, got \"cheap\"\n")
+        << cmd;
   }
   EXPECT_FALSE(std::filesystem::exists(home.state())) << "nothing may be created for a bad spec";
 }

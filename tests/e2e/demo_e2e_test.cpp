@@ -15,7 +15,8 @@ std::string sha256_of(const std::string& path) {
   std::string cmd = "sha256sum '" + path + "'";
   FILE* p = popen(cmd.c_str(), "r");
   char buf[128] = {0};
-  if (p && fgets(buf, sizeof buf, p)) {}
+  if (p && fgets(buf, sizeof buf, p)) {
+  }
   if (p) pclose(p);
   return std::string(buf).substr(0, 64);
 }
@@ -25,7 +26,8 @@ TEST(E2EDemo, ExampleRendersPullsUploadsAndReusesTheVolumeOnTheSecondRun) {
   // Copy the example so its outputs land in the temp dir, not the checkout.
   fs::copy(std::string(BURST_SOURCE_DIR) + "/examples/tts-render", home.work() + "/tts-render",
            fs::copy_options::recursive);
-  fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml", home.work() + "/tts-render.yaml");
+  fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml",
+                home.work() + "/tts-render.yaml");
   const std::string spec = home.work() + "/tts-render.yaml";
 
   std::string out1, err1;
@@ -44,7 +46,8 @@ TEST(E2EDemo, ExampleRendersPullsUploadsAndReusesTheVolumeOnTheSecondRun) {
   const std::string volume = home.state() + "/local/volumes/tts-cache";
   std::string latest = read_file(volume + "/published/latest");
   while (!latest.empty() && latest.back() == '\n') latest.pop_back();
-  EXPECT_EQ(sha256_of(volume + "/published/" + latest + "/render.wav"), manifest["render"]["sha256"]);
+  EXPECT_EQ(sha256_of(volume + "/published/" + latest + "/render.wav"),
+            manifest["render"]["sha256"]);
 
   std::string out2, err2;
   ASSERT_EQ(run_burst(home, {"run", spec}, &out2, &err2), 0) << out2 << err2;

@@ -23,7 +23,8 @@ secrets: [E2E_SECRET]
 code: {dir: app, exclude: ["*.tmp"]}
 setup: echo setting up
 run: |
-)YAML" + run + R"YAML(
+)YAML" + run +
+         R"YAML(
 artefacts:
   - {remote: out/*.txt, local: ./got}
 upload:
@@ -37,7 +38,8 @@ upload:
 void expect_no_pod_left(const std::string& output) {
   auto ids = pod_ids_in(output);
   EXPECT_FALSE(ids.empty()) << "no pod was created?\n" << output;
-  for (const auto& id : ids) EXPECT_TRUE(pod_processes(id).empty()) << "pod " << id << " still has processes";
+  for (const auto& id : ids)
+    EXPECT_TRUE(pod_processes(id).empty()) << "pod " << id << " still has processes";
 }
 
 json report_of(const BurstHome& home) {
@@ -50,10 +52,12 @@ json report_of(const BurstHome& home) {
 
 TEST(E2ERun, HappyPathSyncsRunsPullsUploadsAndDeletesBothPods) {
   BurstHome home;
-  home.write("app/make.sh", "mkdir -p out\nprintf 'result from %s\\n' \"$BURST_JOB_ID\" > out/result.txt\n");
+  home.write("app/make.sh",
+             "mkdir -p out\nprintf 'result from %s\\n' \"$BURST_JOB_ID\" > out/result.txt\n");
   home.write("app/skip.tmp", "excluded");
-  std::string spec = home.write("job.yaml", happy_spec(
-      "  echo \"rendering with $GREETING\"\n  sh make.sh\n  test ! -e skip.tmp\n  echo warn-line >&2"));
+  std::string spec =
+      home.write("job.yaml", happy_spec("  echo \"rendering with $GREETING\"\n  sh make.sh\n  test "
+                                        "! -e skip.tmp\n  echo warn-line >&2"));
   std::string out, err;
   int rc = run_burst(home, {"run", spec}, &out, &err, {{"E2E_SECRET", kSecret}});
   ASSERT_EQ(rc, 0) << out << err;
@@ -68,7 +72,8 @@ TEST(E2ERun, HappyPathSyncsRunsPullsUploadsAndDeletesBothPods) {
   json r = report_of(home);
   std::string job_id = r["job"]["id"];
   EXPECT_EQ(read_file(home.work() + "/got/result.txt"), "result from " + job_id + "\n");
-  EXPECT_EQ(read_file(home.state() + "/local/volumes/e2e-vol/uploaded.txt"), "result from " + job_id + "\n");
+  EXPECT_EQ(read_file(home.state() + "/local/volumes/e2e-vol/uploaded.txt"),
+            "result from " + job_id + "\n");
   EXPECT_EQ(r["job"]["state"], "succeeded");
   ASSERT_EQ(r["pods"].size(), 2u);
   for (const auto& pod : r["pods"]) {
@@ -106,9 +111,10 @@ TEST(E2ERun, FailingRunFailsTheJobDeletesThePodAndStillReports) {
 TEST(E2ERun, SecretValueNeverAppearsInOutputLogsReportsStoreOrProcessTable) {
   BurstHome home;
   home.write("app/README", "x");
-  std::string spec = home.write("job.yaml", happy_spec(
-      "  echo \"ready\"\n  sleep 2\n  echo \"token=$E2E_SECRET\"\n  echo \"err $E2E_SECRET\" >&2\n"
-      "  exit 4"));
+  std::string spec =
+      home.write("job.yaml", happy_spec("  echo \"ready\"\n  sleep 2\n  echo "
+                                        "\"token=$E2E_SECRET\"\n  echo \"err $E2E_SECRET\" >&2\n"
+                                        "  exit 4"));
   BurstProcess p(home, {"run", spec}, {{"E2E_SECRET", kSecret}});
   ASSERT_TRUE(p.wait_for_stdout("| ready")) << p.out() << p.err();
   // While the job runs, no command line on this machine carries the secret (`ps` would show it).
@@ -139,7 +145,8 @@ TEST(E2ERun, MissingRequiredSecretStopsBeforeAnythingIsCreated) {
   std::string out, err;
   EXPECT_EQ(run_burst(home, {"run", spec}, &out, &err, {{"E2E_SECRET", ""}}), 2);
   EXPECT_NE(err.find("job.yaml:5:11: secrets[0]: E2E_SECRET is not set in your environment"),
-            std::string::npos) << err;
+            std::string::npos)
+      << err;
   EXPECT_FALSE(fs::exists(home.state() + "/local/pods"));
   EXPECT_FALSE(fs::exists(home.state() + "/burst.db"));
 }

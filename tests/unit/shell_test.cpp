@@ -149,9 +149,7 @@ TEST(Shell, GlobKeepsBracketNegation) {
 
 // BUG: a newline is "escaped" as backslash-newline, which the shell removes as a line
 // continuation, so the pattern "a\nb" silently becomes "ab" instead of one word holding a newline.
-TEST(Shell, GlobKeepsANewlineInTheWord) {
-  EXPECT_EQ(echo_words(shell_glob("a\nb")), "a\nb\n");
-}
+TEST(Shell, GlobKeepsANewlineInTheWord) { EXPECT_EQ(echo_words(shell_glob("a\nb")), "a\nb\n"); }
 
 }  // namespace
 }  // namespace burst

@@ -1,0 +1,159 @@
+// The libssh transport against a real OpenSSH sshd (a local-cloud pod): exec with streamed
+// output and exit status, SFTP with modes and mtimes, host key pinning, and connect retries.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "burst/remote.h"
+#include "burst/ssh_keys.h"
+#include "fakes/fake_clock.h"
+#include "local/local_provider.h"
+
+namespace burst {
+namespace {
+namespace fs = std::filesystem;
+
+class SshSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (find_sshd().empty())
+      GTEST_SKIP() << "SKIPPED: no sshd installed (scripts/setup installs openssh-server)";
+    std::string tmpl = (fs::temp_directory_path() / "burst-ssh-XXXXXX").string();
+    dir_ = mkdtemp(tmpl.data());
+    key_ = dir_ + "/id_ed25519";
+    auto pub = ensure_keypair(key_);
+    ASSERT_TRUE(pub.ok()) << pub.error().message;
+    provider_ = make_local_provider({dir_ + "/cloud", "", 0, 0}, clock_);
+    ASSERT_TRUE(provider_->ensure_volume("vol", 1, "").ok());
+    PodRequest req;
+    req.name = "burst-test-gpu";
+    req.volume_id = "vol";
+    req.ssh_public_key = *pub;
+    auto pod = provider_->create_pod(req);
+    ASSERT_TRUE(pod.ok()) << pod.error().message;
+    pod_ = *pod;
+    target_ = {pod_.ssh.host, pod_.ssh.port, pod_.ssh.user, key_, ""};
+    auto s = connect_with_retry(*connector_, target_, clock_,
+                                clock_.now() + std::chrono::seconds(30), {});
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    session_ = std::move(*s);
+  }
+  void TearDown() override {
+    session_.reset();
+    if (provider_ && !pod_.id.empty()) {
+      EXPECT_TRUE(provider_->delete_pod(pod_.id).ok());
+    }
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  SystemClock clock_;
+  std::string dir_, key_;
+  std::unique_ptr<Provider> provider_;
+  std::unique_ptr<RemoteConnector> connector_ = make_libssh_connector();
+  Pod pod_;
+  SshTarget target_;
+  std::unique_ptr<RemoteSession> session_;
+};
+
+TEST_F(SshSessionTest, ExecStreamsStdoutAndStderrAndReturnsTheExitStatus) {
+  std::string out, err;
+  OutputSink sink{[&](const char* d, size_t n) { out.append(d, n); },
+                  [&](const char* d, size_t n) { err.append(d, n); }};
+  auto rc = session_->exec("echo one; echo two >&2; echo \"$BURST_VOLUME\"; exit 7", sink, {});
+  ASSERT_TRUE(rc.ok()) << rc.error().message;
+  EXPECT_EQ(*rc, 7);
+  EXPECT_EQ(out, "one\n" + dir_ + "/cloud/volumes/vol\n");
+  EXPECT_EQ(err, "two\n");
+}
+
+TEST_F(SshSessionTest, ExecStopsWhenAskedAndReportsInterrupted) {
+  int polls = 0;
+  auto rc = session_->exec("sleep 30", {}, [&] { return ++polls > 3; });
+  ASSERT_FALSE(rc.ok());
+  EXPECT_EQ(rc.error().code, ErrorCode::kInterrupted);
+}
+
+TEST_F(SshSessionTest, RunCaptureFailsWithTheCommandsStderr) {
+  auto out = session_->run_capture("echo nope >&2; exit 2");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().code, ErrorCode::kRemoteFailed);
+  EXPECT_NE(out.error().message.find("command exited 2: nope"), std::string::npos)
+      << out.error().message;
+}
+
+TEST_F(SshSessionTest, UploadAndDownloadKeepModeMtimeAndContent) {
+  const std::string local = dir_ + "/script.sh";
+  std::ofstream(local) << "#!/bin/sh\necho hi\n";
+  const std::string remote_dir = dir_ + "/cloud/volumes/vol/code/sub";
+  ASSERT_TRUE(session_->mkdirs(remote_dir, 0755).ok());
+  ASSERT_TRUE(session_->upload(local, remote_dir + "/script.sh", 0750, 1700000000).ok());
+  auto info = session_->stat(remote_dir + "/script.sh");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->mode, 0750u);
+  EXPECT_EQ(info->mtime, 1700000000);
+  EXPECT_EQ(info->size, 18u);
+  EXPECT_FALSE(fs::exists(remote_dir + "/script.sh.burst-part")) << "temp name renamed away";
+
+  const std::string back = dir_ + "/back.sh";
+  ASSERT_TRUE(session_->download(remote_dir + "/script.sh", back).ok());
+  struct stat sb {};
+  ASSERT_EQ(::stat(back.c_str(), &sb), 0);
+  EXPECT_EQ(sb.st_mode & 07777, 0750u);
+  EXPECT_EQ(sb.st_mtime, 1700000000);
+  std::ifstream f(back);
+  std::string content((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "#!/bin/sh\necho hi\n");
+
+  auto missing = session_->stat(remote_dir + "/absent");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+}
+
+TEST_F(SshSessionTest, WriteFileMakesTheModeExactDespiteTheUmask) {
+  const std::string path = dir_ + "/cloud/volumes/vol/env.sh";
+  ASSERT_TRUE(session_->write_file(path, "export A=1\n", 0600).ok());
+  struct stat sb {};
+  ASSERT_EQ(::stat(path.c_str(), &sb), 0);
+  EXPECT_EQ(sb.st_mode & 07777, 0600u);
+}
+
+TEST_F(SshSessionTest, HostKeyIsPinnedAndAChangedKeyIsRefused) {
+  EXPECT_EQ(target_.pinned_host_key.rfind("SHA256:", 0), 0u) << target_.pinned_host_key;
+  SshTarget again = target_;
+  EXPECT_TRUE(connector_->connect(again).ok()) << "same key: accepted";
+  SshTarget forged = target_;
+  forged.pinned_host_key = "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+  auto refused = connector_->connect(forged);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalid);
+  EXPECT_NE(refused.error().message.find("host key changed"), std::string::npos);
+}
+
+TEST_F(SshSessionTest, AWrongKeyIsRefusedAsAuth) {
+  SshTarget other = target_;
+  other.private_key_path = dir_ + "/other_key";
+  ASSERT_TRUE(ensure_keypair(other.private_key_path).ok());
+  auto s = connector_->connect(other);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kAuth);
+}
+
+TEST(SshConnect, RetriesUntilTheDeadlineOnAClosedPort) {
+  FakeClock clock;
+  auto connector = make_libssh_connector();
+  SshTarget nowhere{"127.0.0.1", 1, "nobody", "/nonexistent", ""};
+  auto s =
+      connect_with_retry(*connector, nowhere, clock, clock.now() + std::chrono::seconds(10), {});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kConnection);
+  EXPECT_NE(s.error().message.find("gave up waiting for SSH"), std::string::npos)
+      << s.error().message;
+  EXPECT_GE(clock.total_slept(), std::chrono::seconds(8));
+}
+
+}  // namespace
+}  // namespace burst
