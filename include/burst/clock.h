@@ -30,7 +30,8 @@ inline int64_t to_unix_ms(TimePoint t) {
 }
 inline TimePoint from_unix_ms(int64_t ms) { return TimePoint(std::chrono::milliseconds(ms)); }
 
-// "2026-11-22T07:09:41Z" (UTC, second precision).
+// "2026-11-22T07:09:41Z" (UTC, second precision), or `t` in UTC with a strftime format.
 std::string format_utc(TimePoint t);
+std::string format_utc(TimePoint t, const char* strftime_format);
 
 }  // namespace burst

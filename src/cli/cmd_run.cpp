@@ -76,13 +76,13 @@ int cmd_run(const RunArgs& args) {
     auto p = make_provider(name, *config, clock);
     if (!p.ok()) {
       if (p.error().code == ErrorCode::kInvalid) return fail(kExitUsage, p.error().message);
-      std::cerr << "burst: skipping " << p.error().message << "\n";
+      input.unusable.push_back(p.error().message);
       continue;
     }
     for (bool gpu : {true, false}) {
       auto offers = (*p)->offers(gpu);
       if (!offers.ok()) {
-        std::cerr << "burst: " << name << ": offers: " << offers.error().message << "\n";
+        input.unusable.push_back(name + ": offers: " + offers.error().message);
         continue;
       }
       auto& into = gpu ? input.gpu_offers : input.cpu_offers;

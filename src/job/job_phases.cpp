@@ -228,7 +228,12 @@ Outcome JobPhases::pull(std::string* detail) {
   if (d_.interrupts() >= 2) return Outcome::kSkipped;
   if (in_.spec.artefacts.empty()) return Outcome::kSkipped;
   const TimePoint start = d_.clock.now();
-  auto result = pull_artefacts(*gpu_.session, in_.spec.artefacts, workdir_, gpu_.paths.volume);
+  auto result = pull_artefacts(
+      *gpu_.session, in_.spec.artefacts, workdir_, gpu_.paths.volume, [&](const PullResult& r) {
+        d_.console.progress("pull " + std::to_string(r.files) + " files, " +
+                            std::to_string(r.bytes / (1024 * 1024)) + " MiB, " +
+                            std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + "s");
+      });
   if (!result.ok()) return failed(result.error(), "pull", detail);
   const int64_t ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.now() - start).count();

@@ -14,15 +14,10 @@ namespace burst {
 namespace fs = std::filesystem;
 
 std::string new_job_id(TimePoint now) {
-  std::time_t secs = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
   std::random_device rd;
   char suffix[8];
   std::snprintf(suffix, sizeof suffix, "-%04x", static_cast<unsigned>(rd() & 0xffff));
-  return std::string(buf) + suffix;
+  return format_utc(now, "%Y%m%d-%H%M%S") + suffix;
 }
 
 JobRunner::JobRunner(JobDeps deps, JobInput input) : d_(std::move(deps)), in_(std::move(input)) {
@@ -67,7 +62,8 @@ JobResult JobRunner::run() {
   for (Phase phase = Phase::kPlan; phase != Phase::kDone;) {
     const std::string name = to_string(phase);
     if (phase == Phase::kReport) {
-      job.state = !facts.job_failed ? "succeeded" : (interrupted ? "interrupted" : "failed");
+      const bool stopped = interrupted || d_.interrupts() > 0;
+      job.state = !facts.job_failed ? "succeeded" : (stopped ? "interrupted" : "failed");
       job.error = phases.error();
       job.finished_ms = now_ms(d_.clock);
     }
@@ -93,7 +89,6 @@ JobResult JobRunner::run() {
     (void)d_.store.update_job(job);
     phase = next_phase(phase, outcome, facts);
   }
-  if (d_.interrupts() > 0 && job.state != "succeeded") job.state = "interrupted";
 
   std::error_code ec;
   fs::create_directories(d_.config.reports_dir, ec);

@@ -91,8 +91,9 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   }
   if (!best) {
     std::string msg = "no offer satisfies the spec's resources";
+    for (const auto& n : in.unusable) msg += "\n  " + n;
     for (const auto& n : notes) msg += "\n  " + n;
-    if (in.providers.empty()) msg += "\n  no provider is allowed";
+    if (in.providers.empty() && in.unusable.empty()) msg += "\n  no provider is allowed";
     return make_error(ErrorCode::kNoCapacity, msg);
   }
   if (spec.budget.max_usd && best->estimate.usd > *spec.budget.max_usd)

@@ -39,6 +39,7 @@ struct PlanInput {
   std::vector<Offer> cpu_offers;
   std::vector<std::string> providers;  // allowed, in preference order (spec or --provider)
   long code_bytes = 0;
+  std::vector<std::string> unusable;  // providers that could not be asked, and why
 };
 
 // Fails with kNoCapacity (naming the constraints) when no offer satisfies the spec, and with

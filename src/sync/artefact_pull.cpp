@@ -34,7 +34,8 @@ Result<std::vector<std::string>> expand(RemoteSession& s, const std::string& pat
 }  // namespace
 
 Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Artefact>& artefacts,
-                                  const std::string& workdir, const std::string& volume) {
+                                  const std::string& workdir, const std::string& volume,
+                                  const std::function<void(const PullResult&)>& progress) {
   PullResult result;
   for (const Artefact& a : artefacts) {
     std::string pattern = a.remote;
@@ -70,6 +71,7 @@ Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Arte
       result.files++;
       result.bytes += static_cast<int64_t>(info->size);
       result.local_paths.push_back(dest.string());
+      if (progress) progress(result);
     }
   }
   return result;

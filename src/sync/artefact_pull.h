@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct PullResult {
 // `workdir` is the remote code dir (relative patterns start there); `volume` replaces a leading
 // "$BURST_VOLUME/". A file lands at <artefact.local>/<path relative to the pattern's directory>.
 Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Artefact>& artefacts,
-                                  const std::string& workdir, const std::string& volume);
+                                  const std::string& workdir, const std::string& volume,
+                                  const std::function<void(const PullResult&)>& progress = {});
 
 }  // namespace burst

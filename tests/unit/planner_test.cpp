@@ -90,6 +90,15 @@ TEST(Planner, NoCapacityMessageNamesEveryRejection) {
             "  p A100: not available now");
 }
 
+TEST(Planner, AProviderThatCouldNotBeAskedIsNamedWithItsReason) {
+  PlanInput in;
+  in.unusable = {"runpod: driver not in this build yet"};
+  auto plan = make_plan(spec_with_reference(60), in);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message,
+            "no offer satisfies the spec's resources\n  runpod: driver not in this build yet");
+}
+
 TEST(Planner, NoProviderAllowedIsSaid) {
   PlanInput in;
   in.gpu_offers = {offer("p", "A100", 1.0)};
