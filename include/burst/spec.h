@@ -36,6 +36,11 @@ struct Workload {
   std::optional<long> concurrency;     // concurrent requests (llm-inference)
   std::optional<long> context_tokens;  // context length (llm-inference)
   std::optional<long> tokens;          // tokens to generate or process
+  std::string mode;                    // llm-training: "full" | "lora" | "qlora" | "" (unset)
+  std::optional<long> layers;          // transformer layers
+  std::optional<long> hidden;          // hidden size (model dimension)
+  std::optional<long> heads;           // attention heads
+  std::optional<long> kv_heads;        // key/value heads (fewer than heads with GQA/MQA)
   std::optional<WorkloadReference> reference;
 };
 
@@ -75,6 +80,7 @@ struct UploadSpec {
 struct Budget {
   std::optional<double> max_usd;
   std::optional<double> max_runtime_seconds;  // the run step's wall-clock limit
+  std::optional<double> deadline_seconds;     // the whole job (all phases) must finish within it
 };
 
 struct Schedule {

@@ -1,5 +1,7 @@
 // `burst run FILE`: validate, plan, confirm, run the job, report. Nothing is created anywhere
 // until the spec, the config, the secrets and the plan have all been checked.
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -7,9 +9,9 @@
 #include "burst/ssh_keys.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/offers.h"
 #include "cli/spec_errors.h"
 #include "job/job_runner.h"
-#include "registry.h"
 
 namespace burst {
 namespace {
@@ -41,6 +43,18 @@ bool collect_secrets(const PipelineSpec& spec, std::map<std::string, std::string
   return ok;
 }
 
+// Whether an earlier job of this pipeline succeeded, leaving its weights on the volume.
+bool volume_used_before(const Config& config, const PipelineSpec& spec) {
+  if (access(config.db_path.c_str(), F_OK) != 0) return false;  // plan creates nothing
+  auto store = open_sqlite_store(config.db_path);
+  if (!store.ok()) return false;
+  auto jobs = (*store)->recent_jobs(200);
+  if (!jobs.ok()) return false;
+  for (const auto& j : *jobs)
+    if (j.pipeline == spec.name && j.state == "succeeded") return true;
+  return false;
+}
+
 void print_plan(const PipelineSpec& spec, const Plan& plan) {
   const Estimate& e = plan.estimate;
   std::cout << "plan for " << spec.name << ":\n"
@@ -67,30 +81,10 @@ int cmd_run(const RunArgs& args) {
   if (!collect_secrets(*spec, &secrets)) return kExitUsage;
 
   SystemClock clock;
-  std::vector<std::string> names = spec->resources.providers;
-  if (!args.provider.empty()) names = {args.provider};
-  if (names.empty()) names = {"local"};
-  PlanInput input;
-  std::map<std::string, std::unique_ptr<Provider>> providers;
-  for (const auto& name : names) {
-    auto p = make_provider(name, *config, clock);
-    if (!p.ok()) {
-      if (p.error().code == ErrorCode::kInvalid) return fail(kExitUsage, p.error().message);
-      input.unusable.push_back(p.error().message);
-      continue;
-    }
-    for (bool gpu : {true, false}) {
-      auto offers = (*p)->offers(gpu);
-      if (!offers.ok()) {
-        input.unusable.push_back(name + ": offers: " + offers.error().message);
-        continue;
-      }
-      auto& into = gpu ? input.gpu_offers : input.cpu_offers;
-      into.insert(into.end(), offers->begin(), offers->end());
-    }
-    input.providers.push_back(name);
-    providers[name] = std::move(*p);
-  }
+  auto sources = gather_offers(*spec, args.provider, *config, clock, /*offline_table=*/false);
+  if (!sources.ok()) return fail(kExitUsage, sources.error().message);
+  PlanInput& input = sources->input;
+  input.warm_volume = volume_used_before(*config, *spec);
   ScanResult code;
   if (!spec->code.dir.empty()) {
     auto scanned = scan_code_dir(spec->code);
@@ -118,9 +112,10 @@ int cmd_run(const RunArgs& args) {
 
   JobInput in{new_job_id(clock.now()), *spec, *plan, std::move(code), secrets, *key};
   const std::string job_id = in.job_id;
-  JobDeps deps{**store, clock, *connector, *providers[plan->gpu.provider], *console, *config, [] {
-                 return g_interrupts.load();
-               }};
+  JobDeps deps{
+      **store, clock, *connector, *sources->providers[plan->gpu.provider], *console, *config, [] {
+        return g_interrupts.load();
+      }};
   JobResult result = JobRunner(deps, std::move(in)).run();
 
   if (args.json) {

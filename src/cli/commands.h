@@ -24,6 +24,15 @@ int cmd_reap(const ReapArgs& args);
 
 int cmd_jobs(int limit, bool json);
 
+struct PlanArgs {
+  std::string spec;
+  std::string provider;
+  bool json = false;
+  bool all = false;
+};
+int cmd_plan(const PlanArgs& args);
+int cmd_gpus(bool json);
+
 inline constexpr int kExitUsageCode = 2;
 
 }  // namespace burst

@@ -35,6 +35,19 @@ int main(int argc, char** argv) {
   jobs_cmd->add_option("-n,--limit", jobs_limit, "how many");
   jobs_cmd->add_flag("--json", jobs_json, "print as JSON");
 
+  burst::PlanArgs plan;
+  auto* plan_cmd =
+      app.add_subcommand("plan", "Price every candidate GPU for a spec; creates nothing");
+  plan_cmd->add_option("file", plan.spec, "pipeline spec (YAML)")->required();
+  plan_cmd->add_option("--provider", plan.provider,
+                       "use this provider instead of resources.providers");
+  plan_cmd->add_flag("--json", plan.json, "print as JSON");
+  plan_cmd->add_flag("--all", plan.all, "include rejected candidates and why");
+
+  bool gpus_json = false;
+  auto* gpus_cmd = app.add_subcommand("gpus", "List the GPU catalog");
+  gpus_cmd->add_flag("--json", gpus_json, "print as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -45,5 +58,7 @@ int main(int argc, char** argv) {
   if (*validate_cmd) return burst::cmd_validate(validate_file, validate_json);
   if (*reap_cmd) return burst::cmd_reap(reap);
   if (*jobs_cmd) return burst::cmd_jobs(jobs_limit, jobs_json);
+  if (*plan_cmd) return burst::cmd_plan(plan);
+  if (*gpus_cmd) return burst::cmd_gpus(gpus_json);
   return burst::kExitUsageCode;
 }

@@ -7,54 +7,23 @@
 namespace burst {
 namespace {
 
-// Cold start: the local cloud starts an sshd; a cloud pod with weights on its volume boots in
-// about 90 s (issue 3 calibrates this per provider).
-double cold_start_seconds(const std::string& provider) { return provider == "local" ? 2 : 90; }
-
-// Conservative sustained upload rate for code sync until the transfer benchmarks calibrate it.
-constexpr double kSyncBytesPerSecond = 20e6;
-
 std::string fmt_money(double usd) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "$%.2f", usd);
   return buf;
 }
 
-// Why an offer is out, or "" when it satisfies the spec. The local cloud runs on this machine's
-// CPU: GPU names, VRAM and price limits describe cloud GPUs and do not apply to it.
-std::string rejection(const Resources& r, const Offer& o) {
-  if (!o.available) return "not available now";
-  if (o.provider == "local") return "";
-  if (!r.gpus.empty() && std::find(r.gpus.begin(), r.gpus.end(), o.gpu_type) == r.gpus.end())
-    return o.gpu_type + " is not in resources.gpus";
-  if (o.gpu_count < r.gpu_count) return "fewer GPUs than resources.gpu_count";
-  if (r.min_vram_gb && (!o.vram_gb || *o.vram_gb < *r.min_vram_gb)) return "too little VRAM";
-  double price = r.spot && o.spot_usd_per_hour ? *o.spot_usd_per_hour : o.usd_per_hour;
-  if (r.max_usd_per_hour && price > *r.max_usd_per_hour)
-    return fmt_money(price) + "/h is over resources.max_usd_per_hour";
-  return "";
-}
-
-Estimate estimate_for(const PipelineSpec& spec, const Offer& gpu, const std::optional<Offer>& cpu,
-                      long code_bytes) {
+Estimate estimate_of(const Candidate& c, const std::optional<Offer>& cpu) {
   Estimate e;
-  e.cold_start_s = cold_start_seconds(gpu.provider);
-  e.sync_s = static_cast<double>(code_bytes) / kSyncBytesPerSecond;
-  if (spec.workload.reference) {
-    e.run_s = spec.workload.reference->runtime_seconds;
-    e.run_known = true;
-    e.basis = "workload.reference: " + spec.workload.reference->gpu + " measured " +
-              std::to_string(static_cast<long>(e.run_s)) + " s (not yet scaled to " + gpu.gpu_type +
-              ")";
-  } else {
-    e.basis = "no workload.reference: run time unknown, cost excludes the run";
-  }
-  e.total_s = e.cold_start_s + e.sync_s + e.run_s + e.pull_s;
-  double price =
-      spec.resources.spot && gpu.spot_usd_per_hour ? *gpu.spot_usd_per_hour : gpu.usd_per_hour;
-  e.usd = e.total_s / 3600.0 * price;
+  e.cold_start_s = c.cold_start_s;
+  e.sync_s = c.sync_s;
+  e.run_s = c.run_s;
+  e.total_s = c.total_s;
+  e.usd = c.usd;
+  e.run_known = c.run_s > 0;
+  e.basis = c.basis;
   if (cpu) {
-    e.upload_s = cold_start_seconds(cpu->provider) + 10;
+    e.upload_s = cold_start_seconds(cpu->provider, 0, true) + 10;
     e.usd += e.upload_s / 3600.0 * cpu->usd_per_hour;
   }
   return e;
@@ -63,36 +32,56 @@ Estimate estimate_for(const PipelineSpec& spec, const Offer& gpu, const std::opt
 }  // namespace
 
 Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
+  std::vector<Offer> offers;  // in provider preference order, which breaks ties
+  for (const std::string& p : in.providers)
+    for (const Offer& o : in.gpu_offers)
+      if (o.provider == p) offers.push_back(o);
+  CandidateInput ci;
+  ci.catalog = in.catalog;
+  ci.calibration = default_calibration();
+  ci.code_bytes = in.code_bytes;
+  ci.warm_volume = in.warm_volume;
+  std::vector<Candidate> candidates = price_candidates(spec, offers, ci);
+
   std::vector<std::string> notes;
   std::optional<Plan> best;
-  for (const std::string& provider : in.providers) {
-    for (const Offer& o : in.gpu_offers) {
-      if (o.provider != provider) continue;
-      std::string why = rejection(spec.resources, o);
-      if (!why.empty()) {
-        notes.push_back(o.provider + " " + o.gpu_type + ": " + why);
+  for (Candidate& c : candidates) {
+    if (!c.rejected.empty()) {
+      notes.push_back(c.offer.provider + " " + c.offer.gpu_type + ": " + c.rejected);
+      continue;
+    }
+    std::optional<Offer> cpu;
+    if (spec.upload) {
+      for (const Offer& o : in.cpu_offers)
+        if (o.provider == c.offer.provider && o.available &&
+            (!cpu || o.usd_per_hour < cpu->usd_per_hour))
+          cpu = o;
+      const bool offline = c.offer.price_source.rfind("offline table", 0) == 0;
+      if (!cpu && offline) {
+        // Planning without a driver: the table has no CPU prices; say so rather than guess.
+        notes.push_back(c.offer.provider +
+                        ": the CPU hand-off is not priced (no offline CPU price)");
+      } else if (!cpu) {
+        c.rejected = "no CPU pod for the upload step";
+        notes.push_back(c.offer.provider + ": " + c.rejected);
         continue;
       }
-      std::optional<Offer> cpu;
-      if (spec.upload) {
-        for (const Offer& c : in.cpu_offers)
-          if (c.provider == o.provider && c.available &&
-              (!cpu || c.usd_per_hour < cpu->usd_per_hour))
-            cpu = c;
-        if (!cpu) {
-          notes.push_back(o.provider + ": no CPU pod for the upload step");
-          continue;
-        }
-      }
-      Estimate e = estimate_for(spec, o, cpu, in.code_bytes);
-      // Cheapest whole job wins; providers earlier in the list win ties.
-      if (!best || e.usd < best->estimate.usd) best = Plan{o, cpu, e, {}};
     }
+    Estimate e = estimate_of(c, cpu);
+    // Candidates come cheapest first; with the CPU hand-off added, keep the cheapest whole job.
+    if (!best || e.usd < best->estimate.usd) best = Plan{c.offer, cpu, e, {}, {}};
   }
   if (!best) {
     std::string msg = "no offer satisfies the spec's resources";
     for (const auto& n : in.unusable) msg += "\n  " + n;
-    for (const auto& n : notes) msg += "\n  " + n;
+    std::vector<std::string> unique;
+    for (const auto& n : notes)
+      if (std::find(unique.begin(), unique.end(), n) == unique.end()) unique.push_back(n);
+    constexpr size_t kMaxReasons = 12;
+    for (size_t i = 0; i < unique.size() && i < kMaxReasons; ++i) msg += "\n  " + unique[i];
+    if (unique.size() > kMaxReasons)
+      msg += "\n  (and " + std::to_string(unique.size() - kMaxReasons) +
+             " more; `burst plan --all` lists every candidate with its reason)";
     if (in.providers.empty() && in.unusable.empty()) msg += "\n  no provider is allowed";
     return make_error(ErrorCode::kNoCapacity, msg);
   }
@@ -101,6 +90,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
                       "the cheapest plan is estimated at " + fmt_money(best->estimate.usd) +
                           ", over budget.max_usd " + fmt_money(*spec.budget.max_usd));
   best->notes = notes;
+  best->candidates = std::move(candidates);
   return *best;
 }
 

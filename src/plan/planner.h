@@ -1,9 +1,7 @@
-// Picks where a job runs and what it should cost. It takes offers from anywhere (the provider
-// drivers, an offline table) and never calls a provider itself.
-//
-// v1 estimate, until the workload cost model (docs/cost-model.md) replaces it:
-//   total = cold start + sync + run + pull; run = workload.reference.runtime, unscaled;
-//   usd = total hours x the offer's $/hour (+ the CPU hand-off's time x its $/hour).
+// Picks where a job runs and what it should cost: the cheapest candidate (plan/candidates.h)
+// that fits, meets the deadline and the limits; ties go to the faster. It takes offers from
+// anywhere (the provider drivers, the offline price table) and never calls a provider itself.
+// Formulas: docs/cost-model.md.
 #pragma once
 
 #include <optional>
@@ -12,6 +10,7 @@
 
 #include "burst/provider.h"
 #include "burst/spec.h"
+#include "plan/candidates.h"
 
 namespace burst {
 
@@ -31,7 +30,8 @@ struct Plan {
   Offer gpu;
   std::optional<Offer> cpu;  // set when the spec has an upload step
   Estimate estimate;
-  std::vector<std::string> notes;  // why other offers were not chosen, in short
+  std::vector<std::string> notes;     // why other offers were not chosen, in short
+  std::vector<Candidate> candidates;  // every offer priced, chosen first, rejected last
 };
 
 struct PlanInput {
@@ -39,6 +39,8 @@ struct PlanInput {
   std::vector<Offer> cpu_offers;
   std::vector<std::string> providers;  // allowed, in preference order (spec or --provider)
   long code_bytes = 0;
+  const std::vector<GpuSpec>* catalog = nullptr;  // null: no model, references unscaled
+  bool warm_volume = false;
   std::vector<std::string> unusable;  // providers that could not be asked, and why
 };
 

@@ -19,8 +19,12 @@ constexpr sv kPrecisions[] = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
 constexpr sv kBounds[] = {"bandwidth", "compute"};
 constexpr sv kProviders[] = {"local", "ssh", "runpod", "lambda", "vast"};
 
-constexpr sv kWorkloadFields[] = {"kind",  "params_b",    "precision",      "items",  "steps",
-                                  "batch", "concurrency", "context_tokens", "tokens", "reference"};
+constexpr sv kModes[] = {"full", "lora", "qlora"};
+
+constexpr sv kWorkloadFields[] = {"kind",   "params_b", "precision",   "items",
+                                  "steps",  "batch",    "concurrency", "context_tokens",
+                                  "tokens", "mode",     "layers",      "hidden",
+                                  "heads",  "kv_heads", "reference"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {"providers",        "gpus", "gpu_count", "min_vram_gb",
                                   "max_usd_per_hour", "spot"};
@@ -29,7 +33,7 @@ constexpr sv kSecretFields[] = {"name", "optional"};
 constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
 constexpr sv kArtefactFields[] = {"remote", "local"};
 constexpr sv kUploadFields[] = {"image", "run"};
-constexpr sv kBudgetFields[] = {"max_usd", "max_runtime"};
+constexpr sv kBudgetFields[] = {"max_usd", "max_runtime", "deadline"};
 constexpr sv kScheduleFields[] = {"cron", "timezone"};
 
 constexpr char kBadName[] =
@@ -160,6 +164,20 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.concurrency = w->integer("concurrency", 1, LONG_MAX);
   out.context_tokens = w->integer("context_tokens", 1, LONG_MAX);
   out.tokens = w->integer("tokens", 1, LONG_MAX);
+  if (std::optional<YAML::Node> mode = w->get("mode")) {
+    std::string path = w->path_of("mode");
+    std::optional<std::string> text = read_one_of(*mode, path, kModes, w->problems());
+    // Only reported for a kind we know is not training; a bad or missing kind has its own error.
+    if (text && !out.kind.empty() && out.kind != "llm-training") {
+      w->problems().add(pos_of(*mode), path, "only applies to workload kind llm-training");
+    } else if (text) {
+      out.mode = *text;
+    }
+  }
+  out.layers = w->integer("layers", 1, LONG_MAX);
+  out.hidden = w->integer("hidden", 1, LONG_MAX);
+  out.heads = w->integer("heads", 1, LONG_MAX);
+  out.kv_heads = w->integer("kv_heads", 1, LONG_MAX);
   std::optional<Fields> r = section(*w, "reference", kReferenceFields);
   if (!r) return;
   WorkloadReference ref;
@@ -315,6 +333,7 @@ void parse_budget(Fields& top, PipelineSpec& spec) {
   if (!b) return;
   spec.budget.max_usd = b->positive_number("max_usd");
   spec.budget.max_runtime_seconds = b->duration("max_runtime");
+  spec.budget.deadline_seconds = b->duration("deadline");
 }
 
 void parse_schedule(Fields& top, PipelineSpec& spec) {

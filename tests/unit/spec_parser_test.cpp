@@ -446,5 +446,53 @@ TEST(SpecErrors, ReportsEveryProblemInFileOrder) {
                    "p.yaml:5:9: resources.spot: expected true or false, got \"maybe\""}));
 }
 
+TEST(SpecParser, ReadsCostModelFields) {
+  std::vector<SpecError> errors;
+  Result<PipelineSpec> spec = parse_spec(
+      "name: x\nrun: echo hi\nworkload:\n  kind: llm-training\n  mode: qlora\n  layers: 32\n"
+      "  hidden: 4096\n  heads: 32\n  kv_heads: 8\nbudget: {deadline: 6h}\n",
+      "p.yaml", &errors);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->workload.mode, "qlora");
+  EXPECT_EQ(spec->workload.layers, 32);
+  EXPECT_EQ(spec->workload.hidden, 4096);
+  EXPECT_EQ(spec->workload.heads, 32);
+  EXPECT_EQ(spec->workload.kv_heads, 8);
+  EXPECT_EQ(spec->budget.deadline_seconds, 6 * 3600);
+  Result<PipelineSpec> bare = parse_spec("name: x\nrun: echo hi\n", "p.yaml", &errors);
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->workload.mode, "");
+  EXPECT_FALSE(bare->workload.layers.has_value());
+  EXPECT_FALSE(bare->budget.deadline_seconds.has_value());
+}
+
+TEST(SpecErrors, TrainingModeValues) {
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nworkload: {kind: llm-training, mode: dora}\n"),
+            (Lines{"p.yaml:3:38: workload.mode: must be one of full, lora, qlora; got \"dora\""}));
+}
+
+TEST(SpecErrors, ModeOnlyForTraining) {
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nworkload:\n  kind: llm-inference\n  mode: lora\n"),
+            (Lines{"p.yaml:5:9: workload.mode: only applies to workload kind llm-training"}));
+}
+
+TEST(SpecErrors, ModelShapeIntegers) {
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nworkload:\n  kind: llm-training\n  layers: 0\n"
+                      "  hidden: 4096.5\n  heads: many\n  kv_heads: -1\n"),
+            (Lines{"p.yaml:5:11: workload.layers: must be at least 1, got 0",
+                   "p.yaml:6:11: workload.hidden: expected an integer, got \"4096.5\"",
+                   "p.yaml:7:10: workload.heads: expected an integer, got \"many\"",
+                   "p.yaml:8:13: workload.kv_heads: must be at least 1, got -1"}));
+}
+
+TEST(SpecErrors, BadDeadline) {
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nbudget:\n  deadline: tomorrow\n  deadlin: 2h\n"),
+            (Lines{"p.yaml:4:13: budget.deadline: expected a duration like \"90s\", \"30m\" or "
+                   "\"2h\", got \"tomorrow\"",
+                   "p.yaml:5:3: budget.deadlin: unknown field (did you mean \"deadline\"?)"}));
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nbudget: {deadline: 0}\n"),
+            (Lines{"p.yaml:3:20: budget.deadline: must be greater than 0, got 0"}));
+}
+
 }  // namespace
 }  // namespace burst

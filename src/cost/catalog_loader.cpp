@@ -1,0 +1,287 @@
+// Reads the GPU catalog and the offline price table (config/gpus.yaml, config/prices.yaml) with
+// the spec parser's field readers, so their errors read the same: "file:line:col: field: message".
+// The defaults are compiled in (CMake generates kEmbedded_*_yaml); files in the config dir win.
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <tuple>
+
+#include "burst/gpu_catalog.h"
+#include "spec/yaml_fields.h"
+
+namespace burst {
+
+extern const char* const kEmbedded_gpus_yaml;
+extern const char* const kEmbedded_prices_yaml;
+
+namespace {
+
+using spec::Fields;
+using spec::Need;
+using spec::Problems;
+using sv = std::string_view;
+
+constexpr sv kCatalogFields[] = {"version", "as_of", "gpus"};
+constexpr sv kGpuFields[] = {"name",         "vendor",           "segment",      "vram_gb",
+                             "mem_bw_gbs",   "fp16_tflops",      "fp8_tflops",   "tdp_w",
+                             "interconnect", "interconnect_gbs", "purchase_usd", "source"};
+constexpr sv kVendors[] = {"nvidia", "amd"};
+constexpr sv kSegments[] = {"consumer", "workstation", "datacenter"};
+constexpr sv kInterconnects[] = {"nvlink", "pcie", "infinity-fabric"};
+
+constexpr sv kPriceFields[] = {"version", "as_of", "source", "entries"};
+constexpr sv kEntryFields[] = {"provider",          "gpu",   "gpu_count", "usd_per_hour",
+                               "spot_usd_per_hour", "region"};
+constexpr sv kProviders[] = {"runpod", "lambda", "vast"};
+
+Error to_error(const Problems& problems) {
+  std::string message;
+  for (const SpecError& e : problems.sorted()) message += (message.empty() ? "" : "\n") + e.text;
+  return make_error(ErrorCode::kInvalid, message);
+}
+
+// The file's single document, or nullopt after reporting why there is none.
+std::optional<YAML::Node> load_document(const std::string& text, Problems& problems) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    SourcePos pos =
+        e.mark.is_null() ? SourcePos{1, 1} : SourcePos{e.mark.line + 1, e.mark.column + 1};
+    problems.add(pos, "YAML syntax error", e.msg);
+    return std::nullopt;
+  }
+  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+    problems.add({1, 1}, "(top level)", "the file is empty");
+    return std::nullopt;
+  }
+  if (docs.size() > 1) {
+    problems.add(spec::pos_of(docs[1]), "(top level)",
+                 "expected one YAML document, got " + std::to_string(docs.size()));
+  }
+  return docs[0];
+}
+
+// `version`, when given, must be 1: a newer file needs a newer burst.
+void check_version(Fields& top) {
+  std::optional<YAML::Node> node = top.get("version");
+  if (!node) return;
+  std::optional<long> version =
+      spec::read_integer(*node, "version", LONG_MIN, LONG_MAX, top.problems());
+  if (version && *version != 1) {
+    top.problems().add(spec::pos_of(*node), "version",
+                       "unsupported version " + node->Scalar() + " (this burst reads version 1)");
+  }
+}
+
+std::optional<double> required_number(Fields& fields, sv key) {
+  std::optional<YAML::Node> node = fields.get(key, Need::kRequired);
+  return node ? spec::read_positive_number(*node, fields.path_of(key), fields.problems())
+              : std::nullopt;
+}
+
+// The list `key` of `top`, or nullopt after reporting it missing, empty or not a list.
+std::optional<YAML::Node> required_list(Fields& top, sv key) {
+  std::optional<YAML::Node> list = top.get(key, Need::kRequired);
+  if (!list) return std::nullopt;
+  if (!list->IsSequence()) {
+    top.problems().add(spec::pos_of(*list), top.path_of(key),
+                       "expected a list, got " + spec::kind_of(*list));
+    return std::nullopt;
+  }
+  if (list->size() == 0) {
+    top.problems().add(spec::pos_of(*list), top.path_of(key), "must not be empty");
+    return std::nullopt;
+  }
+  return list;
+}
+
+std::optional<GpuSpec> read_gpu(const YAML::Node& item, const std::string& path,
+                                Problems& problems) {
+  Fields f(item, path, kGpuFields, problems);
+  if (!f.ok()) return std::nullopt;
+  GpuSpec gpu;
+  gpu.name = f.string("name", Need::kRequired).value_or("");
+  gpu.vendor = f.one_of("vendor", kVendors, Need::kRequired).value_or("");
+  gpu.segment = f.one_of("segment", kSegments, Need::kRequired).value_or("");
+  gpu.vram_gb = required_number(f, "vram_gb").value_or(0);
+  gpu.mem_bw_gbs = required_number(f, "mem_bw_gbs").value_or(0);
+  gpu.fp16_tflops = required_number(f, "fp16_tflops").value_or(0);
+  gpu.fp8_tflops = f.positive_number("fp8_tflops");
+  gpu.tdp_w = required_number(f, "tdp_w").value_or(0);
+  gpu.interconnect = f.one_of("interconnect", kInterconnects, Need::kRequired).value_or("");
+  gpu.interconnect_gbs = required_number(f, "interconnect_gbs").value_or(0);
+  gpu.purchase_usd = f.positive_number("purchase_usd");
+  gpu.source = f.string("source", Need::kRequired).value_or("");
+  return gpu;
+}
+
+std::optional<std::vector<GpuSpec>> parse_catalog_into(const std::string& yaml_text,
+                                                       Problems& problems) {
+  std::optional<YAML::Node> doc = load_document(yaml_text, problems);
+  if (!doc) return std::nullopt;
+  Fields top(*doc, "", kCatalogFields, problems);
+  if (!top.ok()) return std::nullopt;
+  check_version(top);
+  top.string("as_of", Need::kRequired);
+  std::optional<YAML::Node> list = required_list(top, "gpus");
+  if (!list) return std::nullopt;
+  std::vector<GpuSpec> gpus;
+  std::map<std::string, int> first_line;  // name -> line it was first defined on
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::string path = "gpus[" + std::to_string(i) + "]";
+    std::optional<GpuSpec> gpu = read_gpu((*list)[i], path, problems);
+    if (!gpu || gpu->name.empty()) continue;
+    SourcePos pos = spec::pos_of((*list)[i]["name"]);
+    auto [it, added] = first_line.emplace(gpu->name, pos.line);
+    if (!added) {
+      problems.add(pos, path + ".name",
+                   "duplicate GPU name \"" + gpu->name + "\" (first defined on line " +
+                       std::to_string(it->second) + ")");
+      continue;
+    }
+    gpus.push_back(std::move(*gpu));
+  }
+  return gpus;
+}
+
+std::optional<PriceEntry> read_entry(const YAML::Node& item, const std::string& path,
+                                     const std::vector<GpuSpec>* catalog, Problems& problems) {
+  Fields f(item, path, kEntryFields, problems);
+  if (!f.ok()) return std::nullopt;
+  PriceEntry entry;
+  entry.provider = f.one_of("provider", kProviders, Need::kRequired).value_or("");
+  if (std::optional<YAML::Node> gpu = f.get("gpu", Need::kRequired)) {
+    entry.gpu = spec::read_string(*gpu, path + ".gpu", problems).value_or("");
+    if (catalog && !entry.gpu.empty() && !find_gpu(*catalog, entry.gpu)) {
+      problems.add(spec::pos_of(*gpu), path + ".gpu",
+                   "unknown GPU \"" + entry.gpu + "\" (not in the GPU catalog)");
+    }
+  }
+  if (std::optional<YAML::Node> count = f.get("gpu_count", Need::kRequired)) {
+    entry.gpu_count = static_cast<int>(
+        spec::read_integer(*count, path + ".gpu_count", 1, 1024, problems).value_or(0));
+  }
+  entry.usd_per_hour = required_number(f, "usd_per_hour").value_or(0);
+  entry.spot_usd_per_hour = f.positive_number("spot_usd_per_hour");
+  if (entry.spot_usd_per_hour && entry.usd_per_hour > 0 &&
+      *entry.spot_usd_per_hour >= entry.usd_per_hour) {
+    problems.add(spec::pos_of(item["spot_usd_per_hour"]), path + ".spot_usd_per_hour",
+                 "must be less than usd_per_hour");
+  }
+  entry.region = f.string("region", Need::kRequired).value_or("");
+  return entry;
+}
+
+// `catalog`, when given, is what entries' GPU names are checked against.
+std::optional<PriceTable> parse_prices_into(const std::string& yaml_text,
+                                            const std::vector<GpuSpec>* catalog,
+                                            Problems& problems) {
+  std::optional<YAML::Node> doc = load_document(yaml_text, problems);
+  if (!doc) return std::nullopt;
+  Fields top(*doc, "", kPriceFields, problems);
+  if (!top.ok()) return std::nullopt;
+  check_version(top);
+  PriceTable table;
+  table.as_of = top.string("as_of", Need::kRequired).value_or("");
+  table.source = top.string("source", Need::kRequired).value_or("");
+  std::optional<YAML::Node> list = required_list(top, "entries");
+  if (!list) return std::nullopt;
+  std::map<std::tuple<std::string, std::string, int>, int> first_line;
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::string path = "entries[" + std::to_string(i) + "]";
+    std::optional<PriceEntry> entry = read_entry((*list)[i], path, catalog, problems);
+    if (!entry) continue;
+    SourcePos pos = spec::pos_of((*list)[i]);
+    auto [it, added] =
+        first_line.emplace(std::tuple(entry->provider, entry->gpu, entry->gpu_count), pos.line);
+    if (!added) {
+      problems.add(pos, path,
+                   "duplicate entry for " + entry->provider + " " + entry->gpu + " x" +
+                       std::to_string(entry->gpu_count) + " (first on line " +
+                       std::to_string(it->second) + ")");
+    }
+    table.entries.push_back(std::move(*entry));
+  }
+  return table;
+}
+
+// `<config_dir>/<file>` when it exists, else nullopt. Sets *error when it exists but is unreadable.
+std::optional<std::string> read_override(const std::string& config_dir, const std::string& file,
+                                         std::string* path, std::optional<Error>* error) {
+  if (config_dir.empty()) return std::nullopt;
+  *path = (std::filesystem::path(config_dir) / file).string();
+  std::error_code ec;
+  if (!std::filesystem::exists(*path, ec)) return std::nullopt;
+  // A directory opens fine as an ifstream and then reads nothing: say so rather than "empty".
+  if (std::filesystem::is_directory(*path, ec)) {
+    *error = make_error(ErrorCode::kInvalid, *path + ": cannot read file: Is a directory");
+    return std::nullopt;
+  }
+  std::ifstream in(*path, std::ios::binary);
+  std::stringstream text;
+  if (in.is_open()) text << in.rdbuf();
+  if (!in.is_open() || in.bad()) {
+    *error = make_error(ErrorCode::kInvalid, *path + ": cannot read file: " + std::strerror(errno));
+    return std::nullopt;
+  }
+  return text.str();
+}
+
+}  // namespace
+
+Result<std::vector<GpuSpec>> parse_gpu_catalog(const std::string& yaml_text,
+                                               const std::string& name) {
+  Problems problems(name);
+  std::optional<std::vector<GpuSpec>> gpus = parse_catalog_into(yaml_text, problems);
+  if (!problems.empty() || !gpus) return to_error(problems);
+  return std::move(*gpus);
+}
+
+Result<PriceTable> parse_price_table(const std::string& yaml_text, const std::string& name) {
+  Problems problems(name);
+  std::optional<PriceTable> table = parse_prices_into(yaml_text, nullptr, problems);
+  if (!problems.empty() || !table) return to_error(problems);
+  return std::move(*table);
+}
+
+Result<std::vector<GpuSpec>> load_gpu_catalog(const std::string& config_dir) {
+  std::string path;
+  std::optional<Error> error;
+  std::optional<std::string> text = read_override(config_dir, "gpus.yaml", &path, &error);
+  if (error) return *error;
+  if (text) return parse_gpu_catalog(*text, path);
+  return parse_gpu_catalog(kEmbedded_gpus_yaml, "<built-in gpus.yaml>");
+}
+
+Result<PriceTable> load_price_table(const std::string& config_dir) {
+  Result<std::vector<GpuSpec>> catalog = load_gpu_catalog(config_dir);
+  if (!catalog) return catalog.error();
+  std::string path;
+  std::optional<Error> error;
+  std::optional<std::string> text = read_override(config_dir, "prices.yaml", &path, &error);
+  if (error) return *error;
+  std::string name = text ? path : "<built-in prices.yaml>";
+  Problems problems(name);
+  std::optional<PriceTable> table =
+      parse_prices_into(text ? *text : std::string(kEmbedded_prices_yaml), &*catalog, problems);
+  if (!problems.empty() || !table) return to_error(problems);
+  return std::move(*table);
+}
+
+const GpuSpec* find_gpu(const std::vector<GpuSpec>& catalog, const std::string& name) {
+  for (const GpuSpec& gpu : catalog) {
+    if (gpu.name == name) return &gpu;
+  }
+  return nullptr;
+}
+
+}  // namespace burst

@@ -1,0 +1,176 @@
+// Run-time half of the cost model: the calibrated roofline per step, tensor-parallel scaling, and
+// custom workloads scaled from a reference measurement. Formulas: docs/cost-model.md.
+#include "burst/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cost/cost_internal.h"
+
+namespace burst {
+
+const Calibration& default_calibration() {
+  // eta_bw and t0_s: least-squares fit to 25 llama.cpp batch-1 decode rows (docs/cost-model.md,
+  // "Calibration"; RMS residual 20.7%). eta_compute: published MFU (PaLM 46.2%, Megatron-LM
+  // 52%). TP penalties: assumptions, not fitted.
+  static const Calibration kDefault{
+      .eta_bw = 0.746,
+      .eta_compute = 0.45,
+      .t0_s = 0.00336,
+      .tp_penalty_nvlink = 0.15,
+      .tp_penalty_pcie = 0.35,
+  };
+  return kDefault;
+}
+
+namespace {
+
+using cost::kGiB;
+
+// What one step moves and computes, before the roofline turns it into seconds.
+struct StepWork {
+  double bytes = 0;
+  double flops = 0;
+  long steps = 0;
+  int batch = 1;
+};
+
+long positive_or(const std::optional<long>& v, long fallback) {
+  return v && *v > 0 ? *v : fallback;
+}
+
+long ceil_div(long a, long b) { return (a + b - 1) / b; }
+
+Error missing(const std::string& field, const std::string& kind) {
+  return make_error(ErrorCode::kInvalid,
+                    "workload." + field + " is required to estimate the run time of kind " + kind);
+}
+
+// n GPUs do the work of n x (1 - penalty x (n-1)/n) GPUs.
+double tp_factor(const GpuSpec& gpu, int gpus, const Calibration& cal) {
+  const bool fast_link = gpu.interconnect == "nvlink" || gpu.interconnect == "infinity-fabric";
+  const double penalty = fast_link ? cal.tp_penalty_nvlink : cal.tp_penalty_pcie;
+  const double n = gpus;
+  return n * (1.0 - penalty * (n - 1.0) / n);
+}
+
+Result<StepWork> inference_work(const Workload& w, double params, const MemoryBreakdown& mem) {
+  if (!w.tokens || *w.tokens <= 0) return missing("tokens", w.kind);
+  StepWork s;
+  const long sequences = positive_or(w.concurrency, 1);
+  s.batch = static_cast<int>(sequences);
+  // Each decode step reads every weight once and the whole KV cache of the batch.
+  s.bytes = mem.weights_gib * kGiB + mem.kv_cache_gib * kGiB;
+  s.flops = 2.0 * params * static_cast<double>(sequences);
+  const long rounds = w.items ? ceil_div(std::max(*w.items, 1L), sequences) : 1;
+  s.steps = rounds * *w.tokens;
+  return s;
+}
+
+Result<StepWork> diffusion_work(const Workload& w, double params, const MemoryBreakdown& mem) {
+  if (!w.items || *w.items <= 0) return missing("items", w.kind);
+  StepWork s;
+  const long batch = positive_or(w.batch, 1);
+  const double tokens_per_item =
+      static_cast<double>(positive_or(w.tokens, cost::kDiffusionDefaultTokensPerItem));
+  s.batch = static_cast<int>(batch);
+  // Weights are read once per denoising step for the whole batch; activations once each.
+  s.bytes = mem.weights_gib * kGiB + mem.activations_gib * kGiB;
+  s.flops = 2.0 * params * static_cast<double>(batch) * tokens_per_item;
+  s.steps = ceil_div(*w.items, batch) * positive_or(w.steps, 1);
+  return s;
+}
+
+Result<StepWork> training_work(const Workload& w, double params, const MemoryBreakdown& mem) {
+  if (!w.tokens || *w.tokens <= 0) return missing("tokens", w.kind);
+  StepWork s;
+  const long batch = positive_or(w.batch, cost::kTrainDefaultBatch);
+  const long tokens_per_step = batch * positive_or(w.context_tokens, cost::kTrainDefaultContext);
+  s.batch = static_cast<int>(batch);
+  s.steps = ceil_div(*w.tokens, tokens_per_step);
+  // Frozen weights need no weight gradients: 4 x params per token instead of 6.
+  const double flops_per_token = cost::training_mode(w) == "full" ? 6.0 : 4.0;
+  s.flops = flops_per_token * params * static_cast<double>(tokens_per_step);
+  // Every byte of training state is touched about once per step.
+  s.bytes = mem.total_gib() * kGiB;
+  return s;
+}
+
+Result<RunTime> custom_time(const Workload& w, const GpuSpec& gpu,
+                            const std::vector<GpuSpec>& catalog) {
+  if (!w.reference) return missing("reference", w.kind);
+  const WorkloadReference& ref = *w.reference;
+  if (!(ref.runtime_seconds > 0)) {
+    return make_error(ErrorCode::kInvalid, "workload.reference.runtime_seconds must be > 0 (got " +
+                                               cost::format_number(ref.runtime_seconds) + ")");
+  }
+  RunTime t;
+  t.steps = 1;
+  t.bound = ref.bound == "compute" ? "compute" : "bandwidth";
+  t.compute_s = ref.runtime_seconds;
+  if (ref.gpu != "local" && !ref.gpu.empty()) {
+    auto it = std::find_if(catalog.begin(), catalog.end(),
+                           [&](const GpuSpec& g) { return g.name == ref.gpu; });
+    if (it == catalog.end()) {
+      return make_error(ErrorCode::kInvalid,
+                        "workload.reference.gpu \"" + ref.gpu + "\" is not in the GPU catalog");
+    }
+    const double ref_rate = t.bound == "compute" ? it->fp16_tflops : it->mem_bw_gbs;
+    const double rate = t.bound == "compute" ? gpu.fp16_tflops : gpu.mem_bw_gbs;
+    if (ref_rate > 0 && rate > 0) t.compute_s = ref.runtime_seconds * ref_rate / rate;
+  }
+  t.step_s = t.compute_s;
+  return t;
+}
+
+}  // namespace
+
+Result<RunTime> run_time(const Workload& w, const GpuSpec& gpu, int gpus,
+                         const std::vector<GpuSpec>& catalog, const Calibration& cal) {
+  if (gpus < 1) {
+    return make_error(ErrorCode::kInvalid, "gpus must be >= 1 (got " + std::to_string(gpus) + ")");
+  }
+  auto mem = memory_need(w);
+  if (!mem) return mem.error();
+  if (w.kind == "custom") return custom_time(w, gpu, catalog);
+
+  const double usable = gpus * gpu.vram_gb * 1e9 * (1.0 - kVramHeadroom);
+  if (mem->total_gib() * kGiB > usable) {
+    RunTime t;
+    t.bound = "capacity";
+    t.compute_s = t.step_s = std::numeric_limits<double>::infinity();
+    return t;
+  }
+
+  auto params = cost::param_count(w);
+  if (!params) return params.error();
+  Result<StepWork> work = w.kind == "llm-inference" ? inference_work(w, *params, *mem)
+                          : w.kind == "diffusion"   ? diffusion_work(w, *params, *mem)
+                                                    : training_work(w, *params, *mem);
+  if (!work) return work.error();
+
+  double tflops = gpu.fp16_tflops;
+  if (cost::effective_precision(w) == "fp8" && gpu.fp8_tflops) tflops = *gpu.fp8_tflops;
+  const double scale = tp_factor(gpu, gpus, cal);
+  const double bw = gpu.mem_bw_gbs * 1e9 * cal.eta_bw * scale;
+  const double flops = tflops * 1e12 * cal.eta_compute * scale;
+  if (!(bw > 0) || !(flops > 0)) {
+    return make_error(ErrorCode::kInvalid,
+                      "GPU " + gpu.name + " has no memory bandwidth or TFLOPS in the catalog");
+  }
+  const double t_bw = work->bytes / bw;
+  const double t_compute = work->flops / flops;
+
+  RunTime t;
+  t.bound = t_compute > t_bw ? "compute" : "bandwidth";
+  t.step_s = std::max(t_bw, t_compute) + cal.t0_s;
+  t.steps = work->steps;
+  t.batch = work->batch;
+  t.compute_s = t.step_s * static_cast<double>(t.steps);
+  return t;
+}
+
+}  // namespace burst

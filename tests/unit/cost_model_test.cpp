@@ -1,0 +1,358 @@
+// The cost model's arithmetic: memory per workload kind, GPU counts, the calibrated roofline, and
+// the calibration table of docs/cost-model.md.
+#include "burst/cost_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace burst {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+GpuSpec gpu(const std::string& name, double vram_gb, double bw_gbs, double tflops,
+            const std::string& interconnect) {
+  GpuSpec g;
+  g.name = name;
+  g.vram_gb = vram_gb;
+  g.mem_bw_gbs = bw_gbs;
+  g.fp16_tflops = tflops;
+  g.interconnect = interconnect;
+  return g;
+}
+
+// An H100-like, a 4090-like and an A10-like card (datasheet numbers).
+std::vector<GpuSpec> small_catalog() {
+  return {gpu("H100_SXM", 80, 3350, 989, "nvlink"), gpu("RTX_4090", 24, 1008, 165.2, "pcie"),
+          gpu("A10", 24, 600, 125, "pcie")};
+}
+
+Workload training_7b() {
+  Workload w;
+  w.kind = "llm-training";
+  w.mode = "full";
+  w.params_b = 7;
+  w.precision = "bf16";
+  w.tokens = 100'000'000;
+  return w;
+}
+
+Workload inference(double params_b, const std::string& precision) {
+  Workload w;
+  w.kind = "llm-inference";
+  w.params_b = params_b;
+  w.precision = precision;
+  w.tokens = 256;
+  return w;
+}
+
+Workload diffusion(long batch, std::optional<long> tokens_per_item) {
+  Workload w;
+  w.kind = "diffusion";
+  w.params_b = 0.5;
+  w.precision = "bf16";
+  w.items = 300;
+  w.steps = 8;
+  w.batch = batch;
+  w.tokens = tokens_per_item;
+  return w;
+}
+
+TEST(CostMemory, SevenBillionFullFineTuneMatchesThePinnedBreakdown) {
+  auto m = memory_need(training_7b());
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_NEAR(m->weights_gib, 13.0, 0.05);
+  EXPECT_NEAR(m->gradients_gib, 26.1, 0.05);
+  EXPECT_NEAR(m->optimizer_gib, 78.2, 0.05);
+  EXPECT_NEAR(m->activations_gib, 26.1, 0.05);
+  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 0);
+  EXPECT_NEAR(m->total_gib(), 143.4, 0.05);
+}
+
+TEST(CostMemory, SevenBillionFullFineTuneNeedsFourEightyGigabyteCards) {
+  // Two cards hold 2 x 80e9 x 0.88 bytes = 131.1 GiB < 143.4 GiB, so the answer is 4, not 2.
+  auto m = memory_need(training_7b());
+  ASSERT_TRUE(m.ok());
+  const GpuSpec h100 = small_catalog()[0];
+  EXPECT_LT(2 * 80e9 * (1 - kVramHeadroom) / kGiB, m->total_gib());
+  EXPECT_EQ(gpus_needed(*m, h100), 4);
+}
+
+TEST(CostMemory, SeventyBillionFp16FitsNoSingleCard) {
+  auto m = memory_need(inference(70, "fp16"));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_NEAR(m->weights_gib, 130.4, 0.05);
+  for (const GpuSpec& g : small_catalog()) EXPECT_GT(gpus_needed(*m, g), 1) << g.name;
+  EXPECT_EQ(gpus_needed(*m, gpu("tiny", 8, 300, 20, "pcie")), 0);
+}
+
+TEST(CostMemory, KvCacheFromModelShape) {
+  // Llama 3 8B: 32 layers, hidden 4096, 32 heads, 8 KV heads; 8192 tokens x 4 sequences.
+  Workload w = inference(8, "fp16");
+  w.layers = 32;
+  w.hidden = 4096;
+  w.heads = 32;
+  w.kv_heads = 8;
+  w.context_tokens = 8192;
+  w.concurrency = 4;
+  auto m = memory_need(w);
+  ASSERT_TRUE(m.ok());
+  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 2.0 * 32 * 8 * 128 * 8192 * 4 * 2 / kGiB);  // 4 GiB
+}
+
+TEST(CostMemory, KvCacheDefaultIsTenPercentOfFp16WeightsPer4kSequence) {
+  Workload w = inference(7, "int4");
+  w.context_tokens = 8192;
+  w.concurrency = 2;
+  auto m = memory_need(w);
+  ASSERT_TRUE(m.ok());
+  EXPECT_DOUBLE_EQ(m->weights_gib, 3.5e9 / kGiB);
+  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 0.1 * 14e9 * 2 * 2 / kGiB);
+}
+
+TEST(CostMemory, LoraAndQloraTrainOnePercentAdapters) {
+  Workload w = training_7b();
+  w.mode = "lora";
+  auto lora = memory_need(w);
+  ASSERT_TRUE(lora.ok()) << lora.error().message;
+  EXPECT_DOUBLE_EQ(lora->weights_gib, (7e9 * 2 + 7e7 * 2) / kGiB);
+  EXPECT_DOUBLE_EQ(lora->gradients_gib, 7e7 * 4 / kGiB);
+  EXPECT_DOUBLE_EQ(lora->optimizer_gib, 7e7 * 12 / kGiB);
+  w.mode = "qlora";
+  auto qlora = memory_need(w);
+  ASSERT_TRUE(qlora.ok());
+  EXPECT_DOUBLE_EQ(qlora->weights_gib, (7e9 * 0.5 + 7e7 * 2) / kGiB);
+  EXPECT_LT(qlora->total_gib(), lora->total_gib());
+}
+
+TEST(CostMemory, TrainingActivationsFromModelShape) {
+  Workload w = training_7b();
+  w.layers = 32;
+  w.hidden = 4096;
+  w.context_tokens = 4096;
+  w.batch = 2;
+  auto m = memory_need(w);
+  ASSERT_TRUE(m.ok());
+  EXPECT_DOUBLE_EQ(m->activations_gib, 34.0 * 4096 * 2 * 4096 * 32 / kGiB);  // 34 GiB
+}
+
+TEST(CostMemory, CustomWithoutParamsNeedsNothingKnown) {
+  Workload w;
+  w.kind = "custom";
+  auto m = memory_need(w);
+  ASSERT_TRUE(m.ok());
+  EXPECT_DOUBLE_EQ(m->total_gib(), 0);
+  EXPECT_EQ(gpus_needed(*m, small_catalog()[2]), 1);
+}
+
+TEST(CostRoofline, SevenBillionBatchOneDecodeIsBandwidthBoundEverywhere) {
+  const Workload w = inference(7, "fp16");
+  const auto catalog = small_catalog();
+  for (const GpuSpec& g : catalog) {
+    auto t = run_time(w, g, 1, catalog, default_calibration());
+    ASSERT_TRUE(t.ok()) << g.name << ": " << t.error().message;
+    EXPECT_EQ(t->bound, "bandwidth") << g.name;
+    EXPECT_EQ(t->steps, 256);
+    EXPECT_EQ(t->batch, 1);
+    const double bytes = 7e9 * 2 * 1.1;  // weights + the default KV cache (4k context)
+    const Calibration& cal = default_calibration();
+    EXPECT_NEAR(t->step_s, bytes / (g.mem_bw_gbs * 1e9 * cal.eta_bw) + cal.t0_s, 1e-12);
+    EXPECT_NEAR(t->compute_s, t->step_s * 256, 1e-9);
+  }
+}
+
+TEST(CostRoofline, SmallLatentDiffusionRenderIsBandwidthBound) {
+  // 16 latent tokens per item (an audio/TTS-sized latent): weights dominate the traffic.
+  const auto catalog = small_catalog();
+  for (const GpuSpec& g : catalog) {
+    auto t = run_time(diffusion(8, 16), g, 1, catalog, default_calibration());
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_EQ(t->bound, "bandwidth") << g.name;
+    EXPECT_EQ(t->steps, 38 * 8);  // ceil(300 / 8) batches x 8 steps
+    EXPECT_EQ(t->batch, 8);
+  }
+}
+
+TEST(CostRoofline, ImageSizedDiffusionRenderIsComputeBound) {
+  // The default 256 effective tokens per item: 2 TFLOP per step against 3 GB moved.
+  const auto catalog = small_catalog();
+  auto t = run_time(diffusion(8, std::nullopt), catalog[0], 1, catalog, default_calibration());
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->bound, "compute");
+}
+
+TEST(CostRoofline, BatchingRaisesThroughputUntilComputeBound) {
+  const auto catalog = small_catalog();
+  const GpuSpec& h100 = catalog[0];
+  const Calibration& cal = default_calibration();
+  const double ceiling = h100.fp16_tflops * 1e12 * cal.eta_compute / (2 * 0.5e9 * 64);
+  double previous = 0;
+  bool compute_seen = false;
+  for (long batch = 1; batch <= 256; batch *= 2) {
+    auto t = run_time(diffusion(batch, 64), h100, 1, catalog, cal);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    const double items_per_s = batch / t->step_s;
+    EXPECT_GT(items_per_s, previous) << batch;
+    EXPECT_LT(items_per_s, ceiling) << batch;
+    if (batch == 1) {
+      EXPECT_EQ(t->bound, "bandwidth");
+    }
+    if (compute_seen) {
+      EXPECT_EQ(t->bound, "compute") << batch;
+    }
+    compute_seen = compute_seen || t->bound == "compute";
+    if (batch == 256) {  // 512 would not fit in 80 GB
+      EXPECT_GT(items_per_s, 0.9 * ceiling);
+    }
+    previous = items_per_s;
+  }
+  EXPECT_TRUE(compute_seen);
+}
+
+TEST(CostRoofline, TrainingIsComputeBound) {
+  const auto catalog = small_catalog();
+  auto t = run_time(training_7b(), catalog[0], 4, catalog, default_calibration());
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->bound, "compute");
+  EXPECT_EQ(t->steps, (100'000'000 + 16384 - 1) / 16384);
+  const Calibration& cal = default_calibration();
+  const double rate = 989e12 * cal.eta_compute * (4 - cal.tp_penalty_nvlink * 3);
+  EXPECT_NEAR(t->step_s, 6 * 7e9 * 16384 / rate + cal.t0_s, 1e-9);
+}
+
+TEST(CostRoofline, TooFewGpusIsCapacityBound) {
+  const auto catalog = small_catalog();
+  auto t = run_time(training_7b(), catalog[0], 2, catalog, default_calibration());
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->bound, "capacity");
+  EXPECT_TRUE(std::isinf(t->compute_s));
+}
+
+TEST(CostRoofline, PcieTensorParallelScalesWorseThanNvlink) {
+  Workload w = inference(70, "fp16");
+  GpuSpec nvlink = gpu("nv", 80, 2000, 400, "nvlink");
+  GpuSpec pcie = gpu("pc", 80, 2000, 400, "pcie");
+  const std::vector<GpuSpec> catalog{nvlink, pcie};
+  auto a = run_time(w, nvlink, 4, catalog, default_calibration());
+  auto b = run_time(w, pcie, 4, catalog, default_calibration());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_LT(a->step_s, b->step_s);
+}
+
+Workload custom(const std::string& ref_gpu, const std::string& bound) {
+  Workload w;
+  w.kind = "custom";
+  w.reference = WorkloadReference{ref_gpu, 100, bound};
+  return w;
+}
+
+TEST(CostCustom, ScalesByTheBoundResource) {
+  const std::vector<GpuSpec> catalog{gpu("REF", 24, 1000, 100, "pcie"),
+                                     gpu("FAST", 24, 2000, 400, "pcie")};
+  const Calibration& cal = default_calibration();
+  auto bw = run_time(custom("REF", "bandwidth"), catalog[1], 1, catalog, cal);
+  ASSERT_TRUE(bw.ok()) << bw.error().message;
+  EXPECT_DOUBLE_EQ(bw->compute_s, 50);
+  EXPECT_EQ(bw->bound, "bandwidth");
+  auto unknown_bound = run_time(custom("REF", ""), catalog[1], 1, catalog, cal);
+  ASSERT_TRUE(unknown_bound.ok());
+  EXPECT_DOUBLE_EQ(unknown_bound->compute_s, 50);
+  auto compute = run_time(custom("REF", "compute"), catalog[1], 1, catalog, cal);
+  ASSERT_TRUE(compute.ok());
+  EXPECT_DOUBLE_EQ(compute->compute_s, 25);
+  EXPECT_EQ(compute->bound, "compute");
+  auto local = run_time(custom("local", "bandwidth"), catalog[1], 1, catalog, cal);
+  ASSERT_TRUE(local.ok());
+  EXPECT_DOUBLE_EQ(local->compute_s, 100);
+}
+
+TEST(CostErrors, InvalidInputsGiveExactMessages) {
+  const auto catalog = small_catalog();
+  Workload negative = inference(-7, "fp16");
+  auto m = memory_need(negative);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(m.error().message, "workload.params_b must be > 0 (got -7)");
+
+  Workload missing = inference(1, "fp16");
+  missing.params_b.reset();
+  EXPECT_EQ(memory_need(missing).error().message,
+            "workload.params_b is required for kind llm-inference");
+
+  auto p = memory_need(inference(7, "fp7"));
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(p.error().message,
+            "unknown precision \"fp7\" (expected fp32, fp16, bf16, fp8, int8 or int4)");
+  EXPECT_EQ(bytes_per_param("fp7").error().message, p.error().message);
+
+  auto r = run_time(custom("X100", "bandwidth"), catalog[0], 1, catalog, default_calibration());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(r.error().message, "workload.reference.gpu \"X100\" is not in the GPU catalog");
+
+  Workload mode = training_7b();
+  mode.mode = "dora";
+  EXPECT_EQ(memory_need(mode).error().message,
+            "unknown llm-training mode \"dora\" (expected full, lora or qlora)");
+}
+
+TEST(CostErrors, BytesPerParam) {
+  EXPECT_DOUBLE_EQ(*bytes_per_param("fp32"), 4);
+  EXPECT_DOUBLE_EQ(*bytes_per_param("bf16"), 2);
+  EXPECT_DOUBLE_EQ(*bytes_per_param("int8"), 1);
+  EXPECT_DOUBLE_EQ(*bytes_per_param("int4"), 0.5);
+}
+
+// The rows of docs/cost-model.md "Calibration": GPU bandwidth (GB/s), model bytes, measured
+// llama.cpp tg512 tokens/s (XiongjieDai/GPU-Benchmarks-on-LLM-Inference), documented residual %.
+struct CalibrationRow {
+  double bw_gbs;
+  double model_gb;
+  double measured;
+  double residual_pct;
+};
+
+TEST(CostCalibration, PredictsTheDocumentedTableWithinItsResiduals) {
+  const std::vector<CalibrationRow> rows = {
+      {936, 4.92, 115.42, -16.7},  {936, 16.06, 47.40, -20.0}, {1008, 4.92, 130.58, -22.6},
+      {1008, 16.06, 54.84, -26.2}, {768, 4.92, 105.39, -20.6}, {768, 16.06, 40.71, -21.7},
+      {768, 42.51, 14.71, -12.3},  {960, 4.92, 133.44, -26.7}, {960, 16.06, 52.32, -25.9},
+      {960, 42.51, 18.52, -13.9},  {696, 4.92, 91.27, -14.6},  {696, 16.06, 34.26, -14.9},
+      {696, 42.51, 11.60, 1.1},    {864, 4.92, 115.55, -21.3}, {864, 16.06, 43.69, -19.1},
+      {864, 42.51, 15.46, -6.7},   {1935, 4.92, 140.62, 5.1},  {1935, 16.06, 54.84, 25.9},
+      {1935, 42.51, 22.31, 36.6},  {2039, 4.92, 135.04, 12.3}, {2039, 16.06, 53.49, 34.3},
+      {2039, 42.51, 24.61, 29.8},  {2000, 4.92, 145.55, 3.2},  {2000, 16.06, 68.03, 4.1},
+      {2000, 42.51, 25.03, 25.4},
+  };
+  const Calibration& cal = default_calibration();
+  double sum_sq = 0;
+  for (const CalibrationRow& r : rows) {
+    const double predicted = 1 / (r.model_gb * 1e9 / (r.bw_gbs * 1e9 * cal.eta_bw) + cal.t0_s);
+    const double residual = (predicted - r.measured) / r.measured * 100;
+    // The doc rounds model bytes to 10 MB and residuals to 0.1%.
+    EXPECT_NEAR(residual, r.residual_pct, 0.3) << r.bw_gbs << " " << r.model_gb;
+    sum_sq += residual * residual;
+  }
+  EXPECT_LT(std::sqrt(sum_sq / rows.size()), 21.0);  // the documented RMS, 20.7%
+}
+
+TEST(CostCalibration, RunTimeReproducesABatchOneDecodeRow) {
+  // Llama 3 8B F16 on an RTX 4090 at 512 tokens of context: KV traffic is 0.07 GB of 16.1 GB.
+  Workload w = inference(8.03, "fp16");
+  w.layers = 32;
+  w.hidden = 4096;
+  w.heads = 32;
+  w.kv_heads = 8;
+  w.context_tokens = 512;
+  const std::vector<GpuSpec> catalog{gpu("RTX_4090", 24, 1008, 165.2, "pcie")};
+  auto t = run_time(w, catalog[0], 1, catalog, default_calibration());
+  ASSERT_TRUE(t.ok());
+  EXPECT_NEAR(1 / t->step_s, 40.46, 0.3);  // the doc's prediction; measured 54.84
+}
+
+}  // namespace
+}  // namespace burst
