@@ -51,11 +51,11 @@ struct Calibration {
 const Calibration& default_calibration();
 
 struct RunTime {
-  double compute_s = 0;    // the whole run step's compute time on this candidate
-  double step_s = 0;       // one step (decode token, denoising step, training step)
+  double compute_s = 0;  // the whole run step's compute time on this candidate
+  double step_s = 0;     // one step (decode token, denoising step, training step)
   long steps = 0;
-  std::string bound;       // "bandwidth" | "compute" | "capacity"
-  int batch = 1;           // items or sequences processed together
+  std::string bound;  // "bandwidth" | "compute" | "capacity"
+  int batch = 1;      // items or sequences processed together
 };
 
 // Time of the run step for `w` on `gpus` x `gpu`, by the roofline

@@ -12,38 +12,39 @@
 namespace burst {
 
 struct GpuSpec {
-  std::string name;            // catalog key, e.g. "RTX_4090", "H100_SXM", "MI300X"
-  std::string vendor;          // "nvidia" | "amd"
-  std::string segment;         // "consumer" | "workstation" | "datacenter"
-  double vram_gb = 0;          // per GPU, decimal GB as vendors state it
-  double mem_bw_gbs = 0;       // memory bandwidth, GB/s
-  double fp16_tflops = 0;      // dense FP16/BF16 tensor TFLOPS as usable for training/inference
-                               // (GeForce: the FP32-accumulate rate, half the FP16-accumulate one)
+  std::string name;        // catalog key, e.g. "RTX_4090", "H100_SXM", "MI300X"
+  std::string vendor;      // "nvidia" | "amd"
+  std::string segment;     // "consumer" | "workstation" | "datacenter"
+  double vram_gb = 0;      // per GPU, decimal GB as vendors state it
+  double mem_bw_gbs = 0;   // memory bandwidth, GB/s
+  double fp16_tflops = 0;  // dense FP16/BF16 tensor TFLOPS as usable for training/inference
+                           // (GeForce: the FP32-accumulate rate, half the FP16-accumulate one)
   std::optional<double> fp8_tflops;  // dense FP8 tensor TFLOPS where supported
   double tdp_w = 0;
-  std::string interconnect;    // "nvlink" | "pcie" | "infinity-fabric"
-  double interconnect_gbs = 0; // per-GPU GPU-to-GPU bandwidth, GB/s
+  std::string interconnect;            // "nvlink" | "pcie" | "infinity-fabric"
+  double interconnect_gbs = 0;         // per-GPU GPU-to-GPU bandwidth, GB/s
   std::optional<double> purchase_usd;  // typical street/list price, for rent-vs-buy
-  std::string source;          // where the numbers come from (URL or document)
+  std::string source;                  // where the numbers come from (URL or document)
 };
 
 struct PriceEntry {
-  std::string provider;        // "runpod" | "lambda" | "vast"
-  std::string gpu;             // a GpuSpec name
+  std::string provider;  // "runpod" | "lambda" | "vast"
+  std::string gpu;       // a GpuSpec name
   int gpu_count = 1;
-  double usd_per_hour = 0;     // on-demand, whole instance
+  double usd_per_hour = 0;  // on-demand, whole instance
   std::optional<double> spot_usd_per_hour;
   std::string region;
 };
 
 struct PriceTable {
-  std::string as_of;           // "2026-..." date the snapshot was taken
+  std::string as_of;  // "2026-..." date the snapshot was taken
   std::string source;
   std::vector<PriceEntry> entries;
 };
 
 // Parse YAML text (`name` only labels error messages: "<name>:<line>:<col>: <field>: <message>").
-Result<std::vector<GpuSpec>> parse_gpu_catalog(const std::string& yaml_text, const std::string& name);
+Result<std::vector<GpuSpec>> parse_gpu_catalog(const std::string& yaml_text,
+                                               const std::string& name);
 Result<PriceTable> parse_price_table(const std::string& yaml_text, const std::string& name);
 
 // The catalog and price table compiled into the binary (from config/), unless `config_dir`

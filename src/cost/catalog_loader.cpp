@@ -48,28 +48,6 @@ Error to_error(const Problems& problems) {
   return make_error(ErrorCode::kInvalid, message);
 }
 
-// The file's single document, or nullopt after reporting why there is none.
-std::optional<YAML::Node> load_document(const std::string& text, Problems& problems) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    SourcePos pos =
-        e.mark.is_null() ? SourcePos{1, 1} : SourcePos{e.mark.line + 1, e.mark.column + 1};
-    problems.add(pos, "YAML syntax error", e.msg);
-    return std::nullopt;
-  }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
-    problems.add({1, 1}, "(top level)", "the file is empty");
-    return std::nullopt;
-  }
-  if (docs.size() > 1) {
-    problems.add(spec::pos_of(docs[1]), "(top level)",
-                 "expected one YAML document, got " + std::to_string(docs.size()));
-  }
-  return docs[0];
-}
-
 // `version`, when given, must be 1: a newer file needs a newer burst.
 void check_version(Fields& top) {
   std::optional<YAML::Node> node = top.get("version");
@@ -126,7 +104,7 @@ std::optional<GpuSpec> read_gpu(const YAML::Node& item, const std::string& path,
 
 std::optional<std::vector<GpuSpec>> parse_catalog_into(const std::string& yaml_text,
                                                        Problems& problems) {
-  std::optional<YAML::Node> doc = load_document(yaml_text, problems);
+  std::optional<YAML::Node> doc = spec::load_single_document(yaml_text, problems);
   if (!doc) return std::nullopt;
   Fields top(*doc, "", kCatalogFields, problems);
   if (!top.ok()) return std::nullopt;
@@ -185,7 +163,7 @@ std::optional<PriceEntry> read_entry(const YAML::Node& item, const std::string& 
 std::optional<PriceTable> parse_prices_into(const std::string& yaml_text,
                                             const std::vector<GpuSpec>* catalog,
                                             Problems& problems) {
-  std::optional<YAML::Node> doc = load_document(yaml_text, problems);
+  std::optional<YAML::Node> doc = spec::load_single_document(yaml_text, problems);
   if (!doc) return std::nullopt;
   Fields top(*doc, "", kPriceFields, problems);
   if (!top.ok()) return std::nullopt;

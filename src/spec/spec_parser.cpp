@@ -29,29 +29,6 @@ std::string spec_dir(const std::string& path) {
   return dir.string();
 }
 
-// The single document of the file, or nullopt after reporting why there is none.
-std::optional<YAML::Node> load_document(const std::string& text, spec::Problems& problems) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    // ParserException and the rest: all carry a mark and yaml-cpp's own words.
-    SourcePos pos =
-        e.mark.is_null() ? SourcePos{1, 1} : SourcePos{e.mark.line + 1, e.mark.column + 1};
-    problems.add(pos, "YAML syntax error", e.msg);
-    return std::nullopt;
-  }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
-    problems.add({1, 1}, "(top level)", "the file is empty");
-    return std::nullopt;
-  }
-  if (docs.size() > 1) {
-    problems.add(spec::pos_of(docs[1]), "(top level)",
-                 "expected one YAML document, got " + std::to_string(docs.size()));
-  }
-  return docs[0];
-}
-
 Result<PipelineSpec> finish(PipelineSpec spec, const spec::Problems& problems,
                             std::vector<SpecError>* errors) {
   if (problems.empty()) return spec;
@@ -70,7 +47,7 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
   PipelineSpec spec;
   spec.path = path;
   spec.dir = spec_dir(path);
-  std::optional<YAML::Node> doc = load_document(yaml_text, problems);
+  std::optional<YAML::Node> doc = spec::load_single_document(yaml_text, problems);
   if (!doc) return finish(std::move(spec), problems, errors);
   spec::Fields top(*doc, "", kTopFields, problems);
   if (top.ok()) {

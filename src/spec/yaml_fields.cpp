@@ -319,4 +319,26 @@ std::optional<std::string> Fields::script(std::string_view key, Need need) {
   return node ? read_script(*node, path_of(key), problems_) : std::nullopt;
 }
 
+std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    // ParserException and the rest: all carry a mark and yaml-cpp's own words.
+    SourcePos pos =
+        e.mark.is_null() ? SourcePos{1, 1} : SourcePos{e.mark.line + 1, e.mark.column + 1};
+    problems.add(pos, "YAML syntax error", e.msg);
+    return std::nullopt;
+  }
+  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+    problems.add({1, 1}, "(top level)", "the file is empty");
+    return std::nullopt;
+  }
+  if (docs.size() > 1) {
+    problems.add(pos_of(docs[1]), "(top level)",
+                 "expected one YAML document, got " + std::to_string(docs.size()));
+  }
+  return docs[0];
+}
+
 }  // namespace burst::spec

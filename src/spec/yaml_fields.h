@@ -38,6 +38,10 @@ class Problems {
 // The node's position, 1-based.
 SourcePos pos_of(const YAML::Node& node);
 
+// The text's single YAML document, or nullopt after reporting why there is none (a syntax error,
+// an empty file). A second document is reported but the first is still returned.
+std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems);
+
 // "a string", "a list", "a mapping" or "nothing", for "expected X, got Y".
 std::string kind_of(const YAML::Node& node);
 
