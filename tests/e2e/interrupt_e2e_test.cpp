@@ -30,19 +30,30 @@ nlohmann::json only_job(const BurstHome& home) {
   return j.empty() ? nlohmann::json::object() : j[0];
 }
 
+// Waits until the long job's run step has started; returns its one pod's id ("" on failure,
+// with the reason recorded).
+std::string wait_until_running(BurstProcess& p) {
+  if (!p.wait_for_stdout("| started")) {
+    ADD_FAILURE() << "the job never started:\n" << p.out() << p.err();
+    return "";
+  }
+  auto ids = pod_ids_in(p.out());
+  EXPECT_EQ(ids.size(), 1u) << p.out();
+  return ids.empty() ? "" : ids[0];
+}
+
 TEST(E2EInterrupt, SigintDuringRunStopsPullsDeletesAndExits130) {
   BurstHome home;
   std::string spec = home.write("job.yaml", kLongRun);
   BurstProcess p(home, {"run", spec});
-  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
-  auto ids = pod_ids_in(p.out());
-  ASSERT_EQ(ids.size(), 1u);
-  ASSERT_FALSE(pod_processes(ids[0]).empty());
+  const std::string pod = wait_until_running(p);
+  ASSERT_FALSE(pod.empty());
+  ASSERT_FALSE(pod_processes(pod).empty());
   kill(p.pid(), SIGINT);
   EXPECT_EQ(p.wait(60), 130) << p.out() << p.err();
-  EXPECT_TRUE(pod_processes(ids[0]).empty()) << "the pod (and its sleep) must be gone";
+  EXPECT_TRUE(pod_processes(pod).empty()) << "the pod (and its sleep) must be gone";
   EXPECT_EQ(read_file(home.work() + "/got/partial.txt"), "partial\n") << "pull_on_failure";
-  EXPECT_NE(p.out().find("gpu pod " + ids[0] + " deleted (confirmed)"), std::string::npos);
+  EXPECT_NE(p.out().find("gpu pod " + pod + " deleted (confirmed)"), std::string::npos);
   auto job = only_job(home);
   EXPECT_EQ(job["state"], "interrupted");
   EXPECT_EQ(job["error"], "run: interrupted");
@@ -52,16 +63,15 @@ TEST(E2EInterrupt, SshConnectionKilledMidRunFailsTheJobAndDeletesThePod) {
   BurstHome home;
   std::string spec = home.write("job.yaml", kLongRun);
   BurstProcess p(home, {"run", spec});
-  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
-  auto ids = pod_ids_in(p.out());
-  ASSERT_EQ(ids.size(), 1u);
-  auto sessions = pod_session_sshds(home, ids[0]);
-  ASSERT_FALSE(sessions.empty()) << "no sshd session process found for " << ids[0];
+  const std::string pod = wait_until_running(p);
+  ASSERT_FALSE(pod.empty());
+  auto sessions = pod_session_sshds(home, pod);
+  ASSERT_FALSE(sessions.empty()) << "no sshd session process found for " << pod;
   for (int pid : sessions) kill(pid, SIGKILL);
   EXPECT_EQ(p.wait(60), 1) << p.out() << p.err();
   EXPECT_NE(p.err().find("run: lost the SSH connection while the command ran"), std::string::npos)
       << p.err();
-  EXPECT_TRUE(pod_processes(ids[0]).empty());
+  EXPECT_TRUE(pod_processes(pod).empty());
   auto job = only_job(home);
   EXPECT_EQ(job["state"], "failed");
 }
@@ -70,18 +80,17 @@ TEST(E2EInterrupt, ReapAfterKill9OfBurstRunFindsAndDeletesTheOrphanedPod) {
   BurstHome home;
   std::string spec = home.write("job.yaml", kLongRun);
   BurstProcess p(home, {"run", spec});
-  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
-  auto ids = pod_ids_in(p.out());
-  ASSERT_EQ(ids.size(), 1u);
+  const std::string pod = wait_until_running(p);
+  ASSERT_FALSE(pod.empty());
   kill(p.pid(), SIGKILL);
   EXPECT_EQ(p.wait(10), 128 + SIGKILL);
-  ASSERT_FALSE(pod_processes(ids[0]).empty()) << "the orphan should still be running";
+  ASSERT_FALSE(pod_processes(pod).empty()) << "the orphan should still be running";
 
   std::string out, err;
   EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0) << out << err;
-  EXPECT_NE(out.find("local " + ids[0]), std::string::npos) << out;
+  EXPECT_NE(out.find("local " + pod), std::string::npos) << out;
   EXPECT_NE(out.find("deleted (confirmed)"), std::string::npos) << out;
-  EXPECT_TRUE(pod_processes(ids[0]).empty());
+  EXPECT_TRUE(pod_processes(pod).empty());
 
   EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0);
   EXPECT_EQ(out, "no live pods\n");
@@ -91,32 +100,31 @@ TEST(E2EInterrupt, ReapFindsAPodTheStoreNeverHeardOf) {
   BurstHome home;
   std::string spec = home.write("job.yaml", kLongRun);
   BurstProcess p(home, {"run", spec});
-  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
-  auto ids = pod_ids_in(p.out());
-  ASSERT_EQ(ids.size(), 1u);
+  const std::string pod = wait_until_running(p);
+  ASSERT_FALSE(pod.empty());
   kill(p.pid(), SIGKILL);
   p.wait(10);
   // The database is lost; the provider's own list (pods named burst-*) still finds the pod.
   std::filesystem::remove(home.state() + "/burst.db");
   std::string out, err;
   EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0) << out << err;
-  EXPECT_NE(out.find("local " + ids[0]), std::string::npos) << out;
-  EXPECT_TRUE(pod_processes(ids[0]).empty());
+  EXPECT_NE(out.find("local " + pod), std::string::npos) << out;
+  EXPECT_TRUE(pod_processes(pod).empty());
 }
 
 TEST(E2EInterrupt, ReapLeavesAJobStillRunningInAnotherProcessAlone) {
   BurstHome home;
   std::string spec = home.write("job.yaml", kLongRun);
   BurstProcess p(home, {"run", spec});
-  ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
-  auto ids = pod_ids_in(p.out());
+  const std::string pod = wait_until_running(p);
+  ASSERT_FALSE(pod.empty());
   std::string out, err;
   EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0) << out << err;
   EXPECT_NE(out.find("skipped: job"), std::string::npos) << out;
-  EXPECT_FALSE(pod_processes(ids[0]).empty());
+  EXPECT_FALSE(pod_processes(pod).empty());
   kill(p.pid(), SIGINT);
   EXPECT_EQ(p.wait(60), 130);
-  EXPECT_TRUE(pod_processes(ids[0]).empty());
+  EXPECT_TRUE(pod_processes(pod).empty());
 }
 
 }  // namespace

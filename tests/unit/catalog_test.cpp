@@ -10,6 +10,7 @@
 #include <string>
 
 #include "burst/gpu_catalog.h"
+#include "fakes/temp_dir.h"
 
 namespace burst {
 
@@ -19,27 +20,6 @@ extern const char* const kEmbedded_prices_yaml;
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "burst-catalog-XXXXXX").string();
-    const char* made = mkdtemp(pattern.data());
-    EXPECT_NE(made, nullptr) << "mkdtemp " << pattern;
-    path_ = made ? made : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ + "/" + name) << text;
-  }
-
- private:
-  std::string path_;
-};
 
 // One valid GPU; tests edit it to break one thing at a time. "  - name:" is on line 4.
 constexpr char kOneGpu[] = R"(version: 1

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "fakes/temp_dir.h"
+
 namespace burst {
 namespace {
 
@@ -34,27 +36,6 @@ std::string echo_words(const std::string& word, const std::string& dir = "") {
   if (!dir.empty()) cmd = "cd " + shell_quote(dir) + " && " + cmd;
   return sh(cmd);
 }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "burst-shell-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-  void touch(const std::string& name) const { std::ofstream(path_ / name) << "x"; }
-
- private:
-  fs::path path_;
-};
 
 // --- shell_quote ------------------------------------------------------------------------------
 
@@ -80,10 +61,10 @@ TEST(Shell, QuotedWordRoundTripsThroughTheShell) {
 
 TEST(Shell, QuotedWordCannotRunCommands) {
   TempDir tmp;
-  const std::string pwned = (tmp.path() / "pwned").string();
+  const std::string pwned = tmp.path() + "/pwned";
   for (const std::string& w : {"'; touch " + pwned + "; '", "$(touch " + pwned + ")",
                                "`touch " + pwned + "`", "x\ntouch " + pwned}) {
-    EXPECT_EQ(echo_words(shell_quote(w), tmp.path().string()), w + "\n") << w;
+    EXPECT_EQ(echo_words(shell_quote(w), tmp.path()), w + "\n") << w;
     EXPECT_FALSE(fs::exists(pwned)) << w;
   }
 }
@@ -99,7 +80,7 @@ TEST(Shell, GlobKeepsWildcardsAndPlainCharacters) {
 TEST(Shell, GlobEscapesShellMetacharacters) {
   // Without glob characters the word must reach the command exactly as written, whatever it holds.
   TempDir tmp;
-  const std::string dir = tmp.path().string();
+  const std::string dir = tmp.path();
   for (const char* word : {"a;b", "$HOME", "my file", "`id`", "it's", "\"q\"", "a|b&c>d<e(f)",
                            "x\\y", "tab\there", "new\nline"})
     EXPECT_EQ(echo_words(shell_glob(word), dir), std::string(word) + "\n") << word;
@@ -109,7 +90,7 @@ TEST(Shell, GlobStillExpandsInTheShell) {
   TempDir tmp;
   for (const char* f : {"a.png", "b.png", "c.txt", "my clip.png", "x;y.png", "f1.exr", "fz.exr"})
     tmp.touch(f);
-  const std::string dir = tmp.path().string();
+  const std::string dir = tmp.path();
   EXPECT_EQ(echo_words(shell_glob("*.png"), dir), "a.png\nb.png\nmy clip.png\nx;y.png\n");
   EXPECT_EQ(echo_words(shell_glob("my clip.png"), dir), "my clip.png\n");
   EXPECT_EQ(echo_words(shell_glob("x;y.png"), dir), "x;y.png\n");
@@ -119,8 +100,8 @@ TEST(Shell, GlobStillExpandsInTheShell) {
 
 TEST(Shell, MaliciousGlobDoesNotExecute) {
   TempDir tmp;
-  const std::string dir = tmp.path().string();
-  const std::string pwned = (tmp.path() / "pwned").string();
+  const std::string dir = tmp.path();
+  const std::string pwned = tmp.path() + "/pwned";
   for (const std::string& pattern :
        {"x; touch " + pwned, "x && touch " + pwned, "x | touch " + pwned, "$(touch " + pwned + ")",
         "`touch " + pwned + "`", "x > " + pwned, "x'; touch " + pwned + "; '",
@@ -133,8 +114,8 @@ TEST(Shell, MaliciousGlobDoesNotExecute) {
 
 TEST(Shell, MaliciousGlobWithNewlineDoesNotExecute) {
   TempDir tmp;
-  const std::string pwned = (tmp.path() / "pwned").string();
-  (void)echo_words(shell_glob("x\ntouch " + pwned), tmp.path().string());
+  const std::string pwned = tmp.path() + "/pwned";
+  (void)echo_words(shell_glob("x\ntouch " + pwned), tmp.path());
   EXPECT_FALSE(fs::exists(pwned));
 }
 
@@ -144,7 +125,7 @@ TEST(Shell, MaliciousGlobWithNewlineDoesNotExecute) {
 TEST(Shell, GlobKeepsBracketNegation) {
   TempDir tmp;
   for (const char* f : {"a.txt", "x.txt"}) tmp.touch(f);
-  EXPECT_EQ(echo_words(shell_glob("[!x].txt"), tmp.path().string()), "a.txt\n");
+  EXPECT_EQ(echo_words(shell_glob("[!x].txt"), tmp.path()), "a.txt\n");
 }
 
 // BUG: a newline is "escaped" as backslash-newline, which the shell removes as a line

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "burst/spec.h"
+#include "fakes/temp_dir.h"
 #include "spec/duration.h"
 #include "spec/spec_checks.h"
 
@@ -20,24 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Lines = std::vector<std::string>;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "burst-spec-XXXXXX").string();
-    const char* made = mkdtemp(pattern.data());
-    EXPECT_NE(made, nullptr) << "mkdtemp " << pattern;
-    path_ = made ? made : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Every problem parse_spec reports for `yaml`, read as "p.yaml".
 Lines errors_of(const std::string& yaml, const std::string& path = "p.yaml") {
