@@ -83,10 +83,13 @@ struct Budget {
   std::optional<double> deadline_seconds;     // the whole job (all phases) must finish within it
 };
 
+// When burstd runs the pipeline; the rules are in docs/schedules.md.
 struct Schedule {
-  std::string cron;  // 5-field cron or @daily etc. (checked by the daemon)
-  std::string timezone = "UTC";
-  SourcePos pos;
+  std::string cron;                 // 5-field cron or @daily etc. (validated by the parser)
+  std::string timezone = "UTC";     // IANA name, checked against the system's zoneinfo
+  std::string missed = "run-once";  // "skip" | "run-once": fire times missed while down
+  bool overlap = false;             // may a run start while the previous one still runs
+  SourcePos pos;                    // of the cron value
 };
 
 struct SecretRef {
@@ -122,7 +125,8 @@ struct SpecError {
 };
 
 // Parses and validates a spec file. On failure returns every problem found, in file order; the
-// caller prints them one per line and exits 2. Never touches anything outside the file.
+// caller prints them one per line and exits 2. Writes nothing; besides the file it only looks
+// at code.dir and reads the time zone database (schedule.timezone).
 Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors);
 
 // Same, for YAML text already in memory; `path` only names it in messages and resolves dirs.

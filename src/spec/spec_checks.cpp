@@ -1,7 +1,6 @@
 #include "spec/spec_checks.h"
 
 #include <algorithm>
-#include <sstream>
 #include <vector>
 
 namespace burst::spec {
@@ -46,18 +45,6 @@ bool is_valid_artefact_remote(std::string_view remote) {
     start = end + 1;
   }
   return true;
-}
-
-std::optional<std::string> cron_shape_problem(std::string_view cron) {
-  if (cron.starts_with('@')) return std::nullopt;
-  std::istringstream in{std::string(cron)};
-  std::string field;
-  int count = 0;
-  while (in >> field) ++count;
-  if (count == 5) return std::nullopt;
-  return "expected 5 fields (minute hour day-of-month month day-of-week) or "
-         "@hourly/@daily/@weekly/@monthly/@yearly, got " +
-         std::to_string(count) + (count == 1 ? " field" : " fields");
 }
 
 size_t edit_distance(std::string_view a, std::string_view b) {

@@ -20,10 +20,6 @@ bool is_reserved_env_name(std::string_view name);
 // A remote artefact path: relative with no ".." part and no leading '/', or "$BURST_VOLUME/...".
 bool is_valid_artefact_remote(std::string_view remote);
 
-// Why a cron expression is malformed ("expected 5 fields ..."), or nullopt. Only the shape is
-// checked here; the daemon checks each field.
-std::optional<std::string> cron_shape_problem(std::string_view cron);
-
 // Levenshtein distance.
 size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -5,6 +5,8 @@
 #include <set>
 #include <string_view>
 
+#include "schedule/cron.h"
+#include "schedule/tz.h"
 #include "spec/spec_checks.h"
 
 namespace burst::spec {
@@ -34,7 +36,8 @@ constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
 constexpr sv kArtefactFields[] = {"remote", "local"};
 constexpr sv kUploadFields[] = {"image", "run"};
 constexpr sv kBudgetFields[] = {"max_usd", "max_runtime", "deadline"};
-constexpr sv kScheduleFields[] = {"cron", "timezone"};
+constexpr sv kScheduleFields[] = {"cron", "timezone", "missed", "overlap"};
+constexpr sv kMissedPolicies[] = {"skip", "run-once"};
 
 constexpr char kBadName[] =
     "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 "
@@ -126,6 +129,16 @@ std::optional<Artefact> read_artefact(const YAML::Node& item, const std::string&
   artefact.remote = *remote_text;
   artefact.local = resolve_local(spec_dir, *local);
   return artefact;
+}
+
+// Where column `column` (1-based) of a cron string is in the file: past the opening quote of a
+// quoted value. A problem with the whole expression (column 1) points at the value itself, and
+// so does any value the file may spell differently (escapes, line folds).
+SourcePos cron_error_pos(const YAML::Node& node, const std::string& text, int column) {
+  SourcePos pos = pos_of(node);
+  if (column <= 1 || text.find_first_of("\\\n\"'") != std::string::npos) return pos;
+  pos.column += (node.Tag() == "!" ? 1 : 0) + column - 1;  // yaml-cpp tags quoted scalars "!"
+  return pos;
 }
 
 }  // namespace
@@ -342,12 +355,25 @@ void parse_schedule(Fields& top, PipelineSpec& spec) {
   Schedule schedule;
   if (std::optional<YAML::Node> cron = s->get("cron", Need::kRequired)) {
     std::optional<std::string> text = read_string(*cron, "schedule.cron", top.problems());
-    std::optional<std::string> problem = text ? cron_shape_problem(*text) : std::nullopt;
-    if (problem) top.problems().add(pos_of(*cron), "schedule.cron", *problem);
-    schedule.cron = text.value_or("");
     schedule.pos = pos_of(*cron);
+    schedule.cron = text.value_or("");
+    schedule::CronError error;
+    if (text && !schedule::CronExpr::parse(*text, &error)) {
+      top.problems().add(cron_error_pos(*cron, *text, error.column), "schedule.cron", error.text());
+    }
   }
-  schedule.timezone = s->string("timezone").value_or("UTC");
+  if (std::optional<YAML::Node> zone = s->get("timezone")) {
+    std::optional<std::string> name = read_string(*zone, "schedule.timezone", top.problems());
+    if (name) {
+      Result<schedule::TimeZone> loaded = schedule::load_time_zone(*name);
+      if (!loaded.ok()) {
+        top.problems().add(pos_of(*zone), "schedule.timezone", loaded.error().message);
+      }
+      schedule.timezone = *name;
+    }
+  }
+  schedule.missed = s->one_of("missed", kMissedPolicies).value_or("run-once");
+  schedule.overlap = s->boolean("overlap").value_or(false);
   spec.schedule = schedule;
 }
 

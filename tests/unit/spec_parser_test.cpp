@@ -65,7 +65,7 @@ void expect_example_values(const PipelineSpec& spec, const std::string& text) {
   EXPECT_EQ(spec.workload.params_b, 0.5);
   EXPECT_EQ(spec.workload.precision, "bf16");
   EXPECT_EQ(spec.workload.items, 300);
-  EXPECT_EQ(spec.workload.steps, 8);
+  EXPECT_EQ(spec.workload.steps, 2000);
   EXPECT_EQ(spec.workload.batch, 8);
   EXPECT_FALSE(spec.workload.concurrency.has_value());
   ASSERT_TRUE(spec.workload.reference.has_value());
@@ -73,7 +73,7 @@ void expect_example_values(const PipelineSpec& spec, const std::string& text) {
   EXPECT_EQ(spec.workload.reference->runtime_seconds, 20);
   EXPECT_EQ(spec.workload.reference->bound, "bandwidth");
   EXPECT_EQ(spec.resources.providers, Lines{"local"});
-  EXPECT_EQ(spec.resources.gpus, (Lines{"RTX_4090", "RTX_5090", "L4", "A10G"}));
+  EXPECT_EQ(spec.resources.gpus, (Lines{"RTX_4090", "RTX_5090", "L4", "A10G", "A10"}));
   EXPECT_EQ(spec.resources.gpu_count, 1);
   EXPECT_EQ(spec.resources.min_vram_gb, 16);
   EXPECT_EQ(spec.resources.max_usd_per_hour, 1.5);
@@ -108,6 +108,8 @@ void expect_example_values(const PipelineSpec& spec, const std::string& text) {
   ASSERT_TRUE(spec.schedule.has_value());
   EXPECT_EQ(spec.schedule->cron, "0 3 * * *");
   EXPECT_EQ(spec.schedule->timezone, "UTC");
+  EXPECT_EQ(spec.schedule->missed, "run-once");
+  EXPECT_FALSE(spec.schedule->overlap);
 }
 
 TEST(SpecParser, ExampleFileParses) {
@@ -374,6 +376,53 @@ TEST(SpecErrors, CronFieldCount) {
   EXPECT_EQ(errors_of("name: x\nrun: echo hi\nschedule:\n  cron: \"0 3 *\"\n"),
             Lines{"p.yaml:4:9: schedule.cron: expected 5 fields (minute hour day-of-month month "
                   "day-of-week) or @hourly/@daily/@weekly/@monthly/@yearly, got 3 fields"});
+}
+
+// A bad field is reported at its own column: past the opening quote, or in a plain value.
+TEST(SpecErrors, CronFieldColumn) {
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nschedule:\n  cron: \"0 25 * * *\"\n"),
+            Lines{"p.yaml:4:12: schedule.cron: hour: 25 is out of range 0-23"});
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nschedule:\n  cron: '0 0 * * MOND'\n"),
+            Lines{"p.yaml:4:18: schedule.cron: day-of-week: unknown name \"MOND\" (use SUN-SAT "
+                  "or 0-7)"});
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nschedule: {cron: 0 0 31 2 1-99}\n"),
+            Lines{"p.yaml:3:29: schedule.cron: day-of-week: 99 is out of range 0-7 (0 and 7 are "
+                  "Sunday)"});
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nschedule:\n  cron: \"@reboot\"\n"),
+            Lines{"p.yaml:4:9: schedule.cron: @reboot runs a job when cron starts, which is not a "
+                  "schedule; use five fields or @hourly, @daily, @weekly, @monthly or @yearly"});
+}
+
+TEST(SpecErrors, ScheduleFields) {
+  std::string zone_hint = fs::exists("/usr/share/zoneinfo")
+                              ? "expected an IANA name such as Europe/London"
+                              : "no time zone database at /usr/share/zoneinfo; install "
+                                "tzdata";
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nschedule:\n  cron: \"@daily\"\n"
+                      "  timezone: Mars/Olympus\n  missed: never\n  overlap: sometimes\n"),
+            (Lines{"p.yaml:5:13: schedule.timezone: unknown time zone \"Mars/Olympus\" (" +
+                       zone_hint + ")",
+                   "p.yaml:6:11: schedule.missed: must be one of skip, run-once; got \"never\"",
+                   "p.yaml:7:12: schedule.overlap: expected true or false, got \"sometimes\""}));
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nschedule:\n  cron: \"@daily\"\n"
+                      "  timezone: ../../etc/passwd\n"),
+            Lines{"p.yaml:5:13: schedule.timezone: not a time zone name: \"../../etc/passwd\""});
+}
+
+TEST(SpecParser, ScheduleOptions) {
+  if (!fs::exists("/usr/share/zoneinfo/Europe/London")) {
+    GTEST_SKIP() << "no tzdata in /usr/share/zoneinfo (scripts/setup installs it)";
+  }
+  Result<PipelineSpec> spec = parse_spec(
+      "name: x\nrun: a\nschedule:\n  cron: \"*/15 9-17 * * MON-FRI\"\n"
+      "  timezone: Europe/London\n  missed: skip\n  overlap: true\n",
+      "p.yaml", nullptr);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->schedule->cron, "*/15 9-17 * * MON-FRI");
+  EXPECT_EQ(spec->schedule->timezone, "Europe/London");
+  EXPECT_EQ(spec->schedule->missed, "skip");
+  EXPECT_TRUE(spec->schedule->overlap);
+  EXPECT_EQ(spec->schedule->pos.line, 4);
 }
 
 TEST(SpecErrors, YamlSyntaxError) {
