@@ -1,5 +1,6 @@
-// `burst plan FILE`: every candidate priced, the chosen one marked, rejected ones with reasons.
-// Creates nothing; providers without a driver are priced from the offline table.
+// `burst plan FILE`: every candidate priced, the chosen one marked with its go-wide curve,
+// rejected ones with reasons. Creates nothing; providers without a driver are priced from the
+// offline table, and --offers prices a JSON file of offers instead of asking providers.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,83 @@
 #include "cli/spec_errors.h"
 
 namespace burst {
+namespace {
+
+nlohmann::json curve_json(const std::vector<WidthPoint>& curve) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const WidthPoint& p : curve)
+    out.push_back(
+        {{"workers", p.workers}, {"seconds", p.seconds}, {"usd", p.usd}, {"allowed", p.allowed}});
+  return out;
+}
+
+int print_json(const PipelineSpec& spec, const Result<Plan>& plan,
+               const std::vector<Candidate>& candidates, bool all) {
+  nlohmann::json out = {{"pipeline", spec.name},
+                        {"chosen", nullptr},
+                        {"notes", nlohmann::json::array()},
+                        {"candidates", nlohmann::json::array()}};
+  if (plan.ok()) {
+    const Estimate& e = plan->estimate;
+    out["chosen"] = {{"provider", plan->gpu.provider},
+                     {"gpu", plan->gpu.gpu_type},
+                     {"count", plan->gpu.gpu_count},
+                     {"workers", e.workers},
+                     {"usd", e.usd},
+                     {"seconds", e.total_s},
+                     {"billed_seconds", e.billed_s},
+                     {"utilization", e.utilization},
+                     {"basis", e.basis},
+                     {"curve", curve_json(plan->curve)}};
+    out["notes"] = plan->notes;
+    if (plan->handoff)
+      out["handoff"] = {{"where", to_string(plan->handoff->where)},
+                        {"why", plan->handoff->why},
+                        {"gpu_pod_usd", plan->handoff->gpu_pod_usd},
+                        {"local_usd", plan->handoff->local_usd}};
+  } else {
+    out["error"] = plan.error().message;
+  }
+  for (const auto& c : candidates) {
+    if (!all && !c.rejected.empty()) continue;
+    out["candidates"].push_back({{"provider", c.offer.provider},
+                                 {"gpu", c.offer.gpu_type},
+                                 {"count", c.offer.gpu_count},
+                                 {"workers", c.workers},
+                                 {"usd_per_hour", c.offer.usd_per_hour},
+                                 {"price_source", c.offer.price_source},
+                                 {"need_gib", c.need_gib},
+                                 {"have_gb", c.have_gb},
+                                 {"bound", c.bound},
+                                 {"seconds", c.total_s},
+                                 {"billed_seconds", c.billed_s},
+                                 {"usd", c.usd},
+                                 {"utilization", c.utilization},
+                                 {"rejected", c.rejected},
+                                 {"why", c.why}});
+  }
+  std::cout << out.dump(2) << std::endl;
+  if (plan.ok()) return kExitOk;
+  return plan.error().code == ErrorCode::kInvalid ? kExitUsage : kExitFailure;
+}
+
+void print_curve(const Plan& plan) {
+  if (plan.curve.size() < 2) return;
+  std::printf("go wide or tall (%s %s, each worker pays its own cold start):\n",
+              plan.gpu.provider.c_str(), plan.gpu.gpu_type.c_str());
+  std::printf("  %7s %9s %9s\n", "WORKERS", "EST MIN", "EST $");
+  // Long curves are thinned to about a dozen rows (--json has every point).
+  const size_t n = plan.curve.size();
+  const size_t stride = n > 12 ? (n + 11) / 12 : 1;
+  for (size_t i = 0; i < n; ++i) {
+    const WidthPoint& p = plan.curve[i];
+    if (i >= 4 && i % stride != 0 && i + 1 != n && p.workers != plan.estimate.workers) continue;
+    std::printf("%s %7d %9.1f %9.4f%s\n", p.workers == plan.estimate.workers ? "*" : " ", p.workers,
+                p.seconds / 60, p.usd, p.allowed ? "" : "  (over a limit)");
+  }
+}
+
+}  // namespace
 
 int cmd_plan(const PlanArgs& args) {
   auto spec = load_spec_or_print(args.spec);
@@ -17,72 +95,65 @@ int cmd_plan(const PlanArgs& args) {
   auto config = load_config_or_print();
   if (!config.ok()) return fail(kExitConfig, config.error().message);
   SystemClock clock;
-  auto sources = gather_offers(*spec, args.provider, *config, clock, /*offline_table=*/true);
+  auto sources = args.offers.empty()
+                     ? gather_offers(*spec, args.provider, *config, clock, /*offline_table=*/true)
+                     : offers_from_file(args.offers, args.provider, *config);
   if (!sources.ok()) return fail(kExitUsage, sources.error().message);
   auto plan = make_plan(*spec, sources->input);
-  std::vector<Candidate> candidates;
-  if (plan.ok()) {
-    candidates = plan->candidates;
-  } else {
-    CandidateInput ci{sources->input.catalog, default_calibration(), 0, false};
-    std::vector<Offer> offers;
-    for (const auto& o : sources->input.gpu_offers) offers.push_back(o);
-    candidates = price_candidates(*spec, offers, ci);
+  std::vector<Candidate> fallback;
+  if (!plan.ok()) {
+    CandidateInput ci;
+    ci.catalog = sources->input.catalog;
+    ci.calibration = default_calibration();
+    fallback = price_candidates(*spec, sources->input.gpu_offers, ci);
   }
-  if (args.json) {
-    nlohmann::json out = {
-        {"pipeline", spec->name}, {"chosen", nullptr}, {"candidates", nlohmann::json::array()}};
-    if (plan.ok())
-      out["chosen"] = {{"provider", plan->gpu.provider},
-                       {"gpu", plan->gpu.gpu_type},
-                       {"usd", plan->estimate.usd},
-                       {"seconds", plan->estimate.total_s}};
-    else
-      out["error"] = plan.error().message;
-    for (const auto& c : candidates) {
-      if (!args.all && !c.rejected.empty()) continue;
-      out["candidates"].push_back({{"provider", c.offer.provider},
-                                   {"gpu", c.offer.gpu_type},
-                                   {"count", c.offer.gpu_count},
-                                   {"usd_per_hour", c.offer.usd_per_hour},
-                                   {"price_source", c.offer.price_source},
-                                   {"need_gib", c.need_gib},
-                                   {"have_gb", c.have_gb},
-                                   {"bound", c.bound},
-                                   {"seconds", c.total_s},
-                                   {"usd", c.usd},
-                                   {"utilization", c.utilization},
-                                   {"rejected", c.rejected}});
-    }
-    std::cout << out.dump(2) << std::endl;
-    return plan.ok() ? kExitOk : kExitFailure;
-  }
-  std::printf("%-2s %-8s %-14s %9s %8s %8s %-10s %9s %9s %5s  %s\n", "", "PROVIDER", "GPU x N",
-              "$/HOUR", "NEED GiB", "HAVE GB", "BOUND", "EST MIN", "EST $", "UTIL", "VERDICT");
-  bool first = true;
+  const std::vector<Candidate>& candidates = plan.ok() ? plan->candidates : fallback;
+  if (args.json) return print_json(*spec, plan, candidates, args.all);
+
+  std::string out;
+  out.reserve(candidates.size() * 120 + 256);
+  char line[512];
+  std::snprintf(line, sizeof line, "%-2s %-8s %-14s %5s %9s %8s %8s %-10s %9s %9s %5s  %s\n", "",
+                "PROVIDER", "GPU x N", "PODS", "$/HOUR", "NEED GiB", "HAVE GB", "BOUND", "EST MIN",
+                "EST $", "UTIL", "VERDICT");
+  out += line;
   int hidden = 0;
-  for (const auto& c : candidates) {
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
     if (!args.all && !c.rejected.empty()) {
       ++hidden;
       continue;
     }
-    const bool chosen = plan.ok() && first && c.rejected.empty();
-    first = false;
-    std::string gpu = c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count);
-    std::printf("%-2s %-8s %-14s %9.2f %8.1f %8.1f %-10s %9.1f %9.4f %4.0f%%  %s\n",
-                chosen ? "*" : "", c.offer.provider.c_str(), gpu.c_str(), c.offer.usd_per_hour,
-                c.need_gib, c.have_gb, c.bound.empty() ? "-" : c.bound.c_str(), c.total_s / 60,
-                c.usd, c.utilization * 100,
-                c.rejected.empty() ? (chosen ? "chosen" : "ok") : c.rejected.c_str());
+    const bool chosen = plan.ok() && i == 0;
+    const std::string gpu = c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count);
+    const std::string verdict = chosen ? "chosen" : !c.why.empty() ? c.why : c.rejected;
+    std::snprintf(
+        line, sizeof line, "%-2s %-8s %-14s %5d %9.2f %8.1f %8.1f %-10s %9.1f %9.4f %4.0f%%  ",
+        chosen ? "*" : "", c.offer.provider.c_str(), gpu.c_str(), c.workers, c.offer.usd_per_hour,
+        c.need_gib, c.have_gb, c.bound.empty() ? "-" : c.bound.c_str(), c.total_s / 60, c.usd,
+        c.utilization * 100);
+    out += line;
+    out += verdict.empty() ? "ok" : verdict;
+    out += '\n';
   }
+  std::fwrite(out.data(), 1, out.size(), stdout);
   if (hidden)
     std::printf("(%d rejected candidates hidden; --all shows them with reasons)\n", hidden);
   if (!sources->price_table_as_of.empty())
     std::printf("prices without a driver: offline table of %s\n",
                 sources->price_table_as_of.c_str());
-  if (!plan.ok()) return fail(kExitFailure, plan.error().message);
-  std::printf("chosen: %s %s, %s\n", plan->gpu.provider.c_str(), plan->gpu.gpu_type.c_str(),
-              plan->estimate.basis.c_str());
+  if (!plan.ok())
+    return fail(plan.error().code == ErrorCode::kInvalid ? kExitUsage : kExitFailure,
+                plan.error().message);
+  const Estimate& e = plan->estimate;
+  std::printf("chosen: %s %s x%d%s, %s; the cheapest candidate that fits and meets the limits\n",
+              plan->gpu.provider.c_str(), plan->gpu.gpu_type.c_str(), plan->gpu.gpu_count,
+              e.workers > 1 ? (" on " + std::to_string(e.workers) + " pods").c_str() : "",
+              e.basis.c_str());
+  print_curve(*plan);
+  if (plan->handoff) std::printf("hand-off: %s\n", plan->handoff->why.c_str());
+  for (const std::string& n : plan->notes)
+    if (n.rfind("over-provisioned", 0) == 0) std::printf("note: %s\n", n.c_str());
   return kExitOk;
 }
 

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
+#include <unordered_map>
+
+#include "plan/billing.h"
 
 namespace burst {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 // Code sync, until the transfer benchmarks calibrate it.
 constexpr double kSyncBytesPerSecond = 20e6;
 // Weights from a warm network volume, and downloaded on first use (docs/cost-model.md).
@@ -20,48 +23,198 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+long ceil_div(long a, long b) { return (a + b - 1) / b; }
+
+// Seconds under two minutes, else minutes.
+std::string fmt_time(double s) { return s < 120 ? fmt("%.0f s", s) : fmt("%.0f min", s / 60); }
+
 // Constraints from resources that do not need the model: names, count, price.
-std::string static_rejection(const Resources& r, const Offer& o) {
+std::string static_rejection(const Resources& r, const Offer& o, double price) {
   if (!o.available) return "not available now";
   if (o.provider == "local") return "";
   if (!r.gpus.empty() && std::find(r.gpus.begin(), r.gpus.end(), o.gpu_type) == r.gpus.end())
     return o.gpu_type + " is not in resources.gpus";
   if (o.gpu_count < r.gpu_count) return "fewer GPUs than resources.gpu_count";
   if (r.min_vram_gb && (!o.vram_gb || *o.vram_gb < *r.min_vram_gb)) return "too little VRAM";
-  double price = r.spot && o.spot_usd_per_hour ? *o.spot_usd_per_hour : o.usd_per_hour;
   if (r.max_usd_per_hour && price > *r.max_usd_per_hour)
     return fmt("$%.2f/h", price) + " is over resources.max_usd_per_hour";
   return "";
 }
 
-double price_of(const PipelineSpec& spec, const Offer& o) {
-  return spec.resources.spot && o.spot_usd_per_hour ? *o.spot_usd_per_hour : o.usd_per_hour;
-}
+// The cost model's answer for one GPU type and count; the same for every offer of that shape, so
+// it is computed once per shape (10,000 offers have a few dozen shapes).
+struct Modelled {
+  std::string rejected;
+  double need_gib = 0;
+  double have_gb = 0;
+  int gpus_needed = 0;
+  double run_s = 0;
+  double step_s = 0;
+  long steps = 0;
+  int batch = 1;
+  std::string bound;
+  std::string basis;
+};
 
-// Fills memory fit and run time from the cost model; returns a rejection reason or "".
-std::string model(const PipelineSpec& spec, const GpuSpec& gpu, const CandidateInput& in,
-                  Candidate* c) {
+Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const CandidateInput& in) {
+  Modelled m;
   const Workload& w = spec.workload;
-  const int count = std::max(1, c->offer.gpu_count);
-  c->have_gb = gpu.vram_gb * count * (1 - kVramHeadroom);
+  m.have_gb = gpu.vram_gb * count * (1 - kVramHeadroom);
   auto mem = memory_need(w);
-  if (!mem.ok()) return mem.error().message;
-  c->need_gib = mem->total_gib();
-  c->gpus_needed = gpus_needed(*mem, gpu);
-  if (c->gpus_needed == 0 || c->gpus_needed > count) {
-    c->bound = "capacity";
-    return "does not fit: needs " + fmt("%.1f GiB", c->need_gib) + ", has " +
-           fmt("%.1f GB usable", c->have_gb);
+  if (!mem.ok()) {
+    m.rejected = mem.error().message;
+    return m;
+  }
+  m.need_gib = mem->total_gib();
+  m.gpus_needed = gpus_needed(*mem, gpu);
+  if (m.gpus_needed == 0 || m.gpus_needed > count) {
+    m.bound = "capacity";
+    m.rejected = "does not fit: needs " + fmt("%.1f GiB", m.need_gib) + ", has " +
+                 fmt("%.1f GB usable", m.have_gb);
+    return m;
   }
   auto rt = run_time(w, gpu, count, *in.catalog, in.calibration);
-  if (!rt.ok()) return rt.error().message;
-  c->run_s = rt->compute_s;
-  c->bound = rt->bound;
-  c->basis = "roofline on " + gpu.name + " x" + std::to_string(count) + ", " + rt->bound + "-bound";
-  return "";
+  if (!rt.ok()) {
+    m.rejected = rt.error().message;
+    return m;
+  }
+  m.run_s = rt->compute_s;
+  m.step_s = rt->step_s;
+  m.steps = rt->steps;
+  m.batch = std::max(1, rt->batch);
+  m.bound = rt->bound;
+  m.basis = "roofline on " + gpu.name + " x" + std::to_string(count) + ", " + rt->bound + "-bound";
+  return m;
 }
 
+void apply(const Modelled& m, Candidate* c) {
+  c->need_gib = m.need_gib;
+  c->have_gb = m.have_gb;
+  c->gpus_needed = m.gpus_needed;
+  c->run_s = m.run_s;
+  c->bound = m.bound;
+  c->basis = m.basis;
+}
+
+// Run time of one worker's share when `items` are split over k workers. Roofline runs scale by
+// rounds of `batch` items (steps per round fixed); measured references scale by items.
+double share_run_s(const Candidate& c, const Modelled* m, long items, int k) {
+  const long mine = ceil_div(items, k);
+  if (m && m->steps > 0 && m->step_s > 0 && c.offer.provider != "local" &&
+      c.basis.rfind("roofline", 0) == 0) {
+    const long rounds = ceil_div(items, m->batch);
+    const double steps_per_round = static_cast<double>(m->steps) / static_cast<double>(rounds);
+    return m->step_s * steps_per_round * static_cast<double>(ceil_div(mine, m->batch));
+  }
+  return c.run_s * static_cast<double>(mine) / static_cast<double>(items);
+}
+
+struct Limits {
+  std::optional<double> deadline_s;
+  std::optional<double> max_runtime_s;
+  std::optional<double> max_usd_per_hour;
+};
+
+// The price-free curve for k = 1..N workers, skipping a k whose share equals k-1's (same time,
+// one more cold start: never better).
+std::shared_ptr<const std::vector<WidthShape>> shape_curve(const Workload& w, const Modelled* m,
+                                                           const Limits& lim, int max_workers,
+                                                           const Candidate& c) {
+  auto out = std::make_shared<std::vector<WidthShape>>();
+  const BillingRule& rule = billing_rule(c.offer.provider);
+  const bool splittable = w.items && *w.items > 1 && w.kind != "llm-training" && c.run_s > 0 &&
+                          c.offer.provider != "local";
+  const long items = splittable ? *w.items : 1;
+  const int n = splittable ? static_cast<int>(std::min<long>(items, std::max(1, max_workers))) : 1;
+  long last_share = -1;
+  for (int k = 1; k <= n; ++k) {
+    const long share = ceil_div(items, k);
+    if (share == last_share) continue;
+    last_share = share;
+    WidthShape p;
+    p.workers = k;
+    p.run_s = splittable ? share_run_s(c, m, items, k) : c.run_s;
+    p.seconds = c.cold_start_s + c.sync_s + p.run_s;
+    p.billed_s = k * billed_seconds(rule, p.seconds);
+    p.in_time = !(lim.deadline_s && p.seconds > *lim.deadline_s) &&
+                !(lim.max_runtime_s && p.run_s > *lim.max_runtime_s);
+    out->push_back(p);
+  }
+  return out;
+}
+
+bool within_price(const Candidate& c, int workers, const std::optional<double>& cap) {
+  return c.offer.provider == "local" || !cap || workers * c.price <= *cap + 1e-9;
+}
+
+// Settles on the cheapest allowed k (ties: faster) of c.shape, up to `widest` workers. Returns a
+// rejection reason when no k meets the limits.
+std::string go_wide(const Limits& lim, int widest, Candidate* c) {
+  const std::vector<WidthShape>& curve = *c->shape;
+  const WidthShape* best = nullptr;
+  for (const WidthShape& p : curve) {
+    if (p.workers > widest) break;
+    if (!p.in_time || !within_price(*c, p.workers, lim.max_usd_per_hour)) continue;
+    // Same price for every point: comparing billed seconds compares dollars.
+    if (!best || p.billed_s < best->billed_s - 1e-9 ||
+        (std::fabs(p.billed_s - best->billed_s) <= 1e-9 && p.seconds < best->seconds))
+      best = &p;
+  }
+  const WidthShape& pick = best ? *best : curve.front();
+  c->workers = pick.workers;
+  c->worker_run_s = pick.run_s;
+  c->total_s = pick.seconds;
+  c->billed_s = pick.billed_s;
+  c->usd = pick.billed_s / 3600.0 * c->price;
+  c->utilization = pick.billed_s > 0 ? pick.workers * pick.run_s / pick.billed_s : 0;
+  if (best) return "";
+  // Nothing allowed: say what the fastest split within the price cap still misses.
+  const WidthShape* fastest = &curve.front();
+  for (const WidthShape& p : curve)
+    if (p.workers <= widest && within_price(*c, p.workers, lim.max_usd_per_hour) &&
+        p.seconds < fastest->seconds)
+      fastest = &p;
+  const std::string with =
+      fastest->workers > 1 ? " even with " + std::to_string(fastest->workers) + " workers" : "";
+  if (lim.max_runtime_s && fastest->run_s > *lim.max_runtime_s)
+    return "run step " + fmt_time(fastest->run_s) + " exceeds budget.max_runtime " +
+           fmt_time(*lim.max_runtime_s) + with;
+  return "misses the deadline: " + fmt_time(fastest->seconds) + " > " +
+         fmt_time(lim.deadline_s.value_or(0)) + with;
+}
+
+// One cache entry per (provider, GPU type, count): the model's answer and the price-free curve.
+struct ShapeKey {
+  std::string_view provider, gpu;
+  int count;
+  bool operator==(const ShapeKey& o) const {
+    return count == o.count && provider == o.provider && gpu == o.gpu;
+  }
+};
+struct ShapeHash {
+  size_t operator()(const ShapeKey& k) const {
+    return std::hash<std::string_view>()(k.provider) * 31 + std::hash<std::string_view>()(k.gpu) +
+           static_cast<size_t>(k.count);
+  }
+};
+struct Shape {
+  bool modelled = false;
+  Modelled m;
+  std::string model_reason;
+  std::shared_ptr<const std::vector<WidthShape>> curve;
+  Candidate proto;  // the candidate's price-free fields
+};
+
 }  // namespace
+
+std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> max_usd_per_hour) {
+  std::vector<WidthPoint> out;
+  if (!c.shape) return out;
+  for (const WidthShape& s : *c.shape)
+    out.push_back({s.workers, s.seconds, s.billed_s / 3600.0 * c.price,
+                   s.in_time && within_price(c, s.workers, max_usd_per_hour)});
+  return out;
+}
 
 double cold_start_seconds(const std::string& provider, double weight_bytes, bool warm_volume) {
   if (provider == "local") return 2;
@@ -73,56 +226,109 @@ double cold_start_seconds(const std::string& provider, double weight_bytes, bool
 
 std::vector<Candidate> price_candidates(const PipelineSpec& spec, const std::vector<Offer>& offers,
                                         const CandidateInput& in) {
+  std::vector<const Offer*> view;
+  view.reserve(offers.size());
+  for (const Offer& o : offers) view.push_back(&o);
+  return price_candidates(spec, view, in);
+}
+
+std::vector<Candidate> price_candidates(const PipelineSpec& spec,
+                                        const std::vector<const Offer*>& offers,
+                                        const CandidateInput& in) {
   std::vector<Candidate> out;
+  out.reserve(offers.size());
   const Workload& w = spec.workload;
   double weight_bytes = 0;
   if (w.params_b) {
     auto bpp = bytes_per_param(w.precision.empty() ? "bf16" : w.precision);
     if (bpp.ok()) weight_bytes = *w.params_b * 1e9 * *bpp;
   }
-  for (const Offer& o : offers) {
-    Candidate c;
-    c.offer = o;
-    c.warm_volume = in.warm_volume;
-    c.rejected = static_rejection(spec.resources, o);
-    const GpuSpec* gpu = in.catalog ? find_gpu(*in.catalog, o.gpu_type) : nullptr;
-    if (c.rejected.empty() && o.provider != "local" && !w.kind.empty() && w.kind != "custom") {
-      if (!gpu)
-        c.rejected = o.gpu_type + " is not in the GPU catalog";
-      else
-        c.rejected = model(spec, *gpu, in, &c);
-    } else if (c.rejected.empty() && w.reference) {
-      // Custom work (or the local cloud): scale the measured reference where the model can.
-      if (gpu && o.provider != "local") {
-        c.rejected = model(spec, *gpu, in, &c);
-      } else {
+  const bool modelled_kind = !w.kind.empty() && w.kind != "custom";
+  const Limits lim{spec.budget.deadline_seconds, spec.budget.max_runtime_seconds,
+                   spec.resources.max_usd_per_hour};
+  std::unordered_map<ShapeKey, Shape, ShapeHash> cache;
+  const double sync_s = static_cast<double>(in.code_bytes) / kSyncBytesPerSecond;
+  for (const Offer* op : offers) {
+    const Offer& o = *op;
+    const int count = std::max(1, o.gpu_count);
+    auto [it, fresh] = cache.try_emplace(ShapeKey{o.provider, o.gpu_type, count});
+    Shape& shape = it->second;
+    if (fresh) {
+      Candidate& c = shape.proto;
+      c.offer = o;
+      c.warm_volume = in.warm_volume;
+      const GpuSpec* gpu = in.catalog ? find_gpu(*in.catalog, o.gpu_type) : nullptr;
+      if (o.provider != "local" && (modelled_kind || (w.reference && gpu))) {
+        if (!gpu) {
+          shape.model_reason = o.gpu_type + " is not in the GPU catalog";
+        } else {
+          shape.modelled = true;
+          shape.m = model(spec, *gpu, count, in);
+          apply(shape.m, &c);
+          shape.model_reason = shape.m.rejected;
+        }
+      } else if (w.reference) {
+        // Custom work without a catalog entry (or the local cloud): the reference, unscaled.
         c.run_s = w.reference->runtime_seconds;
         c.bound = w.reference->bound;
         c.basis = "workload.reference: " + w.reference->gpu + " measured " +
                   fmt("%.0f s", c.run_s) + ", unscaled";
+      } else {
+        c.basis = "no workload.reference: run time unknown, cost excludes the run";
       }
-    } else if (c.rejected.empty()) {
-      c.basis = "no workload.reference: run time unknown, cost excludes the run";
+      const double boot = o.provider != "local" && in.boot_s ? *in.boot_s : -1;
+      c.cold_start_s = boot >= 0 ? boot + weight_bytes / (in.warm_volume ? kWarmLoadBytesPerSecond
+                                                                         : kColdLoadBytesPerSecond)
+                                 : cold_start_seconds(o.provider, weight_bytes, in.warm_volume);
+      c.sync_s = sync_s;
+      shape.curve = shape_curve(w, shape.modelled ? &shape.m : nullptr, lim, in.max_workers, c);
+      c.shape = shape.curve;
+      c.offer = Offer{};  // each candidate gets its own; keeps the copy below cheap
     }
-    c.cold_start_s = cold_start_seconds(o.provider, weight_bytes, in.warm_volume);
-    c.sync_s = static_cast<double>(in.code_bytes) / kSyncBytesPerSecond;
-    c.total_s = c.cold_start_s + c.sync_s + c.run_s;
-    c.usd = c.total_s / 3600.0 * price_of(spec, o);
-    c.utilization = c.total_s > 0 ? c.run_s / c.total_s : 0;
-    if (c.rejected.empty() && spec.budget.deadline_seconds &&
-        c.total_s > *spec.budget.deadline_seconds)
-      c.rejected = "misses the deadline: " + fmt("%.0f min", c.total_s / 60) + " > " +
-                   fmt("%.0f min", *spec.budget.deadline_seconds / 60);
-    out.push_back(c);
+    out.push_back(shape.proto);
+    Candidate& c = out.back();
+    c.offer = o;
+    c.price = spec.resources.spot && o.spot_usd_per_hour ? *o.spot_usd_per_hour : o.usd_per_hour;
+    c.rejected = static_rejection(spec.resources, o, c.price);
+    if (c.rejected.empty()) c.rejected = shape.model_reason;
+    // Static rejections are priced at one worker only, for the comparison in their reason.
+    std::string limit_reason = go_wide(lim, c.rejected.empty() ? in.max_workers : 1, &c);
+    if (c.rejected.empty()) c.rejected = std::move(limit_reason);
   }
   // Feasible first, cheapest then fastest; otherwise keep the input order (provider preference),
-  // so rejected offers stay in the order the user listed them.
-  std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.rejected.empty() != b.rejected.empty()) return a.rejected.empty();
-    if (!a.rejected.empty()) return false;
+  // so rejected offers stay in the order the user listed them. Sorted as small keys, then moved
+  // once: a Candidate is large.
+  struct Key {
+    bool rejected;
+    double usd, seconds;
+    size_t index;
+  };
+  std::vector<Key> keys;
+  keys.reserve(out.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    keys.push_back({!out[i].rejected.empty(), out[i].usd, out[i].total_s, i});
+  std::stable_sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.rejected != b.rejected) return !a.rejected;
+    if (a.rejected) return false;
     if (std::fabs(a.usd - b.usd) > 1e-9) return a.usd < b.usd;
-    return a.total_s < b.total_s - 1e-9;
+    return a.seconds < b.seconds - 1e-9;
   });
+  // Apply the permutation in place (cycle by cycle), so no second vector is allocated.
+  std::vector<size_t> where(out.size());
+  for (size_t i = 0; i < keys.size(); ++i) where[i] = keys[i].index;
+  for (size_t i = 0; i < where.size(); ++i) {
+    if (where[i] == i) continue;
+    Candidate tmp = std::move(out[i]);
+    size_t j = i;
+    while (where[j] != i) {
+      out[j] = std::move(out[where[j]]);
+      const size_t next = where[j];
+      where[j] = j;
+      j = next;
+    }
+    out[j] = std::move(tmp);
+    where[j] = j;
+  }
   return out;
 }
 

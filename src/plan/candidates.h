@@ -1,7 +1,9 @@
-// Prices every offer for one spec: does the workload fit, how long does the run take on it, what
-// does the whole job cost, and why each rejected offer is out. The planner picks from these.
+// Prices every offer for one spec: does the workload fit, how long does the run take on it, how
+// many workers to split independent items across (go wide or go tall), what does the whole job
+// cost as the provider bills it, and why each rejected offer is out. The planner picks from these.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,32 +15,69 @@
 
 namespace burst {
 
+// One point of the go-wide curve: `workers` pods of the offer, each paying its own cold start
+// and taking an equal share of the items.
+struct WidthPoint {
+  int workers = 1;
+  double seconds = 0;   // wall time of the job (the slowest worker)
+  double usd = 0;       // all workers, billed time x price
+  bool allowed = true;  // meets the deadline, budget.max_runtime and max $/hour
+};
+
+// The price-free part of a curve point, shared by every offer of one provider, GPU type and
+// count (10,000 offers have a few hundred such shapes): usd = billed_s x price / 3600.
+struct WidthShape {
+  int workers = 1;
+  double seconds = 0;   // wall time
+  double run_s = 0;     // one worker's share of the run step
+  double billed_s = 0;  // all workers, rounded per the provider's rule
+  bool in_time = true;  // meets the deadline and budget.max_runtime
+};
+
 struct Candidate {
   Offer offer;
   double need_gib = 0;  // memory the workload needs (0 when unknown)
   double have_gb = 0;   // usable VRAM across the offer's GPUs
   int gpus_needed = 0;
-  double cold_start_s = 0;   // provisioning + image pull + weights load
+  double cold_start_s = 0;   // provisioning + image pull + weights load, per worker
   bool warm_volume = false;  // weights expected on the volume already
   double sync_s = 0;
-  double run_s = 0;
-  double total_s = 0;      // GPU-billed seconds
-  double usd = 0;          // GPU pod cost (+ CPU hand-off, when planned)
-  double utilization = 0;  // run / billed
-  std::string bound;       // bandwidth | compute | capacity | "" (unknown)
-  std::string basis;       // where run_s came from, one line
-  std::string rejected;    // "" when the offer can run the job
+  double run_s = 0;         // the run step on one worker with all the items
+  int workers = 1;          // pods the items are split across (1: one worker batching)
+  double worker_run_s = 0;  // the run step of one worker's share
+  double total_s = 0;       // wall time: cold start + sync + one worker's share of the run
+  double billed_s = 0;      // billed seconds, all workers, rounded per the provider's rule
+  double usd = 0;           // GPU pods' cost (+ CPU hand-off, when planned)
+  double utilization = 0;   // compute / billed
+  std::string bound;        // bandwidth | compute | capacity | "" (unknown)
+  std::string basis;        // where run_s came from, one line
+  std::string rejected;     // "" when the offer can run the job
+  std::string why;          // set by the planner for every candidate not chosen
+  double price = 0;         // $/hour of one pod as planned (spot when asked for and offered)
+  // k = 1..N workers (one point when the work has no items); see width_curve().
+  std::shared_ptr<const std::vector<WidthShape>> shape;
 };
+
+// The candidate's go-wide curve priced at its $/hour, `allowed` including the max $/hour cap.
+std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> max_usd_per_hour);
 
 struct CandidateInput {
   const std::vector<GpuSpec>* catalog = nullptr;
   Calibration calibration;
   long code_bytes = 0;
   bool warm_volume = false;  // a previous job of this pipeline left weights on the volume
+  int max_workers = 64;      // widest split considered (1: never go wide)
+  // Provisioning + image pull in seconds for every provider, replacing the documented
+  // per-provider constants (e.g. a measured value); weights load is still added.
+  std::optional<double> boot_s;
 };
 
 // One candidate per offer, cheapest feasible first (ties: faster first), rejected ones last.
 std::vector<Candidate> price_candidates(const PipelineSpec& spec, const std::vector<Offer>& offers,
+                                        const CandidateInput& input);
+// The same over offers held elsewhere (the planner's filtered view), without copying them twice.
+std::vector<Candidate> price_candidates(const PipelineSpec& spec,
+                                        const std::vector<const Offer*>& offers,
                                         const CandidateInput& input);
 
 // Seconds from "create" until the run can start, by provider: provisioning and image pull, plus

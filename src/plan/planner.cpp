@@ -1,57 +1,156 @@
 #include "plan/planner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "plan/billing.h"
 
 namespace burst {
 namespace {
 
-std::string fmt_money(double usd) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "$%.2f", usd);
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
+
+std::string fmt_money(double usd) { return fmt("$%.2f", usd); }
+
+// Seconds or minutes, whichever reads better.
+std::string fmt_time(double s) { return s < 120 ? fmt("%.0f s", s) : fmt("%.1f min", s / 60); }
 
 Estimate estimate_of(const Candidate& c, const std::optional<Offer>& cpu) {
   Estimate e;
   e.cold_start_s = c.cold_start_s;
   e.sync_s = c.sync_s;
-  e.run_s = c.run_s;
+  e.run_s = c.worker_run_s;
   e.total_s = c.total_s;
+  e.billed_s = c.billed_s;
+  e.workers = c.workers;
+  e.utilization = c.utilization;
   e.usd = c.usd;
   e.run_known = c.run_s > 0;
   e.basis = c.basis;
+  if (c.workers > 1) e.basis += ", " + std::to_string(c.workers) + " workers";
   if (cpu) {
     e.upload_s = cold_start_seconds(cpu->provider, 0, true) + 10;
-    e.usd += e.upload_s / 3600.0 * cpu->usd_per_hour;
+    e.usd += billed_seconds(billing_rule(cpu->provider), e.upload_s) / 3600.0 * cpu->usd_per_hour;
   }
   return e;
+}
+
+// What a spec asks that no offer could answer: caught once, up front, with one clear message.
+std::optional<Error> invalid_workload(const PipelineSpec& spec, const std::vector<GpuSpec>& cat) {
+  for (const std::string& g : spec.resources.gpus)
+    if (!find_gpu(cat, g))
+      return make_error(ErrorCode::kInvalid, "resources.gpus: \"" + g +
+                                                 "\" is not in the GPU catalog (`burst gpus` "
+                                                 "lists the names)");
+  const Workload& w = spec.workload;
+  if (!w.kind.empty() && w.kind != "custom") {
+    auto mem = memory_need(w);
+    if (!mem.ok()) return make_error(ErrorCode::kInvalid, mem.error().message);
+  }
+  if (w.reference && !w.reference->gpu.empty() && w.reference->gpu != "local" &&
+      !find_gpu(cat, w.reference->gpu))
+    return make_error(ErrorCode::kInvalid, "workload.reference.gpu \"" + w.reference->gpu +
+                                               "\" is not in the GPU catalog");
+  return std::nullopt;
+}
+
+// Why `c` lost to `chosen`, in the model's terms: cost ratio, time, what bounds the work and how
+// much of the card it uses. Appended to a rejection so an allow-list is never the only reason.
+std::string comparison(const Candidate& c, const Candidate& chosen) {
+  if (!(c.usd > 0) || !(chosen.usd > 0) || c.bound == "capacity") return "";
+  std::string out;
+  const double ratio = c.usd / chosen.usd;
+  if (std::fabs(ratio - 1) < 0.005)
+    out = "costs the same as the chosen plan";
+  else
+    out = "costs " + fmt(ratio < 10 ? "%.1fx" : "%.0fx", ratio) + " the chosen plan (" +
+          fmt("$%.4f", c.usd) + " vs " + fmt("$%.4f", chosen.usd) + ")";
+  if (c.total_s < chosen.total_s - 1)
+    out += ", though it finishes sooner (" + fmt_time(c.total_s) + " vs " +
+           fmt_time(chosen.total_s) + ")";
+  else if (c.total_s > chosen.total_s + 1)
+    out += " and takes longer (" + fmt_time(c.total_s) + " vs " + fmt_time(chosen.total_s) + ")";
+  if (!c.bound.empty() && c.need_gib > 0 && c.offer.vram_gb && *c.offer.vram_gb > 0) {
+    const double vram = *c.offer.vram_gb * std::max(1, c.offer.gpu_count);
+    const double used = c.need_gib * 1073741824.0 / (vram * 1e9);
+    out += "; the workload is " + c.bound + "-bound and uses " +
+           fmt(used < 0.01 ? "%.1f%%" : "%.0f%%", used * 100) + " of its " + fmt("%.0f GB", vram);
+  }
+  return out;
+}
+
+std::string explain(const Candidate& c, const Candidate& chosen) {
+  const std::string cmp = comparison(c, chosen);
+  if (c.rejected.empty()) return cmp.empty() ? "not the cheapest" : cmp;
+  return cmp.empty() ? c.rejected : c.rejected + "; " + cmp;
+}
+
+// "over-provisioned: ..." naming what dominates the billed time, or "" at >= kLowUtilization.
+std::string utilization_note(const Candidate& c) {
+  if (!(c.run_s > 0) || !(c.billed_s > 0) || c.utilization >= kLowUtilization) return "";
+  const double per_worker_billed = c.billed_s / c.workers;
+  const double rounding = per_worker_billed - c.total_s;
+  std::string what = "the cold start (" + fmt("%.0f s", c.cold_start_s) +
+                     (c.workers > 1 ? " per worker" : "") + ": provisioning, image pull, weights)";
+  double biggest = c.cold_start_s;
+  if (c.sync_s > biggest) {
+    biggest = c.sync_s;
+    what = "the code sync (" + fmt("%.0f s", c.sync_s) + ")";
+  }
+  if (rounding > biggest) {
+    what = "the provider's per-" + billing_rule(c.offer.provider).unit + " billing (" +
+           fmt("%.0f s", rounding) + " rounded up)";
+  }
+  return "over-provisioned: expected utilization " + fmt("%.0f%%", c.utilization * 100) +
+         " (compute " + fmt_time(c.workers * c.worker_run_s) + " of " + fmt_time(c.billed_s) +
+         " billed); " + what + " dominates";
 }
 
 }  // namespace
 
 Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
-  std::vector<Offer> offers;  // in provider preference order, which breaks ties
-  for (const std::string& p : in.providers)
+  if (in.catalog)
+    if (auto bad = invalid_workload(spec, *in.catalog)) return *bad;
+  std::vector<const Offer*> offers;  // in provider preference order, which breaks ties
+  offers.reserve(in.gpu_offers.size());
+  if (in.providers.size() == 1) {
     for (const Offer& o : in.gpu_offers)
-      if (o.provider == p) offers.push_back(o);
+      if (o.provider == in.providers[0]) offers.push_back(&o);
+  } else {
+    for (const std::string& p : in.providers)
+      for (const Offer& o : in.gpu_offers)
+        if (o.provider == p) offers.push_back(&o);
+  }
   CandidateInput ci;
   ci.catalog = in.catalog;
   ci.calibration = default_calibration();
   ci.code_bytes = in.code_bytes;
   ci.warm_volume = in.warm_volume;
+  ci.max_workers = in.max_workers;
+  ci.boot_s = in.boot_s;
   std::vector<Candidate> candidates = price_candidates(spec, offers, ci);
 
   std::vector<std::string> notes;
   std::optional<Plan> best;
-  for (Candidate& c : candidates) {
+  size_t best_index = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Candidate& c = candidates[i];
     if (!c.rejected.empty()) {
       notes.push_back(c.offer.provider + " " + c.offer.gpu_type + ": " + c.rejected);
       continue;
     }
     std::optional<Offer> cpu;
-    if (spec.upload) {
+    std::optional<HandoffChoice> handoff;
+    if (spec.upload && !has_cpu_pods(c.offer.provider)) {
+      handoff = choose_handoff({c.offer.usd_per_hour, billing_rule(c.offer.provider).increment_s,
+                                c.total_s, kDefaultUploadBytes, !spec.artefacts.empty()});
+    } else if (spec.upload) {
       for (const Offer& o : in.cpu_offers)
         if (o.provider == c.offer.provider && o.available &&
             (!cpu || o.usd_per_hour < cpu->usd_per_hour))
@@ -68,8 +167,15 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
       }
     }
     Estimate e = estimate_of(c, cpu);
+    if (handoff) {
+      e.upload_s = handoff->seconds();
+      e.usd += handoff->usd();
+    }
     // Candidates come cheapest first; with the CPU hand-off added, keep the cheapest whole job.
-    if (!best || e.usd < best->estimate.usd) best = Plan{c.offer, cpu, e, {}, {}};
+    if (!best || e.usd < best->estimate.usd) {
+      best = Plan{c.offer, cpu, handoff, e, {}, {}, {}};
+      best_index = i;
+    }
   }
   if (!best) {
     std::string msg = "no offer satisfies the spec's resources";
@@ -89,9 +195,18 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     return make_error(ErrorCode::kInvalid,
                       "the cheapest plan is estimated at " + fmt_money(best->estimate.usd) +
                           ", over budget.max_usd " + fmt_money(*spec.budget.max_usd));
-  best->notes = notes;
+  // The chosen candidate goes first; every other one says why it lost.
+  if (best_index != 0)
+    std::rotate(candidates.begin(), candidates.begin() + static_cast<long>(best_index),
+                candidates.begin() + static_cast<long>(best_index) + 1);
+  for (size_t i = 1; i < candidates.size(); ++i)
+    candidates[i].why = explain(candidates[i], candidates[0]);
+  const std::string low = utilization_note(candidates[0]);
+  if (!low.empty()) notes.insert(notes.begin(), low);
+  best->notes = std::move(notes);
+  best->curve = width_curve(candidates[0], spec.resources.max_usd_per_hour);
   best->candidates = std::move(candidates);
-  return *best;
+  return std::move(*best);
 }
 
 std::string estimate_to_json(const Estimate& e) {
@@ -101,6 +216,9 @@ std::string estimate_to_json(const Estimate& e) {
                       {"pull_s", e.pull_s},
                       {"upload_s", e.upload_s},
                       {"total_s", e.total_s},
+                      {"billed_s", e.billed_s},
+                      {"workers", e.workers},
+                      {"utilization", e.utilization},
                       {"usd", e.usd},
                       {"run_known", e.run_known},
                       {"basis", e.basis}};

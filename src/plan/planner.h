@@ -11,6 +11,7 @@
 #include "burst/provider.h"
 #include "burst/spec.h"
 #include "plan/candidates.h"
+#include "plan/handoff.h"
 
 namespace burst {
 
@@ -19,8 +20,11 @@ struct Estimate {
   double sync_s = 0;
   double run_s = 0;
   double pull_s = 0;
-  double upload_s = 0;  // CPU hand-off, including its own cold start
-  double total_s = 0;   // GPU-billed seconds
+  double upload_s = 0;     // CPU hand-off, including its own cold start
+  double total_s = 0;      // wall time of the GPU part (the slowest worker)
+  double billed_s = 0;     // GPU seconds billed, all workers, rounded per the provider's rule
+  int workers = 1;         // GPU pods the items are split across
+  double utilization = 0;  // compute / billed
   double usd = 0;
   bool run_known = false;  // false when the spec gives nothing to estimate the run from
   std::string basis;       // one line: where the run time came from
@@ -29,10 +33,19 @@ struct Estimate {
 struct Plan {
   Offer gpu;
   std::optional<Offer> cpu;  // set when the spec has an upload step
+  // Set instead of `cpu` when the provider has no CPU pods (plan/handoff.h): where the upload
+  // runs, and what each choice was estimated to cost.
+  std::optional<HandoffChoice> handoff;
   Estimate estimate;
-  std::vector<std::string> notes;     // why other offers were not chosen, in short
+  // "over-provisioned: ..." when utilization is below kLowUtilization, then why other offers
+  // were not chosen, in short.
+  std::vector<std::string> notes;
   std::vector<Candidate> candidates;  // every offer priced, chosen first, rejected last
+  std::vector<WidthPoint> curve;      // the chosen offer's go-wide curve, k = 1..N workers
 };
+
+// Expected utilization (compute / billed) below this is flagged as over-provisioned.
+inline constexpr double kLowUtilization = 0.70;
 
 struct PlanInput {
   std::vector<Offer> gpu_offers;
@@ -42,10 +55,14 @@ struct PlanInput {
   const std::vector<GpuSpec>* catalog = nullptr;  // null: no model, references unscaled
   bool warm_volume = false;
   std::vector<std::string> unusable;  // providers that could not be asked, and why
+  int max_workers = 64;               // widest go-wide split (1: one pod, as `burst run` does)
+  std::optional<double> boot_s;       // measured provisioning + pull, replacing the constants
 };
 
-// Fails with kNoCapacity (naming the constraints) when no offer satisfies the spec, and with
-// kInvalid when the cheapest estimate already exceeds budget.max_usd.
+// Fails with kInvalid when the workload cannot be modelled (bad params, unknown precision, a GPU
+// name in resources.gpus or workload.reference that is not in the catalog) or when the cheapest
+// estimate already exceeds budget.max_usd, and with kNoCapacity (naming every rejection) when no
+// offer satisfies the spec. On success every candidate but the chosen one carries `why`.
 Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& input);
 
 std::string estimate_to_json(const Estimate& e);

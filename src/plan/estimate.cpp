@@ -1,0 +1,168 @@
+#include "plan/estimate.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+namespace burst {
+namespace {
+
+constexpr double kHoursPerYear = 8760;
+
+Result<double> parse_scaled(const std::string& text, const std::string& what, double bare) {
+  if (text.empty()) return make_error(ErrorCode::kInvalid, what + ": expected a number");
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  std::string suffix(end);
+  for (char& ch : suffix) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  double scale = bare;
+  if (suffix == "k")
+    scale = 1e3;
+  else if (suffix == "m")
+    scale = 1e6;
+  else if (suffix == "b")
+    scale = 1e9;
+  else if (suffix == "t")
+    scale = 1e12;
+  else if (!suffix.empty() || end == text.c_str())
+    return make_error(ErrorCode::kInvalid,
+                      what + ": \"" + text + "\" is not a number like 7B, 500M, 100k or 4096");
+  if (!(v > 0) || !std::isfinite(v))
+    return make_error(ErrorCode::kInvalid, what + ": must be > 0 (got " + text + ")");
+  return v * scale;
+}
+
+// Cheapest on-demand offline price for `count` GPUs of `gpu` (the smallest instance that has at
+// least that many).
+const PriceEntry* cheapest(const PriceTable& prices, const std::string& gpu, int count) {
+  const PriceEntry* best = nullptr;
+  for (const PriceEntry& e : prices.entries) {
+    if (e.gpu != gpu || e.gpu_count < count) continue;
+    if (!best || e.gpu_count < best->gpu_count ||
+        (e.gpu_count == best->gpu_count && e.usd_per_hour < best->usd_per_hour))
+      best = &e;
+  }
+  return best;
+}
+
+}  // namespace
+
+Result<double> parse_params(const std::string& text) {
+  auto v = parse_scaled(text, "--params", 1e9);
+  if (!v.ok()) return v.error();
+  return *v / 1e9;
+}
+
+Result<long> parse_count(const std::string& text, const std::string& what) {
+  auto v = parse_scaled(text, what, 1);
+  if (!v.ok()) return v.error();
+  if (*v < 1 || *v > 9e18) return make_error(ErrorCode::kInvalid, what + ": out of range");
+  return static_cast<long>(std::llround(*v));
+}
+
+Result<Workload> workload_from_query(const EstimateQuery& q) {
+  Workload w;
+  if (q.mode == "train")
+    w.kind = "llm-training";
+  else if (q.mode == "infer")
+    w.kind = "llm-inference";
+  else if (q.mode == "diffusion")
+    w.kind = "diffusion";
+  else
+    return make_error(ErrorCode::kInvalid,
+                      "--mode: \"" + q.mode + "\" is not one of train, infer, diffusion");
+  if (!q.method.empty()) {
+    if (w.kind != "llm-training")
+      return make_error(ErrorCode::kInvalid, "--method only applies to --mode train");
+    if (q.method != "full" && q.method != "lora" && q.method != "qlora")
+      return make_error(ErrorCode::kInvalid,
+                        "--method: \"" + q.method + "\" is not one of full, lora, qlora");
+    w.mode = q.method;
+  }
+  if (!(q.params_b > 0))
+    return make_error(ErrorCode::kInvalid, "--params must be > 0 (e.g. --params 7B)");
+  w.params_b = q.params_b;
+  w.precision = q.precision;
+  if (!q.precision.empty()) {
+    auto bpp = bytes_per_param(q.precision);
+    if (!bpp.ok()) return make_error(ErrorCode::kInvalid, "--precision: " + bpp.error().message);
+  }
+  w.context_tokens = q.context_tokens;
+  w.batch = q.batch;
+  w.items = q.items;
+  w.steps = q.steps;
+  if (w.kind == "llm-inference") {
+    // --tokens is the total to generate; the model's tokens are per sequence.
+    w.concurrency = q.concurrency;
+    const long seqs = std::max(1L, q.concurrency.value_or(1));
+    if (q.tokens) w.tokens = (*q.tokens + seqs - 1) / seqs;
+  } else {
+    w.tokens = q.tokens;
+  }
+  return w;
+}
+
+Result<EstimateReport> estimate_workload(const EstimateQuery& q,
+                                         const std::vector<GpuSpec>& catalog,
+                                         const PriceTable& prices, const Calibration& cal) {
+  auto w = workload_from_query(q);
+  if (!w.ok()) return w.error();
+  auto mem = memory_need(*w);
+  if (!mem.ok()) return mem.error();
+  EstimateReport out{*w, *mem, {}};
+  const bool timed = w->kind == "diffusion" ? w->items.has_value() : w->tokens.has_value();
+  const double life_h = q.life_years * kHoursPerYear;
+  for (const GpuSpec& g : catalog) {
+    GpuEstimate e;
+    e.gpu = g.name;
+    e.count = gpus_needed(*mem, g);
+    if (e.count == 0) {
+      e.bound = "capacity";
+      out.gpus.push_back(e);
+      continue;
+    }
+    if (const PriceEntry* p = cheapest(prices, g.name, e.count)) {
+      e.usd_per_hour = p->usd_per_hour * e.count / p->gpu_count;  // a bigger box, pro rata
+      e.provider = p->provider;
+    }
+    if (timed) {
+      auto rt = run_time(*w, g, e.count, catalog, cal);
+      if (!rt.ok()) return rt.error();
+      e.bound = rt->bound;
+      e.seconds = rt->compute_s;
+      if (e.usd_per_hour) e.usd = *e.seconds / 3600.0 * *e.usd_per_hour;
+      if (w->kind == "llm-inference" && rt->step_s > 0) {
+        e.tokens_per_s = static_cast<double>(rt->batch) / rt->step_s;
+        const double mtok_per_hour = e.tokens_per_s * 3600 / 1e6;
+        const double power_h = e.count * g.tdp_w / 1000.0 * q.usd_per_kwh;
+        if (e.usd_per_hour) e.rent_usd_per_mtok = *e.usd_per_hour / mtok_per_hour;
+        if (g.purchase_usd) {
+          const double capex_h = e.count * *g.purchase_usd / life_h;
+          e.own_usd_per_mtok = (capex_h + power_h) / mtok_per_hour;
+          // Over the life: owning = capex + power x hours used; renting = price x hours used.
+          if (e.usd_per_hour && *e.usd_per_hour > power_h)
+            e.breakeven_utilization = capex_h / (*e.usd_per_hour - power_h);
+        }
+      }
+    } else {
+      auto rt = run_time(*w, g, e.count, catalog, cal);
+      e.bound = rt.ok() ? rt->bound : "";
+    }
+    out.gpus.push_back(e);
+  }
+  // Fitting and priced first: by job cost when timed, else by $/hour; then unpriced, then unfit.
+  auto rank = [](const GpuEstimate& e) { return e.count == 0 ? 2 : e.usd_per_hour ? 0 : 1; };
+  std::stable_sort(out.gpus.begin(), out.gpus.end(),
+                   [&](const GpuEstimate& a, const GpuEstimate& b) {
+                     if (rank(a) != rank(b)) return rank(a) < rank(b);
+                     if (rank(a) != 0) return false;
+                     const double ka = a.usd ? *a.usd : *a.usd_per_hour;
+                     const double kb = b.usd ? *b.usd : *b.usd_per_hour;
+                     if (std::fabs(ka - kb) > 1e-12) return ka < kb;
+                     return a.seconds.value_or(0) < b.seconds.value_or(0);
+                   });
+  return out;
+}
+
+}  // namespace burst

@@ -1,0 +1,67 @@
+// `burst estimate`: the cost model answering an ad-hoc question without a spec file. Builds a
+// Workload from a few numbers, then for every catalog GPU: how many it takes, how long, what it
+// costs at the cheapest offline price, and (inference) the serving cost per 1M tokens rented vs
+// owned with the utilization at which buying breaks even. Formulas: docs/cost-model.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "burst/gpu_catalog.h"
+#include "burst/result.h"
+
+namespace burst {
+
+struct EstimateQuery {
+  double params_b = 0;
+  std::string mode;            // "train" | "infer" | "diffusion"
+  std::string method;          // train: "full" (default) | "lora" | "qlora"
+  std::string precision;       // "" = bf16 for train, fp16 otherwise
+  std::optional<long> tokens;  // train: tokens to process; infer: tokens to generate in all
+  std::optional<long> context_tokens;
+  std::optional<long> concurrency;  // infer: sequences decoded together
+  std::optional<long> items;        // diffusion
+  std::optional<long> steps;        // diffusion: denoising steps per item
+  std::optional<long> batch;
+  double usd_per_kwh = 0.15;  // owned: electricity price (docs/cost-model.md)
+  double life_years = 3;      // owned: straight-line depreciation period
+};
+
+struct GpuEstimate {
+  std::string gpu;
+  int count = 0;                       // GPUs needed; 0 = does not fit on 8
+  std::string bound;                   // bandwidth | compute | capacity
+  std::optional<double> seconds;       // unknown without tokens/items
+  std::optional<double> usd_per_hour;  // cheapest offline price for `count` GPUs
+  std::string provider;                // where that price is from
+  std::optional<double> usd;           // seconds x usd_per_hour
+  // llm-inference only:
+  double tokens_per_s = 0;
+  std::optional<double> rent_usd_per_mtok;
+  std::optional<double> own_usd_per_mtok;  // at 100% utilization over life_years
+  // Utilization (0..1) above which owning is cheaper than renting; unset when renting never
+  // costs more than the electricity, or when there is no purchase or rent price.
+  std::optional<double> breakeven_utilization;
+};
+
+struct EstimateReport {
+  Workload workload;
+  MemoryBreakdown memory;
+  std::vector<GpuEstimate> gpus;  // fitting and priced first, cheapest first
+};
+
+// "7B", "0.5b", "500M", "1.5T" -> billions of parameters; a bare number is billions.
+Result<double> parse_params(const std::string& text);
+// "1M", "100k", "2B", "4096" -> a count.
+Result<long> parse_count(const std::string& text, const std::string& what);
+
+// kInvalid for an unknown mode/method/precision or a bad number, with the flag named.
+Result<Workload> workload_from_query(const EstimateQuery& q);
+
+Result<EstimateReport> estimate_workload(const EstimateQuery& q,
+                                         const std::vector<GpuSpec>& catalog,
+                                         const PriceTable& prices, const Calibration& cal);
+
+}  // namespace burst

@@ -1,0 +1,149 @@
+// `burst estimate`'s arithmetic: flags to a workload, the per-GPU table, and rent vs own.
+#include "plan/estimate.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace burst {
+namespace {
+
+GpuSpec card(const std::string& name, double vram, double bw, double tflops, double tdp,
+             std::optional<double> purchase) {
+  GpuSpec g;
+  g.name = name;
+  g.vram_gb = vram;
+  g.mem_bw_gbs = bw;
+  g.fp16_tflops = tflops;
+  g.tdp_w = tdp;
+  g.interconnect = "pcie";
+  g.purchase_usd = purchase;
+  return g;
+}
+
+PriceTable prices() {
+  PriceTable t;
+  t.entries = {{"runpod", "BIG", 1, 2.0, std::nullopt, "any"},
+               {"runpod", "BIG", 4, 8.0, std::nullopt, "any"},
+               {"runpod", "SMALL", 1, 0.5, std::nullopt, "any"},
+               {"vast", "SMALL", 8, 3.2, std::nullopt, "any"}};
+  return t;
+}
+
+std::vector<GpuSpec> catalog() {
+  return {card("BIG", 80, 2000, 400, 700, 25000), card("SMALL", 24, 1000, 80, 450, 1800),
+          card("UNPRICED", 48, 800, 90, 300, std::nullopt)};
+}
+
+TEST(CostEstimate, ParsesSizesWithSuffixes) {
+  EXPECT_DOUBLE_EQ(*parse_params("7B"), 7);
+  EXPECT_DOUBLE_EQ(*parse_params("500m"), 0.5);
+  EXPECT_DOUBLE_EQ(*parse_params("70"), 70);
+  EXPECT_EQ(*parse_count("1M", "--tokens"), 1000000);
+  EXPECT_EQ(*parse_count("100k", "--tokens"), 100000);
+  EXPECT_EQ(*parse_count("4096", "--context"), 4096);
+  EXPECT_EQ(parse_params("-7B").error().message, "--params: must be > 0 (got -7B)");
+  EXPECT_EQ(parse_params("7X").error().message,
+            "--params: \"7X\" is not a number like 7B, 500M, 100k or 4096");
+}
+
+TEST(CostEstimate, SevenBillionTrainingMatchesThePinnedBreakdownAndCardCounts) {
+  EstimateQuery q;
+  q.params_b = 7;
+  q.mode = "train";
+  q.precision = "bf16";
+  auto r = estimate_workload(q, catalog(), prices(), default_calibration());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_NEAR(r->memory.total_gib(), 143.4, 0.05);
+  for (const GpuEstimate& g : r->gpus) {
+    if (g.gpu == "BIG") {
+      EXPECT_EQ(g.count, 4);  // 2 x 80 GB x 0.88 < 143.4 GiB
+    }
+    if (g.gpu == "SMALL") {
+      EXPECT_EQ(g.count, 8);
+    }
+    EXPECT_FALSE(g.seconds.has_value()) << "no --tokens, no time";
+  }
+  // No tokens: ranked by $/hour of the smallest instance with enough GPUs: 8 x SMALL at $3.20
+  // beats 4 x BIG at $8.00.
+  EXPECT_EQ(r->gpus[0].gpu, "SMALL");
+  EXPECT_DOUBLE_EQ(*r->gpus[0].usd_per_hour, 3.2);
+  EXPECT_EQ(r->gpus[0].provider, "vast");
+}
+
+TEST(CostEstimate, InferenceRentVersusOwnAndBreakEven) {
+  EstimateQuery q;
+  q.params_b = 7;
+  q.mode = "infer";
+  q.precision = "fp16";
+  q.tokens = 1'000'000;
+  q.concurrency = 8;
+  auto r = estimate_workload(q, catalog(), prices(), default_calibration());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const GpuEstimate* big = nullptr;
+  for (const GpuEstimate& g : r->gpus)
+    if (g.gpu == "BIG") big = &g;
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->count, 1);
+  EXPECT_EQ(big->bound, "bandwidth");
+  ASSERT_TRUE(big->seconds && big->rent_usd_per_mtok && big->own_usd_per_mtok);
+  EXPECT_NEAR(*big->seconds * big->tokens_per_s, 1'000'000, 8);  // 125,000 steps x 8 tokens
+  const double mtok_per_hour = big->tokens_per_s * 3600 / 1e6;
+  EXPECT_NEAR(*big->rent_usd_per_mtok, 2.0 / mtok_per_hour, 1e-9);
+  const double capex_h = 25000 / (3 * 8760.0);
+  const double power_h = 0.7 * 0.15;
+  EXPECT_NEAR(*big->own_usd_per_mtok, (capex_h + power_h) / mtok_per_hour, 1e-9);
+  ASSERT_TRUE(big->breakeven_utilization.has_value());
+  EXPECT_NEAR(*big->breakeven_utilization, capex_h / (2.0 - power_h), 1e-12);  // about 50%
+  for (const GpuEstimate& g : r->gpus) {
+    if (g.gpu == "UNPRICED") {
+      EXPECT_FALSE(g.rent_usd_per_mtok || g.breakeven_utilization);
+    }
+  }
+}
+
+TEST(CostEstimate, DiffusionTimesItemsTimesSteps) {
+  EstimateQuery q;
+  q.params_b = 0.5;
+  q.mode = "diffusion";
+  q.items = 300;
+  q.steps = 8;
+  auto r = estimate_workload(q, catalog(), prices(), default_calibration());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  for (const GpuEstimate& g : r->gpus) EXPECT_TRUE(g.seconds.has_value()) << g.gpu;
+  EXPECT_TRUE(r->gpus[0].usd.has_value());
+  EXPECT_LE(*r->gpus[0].usd, *r->gpus[1].usd);  // cheapest first
+}
+
+TEST(CostEstimate, BadFlagsAreClearErrors) {
+  EstimateQuery q;
+  q.params_b = 7;
+  q.mode = "serve";
+  EXPECT_EQ(workload_from_query(q).error().message,
+            "--mode: \"serve\" is not one of train, infer, diffusion");
+  q.mode = "train";
+  q.precision = "fp7";
+  EXPECT_EQ(
+      workload_from_query(q).error().message,
+      "--precision: unknown precision \"fp7\" (expected fp32, fp16, bf16, fp8, int8 or int4)");
+  q.precision = "";
+  q.method = "dpo";
+  EXPECT_EQ(workload_from_query(q).error().message,
+            "--method: \"dpo\" is not one of full, lora, qlora");
+  q.method = "lora";
+  q.mode = "infer";
+  EXPECT_EQ(workload_from_query(q).error().message, "--method only applies to --mode train");
+}
+
+TEST(CostEstimate, SeventyBillionFitsNoSingleCard) {
+  EstimateQuery q;
+  q.params_b = 70;
+  q.mode = "infer";
+  auto r = estimate_workload(q, catalog(), prices(), default_calibration());
+  ASSERT_TRUE(r.ok());
+  for (const GpuEstimate& g : r->gpus) EXPECT_NE(g.count, 1) << g.gpu;
+}
+
+}  // namespace
+}  // namespace burst
