@@ -38,6 +38,20 @@ struct RemoteFileInfo {
   bool is_dir = false;
 };
 
+// A remote command whose stdin and stdout are byte streams (sync's tar upload, pull's tar
+// download, a hash running beside a transfer). Several may be open on one session at once; they
+// share its thread, so a stream's output is buffered while another call runs.
+class RemoteStream {
+ public:
+  virtual ~RemoteStream() = default;
+  virtual Status write(const char* data, size_t len) = 0;  // to the command's stdin
+  virtual Status close_stdin() = 0;
+  // Up to `len` bytes of stdout; 0 once stdout is finished. kConnection if the link dies.
+  virtual Result<size_t> read(char* data, size_t len) = 0;
+  // Reads and discards what is left of stdout, waits for the exit status; stderr in *err.
+  virtual Result<int> finish(std::string* err) = 0;
+};
+
 class RemoteSession {
  public:
   virtual ~RemoteSession() = default;
@@ -62,6 +76,21 @@ class RemoteSession {
   virtual Result<RemoteFileInfo> stat(const std::string& remote_path) = 0;  // kNotFound if absent
   // Downloads to local_path exactly (the caller chooses a temp name and renames); sets mode/mtime.
   virtual Status download(const std::string& remote_path, const std::string& local_path) = 0;
+
+  // Starts `command` with streamed stdin/stdout. Sessions that cannot say kInternal.
+  virtual Result<std::unique_ptr<RemoteStream>> open_stream(const std::string& command) {
+    (void)command;
+    return make_error(ErrorCode::kInternal, "this session cannot stream commands");
+  }
+  // SFTP read from `offset` to the end of the file with many requests in flight; hands the bytes
+  // to `sink` in order. When sink returns false, stops with kInterrupted.
+  virtual Status read_file(const std::string& remote_path, uint64_t offset,
+                           const std::function<bool(const char*, size_t)>& sink) {
+    (void)remote_path;
+    (void)offset;
+    (void)sink;
+    return make_error(ErrorCode::kInternal, "this session cannot read files in a pipeline");
+  }
 };
 
 class RemoteConnector {

@@ -6,7 +6,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -41,6 +43,80 @@ std::string host_key_fingerprint(ssh_session s) {
   ssh_key_free(key);
   return out;
 }
+
+// Requests in flight for a pipelined SFTP read, and their size: 64 x 64 KiB = 4 MiB buffered at
+// most, enough to fill the pipe on any link we have measured (see bench/README.md).
+constexpr int kReadsInFlight = 64;
+constexpr uint32_t kReadChunk = 64 * 1024;
+
+class LibsshStream : public RemoteStream {
+ public:
+  LibsshStream(ssh_session s, ssh_channel ch, std::string where)
+      : s_(s), ch_(ch), where_(std::move(where)) {}
+  ~LibsshStream() override {
+    ssh_channel_close(ch_);
+    ssh_channel_free(ch_);
+  }
+
+  Status write(const char* data, size_t len) override {
+    while (len > 0) {
+      int n = ssh_channel_write(ch_, data, static_cast<uint32_t>(std::min<size_t>(len, kChunk)));
+      if (n == SSH_ERROR) return lost();
+      data += n;
+      len -= static_cast<size_t>(n);
+      drain_stderr();
+    }
+    return Status::Ok();
+  }
+
+  Status close_stdin() override {
+    if (ssh_channel_send_eof(ch_) != SSH_OK) return lost();
+    return Status::Ok();
+  }
+
+  Result<size_t> read(char* data, size_t len) override {
+    while (true) {
+      int n = ssh_channel_read_timeout(ch_, data, static_cast<uint32_t>(len), 0, kPollMs);
+      if (n == SSH_ERROR) return lost();
+      drain_stderr();
+      if (n > 0) return static_cast<size_t>(n);
+      if (ssh_channel_is_eof(ch_)) return size_t{0};
+    }
+  }
+
+  Result<int> finish(std::string* err) override {
+    std::vector<char> buf(kChunk);
+    while (true) {
+      auto n = read(buf.data(), buf.size());
+      if (!n.ok()) return n.error();
+      if (*n == 0) break;
+    }
+    drain_stderr();
+    if (err) *err = err_;
+    int status = ssh_channel_get_exit_status(ch_);
+    if (status >= 0) return status;
+    if (!ssh_is_connected(s_)) return lost();
+    return 128 + 9;
+  }
+
+ private:
+  void drain_stderr() {
+    char buf[4096];
+    while (true) {
+      int m = ssh_channel_read_nonblocking(ch_, buf, sizeof buf, 1);
+      if (m <= 0) return;
+      if (err_.size() < 64 * 1024) err_.append(buf, static_cast<size_t>(m));
+    }
+  }
+  Error lost() {
+    return make_error(ErrorCode::kConnection, where_ + ": connection lost: " + ssh_get_error(s_));
+  }
+
+  ssh_session s_;
+  ssh_channel ch_;
+  std::string where_;
+  std::string err_;
+};
 
 class LibsshSession : public RemoteSession {
  public:
@@ -199,6 +275,80 @@ class LibsshSession : public RemoteSession {
     return st;
   }
 
+  Result<std::unique_ptr<RemoteStream>> open_stream(const std::string& command) override {
+    ssh_channel ch = ssh_channel_new(s_);
+    if (!ch) return ssh_error(ErrorCode::kConnection, where_ + ": open channel", s_);
+    if (ssh_channel_open_session(ch) != SSH_OK ||
+        ssh_channel_request_exec(ch, command.c_str()) != SSH_OK) {
+      Error e = ssh_error(ErrorCode::kConnection, where_ + ": exec", s_);
+      ssh_channel_free(ch);
+      return e;
+    }
+    return std::unique_ptr<RemoteStream>(std::make_unique<LibsshStream>(s_, ch, where_));
+  }
+
+  Status read_file(const std::string& remote_path, uint64_t offset,
+                   const std::function<bool(const char*, size_t)>& sink) override {
+    Status ready = ensure_sftp();
+    if (!ready.ok()) return ready;
+    sftp_file f = sftp_open(sftp_, remote_path.c_str(), O_RDONLY, 0);
+    if (!f) return sftp_failure("open " + remote_path);
+    struct Closer {
+      sftp_file f;
+      ~Closer() { sftp_close(f); }
+    } closer{f};
+    sftp_attributes a = sftp_fstat(f);
+    if (!a) return sftp_failure("stat " + remote_path);
+    const uint64_t size = a->size;
+    sftp_attributes_free(a);
+    if (offset >= size) return Status::Ok();
+    if (sftp_seek64(f, offset) != 0) return sftp_failure("seek " + remote_path);
+    // Request ids in the order sent; each asks for kReadChunk bytes (the last may be short).
+    std::vector<uint32_t> ids(kReadsInFlight);
+    size_t head = 0, count = 0;
+    uint64_t requested = offset, received = offset;
+    std::vector<char> buf(kReadChunk);
+    Status st;
+    while (true) {
+      while (count < ids.size() && requested < size) {
+        int id = sftp_async_read_begin(f, kReadChunk);
+        if (id < 0) return sftp_failure("read " + remote_path);
+        ids[(head + count) % ids.size()] = static_cast<uint32_t>(id);
+        ++count;
+        requested += kReadChunk;
+      }
+      if (count == 0) break;
+      int n = sftp_async_read(f, buf.data(), kReadChunk, ids[head]);
+      head = (head + 1) % ids.size();
+      --count;
+      if (n < 0) return sftp_failure("read " + remote_path);
+      const uint64_t expect = std::min<uint64_t>(kReadChunk, size - received);
+      if (static_cast<uint64_t>(n) != expect) {
+        // A short read (the file shrank, or a server that splits reads): what follows would be
+        // misaligned. Stop; the caller's size and hash checks report it.
+        if (n > 0 && !sink(buf.data(), static_cast<size_t>(n)))
+          st = make_error(ErrorCode::kInterrupted, "interrupted");
+        else if (n > 0)
+          st = make_error(ErrorCode::kUnavailable, where_ + ": sftp read " + remote_path +
+                                                       ": short read at offset " +
+                                                       std::to_string(received));
+        break;
+      }
+      received += static_cast<uint64_t>(n);
+      if (!sink(buf.data(), static_cast<size_t>(n))) {
+        st = make_error(ErrorCode::kInterrupted, "interrupted");
+        break;
+      }
+    }
+    // Collect the replies still in flight so the SFTP channel stays in step.
+    while (count > 0 && ssh_is_connected(s_)) {
+      (void)sftp_async_read(f, buf.data(), kReadChunk, ids[head]);
+      head = (head + 1) % ids.size();
+      --count;
+    }
+    return st;
+  }
+
  private:
   Error lost() {
     return make_error(ErrorCode::kConnection, where_ + ": connection lost: " + ssh_get_error(s_));
@@ -279,6 +429,11 @@ class LibsshConnector : public RemoteConnector {
     ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no);
     ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, "/dev/null");
     ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null");
+    // Benchmarks pin one cipher on both burst and OpenSSH's tools (bench/sync_bench.py).
+    if (const char* ciphers = std::getenv("BURST_SSH_CIPHERS"); ciphers && *ciphers) {
+      ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S, ciphers);
+      ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C, ciphers);
+    }
     std::string w = where(t);
     auto fail = [&](ErrorCode code, const std::string& what) {
       Error e = ssh_error(code, w + ": " + what, s);

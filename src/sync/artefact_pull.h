@@ -1,6 +1,11 @@
-// Bringing artefacts home. Each file is written under a temporary name beside its destination,
-// its size checked against the remote, and only then renamed into place: a failed or interrupted
-// pull never leaves a partial file under the final name.
+// Bringing artefacts home (docs/sync.md).
+//
+// One exec resolves every pattern on the pod (sizes, mtimes, modes). A second command hashes the
+// matches with `sha256sum` while the transfer runs beside it. Files of kBatchMax bytes or more come
+// over SFTP with many reads in flight, resuming from a partial `<dest>.burst-part` left by an
+// earlier attempt; smaller ones come together in one `tar -c` stream. Each file is written under
+// `<dest>.burst-part`, hashed as it arrives, and renamed into place only when its size and SHA-256
+// match the pod's. A mismatch is reported and the partial file removed: never installed.
 #pragma once
 
 #include <cstdint>
@@ -14,14 +19,24 @@
 namespace burst {
 
 struct PullResult {
-  int64_t files = 0;
-  int64_t bytes = 0;
+  int64_t files = 0;          // installed by this pull (or already home)
+  int64_t bytes = 0;          // bytes that crossed the link in this pull
+  int64_t files_total = 0;    // matched on the pod
+  int64_t bytes_total = 0;    // their sizes
+  int64_t files_current = 0;  // already home with the pod's size and mtime: not transferred
+  int64_t bytes_resumed = 0;  // kept from an earlier attempt's partial file
+  int64_t round_trips = 0;
   std::vector<std::string> local_paths;
   std::vector<std::string> unmatched;  // artefact patterns that matched nothing
+  std::vector<std::string> failed;     // verification failures, one message each; not installed
 };
+
+// Files at least this large go over pipelined SFTP (resumable); smaller ones in a tar stream.
+constexpr uint64_t kBatchMax = 8ull << 20;
 
 // `workdir` is the remote code dir (relative patterns start there); `volume` replaces a leading
 // "$BURST_VOLUME/". A file lands at <artefact.local>/<path relative to the pattern's directory>.
+// A transport failure is an error; files that fail verification are listed in `failed`.
 Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Artefact>& artefacts,
                                   const std::string& workdir, const std::string& volume,
                                   const std::function<void(const PullResult&)>& progress = {});

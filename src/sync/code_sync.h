@@ -1,6 +1,10 @@
-// Uploading the spec's code directory to the pod. v1 is plain and correct: walk, filter, skip
-// files whose remote size and mtime already match, send the rest over SFTP. (Batching, manifests
-// and pipelining are the fast-sync issue's.)
+// Uploading the spec's code directory to the pod, incrementally (docs/sync.md).
+//
+// One round trip reads the manifest burst left on the volume last time and stats the manifest's
+// paths on the pod; an unchanged tree ends there with zero file bytes sent. Otherwise one more
+// exec streams a tar archive of what changed (new and changed files, new directories, the new
+// manifest) into `tar -x` on the pod, after removing what the local tree no longer has. A pod
+// without tar gets the changed files over SFTP instead.
 #pragma once
 
 #include <cstdint>
@@ -16,30 +20,49 @@ namespace burst {
 struct LocalFile {
   std::string rel;  // '/'-separated, relative to the code dir
   std::string abs;
-  uint64_t size = 0;
+  uint64_t size = 0;  // a symlink's: the length of its target
   uint32_t mode = 0;
   int64_t mtime = 0;
+  std::string link_target;  // non-empty for a symlink, copied as a link
+  std::string link_hash;    // SHA-256 of link_target
 };
 
 struct ScanResult {
-  std::vector<LocalFile> files;
+  std::vector<LocalFile> files;       // regular files and in-root symlinks
   std::vector<std::string> dirs;      // relative, parents before children
+  std::vector<uint32_t> dir_modes;    // parallel to dirs
   std::vector<std::string> warnings;  // e.g. a symlink pointing outside the code dir, skipped
   uint64_t bytes = 0;
 };
 
 // Honours code.exclude, .gitignore files (when code.gitignore), .burstignore files, and always
-// skips .git/. Symlinks are followed only when they stay inside the code dir.
+// skips .git/. Never follows a symlink: one that resolves inside the code dir is kept as a link
+// (an absolute target is rewritten relative), one that leads outside is skipped with a warning.
+// A name holding a newline is refused (kInvalid, naming the file).
 Result<ScanResult> scan_code_dir(const CodeSpec& code);
 
 struct SyncStats {
-  int64_t files_total = 0;
+  int64_t files_total = 0;  // files and links in the scan
   int64_t files_sent = 0;
-  int64_t bytes_sent = 0;
+  int64_t bytes_sent = 0;     // file content bytes
+  int64_t files_touched = 0;  // same content: only mode or mtime set
+  int64_t files_deleted = 0;
+  int64_t bytes_to_send = 0;  // known once the plan is made
+  int64_t files_to_send = 0;
+  int64_t round_trips = 0;  // exec or SFTP requests that waited for the pod
+  std::string method;       // "none", "tar", "sftp"
 };
 
+struct SyncTarget {
+  std::string remote_dir;     // the sync root on the pod
+  std::string manifest_path;  // on the persistent volume; see manifest_path_for()
+};
+
+// <volume>/.burst/sync/<first 16 hex digits of sha256(remote_dir)>.manifest
+std::string manifest_path_for(const std::string& volume, const std::string& remote_dir);
+
 Result<SyncStats> sync_code(RemoteSession& session, const ScanResult& scan,
-                            const std::string& remote_dir,
+                            const SyncTarget& target,
                             const std::function<void(const SyncStats&)>& progress);
 
 }  // namespace burst
