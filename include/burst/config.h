@@ -20,6 +20,18 @@ struct LocalCloudConfig {
   double cpu_usd_per_hour = 0;
 };
 
+// A cloud driver's settings (runpod, lambda, vast). The API key comes from the environment
+// variable the provider's own tools use (RUNPOD_API_KEY, LAMBDA_API_KEY, VAST_API_KEY) or from
+// config.yaml, which must then be mode 0600 (load_config refuses it otherwise, saying why). The
+// environment wins when both are set.
+struct CloudConfig {
+  std::string base_url;         // default: the provider's public API (tests point it elsewhere)
+  std::string api_key;          // never logged, stored or passed on a command line
+  std::string api_key_source;   // "RUNPOD_API_KEY" (env), "config.yaml", or "" when none
+  double timeout_seconds = 30;  // per HTTP request, connect included
+  std::string ssh_user;  // login user on its pods when the API does not say (Lambda: ubuntu)
+};
+
 struct Config {
   std::string config_dir;
   std::string config_file;  // the file read, or "" when none existed
@@ -30,6 +42,7 @@ struct Config {
   std::string ssh_key;            // default: <config dir>/id_ed25519 (generated on first use)
   double ssh_wait_seconds = 600;  // pod boot + sshd up, before giving up
   LocalCloudConfig local;
+  std::map<std::string, CloudConfig> clouds;  // "runpod", "lambda", "vast": always present
 };
 
 // Reads the config. `env` is the process environment (passed in so tests control it). Errors name

@@ -66,6 +66,9 @@ struct Pod {
   SshEndpoint ssh;
   std::string gpu_type;
   double usd_per_hour = 0;
+  // Where the volume is mounted on the pod when the provider decides it (Lambda:
+  // /lambda/nfs/<name>); empty: the request's mount_path. Becomes $BURST_VOLUME.
+  std::string volume_path;
 };
 
 class Provider {

@@ -67,6 +67,10 @@ int cmd_reap(const ReapArgs& args) {
   std::map<std::string, std::unique_ptr<Provider>> providers;
   int errors = 0;
   for (const auto& entry : provider_table()) {
+    // A cloud with no API key cannot have pods of ours to list: skip it rather than fail.
+    if (auto c = config->clouds.find(entry.name);
+        c != config->clouds.end() && c->second.api_key.empty())
+      continue;
     auto provider = make_provider(entry.name, *config, clock);
     if (!provider.ok()) continue;  // driver not built or not configured
     auto pods = (*provider)->list_pods();

@@ -64,6 +64,7 @@ void print_plan(const PipelineSpec& spec, const Plan& plan) {
   if (plan.cpu)
     std::cout << "  upload:  " << plan.cpu->provider << " CPU pod at "
               << money(plan.cpu->usd_per_hour) << "/h\n";
+  if (plan.handoff && spec.upload) std::cout << "  hand-off: " << plan.handoff->why << "\n";
   std::cout << "  volume:  " << spec.volume.name << " (" << spec.volume.size_gb << " GB)\n"
             << "  estimate: " << static_cast<long>(e.total_s) << " s of GPU time, " << money(e.usd)
             << "  [" << e.basis << "]\n";
@@ -85,6 +86,7 @@ int cmd_run(const RunArgs& args) {
   if (!sources.ok()) return fail(kExitUsage, sources.error().message);
   PlanInput& input = sources->input;
   input.warm_volume = volume_used_before(*config, *spec);
+  input.max_workers = 1;  // the runner drives one GPU pod; `burst plan` shows wider splits
   ScanResult code;
   if (!spec->code.dir.empty()) {
     auto scanned = scan_code_dir(spec->code);

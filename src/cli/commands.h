@@ -27,11 +27,31 @@ int cmd_jobs(int limit, bool json);
 struct PlanArgs {
   std::string spec;
   std::string provider;
+  std::string offers;  // a JSON file of offers instead of the providers
   bool json = false;
   bool all = false;
 };
 int cmd_plan(const PlanArgs& args);
 int cmd_gpus(bool json);
+
+struct EstimateArgs {
+  std::string params;  // "7B", "500M"
+  std::string mode;    // train | infer | diffusion
+  std::string method;  // train: full | lora | qlora
+  std::string precision;
+  std::string tokens, context, concurrency, items, steps, batch;  // "1M", "4096"
+  double usd_per_kwh = 0.15;
+  double life_years = 3;
+  bool json = false;
+};
+int cmd_estimate(const EstimateArgs& args);
+
+struct OffersArgs {
+  std::string gpu;       // catalog name filter, e.g. RTX_4090
+  std::string provider;  // only this provider
+  bool json = false;
+};
+int cmd_offers(const OffersArgs& args);
 
 inline constexpr int kExitUsageCode = 2;
 

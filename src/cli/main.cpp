@@ -43,10 +43,37 @@ int main(int argc, char** argv) {
                        "use this provider instead of resources.providers");
   plan_cmd->add_flag("--json", plan.json, "print as JSON");
   plan_cmd->add_flag("--all", plan.all, "include rejected candidates and why");
+  plan_cmd->add_option("--offers", plan.offers,
+                       "price these offers (a JSON array) instead of asking the providers");
+
+  burst::EstimateArgs est;
+  auto* est_cmd = app.add_subcommand(
+      "estimate", "Ad-hoc cost model: memory, time and cost per GPU type, without a spec");
+  est_cmd->add_option("--params", est.params, "model parameters, e.g. 7B, 500M")->required();
+  est_cmd->add_option("--mode", est.mode, "train | infer | diffusion")->required();
+  est_cmd->add_option("--method", est.method, "train: full (default) | lora | qlora");
+  est_cmd->add_option("--precision", est.precision, "fp32 | fp16 | bf16 | fp8 | int8 | int4");
+  est_cmd->add_option("--tokens", est.tokens,
+                      "train: tokens to process; infer: tokens to generate (e.g. 1M)");
+  est_cmd->add_option("--context", est.context, "context length in tokens");
+  est_cmd->add_option("--concurrency", est.concurrency, "infer: sequences decoded together");
+  est_cmd->add_option("--items", est.items, "diffusion: items to generate");
+  est_cmd->add_option("--steps", est.steps, "diffusion: denoising steps per item");
+  est_cmd->add_option("--batch", est.batch, "items or sequences per batch");
+  est_cmd->add_option("--usd-per-kwh", est.usd_per_kwh, "owned: electricity price (0.15)");
+  est_cmd->add_option("--life-years", est.life_years, "owned: years to depreciate over (3)");
+  est_cmd->add_flag("--json", est.json, "print as JSON");
 
   bool gpus_json = false;
   auto* gpus_cmd = app.add_subcommand("gpus", "List the GPU catalog");
   gpus_cmd->add_flag("--json", gpus_json, "print as JSON");
+
+  burst::OffersArgs offers;
+  auto* offers_cmd = app.add_subcommand(
+      "offers", "Live GPU offers merged across providers, cheapest first; creates nothing");
+  offers_cmd->add_option("--gpu", offers.gpu, "only this GPU type, e.g. RTX_4090");
+  offers_cmd->add_option("--provider", offers.provider, "only this provider");
+  offers_cmd->add_flag("--json", offers.json, "print as JSON");
 
   try {
     app.parse(argc, argv);
@@ -60,5 +87,7 @@ int main(int argc, char** argv) {
   if (*jobs_cmd) return burst::cmd_jobs(jobs_limit, jobs_json);
   if (*plan_cmd) return burst::cmd_plan(plan);
   if (*gpus_cmd) return burst::cmd_gpus(gpus_json);
+  if (*est_cmd) return burst::cmd_estimate(est);
+  if (*offers_cmd) return burst::cmd_offers(offers);
   return burst::kExitUsageCode;
 }

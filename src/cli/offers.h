@@ -22,10 +22,32 @@ struct OfferSources {
   // Shared so input.catalog stays valid when this struct is moved.
   std::shared_ptr<const std::vector<GpuSpec>> catalog;
   std::string price_table_as_of;
+  std::vector<std::string> live_providers;   // offers came from the provider's API
+  std::vector<std::string> table_providers;  // priced from the offline table instead
 };
+
+// One provider's offers, fetched by fetch_all_offers: one thread per provider, all joined
+// before it returns. `made` holds why a provider could not be built (provider is then null).
+struct FetchedOffers {
+  std::unique_ptr<Provider> provider;
+  Error made;
+  Result<std::vector<Offer>> gpu = std::vector<Offer>{};
+  Result<std::vector<Offer>> cpu = std::vector<Offer>{};
+};
+void fetch_all_offers(std::vector<FetchedOffers>* all);
 
 // kInvalid for an unknown provider name or a broken catalog/price file.
 Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& provider_override,
                                    const Config& config, Clock& clock, bool offline_table);
+
+// Offers from a JSON file instead of the providers: an array of {provider, gpu_type, gpu_count,
+// usd_per_hour, spot_usd_per_hour?, region?, available?}. Every provider named in the file is
+// allowed, in order of first appearance (or only `provider_override` when given). kInvalid, naming
+// the file and the entry, for anything else.
+Result<OfferSources> offers_from_file(const std::string& path, const std::string& provider_override,
+                                      const Config& config);
+
+// The parser behind offers_from_file; `name` only labels messages.
+Result<std::vector<Offer>> parse_offers_json(const std::string& text, const std::string& name);
 
 }  // namespace burst

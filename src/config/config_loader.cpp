@@ -1,6 +1,8 @@
 // Reads config.yaml; the only yaml-cpp user outside src/spec.
+#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "burst/config.h"
@@ -83,6 +85,48 @@ class Reader {
   std::string file_;
 };
 
+// The public APIs, and the environment variables their own CLIs read the key from.
+struct CloudDefault {
+  const char* name;
+  const char* base_url;
+  const char* key_env;
+};
+const CloudDefault kClouds[] = {{"runpod", "https://api.runpod.io", "RUNPOD_API_KEY"},
+                                {"lambda", "https://cloud.lambda.ai", "LAMBDA_API_KEY"},
+                                {"vast", "https://console.vast.ai", "VAST_API_KEY"}};
+
+Status read_cloud(const Reader& r, const YAML::Node& providers, const char* name, Config* c) {
+  YAML::Node n = providers[name];
+  if (!n) return Status::Ok();
+  const std::string at = std::string("providers.") + name;
+  CloudConfig& cc = c->clouds[name];
+  Status st = r.check_keys(n, at, {"base_url", "api_key", "timeout_seconds", "ssh_user"});
+  if (st.ok()) st = r.string_field(n, "base_url", at + ".base_url", &cc.base_url);
+  if (st.ok()) st = r.string_field(n, "ssh_user", at + ".ssh_user", &cc.ssh_user);
+  if (st.ok()) st = r.string_field(n, "api_key", at + ".api_key", &cc.api_key);
+  if (st.ok())
+    st = r.number_field(n, "timeout_seconds", at + ".timeout_seconds", &cc.timeout_seconds);
+  if (st.ok() && !cc.api_key.empty()) cc.api_key_source = "config.yaml";
+  return st;
+}
+
+// A key in a file others can read is a leaked key: refuse the file rather than use it.
+Status check_key_file_mode(const std::string& path, const Config& c) {
+  std::string holder;
+  for (const auto& [name, cc] : c.clouds)
+    if (cc.api_key_source == "config.yaml" && holder.empty()) holder = name;
+  if (holder.empty()) return Status::Ok();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Status::Ok();
+  if ((st.st_mode & 077) == 0) return Status::Ok();
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return make_error(ErrorCode::kInvalid, path + ": holds an API key (providers." + holder +
+                                             ".api_key) but its mode is " + mode +
+                                             ", so other users can read it; run `chmod 600 " +
+                                             path + "` or pass the key in the environment instead");
+}
+
 Status read_file(const std::string& path, Config* c) {
   YAML::Node root;
   try {
@@ -103,7 +147,10 @@ Status read_file(const std::string& path, Config* c) {
     st = r.number_field(root, "ssh_wait_seconds", "ssh_wait_seconds", &c->ssh_wait_seconds);
   if (!st.ok() || !root["providers"]) return st;
   YAML::Node providers = root["providers"];
-  st = r.check_keys(providers, "providers", {"local"});
+  st = r.check_keys(providers, "providers", {"local", "runpod", "lambda", "vast"});
+  for (const auto& d : kClouds)
+    if (st.ok()) st = read_cloud(r, providers, d.name, c);
+  if (st.ok()) st = check_key_file_mode(path, *c);
   YAML::Node local = providers["local"];
   if (!st.ok() || !local) return st;
   st = r.check_keys(local, "providers.local",
@@ -138,6 +185,15 @@ Result<Config> load_config(const std::map<std::string, std::string>& env) {
   if (c.reports_dir.empty()) c.reports_dir = c.state_dir + "/reports";
   if (c.ssh_key.empty()) c.ssh_key = c.config_dir + "/id_ed25519";
   if (c.local.root.empty()) c.local.root = c.state_dir + "/local";
+  for (const auto& d : kClouds) {
+    CloudConfig& cc = c.clouds[d.name];
+    if (cc.base_url.empty()) cc.base_url = d.base_url;
+    while (!cc.base_url.empty() && cc.base_url.back() == '/') cc.base_url.pop_back();
+    if (!get(env, d.key_env).empty()) {
+      cc.api_key = get(env, d.key_env);
+      cc.api_key_source = d.key_env;
+    }
+  }
   return c;
 }
 

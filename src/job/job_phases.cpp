@@ -3,8 +3,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "job/local_step.h"
+#include "job/offer_recheck.h"
 #include "job/pod_lifecycle.h"
 #include "sync/artefact_pull.h"
+#include "sync/transfer_progress.h"
 #include "util/retry.h"
 
 namespace burst {
@@ -66,6 +69,10 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
       char usd[32];
       std::snprintf(usd, sizeof usd, "$%.4f", p.estimate.usd);
       *detail = p.gpu.provider + " " + p.gpu.gpu_type + ", estimate " + usd;
+      if (p.handoff && in_.spec.upload) {
+        *detail += "; hand-off: " + p.handoff->why;
+        say("hand-off: " + p.handoff->why);
+      }
       return Outcome::kOk;
     }
     case Phase::kProvision:
@@ -90,6 +97,10 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
       return step("upload", in_.spec.upload->run, cpu_, 0, detail);
     case Phase::kDeleteCpu:
       return delete_pod(cpu_, detail);
+    case Phase::kUploadOnGpu:  // hand-off "gpu-pod": same pod, workdir and env as run
+      return step("upload", in_.spec.upload->run, gpu_, 0, detail);
+    case Phase::kUploadLocal:
+      return upload_local(detail);
     case Phase::kReport:
     case Phase::kDone:
       return Outcome::kOk;
@@ -98,13 +109,20 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
 }
 
 Outcome JobPhases::provision(std::string* detail) {
+  std::string recheck;  // job/offer_recheck.h: the chosen offer may have gone since planning
+  if (Status st = recheck_chosen_offer(d_.provider, &in_.plan, &recheck); !st.ok())
+    return failed(st.error(), "re-check offer", detail);
+  if (!recheck.empty()) say(recheck);
   const VolumeSpec& v = in_.spec.volume;
   auto volume = retry<Result<Volume>>(d_.clock, RetryPolicy{}, [&] {
     return d_.provider.ensure_volume(v.name, v.size_gb, in_.plan.gpu.region);
   });
   if (!volume.ok()) return failed(volume.error(), "volume " + v.name, detail);
+  volume_id_ = volume->id;
   gpu_.record.gpu_type = in_.plan.gpu.gpu_type;
-  return create_pod(gpu_, true, detail);
+  Outcome created = create_pod(gpu_, true, detail);
+  if (!recheck.empty()) *detail += "; " + redact_(recheck);
+  return created;
 }
 
 Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
@@ -117,7 +135,7 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   req.gpu_count = gpu ? in_.spec.resources.gpu_count : 0;
   req.spot = gpu && in_.spec.resources.spot && offer.spot_usd_per_hour.has_value();
   req.image = gpu || in_.spec.upload->image.empty() ? in_.spec.image : in_.spec.upload->image;
-  req.volume_id = in_.spec.volume.name;
+  req.volume_id = volume_id_.empty() ? in_.spec.volume.name : volume_id_;
   req.mount_path = in_.spec.volume.mount;
   req.ssh_public_key = in_.ssh_public_key;
   pod.record.job_id = in_.job_id;
@@ -150,7 +168,9 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail) {
   pod.session = std::move(*session);
   pod.record.host_key = pod.target.pinned_host_key;
   (void)d_.store.update_pod(pod.record);
-  auto paths = probe_pod(*pod.session, in_.spec.volume.mount);
+  // Some providers mount the volume at their own fixed path (Lambda): that is $BURST_VOLUME.
+  auto paths = probe_pod(
+      *pod.session, running->volume_path.empty() ? in_.spec.volume.mount : running->volume_path);
   if (!paths.ok()) return failed(paths.error(), "ssh", detail);
   pod.paths = *paths;
   workdir_ = replace_volume(in_.spec.code.remote_dir, pod.paths.volume);
@@ -174,17 +194,22 @@ Outcome JobPhases::sync(std::string* detail) {
   if (in_.spec.code.dir.empty()) return Outcome::kSkipped;
   for (const auto& w : in_.code.warnings) say("warning: " + w);
   const TimePoint start = d_.clock.now();
-  auto stats = sync_code(*gpu_.session, in_.code, workdir_, [&](const SyncStats& s) {
-    d_.console.progress("sync " + std::to_string(s.files_sent) + " files, " +
-                        std::to_string(s.bytes_sent / 1024) + " KiB");
+  const SyncTarget target{workdir_, manifest_path_for(gpu_.paths.volume, workdir_)};
+  auto stats = sync_code(*gpu_.session, in_.code, target, [&](const SyncStats& s) {
+    d_.console.progress(progress_line("sync", {s.files_sent, s.files_to_send, s.bytes_sent,
+                                               s.bytes_to_send, seconds_since(d_.clock, start)}));
   });
   if (!stats.ok()) return failed(stats.error(), "sync", detail);
-  const int64_t ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.now() - start).count();
-  (void)d_.store.add_transfer({in_.job_id, "sync", stats->files_sent, stats->bytes_sent, ms});
+  const double secs = seconds_since(d_.clock, start);
+  (void)d_.store.add_transfer({in_.job_id, "sync", stats->files_sent, stats->bytes_sent,
+                               static_cast<int64_t>(secs * 1000)});
   *detail = std::to_string(stats->files_sent) + " of " + std::to_string(stats->files_total) +
-            " files changed, " + std::to_string(stats->bytes_sent) + " bytes sent";
-  say("synced " + *detail + " to " + workdir_);
+            " files sent (" + human_bytes(stats->bytes_sent) + "), " +
+            std::to_string(stats->files_deleted) + " removed, " +
+            std::to_string(stats->files_touched) + " touched, " +
+            std::to_string(stats->round_trips) + " round trips";
+  say("synced " + *detail + " to " + workdir_ + " in " + std::to_string(secs).substr(0, 4) +
+      " s, " + human_rate(stats->bytes_sent, secs));
   return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
 }
 
@@ -230,16 +255,26 @@ Outcome JobPhases::pull(std::string* detail) {
   const TimePoint start = d_.clock.now();
   auto result = pull_artefacts(
       *gpu_.session, in_.spec.artefacts, workdir_, gpu_.paths.volume, [&](const PullResult& r) {
-        d_.console.progress("pull " + std::to_string(r.files) + " files, " +
-                            std::to_string(r.bytes / (1024 * 1024)) + " MiB, " +
-                            std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + "s");
+        d_.console.progress(progress_line(
+            "pull", {r.files, r.files_total - r.files_current, r.bytes,
+                     r.bytes_total - r.bytes_resumed, seconds_since(d_.clock, start)}));
       });
   if (!result.ok()) return failed(result.error(), "pull", detail);
-  const int64_t ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(d_.clock.now() - start).count();
-  (void)d_.store.add_transfer({in_.job_id, "pull", result->files, result->bytes, ms});
+  const double secs = seconds_since(d_.clock, start);
+  (void)d_.store.add_transfer({in_.job_id, "pull", result->files - result->files_current,
+                               result->bytes, static_cast<int64_t>(secs * 1000)});
   for (const auto& p : result->local_paths) say("pulled " + p);
-  *detail = std::to_string(result->files) + " files, " + std::to_string(result->bytes) + " bytes";
+  *detail = std::to_string(result->files) + " files, " + human_bytes(result->bytes) +
+            " transferred, verified (sha256)";
+  if (result->files_current > 0)
+    *detail += ", " + std::to_string(result->files_current) + " already home";
+  if (result->bytes_resumed > 0) *detail += ", resumed " + human_bytes(result->bytes_resumed);
+  say("pulled " + *detail + " in " + std::to_string(secs).substr(0, 4) + " s, " +
+      human_rate(result->bytes, secs));
+  if (!result->failed.empty()) {
+    for (const auto& f : result->failed) say("error: " + f);
+    return failed(make_error(ErrorCode::kRemoteFailed, result->failed.front()), "pull", detail);
+  }
   if (!result->unmatched.empty() && error_.empty()) {
     return failed(
         make_error(ErrorCode::kNotFound, "no file on the pod matched " + result->unmatched.front()),
@@ -269,6 +304,34 @@ Outcome JobPhases::cpu_provision(std::string* detail) {
   o = connect_pod(cpu_, &d2);
   if (o == Outcome::kOk) *detail += "; " + d2;
   return o;
+}
+
+Outcome JobPhases::upload_local(std::string* detail) {
+  // Hand-off "local": the GPU pod is gone; the pulled artefacts are the upload's inputs.
+  const std::string base = d_.config.state_dir + "/handoff/" + in_.job_id;
+  const std::string view = base + "/work";
+  Status st = make_local_view(view, in_.spec.code.dir, in_.spec.artefacts);
+  if (!st.ok()) return failed(st.error(), "upload (this machine)", detail);
+  std::error_code ec;
+  fs::create_directories(base + "/volume", ec);
+  std::map<std::string, std::string> env = in_.spec.env;
+  env.insert(in_.secrets.begin(), in_.secrets.end());
+  env["BURST_VOLUME"] = base + "/volume";  // the cloud volume is not reachable from here
+  env["BURST_JOB_ID"] = in_.job_id;
+  env["BURST_PIPELINE"] = in_.spec.name;
+  env["BURST_WORKDIR"] = view;
+  env["BURST_HANDOFF"] = "local";
+  say("upload on this machine in " + view);
+  auto status = run_local_step(
+      in_.spec.upload->run, base + "/upload.sh", view, env,
+      [&](bool e, const std::string& l) { remote_line(e, l); }, [&] { return interrupted(); });
+  if (!status.ok()) return failed(status.error(), "upload (this machine)", detail);
+  if (*status != 0)
+    return failed(
+        make_error(ErrorCode::kRemoteFailed, "exited with status " + std::to_string(*status)),
+        "upload (this machine)", detail);
+  *detail = "exit 0, on this machine";
+  return Outcome::kOk;
 }
 
 }  // namespace burst

@@ -43,6 +43,7 @@ class JobPhases {
   Outcome pull(std::string* detail);
   Outcome delete_pod(PodHandle& pod, std::string* detail);
   Outcome cpu_provision(std::string* detail);
+  Outcome upload_local(std::string* detail);
 
   Outcome create_pod(PodHandle& pod, bool gpu, std::string* detail);
   Outcome connect_pod(PodHandle& pod, std::string* detail);
@@ -55,6 +56,7 @@ class JobPhases {
   Redactor& redact_;
   PodHandle gpu_, cpu_;
   std::string workdir_;
+  std::string volume_id_;  // the provider's id for the spec's volume (ensure_volume)
   std::string error_;
   std::ofstream log_;
 };

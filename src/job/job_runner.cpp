@@ -58,6 +58,7 @@ JobResult JobRunner::run() {
 
   JobPhases phases(d_, in_, redact_);
   JobFacts facts{in_.spec.upload.has_value(), in_.spec.pull_on_failure, false};
+  if (in_.plan.handoff) facts.handoff = in_.plan.handoff->where;
   bool interrupted = false;
   for (Phase phase = Phase::kPlan; phase != Phase::kDone;) {
     const std::string name = to_string(phase);

@@ -26,6 +26,10 @@ const char* to_string(Phase p) {
       return "upload";
     case Phase::kDeleteCpu:
       return "delete-cpu-pod";
+    case Phase::kUploadOnGpu:
+      return "upload-on-gpu-pod";
+    case Phase::kUploadLocal:
+      return "upload-local";
     case Phase::kReport:
       return "report";
     case Phase::kDone:
@@ -67,10 +71,20 @@ Phase next_phase(Phase current, Outcome outcome, const JobFacts& f) {
       if (outcome != Outcome::kConnectionLost && f.pull_on_failure) return Phase::kPull;
       return Phase::kDeleteGpu;
     case Phase::kPull:
+      // Hand-off "gpu-pod": the upload runs here, while the pod still exists.
+      if (ok && !f.job_failed && f.has_upload && f.handoff == Handoff::kGpuPod)
+        return Phase::kUploadOnGpu;
+      return Phase::kDeleteGpu;
+    case Phase::kUploadOnGpu:
       return Phase::kDeleteGpu;
     case Phase::kDeleteGpu:
       // The upload only makes sense for a render that succeeded and came home.
-      return (!f.job_failed && ok && f.has_upload) ? Phase::kCpuProvision : Phase::kReport;
+      if (f.job_failed || !ok || !f.has_upload) return Phase::kReport;
+      if (f.handoff == Handoff::kCpuPod) return Phase::kCpuProvision;
+      if (f.handoff == Handoff::kLocal) return Phase::kUploadLocal;
+      return Phase::kReport;  // "gpu-pod": it ran before the delete
+    case Phase::kUploadLocal:
+      return Phase::kReport;
     case Phase::kCpuProvision:
       return ok ? Phase::kUpload : Phase::kDeleteCpu;
     case Phase::kUpload:

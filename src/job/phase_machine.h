@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "plan/handoff.h"
+
 namespace burst {
 
 enum class Phase {
@@ -19,6 +21,8 @@ enum class Phase {
   kCpuProvision,  // CPU pod on the same volume, reachable over SSH
   kUpload,
   kDeleteCpu,
+  kUploadOnGpu,  // hand-off "gpu-pod": the upload on the GPU pod, after pull, before its delete
+  kUploadLocal,  // hand-off "local": the upload on this machine, after the GPU delete
   kReport,
   kDone,
 };
@@ -34,7 +38,8 @@ enum class Outcome {
 struct JobFacts {
   bool has_upload = false;
   bool pull_on_failure = true;
-  bool job_failed = false;  // some earlier phase failed or was interrupted
+  bool job_failed = false;             // some earlier phase failed or was interrupted
+  Handoff handoff = Handoff::kCpuPod;  // where the upload runs (plan/handoff.h)
 };
 
 const char* to_string(Phase p);

@@ -28,6 +28,13 @@ json estimate_of(const JobReport& r) {
   return e.is_discarded() ? json(nullptr) : e;
 }
 
+// "hand-off: upload from this machine ... (upload ok)" or "" when the job had none.
+std::string handoff_line(const JobReport& r, const char* indent) {
+  if (r.handoff.empty()) return "";
+  return std::string(indent) + "hand-off (" + r.handoff + "): " + r.handoff_why + "; upload " +
+         (r.handoff_outcome.empty() ? "not run" : r.handoff_outcome) + "\n";
+}
+
 }  // namespace
 
 Result<JobReport> build_job_report(Store& store, const std::string& job_id, TimePoint as_of) {
@@ -54,6 +61,17 @@ Result<JobReport> build_job_report(Store& store, const std::string& job_id, Time
   if (!transfers.ok()) return transfers.error();
   r.transfers = *transfers;
   r.estimate_json = r.job.estimate_json;
+  for (const PhaseRecord& p : r.phases) {
+    // The plan phase's detail carries the hand-off choice; the upload phase says how it went.
+    if (size_t at = p.detail.find("hand-off: "); p.phase == "plan" && at != std::string::npos)
+      r.handoff_why = p.detail.substr(at + 10);
+    if (p.phase == "upload-on-gpu-pod" || p.phase == "upload-local") {
+      r.handoff = p.phase == "upload-local" ? "local" : "gpu-pod";
+      r.handoff_outcome = p.outcome;
+    }
+  }
+  if (r.handoff.empty() && !r.handoff_why.empty())
+    r.handoff = r.handoff_why.find("from this machine after") == 0 ? "local" : "gpu-pod";
   int64_t end = r.job.finished_ms ? r.job.finished_ms : r.as_of_ms;
   r.wall_s = (end - r.job.created_ms) / 1000.0;
   return r;
@@ -98,6 +116,10 @@ std::string report_json(const JobReport& r) {
                               {"files", t.files},
                               {"bytes", t.bytes},
                               {"seconds", t.millis / 1000.0}});
+  if (!r.handoff.empty())
+    j["handoff"] = {{"where", r.handoff},
+                    {"why", r.handoff_why},
+                    {"upload", r.handoff_outcome.empty() ? "not run" : r.handoff_outcome}};
   json est = estimate_of(r);
   j["estimate"] = est;
   j["actual"] = {{"usd", r.total_usd}, {"wall_s", r.wall_s}};
@@ -112,7 +134,8 @@ std::string report_markdown(const JobReport& r) {
     << "- state: **" << r.job.state << "**" << (r.job.error.empty() ? "" : ": " + r.job.error)
     << "\n"
     << "- started " << utc(r.job.created_ms) << ", finished " << utc(r.job.finished_ms) << " ("
-    << secs(r.wall_s) << ")\n\n## Cost\n\n"
+    << secs(r.wall_s) << ")\n"
+    << handoff_line(r, "- ") << "\n## Cost\n\n"
     << "| pod | type | $/hour (source) | billed | cost | deleted |\n|---|---|---|---|---|---|\n";
   for (const auto& c : r.pods)
     o << "| " << c.pod.role << " `" << c.pod.pod_id << "` | " << c.pod.gpu_type << " | "
@@ -157,6 +180,7 @@ std::string report_summary(const JobReport& r) {
     o << "  " << c.pod.role << " pod " << c.pod.pod_id << " (" << c.pod.gpu_type << ", "
       << money(c.pod.usd_per_hour) << "/h): billed " << secs(c.billed_s) << ", " << money(c.usd)
       << (c.confirmed_deleted ? ", deleted" : ", DELETION NOT CONFIRMED: run `burst reap`") << "\n";
+  o << handoff_line(r, "  ");
   return o.str();
 }
 

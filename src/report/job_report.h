@@ -25,6 +25,9 @@ struct JobReport {
   double total_usd = 0;
   double wall_s = 0;
   std::string estimate_json;  // as recorded at plan time
+  // Where the upload ran when the provider has no CPU pods (plan/handoff.h): "gpu-pod" or
+  // "local" (empty otherwise), the plan's reason with both estimated costs, and how it went.
+  std::string handoff, handoff_why, handoff_outcome;
   int64_t as_of_ms = 0;
 };
 

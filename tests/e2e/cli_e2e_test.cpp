@@ -12,7 +12,7 @@ namespace {
 TEST(E2ECli, HelpOnEverySubcommandAndVersion) {
   BurstHome home;
   std::string out;
-  for (const char* sub : {"run", "validate", "reap", "jobs", "plan", "gpus"}) {
+  for (const char* sub : {"run", "validate", "reap", "jobs", "plan", "gpus", "estimate"}) {
     EXPECT_EQ(run_burst(home, {sub, "--help"}, &out, nullptr), 0) << sub;
     EXPECT_NE(out.find("Usage"), std::string::npos) << sub << ": " << out;
   }
@@ -75,6 +75,118 @@ TEST(E2ECli, GpusListsTheCatalog) {
   ASSERT_EQ(run_burst(home, {"gpus", "--json"}, &out, nullptr), 0);
   auto gpus = nlohmann::json::parse(out);
   EXPECT_GE(gpus.size(), 25u);
+}
+
+TEST(E2ECli, EstimateWithoutASpecPrintsMemoryTableAndServingCost) {
+  BurstHome home;
+  std::string out, err;
+  ASSERT_EQ(
+      run_burst(home, {"estimate", "--params", "7B", "--mode", "train", "--precision", "bf16"},
+                &out, &err),
+      0)
+      << err;
+  EXPECT_NE(out.find("weights 13.0 GiB, gradients 26.1, optimizer 78.2, activations 26.1"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("total 143.4 GiB"), std::string::npos) << out;
+  ASSERT_EQ(
+      run_burst(home, {"estimate", "--params", "7B", "--mode", "train", "--json"}, &out, &err), 0);
+  for (const auto& g : nlohmann::json::parse(out)["gpus"]) {
+    if (g["gpu"] == "H100_SXM") {
+      EXPECT_EQ(g["count"], 4) << "two 80 GB cards hold 131 GiB after headroom";
+    }
+  }
+
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--params", "8B", "--mode", "infer", "--tokens", "1M",
+                       "--context", "4096", "--concurrency", "8", "--json"},
+                      &out, &err),
+            0)
+      << err;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["kind"], "llm-inference");
+  ASSERT_GE(j["gpus"].size(), 25u);
+  const auto& first = j["gpus"][0];  // cheapest first
+  EXPECT_TRUE(first["fits"].get<bool>());
+  EXPECT_GT(first["rent_usd_per_mtok"].get<double>(), 0);
+  EXPECT_GT(first["own_usd_per_mtok"].get<double>(), 0);
+  EXPECT_GT(first["breakeven_utilization"].get<double>(), 0);
+  for (size_t i = 1; i < j["gpus"].size(); ++i) {
+    const auto& g = j["gpus"][i];
+    if (g["usd"].is_null()) break;
+    EXPECT_LE(j["gpus"][i - 1]["usd"].get<double>(), g["usd"].get<double>());
+  }
+
+  EXPECT_EQ(run_burst(home, {"estimate", "--params", "-7B", "--mode", "train"}, &out, &err), 2);
+  EXPECT_EQ(err, "burst: --params: must be > 0 (got -7B)\n");
+  EXPECT_EQ(run_burst(home, {"estimate", "--params", "7B", "--mode", "train", "--precision", "fp7"},
+                      &out, &err),
+            2);
+  EXPECT_NE(err.find("unknown precision \"fp7\""), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(home.state())) << "estimating creates nothing";
+}
+
+TEST(E2ECli, PlanTakesOffersFromAFileAndShowsTheCurve) {
+  BurstHome home;
+  const std::string offers = home.write(
+      "offers.json",
+      R"([{"provider": "acme", "gpu_type": "RTX_4090", "gpu_count": 1, "usd_per_hour": 0.5},
+          {"provider": "acme", "gpu_type": "H100_SXM", "gpu_count": 1, "usd_per_hour": 2.5,
+           "region": "eu", "available": true},
+          {"provider": "zeta", "gpu_type": "L4", "usd_per_hour": 0.3, "spot_usd_per_hour": 0.1}])");
+  const std::string spec = home.write(
+      "job.yaml",
+      "name: items\nrun: echo hi\nworkload: {kind: diffusion, params_b: 0.5, precision: bf16, "
+      "items: 300, steps: 2000, batch: 8, tokens: 16}\n");
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"plan", spec, "--offers", offers, "--json", "--all"}, &out, &err), 0)
+      << err;
+  auto plan = nlohmann::json::parse(out);
+  EXPECT_EQ(plan["chosen"]["provider"], "acme");
+  EXPECT_EQ(plan["chosen"]["gpu"], "RTX_4090");
+  EXPECT_GT(plan["chosen"]["curve"].size(), 10u);
+  EXPECT_EQ(plan["chosen"]["curve"][0]["workers"], 1);
+  EXPECT_EQ(plan["candidates"].size(), 3u);
+  for (const auto& c : plan["candidates"]) {
+    if (c["gpu"] == "RTX_4090") continue;
+    EXPECT_NE(std::string(c["why"]).find("x the chosen plan"), std::string::npos) << c["why"];
+  }
+  ASSERT_EQ(run_burst(home, {"plan", spec, "--offers", offers}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("go wide or tall (acme RTX_4090"), std::string::npos) << out;
+  EXPECT_NE(out.find("chosen: acme RTX_4090 x1"), std::string::npos) << out;
+
+  const std::string bad = home.write("bad.json", R"([{"provider": "acme", "gpu_type": "L4"}])");
+  EXPECT_EQ(run_burst(home, {"plan", spec, "--offers", bad}, &out, &err), 2);
+  EXPECT_EQ(err, "burst: " + bad + ": offer 0: usd_per_hour is required\n");
+  EXPECT_FALSE(std::filesystem::exists(home.state())) << "planning creates nothing";
+}
+
+TEST(E2ECli, PlanExitCodesForInvalidWorkloadsAndUnmeetableLimits) {
+  BurstHome home;
+  const std::string offers = home.write(
+      "offers.json", R"([{"provider": "acme", "gpu_type": "RTX_4090", "usd_per_hour": 0.5}])");
+  auto spec = [&](const std::string& extra) {
+    return home.write("job.yaml",
+                      "name: x\nrun: echo hi\nworkload: {kind: diffusion, params_b: 0.5, items: "
+                      "300, steps: 8}\n" +
+                          extra);
+  };
+  std::string out, err;
+  EXPECT_EQ(run_burst(home, {"plan", spec("resources: {gpus: [RTX_9090]}\n"), "--offers", offers},
+                      &out, &err),
+            2);
+  EXPECT_EQ(err,
+            "burst: resources.gpus: \"RTX_9090\" is not in the GPU catalog (`burst gpus` lists "
+            "the names)\n");
+  EXPECT_EQ(
+      run_burst(home, {"plan", spec("budget: {deadline: 10s}\n"), "--offers", offers}, &out, &err),
+      1);
+  EXPECT_NE(err.find("acme RTX_4090: misses the deadline"), std::string::npos) << err;
+  EXPECT_EQ(run_burst(home, {"plan", spec("budget: {max_usd: 0.0001}\n"), "--offers", offers}, &out,
+                      &err),
+            2);
+  EXPECT_NE(err.find("over budget.max_usd"), std::string::npos) << err;
+  EXPECT_EQ(run_burst(home, {"plan", spec("workload2: 1\n"), "--offers", offers}, &out, &err), 2);
 }
 
 TEST(E2ECli, UnknownSubcommandIsAUsageError) {

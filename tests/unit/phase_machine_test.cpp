@@ -173,6 +173,10 @@ class Explorer {
       path_.push_back(std::string("-") + to_string(o) + "-> " + to_string(next));
       if (next == Phase::kPlan || next == Phase::kProvision)
         violations.push_back("goes back: " + joined());
+      if (next == Phase::kUploadOnGpu && deleted)
+        violations.push_back("upload on a deleted GPU pod: " + joined());
+      if (next == Phase::kUploadLocal && !deleted)
+        violations.push_back("local upload while the GPU pod bills: " + joined());
       if (next == Phase::kDone && p != Phase::kReport && p != Phase::kDone)
         violations.push_back("done without report: " + joined());
       if (next == Phase::kReport) {
@@ -201,18 +205,71 @@ class Explorer {
 TEST(PhaseMachine, NoPathFromProvisionToReportSkipsTheGpuDelete) {
   const Phase starts[] = {Phase::kProvision, Phase::kWaitSsh, Phase::kSync,
                           Phase::kSetup,     Phase::kRun,     Phase::kPull};
-  for (bool upload : {false, true}) {
-    for (bool pull : {false, true}) {
-      for (Phase start : starts) {
-        SCOPED_TRACE(std::string("start=") + to_string(start) + " upload=" +
-                     (upload ? "yes" : "no") + " pull_on_failure=" + (pull ? "yes" : "no"));
-        Explorer ex(facts(upload, pull));
-        ex.explore(start);
-        EXPECT_EQ(ex.violations, std::vector<std::string>{});
-        EXPECT_GT(ex.reports_reached, 0);  // the search did reach the report
+  for (Handoff handoff : {Handoff::kCpuPod, Handoff::kGpuPod, Handoff::kLocal}) {
+    for (bool upload : {false, true}) {
+      for (bool pull : {false, true}) {
+        for (Phase start : starts) {
+          SCOPED_TRACE(
+              std::string("start=") + to_string(start) + " upload=" + (upload ? "yes" : "no") +
+              " pull_on_failure=" + (pull ? "yes" : "no") + " handoff=" + to_string(handoff));
+          JobFacts f = facts(upload, pull);
+          f.handoff = handoff;
+          Explorer ex(f);
+          ex.explore(start);
+          EXPECT_EQ(ex.violations, std::vector<std::string>{});
+          EXPECT_GT(ex.reports_reached, 0);  // the search did reach the report
+        }
       }
     }
   }
+}
+
+JobFacts handoff_facts(Handoff h) {
+  JobFacts f = facts(true);
+  f.handoff = h;
+  return f;
+}
+
+TEST(PhaseMachine, GpuPodHandOffUploadsBeforeTheGpuDelete) {
+  const std::vector<Phase> want = {Phase::kPlan,   Phase::kProvision,   Phase::kWaitSsh,
+                                   Phase::kSync,   Phase::kSetup,       Phase::kRun,
+                                   Phase::kPull,   Phase::kUploadOnGpu, Phase::kDeleteGpu,
+                                   Phase::kReport, Phase::kDone};
+  EXPECT_EQ(happy_path(handoff_facts(Handoff::kGpuPod)), want);
+  for (Outcome o : kAllOutcomes)
+    EXPECT_EQ(next_phase(Phase::kUploadOnGpu, o, handoff_facts(Handoff::kGpuPod)),
+              Phase::kDeleteGpu)
+        << to_string(o);
+  // A failed job does not upload, whatever the hand-off.
+  JobFacts failed = handoff_facts(Handoff::kGpuPod);
+  failed.job_failed = true;
+  EXPECT_EQ(next_phase(Phase::kPull, Outcome::kOk, failed), Phase::kDeleteGpu);
+  EXPECT_EQ(next_phase(Phase::kPull, Outcome::kFailed, handoff_facts(Handoff::kGpuPod)),
+            Phase::kDeleteGpu);
+}
+
+TEST(PhaseMachine, LocalHandOffUploadsAfterTheGpuDelete) {
+  const std::vector<Phase> want = {Phase::kPlan,   Phase::kProvision, Phase::kWaitSsh,
+                                   Phase::kSync,   Phase::kSetup,     Phase::kRun,
+                                   Phase::kPull,   Phase::kDeleteGpu, Phase::kUploadLocal,
+                                   Phase::kReport, Phase::kDone};
+  EXPECT_EQ(happy_path(handoff_facts(Handoff::kLocal)), want);
+  EXPECT_EQ(next_phase(Phase::kDeleteGpu, Outcome::kFailed, handoff_facts(Handoff::kLocal)),
+            Phase::kReport);
+}
+
+// The search catches an upload run on the GPU pod after it was deleted.
+Phase late_gpu_upload(Phase p, Outcome o, const JobFacts& f) {
+  if (p == Phase::kDeleteGpu && o == Outcome::kOk && !f.job_failed) return Phase::kUploadOnGpu;
+  return next_phase(p, o, f);
+}
+
+TEST(PhaseMachine, ExhaustiveSearchCatchesAnUploadOnADeletedGpuPod) {
+  Explorer ex(handoff_facts(Handoff::kGpuPod), &late_gpu_upload);
+  ex.explore(Phase::kProvision);
+  ASSERT_FALSE(ex.violations.empty());
+  EXPECT_NE(ex.violations[0].find("upload on a deleted GPU pod"), std::string::npos)
+      << ex.violations[0];
 }
 
 // The search must be able to fail: a table where a failed sync jumps to the report is caught.

@@ -1,0 +1,41 @@
+// What a provider module of the emulator provides, and the helpers every module uses. A module
+// (runpod_api.cpp, ...) installs its routes under "/<provider>" on the shared server; the server
+// applies the provider's latency, auth and 429/5xx knobs before any route runs and writes the
+// request log after it, so a module only implements the API itself.
+#pragma once
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cloud_state.h"
+
+namespace burst::fakecloud {
+
+struct ApiModule {
+  const char* provider;  // also the URL prefix: base URL "http://127.0.0.1:<port>/<provider>"
+  // Registers the routes, each pattern starting with `prefix` ("/runpod").
+  void (*install)(httplib::Server& server, CloudState& state, const std::string& prefix);
+  // The provider's error body for a status the server answers itself (401, 429, 5xx).
+  std::string (*error_body)(int status, const std::string& detail);
+  const char* error_content_type;
+};
+
+// Every module this build serves. Adding a provider = one entry (fake_cloud.cpp).
+const std::vector<ApiModule>& api_modules();
+
+inline void send_json(httplib::Response& res, int status, const nlohmann::json& body,
+                      const char* content_type = "application/json") {
+  res.status = status;
+  res.set_content(body.dump(), content_type);
+}
+
+// Sleeps `ms` on the serving thread (latency and hang knobs): real time, whatever the clock.
+void sleep_ms(int ms);
+
+// UTC RFC 3339 with second precision: "2026-11-22T07:09:41Z".
+std::string rfc3339(TimePoint t);
+
+}  // namespace burst::fakecloud

@@ -1,0 +1,163 @@
+// The emulated clouds' one state, shared by every provider module (runpod_api.cpp, ...) and
+// thread-safe. Pods are real: each is a loopback sshd started through the local provider on the
+// emulator's own state dir, authorising the public key the API request carried. A pod's SSH
+// endpoint is published only after the boot delay. Volumes are directories that outlive pods.
+// Fault knobs are per provider; counted knobs are used up one request at a time.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "burst/clock.h"
+#include "burst/provider.h"
+
+namespace burst::fakecloud {
+
+struct Faults {
+  int latency_ms = 0;  // added to every API request
+  int errors_5xx = 0;  // the next N requests answer status_5xx
+  int status_5xx = 503;
+  int rate_limits = 0;      // the next N requests answer 429
+  int retry_after_s = -1;   // Retry-After on those 429s (-1: no header)
+  int create_timeouts = 0;  // the next N creates make the pod, then answer only after hang_ms
+  int hang_ms = 3000;
+  bool stuck_provisioning = false;  // new pods never leave provisioning
+  int delete_lingers = 0;       // after a delete answers success, the pod stays running for N reads
+  bool malformed_list = false;  // the pod list answers truncated JSON
+  std::set<std::string> no_capacity;  // the provider's GPU type ids with no capacity
+  bool auth_failure = false;          // every request is refused as unauthorised
+  int extra_offers = 0;               // synthetic GPU types added to the catalog (benchmarks)
+
+  nlohmann::json to_json() const;
+  static Faults from_json(const nlohmann::json& j);  // missing fields keep their defaults
+};
+
+enum class Phase { kProvisioning, kRunning, kTerminated };
+
+struct FakeVolume {
+  std::string id;
+  std::string provider;
+  std::string name;
+  std::string region;
+  int size_gb = 0;
+  std::string dir;  // where its files live
+};
+
+struct FakePod {
+  std::string id;
+  std::string provider;
+  std::string name;
+  bool gpu = true;
+  std::string gpu_type;  // the provider's GPU id; CPU flavour id for CPU pods
+  int gpu_count = 0;
+  std::string image;
+  std::map<std::string, std::string> env;
+  std::vector<std::string> ports;
+  std::string volume_id;  // "" when none
+  std::string mount_path;
+  std::string region;
+  std::string public_key;  // authorised on the pod's sshd
+  double usd_per_hour = 0;
+  TimePoint created;
+  TimePoint ready_at;  // the SSH endpoint is published from here on
+  Phase phase = Phase::kProvisioning;
+  SshEndpoint ssh;           // the loopback sshd; provider modules publish it once running
+  std::string local_id;      // the local-provider pod behind it
+  int lingering_reads = -1;  // >= 0: deleted, still running for this many more reads
+  nlohmann::json extra;      // module-specific fields echoed back (e.g. the request body)
+};
+
+struct RequestLogEntry {
+  std::string provider;
+  std::string method;
+  std::string path;  // with query
+  int status = 0;
+  std::string body;         // the request body
+  bool authorised = false;  // carried the expected key in its Authorization header
+  bool key_leaked = false;  // the key appeared in the path, query or body
+};
+
+struct EmulatorOptions {
+  std::string state_dir;   // pods/ and volumes/ of the loopback pods live under it
+  Duration boot_delay{0};  // create -> SSH endpoint published
+  std::map<std::string, std::string> api_keys;  // provider -> the key it accepts ("" = any)
+};
+
+class CloudState {
+ public:
+  CloudState(EmulatorOptions options, Clock& clock);
+  ~CloudState();  // stops every pod's sshd
+
+  Clock& clock() { return clock_; }
+  std::string new_id(int length, bool digits_only = false);
+
+  // Faults.
+  Faults faults(const std::string& provider) const;
+  void set_faults(const std::string& provider, const Faults& f);
+  // For one incoming request: 429 or 5xx when a burst is armed (used up), else 0.
+  int take_burst(const std::string& provider, int* retry_after_s);
+  bool take_create_timeout(const std::string& provider);
+  // Expected key check: "Bearer <key>" (or any bearer when no key is configured).
+  bool authorised(const std::string& provider, const std::string& authorization) const;
+  std::string api_key(const std::string& provider) const;
+
+  // Volumes.
+  // `id`: the provider's id format (Vast: digits); "" = a generated one.
+  Result<FakeVolume> create_volume(const std::string& provider, const std::string& name,
+                                   const std::string& region, int size_gb,
+                                   const std::string& id = "");
+  std::vector<FakeVolume> volumes(const std::string& provider) const;
+  std::optional<FakeVolume> volume(const std::string& provider, const std::string& id) const;
+
+  // Pods. create starts the loopback sshd now; the pod turns running after the boot delay.
+  Result<FakePod> create_pod(FakePod spec);
+  // Reads advance the lifecycle and use up a deleted pod's lingering reads.
+  std::optional<FakePod> pod(const std::string& provider, const std::string& id);
+  std::vector<FakePod> pods(const std::string& provider);  // not terminated
+  // false when there is no such pod (or it is already terminated).
+  bool delete_pod(const std::string& provider, const std::string& id);
+
+  // What tests judge by: every pod, any provider, whose phase is not terminated or whose
+  // loopback sshd still has processes.
+  std::vector<FakePod> live_pods();
+  std::vector<FakePod> all_pods() const;
+
+  // Account SSH keys (providers that authorise account keys on new pods, e.g. Vast).
+  void add_account_key(const std::string& provider, const std::string& public_key);
+  std::vector<std::string> account_keys(const std::string& provider) const;
+
+  // A request arrived (the server logs it only after answering). request_log() waits (up to
+  // 2 s) for requests in flight, so a test reading it right after a call sees that call.
+  void request_started();
+  void log_request(RequestLogEntry e);
+  std::vector<RequestLogEntry> request_log() const;
+  nlohmann::json state_json() const;
+
+ private:
+  void advance(FakePod& p);  // caller holds mu_
+  void terminate(FakePod& p);
+
+  EmulatorOptions o_;
+  Clock& clock_;
+  SystemClock real_clock_;  // the loopback sshd really needs time to start
+  std::unique_ptr<Provider> local_;
+  mutable std::mutex mu_;
+  std::map<std::string, Faults> faults_;
+  std::map<std::string, FakeVolume> volumes_;  // by id
+  std::map<std::string, FakePod> pods_;        // by id
+  std::vector<RequestLogEntry> log_;
+  int in_flight_ = 0;
+  mutable std::condition_variable logged_;
+  std::map<std::string, std::vector<std::string>> account_keys_;  // provider -> keys
+};
+
+const char* to_string(Phase p);
+
+}  // namespace burst::fakecloud

@@ -1,0 +1,495 @@
+// RunPod REST v2, as the emulator serves it under /runpod: the paths, field names, status codes,
+// RFC 9457 error bodies and pod lifecycle of RunPod's published OpenAPI spec ("Frontdoor v2.9.0",
+// runpod/docs api-reference-v2/openapi.json; digest in shared/provider-apis/REFERENCE.md §2.4).
+// Served: catalog (gpus, cpus), network volumes (list, create, get), pods (list, create, get,
+// delete). Not served: templates, clusters, serverless, billing, pod actions, account SSH keys
+// (burst passes PUBLIC_KEY in env). The GPU types and prices below are the emulator's own
+// illustrative numbers, not RunPod's.
+#include <algorithm>
+#include <cmath>
+
+#include "api_module.h"
+
+namespace burst::fakecloud {
+namespace {
+
+using nlohmann::json;
+const char* const kProvider = "runpod";
+
+struct GpuKind {
+  const char* id;
+  const char* name;
+  const char* pool;
+  int memory;
+  double secure, community;
+  int max_secure, max_community;
+};
+
+const GpuKind kGpus[] = {
+    {"NVIDIA GeForce RTX 4090", "RTX 4090", "ADA_24", 24, 0.69, 0.34, 8, 8},
+    {"NVIDIA GeForce RTX 5090", "RTX 5090", "BLACKWELL_32", 32, 0.94, 0.69, 8, 8},
+    {"NVIDIA L4", "L4", "ADA_24", 24, 0.43, 0.28, 8, 4},
+    {"NVIDIA A40", "A40", "AMPERE_48", 48, 0.40, 0.35, 8, 8},
+    {"NVIDIA RTX A5000", "RTX A5000", "AMPERE_24", 24, 0.27, 0.16, 8, 8},
+    {"NVIDIA A100 80GB PCIe", "A100 PCIe", "AMPERE_80", 80, 1.64, 1.19, 8, 8},
+    {"NVIDIA H100 80GB HBM3", "H100 SXM", "HOPPER_141", 80, 2.69, 2.39, 8, 8},
+};
+
+struct DataCenter {
+  const char* id;
+  const char* name;
+};
+const DataCenter kDataCenters[] = {{"US-KS-2", "US Kansas 2"}, {"EU-RO-1", "EU Romania 1"}};
+
+struct CpuKind {
+  const char* id;
+  const char* name;
+  const char* group;
+  double ram_per_vcpu;
+  double secure_per_vcpu;
+};
+const CpuKind kCpus[] = {{"cpu3c", "Compute-Optimized", "Gen 3", 2.0, 0.03},
+                         {"cpu5c", "Compute-Optimized", "Gen 5", 2.0, 0.04}};
+
+const char* title_for(int status) {
+  switch (status) {
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 409:
+      return "Conflict";
+    case 422:
+      return "Unprocessable Entity";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+  }
+  return "Error";
+}
+
+json problem(int status, const std::string& detail, const std::vector<std::string>& errors = {}) {
+  json j = {{"title", title_for(status)}, {"status", status}, {"detail", detail}};
+  if (!errors.empty()) j["errors"] = errors;
+  return j;
+}
+
+std::string error_body(int status, const std::string& detail) {
+  return problem(status, detail).dump();
+}
+
+void fail(httplib::Response& res, int status, const std::string& detail,
+          const std::vector<std::string>& errors = {}) {
+  send_json(res, status, problem(status, detail, errors), "application/problem+json");
+}
+
+bool valid_dc(const std::string& id) {
+  for (const auto& dc : kDataCenters)
+    if (id == dc.id) return true;
+  return false;
+}
+
+const GpuKind* find_gpu(const std::string& id) {
+  for (const auto& g : kGpus)
+    if (id == g.id) return &g;
+  return nullptr;
+}
+
+const CpuKind* find_cpu(const std::string& id) {
+  for (const auto& c : kCpus)
+    if (id == c.id) return &c;
+  return nullptr;
+}
+
+// JSON-schema-like checks, worded like the real API's `errors[]`.
+void unknown_props(const json& obj, const std::string& at, std::initializer_list<const char*> known,
+                   std::vector<std::string>* errors) {
+  for (const auto& [k, v] : obj.items()) {
+    bool ok = false;
+    for (const char* n : known) ok = ok || k == n;
+    if (!ok) errors->push_back(at + ": additional properties '" + k + "' not allowed");
+  }
+}
+
+void want(const json& obj, const char* key, const std::string& at, bool ok, const char* type,
+          std::vector<std::string>* errors) {
+  if (obj.contains(key) && !ok) errors->push_back(at + "." + key + ": expected " + type);
+}
+
+json gpu_type_json(const GpuKind& g, double secure, double community, const Faults& f,
+                   bool with_availability) {
+  json j = {{"id", g.id},
+            {"name", g.name},
+            {"pool", g.pool ? json(g.pool) : json(nullptr)},
+            {"manufacturer", "NVIDIA"},
+            {"memory", g.memory},
+            {"secure", true},
+            {"community", true},
+            {"price", {{"secure", secure}, {"community", community}}},
+            {"maxCount", {{"secure", g.max_secure}, {"community", g.max_community}}}};
+  if (with_availability) {
+    const char* level = f.no_capacity.count(g.id) ? "NONE" : "HIGH";
+    j["availability"] = level;
+    json dcs = json::array();
+    for (const auto& dc : kDataCenters)
+      dcs.push_back({{"id", dc.id}, {"name", dc.name}, {"availability", level}});
+    j["dataCenters"] = dcs;
+    j["cudaVersions"] = json::array({{{"version", "12.8"}, {"available", level[0] != 'N'}}});
+  }
+  return j;
+}
+
+// include/product rules shared by the GPU and CPU catalogs; false when it answered 400.
+bool catalog_params(const httplib::Request& req, httplib::Response& res, bool* availability) {
+  const bool has_include = req.has_param("include"), has_product = req.has_param("product");
+  if (has_include && req.get_param_value("include") != "AVAILABILITY") {
+    fail(res, 400, "include: unsupported value \"" + req.get_param_value("include") + "\"");
+    return false;
+  }
+  if (has_include != has_product) {
+    fail(res, 400, "product is required with, and only valid with, include=AVAILABILITY");
+    return false;
+  }
+  *availability = has_include;
+  return true;
+}
+
+void list_gpus(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  bool availability = false;
+  if (!catalog_params(req, res, &availability)) return;
+  const Faults f = state.faults(kProvider);
+  json gpus = json::array();
+  for (const auto& g : kGpus)
+    gpus.push_back(gpu_type_json(g, g.secure, g.community, f, availability));
+  for (int i = 0; i < f.extra_offers; ++i) {  // synthetic types, for benchmarks
+    std::string id = "FAKE GPU " + std::to_string(i), name = "FAKE " + std::to_string(i);
+    GpuKind g{id.c_str(), name.c_str(), nullptr, 16 + (i % 8) * 8, 0, 0, 8, 8};
+    gpus.push_back(gpu_type_json(g, 0.2 + (i % 97) * 0.03, 0.1 + (i % 89) * 0.02, f, availability));
+  }
+  send_json(res, 200, {{"gpus", gpus}});
+}
+
+void list_cpus(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  bool availability = false;
+  if (!catalog_params(req, res, &availability)) return;
+  const Faults f = state.faults(kProvider);
+  json cpus = json::array();
+  for (const auto& c : kCpus) {
+    json j = {{"id", c.id},
+              {"name", c.name},
+              {"group", c.group},
+              {"vcpu", {{"min", 2}, {"max", 32}}},
+              {"ramGbPerVcpu", c.ram_per_vcpu},
+              {"price", {{"securePerVcpu", c.secure_per_vcpu}, {"serverlessPerVcpu", 0.05}}}};
+    if (availability) {
+      const char* level = f.no_capacity.count(c.id) ? "NONE" : "HIGH";
+      j["availability"] = level;
+      json dcs = json::array();
+      for (const auto& dc : kDataCenters)
+        dcs.push_back({{"id", dc.id}, {"name", dc.name}, {"availability", level}});
+      j["dataCenters"] = dcs;
+    }
+    cpus.push_back(j);
+  }
+  send_json(res, 200, {{"cpus", cpus}});
+}
+
+json volume_json(const FakeVolume& v) {
+  return {{"id", v.id},
+          {"name", v.name},
+          {"size", v.size_gb},
+          {"dataCenter", v.region},
+          {"type", "STANDARD"}};
+}
+
+void create_volume(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  json b = json::parse(req.body, nullptr, false);
+  if (b.is_discarded() || !b.is_object())
+    return fail(res, 400, "request body is not a JSON object");
+  std::vector<std::string> errors;
+  unknown_props(b, "$", {"dataCenter", "name", "size", "type"}, &errors);
+  for (const char* k : {"dataCenter", "name", "size"})
+    if (!b.contains(k)) errors.push_back(std::string("$: missing property '") + k + "'");
+  want(b, "name", "$", b.value("name", json()).is_string() && !b["name"].get<std::string>().empty(),
+       "a non-empty string", &errors);
+  want(b, "dataCenter", "$", b.value("dataCenter", json()).is_string(), "a string", &errors);
+  want(b, "size", "$",
+       b.value("size", json()).is_number_integer() && b["size"] >= 10 && b["size"] <= 4096,
+       "an integer from 10 to 4096", &errors);
+  if (!errors.empty()) return fail(res, 422, "Request validation failed.", errors);
+  const std::string dc = b["dataCenter"];
+  if (!valid_dc(dc)) return fail(res, 400, "unknown data center \"" + dc + "\"");
+  auto v = state.create_volume(kProvider, b["name"], dc, b["size"]);
+  if (!v.ok()) return fail(res, 500, v.error().message);
+  send_json(res, 201, volume_json(*v));
+}
+
+const char* status_of(const FakePod& p, TimePoint now) {
+  if (p.phase == Phase::kTerminated) return "TERMINATED";
+  if (p.phase == Phase::kRunning) return "RUNNING";
+  if (p.ready_at != TimePoint::max() && now >= p.created + (p.ready_at - p.created) / 2)
+    return "STARTING";
+  return "PROVISIONING";
+}
+
+json pod_json(const FakePod& p, TimePoint now) {
+  const json& rq = p.extra;
+  const std::string status = status_of(p, now);
+  const bool running = status == "RUNNING";
+  bool has22 = false;
+  for (const auto& port : p.ports) has22 = has22 || port == "22/tcp";
+  json direct = nullptr, runtime = nullptr;
+  if (running && has22 && p.ssh.port > 0) {
+    const std::string port = std::to_string(p.ssh.port);
+    direct = {{"host", p.ssh.host},
+              {"port", p.ssh.port},
+              {"username", p.ssh.user},
+              {"command", "ssh " + p.ssh.user + "@" + p.ssh.host + " -p " + port}};
+    runtime = {
+        {"uptime", std::chrono::duration_cast<std::chrono::seconds>(now - p.ready_at).count()},
+        {"ports",
+         json::array(
+             {{{"private", 22}, {"public", p.ssh.port}, {"type", "tcp"}, {"ip", p.ssh.host}}})}};
+  }
+  const std::string proxy_user = p.id + "-" + p.id.substr(0, 8);
+  json mounts = json::object();
+  if (!p.volume_id.empty())
+    mounts["network"] = json::array({{{"volumeId", p.volume_id}, {"path", p.mount_path}}});
+  json j = {{"id", p.id},
+            {"name", p.name},
+            {"image", p.image},
+            {"args", rq.value("args", "")},
+            {"disk", rq.value("disk", 50)},
+            {"ports", p.ports},
+            {"env", p.env},
+            {"registry", rq.value("registry", json(nullptr))},
+            {"status", status},
+            {"actions", running ? json::array({"stop", "restart", "terminate"})
+                                : json::array({"stop", "terminate"})},
+            {"mounts", mounts},
+            {"cloud", rq.value("cloud", "SECURE")},
+            {"dataCenterId", p.region},
+            {"cudaVersion", p.gpu ? json("12.8") : json(nullptr)},
+            {"ssh",
+             {{"proxy",
+               {{"host", "ssh.runpod.io"},
+                {"port", 22},
+                {"username", proxy_user},
+                {"command", "ssh " + proxy_user + "@ssh.runpod.io"}}},
+              {"direct", direct}}},
+            {"template", nullptr},
+            {"cost", p.usd_per_hour},
+            {"locked", false},
+            {"globalNetworking", {{"enabled", false}}},
+            {"runtime", runtime},
+            {"createdAt", rfc3339(p.created)},
+            {"startedAt", running ? json(rfc3339(p.ready_at)) : json(nullptr)}};
+  if (p.gpu)
+    j["gpu"] = {{"id", p.gpu_type}, {"count", p.gpu_count}};
+  else
+    j["cpu"] = {{"id", p.gpu_type},
+                {"vcpuCount", rq["cpu"].value("vcpuCount", 2)},
+                {"memory", rq["cpu"].value("vcpuCount", 2) * 2}};
+  return j;
+}
+
+// Schema checks of CreatePodRequest (422), then the cross-field rules (400/404).
+void create_pod(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  json b = json::parse(req.body, nullptr, false);
+  if (b.is_discarded() || !b.is_object())
+    return fail(res, 400, "request body is not a JSON object");
+  std::vector<std::string> errors;
+  unknown_props(
+      b, "$",
+      {"args", "disk", "env", "image", "ports", "registry", "name", "cloud", "cpu", "dataCenterIds",
+       "globalNetworking", "gpu", "mounts", "startJupyter", "startSsh", "templateId"},
+      &errors);
+  if (!b.contains("name")) errors.push_back("$: missing property 'name'");
+  want(b, "name", "$", b.value("name", json()).is_string() && !b["name"].get<std::string>().empty(),
+       "a non-empty string", &errors);
+  want(b, "image", "$", b.value("image", json()).is_string(), "a string", &errors);
+  want(b, "disk", "$", b.value("disk", json()).is_number_integer() && b["disk"] >= 1,
+       "an integer >= 1", &errors);
+  want(b, "startSsh", "$", b.value("startSsh", json()).is_boolean(), "a boolean", &errors);
+  want(
+      b, "cloud", "$",
+      b.value("cloud", json()).is_string() && (b["cloud"] == "SECURE" || b["cloud"] == "COMMUNITY"),
+      "SECURE or COMMUNITY", &errors);
+  if (b.contains("env")) {
+    bool ok = b["env"].is_object();
+    for (const auto& [k, v] : ok ? b["env"].items() : json::object().items())
+      ok = ok && v.is_string();
+    want(b, "env", "$", ok, "an object of strings", &errors);
+  }
+  for (const char* arr : {"ports", "dataCenterIds"}) {
+    bool ok = b.value(arr, json()).is_array();
+    if (ok)
+      for (const auto& v : b[arr]) ok = ok && v.is_string();
+    want(b, arr, "$", ok, "an array of strings", &errors);
+  }
+  if (b.contains("gpu")) {
+    const json& g = b["gpu"];
+    if (!g.is_object()) {
+      errors.push_back("$.gpu: expected an object");
+    } else {
+      unknown_props(g, "$.gpu", {"id", "count", "allowedCudaVersions", "minCudaVersion"}, &errors);
+      if (!g.value("id", json()).is_string()) errors.push_back("$.gpu.id: expected a string");
+      want(g, "count", "$.gpu", g.value("count", json()).is_number_integer() && g["count"] >= 1,
+           "an integer >= 1", &errors);
+    }
+  }
+  if (b.contains("cpu")) {
+    const json& c = b["cpu"];
+    if (!c.is_object()) {
+      errors.push_back("$.cpu: expected an object");
+    } else {
+      unknown_props(c, "$.cpu", {"id", "vcpuCount"}, &errors);
+      if (!c.value("id", json()).is_string()) errors.push_back("$.cpu.id: expected a string");
+      const json n = c.value("vcpuCount", json());
+      if (!n.is_number_integer() || n < 2)
+        errors.push_back("$.cpu.vcpuCount: expected an integer >= 2");
+    }
+  }
+  if (b.contains("mounts")) {
+    const json& m = b["mounts"];
+    if (!m.is_object()) {
+      errors.push_back("$.mounts: expected an object");
+    } else {
+      unknown_props(m, "$.mounts", {"persistent", "network"}, &errors);
+      if (m.contains("network")) {
+        if (!m["network"].is_array() || m["network"].size() > 1)
+          errors.push_back("$.mounts.network: expected an array of at most 1 item");
+        else
+          for (const auto& n : m["network"]) {
+            unknown_props(n, "$.mounts.network[0]", {"volumeId", "path"}, &errors);
+            if (!n.value("volumeId", json()).is_string() || !n.value("path", json()).is_string())
+              errors.push_back("$.mounts.network[0]: volumeId and path must be strings");
+          }
+      }
+    }
+  }
+  if (!errors.empty()) return fail(res, 422, "Request validation failed.", errors);
+
+  const bool gpu = b.contains("gpu");
+  if (gpu == b.contains("cpu")) return fail(res, 400, "exactly one of gpu or cpu is required");
+  if (!b.contains("image") && !b.contains("templateId"))
+    return fail(res, 400, "image is required unless templateId is set");
+  if (!gpu && b.contains("mounts") && b["mounts"].contains("persistent"))
+    return fail(res, 400, "mounts.persistent is not supported for CPU pods");
+
+  const Faults f = state.faults(kProvider);
+  FakePod p;
+  p.provider = kProvider;
+  p.name = b["name"];
+  p.gpu = gpu;
+  p.image = b.value("image", "");
+  if (b.contains("env")) p.env = b["env"].get<std::map<std::string, std::string>>();
+  if (b.contains("ports")) p.ports = b["ports"].get<std::vector<std::string>>();
+  std::vector<std::string> dcs = b.value("dataCenterIds", std::vector<std::string>{});
+  if (gpu) {
+    p.gpu_type = b["gpu"]["id"];
+    p.gpu_count = b["gpu"].value("count", 1);
+    const GpuKind* g = find_gpu(p.gpu_type);
+    if (!g) return fail(res, 400, "unknown GPU type \"" + p.gpu_type + "\"");
+    if (f.no_capacity.count(p.gpu_type))
+      return fail(res, 400,
+                  "There are no longer any instances available with the requested "
+                  "specifications. Please refresh and try again.");
+    p.usd_per_hour =
+        (b.value("cloud", "SECURE") == "COMMUNITY" ? g->community : g->secure) * p.gpu_count;
+  } else {
+    p.gpu_type = b["cpu"]["id"];
+    const CpuKind* c = find_cpu(p.gpu_type);
+    const int n = b["cpu"]["vcpuCount"];
+    if (!c) return fail(res, 400, "unknown CPU flavor \"" + p.gpu_type + "\"");
+    if ((n & (n - 1)) != 0) return fail(res, 400, "cpu.vcpuCount must be a power of two");
+    if (f.no_capacity.count(p.gpu_type))
+      return fail(res, 400,
+                  "There are no longer any instances available with the requested "
+                  "specifications. Please refresh and try again.");
+    p.usd_per_hour = c->secure_per_vcpu * n;
+  }
+  p.region = dcs.empty() ? kDataCenters[0].id : dcs.front();
+  if (b.contains("mounts") && b["mounts"].contains("network") && !b["mounts"]["network"].empty()) {
+    const json& n = b["mounts"]["network"][0];
+    auto v = state.volume(kProvider, n["volumeId"]);
+    if (!v)
+      return fail(res, 404, "network volume " + n["volumeId"].get<std::string>() + " not found");
+    if (!dcs.empty() && std::find(dcs.begin(), dcs.end(), v->region) == dcs.end())
+      return fail(
+          res, 400,
+          "network volume " + v->id + " is in " + v->region + ", which is not in dataCenterIds");
+    p.volume_id = v->id;
+    p.mount_path = n["path"];
+    p.region = v->region;
+  }
+  if (!valid_dc(p.region)) return fail(res, 400, "unknown data center \"" + p.region + "\"");
+  auto key = p.env.find("PUBLIC_KEY");  // startSsh without registered keys does nothing
+  if (key != p.env.end()) p.public_key = key->second;
+  p.extra = b;
+  auto made = state.create_pod(p);
+  if (!made.ok()) return fail(res, 500, made.error().message);
+  if (state.take_create_timeout(kProvider)) sleep_ms(f.hang_ms);  // made, but answers too late
+  send_json(res, 201, pod_json(*made, state.clock().now()));
+}
+
+void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
+  const std::string v2 = prefix + "/v2";
+  s.Get(v2 + "/catalog/gpus",
+        [&state](const httplib::Request& q, httplib::Response& r) { list_gpus(state, q, r); });
+  s.Get(v2 + "/catalog/cpus",
+        [&state](const httplib::Request& q, httplib::Response& r) { list_cpus(state, q, r); });
+  s.Get(v2 + "/network-volumes", [&state](const httplib::Request&, httplib::Response& r) {
+    json vols = json::array();
+    for (const auto& v : state.volumes(kProvider)) vols.push_back(volume_json(v));
+    send_json(r, 200, {{"networkVolumes", vols}});
+  });
+  s.Post(v2 + "/network-volumes",
+         [&state](const httplib::Request& q, httplib::Response& r) { create_volume(state, q, r); });
+  s.Get(v2 + R"(/network-volumes/([^/]+))",
+        [&state](const httplib::Request& q, httplib::Response& r) {
+          auto v = state.volume(kProvider, q.matches[1]);
+          if (!v) return fail(r, 404, "network volume not found");
+          send_json(r, 200, volume_json(*v));
+        });
+  s.Get(v2 + "/pods", [&state](const httplib::Request&, httplib::Response& r) {
+    auto pods = state.pods(kProvider);
+    if (state.faults(kProvider).malformed_list) {
+      r.status = 200;
+      r.set_content(R"({"pods":[{"id":"x7","name":"burst-)", "application/json");
+      return;
+    }
+    json arr = json::array();
+    for (const auto& p : pods) arr.push_back(pod_json(p, state.clock().now()));
+    send_json(r, 200, {{"pods", arr}});
+  });
+  s.Post(v2 + "/pods",
+         [&state](const httplib::Request& q, httplib::Response& r) { create_pod(state, q, r); });
+  s.Get(v2 + R"(/pods/([^/]+))", [&state](const httplib::Request& q, httplib::Response& r) {
+    auto p = state.pod(kProvider, q.matches[1]);
+    if (!p || p->phase == Phase::kTerminated) return fail(r, 404, "pod not found");
+    send_json(r, 200, pod_json(*p, state.clock().now()));
+  });
+  s.Delete(v2 + R"(/pods/([^/]+))", [&state](const httplib::Request& q, httplib::Response& r) {
+    if (!state.delete_pod(kProvider, q.matches[1])) return fail(r, 404, "pod not found");
+    r.status = 204;
+  });
+}
+
+}  // namespace
+
+extern const ApiModule kRunpodModule;
+const ApiModule kRunpodModule = {kProvider, &install, &error_body, "application/problem+json"};
+
+}  // namespace burst::fakecloud

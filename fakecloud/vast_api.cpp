@@ -1,0 +1,524 @@
+// Vast.ai, as the emulator serves it under /vast: the paths (with or without the trailing slash
+// clients send), field names, status codes, error bodies and instance lifecycle of Vast's
+// published OpenAPI spec (shared/provider-apis/vast/openapi.yaml; digest in REFERENCE.md §4).
+// Served: offer search (POST /api/v0/bundles/ with the {field: {op: value}} query language, order,
+// limit, type, allocated_storage), create (PUT /api/v0/asks/{id}/), get / destroy
+// (/api/v0/instances/{id}/), the paged v1 list (GET /api/v1/instances/, 25 a page, next_token),
+// account SSH keys (/api/v0/ssh/), volumes local to one machine (search, rent, list). Not served:
+// stop/start, templates, bids, network volumes. Machines and prices are the emulator's own
+// illustrative numbers, not Vast's.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "api_module.h"
+
+namespace burst::fakecloud {
+namespace {
+
+using nlohmann::json;
+const char* const kProvider = "vast";
+
+struct Machine {
+  long id;
+  const char* gpu_name;
+  int gpus;
+  int gpu_ram_mb;
+  double usd_per_gpu;  // dph_base per GPU
+  const char* geolocation;
+};
+
+const Machine kMachines[] = {
+    {41201, "RTX 4090", 8, 24564, 0.35, "Washington, US"},
+    {41202, "RTX 4090", 2, 24564, 0.31, "Quebec, CA"},
+    {52310, "RTX 3090", 4, 24576, 0.19, "Germany, DE"},
+    {60011, "A100 SXM4", 8, 81920, 1.10, "Utah, US"},
+    {60012, "H100 SXM", 8, 81559, 2.05, "Texas, US"},
+    {70001, "RTX A6000", 4, 49140, 0.45, "Romania, RO"},
+    {70002, "L40S", 4, 46068, 0.72, "Norway, NO"},
+};
+const char* const kExtraNames[] = {"RTX 4090",  "RTX 3090", "RTX A6000", "L40S",
+                                   "A100 SXM4", "H100 SXM", "RTX 5090",  "A40"};
+const char* const kExtraPlaces[] = {"Oregon, US", "Ontario, CA", "France, FR", "Japan, JP"};
+constexpr double kStorageCost = 0.15;  // $/GB/month
+constexpr long kExtraMachineBase = 100000;
+
+// Vast's error shape: {"success":false,"error":<code>,"msg":<text>}; 429 is {"detail":...}.
+std::string error_body(int status, const std::string& detail) {
+  if (status == 429)
+    return json{{"detail", "API requests too frequent endpoint threshold=2.0"}}.dump();
+  if (status == 401)
+    return json{{"success", false}, {"error", "auth_error"}, {"msg", "Invalid user key"}}.dump();
+  const char* code = status >= 500 ? "server_error" : status == 404 ? "not_found" : "invalid_args";
+  return json{{"success", false}, {"error", code}, {"msg", detail}}.dump();
+}
+
+void fail(httplib::Response& res, int status, const std::string& code, const std::string& msg,
+          json extra = json::object()) {
+  json j = {{"success", false}, {"error", code}, {"msg", msg}};
+  for (const auto& [k, v] : extra.items()) j[k] = v;
+  send_json(res, status, j);
+}
+
+// Every offer, with the account's live instances marking theirs rented.
+std::vector<json> offer_table(CloudState& state, double allocated_storage, bool bid) {
+  const Faults f = state.faults(kProvider);
+  std::set<long> rented;
+  for (const auto& p : state.all_pods())
+    if (p.provider == kProvider && p.phase != Phase::kTerminated && p.extra.is_object())
+      rented.insert(p.extra.value("ask_id", 0L));
+  std::vector<json> out;
+  auto add = [&](long machine, const std::string& gpu, int count, int ram, double per_gpu,
+                 const std::string& geo, long id) {
+    const double base = per_gpu * count;
+    const double min_bid = base * 0.6;
+    const double storage = allocated_storage * kStorageCost / 720;  // $/GB/month -> $/h
+    const bool taken = rented.count(id) || f.no_capacity.count(gpu);
+    out.push_back({{"id", id},
+                   {"ask_contract_id", id},
+                   {"bundle_id", id + 7},
+                   {"machine_id", machine},
+                   {"host_id", machine % 997},
+                   {"num_gpus", count},
+                   {"gpu_name", gpu},
+                   {"gpu_ram", ram},
+                   {"gpu_total_ram", ram * count},
+                   {"gpu_arch", "nvidia"},
+                   {"cpu_cores_effective", 8.0 * count},
+                   {"cpu_ram", 64000 * count},
+                   {"disk_space", 500.0},
+                   {"dph_base", base},
+                   {"dph_total", (bid ? min_bid : base) + storage},
+                   {"min_bid", min_bid},
+                   {"storage_cost", kStorageCost},
+                   {"reliability", 0.995},
+                   {"reliability2", 0.995},
+                   {"geolocation", geo},
+                   {"public_ipaddr", "127.0.0.1"},
+                   {"direct_port_count", 16},
+                   {"verified", true},
+                   {"verification", "verified"},
+                   {"external", false},
+                   {"rentable", !taken},
+                   {"rented", taken},
+                   {"resource_type", "gpu"},
+                   {"is_bid", bid}});
+  };
+  for (const auto& m : kMachines) {
+    int k = 0;
+    for (int count = 1; count <= m.gpus; count *= 2, ++k)
+      add(m.id, m.gpu_name, count, m.gpu_ram_mb, m.usd_per_gpu, m.geolocation, m.id * 10 + k);
+  }
+  for (int i = 0; i < f.extra_offers; ++i) {  // synthetic machines, for benchmarks
+    const long machine = kExtraMachineBase + i;
+    add(machine, kExtraNames[i % 8], 1 << (i % 4), 24576 + (i % 3) * 24576, 0.1 + (i % 97) * 0.03,
+        kExtraPlaces[i % 4], machine * 10);
+  }
+  return out;
+}
+
+// One {op: value} condition against an offer's field; a field the offer lacks is not filtered.
+bool matches(const json& have, const json& cond) {
+  if (!cond.is_object()) return have == cond;
+  for (const auto& [op, want] : cond.items()) {
+    bool ok = true;
+    if (op == "eq")
+      ok = have == want;
+    else if (op == "neq")
+      ok = have != want;
+    else if (op == "gt")
+      ok = have > want;
+    else if (op == "gte")
+      ok = have >= want;
+    else if (op == "lt")
+      ok = have < want;
+    else if (op == "lte")
+      ok = have <= want;
+    else if (op == "in" || op == "notin") {
+      bool found = want.is_array() && std::find(want.begin(), want.end(), have) != want.end();
+      ok = op == "in" ? found : !found;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void search_offers(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  json q = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
+  if (q.is_discarded() || !q.is_object())
+    return fail(res, 400, "invalid_request", "Invalid query: must be dict of conditions");
+  const std::string type = q.value("type", "ondemand");
+  if (type != "ondemand" && type != "on-demand" && type != "bid" && type != "reserved")
+    return fail(res, 400, "invalid_args", "type must be one of ondemand, bid, reserved");
+  const json alloc = q.value("allocated_storage", json(8.0));
+  if (!alloc.is_number())
+    return fail(res, 400, "invalid_args", "allocated_storage: expected a number");
+  std::vector<json> offers = offer_table(state, alloc.get<double>(), type == "bid");
+  std::vector<json> out;
+  for (auto& o : offers) {
+    bool ok = true;
+    for (const auto& [field, cond] : q.items()) {
+      if (field == "order" || field == "limit" || field == "type" || field == "allocated_storage" ||
+          field == "disable_bundling")
+        continue;
+      if (o.contains(field) && !matches(o[field], cond)) ok = false;
+      if (!ok) break;
+    }
+    if (ok) out.push_back(std::move(o));
+  }
+  json order = q.value("order", json::array({json::array({"score", "desc"})}));
+  if (order.is_array() && !order.empty() && order[0].is_array() && order[0].size() == 2) {
+    const std::string col = order[0][0].get<std::string>();
+    const bool desc = order[0][1] == "desc";
+    std::stable_sort(out.begin(), out.end(), [&](const json& a, const json& b) {
+      const json& x = a.value(col, json(0));
+      const json& y = b.value(col, json(0));
+      return desc ? y < x : x < y;
+    });
+  }
+  const json limit = q.value("limit", json(64));
+  if (limit.is_number_integer() && limit.get<long>() >= 0 &&
+      out.size() > static_cast<size_t>(limit.get<long>()))
+    out.resize(static_cast<size_t>(limit.get<long>()));
+  send_json(res, 200, {{"offers", out}});
+}
+
+// actual_status: null while provisioning, "loading" for the second half of the boot delay,
+// "running" once the SSH endpoint is up (REFERENCE §4.4.1).
+json actual_status(const FakePod& p, TimePoint now) {
+  if (p.phase == Phase::kRunning) return "running";
+  if (p.ready_at != TimePoint::max() && now >= p.created + (p.ready_at - p.created) / 2)
+    return "loading";
+  return nullptr;
+}
+
+json instance_json(const FakePod& p, TimePoint now) {
+  const json status = actual_status(p, now);
+  const bool running = status == "running";
+  const json& x = p.extra;
+  json extra_env = json::array();
+  for (const auto& [k, v] : p.env) extra_env.push_back({k, v});
+  json ports = nullptr;
+  if (running && p.ssh.port > 0 && x.value("runtype", "").find("direct") != std::string::npos)
+    ports = json::object(
+        {{"22/tcp", json::array({json::object(
+                        {{"HostIp", "0.0.0.0"}, {"HostPort", std::to_string(p.ssh.port)}})})}});
+  return {{"id", std::stol(p.id)},
+          {"label", p.name},
+          {"actual_status", status},
+          {"intended_status", "running"},
+          {"cur_state", "running"},
+          {"next_state", "running"},
+          {"status_msg", running ? "success, running" : "Pulling image"},
+          {"image_uuid", p.image},
+          {"image_runtype", x.value("runtype", "ssh")},
+          {"extra_env", extra_env},
+          {"onstart", x.value("onstart", json(nullptr))},
+          {"machine_id", x.value("machine_id", 0L)},
+          {"gpu_name", p.gpu_type},
+          {"gpu_ram", x.value("gpu_ram", 0)},
+          {"num_gpus", p.gpu_count},
+          {"dph_total", p.usd_per_hour},
+          {"geolocation", x.value("geolocation", "")},
+          {"public_ipaddr", running ? json(p.ssh.host + "\n") : json(nullptr)},
+          {"ssh_host", running ? json(p.ssh.host) : json(nullptr)},
+          {"ssh_port", running ? json(p.ssh.port) : json(nullptr)},
+          {"ssh_idx", "1"},
+          {"ports", ports},
+          {"disk_space", x.value("disk", 8.0)},
+          {"start_date", std::chrono::duration<double>(p.created.time_since_epoch()).count()}};
+}
+
+// createInstance's body fields (REFERENCE §4.3); anything else is refused so a driver typo shows.
+const char* const kCreateFields[] = {"image",          "template_hash_id",
+                                     "label",          "disk",
+                                     "runtype",        "target_state",
+                                     "price",          "env",
+                                     "cancel_unavail", "vm",
+                                     "onstart",        "args",
+                                     "args_str",       "use_jupyter_lab",
+                                     "jupyter_dir",    "python_utf8",
+                                     "lang_utf8",      "force",
+                                     "user",           "image_login",
+                                     "volume_info",    "client_id"};
+const char* const kRuntypes[] = {"ssh",        "jupyter",       "args",          "ssh_proxy",
+                                 "ssh_direct", "jupyter_proxy", "jupyter_direct"};
+
+void create_instance(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  const long ask = std::stol(req.matches[1]);
+  json b = json::parse(req.body, nullptr, false);
+  if (b.is_discarded() || !b.is_object())
+    return fail(res, 400, "invalid_args", "error 400/3467: Invalid args: body is not a JSON object",
+                {{"ask_id", ask}});
+  for (const auto& [k, v] : b.items())
+    if (std::none_of(std::begin(kCreateFields), std::end(kCreateFields),
+                     [&](const char* f) { return k == f; }))
+      return fail(res, 400, "invalid_args",
+                  "error 400/3467: Invalid args: unknown field '" + k + "'", {{"ask_id", ask}});
+  auto bad = [&](const std::string& what) {
+    fail(res, 400, "invalid_args", "error 400/3467: Invalid args: " + what, {{"ask_id", ask}});
+  };
+  if (!b.value("image", json()).is_string() && !b.contains("template_hash_id"))
+    return bad("image is required");
+  if (b.contains("label") && !b["label"].is_string()) return bad("label must be a string");
+  if (b.contains("disk") && !b["disk"].is_number()) return bad("disk must be a number");
+  if (b.contains("onstart") && !b["onstart"].is_string()) return bad("onstart must be a string");
+  if (b.contains("cancel_unavail") && !b["cancel_unavail"].is_boolean())
+    return bad("cancel_unavail must be a boolean");
+  const std::string runtype = b.value("runtype", "ssh");
+  if (std::none_of(std::begin(kRuntypes), std::end(kRuntypes),
+                   [&](const char* r) { return runtype == r; }))
+    return bad("runtype must be one of ssh, jupyter, args, ssh_proxy, ssh_direct, ...");
+  std::map<std::string, std::string> env;
+  std::vector<std::string> ports;
+  if (runtype.find("ssh") != std::string::npos) ports.push_back("22/tcp");
+  if (b.contains("env")) {
+    if (!b["env"].is_object()) return bad("env must be an object (dict), not a string");
+    for (const auto& [k, v] : b["env"].items()) {
+      if (!v.is_string()) return bad("env values must be strings");
+      if (k.rfind("-p ", 0) == 0)
+        ports.push_back(k.substr(3, k.find(':') - 3) + "/tcp");
+      else
+        env[k] = v.get<std::string>();
+    }
+  }
+
+  std::optional<json> offer;
+  for (auto& o : offer_table(state, b.value("disk", 8.0), false))
+    if (o["id"] == ask) offer = o;
+  if (!offer)
+    return fail(res, 404, "invalid_args",
+                "error 404/3603: no_such_ask Instance type by id " + std::to_string(ask) +
+                    " is not available.",
+                {{"ask_id", ask}});
+  if ((*offer)["rented"] == true)
+    return fail(res, 410, "no_such_ask",
+                "error 410/3907: no_such_ask Instance type " + std::to_string(ask) +
+                    " is no longer available.",
+                {{"ask_id", ask}});
+  const long machine = (*offer)["machine_id"];
+
+  FakePod p;
+  p.provider = kProvider;
+  p.id = state.new_id(8, true);
+  p.name = b.value("label", "");
+  p.gpu = true;
+  p.gpu_type = (*offer)["gpu_name"];
+  p.gpu_count = (*offer)["num_gpus"];
+  p.image = b.value("image", "");
+  p.env = env;
+  p.ports = ports;
+  p.region = std::to_string(machine);
+  p.usd_per_hour = (*offer)["dph_total"];
+  if (b.contains("volume_info")) {
+    const json& vi = b["volume_info"];
+    if (!vi.is_object() || !vi.value("volume_id", json()).is_number_integer() ||
+        !vi.value("mount_path", json()).is_string())
+      return bad("volume_info needs an integer volume_id and a string mount_path");
+    const std::string vid = std::to_string(vi["volume_id"].get<long>());
+    if (vi.value("create_new", false)) {
+      auto v = state.create_volume(kProvider, "", std::to_string(machine), vi.value("size", 15),
+                                   state.new_id(8, true));
+      if (!v.ok()) return fail(res, 500, "server_error", v.error().message);
+      p.volume_id = v->id;
+    } else {
+      auto v = state.volume(kProvider, vid);
+      if (!v) return bad("volume " + vid + " does not exist");
+      // Vast volumes are local to one machine (REFERENCE §4.7).
+      if (v->region != std::to_string(machine))
+        return bad("volume " + vid + " is on machine " + v->region + ", not on machine " +
+                   std::to_string(machine) + " of offer " + std::to_string(ask));
+      p.volume_id = v->id;
+    }
+    p.mount_path = vi["mount_path"];
+  }
+  std::string keys;
+  for (const auto& k : state.account_keys(kProvider)) keys += (keys.empty() ? "" : "\n") + k;
+  p.public_key = keys;  // account keys reach new instances
+  p.extra = {{"ask_id", ask},
+             {"machine_id", machine},
+             {"gpu_ram", (*offer)["gpu_ram"]},
+             {"geolocation", (*offer)["geolocation"]},
+             {"runtype", runtype},
+             {"disk", b.value("disk", 8.0)},
+             {"onstart", b.value("onstart", json(nullptr))}};
+  const Faults f = state.faults(kProvider);
+  auto made = state.create_pod(p);
+  if (!made.ok()) return fail(res, 500, "server_error", made.error().message);
+  if (state.take_create_timeout(kProvider)) sleep_ms(f.hang_ms);  // made, but answers too late
+  send_json(res, 200, {{"success", true}, {"new_contract", std::stol(made->id)}});
+}
+
+// after_token / next_token: opaque to clients; here "i" + the last id in hex.
+std::string token_for(long id) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "i%lx", id);
+  return buf;
+}
+
+void list_instances(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  auto pods = state.pods(kProvider);
+  if (state.faults(kProvider).malformed_list) {
+    res.status = 200;
+    res.set_content(R"({"success":true,"instances":[{"id":7,"label":"burst-)", "application/json");
+    return;
+  }
+  long limit = req.has_param("limit") ? std::atol(req.get_param_value("limit").c_str()) : 25;
+  if (limit <= 0) limit = 5;
+  limit = std::min(limit, 25L);
+  long after = 0;
+  if (req.has_param("after_token")) {
+    const std::string t = req.get_param_value("after_token");
+    char* end = nullptr;
+    after = t.size() > 1 && t[0] == 'i' ? std::strtol(t.c_str() + 1, &end, 16) : -1;
+    if (after < 0 || !end || *end) return fail(res, 400, "invalid_token", "Invalid after_token");
+  }
+  std::sort(pods.begin(), pods.end(),
+            [](const FakePod& a, const FakePod& b) { return std::stol(a.id) < std::stol(b.id); });
+  json arr = json::array(), labels = json::object();
+  std::string next;
+  for (const auto& p : pods) {
+    labels[p.name] = labels.value(p.name, 0) + 1;
+    if (std::stol(p.id) <= after) continue;
+    if (static_cast<long>(arr.size()) == limit) {
+      next = token_for(arr.back()["id"].get<long>());
+      break;
+    }
+    arr.push_back(instance_json(p, state.clock().now()));
+  }
+  send_json(res, 200,
+            {{"success", true},
+             {"instances_found", arr.size()},
+             {"total_instances", pods.size()},
+             {"label_counts", labels},
+             {"next_token", next.empty() ? json(nullptr) : json(next)},
+             {"instances", arr}});
+}
+
+json volume_json(const FakeVolume& v, CloudState& state) {
+  json users = json::array();
+  for (const auto& p : state.all_pods())
+    if (p.provider == kProvider && p.phase != Phase::kTerminated && p.volume_id == v.id)
+      users.push_back(std::stol(p.id));
+  std::string geo;
+  for (const auto& m : kMachines)
+    if (std::to_string(m.id) == v.region) geo = m.geolocation;
+  return {{"id", std::stol(v.id)},
+          {"name", v.name},
+          {"machine_id", std::stol(v.region)},
+          {"disk_space", v.size_gb},
+          {"status", users.empty() ? "idle" : "in_use"},
+          {"instances", users},
+          {"geolocation", geo},
+          {"start_date", 1.7e9}};
+}
+
+// Volume offers: one per machine, id = machine id * 10 + 9.
+void search_volumes(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  json q = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
+  if (q.is_discarded() || !q.is_object())
+    return fail(res, 400, "invalid_request", "Invalid query: must be dict of conditions");
+  json out = json::array();
+  std::set<long> machines;
+  for (const auto& o : offer_table(state, 0, false)) machines.insert(o["machine_id"].get<long>());
+  for (long m : machines) {
+    json o = {{"id", m * 10 + 9},     {"machine_id", m},
+              {"disk_space", 2000.0}, {"storage_cost", kStorageCost},
+              {"verified", true},     {"reliability2", 0.995}};
+    bool ok = true;
+    for (const auto& [field, cond] : q.items())
+      if (field != "order" && field != "limit" && field != "allocated_storage" &&
+          o.contains(field) && !matches(o[field], cond))
+        ok = false;
+    if (ok) out.push_back(o);
+    if (out.size() >= static_cast<size_t>(q.value("limit", 64))) break;
+  }
+  send_json(res, 200, {{"offers", out}});
+}
+
+void rent_volume(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  json b = json::parse(req.body, nullptr, false);
+  if (b.is_discarded() || !b.is_object() || !b.value("id", json()).is_number_integer())
+    return fail(res, 400, "invalid_args", "Please provide a valid volume offer ID.");
+  for (const auto& [k, v] : b.items())
+    if (k != "id" && k != "size" && k != "name")
+      return fail(res, 400, "invalid_args", "unknown field '" + k + "'");
+  const long id = b["id"];
+  const std::string name = b.value("name", "");
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      return fail(res, 400, "invalid_args", "name may hold only letters, digits and _");
+  if (name.size() > 64) return fail(res, 400, "invalid_args", "name is longer than 64");
+  if (id % 10 != 9) return fail(res, 404, "no_such_ask", "no_such_ask volume offer not available");
+  auto v = state.create_volume(kProvider, name, std::to_string(id / 10), b.value("size", 15),
+                               state.new_id(8, true));
+  if (!v.ok()) return fail(res, 500, "server_error", v.error().message);
+  send_json(res, 200, {{"success", true}, {"volume_name", "V." + v->id}});
+}
+
+void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
+  const std::string v0 = prefix + "/api/v0";
+  s.Post(v0 + "/bundles/?",
+         [&state](const httplib::Request& q, httplib::Response& r) { search_offers(state, q, r); });
+  s.Put(v0 + R"(/asks/(\d+)/?)", [&state](const httplib::Request& q, httplib::Response& r) {
+    create_instance(state, q, r);
+  });
+  s.Get(v0 + R"(/instances/(\d+)/?)", [&state](const httplib::Request& q, httplib::Response& r) {
+    auto p = state.pod(kProvider, q.matches[1]);
+    if (!p) return fail(r, 404, "not_found", "Instance not found");
+    if (p->phase == Phase::kTerminated)  // destroyed: vast-cli reads null as not found
+      return send_json(r, 200, {{"instances", nullptr}});
+    send_json(r, 200, {{"instances", instance_json(*p, state.clock().now())}});
+  });
+  s.Delete(v0 + R"(/instances/(\d+)/?)", [&state](const httplib::Request& q, httplib::Response& r) {
+    if (!state.delete_pod(kProvider, q.matches[1]))
+      return fail(r, 404, "not_found", "Instance not found");
+    send_json(r, 200, {{"success", true}, {"msg", "Instance destroyed successfully"}});
+  });
+  s.Get(prefix + "/api/v1/instances/?",
+        [&state](const httplib::Request& q, httplib::Response& r) { list_instances(state, q, r); });
+  s.Get(v0 + "/ssh/?", [&state](const httplib::Request&, httplib::Response& r) {
+    json arr = json::array();
+    int id = 1;
+    for (const auto& k : state.account_keys(kProvider))
+      arr.push_back({{"id", id++},
+                     {"user_id", 456},
+                     {"key", k},
+                     {"created_at", "2026-11-01T00:00:00Z"},
+                     {"deleted_at", nullptr}});
+    send_json(r, 200, arr);
+  });
+  s.Post(v0 + "/ssh/?", [&state](const httplib::Request& q, httplib::Response& r) {
+    json b = json::parse(q.body, nullptr, false);
+    if (b.is_discarded() || !b.is_object() || !b.value("ssh_key", json()).is_string() ||
+        b["ssh_key"].get<std::string>().empty())
+      return fail(r, 400, "no_ssh_key", "No ssh key provided");
+    state.add_account_key(kProvider, b["ssh_key"]);
+    send_json(r, 200,
+              {{"success", true},
+               {"key",
+                {{"id", state.account_keys(kProvider).size()},
+                 {"user_id", 456},
+                 {"public_key", b["ssh_key"]},
+                 {"created_at", rfc3339(state.clock().now())},
+                 {"deleted_at", nullptr}}}});
+  });
+  s.Get(v0 + "/volumes/?", [&state](const httplib::Request&, httplib::Response& r) {
+    json vols = json::array();
+    for (const auto& v : state.volumes(kProvider)) vols.push_back(volume_json(v, state));
+    send_json(r, 200, {{"volumes", vols}});
+  });
+  s.Post(v0 + "/volumes/search/?", [&state](const httplib::Request& q, httplib::Response& r) {
+    search_volumes(state, q, r);
+  });
+  s.Put(v0 + "/volumes/?",
+        [&state](const httplib::Request& q, httplib::Response& r) { rent_volume(state, q, r); });
+}
+
+}  // namespace
+
+extern const ApiModule kVastModule;
+const ApiModule kVastModule = {kProvider, &install, &error_body, "application/json"};
+
+}  // namespace burst::fakecloud

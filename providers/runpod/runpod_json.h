@@ -1,0 +1,31 @@
+// RunPod v2 JSON in and out: request bodies, and tolerant parsing of the responses (nullable
+// fields read as absent). Internal to the driver.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "burst/provider.h"
+
+namespace burst::runpod {
+
+using nlohmann::json;
+
+// The problem+json `detail` (with `errors[]` appended), or the raw body when it is not JSON.
+std::string problem_message(const std::string& body);
+// Whether a 400 says the GPU/CPU type has no capacity (the API has no machine-readable code).
+bool is_no_capacity(int status, const std::string& body);
+
+PodState pod_state(const std::string& status);
+// A v2 Pod. Fails on anything that is not an object with string id and name.
+Result<Pod> parse_pod(const json& j);
+// {"pods":[Pod,...]} strictly: a list that does not parse is an error, never "no pods".
+Result<std::vector<Pod>> parse_pod_list(const std::string& body);
+Result<std::vector<Volume>> parse_volume_list(const std::string& body);
+Result<Volume> parse_volume(const json& j);
+
+std::string catalog_name(const std::string& runpod_id);
+std::string runpod_id_for(const std::string& catalog_name);  // "" when not in the table
+
+}  // namespace burst::runpod

@@ -1,0 +1,284 @@
+#include "runpod/runpod_provider.h"
+
+#include <algorithm>
+#include <map>
+
+#include "http/api_call.h"
+#include "runpod/runpod_json.h"
+
+namespace burst {
+namespace {
+
+using runpod::json;
+
+class RunpodProvider : public Provider {
+ public:
+  RunpodProvider(RunpodOptions o, std::unique_ptr<HttpClient> http, Clock& clock)
+      : o_(std::move(o)), http_(std::move(http)), clock_(clock) {
+    api_.provider = "runpod";
+    api_.http = http_.get();
+    api_.clock = &clock_;
+    api_.api_key = o_.api_key;
+    api_.base_url = o_.base_url;
+    api_.error_message = [](const HttpResponse& r) { return runpod::problem_message(r.body); };
+    api_.no_capacity = [](const HttpResponse& r) {
+      return runpod::is_no_capacity(r.status, r.body);
+    };
+  }
+
+  std::string name() const override { return "runpod"; }
+
+  Result<std::vector<Offer>> offers(bool gpu) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto r = call("GET", gpu ? "/v2/catalog/gpus?include=AVAILABILITY&product=POD&cloud=" + o_.cloud
+                             : "/v2/catalog/cpus?include=AVAILABILITY&product=POD");
+    if (!r.ok()) return with_context(r.error(), "offers");
+    json j = json::parse(r->body, nullptr, false);
+    const char* list = gpu ? "gpus" : "cpus";
+    if (j.is_discarded() || !j.is_object() || !j[list].is_array())
+      return make_error(ErrorCode::kUnavailable,
+                        std::string("runpod: offers: the catalog is not the documented {\"") +
+                            list + "\":[...]}");
+    std::vector<Offer> out;
+    for (const auto& t : j[list]) {
+      if (!t.is_object() || !t.contains("id") || !t["id"].is_string()) continue;
+      if (gpu)
+        add_gpu_offers(t, &out);
+      else
+        add_cpu_offers(t, &out);
+    }
+    return out;
+  }
+
+  Result<Volume> ensure_volume(const std::string& name, int size_gb,
+                               const std::string& region) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto found = find_volume(name, region);
+    if (!found.ok() || found->has_value()) {
+      if (!found.ok()) return found.error();
+      return **found;
+    }
+    if (region.empty())
+      return make_error(ErrorCode::kInvalid,
+                        "runpod: network volume " + name + " needs a data centre to be created in");
+    auto r = call("POST", "/v2/network-volumes", runpod_create_volume_body(name, size_gb, region),
+                  false);
+    if (r.ok()) {
+      auto v = runpod::parse_volume(json::parse(r->body, nullptr, false));
+      if (v.ok()) volume_dc_[v->id] = v->region;
+      return v;
+    }
+    // A create that may have happened: look before deciding.
+    if (r.error().code == ErrorCode::kTimeout || r.error().code == ErrorCode::kUnavailable) {
+      auto again = find_volume(name, region);
+      if (again.ok() && again->has_value()) return **again;
+    }
+    return with_context(r.error(), "create network volume " + name);
+  }
+
+  Result<std::vector<Volume>> list_volumes() override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto r = call("GET", "/v2/network-volumes");
+    if (!r.ok()) return r.error();
+    auto vols = runpod::parse_volume_list(r->body);
+    if (vols.ok())
+      for (const auto& v : *vols) volume_dc_[v.id] = v.region;
+    return vols;
+  }
+
+  Result<Pod> create_pod(const PodRequest& req) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    std::string type_id = req.gpu ? gpu_id(req.gpu_type) : cpu_flavor_;
+    if (type_id.empty())
+      return make_error(ErrorCode::kInvalid,
+                        "runpod: no RunPod GPU type for \"" + req.gpu_type + "\"");
+    auto dc = volume_data_center(req.volume_id);
+    if (!dc.ok()) return with_context(dc.error(), "create pod " + req.name);
+    const std::string body = runpod_create_pod_body(req, type_id, o_.cpu_vcpus, *dc, o_.cloud);
+    Error last;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      auto r = call("POST", "/v2/pods", body, false);
+      if (r.ok()) {
+        auto pod = runpod::parse_pod(json::parse(r->body, nullptr, false));
+        if (pod.ok()) return pod;
+        // Created, but the answer is unreadable: find it by name rather than lose it.
+        auto mine = find_pod_by_name(req.name);
+        if (mine.ok() && mine->has_value()) return **mine;
+        return with_context(pod.error(), "create pod " + req.name);
+      }
+      last = r.error();
+      const ErrorCode c = last.code;
+      if (c != ErrorCode::kTimeout && c != ErrorCode::kUnavailable) break;
+      // The create may have reached RunPod: a pod with this unique name decides.
+      auto mine = find_pod_by_name(req.name);
+      if (!mine.ok()) {
+        last.message += "; and listing pods to check failed: " + mine.error().message;
+        break;
+      }
+      if (mine->has_value()) return **mine;
+      // A timeout may still become a pod later: never send a second create after one.
+      if (c == ErrorCode::kTimeout) {
+        last.message +=
+            "; no pod named " + req.name +
+            " is listed yet, so the create was not repeated (`burst reap` checks again)";
+        break;
+      }
+      clock_.sleep_for(backoff_delay(api_.retry, attempt, 0.5));
+    }
+    return with_context(last, "create pod " + req.name);
+  }
+
+  Result<Pod> get_pod(const std::string& id) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto r = call("GET", "/v2/pods/" + percent_encode(id));
+    if (!r.ok()) return r.error();
+    return runpod::parse_pod(json::parse(r->body, nullptr, false));
+  }
+
+  Result<std::vector<Pod>> list_pods() override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto r = call("GET", "/v2/pods?includeClusterPods=false");
+    if (!r.ok()) return r.error();
+    auto all = runpod::parse_pod_list(r->body);
+    if (!all.ok()) return all.error();
+    std::vector<Pod> out;
+    for (const auto& p : *all)
+      if (p.name.rfind(kPodNamePrefix, 0) == 0 && p.state != PodState::kGone) out.push_back(p);
+    return out;
+  }
+
+  Status delete_pod(const std::string& id) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto r = call("DELETE", "/v2/pods/" + percent_encode(id));
+    if (!r.ok() && r.error().code == ErrorCode::kNotFound) return Status::Ok();  // already gone
+    if (!r.ok()) return r.error();
+    return Status::Ok();
+  }
+
+ private:
+  Status need_key() const {
+    if (!o_.api_key.empty()) return Status::Ok();
+    return make_error(ErrorCode::kAuth,
+                      "runpod: no API key (set RUNPOD_API_KEY, or providers.runpod.api_key in "
+                      "config.yaml)");
+  }
+
+  Result<HttpResponse> call(const std::string& method, const std::string& path,
+                            std::string body = "", bool idempotent = true) {
+    return api_call(
+        api_, bearer_request(method, o_.base_url + path, o_.api_key, std::move(body), idempotent));
+  }
+
+  void add_gpu_offers(const json& t, std::vector<Offer>* out) {
+    const std::string id = t["id"];
+    if (!t.value("secure", true) && o_.cloud == "SECURE") return;
+    const json price = t.value("price", json::object());
+    const double per_gpu =
+        price.is_object() ? price.value(o_.cloud == "SECURE" ? "secure" : "community", 0.0) : 0.0;
+    if (per_gpu <= 0) return;
+    const std::string name = runpod::catalog_name(id);
+    gpu_ids_[name] = id;
+    int max_count = 1;
+    if (t.contains("maxCount") && t["maxCount"].is_object())
+      max_count = t["maxCount"].value(o_.cloud == "SECURE" ? "secure" : "community", 1);
+    std::vector<std::pair<std::string, bool>> places;
+    if (t.contains("dataCenters") && t["dataCenters"].is_array()) {
+      for (const auto& dc : t["dataCenters"])
+        if (dc.is_object() && dc.contains("id"))
+          places.emplace_back(dc.value("id", ""), dc.value("availability", "NONE") != "NONE");
+    }
+    if (places.empty()) places.emplace_back("", t.value("availability", "NONE") != "NONE");
+    for (int count = 1; count <= std::max(1, max_count); count *= 2) {
+      for (const auto& [dc, available] : places) {
+        Offer o;
+        o.provider = "runpod";
+        o.gpu_type = name;
+        o.gpu_count = count;
+        if (t.contains("memory") && t["memory"].is_number()) o.vram_gb = t["memory"].get<double>();
+        o.usd_per_hour = per_gpu * count;
+        o.region = dc;
+        o.available = available;
+        o.price_source = "live offer";
+        out->push_back(o);
+      }
+    }
+  }
+
+  void add_cpu_offers(const json& t, std::vector<Offer>* out) {
+    const json price = t.value("price", json::object());
+    const double per_vcpu = price.is_object() ? price.value("securePerVcpu", 0.0) : 0.0;
+    if (per_vcpu <= 0) return;
+    const double usd = per_vcpu * o_.cpu_vcpus;
+    if (usd < cpu_usd_) {  // the cheapest flavour serves CPU pods
+      cpu_flavor_ = t["id"];
+      cpu_usd_ = usd;
+    }
+    if (t.contains("dataCenters") && t["dataCenters"].is_array()) {
+      for (const auto& dc : t["dataCenters"]) {
+        if (!dc.is_object()) continue;
+        Offer o{"runpod",
+                "cpu",
+                0,
+                std::nullopt,
+                usd,
+                std::nullopt,
+                dc.value("id", ""),
+                dc.value("availability", "NONE") != "NONE",
+                "live offer"};
+        out->push_back(o);
+      }
+    }
+  }
+
+  std::string gpu_id(const std::string& catalog_name) {
+    auto it = gpu_ids_.find(catalog_name);
+    if (it != gpu_ids_.end()) return it->second;
+    std::string id = runpod::runpod_id_for(catalog_name);
+    return id.empty() ? catalog_name : id;  // maybe already a RunPod id
+  }
+
+  // The data centre of the volume (by id, or by name for callers that only know that).
+  Result<std::string> volume_data_center(const std::string& volume) {
+    if (volume.empty()) return std::string();
+    if (auto it = volume_dc_.find(volume); it != volume_dc_.end()) return it->second;
+    auto vols = list_volumes();
+    if (!vols.ok()) return vols.error();
+    for (const auto& v : *vols)
+      if (v.id == volume) return v.region;
+    return make_error(ErrorCode::kNotFound, "runpod: network volume " + volume + " not found");
+  }
+
+  Result<std::optional<Volume>> find_volume(const std::string& name, const std::string& region) {
+    auto vols = list_volumes();
+    if (!vols.ok()) return vols.error();
+    for (const auto& v : *vols)
+      if (v.name == name && (region.empty() || v.region == region)) return std::optional(v);
+    return std::optional<Volume>();
+  }
+
+  Result<std::optional<Pod>> find_pod_by_name(const std::string& name) {
+    auto pods = list_pods();
+    if (!pods.ok()) return pods.error();
+    for (const auto& p : *pods)
+      if (p.name == name) return std::optional(p);
+    return std::optional<Pod>();
+  }
+
+  RunpodOptions o_;
+  std::unique_ptr<HttpClient> http_;
+  Clock& clock_;
+  ApiCaller api_;
+  std::map<std::string, std::string> gpu_ids_;    // catalog name -> RunPod id, from offers
+  std::map<std::string, std::string> volume_dc_;  // volume id -> data centre
+  std::string cpu_flavor_ = "cpu3c";
+  double cpu_usd_ = 1e18;  // until the CPU catalog is read, cpu3c serves
+};
+
+}  // namespace
+
+std::unique_ptr<Provider> make_runpod_provider(const RunpodOptions& options,
+                                               std::unique_ptr<HttpClient> http, Clock& clock) {
+  return std::make_unique<RunpodProvider>(options, std::move(http), clock);
+}
+
+}  // namespace burst

@@ -1,0 +1,77 @@
+// Vast.ai JSON in and out: request bodies, the GPU name table, and strict-but-tolerant parsing of
+// the responses (nullable fields read as absent; ids are integers; HostPort is a string). Internal
+// to the driver. Shapes: shared/provider-apis/vast/openapi.yaml, digested in REFERENCE.md §4.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burst/provider.h"
+
+namespace burst::vast {
+
+using nlohmann::json;
+
+// {"success":false,"error":"<code>","msg":"<text>"}, {"detail":...}, {"message":...} or plain
+// text (429s): the provider's own words.
+std::string error_message(const std::string& body);
+// Vast answers a vanished or taken offer with 404/410 `no_such_ask` (REFERENCE §4.3, §5).
+bool is_no_capacity(int status, const std::string& body);
+
+// One search result, as the driver needs it.
+struct VastOffer {
+  long id = 0;  // the ask id a create rents
+  long machine_id = 0;
+  std::string gpu_name;  // Vast's, e.g. "RTX 4090"
+  int num_gpus = 0;
+  double gpu_ram_mb = 0;
+  double dph_total = 0;
+  std::string geolocation;
+  bool rentable = true, rented = false;
+};
+// {"offers":[...]} strictly: anything else is an error, never "no offers".
+Result<std::vector<VastOffer>> parse_offers(const std::string& body);
+Offer to_offer(const VastOffer& o);
+
+// Offer.region for a Vast offer: "<geolocation> (machine <id>)"; the machine is where a volume
+// must live. machine_of() reads it back (0 when the region names no machine).
+std::string region_for(const std::string& geolocation, long machine_id);
+long machine_of(const std::string& region);
+
+struct VastVolume {
+  long id = 0;
+  long machine_id = 0;
+  std::string name;
+  double size_gb = 0;
+  std::string geolocation;
+};
+// {"volumes":[...]} strictly.
+Result<std::vector<VastVolume>> parse_volumes(const std::string& body);
+// Vast volume names are letters, digits and '_' (at most 64), so burst's names are encoded
+// reversibly: '_' -> "__", '-' -> "_d", any other byte -> "_x" + two hex digits.
+// "tts-cache" <-> "tts_dcache".
+std::string encode_volume_name(const std::string& name);
+std::string decode_volume_name(const std::string& vast_name);
+
+// An Instance (GET /api/v0/instances/{id}/ "instances" object, or a v1 list item).
+Result<Pod> parse_instance(const json& j);
+PodState instance_state(const json& j);
+// One page of GET /api/v1/instances/: the instances and next_token ("" at the end), strictly.
+struct InstancePage {
+  std::vector<Pod> pods;
+  std::string next_token;
+};
+Result<InstancePage> parse_instance_page(const std::string& body);
+
+// Account SSH keys (GET /api/v0/ssh/): the public keys registered, strictly.
+Result<std::vector<std::string>> parse_ssh_keys(const std::string& body);
+
+// Vast's GPU name (and per-GPU RAM, which tells A100 40 GB from 80 GB) -> burst's catalog name.
+// Names not in the table become upper-case underscored ("RTX 4070S Ti" -> "RTX_4070S_TI").
+std::string catalog_name(const std::string& vast_gpu_name, double gpu_ram_mb = 0);
+// Every Vast name that maps to the catalog name (for a search's gpu_name "in"); empty when none.
+std::vector<std::string> vast_names_for(const std::string& catalog_name);
+
+}  // namespace burst::vast

@@ -1,0 +1,380 @@
+#include "vast/vast_provider.h"
+
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "http/api_call.h"
+#include "vast/vast_json.h"
+
+namespace burst {
+namespace {
+
+using vast::json;
+
+// "ssh-ed25519 AAAA..." without the comment: how two spellings of one key compare.
+std::string key_body(const std::string& key) {
+  size_t sp = key.find(' ');
+  if (sp == std::string::npos) return key;
+  size_t sp2 = key.find(' ', sp + 1);
+  return key.substr(0, sp2);
+}
+
+class VastProvider : public Provider {
+ public:
+  VastProvider(VastOptions o, std::unique_ptr<HttpClient> http, Clock& clock)
+      : o_(std::move(o)), http_(std::move(http)), clock_(clock) {
+    api_.provider = "vast";
+    api_.http = http_.get();
+    api_.clock = &clock_;
+    api_.api_key = o_.api_key;
+    api_.error_message = [](const HttpResponse& r) { return vast::error_message(r.body); };
+    api_.no_capacity = [](const HttpResponse& r) { return vast::is_no_capacity(r.status, r.body); };
+  }
+
+  std::string name() const override { return "vast"; }
+
+  Result<std::vector<Offer>> offers(bool gpu) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    if (!gpu) return std::vector<Offer>{};  // no CPU-only instances burst relies on (§4.10)
+    auto found = search({}, 0, 0);
+    if (!found.ok()) return with_context(found.error(), "offers");
+    std::vector<Offer> out;
+    out.reserve(found->size());
+    for (const auto& o : *found)
+      if (o.num_gpus > 0) out.push_back(vast::to_offer(o));
+    return out;
+  }
+
+  Result<Volume> ensure_volume(const std::string& name, int size_gb,
+                               const std::string& region) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    const long machine = vast::machine_of(region);
+    auto found = find_volume(name, machine);
+    if (!found.ok()) return found.error();
+    if (found->has_value()) return **found;
+    if (machine == 0)
+      return make_error(ErrorCode::kInvalid,
+                        "vast: volume " + name +
+                            ": a Vast volume lives on one machine, and the region \"" + region +
+                            "\" names none (plan with a live Vast offer)");
+    // A new volume on the plan's machine. Any volume of this name elsewhere is left alone: this
+    // one starts empty, so the weights cache is cold (docs/providers.md, "Vast").
+    auto offers =
+        call("POST", "/api/v0/volumes/search/", vast_search_volumes_body(machine, size_gb));
+    if (!offers.ok()) return with_context(offers.error(), "search volume offers");
+    json j = json::parse(offers->body, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("offers") || !j["offers"].is_array())
+      return make_error(ErrorCode::kUnavailable,
+                        "vast: search volume offers: the response is not the documented JSON");
+    long offer_id = 0;
+    for (const auto& o : j["offers"])
+      if (o.is_object() && o.value("id", json()).is_number_integer() && offer_id == 0)
+        offer_id = o["id"].get<long>();
+    if (offer_id == 0)
+      return make_error(ErrorCode::kNoCapacity, "vast: no volume offer on machine " +
+                                                    std::to_string(machine) + " for " + name);
+    auto r =
+        call("PUT", "/api/v0/volumes/",
+             vast_create_volume_body(offer_id, size_gb, vast::encode_volume_name(name)), false);
+    if (!r.ok() && r.error().code != ErrorCode::kTimeout &&
+        r.error().code != ErrorCode::kUnavailable)
+      return with_context(r.error(), "create volume " + name);
+    // Created (or maybe created): the list decides, so a lost answer never makes two.
+    auto again = find_volume(name, machine);
+    if (again.ok() && again->has_value()) return **again;
+    if (!r.ok()) return with_context(r.error(), "create volume " + name);
+    return make_error(ErrorCode::kUnavailable,
+                      "vast: volume " + name + " was created but is not listed yet");
+  }
+
+  Result<std::vector<Volume>> list_volumes() override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto vols = vast_volumes();
+    if (!vols.ok()) return vols.error();
+    std::vector<Volume> out;
+    for (const auto& v : *vols)
+      out.push_back({std::to_string(v.id), v.name, vast::region_for(v.geolocation, v.machine_id),
+                     static_cast<int>(v.size_gb)});
+    return out;
+  }
+
+  Result<Pod> create_pod(const PodRequest& req) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    if (!req.gpu)
+      return make_error(ErrorCode::kInvalid,
+                        "vast: no CPU-only instances (burst hands off from Vast another way)");
+    const std::vector<std::string> names = vast::vast_names_for(req.gpu_type);
+    if (names.empty())
+      return make_error(ErrorCode::kInvalid, "vast: no Vast GPU name for \"" + req.gpu_type + "\"");
+    long volume = 0, machine = 0;
+    if (!req.volume_id.empty()) {
+      auto where = volume_machine(req.volume_id);
+      if (!where.ok()) return with_context(where.error(), "create instance " + req.name);
+      volume = std::atol(req.volume_id.c_str());
+      machine = *where;
+    }
+    if (Status st = ensure_ssh_key(req.ssh_public_key); !st.ok())
+      return with_context(st.error(), "create instance " + req.name);
+    const std::string body = vast_create_instance_body(req, volume, o_.disk_gb);
+    std::set<long> tried;
+    Error last;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      auto offer = pick_offer(req, names, machine, tried);
+      if (!offer.ok()) return with_context(offer.error(), "create instance " + req.name);
+      auto r = call("PUT", "/api/v0/asks/" + std::to_string(*offer) + "/", body, false);
+      if (r.ok()) return created(r->body, req);
+      last = r.error();
+      const ErrorCode c = last.code;
+      if (c == ErrorCode::kNoCapacity) {  // the offer went between search and create: next one
+        tried.insert(*offer);
+        continue;
+      }
+      if (c != ErrorCode::kTimeout && c != ErrorCode::kUnavailable) break;
+      // The create may have reached Vast: an instance with this unique label decides.
+      auto mine = find_by_label(req.name);
+      if (!mine.ok()) {
+        last.message += "; and listing instances to check failed: " + mine.error().message;
+        break;
+      }
+      if (mine->has_value()) return **mine;
+      if (c == ErrorCode::kTimeout) {  // may still become an instance: never a second create
+        last.message +=
+            "; no instance labelled " + req.name +
+            " is listed yet, so the create was not repeated (`burst reap` checks again)";
+        break;
+      }
+      clock_.sleep_for(backoff_delay(api_.retry, attempt, 0.5));
+    }
+    return with_context(last, "create instance " + req.name);
+  }
+
+  Result<Pod> get_pod(const std::string& id) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto r = call("GET", "/api/v0/instances/" + percent_encode(id) + "/?owner=me");
+    if (!r.ok()) return r.error();
+    json j = json::parse(r->body, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("instances"))
+      return make_error(ErrorCode::kUnavailable,
+                        "vast: instance " + id + ": the response is not the documented JSON");
+    if (j["instances"].is_null())  // how Vast answers for a destroyed instance
+      return make_error(ErrorCode::kNotFound, "vast: instance " + id + " not found");
+    return vast::parse_instance(j["instances"]);
+  }
+
+  Result<std::vector<Pod>> list_pods() override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    std::vector<Pod> out;
+    std::string token;
+    for (int page = 0; page < 400; ++page) {  // 25 a page: 10,000 instances
+      std::string path = "/api/v1/instances/?limit=25";
+      if (!token.empty()) path += "&after_token=" + percent_encode(token);
+      auto r = call("GET", path);
+      if (!r.ok()) return r.error();
+      auto parsed = vast::parse_instance_page(r->body);
+      if (!parsed.ok()) return parsed.error();
+      for (const auto& p : parsed->pods)
+        if (p.name.rfind(kPodNamePrefix, 0) == 0 && p.state != PodState::kGone) out.push_back(p);
+      if (parsed->next_token.empty()) return out;
+      token = parsed->next_token;
+    }
+    return make_error(ErrorCode::kUnavailable, "vast: list instances: more than 400 pages");
+  }
+
+  Status delete_pod(const std::string& id) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto r = call("DELETE", "/api/v0/instances/" + percent_encode(id) + "/", "{}");
+    if (!r.ok() && r.error().code == ErrorCode::kNotFound) return Status::Ok();  // already gone
+    if (!r.ok()) return r.error();
+    return Status::Ok();
+  }
+
+ private:
+  Status need_key() const {
+    if (!o_.api_key.empty()) return Status::Ok();
+    return make_error(ErrorCode::kAuth,
+                      "vast: no API key (set VAST_API_KEY, or providers.vast.api_key in "
+                      "config.yaml)");
+  }
+
+  Result<HttpResponse> call(const std::string& method, const std::string& path,
+                            std::string body = "", bool idempotent = true) {
+    return api_call(
+        api_, bearer_request(method, o_.base_url + path, o_.api_key, std::move(body), idempotent));
+  }
+
+  // A search is a read, so it may be retried (POST, but idempotent).
+  Result<std::vector<vast::VastOffer>> search(const std::vector<std::string>& names, int count,
+                                              long machine) {
+    auto r = call("POST", "/api/v0/bundles/",
+                  vast_search_offers_body(names, count, machine, o_.disk_gb, o_.search_limit));
+    if (!r.ok()) return r.error();
+    return vast::parse_offers(r->body);
+  }
+
+  // The cheapest rentable offer for the request, re-searched now (offers are dynamic).
+  Result<long> pick_offer(const PodRequest& req, const std::vector<std::string>& names,
+                          long machine, const std::set<long>& tried) {
+    auto found = search(names, std::max(1, req.gpu_count), machine);
+    if (!found.ok()) return with_context(found.error(), "search offers");
+    const vast::VastOffer* best = nullptr;
+    for (const auto& o : *found) {
+      if (!o.rentable || o.rented || tried.count(o.id)) continue;
+      if (vast::catalog_name(o.gpu_name, o.gpu_ram_mb) != req.gpu_type) continue;
+      if (!best || o.dph_total < best->dph_total) best = &o;
+    }
+    if (best) return best->id;
+    std::string where = machine ? " on machine " + std::to_string(machine) + " (where volume " +
+                                      req.volume_id + " lives)"
+                                : "";
+    return make_error(ErrorCode::kNoCapacity, "vast: no rentable " + req.gpu_type + " x" +
+                                                  std::to_string(std::max(1, req.gpu_count)) +
+                                                  " offer" + where);
+  }
+
+  Result<Pod> created(const std::string& body, const PodRequest& req) {
+    json j = json::parse(body, nullptr, false);
+    if (!j.is_discarded() && j.is_object() && j.value("new_contract", json()).is_number_integer()) {
+      Pod p;
+      p.id = std::to_string(j["new_contract"].get<long>());
+      p.name = req.name;
+      p.state = PodState::kPending;
+      p.gpu_type = req.gpu_type;
+      return p;
+    }
+    // Created, but the answer is unreadable: find it by label rather than lose it.
+    auto mine = find_by_label(req.name);
+    if (mine.ok() && mine->has_value()) return **mine;
+    return make_error(ErrorCode::kUnavailable,
+                      "vast: create instance " + req.name + ": no new_contract in the answer");
+  }
+
+  Status ensure_ssh_key(const std::string& key) {
+    if (key.empty()) return Status::Ok();
+    if (key_registered_ == key) return Status::Ok();
+    auto r = call("GET", "/api/v0/ssh/");
+    if (!r.ok()) return with_context(r.error(), "list ssh keys");
+    auto keys = vast::parse_ssh_keys(r->body);
+    if (!keys.ok()) return keys.error();
+    bool have = false;
+    for (const auto& k : *keys) have = have || key_body(k) == key_body(key);
+    if (!have) {
+      // Account keys reach new instances (REFERENCE §4.8); adding one twice is harmless.
+      auto add = call("POST", "/api/v0/ssh/", vast_add_ssh_key_body(key), false);
+      if (!add.ok()) return with_context(add.error(), "add ssh key");
+    }
+    key_registered_ = key;
+    return Status::Ok();
+  }
+
+  Result<std::vector<vast::VastVolume>> vast_volumes() {
+    auto r = call("GET", "/api/v0/volumes/?owner=me&type=all_volume");
+    if (!r.ok()) return r.error();
+    auto vols = vast::parse_volumes(r->body);
+    if (vols.ok())
+      for (const auto& v : *vols) volume_machine_[std::to_string(v.id)] = v.machine_id;
+    return vols;
+  }
+
+  Result<std::optional<Volume>> find_volume(const std::string& name, long machine) {
+    auto vols = vast_volumes();
+    if (!vols.ok()) return vols.error();
+    for (const auto& v : *vols)
+      if (v.name == name && (machine == 0 || v.machine_id == machine))
+        return std::optional(Volume{std::to_string(v.id), v.name,
+                                    vast::region_for(v.geolocation, v.machine_id),
+                                    static_cast<int>(v.size_gb)});
+    return std::optional<Volume>();
+  }
+
+  Result<long> volume_machine(const std::string& id) {
+    if (auto it = volume_machine_.find(id); it != volume_machine_.end()) return it->second;
+    auto vols = vast_volumes();
+    if (!vols.ok()) return vols.error();
+    if (auto it = volume_machine_.find(id); it != volume_machine_.end()) return it->second;
+    return make_error(ErrorCode::kNotFound, "vast: volume " + id + " not found");
+  }
+
+  Result<std::optional<Pod>> find_by_label(const std::string& label) {
+    auto pods = list_pods();
+    if (!pods.ok()) return pods.error();
+    for (const auto& p : *pods)
+      if (p.name == label) return std::optional(p);
+    return std::optional<Pod>();
+  }
+
+  VastOptions o_;
+  std::unique_ptr<HttpClient> http_;
+  Clock& clock_;
+  ApiCaller api_;
+  std::map<std::string, long> volume_machine_;  // volume id -> machine id
+  std::string key_registered_;
+};
+
+}  // namespace
+
+std::unique_ptr<Provider> make_vast_provider(const VastOptions& options,
+                                             std::unique_ptr<HttpClient> http, Clock& clock) {
+  return std::make_unique<VastProvider>(options, std::move(http), clock);
+}
+
+std::string vast_gpu_to_catalog(const std::string& vast_name, double gpu_ram_mb) {
+  return vast::catalog_name(vast_name, gpu_ram_mb);
+}
+
+// searchOffers body: {field: {op: value}} filters plus order/type/limit/allocated_storage; the
+// defaults vast-cli adds (verified, not external, rentable, not rented) are sent explicitly.
+std::string vast_search_offers_body(const std::vector<std::string>& gpu_names, int num_gpus,
+                                    long machine_id, int disk_gb, int limit) {
+  json b = {{"verified", {{"eq", true}}},
+            {"external", {{"eq", false}}},
+            {"rentable", {{"eq", true}}},
+            {"rented", {{"eq", false}}},
+            {"order", json::array({json::array({"dph_total", "asc"})})},
+            {"type", "ondemand"},
+            {"allocated_storage", disk_gb},
+            {"limit", limit}};
+  if (num_gpus > 0)
+    b["num_gpus"] = {{"eq", num_gpus}};
+  else
+    b["num_gpus"] = {{"gte", 1}};
+  if (!gpu_names.empty()) b["gpu_name"] = {{"in", gpu_names}};
+  if (machine_id > 0) b["machine_id"] = {{"eq", machine_id}};
+  return b.dump();
+}
+
+// createInstance body (REFERENCE §4.3). env is a JSON object of strings; extra ports are
+// "-p P:P" keys. onstart exports env to SSH sessions (Vast's SSH runtypes replace the entrypoint
+// and do not pass env to login shells). cancel_unavail: fail rather than leave a stopped instance.
+std::string vast_create_instance_body(const PodRequest& r, long volume_id, int disk_gb) {
+  json env = json::object();
+  for (const auto& [k, v] : r.env) env[k] = v;
+  for (int p : r.ports)
+    if (p != 22) env["-p " + std::to_string(p) + ":" + std::to_string(p)] = "1";
+  json b = {{"image", r.image},        {"label", r.name}, {"disk", disk_gb},
+            {"runtype", "ssh_direct"}, {"env", env},      {"onstart", "env >> /etc/environment"},
+            {"cancel_unavail", true}};
+  if (volume_id > 0)
+    b["volume_info"] = {
+        {"create_new", false}, {"volume_id", volume_id}, {"mount_path", r.mount_path}};
+  return b.dump();
+}
+
+std::string vast_search_volumes_body(long machine_id, int size_gb) {
+  return json{{"verified", {{"eq", true}}},
+              {"machine_id", {{"eq", machine_id}}},
+              {"disk_space", {{"gte", std::max(1, size_gb)}}},
+              {"order", json::array({json::array({"storage_cost", "asc"})})},
+              {"limit", 8}}
+      .dump();
+}
+
+std::string vast_create_volume_body(long volume_offer_id, int size_gb, const std::string& name) {
+  return json{{"id", volume_offer_id}, {"size", std::max(1, size_gb)}, {"name", name}}.dump();
+}
+
+std::string vast_add_ssh_key_body(const std::string& public_key) {
+  return json{{"ssh_key", public_key}}.dump();
+}
+
+}  // namespace burst

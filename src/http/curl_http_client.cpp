@@ -1,0 +1,124 @@
+#include "http/curl_http_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+namespace burst {
+namespace {
+
+struct CurlGlobal {
+  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+};
+
+size_t on_body(char* data, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* headers = static_cast<std::map<std::string, std::string>*>(user);
+  std::string line(data, size * n);
+  if (line.rfind("HTTP/", 0) == 0) headers->clear();  // a new response (after 100 Continue)
+  size_t colon = line.find(':');
+  if (colon == std::string::npos) return size * n;
+  std::string name = line.substr(0, colon);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string value = line.substr(colon + 1);
+  auto not_space = [](unsigned char c) { return !std::isspace(c); };
+  value.erase(value.begin(), std::find_if(value.begin(), value.end(), not_space));
+  value.erase(std::find_if(value.rbegin(), value.rend(), not_space).base(), value.end());
+  (*headers)[name] = value;
+  return size * n;
+}
+
+class CurlHttpClient : public HttpClient {
+ public:
+  explicit CurlHttpClient(CurlOptions o) : o_(std::move(o)) {
+    static CurlGlobal global;
+    curl_ = curl_easy_init();
+  }
+  ~CurlHttpClient() override {
+    if (curl_) curl_easy_cleanup(curl_);
+  }
+  CurlHttpClient(const CurlHttpClient&) = delete;
+  CurlHttpClient& operator=(const CurlHttpClient&) = delete;
+
+  Result<HttpResponse> send(const HttpRequest& r) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!curl_) return make_error(ErrorCode::kInternal, "http: curl_easy_init failed");
+    CURL* c = curl_;
+    curl_easy_reset(c);  // keeps the connection cache
+    HttpResponse resp;
+    curl_slist* headers = nullptr;
+    for (const auto& [k, v] : r.headers)
+      headers = curl_slist_append(headers, (k + ": " + v).c_str());
+    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+    curl_easy_setopt(c, CURLOPT_URL, r.url.c_str());
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    if (r.method == "HEAD") curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+      curl_easy_setopt(c, CURLOPT_POSTFIELDS, r.body.data());
+      curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
+    }
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, o_.user_agent.c_str());
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout.count()));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(o_.total_timeout.count()));
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_NOPROXY, "localhost,127.0.0.1,::1");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &resp.headers);
+    CURLcode rc = curl_easy_perform(c);
+    curl_slist_free_all(headers);
+    if (rc != CURLE_OK) return transport_error(c, rc, r);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    resp.status = static_cast<int>(status);
+    return resp;
+  }
+
+ private:
+  // The message names the method and host only: a URL's query could carry something secret.
+  static Error transport_error(CURL* c, CURLcode rc, const HttpRequest& r) {
+    std::string what = r.method + " " + host_of(r.url) + ": " + curl_easy_strerror(rc);
+    double pretransfer = 0;
+    curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME, &pretransfer);
+    const bool never_sent = pretransfer <= 0;  // still resolving or connecting when it failed
+    switch (rc) {
+      case CURLE_COULDNT_RESOLVE_HOST:
+      case CURLE_COULDNT_RESOLVE_PROXY:
+      case CURLE_COULDNT_CONNECT:
+        return make_error(ErrorCode::kConnection, what);
+      case CURLE_OPERATION_TIMEDOUT:
+        return make_error(never_sent ? ErrorCode::kConnection : ErrorCode::kTimeout, what);
+      default:
+        return make_error(never_sent ? ErrorCode::kConnection : ErrorCode::kUnavailable, what);
+    }
+  }
+
+  static std::string host_of(const std::string& url) {
+    size_t start = url.find("://");
+    start = start == std::string::npos ? 0 : start + 3;
+    size_t end = url.find_first_of("/?#", start);
+    return url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  }
+
+  CurlOptions o_;
+  CURL* curl_ = nullptr;
+  std::mutex mu_;
+};
+
+}  // namespace
+
+std::unique_ptr<HttpClient> make_curl_http_client(const CurlOptions& options) {
+  return std::make_unique<CurlHttpClient>(options);
+}
+
+}  // namespace burst

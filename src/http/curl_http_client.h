@@ -1,0 +1,21 @@
+// The libcurl adapter behind HttpClient: one easy handle per client, reused (with its connection
+// cache) for every request, so calls to one API share a kept-alive connection. Thread-safe: calls
+// are serialised. Proxies from the environment apply except for loopback.
+#pragma once
+
+#include <memory>
+
+#include "burst/clock.h"
+#include "burst/http.h"
+
+namespace burst {
+
+struct CurlOptions {
+  Duration connect_timeout{10000};
+  Duration total_timeout{30000};  // whole exchange, connect included
+  std::string user_agent = "burst/" BURST_VERSION;
+};
+
+std::unique_ptr<HttpClient> make_curl_http_client(const CurlOptions& options = {});
+
+}  // namespace burst

@@ -1,0 +1,40 @@
+#include "e2e/cloud_e2e.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace burst::testing {
+namespace fs = std::filesystem;
+
+std::string copy_tts_example(const BurstHome& home) {
+  fs::copy(std::string(BURST_SOURCE_DIR) + "/examples/tts-render", home.work() + "/tts-render",
+           fs::copy_options::recursive);
+  fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml",
+                home.work() + "/tts-render.yaml");
+  return home.work() + "/tts-render.yaml";
+}
+
+void write_provider_config(const BurstHome& home, const std::string& provider,
+                           const std::string& base_url, const std::vector<std::string>& extra) {
+  fs::create_directories(home.root() + "/config");
+  std::ofstream f(home.root() + "/config/config.yaml");
+  f << "providers:\n  " << provider << ":\n    base_url: " << base_url << "\n";
+  for (const auto& line : extra) f << "    " << line << "\n";
+}
+
+void expect_key_nowhere(const BurstHome& home, fakecloud::FakeCloud& cloud, const std::string& out,
+                        const std::string& err, const std::string& key) {
+  EXPECT_EQ(out.find(key), std::string::npos);
+  EXPECT_EQ(err.find(key), std::string::npos);
+  for (const auto& f : files_under(home.root()))
+    EXPECT_EQ(read_file(f).find(key), std::string::npos) << f;
+  for (const auto& e : cloud.state().request_log()) {
+    EXPECT_TRUE(e.authorised) << e.method << " " << e.path;
+    EXPECT_FALSE(e.key_leaked) << e.method << " " << e.path;
+  }
+  EXPECT_EQ(cloud.state().state_json().dump().find(key), std::string::npos);
+}
+
+}  // namespace burst::testing

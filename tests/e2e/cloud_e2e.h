@@ -1,0 +1,28 @@
+// What every emulated-cloud e2e test of `burst run examples/tts-render.yaml` shares: the example
+// copied into the test's home, config.yaml pointing a provider at the in-process emulator, and
+// the check that the API key appears nowhere a user (or an attacker reading files) could see it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "e2e/burst_harness.h"
+#include "fakecloud/fake_cloud.h"
+
+namespace burst::testing {
+
+// Copies examples/tts-render{,.yaml} into home.work(); returns the spec's path.
+std::string copy_tts_example(const BurstHome& home);
+
+// Writes home.root()/config/config.yaml with providers.<provider>.base_url, plus `extra`
+// settings of that provider, one "key: value" per line (e.g. "ssh_user: root").
+void write_provider_config(const BurstHome& home, const std::string& provider,
+                           const std::string& base_url,
+                           const std::vector<std::string>& extra = {});
+
+// The key is in no output, no file under home (db, logs, reports, emulator state), not in the
+// emulator's state or request log, and every logged request carried it only in its header.
+void expect_key_nowhere(const BurstHome& home, fakecloud::FakeCloud& cloud, const std::string& out,
+                        const std::string& err, const std::string& key);
+
+}  // namespace burst::testing

@@ -1,0 +1,93 @@
+// `burst run examples/tts-render.yaml --provider runpod` against the RunPod v2 emulator: the real
+// binary, a real HTTP API, real sshd pods. The base URL comes from config.yaml in the test's
+// BURST_CONFIG_DIR and the key from RUNPOD_API_KEY, as a user would set them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "e2e/burst_harness.h"
+#include "fakecloud/fake_cloud.h"
+
+namespace burst::testing {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr const char* kKey = "rpa_E2EKEY_must_never_be_seen_42";
+
+TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
+  BurstHome home;
+  fs::copy(std::string(BURST_SOURCE_DIR) + "/examples/tts-render", home.work() + "/tts-render",
+           fs::copy_options::recursive);
+  fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml",
+                home.work() + "/tts-render.yaml");
+  SystemClock clock;
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"runpod", kKey}}}, clock,
+                             {"runpod"});
+  ASSERT_TRUE(cloud.start().ok());
+  fs::create_directories(home.root() + "/config");
+  std::ofstream(home.root() + "/config/config.yaml")
+      << "providers:\n  runpod:\n    base_url: " << cloud.provider_url("runpod") << "\n";
+
+  std::string out, err;
+  const int rc =
+      run_burst(home, {"run", home.work() + "/tts-render.yaml", "--provider", "runpod", "--yes"},
+                &out, &err, {{"RUNPOD_API_KEY", kKey}});
+  ASSERT_EQ(rc, 0) << out << err;
+
+  // Pods: a GPU pod and a CPU pod for the upload, both on the volume, both with our key.
+  const std::string pub = read_file(home.root() + "/config/id_ed25519.pub");
+  auto pods = cloud.state().all_pods();
+  ASSERT_EQ(pods.size(), 2u) << out;
+  auto vols = cloud.state().volumes("runpod");
+  ASSERT_EQ(vols.size(), 1u);
+  EXPECT_EQ(vols[0].name, "tts-cache");
+  int gpus = 0;
+  for (const auto& p : pods) {
+    gpus += p.gpu;
+    EXPECT_EQ(p.volume_id, vols[0].id) << p.name;
+    EXPECT_EQ(p.mount_path, "/workspace");
+    EXPECT_EQ(p.public_key + "\n", pub) << p.name;
+    EXPECT_EQ(p.region, vols[0].region) << "pod and volume in one data centre";
+    EXPECT_EQ(p.phase, fakecloud::Phase::kTerminated) << p.name;
+    EXPECT_NE(out.find(p.id + " deleted (confirmed)"), std::string::npos) << p.id << "\n" << out;
+  }
+  EXPECT_EQ(gpus, 1);
+  EXPECT_TRUE(cloud.state().live_pods().empty());
+
+  // Deletion was verified with the provider: a GET after the DELETE answered 404.
+  for (const auto& p : pods) {
+    bool deleted = false, verified = false;
+    for (const auto& e : cloud.state().request_log()) {
+      if (e.method == "DELETE" && e.path == "/runpod/v2/pods/" + p.id && e.status == 204)
+        deleted = true;
+      if (deleted && e.method == "GET" && e.path == "/runpod/v2/pods/" + p.id && e.status == 404)
+        verified = true;
+    }
+    EXPECT_TRUE(verified) << p.id;
+  }
+
+  // The artefacts came home, the upload ran on the CPU pod against the shared volume.
+  auto manifest = nlohmann::json::parse(read_file(home.work() + "/tts-output/manifest.json"));
+  EXPECT_EQ(manifest["clip_count"], 300);
+  EXPECT_EQ(read_file(home.work() + "/tts-output/render.wav").substr(0, 4), "RIFF");
+  EXPECT_NE(out.find("  | uploaded render.wav"), std::string::npos) << out;
+  EXPECT_FALSE(read_file(vols[0].dir + "/published/latest").empty());
+
+  // A report, and the key nowhere: output, state (db, logs, reports), emulator files and log.
+  auto reports = files_under(home.state() + "/reports");
+  EXPECT_EQ(reports.size(), 2u);
+  EXPECT_EQ(out.find(kKey), std::string::npos);
+  EXPECT_EQ(err.find(kKey), std::string::npos);
+  for (const auto& f : files_under(home.root()))
+    EXPECT_EQ(read_file(f).find(kKey), std::string::npos) << f;
+  for (const auto& e : cloud.state().request_log()) {
+    EXPECT_TRUE(e.authorised) << e.method << " " << e.path;
+    EXPECT_FALSE(e.key_leaked) << e.method << " " << e.path;
+  }
+  EXPECT_EQ(cloud.state().state_json().dump().find(kKey), std::string::npos);
+}
+
+}  // namespace
+}  // namespace burst::testing

@@ -1,0 +1,186 @@
+// The exact JSON the RunPod driver sends, pinned, and every field checked against RunPod v2's
+// CreatePodRequest / CreateNetworkVolumeRequest (field names and types from runpod/docs
+// api-reference-v2/openapi.json; both schemas reject unknown fields).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "runpod/runpod_json.h"
+#include "runpod/runpod_provider.h"
+
+namespace burst {
+namespace {
+
+using nlohmann::json;
+
+PodRequest gpu_request() {
+  PodRequest r;
+  r.name = "burst-j42-gpu";
+  r.job_id = "j42";
+  r.gpu = true;
+  r.gpu_type = "RTX_4090";
+  r.gpu_count = 2;
+  r.image = "python:3.11-slim";
+  r.volume_id = "agv6w2qcg7";
+  r.mount_path = "/workspace";
+  r.ssh_public_key = "ssh-ed25519 AAAAkey burst";
+  r.env = {{"TTS_STEPS", "8"}};
+  r.ports = {22, 8888};
+  return r;
+}
+
+// CreatePodRequest's properties and their JSON types (spec).
+void expect_valid_create_pod(const json& b) {
+  const std::map<std::string, json::value_t> props = {{"args", json::value_t::string},
+                                                      {"disk", json::value_t::number_integer},
+                                                      {"env", json::value_t::object},
+                                                      {"image", json::value_t::string},
+                                                      {"ports", json::value_t::array},
+                                                      {"registry", json::value_t::string},
+                                                      {"name", json::value_t::string},
+                                                      {"cloud", json::value_t::string},
+                                                      {"cpu", json::value_t::object},
+                                                      {"dataCenterIds", json::value_t::array},
+                                                      {"globalNetworking", json::value_t::boolean},
+                                                      {"gpu", json::value_t::object},
+                                                      {"mounts", json::value_t::object},
+                                                      {"startJupyter", json::value_t::boolean},
+                                                      {"startSsh", json::value_t::boolean},
+                                                      {"templateId", json::value_t::string}};
+  ASSERT_TRUE(b.is_object());
+  ASSERT_TRUE(b.contains("name"));
+  EXPECT_NE(b.contains("gpu"), b.contains("cpu")) << "exactly one of gpu/cpu";
+  for (const auto& [k, v] : b.items()) {
+    auto it = props.find(k);
+    ASSERT_NE(it, props.end()) << "not in CreatePodRequest: " << k;
+    EXPECT_EQ(v.type(), it->second) << k;
+  }
+  for (const auto& [k, v] : b["env"].items()) EXPECT_TRUE(v.is_string()) << k;
+  for (const auto& p : b["ports"]) EXPECT_TRUE(p.is_string());
+  if (b.contains("gpu")) {
+    for (const auto& [k, v] : b["gpu"].items())
+      EXPECT_TRUE(k == "id" || k == "count") << "not in CreateGpuConfig: " << k;
+    EXPECT_TRUE(b["gpu"]["id"].is_string());
+    EXPECT_TRUE(b["gpu"]["count"].is_number_integer());
+    EXPECT_TRUE(b["cloud"] == "SECURE" || b["cloud"] == "COMMUNITY");
+  } else {
+    for (const auto& [k, v] : b["cpu"].items())
+      EXPECT_TRUE(k == "id" || k == "vcpuCount") << "not in CreateCpuConfig: " << k;
+    EXPECT_GE(b["cpu"]["vcpuCount"].get<int>(), 2);
+    EXPECT_FALSE(b.contains("mounts") && b["mounts"].contains("persistent"));
+  }
+  if (b.contains("mounts")) {
+    for (const auto& [k, v] : b["mounts"].items()) EXPECT_EQ(k, "network");
+    ASSERT_LE(b["mounts"]["network"].size(), 1u);  // maxItems 1
+    for (const auto& [k, v] : b["mounts"]["network"][0].items()) {
+      EXPECT_TRUE(k == "volumeId" || k == "path") << "not in NetworkMount: " << k;
+      EXPECT_TRUE(v.is_string());
+    }
+  }
+}
+
+TEST(RunpodBody, GpuPodIsPinned) {
+  const std::string body =
+      runpod_create_pod_body(gpu_request(), "NVIDIA GeForce RTX 4090", 2, "US-KS-2", "SECURE");
+  EXPECT_EQ(body,
+            R"({"cloud":"SECURE","dataCenterIds":["US-KS-2"],"env":{"PUBLIC_KEY":"ssh-ed25519 )"
+            R"(AAAAkey burst","TTS_STEPS":"8"},"gpu":{"count":2,"id":"NVIDIA GeForce RTX 4090"},)"
+            R"("image":"python:3.11-slim","mounts":{"network":[{"path":"/workspace","volumeId":)"
+            R"("agv6w2qcg7"}]},"name":"burst-j42-gpu","ports":["22/tcp","8888/tcp"]})");
+  expect_valid_create_pod(json::parse(body));
+}
+
+TEST(RunpodBody, CpuPodIsPinned) {
+  PodRequest r = gpu_request();
+  r.name = "burst-j42-cpu";
+  r.gpu = false;
+  r.gpu_count = 0;
+  r.ports = {};
+  const std::string body = runpod_create_pod_body(r, "cpu3c", 2, "US-KS-2", "SECURE");
+  EXPECT_EQ(body, R"({"cpu":{"id":"cpu3c","vcpuCount":2},"dataCenterIds":["US-KS-2"],"env":)"
+                  R"({"PUBLIC_KEY":"ssh-ed25519 AAAAkey burst","TTS_STEPS":"8"},"image":)"
+                  R"("python:3.11-slim","mounts":{"network":[{"path":"/workspace","volumeId":)"
+                  R"("agv6w2qcg7"}]},"name":"burst-j42-cpu","ports":["22/tcp"]})");
+  expect_valid_create_pod(json::parse(body));
+}
+
+TEST(RunpodBody, PodWithoutVolumeOrDataCentreLeavesThemOut) {
+  PodRequest r = gpu_request();
+  r.volume_id.clear();
+  json b = json::parse(runpod_create_pod_body(r, "NVIDIA L4", 2, "", "SECURE"));
+  EXPECT_FALSE(b.contains("mounts"));
+  EXPECT_FALSE(b.contains("dataCenterIds"));
+  expect_valid_create_pod(b);
+}
+
+TEST(RunpodBody, NetworkVolumeIsPinnedAndSizeClampedToTheSpecsRange) {
+  EXPECT_EQ(runpod_create_volume_body("tts-cache", 50, "EU-RO-1"),
+            R"({"dataCenter":"EU-RO-1","name":"tts-cache","size":50})");
+  EXPECT_EQ(json::parse(runpod_create_volume_body("v", 1, "EU-RO-1"))["size"], 10);
+  EXPECT_EQ(json::parse(runpod_create_volume_body("v", 10000, "EU-RO-1"))["size"], 4096);
+}
+
+TEST(RunpodJson, MapsGpuIdsToCatalogNames) {
+  EXPECT_EQ(runpod_gpu_to_catalog("NVIDIA GeForce RTX 4090"), "RTX_4090");
+  EXPECT_EQ(runpod_gpu_to_catalog("NVIDIA H100 80GB HBM3"), "H100_SXM");
+  EXPECT_EQ(runpod_gpu_to_catalog("NVIDIA Brand New 9000"), "BRAND_NEW_9000");
+  EXPECT_EQ(runpod::runpod_id_for("RTX_5090"), "NVIDIA GeForce RTX 5090");
+}
+
+TEST(RunpodJson, ReadsSshDirectOnlyWhenRunning) {
+  // The spec's own GET /v2/pods/{id} example, trimmed.
+  json pod = json::parse(R"({"id":"7h9k2m4n6p","name":"burst-j-gpu","status":"RUNNING",
+    "gpu":{"id":"NVIDIA GeForce RTX 4090","count":1},"cost":0.44,
+    "ssh":{"proxy":{"host":"ssh.runpod.io","port":22,"username":"7h9k2m4n6p-64411eb2","command":""},
+           "direct":{"host":"195.26.233.3","port":34446,"username":"root","command":""}},
+    "runtime":{"uptime":3600,"ports":[{"private":22,"public":34446,"type":"tcp","ip":"195.26.233.3"}]}})");
+  auto p = runpod::parse_pod(pod);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->state, PodState::kRunning);
+  EXPECT_EQ(p->ssh.host, "195.26.233.3");
+  EXPECT_EQ(p->ssh.port, 34446);
+  EXPECT_EQ(p->ssh.user, "root");
+  EXPECT_EQ(p->gpu_type, "RTX_4090");
+  EXPECT_DOUBLE_EQ(p->usd_per_hour, 0.44);
+
+  pod["ssh"]["direct"] = nullptr;  // fallback: the runtime port entry for 22
+  p = runpod::parse_pod(pod);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->ssh.port, 34446);
+
+  pod["status"] = "PROVISIONING";
+  pod["runtime"] = nullptr;
+  p = runpod::parse_pod(pod);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->state, PodState::kPending);
+  EXPECT_EQ(p->ssh.port, 0);
+}
+
+TEST(RunpodJson, AListThatDoesNotParseIsAnErrorNeverNoPods) {
+  for (const char* body : {R"({"pods":[{"id":"x7","name":"burst-)", "[]", R"({"pods":null})",
+                           R"({"pods":[{"name":"no id"}]})", "<html>502</html>"}) {
+    auto r = runpod::parse_pod_list(body);
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
+    EXPECT_NE(r.error().message.find("not treating it as empty"), std::string::npos);
+  }
+  auto ok = runpod::parse_pod_list(R"({"pods":[]})");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(ok->empty());
+}
+
+TEST(RunpodJson, RecognisesCapacityErrors) {
+  EXPECT_TRUE(runpod::is_no_capacity(
+      400,
+      R"({"title":"Bad Request","status":400,"detail":"There are no longer any instances available with the requested specifications. Please refresh and try again."})"));
+  EXPECT_FALSE(
+      runpod::is_no_capacity(400, R"({"detail":"exactly one of gpu or cpu is required"})"));
+  EXPECT_EQ(
+      runpod::problem_message(
+          R"({"title":"Unprocessable Entity","status":422,"detail":"Request validation failed.","errors":["$: additional properties 'bogus' not allowed"]})"),
+      "Request validation failed.; $: additional properties 'bogus' not allowed");
+}
+
+}  // namespace
+}  // namespace burst
