@@ -117,13 +117,22 @@ int cmd_plan(const PlanArgs& args) {
                 "PROVIDER", "GPU x N", "PODS", "$/HOUR", "NEED GiB", "HAVE GB", "BOUND", "EST MIN",
                 "EST $", "UTIL", "VERDICT");
   out += line;
+  // A terminal table of thousands of offers helps no one: the best few, the rest on --all.
+  constexpr int kShownWithoutAll = 20;
   int hidden = 0;
+  int more = 0;
+  int shown = 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
     if (!args.all && !c.rejected.empty()) {
       ++hidden;
       continue;
     }
+    if (!args.all && shown >= kShownWithoutAll) {
+      ++more;
+      continue;
+    }
+    ++shown;
     const bool chosen = plan.ok() && i == 0;
     const std::string gpu = c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count);
     const std::string verdict = chosen ? "chosen" : !c.why.empty() ? c.why : c.rejected;
@@ -137,6 +146,7 @@ int cmd_plan(const PlanArgs& args) {
     out += '\n';
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
+  if (more) std::printf("(%d more candidates that fit, dearer; --all shows them)\n", more);
   if (hidden)
     std::printf("(%d rejected candidates hidden; --all shows them with reasons)\n", hidden);
   if (!sources->price_table_as_of.empty())

@@ -65,14 +65,21 @@ int cmd_reap(const ReapArgs& args) {
   for (const auto& p : targets)
     known.insert(p.provider + "/" + (p.pod_id.empty() ? p.name : p.pod_id));
   std::map<std::string, std::unique_ptr<Provider>> providers;
+  std::map<std::string, std::string> unreachable;  // provider -> why reap cannot act there
   int errors = 0;
   for (const auto& entry : provider_table()) {
-    // A cloud with no API key cannot have pods of ours to list: skip it rather than fail.
+    // A cloud with no API key cannot have pods of ours to list: skip it rather than fail, but a
+    // pod the store knows there is reported as left alive, never silently dropped.
     if (auto c = config->clouds.find(entry.name);
-        c != config->clouds.end() && c->second.api_key.empty())
+        c != config->clouds.end() && c->second.api_key.empty()) {
+      unreachable[entry.name] = "no API key configured for " + std::string(entry.name);
       continue;
+    }
     auto provider = make_provider(entry.name, *config, clock);
-    if (!provider.ok()) continue;  // driver not built or not configured
+    if (!provider.ok()) {  // driver not built or not configured
+      unreachable[entry.name] = provider.error().message;
+      continue;
+    }
     auto pods = (*provider)->list_pods();
     if (!pods.ok()) {
       std::cerr << "burst: " << entry.name << ": list pods: " << pods.error().message << "\n";
@@ -104,7 +111,9 @@ int cmd_reap(const ReapArgs& args) {
     if (owner_alive(**store, rec.job_id)) {
       outcome = "skipped: job " + rec.job_id + " is still running in another burst process";
     } else if (!providers.count(rec.provider)) {
-      outcome = "skipped: no " + rec.provider + " driver in this build";
+      auto why = unreachable.find(rec.provider);
+      outcome = "NOT deleted (it may still be billing): " +
+                (why != unreachable.end() ? why->second : "no " + rec.provider + " driver");
       ++errors;
     } else if (args.dry_run) {
       outcome = "would delete";

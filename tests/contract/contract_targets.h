@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ class ContractEnv {
 struct ContractTarget {
   std::string name;  // the registry name; also the test's parameter name
   std::function<std::unique_ptr<ContractEnv>(const std::string& dir)> make;
+
+  // So ctest lists "/runpod" rather than the parameter's bytes.
+  friend void PrintTo(const ContractTarget& t, std::ostream* os) { *os << t.name; }
 };
 
 // A registry driver (make_provider(name)) pointed at a fresh in-process emulator serving that

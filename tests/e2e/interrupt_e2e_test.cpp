@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "burst/store.h"
 #include "e2e/burst_harness.h"
 
 namespace burst::testing {
@@ -125,6 +127,36 @@ TEST(E2EInterrupt, ReapLeavesAJobStillRunningInAnotherProcessAlone) {
   kill(p.pid(), SIGINT);
   EXPECT_EQ(p.wait(60), 130);
   EXPECT_TRUE(pod_processes(pod).empty());
+}
+
+TEST(E2EInterrupt, ReapSaysWhenItCannotReachACloudThatHasOneOfOurPods) {
+  BurstHome home;
+  std::filesystem::create_directories(home.state());
+  {
+    auto store = open_sqlite_store(home.state() + "/burst.db");
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    JobRecord job;
+    job.id = "j-lost";
+    job.pipeline = "lost";
+    job.state = "failed";
+    job.provider = "runpod";
+    ASSERT_TRUE((*store)->create_job(job).ok());
+    PodRecord pod;
+    pod.job_id = "j-lost";
+    pod.provider = "runpod";
+    pod.role = "gpu";
+    pod.name = "burst-j-lost-gpu";
+    pod.pod_id = "rp-123";
+    pod.state = "alive";
+    ASSERT_TRUE((*store)->add_pod(pod).ok());
+  }
+  // No RUNPOD_API_KEY in this home: reap cannot act, and must say so rather than drop the pod.
+  std::string out, err;
+  EXPECT_NE(run_burst(home, {"reap"}, &out, &err), 0) << out << err;
+  EXPECT_NE(out.find("runpod rp-123 (job j-lost): NOT deleted (it may still be billing): no API "
+                     "key configured for runpod"),
+            std::string::npos)
+      << out << err;
 }
 
 }  // namespace
