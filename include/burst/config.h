@@ -29,7 +29,7 @@ struct CloudConfig {
   std::string api_key;          // never logged, stored or passed on a command line
   std::string api_key_source;   // "RUNPOD_API_KEY" (env), "config.yaml", or "" when none
   double timeout_seconds = 30;  // per HTTP request, connect included
-  std::string ssh_user;  // login user on its pods when the API does not say (Lambda: ubuntu)
+  std::string ssh_user;         // login user on its pods when the API does not say (Lambda: ubuntu)
 };
 
 struct Config {

@@ -17,8 +17,7 @@ std::string copy_tts_example(const BurstHome& home);
 // Writes home.root()/config/config.yaml with providers.<provider>.base_url, plus `extra`
 // settings of that provider, one "key: value" per line (e.g. "ssh_user: root").
 void write_provider_config(const BurstHome& home, const std::string& provider,
-                           const std::string& base_url,
-                           const std::vector<std::string>& extra = {});
+                           const std::string& base_url, const std::vector<std::string>& extra = {});
 
 // The key is in no output, no file under home (db, logs, reports, emulator state), not in the
 // emulator's state or request log, and every logged request carried it only in its header.
