@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "create_rule.h"
 #include "crypto/sha256.h"
 #include "http/api_call.h"
 #include "lambda/lambda_json.h"
@@ -176,23 +177,12 @@ class LambdaProvider : public Provider {
                           "lambda: create pod " + req.name +
                               ": the launch answer has no instance id; `burst reap` checks again");
       }
-      last = r.error();
-      const ErrorCode c = last.code;
-      if (c != ErrorCode::kTimeout && c != ErrorCode::kUnavailable) break;
-      // The launch may have reached Lambda: an instance with this unique name decides.
-      auto mine = find_pod_by_name(req.name);
-      if (!mine.ok()) {
-        last.message += "; and listing instances to check failed: " + mine.error().message;
-        break;
-      }
-      if (mine->has_value()) return **mine;
-      // A timeout may still become an instance later: never launch a second one after one.
-      if (c == ErrorCode::kTimeout) {
-        last.message +=
-            "; no instance named " + req.name +
-            " is listed yet, so the launch was not repeated (`burst reap` checks again)";
-        break;
-      }
+      auto next =
+          after_failed_create(r.error(), req.name, {"instance", "instances", "named", "launch"},
+                              [&] { return find_pod_by_name(req.name); });
+      last = next.error;
+      if (next.next == CreateNext::kFound) return next.pod;
+      if (next.next == CreateNext::kFail) break;
       clock_.sleep_for(backoff_delay(api_.retry, attempt, 0.5));
     }
     return with_context(last, "create pod " + req.name);

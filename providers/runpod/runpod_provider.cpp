@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "create_rule.h"
 #include "http/api_call.h"
 #include "runpod/runpod_json.h"
 
@@ -106,23 +107,11 @@ class RunpodProvider : public Provider {
         if (mine.ok() && mine->has_value()) return **mine;
         return with_context(pod.error(), "create pod " + req.name);
       }
-      last = r.error();
-      const ErrorCode c = last.code;
-      if (c != ErrorCode::kTimeout && c != ErrorCode::kUnavailable) break;
-      // The create may have reached RunPod: a pod with this unique name decides.
-      auto mine = find_pod_by_name(req.name);
-      if (!mine.ok()) {
-        last.message += "; and listing pods to check failed: " + mine.error().message;
-        break;
-      }
-      if (mine->has_value()) return **mine;
-      // A timeout may still become a pod later: never send a second create after one.
-      if (c == ErrorCode::kTimeout) {
-        last.message +=
-            "; no pod named " + req.name +
-            " is listed yet, so the create was not repeated (`burst reap` checks again)";
-        break;
-      }
+      auto next = after_failed_create(r.error(), req.name, {"pod", "pods", "named", "create"},
+                                      [&] { return find_pod_by_name(req.name); });
+      last = next.error;
+      if (next.next == CreateNext::kFound) return next.pod;
+      if (next.next == CreateNext::kFail) break;
       clock_.sleep_for(backoff_delay(api_.retry, attempt, 0.5));
     }
     return with_context(last, "create pod " + req.name);

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "create_rule.h"
 #include "http/api_call.h"
 #include "vast/vast_json.h"
 
@@ -124,26 +125,17 @@ class VastProvider : public Provider {
       if (!offer.ok()) return with_context(offer.error(), "create instance " + req.name);
       auto r = call("PUT", "/api/v0/asks/" + std::to_string(*offer) + "/", body, false);
       if (r.ok()) return created(r->body, req);
-      last = r.error();
-      const ErrorCode c = last.code;
-      if (c == ErrorCode::kNoCapacity) {  // the offer went between search and create: next one
+      if (r.error().code == ErrorCode::kNoCapacity) {  // the offer went since the search: next
+        last = r.error();
         tried.insert(*offer);
         continue;
       }
-      if (c != ErrorCode::kTimeout && c != ErrorCode::kUnavailable) break;
-      // The create may have reached Vast: an instance with this unique label decides.
-      auto mine = find_by_label(req.name);
-      if (!mine.ok()) {
-        last.message += "; and listing instances to check failed: " + mine.error().message;
-        break;
-      }
-      if (mine->has_value()) return **mine;
-      if (c == ErrorCode::kTimeout) {  // may still become an instance: never a second create
-        last.message +=
-            "; no instance labelled " + req.name +
-            " is listed yet, so the create was not repeated (`burst reap` checks again)";
-        break;
-      }
+      auto next =
+          after_failed_create(r.error(), req.name, {"instance", "instances", "labelled", "create"},
+                              [&] { return find_by_label(req.name); });
+      last = next.error;
+      if (next.next == CreateNext::kFound) return next.pod;
+      if (next.next == CreateNext::kFail) break;
       clock_.sleep_for(backoff_delay(api_.retry, attempt, 0.5));
     }
     return with_context(last, "create instance " + req.name);
