@@ -37,6 +37,13 @@ def post(url, body):
         return r.status
 
 
+def proc_cpu_s(pid):
+    """utime + stime of a process, in seconds (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build", help="build dir holding burst and burst-fakecloud")
@@ -67,13 +74,15 @@ def main():
             env["BURST_CONFIG_DIR"] = cfg
             env["BURST_STATE_DIR"] = os.path.join(tmp, "state")
             cmd = [burst, "offers", "--json"]
-            times, cpus, out = [], [], None
+            times, cpus, emu_cpus, out = [], [], [], None
             load = os.getloadavg()[0]
             for i in range(a.warmup + a.runs):
                 ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                e0 = proc_cpu_s(emu.pid)
                 t0 = time.perf_counter()
                 r = subprocess.run(cmd, env=env, capture_output=True, text=True)
                 dt = time.perf_counter() - t0
+                e1 = proc_cpu_s(emu.pid)
                 ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
                 if r.returncode != 0:
@@ -81,8 +90,10 @@ def main():
                 if i >= a.warmup:
                     times.append(dt)
                     cpus.append(cpu)
+                    emu_cpus.append(e1 - e0)
                 out = json.loads(r.stdout)
         finally:
+            load_after = os.getloadavg()[0]
             emu.terminate()
             emu.wait(timeout=10)
     per = {}
@@ -99,7 +110,9 @@ def main():
         "live_offers_per_provider": per,
         "offers_total": len(out["offers"]),
         "burst_cpu_median_s": statistics.median(cpus),
+        "emulator_cpu_median_s": statistics.median(emu_cpus),
         "load_average_1min_before": load,
+        "load_average_1min_after": load_after,
         "command": "burst offers --json",
     }
     if a.json:
@@ -107,7 +120,9 @@ def main():
     else:
         print(f"burst offers --json: median {res['median_s']*1000:.0f} ms, "
               f"p90 {res['p90_s']*1000:.0f} ms over {a.runs} runs; burst's own CPU (user+sys) "
-              f"median {res['burst_cpu_median_s']*1000:.0f} ms; load average {load:.1f}")
+              f"median {res['burst_cpu_median_s']*1000:.0f} ms; emulator CPU median "
+              f"{res['emulator_cpu_median_s']*1000:.0f} ms; load average {load:.1f} before, "
+              f"{load_after:.1f} after")
         print(f"  live: {', '.join(res['live']) or 'none'}; offline table: "
               f"{', '.join(res['offline_table']) or 'none'}")
         print(f"  live offers: {per}; total listed {res['offers_total']}")

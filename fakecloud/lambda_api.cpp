@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "api_module.h"
+#include "body_cache.h"
 
 namespace burst::fakecloud {
 namespace {
@@ -320,19 +321,27 @@ void create_filesystem(CloudState& state, const httplib::Request& req, httplib::
 
 void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
   const std::string v1 = prefix + "/api/v1";
-  s.Get(v1 + "/instance-types", [&state](const httplib::Request&, httplib::Response& r) {
+  auto types = std::make_shared<BuiltOnce<std::string>>();
+  s.Get(v1 + "/instance-types", [&state, types](const httplib::Request&, httplib::Response& r) {
     const Faults f = state.faults(kProvider);
-    json data = json::object();
-    std::vector<std::string> names;
-    for (const auto& t : all_types(f, &names)) {
-      json regions = json::array();
-      if (!f.no_capacity.count(t.name))
-        for (const auto& reg : kRegions)
-          regions.push_back({{"name", reg.name}, {"description", reg.description}});
-      data[t.name] = {{"instance_type", type_json(t)},
-                      {"regions_with_capacity_available", regions}};
-    }
-    send_json(r, 200, {{"data", data}});
+    // The answer depends only on these knobs: serialized once per change.
+    std::string key = std::to_string(f.extra_offers);
+    for (const auto& n : f.no_capacity) key += "\n" + n;
+    auto body = types->get(key, [&f] {
+      json data = json::object();
+      std::vector<std::string> names;
+      for (const auto& t : all_types(f, &names)) {
+        json regions = json::array();
+        if (!f.no_capacity.count(t.name))
+          for (const auto& reg : kRegions)
+            regions.push_back({{"name", reg.name}, {"description", reg.description}});
+        data[t.name] = {{"instance_type", type_json(t)},
+                        {"regions_with_capacity_available", regions}};
+      }
+      return json{{"data", data}}.dump();
+    });
+    r.status = 200;
+    r.set_content(*body, "application/json");
   });
   s.Post(v1 + "/instance-operations/launch",
          [&state](const httplib::Request& q, httplib::Response& r) { launch(state, q, r); });

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "api_module.h"
+#include "body_cache.h"
 
 namespace burst::fakecloud {
 namespace {
@@ -165,19 +166,28 @@ bool catalog_params(const httplib::Request& req, httplib::Response& res, bool* a
   return true;
 }
 
-void list_gpus(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+void list_gpus(CloudState& state, BuiltOnce<std::string>& cache, const httplib::Request& req,
+               httplib::Response& res) {
   bool availability = false;
   if (!catalog_params(req, res, &availability)) return;
   const Faults f = state.faults(kProvider);
-  json gpus = json::array();
-  for (const auto& g : kGpus)
-    gpus.push_back(gpu_type_json(g, g.secure, g.community, f, availability));
-  for (int i = 0; i < f.extra_offers; ++i) {  // synthetic types, for benchmarks
-    std::string id = "FAKE GPU " + std::to_string(i), name = "FAKE " + std::to_string(i);
-    GpuKind g{id.c_str(), name.c_str(), nullptr, 16 + (i % 8) * 8, 0, 0, 8, 8};
-    gpus.push_back(gpu_type_json(g, 0.2 + (i % 97) * 0.03, 0.1 + (i % 89) * 0.02, f, availability));
-  }
-  send_json(res, 200, {{"gpus", gpus}});
+  // The answer depends only on these: serialized once per change.
+  std::string key = std::to_string(availability) + " " + std::to_string(f.extra_offers);
+  for (const auto& n : f.no_capacity) key += "\n" + n;
+  auto body = cache.get(key, [&] {
+    json gpus = json::array();
+    for (const auto& g : kGpus)
+      gpus.push_back(gpu_type_json(g, g.secure, g.community, f, availability));
+    for (int i = 0; i < f.extra_offers; ++i) {  // synthetic types, for benchmarks
+      std::string id = "FAKE GPU " + std::to_string(i), name = "FAKE " + std::to_string(i);
+      GpuKind g{id.c_str(), name.c_str(), nullptr, 16 + (i % 8) * 8, 0, 0, 8, 8};
+      gpus.push_back(
+          gpu_type_json(g, 0.2 + (i % 97) * 0.03, 0.1 + (i % 89) * 0.02, f, availability));
+    }
+    return json{{"gpus", gpus}}.dump();
+  });
+  res.status = 200;
+  res.set_content(*body, "application/json");
 }
 
 void list_cpus(CloudState& state, const httplib::Request& req, httplib::Response& res) {
@@ -446,8 +456,10 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
 
 void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
   const std::string v2 = prefix + "/v2";
-  s.Get(v2 + "/catalog/gpus",
-        [&state](const httplib::Request& q, httplib::Response& r) { list_gpus(state, q, r); });
+  auto gpus = std::make_shared<BuiltOnce<std::string>>();
+  s.Get(v2 + "/catalog/gpus", [&state, gpus](const httplib::Request& q, httplib::Response& r) {
+    list_gpus(state, *gpus, q, r);
+  });
   s.Get(v2 + "/catalog/cpus",
         [&state](const httplib::Request& q, httplib::Response& r) { list_cpus(state, q, r); });
   s.Get(v2 + "/network-volumes", [&state](const httplib::Request&, httplib::Response& r) {

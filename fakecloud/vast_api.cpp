@@ -13,6 +13,7 @@
 #include <cstdio>
 
 #include "api_module.h"
+#include "body_cache.h"
 
 namespace burst::fakecloud {
 namespace {
@@ -61,49 +62,54 @@ void fail(httplib::Response& res, int status, const std::string& code, const std
   send_json(res, status, j);
 }
 
+// One offer, as a DOM for the query's filters and as its serialized text for the answer.
+struct OfferRow {
+  json obj;
+  std::string text;
+};
+using OfferTable = std::vector<OfferRow>;
+
 // Every offer, with the account's live instances marking theirs rented.
-std::vector<json> offer_table(CloudState& state, double allocated_storage, bool bid) {
-  const Faults f = state.faults(kProvider);
-  std::set<long> rented;
-  for (const auto& p : state.all_pods())
-    if (p.provider == kProvider && p.phase != Phase::kTerminated && p.extra.is_object())
-      rented.insert(p.extra.value("ask_id", 0L));
-  std::vector<json> out;
+OfferTable build_offer_table(const Faults& f, const std::set<long>& rented,
+                             double allocated_storage, bool bid) {
+  OfferTable out;
   auto add = [&](long machine, const std::string& gpu, int count, int ram, double per_gpu,
                  const std::string& geo, long id) {
     const double base = per_gpu * count;
     const double min_bid = base * 0.6;
     const double storage = allocated_storage * kStorageCost / 720;  // $/GB/month -> $/h
     const bool taken = rented.count(id) || f.no_capacity.count(gpu);
-    out.push_back({{"id", id},
-                   {"ask_contract_id", id},
-                   {"bundle_id", id + 7},
-                   {"machine_id", machine},
-                   {"host_id", machine % 997},
-                   {"num_gpus", count},
-                   {"gpu_name", gpu},
-                   {"gpu_ram", ram},
-                   {"gpu_total_ram", ram * count},
-                   {"gpu_arch", "nvidia"},
-                   {"cpu_cores_effective", 8.0 * count},
-                   {"cpu_ram", 64000 * count},
-                   {"disk_space", 500.0},
-                   {"dph_base", base},
-                   {"dph_total", (bid ? min_bid : base) + storage},
-                   {"min_bid", min_bid},
-                   {"storage_cost", kStorageCost},
-                   {"reliability", 0.995},
-                   {"reliability2", 0.995},
-                   {"geolocation", geo},
-                   {"public_ipaddr", "127.0.0.1"},
-                   {"direct_port_count", 16},
-                   {"verified", true},
-                   {"verification", "verified"},
-                   {"external", false},
-                   {"rentable", !taken},
-                   {"rented", taken},
-                   {"resource_type", "gpu"},
-                   {"is_bid", bid}});
+    json o = {{"id", id},
+              {"ask_contract_id", id},
+              {"bundle_id", id + 7},
+              {"machine_id", machine},
+              {"host_id", machine % 997},
+              {"num_gpus", count},
+              {"gpu_name", gpu},
+              {"gpu_ram", ram},
+              {"gpu_total_ram", ram * count},
+              {"gpu_arch", "nvidia"},
+              {"cpu_cores_effective", 8.0 * count},
+              {"cpu_ram", 64000 * count},
+              {"disk_space", 500.0},
+              {"dph_base", base},
+              {"dph_total", (bid ? min_bid : base) + storage},
+              {"min_bid", min_bid},
+              {"storage_cost", kStorageCost},
+              {"reliability", 0.995},
+              {"reliability2", 0.995},
+              {"geolocation", geo},
+              {"public_ipaddr", "127.0.0.1"},
+              {"direct_port_count", 16},
+              {"verified", true},
+              {"verification", "verified"},
+              {"external", false},
+              {"rentable", !taken},
+              {"rented", taken},
+              {"resource_type", "gpu"},
+              {"is_bid", bid}};
+    std::string text = o.dump();
+    out.push_back({std::move(o), std::move(text)});
   };
   for (const auto& m : kMachines) {
     int k = 0;
@@ -116,6 +122,31 @@ std::vector<json> offer_table(CloudState& state, double allocated_storage, bool 
         kExtraPlaces[i % 4], machine * 10);
   }
   return out;
+}
+
+std::set<long> rented_asks(CloudState& state) {
+  std::set<long> rented;
+  for (const auto& p : state.all_pods())
+    if (p.provider == kProvider && p.phase != Phase::kTerminated && p.extra.is_object())
+      rented.insert(p.extra.value("ask_id", 0L));
+  return rented;
+}
+
+OfferTable offer_table(CloudState& state, double allocated_storage, bool bid) {
+  return build_offer_table(state.faults(kProvider), rented_asks(state), allocated_storage, bid);
+}
+
+// The table for a search, built once per change of what it depends on: the knobs, the
+// account's rented offers, the storage asked for and the price type.
+std::shared_ptr<const OfferTable> offer_table(CloudState& state, BuiltOnce<OfferTable>& cache,
+                                              double allocated_storage, bool bid) {
+  const Faults f = state.faults(kProvider);
+  const std::set<long> rented = rented_asks(state);
+  std::string key = std::to_string(f.extra_offers) + " " + std::to_string(allocated_storage) +
+                    (bid ? " bid" : " ondemand");
+  for (const auto& n : f.no_capacity) key += "\n" + n;
+  for (long id : rented) key += " " + std::to_string(id);
+  return cache.get(key, [&] { return build_offer_table(f, rented, allocated_storage, bid); });
 }
 
 // One {op: value} condition against an offer's field; a field the offer lacks is not filtered.
@@ -144,7 +175,8 @@ bool matches(const json& have, const json& cond) {
   return true;
 }
 
-void search_offers(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+void search_offers(CloudState& state, BuiltOnce<OfferTable>& cache, const httplib::Request& req,
+                   httplib::Response& res) {
   json q = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
   if (q.is_discarded() || !q.is_object())
     return fail(res, 400, "invalid_request", "Invalid query: must be dict of conditions");
@@ -154,34 +186,49 @@ void search_offers(CloudState& state, const httplib::Request& req, httplib::Resp
   const json alloc = q.value("allocated_storage", json(8.0));
   if (!alloc.is_number())
     return fail(res, 400, "invalid_args", "allocated_storage: expected a number");
-  std::vector<json> offers = offer_table(state, alloc.get<double>(), type == "bid");
-  std::vector<json> out;
-  for (auto& o : offers) {
+  auto table = offer_table(state, cache, alloc.get<double>(), type == "bid");
+  std::vector<const OfferRow*> out;
+  for (const auto& row : *table) {
     bool ok = true;
     for (const auto& [field, cond] : q.items()) {
       if (field == "order" || field == "limit" || field == "type" || field == "allocated_storage" ||
           field == "disable_bundling")
         continue;
-      if (o.contains(field) && !matches(o[field], cond)) ok = false;
+      auto have = row.obj.find(field);
+      if (have != row.obj.end() && !matches(*have, cond)) ok = false;
       if (!ok) break;
     }
-    if (ok) out.push_back(std::move(o));
+    if (ok) out.push_back(&row);
   }
   json order = q.value("order", json::array({json::array({"score", "desc"})}));
   if (order.is_array() && !order.empty() && order[0].is_array() && order[0].size() == 2) {
     const std::string col = order[0][0].get<std::string>();
     const bool desc = order[0][1] == "desc";
-    std::stable_sort(out.begin(), out.end(), [&](const json& a, const json& b) {
-      const json& x = a.value(col, json(0));
-      const json& y = b.value(col, json(0));
-      return desc ? y < x : x < y;
+    static const json kZero = 0;  // an offer without the column sorts as 0
+    auto at = [&](const OfferRow* r) -> const json& {
+      auto it = r->obj.find(col);
+      return it == r->obj.end() ? kZero : *it;
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const OfferRow* a, const OfferRow* b) {
+      return desc ? at(b) < at(a) : at(a) < at(b);
     });
   }
   const json limit = q.value("limit", json(64));
   if (limit.is_number_integer() && limit.get<long>() >= 0 &&
       out.size() > static_cast<size_t>(limit.get<long>()))
     out.resize(static_cast<size_t>(limit.get<long>()));
-  send_json(res, 200, {{"offers", out}});
+  // The answer is {"offers":[...]} made of each offer's text serialized once.
+  std::string body = "{\"offers\":[";
+  size_t size = body.size() + 2;
+  for (const OfferRow* r : out) size += r->text.size() + 1;
+  body.reserve(size);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (i) body += ',';
+    body += out[i]->text;
+  }
+  body += "]}";
+  res.status = 200;
+  res.set_content(body, "application/json");
 }
 
 // actual_status: null while provisioning, "loading" for the second half of the boot delay,
@@ -286,7 +333,7 @@ void create_instance(CloudState& state, const httplib::Request& req, httplib::Re
 
   std::optional<json> offer;
   for (auto& o : offer_table(state, b.value("disk", 8.0), false))
-    if (o["id"] == ask) offer = o;
+    if (o.obj["id"] == ask) offer = std::move(o.obj);
   if (!offer)
     return fail(res, 404, "invalid_args",
                 "error 404/3603: no_such_ask Instance type by id " + std::to_string(ask) +
@@ -421,7 +468,8 @@ void search_volumes(CloudState& state, const httplib::Request& req, httplib::Res
     return fail(res, 400, "invalid_request", "Invalid query: must be dict of conditions");
   json out = json::array();
   std::set<long> machines;
-  for (const auto& o : offer_table(state, 0, false)) machines.insert(o["machine_id"].get<long>());
+  for (const auto& o : offer_table(state, 0, false))
+    machines.insert(o.obj["machine_id"].get<long>());
   for (long m : machines) {
     json o = {{"id", m * 10 + 9},     {"machine_id", m},
               {"disk_space", 2000.0}, {"storage_cost", kStorageCost},
@@ -459,8 +507,10 @@ void rent_volume(CloudState& state, const httplib::Request& req, httplib::Respon
 
 void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
   const std::string v0 = prefix + "/api/v0";
-  s.Post(v0 + "/bundles/?",
-         [&state](const httplib::Request& q, httplib::Response& r) { search_offers(state, q, r); });
+  auto offers = std::make_shared<BuiltOnce<OfferTable>>();
+  s.Post(v0 + "/bundles/?", [&state, offers](const httplib::Request& q, httplib::Response& r) {
+    search_offers(state, *offers, q, r);
+  });
   s.Put(v0 + R"(/asks/(\d+)/?)", [&state](const httplib::Request& q, httplib::Response& r) {
     create_instance(state, q, r);
   });

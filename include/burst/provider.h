@@ -34,6 +34,9 @@ struct Volume {
   std::string name;
   std::string region;
   int size_gb = 0;
+  // What the user should hear about this volume during the run; "" when nothing. E.g. Vast: a
+  // volume just created on the offer's machine starts empty (its cache is cold).
+  std::string note{};
 };
 
 struct PodRequest {

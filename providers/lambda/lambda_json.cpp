@@ -58,7 +58,7 @@ std::string error_message(const std::string& body) {
 Result<json> data_of(const std::string& body, const std::string& what) {
   json j = json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("data")) return not_documented(what, body);
-  return j["data"];
+  return std::move(j["data"]);  // not a copy: the instance types are a large tree
 }
 
 PodState instance_state(const std::string& s) {

@@ -5,6 +5,7 @@
 
 #include "create_rule.h"
 #include "crypto/sha256.h"
+#include "driver_common.h"
 #include "http/api_call.h"
 #include "lambda/lambda_json.h"
 
@@ -71,7 +72,7 @@ class LambdaProvider : public Provider {
     if (!r.ok()) return with_context(r.error(), "offers");
     auto types = lambda::parse_instance_types(r->body);
     if (!types.ok()) return types.error();
-    types_ = *types;
+    types_ = std::move(*types);
     std::vector<Offer> out;
     for (const auto& t : types_) {
       Offer o;
@@ -219,17 +220,11 @@ class LambdaProvider : public Provider {
   }
 
  private:
-  Status need_key() const {
-    if (!o_.api_key.empty()) return Status::Ok();
-    return make_error(ErrorCode::kAuth,
-                      "lambda: no API key (set LAMBDA_API_KEY, or providers.lambda.api_key in "
-                      "config.yaml)");
-  }
+  Status need_key() const { return need_api_key("lambda", o_.api_key); }
 
   Result<HttpResponse> call(const std::string& method, const std::string& path,
                             std::string body = "", bool idempotent = true) {
-    return api_call(
-        api_, bearer_request(method, o_.base_url + path, o_.api_key, std::move(body), idempotent));
+    return call_api(api_, o_.base_url, method, path, std::move(body), idempotent);
   }
 
   // The instance type for a catalog GPU name and count (or a Lambda type name as is).

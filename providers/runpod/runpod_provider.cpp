@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "create_rule.h"
+#include "driver_common.h"
 #include "http/api_call.h"
 #include "runpod/runpod_json.h"
 
@@ -145,17 +147,11 @@ class RunpodProvider : public Provider {
   }
 
  private:
-  Status need_key() const {
-    if (!o_.api_key.empty()) return Status::Ok();
-    return make_error(ErrorCode::kAuth,
-                      "runpod: no API key (set RUNPOD_API_KEY, or providers.runpod.api_key in "
-                      "config.yaml)");
-  }
+  Status need_key() const { return need_api_key("runpod", o_.api_key); }
 
   Result<HttpResponse> call(const std::string& method, const std::string& path,
                             std::string body = "", bool idempotent = true) {
-    return api_call(
-        api_, bearer_request(method, o_.base_url + path, o_.api_key, std::move(body), idempotent));
+    return call_api(api_, o_.base_url, method, path, std::move(body), idempotent);
   }
 
   void add_gpu_offers(const json& t, std::vector<Offer>* out) {
@@ -170,6 +166,8 @@ class RunpodProvider : public Provider {
     int max_count = 1;
     if (t.contains("maxCount") && t["maxCount"].is_object())
       max_count = t["maxCount"].value(o_.cloud == "SECURE" ? "secure" : "community", 1);
+    std::optional<double> vram;
+    if (t.contains("memory") && t["memory"].is_number()) vram = t["memory"].get<double>();
     std::vector<std::pair<std::string, bool>> places;
     if (t.contains("dataCenters") && t["dataCenters"].is_array()) {
       for (const auto& dc : t["dataCenters"])
@@ -183,7 +181,7 @@ class RunpodProvider : public Provider {
         o.provider = "runpod";
         o.gpu_type = name;
         o.gpu_count = count;
-        if (t.contains("memory") && t["memory"].is_number()) o.vram_gb = t["memory"].get<double>();
+        o.vram_gb = vram;
         o.usd_per_hour = per_gpu * count;
         o.region = dc;
         o.available = available;

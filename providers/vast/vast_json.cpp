@@ -108,33 +108,145 @@ bool is_no_capacity(int status, const std::string& body) {
   return body.find("no_such_ask") != std::string::npos;
 }
 
-Result<std::vector<VastOffer>> parse_offers(const std::string& body) {
-  json j = json::parse(body, nullptr, false);
-  const json* arr = array_in(j, "offers");
-  if (!arr) return not_documented("search offers", body);
-  std::vector<VastOffer> out;
-  out.reserve(arr->size());
-  for (const auto& o : *arr) {
-    if (!o.is_object() || !integer(o, "id") || !o.contains("gpu_name"))
-      return not_documented("search offers", body);
-    VastOffer v;
-    v.id = o["id"].get<long>();
-    v.machine_id = static_cast<long>(num(o, "machine_id"));
-    v.gpu_name = str(o, "gpu_name");
-    v.num_gpus = static_cast<int>(num(o, "num_gpus"));
-    v.gpu_ram_mb = num(o, "gpu_ram");
-    v.dph_total = num(o, "dph_total");
-    v.geolocation = str(o, "geolocation");
-    v.rentable = o.value("rentable", true) == true;
-    v.rented = o.value("rented", false) == true;
-    out.push_back(std::move(v));
+namespace {
+
+// The offers straight from the parser's events into VastOffer, without a DOM: a search answers
+// dozens of fields per offer for thousands of offers, and a DOM of them cost about 3x the time
+// of this (bench/README.md, "burst offers"). Same rules as reading a DOM would apply: numbers
+// sent as strings are read; only `true` is true; an offer needs an integer id and a gpu_name.
+// Depth: 1 the answer object, 2 its "offers" array, 3 an offer.
+class OffersSax : public json::json_sax_t {
+ public:
+  explicit OffersSax(std::vector<VastOffer>* out) : out_(out) {}
+  // The answer was {"offers": [offer objects...], ...}.
+  bool documented() const { return ok_ && seen_offers_; }
+
+  bool null() override {
+    if (field("rentable")) cur_.rentable = false;  // only true is true
+    return scalar();
   }
+  bool boolean(bool v) override {
+    if (field("rentable")) cur_.rentable = v;
+    if (field("rented")) cur_.rented = v;
+    return scalar();
+  }
+  bool number_integer(number_integer_t v) override { return number(static_cast<double>(v), true); }
+  bool number_unsigned(number_unsigned_t v) override {
+    return number(static_cast<double>(v), true);
+  }
+  bool number_float(number_float_t v, const string_t&) override { return number(v, false); }
+  bool string(string_t& v) override {
+    if (field("gpu_name"))
+      cur_.gpu_name = std::move(v);
+    else if (field("geolocation"))
+      cur_.geolocation = std::move(v);
+    else if (field("id"))
+      return fail();  // the id a create rents must be an integer
+    else if (at_offer())
+      return number(std::atof(v.c_str()), false);
+    return scalar();
+  }
+  bool binary(binary_t&) override { return scalar(); }
+  bool start_object(std::size_t) override {
+    if (depth_ == 3) scalar();  // a nested value still counts as present
+    ++depth_;
+    if (depth_ == 1) root_object_ = true;
+    if (at_offer()) {
+      cur_ = VastOffer();
+      has_id_ = has_gpu_ = false;
+    }
+    return true;
+  }
+  bool end_object() override {
+    if (at_offer()) {
+      if (!has_id_ || !has_gpu_) return fail();
+      out_->push_back(std::move(cur_));
+    }
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (!scalar()) return false;  // an array is no offer either
+    ++depth_;
+    if (depth_ == 2 && root_object_ && key_ == "offers") in_offers_ = seen_offers_ = true;
+    return true;
+  }
+  bool end_array() override {
+    if (depth_ == 2) in_offers_ = false;
+    --depth_;
+    return true;
+  }
+  bool key(string_t& k) override {
+    key_ = std::move(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return fail();
+  }
+
+ private:
+  bool at_offer() const { return depth_ == 3 && in_offers_; }
+  bool field(const char* name) const { return at_offer() && key_ == name; }
+  bool fail() {
+    ok_ = false;
+    return false;
+  }
+  // Any value: notes gpu_name's presence; directly inside "offers" only objects may stand.
+  bool scalar() {
+    if (field("gpu_name")) has_gpu_ = true;
+    return depth_ == 2 && in_offers_ ? fail() : true;
+  }
+  bool number(double v, bool integer) {
+    if (field("id")) {
+      if (!integer) return fail();
+      cur_.id = static_cast<long>(v);
+      has_id_ = true;
+    } else if (field("machine_id")) {
+      cur_.machine_id = static_cast<long>(v);
+    } else if (field("num_gpus")) {
+      cur_.num_gpus = static_cast<int>(v);
+    } else if (field("gpu_ram")) {
+      cur_.gpu_ram_mb = v;
+    } else if (field("dph_total")) {
+      cur_.dph_total = v;
+    } else if (field("rentable")) {
+      cur_.rentable = false;  // only true is true
+    }
+    return scalar();
+  }
+
+  std::vector<VastOffer>* out_;
+  VastOffer cur_;
+  std::string key_;
+  int depth_ = 0;
+  bool root_object_ = false, in_offers_ = false, seen_offers_ = false, ok_ = true;
+  bool has_id_ = false, has_gpu_ = false;
+};
+
+}  // namespace
+
+Result<std::vector<VastOffer>> parse_offers(const std::string& body) {
+  std::vector<VastOffer> out;
+  OffersSax sax(&out);
+  if (!json::sax_parse(body, &sax) || !sax.documented())
+    return not_documented("search offers", body);
   return out;
 }
 
 std::string region_for(const std::string& geolocation, long machine_id) {
   return (geolocation.empty() ? std::string("?") : geolocation) + " (machine " +
          std::to_string(machine_id) + ")";
+}
+
+std::string new_volume_note(long machine, const std::vector<long>& elsewhere) {
+  std::string note = "created empty on machine " + std::to_string(machine) +
+                     ": nothing from earlier runs (e.g. cached weights) is on it";
+  if (elsewhere.empty()) return note;
+  note += "; Vast volumes live on one machine, and the one of this name on machine";
+  note += elsewhere.size() > 1 ? "s " : " ";
+  for (size_t i = 0; i < elsewhere.size(); ++i)
+    note += (i ? ", " : "") + std::to_string(elsewhere[i]);
+  return note + " stays there, unused by this run";
 }
 
 long machine_of(const std::string& region) {

@@ -39,6 +39,9 @@ Offer to_offer(const VastOffer& o);
 // must live. machine_of() reads it back (0 when the region names no machine).
 std::string region_for(const std::string& geolocation, long machine_id);
 long machine_of(const std::string& region);
+// Volume::note for a volume just created on `machine`: it starts empty (a cold cache), and any
+// volume of the same name on other machines (`elsewhere`) is not the one this run uses.
+std::string new_volume_note(long machine, const std::vector<long>& elsewhere);
 
 struct VastVolume {
   long id = 0;

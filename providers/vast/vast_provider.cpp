@@ -5,6 +5,7 @@
 #include <set>
 
 #include "create_rule.h"
+#include "driver_common.h"
 #include "http/api_call.h"
 #include "vast/vast_json.h"
 
@@ -51,7 +52,8 @@ class VastProvider : public Provider {
                                const std::string& region) override {
     if (auto st = need_key(); !st.ok()) return st.error();
     const long machine = vast::machine_of(region);
-    auto found = find_volume(name, machine);
+    std::vector<long> elsewhere;
+    auto found = find_volume(name, machine, &elsewhere);
     if (!found.ok()) return found.error();
     if (found->has_value()) return **found;
     if (machine == 0)
@@ -83,7 +85,11 @@ class VastProvider : public Provider {
       return with_context(r.error(), "create volume " + name);
     // Created (or maybe created): the list decides, so a lost answer never makes two.
     auto again = find_volume(name, machine);
-    if (again.ok() && again->has_value()) return **again;
+    if (again.ok() && again->has_value()) {
+      Volume made = **again;
+      made.note = vast::new_volume_note(machine, elsewhere);
+      return made;
+    }
     if (!r.ok()) return with_context(r.error(), "create volume " + name);
     return make_error(ErrorCode::kUnavailable,
                       "vast: volume " + name + " was created but is not listed yet");
@@ -182,17 +188,11 @@ class VastProvider : public Provider {
   }
 
  private:
-  Status need_key() const {
-    if (!o_.api_key.empty()) return Status::Ok();
-    return make_error(ErrorCode::kAuth,
-                      "vast: no API key (set VAST_API_KEY, or providers.vast.api_key in "
-                      "config.yaml)");
-  }
+  Status need_key() const { return need_api_key("vast", o_.api_key); }
 
   Result<HttpResponse> call(const std::string& method, const std::string& path,
                             std::string body = "", bool idempotent = true) {
-    return api_call(
-        api_, bearer_request(method, o_.base_url + path, o_.api_key, std::move(body), idempotent));
+    return call_api(api_, o_.base_url, method, path, std::move(body), idempotent);
   }
 
   // A search is a read, so it may be retried (POST, but idempotent).
@@ -268,14 +268,20 @@ class VastProvider : public Provider {
     return vols;
   }
 
-  Result<std::optional<Volume>> find_volume(const std::string& name, long machine) {
+  // The volume of this name on `machine` (any machine when 0). `elsewhere`, when given, receives
+  // the machines holding a volume of this name that is not the one asked for.
+  Result<std::optional<Volume>> find_volume(const std::string& name, long machine,
+                                            std::vector<long>* elsewhere = nullptr) {
     auto vols = vast_volumes();
     if (!vols.ok()) return vols.error();
-    for (const auto& v : *vols)
-      if (v.name == name && (machine == 0 || v.machine_id == machine))
+    for (const auto& v : *vols) {
+      if (v.name != name) continue;
+      if (machine == 0 || v.machine_id == machine)
         return std::optional(Volume{std::to_string(v.id), v.name,
                                     vast::region_for(v.geolocation, v.machine_id),
                                     static_cast<int>(v.size_gb)});
+      if (elsewhere) elsewhere->push_back(v.machine_id);
+    }
     return std::optional<Volume>();
   }
 

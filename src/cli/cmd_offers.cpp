@@ -3,9 +3,10 @@
 // dated offline table, and the output says which was which. Creates nothing.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -17,9 +18,11 @@ namespace {
 // The clouds `burst offers` asks by default (the local provider is not a market).
 const std::vector<std::string> kClouds = {"runpod", "lambda", "vast"};
 
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
+bool same_ignoring_case(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::toupper(static_cast<unsigned char>(x)) ==
+                  std::toupper(static_cast<unsigned char>(y));
+         });
 }
 
 std::string joined(const std::vector<std::string>& v) {
@@ -28,17 +31,70 @@ std::string joined(const std::vector<std::string>& v) {
   return out.empty() ? "none" : out;
 }
 
-nlohmann::json offer_json(const Offer& o) {
-  return {{"provider", o.provider},
-          {"gpu_type", o.gpu_type},
-          {"gpu_count", o.gpu_count},
-          {"vram_gb", o.vram_gb ? nlohmann::json(*o.vram_gb) : nlohmann::json(nullptr)},
-          {"usd_per_hour", o.usd_per_hour},
-          {"spot_usd_per_hour",
-           o.spot_usd_per_hour ? nlohmann::json(*o.spot_usd_per_hour) : nlohmann::json(nullptr)},
-          {"region", o.region},
-          {"available", o.available},
-          {"price_source", o.price_source}};
+// JSON text written directly: a DOM of 6,000 offers cost more than fetching them
+// (bench/README.md, "burst offers").
+void put_string(std::string* out, const std::string& s) {
+  *out += '"';
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      *out += '\\';
+      *out += c;
+    } else if (u < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", u);
+      *out += esc;
+    } else {
+      *out += c;
+    }
+  }
+  *out += '"';
+}
+
+void put_number(std::string* out, double v) {
+  if (!std::isfinite(v)) {
+    *out += "null";
+    return;
+  }
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back as v
+  out->append(buf, r.ptr);
+}
+
+void put_strings(std::string* out, const std::vector<std::string>& v) {
+  *out += '[';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) *out += ", ";
+    put_string(out, v[i]);
+  }
+  *out += ']';
+}
+
+void put_offer(std::string* out, const Offer& o) {
+  *out += "{\"provider\": ";
+  put_string(out, o.provider);
+  *out += ", \"gpu_type\": ";
+  put_string(out, o.gpu_type);
+  *out += ", \"gpu_count\": ";
+  *out += std::to_string(o.gpu_count);
+  *out += ", \"vram_gb\": ";
+  if (o.vram_gb)
+    put_number(out, *o.vram_gb);
+  else
+    *out += "null";
+  *out += ", \"usd_per_hour\": ";
+  put_number(out, o.usd_per_hour);
+  *out += ", \"spot_usd_per_hour\": ";
+  if (o.spot_usd_per_hour)
+    put_number(out, *o.spot_usd_per_hour);
+  else
+    *out += "null";
+  *out += ", \"region\": ";
+  put_string(out, o.region);
+  *out += o.available ? ", \"available\": true" : ", \"available\": false";
+  *out += ", \"price_source\": ";
+  put_string(out, o.price_source);
+  *out += '}';
 }
 
 }  // namespace
@@ -52,24 +108,35 @@ int cmd_offers(const OffersArgs& args) {
   auto sources = gather_offers(spec, args.provider, *config, clock, /*offline_table=*/true);
   if (!sources.ok()) return fail(kExitUsage, sources.error().message);
 
-  std::vector<Offer> offers;
-  const std::string want = upper(args.gpu);
+  // Pointers, so the merge sorts without copying offers.
+  std::vector<const Offer*> offers;
+  offers.reserve(sources->input.gpu_offers.size());
   for (const Offer& o : sources->input.gpu_offers)
-    if (want.empty() || upper(o.gpu_type) == want) offers.push_back(o);
-  std::stable_sort(offers.begin(), offers.end(), [](const Offer& a, const Offer& b) {
-    if (a.available != b.available) return a.available;  // rentable now first
-    return a.usd_per_hour < b.usd_per_hour;
+    if (args.gpu.empty() || same_ignoring_case(o.gpu_type, args.gpu)) offers.push_back(&o);
+  std::stable_sort(offers.begin(), offers.end(), [](const Offer* a, const Offer* b) {
+    if (a->available != b->available) return a->available;  // rentable now first
+    return a->usd_per_hour < b->usd_per_hour;
   });
   const std::string as_of = sources->price_table_as_of;
 
   if (args.json) {
-    nlohmann::json out = {{"live", sources->live_providers},
-                          {"offline_table", sources->table_providers},
-                          {"price_table_as_of", as_of},
-                          {"notes", sources->input.unusable},
-                          {"offers", nlohmann::json::array()}};
-    for (const Offer& o : offers) out["offers"].push_back(offer_json(o));
-    std::cout << out.dump(2) << std::endl;
+    std::string out;
+    out.reserve(256 + offers.size() * 200);
+    out += "{\n  \"live\": ";
+    put_strings(&out, sources->live_providers);
+    out += ",\n  \"offline_table\": ";
+    put_strings(&out, sources->table_providers);
+    out += ",\n  \"price_table_as_of\": ";
+    put_string(&out, as_of);
+    out += ",\n  \"notes\": ";
+    put_strings(&out, sources->input.unusable);
+    out += ",\n  \"offers\": [";
+    for (size_t i = 0; i < offers.size(); ++i) {
+      out += i ? ",\n    " : "\n    ";
+      put_offer(&out, *offers[i]);
+    }
+    out += offers.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
     return kExitOk;
   }
   std::cout << "live: " << joined(sources->live_providers) << "\n";
@@ -78,7 +145,8 @@ int cmd_offers(const OffersArgs& args) {
   for (const auto& why : sources->input.unusable) std::cout << "  note: " << why << "\n";
   std::printf("%-8s %-16s %3s %6s %9s %9s %-5s %s\n", "PROVIDER", "GPU", "N", "VRAM", "$/H",
               "SPOT $/H", "AVAIL", "REGION");
-  for (const Offer& o : offers) {
+  for (const Offer* p : offers) {
+    const Offer& o = *p;
     char vram[16] = "-", spot[16] = "-";
     if (o.vram_gb) std::snprintf(vram, sizeof vram, "%.0f", *o.vram_gb);
     if (o.spot_usd_per_hour) std::snprintf(spot, sizeof spot, "%.3f", *o.spot_usd_per_hour);

@@ -45,6 +45,10 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
     fetched[i].provider = std::move(*p);
   }
   fetch_all_offers(&fetched);
+  size_t live_gpu_offers = 0;  // one allocation for the merge below
+  for (const auto& f : fetched)
+    if (f.provider && f.gpu.ok()) live_gpu_offers += f.gpu->size();
+  out.input.gpu_offers.reserve(live_gpu_offers);
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string& name = names[i];
     FetchedOffers& f = fetched[i];
@@ -62,7 +66,8 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
         continue;
       }
       auto& into = gpu ? out.input.gpu_offers : out.input.cpu_offers;
-      into.insert(into.end(), offers->begin(), offers->end());
+      into.insert(into.end(), std::make_move_iterator(offers->begin()),
+                  std::make_move_iterator(offers->end()));
     }
     if (!asked && offline_table) {
       // Planning only: a driver that cannot list offers (no API key) falls back to the table.

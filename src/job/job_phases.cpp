@@ -118,6 +118,7 @@ Outcome JobPhases::provision(std::string* detail) {
     return d_.provider.ensure_volume(v.name, v.size_gb, in_.plan.gpu.region);
   });
   if (!volume.ok()) return failed(volume.error(), "volume " + v.name, detail);
+  if (!volume->note.empty()) say("volume " + v.name + ": " + volume->note);
   volume_id_ = volume->id;
   gpu_.record.gpu_type = in_.plan.gpu.gpu_type;
   Outcome created = create_pod(gpu_, true, detail);

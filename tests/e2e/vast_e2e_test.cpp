@@ -44,6 +44,10 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
   EXPECT_EQ(pod.volume_id, vols[0].id);
   EXPECT_EQ(pod.region, vols[0].region) << "instance and volume on one machine";
   EXPECT_EQ(pod.mount_path, "/workspace");
+  // A Vast volume lives on one machine: the user is told this one is new and empty (cold).
+  EXPECT_NE(out.find("volume tts-cache: created empty on machine " + vols[0].region),
+            std::string::npos)
+      << out;
   EXPECT_EQ(pod.public_key + "\n", pub);
   EXPECT_EQ(pod.phase, fakecloud::Phase::kTerminated);
   EXPECT_NE(out.find(pod.id + " deleted (confirmed)"), std::string::npos) << out;

@@ -5,12 +5,8 @@
 // and the error a user would see says what happened.
 #include <gtest/gtest.h>
 
-#include "burst/store.h"
-#include "fakecloud/fake_cloud.h"
-#include "fakes/fake_clock.h"
-#include "fakes/temp_dir.h"
 #include "http/curl_http_client.h"
-#include "job/pod_lifecycle.h"
+#include "integration/cloud_faults_fixture.h"
 #include "lambda/lambda_provider.h"
 
 namespace burst {
@@ -20,31 +16,11 @@ using fakecloud::Faults;
 constexpr const char* kKey = "secret_FAULTTESTKEY_lambda_0123456789";
 constexpr const char* kPub = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFaultsKey faults";
 
-class LambdaFaults : public ::testing::Test {
+class LambdaFaults : public CloudFaultsTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(cloud_.start().ok());
-    lp_ = provider(kKey, Duration(1000));
-    auto s = open_sqlite_store(":memory:");
-    ASSERT_TRUE(s.ok()) << s.error().message;
-    store_ = std::move(*s);
-    JobRecord job;
-    job.id = "j1";
-    job.pipeline = "faults";
-    job.state = "running";
-    job.created_ms = to_unix_ms(clock_.now());
-    ASSERT_TRUE(store_->create_job(job).ok());
-  }
+  LambdaFaults() : CloudFaultsTest("lambda", kKey, "/api/v1") {}
 
-  void TearDown() override {
-    for (const auto& e : cloud_.state().request_log()) {
-      EXPECT_FALSE(e.key_leaked) << e.method << " " << e.path;
-      EXPECT_EQ(e.path.find(kKey), std::string::npos);
-      EXPECT_EQ(e.body.find(kKey), std::string::npos);
-    }
-  }
-
-  std::unique_ptr<Provider> provider(const std::string& key, Duration timeout) {
+  std::unique_ptr<Provider> provider(const std::string& key, Duration timeout) override {
     LambdaOptions o;
     o.base_url = cloud_.provider_url("lambda");
     o.api_key = key;
@@ -53,10 +29,8 @@ class LambdaFaults : public ::testing::Test {
     return make_lambda_provider(o, make_curl_http_client(c), clock_);
   }
 
-  void set(const Faults& f) { cloud_.state().set_faults("lambda", f); }
-
   PodRequest request(const std::string& role = "gpu") {
-    auto vol = lp_->ensure_volume("faults-vol", 10, "us-west-1");
+    auto vol = driver_->ensure_volume("faults-vol", 10, "us-west-1");
     EXPECT_TRUE(vol.ok()) << vol.error().message;
     PodRequest r;
     r.job_id = "j1";
@@ -83,45 +57,15 @@ class LambdaFaults : public ::testing::Test {
   // its registered key: the next create's first request is the launch itself.
   void warm_up() {
     PodRecord rec = record("warm");
-    auto pod = create_recorded_pod(*store_, *lp_, clock_, request("warm"), &rec);
+    auto pod = create(request("warm"), &rec);
     ASSERT_TRUE(pod.ok()) << pod.error().message;
     ASSERT_TRUE(verify_delete(&rec).ok());
   }
-
-  Status verify_delete(PodRecord* rec) { return delete_and_verify(*store_, *lp_, clock_, rec); }
-
-  Result<Pod> wait_running(const std::string& id) {
-    return wait_until_running(*lp_, clock_, id, clock_.now() + std::chrono::seconds(60), nullptr);
-  }
-
-  std::vector<fakecloud::FakePod> live() { return cloud_.state().live_pods(); }
-  int pods_named(const std::string& name) {
-    int n = 0;
-    for (const auto& p : cloud_.state().all_pods()) n += p.name == name;
-    return n;
-  }
-  int requests(const std::string& method, const std::string& path, int status) {
-    int n = 0;
-    for (const auto& e : cloud_.state().request_log())
-      n +=
-          e.method == method && e.path.rfind("/lambda/api/v1" + path, 0) == 0 && e.status == status;
-    return n;
-  }
-
-  TempDir dir_;
-  SystemClock real_;
-  fakecloud::FakeCloud cloud_{
-      fakecloud::EmulatorOptions{dir_.path() + "/fc", Duration(0), {{"lambda", kKey}}},
-      real_,
-      {"lambda"}};
-  FakeClock clock_;
-  std::unique_ptr<Provider> lp_;
-  std::unique_ptr<Store> store_;
 };
 
 TEST_F(LambdaFaults, HappyPathRegistersTheKeyMountsTheFileSystemAndLeavesNothing) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *lp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   auto running = wait_running(pod->id);
   ASSERT_TRUE(running.ok()) << running.error().message;
@@ -140,7 +84,7 @@ TEST_F(LambdaFaults, HappyPathRegistersTheKeyMountsTheFileSystemAndLeavesNothing
   EXPECT_TRUE(live().empty());
   // A second instance reuses the registered key.
   PodRecord rec2 = record("again");
-  ASSERT_TRUE(create_recorded_pod(*store_, *lp_, clock_, request("again"), &rec2).ok());
+  ASSERT_TRUE(create(request("again"), &rec2).ok());
   EXPECT_EQ(requests("POST", "/ssh-keys", 200), 1);
   ASSERT_TRUE(verify_delete(&rec2).ok());
   EXPECT_TRUE(live().empty());
@@ -151,7 +95,7 @@ TEST_F(LambdaFaults, LatencyBelowTheTimeoutIsOnlySlowAboveItATimeoutThatSaysSo) 
   f.latency_ms = 150;
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *lp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   ASSERT_TRUE(wait_running(pod->id).ok());
   ASSERT_TRUE(verify_delete(&rec).ok());
@@ -174,7 +118,7 @@ TEST_F(LambdaFaults, A5xxOnLaunchIsCheckedByNameBeforeLaunchingAgain) {
   f.errors_5xx = 2;  // the launch's 503, then the name lookup's 503 (a read: retried)
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *lp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(pods_named(req.name), 1) << "exactly one instance";
   EXPECT_EQ(requests("POST", "/instance-operations/launch", 503), 1);
@@ -185,7 +129,7 @@ TEST_F(LambdaFaults, A5xxOnLaunchIsCheckedByNameBeforeLaunchingAgain) {
   f.errors_5xx = 50;  // a long burst: the user hears what the server said
   f.status_5xx = 502;
   set(f);
-  auto offers = lp_->offers(true);
+  auto offers = driver_->offers(true);
   ASSERT_FALSE(offers.ok());
   EXPECT_EQ(offers.error().code, ErrorCode::kUnavailable);
   EXPECT_EQ(
@@ -204,7 +148,7 @@ TEST_F(LambdaFaults, RateLimitWithRetryAfterIsWaitedOutEvenForLaunch) {
   set(f);
   const Duration slept_before = clock_.total_slept();
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *lp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(clock_.total_slept() - slept_before, Duration(24000)) << "Retry-After: 12, twice";
   EXPECT_EQ(requests("POST", "/instance-operations/launch", 429), 2);
@@ -217,13 +161,13 @@ TEST_F(LambdaFaults, RateLimitWithoutRetryAfterBacksOffThenSaysItWasRateLimited)
   Faults f;
   f.rate_limits = 3;
   set(f);
-  auto pods = lp_->list_pods();
+  auto pods = driver_->list_pods();
   ASSERT_TRUE(pods.ok()) << pods.error().message;
   EXPECT_GT(clock_.total_slept(), Duration(0));
   EXPECT_EQ(requests("GET", "/instances", 429), 3);
   f.rate_limits = 20;
   set(f);
-  auto again = lp_->list_pods();
+  auto again = driver_->list_pods();
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().code, ErrorCode::kRateLimited);
   EXPECT_NE(again.error().message.find("HTTP 429: global/rate-limited"), std::string::npos)
@@ -238,7 +182,7 @@ TEST_F(LambdaFaults, ALaunchThatTimesOutButMadeTheInstanceIsFoundByNameNotRepeat
   f.hang_ms = 1500;  // the driver gives up after 1 s
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *lp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(pod->name, req.name);
   EXPECT_EQ(pods_named(req.name), 1) << "the launch was sent again";
@@ -253,7 +197,7 @@ TEST_F(LambdaFaults, AnInstanceStuckBootingTimesOutAndIsStillTerminated) {
   f.stuck_provisioning = true;
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *lp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   auto running = wait_running(pod->id);
   ASSERT_FALSE(running.ok());
@@ -266,7 +210,7 @@ TEST_F(LambdaFaults, AnInstanceStuckBootingTimesOutAndIsStillTerminated) {
 
 TEST_F(LambdaFaults, ATerminateThatLingersIsPolledThroughTerminating) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *lp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   ASSERT_TRUE(wait_running(pod->id).ok());
   Faults f;
@@ -281,7 +225,7 @@ TEST_F(LambdaFaults, ATerminateThatLingersIsPolledThroughTerminating) {
   EXPECT_TRUE(live().empty());
 
   PodRecord rec2 = record("never");  // a terminate that never takes: loud, then reap works
-  auto pod2 = create_recorded_pod(*store_, *lp_, clock_, request("never"), &rec2);
+  auto pod2 = create(request("never"), &rec2);
   ASSERT_TRUE(pod2.ok()) << pod2.error().message;
   f.delete_lingers = 100000;
   set(f);
@@ -297,12 +241,12 @@ TEST_F(LambdaFaults, ATerminateThatLingersIsPolledThroughTerminating) {
 
 TEST_F(LambdaFaults, AMalformedListIsAnErrorNeverZeroInstances) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *lp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   Faults f;
   f.malformed_list = true;
   set(f);
-  auto pods = lp_->list_pods();
+  auto pods = driver_->list_pods();
   ASSERT_FALSE(pods.ok()) << "a malformed list read as " << pods->size() << " instances";
   EXPECT_EQ(pods.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(
@@ -322,11 +266,11 @@ TEST_F(LambdaFaults, AMalformedListIsAnErrorNeverZeroInstances) {
 
 TEST_F(LambdaFaults, NoCapacityShowsInOffersAndLaunchSaysSo) {
   PodRequest req = request();
-  ASSERT_TRUE(lp_->offers(true).ok());
+  ASSERT_TRUE(driver_->offers(true).ok());
   Faults f;
   f.no_capacity = {"gpu_1x_a10"};
   set(f);
-  auto offers = lp_->offers(true);
+  auto offers = driver_->offers(true);
   ASSERT_TRUE(offers.ok()) << offers.error().message;
   int a10 = 0;
   for (const auto& o : *offers)
@@ -336,7 +280,7 @@ TEST_F(LambdaFaults, NoCapacityShowsInOffersAndLaunchSaysSo) {
     }
   EXPECT_EQ(a10, 1) << "listed once, without a region";
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *lp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.error().code, ErrorCode::kNoCapacity);
   EXPECT_EQ(
@@ -354,7 +298,7 @@ TEST_F(LambdaFaults, AuthFailureSaysTheKeyWasRefusedWithoutShowingIt) {
   Faults f;
   f.auth_failure = true;
   set(f);
-  auto offers = lp_->offers(true);
+  auto offers = driver_->offers(true);
   ASSERT_FALSE(offers.ok());
   EXPECT_EQ(offers.error().code, ErrorCode::kAuth);
   EXPECT_EQ(

@@ -5,12 +5,8 @@
 // error a user would see says what happened.
 #include <gtest/gtest.h>
 
-#include "burst/store.h"
-#include "fakecloud/fake_cloud.h"
-#include "fakes/fake_clock.h"
-#include "fakes/temp_dir.h"
 #include "http/curl_http_client.h"
-#include "job/pod_lifecycle.h"
+#include "integration/cloud_faults_fixture.h"
 #include "runpod/runpod_provider.h"
 
 namespace burst {
@@ -20,31 +16,11 @@ using fakecloud::Faults;
 constexpr const char* kKey = "rpa_FAULTTESTKEY0123456789";
 constexpr const char* kGpu = "NVIDIA GeForce RTX 4090";
 
-class RunpodFaults : public ::testing::Test {
+class RunpodFaults : public CloudFaultsTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(cloud_.start().ok());
-    rp_ = provider(kKey, Duration(1000));
-    auto s = open_sqlite_store(":memory:");
-    ASSERT_TRUE(s.ok()) << s.error().message;
-    store_ = std::move(*s);
-    JobRecord job;
-    job.id = "j1";
-    job.pipeline = "faults";
-    job.state = "running";
-    job.created_ms = to_unix_ms(clock_.now());
-    ASSERT_TRUE(store_->create_job(job).ok());
-  }
+  RunpodFaults() : CloudFaultsTest("runpod", kKey) {}
 
-  void TearDown() override {
-    for (const auto& e : cloud_.state().request_log()) {
-      EXPECT_FALSE(e.key_leaked) << e.method << " " << e.path;
-      EXPECT_EQ(e.path.find(kKey), std::string::npos);
-      EXPECT_EQ(e.body.find(kKey), std::string::npos);
-    }
-  }
-
-  std::unique_ptr<Provider> provider(const std::string& key, Duration timeout) {
+  std::unique_ptr<Provider> provider(const std::string& key, Duration timeout) override {
     RunpodOptions o;
     o.base_url = cloud_.provider_url("runpod");
     o.api_key = key;
@@ -53,10 +29,8 @@ class RunpodFaults : public ::testing::Test {
     return make_runpod_provider(o, make_curl_http_client(c), clock_);
   }
 
-  void set(const Faults& f) { cloud_.state().set_faults("runpod", f); }
-
   PodRequest request() {
-    auto vol = rp_->ensure_volume("faults-vol", 10, "US-KS-2");
+    auto vol = driver_->ensure_volume("faults-vol", 10, "US-KS-2");
     EXPECT_TRUE(vol.ok()) << vol.error().message;
     PodRequest r;
     r.job_id = "j1";
@@ -77,36 +51,11 @@ class RunpodFaults : public ::testing::Test {
     rec.gpu_count = 1;
     return rec;
   }
-
-  Status verify_delete(PodRecord* rec) { return delete_and_verify(*store_, *rp_, clock_, rec); }
-
-  Result<Pod> wait_running(const std::string& id) {
-    return wait_until_running(*rp_, clock_, id, clock_.now() + std::chrono::seconds(60), nullptr);
-  }
-
-  std::vector<fakecloud::FakePod> live() { return cloud_.state().live_pods(); }
-  int pods_made() { return static_cast<int>(cloud_.state().all_pods().size()); }
-  int requests(const std::string& method, const std::string& path, int status) {
-    int n = 0;
-    for (const auto& e : cloud_.state().request_log())
-      n += e.method == method && e.path.rfind("/runpod" + path, 0) == 0 && e.status == status;
-    return n;
-  }
-
-  TempDir dir_;
-  SystemClock real_;
-  fakecloud::FakeCloud cloud_{
-      fakecloud::EmulatorOptions{dir_.path() + "/fc", Duration(0), {{"runpod", kKey}}},
-      real_,
-      {"runpod"}};
-  FakeClock clock_;
-  std::unique_ptr<Provider> rp_;
-  std::unique_ptr<Store> store_;
 };
 
 TEST_F(RunpodFaults, HappyPathLeavesNothing) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   auto running = wait_running(pod->id);
   ASSERT_TRUE(running.ok()) << running.error().message;
@@ -126,7 +75,7 @@ TEST_F(RunpodFaults, LatencyBelowTheTimeoutIsOnlySlow) {
   f.latency_ms = 150;
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   ASSERT_TRUE(wait_running(pod->id).ok());
   ASSERT_TRUE(verify_delete(&rec).ok());
@@ -155,7 +104,7 @@ TEST_F(RunpodFaults, A5xxBurstIsRetriedForReadsAndACreateIsCheckedByNameFirst) {
   f.errors_5xx = 2;  // the create's 503, then the name lookup's 503 (retried)
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(pods_made(), 1) << "exactly one pod: the 503 create made none, the retry one";
   EXPECT_EQ(requests("POST", "/v2/pods", 503), 1);
@@ -170,7 +119,7 @@ TEST_F(RunpodFaults, ALong5xxBurstFailsSayingWhatTheServerSaid) {
   f.errors_5xx = 50;
   f.status_5xx = 502;
   set(f);
-  auto offers = rp_->offers(true);
+  auto offers = driver_->offers(true);
   ASSERT_FALSE(offers.ok());
   EXPECT_EQ(offers.error().code, ErrorCode::kUnavailable);
   EXPECT_EQ(offers.error().message,
@@ -187,7 +136,7 @@ TEST_F(RunpodFaults, RateLimitWithRetryAfterIsWaitedOutEvenForCreate) {
   set(f);
   const Duration slept_before = clock_.total_slept();
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(clock_.total_slept() - slept_before, Duration(8000)) << "Retry-After: 4, twice";
   EXPECT_EQ(pods_made(), 1);
@@ -199,14 +148,14 @@ TEST_F(RunpodFaults, RateLimitWithoutRetryAfterBacksOff) {
   Faults f;
   f.rate_limits = 3;
   set(f);
-  auto pods = rp_->list_pods();
+  auto pods = driver_->list_pods();
   ASSERT_TRUE(pods.ok()) << pods.error().message;
   EXPECT_GT(clock_.total_slept(), Duration(0));
   EXPECT_EQ(requests("GET", "/v2/pods", 429), 3);
 
   f.rate_limits = 20;  // more than the retry budget: the user hears it was rate limiting
   set(f);
-  auto again = rp_->list_pods();
+  auto again = driver_->list_pods();
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().code, ErrorCode::kRateLimited);
   EXPECT_NE(again.error().message.find("HTTP 429: rate limit exceeded"), std::string::npos)
@@ -221,7 +170,7 @@ TEST_F(RunpodFaults, ACreateThatTimesOutButMadeThePodIsFoundByNameNotRepeated) {
   f.hang_ms = 1500;  // the driver gives up after 1 s
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(pod->name, req.name);
   EXPECT_EQ(pods_made(), 1) << "the create was sent again";
@@ -236,7 +185,7 @@ TEST_F(RunpodFaults, APodStuckProvisioningTimesOutAndIsStillDeleted) {
   f.stuck_provisioning = true;
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   auto running = wait_running(pod->id);
   ASSERT_FALSE(running.ok());
@@ -249,7 +198,7 @@ TEST_F(RunpodFaults, APodStuckProvisioningTimesOutAndIsStillDeleted) {
 
 TEST_F(RunpodFaults, ADeleteThatLingersIsPolledUntilReallyGone) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   ASSERT_TRUE(wait_running(pod->id).ok());
   Faults f;
@@ -263,7 +212,7 @@ TEST_F(RunpodFaults, ADeleteThatLingersIsPolledUntilReallyGone) {
 
 TEST_F(RunpodFaults, ADeleteThatNeverTakesFailsLoudlyNamingThePodThenReapWorks) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   Faults f;
   f.delete_lingers = 100000;
@@ -281,12 +230,12 @@ TEST_F(RunpodFaults, ADeleteThatNeverTakesFailsLoudlyNamingThePodThenReapWorks) 
 
 TEST_F(RunpodFaults, AMalformedListIsAnErrorNeverZeroPods) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   Faults f;
   f.malformed_list = true;
   set(f);
-  auto pods = rp_->list_pods();
+  auto pods = driver_->list_pods();
   ASSERT_FALSE(pods.ok()) << "a malformed list read as " << pods->size() << " pods";
   EXPECT_EQ(pods.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(pods.error().message.find("runpod: list pods: the response is not the documented JSON"),
@@ -311,14 +260,14 @@ TEST_F(RunpodFaults, NoCapacityShowsInOffersAndCreateSaysSo) {
   Faults f;
   f.no_capacity = {kGpu};
   set(f);
-  auto offers = rp_->offers(true);
+  auto offers = driver_->offers(true);
   ASSERT_TRUE(offers.ok()) << offers.error().message;
   for (const auto& o : *offers)
     if (o.gpu_type == "RTX_4090") {
       EXPECT_FALSE(o.available) << o.region;
     }
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.error().code, ErrorCode::kNoCapacity);
   EXPECT_EQ(pod.error().message,
@@ -336,7 +285,7 @@ TEST_F(RunpodFaults, AuthFailureSaysTheKeyWasRefusedWithoutShowingIt) {
   f.auth_failure = true;
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *rp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.error().code, ErrorCode::kAuth);
   EXPECT_EQ(pod.error().message,

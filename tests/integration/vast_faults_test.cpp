@@ -7,12 +7,8 @@
 
 #include <functional>
 
-#include "burst/store.h"
-#include "fakecloud/fake_cloud.h"
-#include "fakes/fake_clock.h"
-#include "fakes/temp_dir.h"
 #include "http/curl_http_client.h"
-#include "job/pod_lifecycle.h"
+#include "integration/cloud_faults_fixture.h"
 #include "vast/vast_provider.h"
 
 namespace burst {
@@ -38,31 +34,11 @@ class HookedHttp : public HttpClient {
   std::function<void(const HttpRequest&)>* hook_;
 };
 
-class VastFaults : public ::testing::Test {
+class VastFaults : public CloudFaultsTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(cloud_.start().ok());
-    vp_ = provider(kKey, Duration(1000));
-    auto s = open_sqlite_store(":memory:");
-    ASSERT_TRUE(s.ok()) << s.error().message;
-    store_ = std::move(*s);
-    JobRecord job;
-    job.id = "j1";
-    job.pipeline = "faults";
-    job.state = "running";
-    job.created_ms = to_unix_ms(clock_.now());
-    ASSERT_TRUE(store_->create_job(job).ok());
-  }
+  VastFaults() : CloudFaultsTest("vast", kKey) {}
 
-  void TearDown() override {
-    for (const auto& e : cloud_.state().request_log()) {
-      EXPECT_FALSE(e.key_leaked) << e.method << " " << e.path;
-      EXPECT_EQ(e.path.find(kKey), std::string::npos);
-      EXPECT_EQ(e.body.find(kKey), std::string::npos);
-    }
-  }
-
-  std::unique_ptr<Provider> provider(const std::string& key, Duration timeout) {
+  std::unique_ptr<Provider> provider(const std::string& key, Duration timeout) override {
     VastOptions o;
     o.base_url = cloud_.provider_url("vast");
     o.api_key = key;
@@ -72,7 +48,6 @@ class VastFaults : public ::testing::Test {
                               clock_);
   }
 
-  void set(const Faults& f) { cloud_.state().set_faults("vast", f); }
   // Arms `f` just before the next instance create (PUT /api/v0/asks/...) goes out.
   void on_create(const Faults& f) {
     hook_ = [this, f](const HttpRequest& r) {
@@ -84,7 +59,7 @@ class VastFaults : public ::testing::Test {
   }
 
   PodRequest request() {
-    auto vol = vp_->ensure_volume("faults-vol", 10, kRegion);
+    auto vol = driver_->ensure_volume("faults-vol", 10, kRegion);
     EXPECT_TRUE(vol.ok()) << vol.error().message;
     PodRequest r;
     r.job_id = "j1";
@@ -106,36 +81,12 @@ class VastFaults : public ::testing::Test {
     return rec;
   }
 
-  Status verify_delete(PodRecord* rec) { return delete_and_verify(*store_, *vp_, clock_, rec); }
-
-  Result<Pod> wait_running(const std::string& id) {
-    return wait_until_running(*vp_, clock_, id, clock_.now() + std::chrono::seconds(60), nullptr);
-  }
-
-  std::vector<fakecloud::FakePod> live() { return cloud_.state().live_pods(); }
-  int pods_made() { return static_cast<int>(cloud_.state().all_pods().size()); }
-  int requests(const std::string& method, const std::string& path, int status) {
-    int n = 0;
-    for (const auto& e : cloud_.state().request_log())
-      n += e.method == method && e.path.rfind("/vast" + path, 0) == 0 && e.status == status;
-    return n;
-  }
-
-  TempDir dir_;
-  SystemClock real_;
-  fakecloud::FakeCloud cloud_{
-      fakecloud::EmulatorOptions{dir_.path() + "/fc", Duration(0), {{"vast", kKey}}},
-      real_,
-      {"vast"}};
-  FakeClock clock_;
   std::function<void(const HttpRequest&)> hook_;
-  std::unique_ptr<Provider> vp_;
-  std::unique_ptr<Store> store_;
 };
 
 TEST_F(VastFaults, HappyPathPutsThePodOnTheVolumesMachineWithTheAccountKey) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   auto running = wait_running(pod->id);
   ASSERT_TRUE(running.ok()) << running.error().message;
@@ -158,7 +109,7 @@ TEST_F(VastFaults, LatencyBelowTheTimeoutIsOnlySlow) {
   f.latency_ms = 150;
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   ASSERT_TRUE(wait_running(pod->id).ok());
   ASSERT_TRUE(verify_delete(&rec).ok());
@@ -187,7 +138,7 @@ TEST_F(VastFaults, A5xxOnCreateIsCheckedByLabelBeforeSendingAgain) {
   f.errors_5xx = 2;  // the create's 503, then the label lookup's 503 (retried)
   on_create(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(pods_made(), 1) << "exactly one instance: the 503 create made none, the retry one";
   EXPECT_EQ(requests("PUT", "/api/v0/asks/", 503), 1);
@@ -202,7 +153,7 @@ TEST_F(VastFaults, ALong5xxBurstFailsSayingWhatTheServerSaid) {
   f.errors_5xx = 50;
   f.status_5xx = 502;
   set(f);
-  auto offers = vp_->offers(true);
+  auto offers = driver_->offers(true);
   ASSERT_FALSE(offers.ok());
   EXPECT_EQ(offers.error().code, ErrorCode::kUnavailable);
   EXPECT_EQ(offers.error().message,
@@ -219,7 +170,7 @@ TEST_F(VastFaults, RateLimitWithRetryAfterIsWaitedOutEvenForCreate) {
   on_create(f);
   const Duration slept_before = clock_.total_slept();
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(clock_.total_slept() - slept_before, Duration(8000)) << "Retry-After: 4, twice";
   EXPECT_EQ(requests("PUT", "/api/v0/asks/", 429), 2);
@@ -232,14 +183,14 @@ TEST_F(VastFaults, RateLimitWithoutRetryAfterBacksOffAsVastSendsNone) {
   Faults f;
   f.rate_limits = 3;
   set(f);
-  auto pods = vp_->list_pods();
+  auto pods = driver_->list_pods();
   ASSERT_TRUE(pods.ok()) << pods.error().message;
   EXPECT_GT(clock_.total_slept(), Duration(0));
   EXPECT_EQ(requests("GET", "/api/v1/instances/", 429), 3);
 
   f.rate_limits = 20;  // more than the retry budget: the user hears it was rate limiting
   set(f);
-  auto again = vp_->list_pods();
+  auto again = driver_->list_pods();
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().code, ErrorCode::kRateLimited);
   EXPECT_NE(again.error().message.find("HTTP 429: API requests too frequent"), std::string::npos)
@@ -254,7 +205,7 @@ TEST_F(VastFaults, ACreateThatTimesOutButMadeTheInstanceIsFoundByLabelNotRepeate
   f.hang_ms = 1500;  // the driver gives up after 1 s
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(pod->name, req.name);
   EXPECT_EQ(pods_made(), 1) << "the create was sent again";
@@ -270,7 +221,7 @@ TEST_F(VastFaults, AnInstanceStuckProvisioningTimesOutAndIsStillDestroyed) {
   f.stuck_provisioning = true;
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   auto running = wait_running(pod->id);
   ASSERT_FALSE(running.ok());
@@ -283,7 +234,7 @@ TEST_F(VastFaults, AnInstanceStuckProvisioningTimesOutAndIsStillDestroyed) {
 
 TEST_F(VastFaults, ADestroyThatLingersIsPolledUntilReallyGone) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   ASSERT_TRUE(wait_running(pod->id).ok());
   Faults f;
@@ -297,7 +248,7 @@ TEST_F(VastFaults, ADestroyThatLingersIsPolledUntilReallyGone) {
 
 TEST_F(VastFaults, ADestroyThatNeverTakesFailsLoudlyNamingTheInstanceThenReapWorks) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   Faults f;
   f.delete_lingers = 100000;
@@ -315,12 +266,12 @@ TEST_F(VastFaults, ADestroyThatNeverTakesFailsLoudlyNamingTheInstanceThenReapWor
 
 TEST_F(VastFaults, AMalformedListIsAnErrorNeverZeroInstances) {
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, request(), &rec);
+  auto pod = create(request(), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   Faults f;
   f.malformed_list = true;
   set(f);
-  auto pods = vp_->list_pods();
+  auto pods = driver_->list_pods();
   ASSERT_FALSE(pods.ok()) << "a malformed list read as " << pods->size() << " instances";
   EXPECT_EQ(pods.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(
@@ -346,11 +297,11 @@ TEST_F(VastFaults, NoCapacityShowsInOffersAndCreateSaysSo) {
   Faults f;
   f.no_capacity = {"RTX 4090"};
   set(f);
-  auto offers = vp_->offers(true);
+  auto offers = driver_->offers(true);
   ASSERT_TRUE(offers.ok()) << offers.error().message;
   for (const auto& o : *offers) EXPECT_NE(o.gpu_type, "RTX_4090") << "a rented offer was listed";
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.error().code, ErrorCode::kNoCapacity);
   EXPECT_EQ(pod.error().message,
@@ -377,7 +328,7 @@ TEST_F(VastFaults, AnOfferTakenBetweenSearchAndCreateFallsToTheNextOne) {
     }
   };
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   hook_ = nullptr;
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   EXPECT_EQ(requests("PUT", "/api/v0/asks/412020/", 410), 1);
@@ -394,7 +345,7 @@ TEST_F(VastFaults, AuthFailureSaysTheKeyWasRefusedWithoutShowingIt) {
   f.auth_failure = true;
   set(f);
   PodRecord rec = record();
-  auto pod = create_recorded_pod(*store_, *vp_, clock_, req, &rec);
+  auto pod = create(req, &rec);
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.error().code, ErrorCode::kAuth);
   EXPECT_EQ(pod.error().message,
@@ -416,6 +367,26 @@ TEST_F(VastFaults, AuthFailureSaysTheKeyWasRefusedWithoutShowingIt) {
   EXPECT_EQ(list.error().message,
             "vast: no API key (set VAST_API_KEY, or providers.vast.api_key in config.yaml)");
   EXPECT_TRUE(live().empty());
+}
+
+TEST_F(VastFaults, ANewVolumeIsAnnouncedColdNamingTheMachineItDoesNotReach) {
+  // Vast volumes live on one machine: a run planned on another machine gets a new, empty one.
+  auto first = driver_->ensure_volume("cache", 10, kRegion);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_NE(first->note.find("created empty on machine 41201"), std::string::npos) << first->note;
+  EXPECT_EQ(first->note.find("stays there"), std::string::npos) << "no other volume yet";
+
+  auto other = driver_->ensure_volume("cache", 10, "Quebec, CA (machine 41202)");
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  EXPECT_NE(other->id, first->id);
+  EXPECT_NE(other->note.find("created empty on machine 41202"), std::string::npos) << other->note;
+  EXPECT_NE(other->note.find("on machine 41201 stays there"), std::string::npos) << other->note;
+
+  auto again = driver_->ensure_volume("cache", 10, kRegion);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->id, first->id);
+  EXPECT_TRUE(again->note.empty()) << "an existing volume is warm: " << again->note;
+  EXPECT_EQ(cloud_.state().volumes("vast").size(), 2u);
 }
 
 }  // namespace

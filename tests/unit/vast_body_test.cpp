@@ -190,6 +190,46 @@ TEST(VastJson, AListThatDoesNotParseIsAnErrorNeverNoInstances) {
   EXPECT_FALSE(vast::parse_offers(R"({"offers":{"id":1}})").ok());  // the spec example's shape
 }
 
+TEST(VastJson, OffersAreReadFieldByFieldAndStrictly) {
+  auto ok = vast::parse_offers(R"({"success": true, "offers": [
+      {"id": 4120110, "machine_id": 41201, "gpu_name": "RTX 4090", "num_gpus": 2,
+       "gpu_ram": 24564, "dph_total": 0.7166, "geolocation": "Washington, US",
+       "rentable": true, "rented": false, "search": {"id": 9, "gpuCostPerHour": 0.7},
+       "extra_env": [["-p 22:22", "1"]], "min_bid": 0.42},
+      {"id": 5, "gpu_name": "H100 SXM", "num_gpus": "8", "dph_total": "16.4", "rentable": null,
+       "rented": true}]})");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  ASSERT_EQ(ok->size(), 2u);
+  const auto& a = (*ok)[0];
+  EXPECT_EQ(a.id, 4120110);
+  EXPECT_EQ(a.machine_id, 41201);
+  EXPECT_EQ(a.gpu_name, "RTX 4090");
+  EXPECT_EQ(a.num_gpus, 2);
+  EXPECT_DOUBLE_EQ(a.gpu_ram_mb, 24564);
+  EXPECT_DOUBLE_EQ(a.dph_total, 0.7166);
+  EXPECT_EQ(a.geolocation, "Washington, US");
+  EXPECT_TRUE(a.rentable);
+  EXPECT_FALSE(a.rented);
+  const auto& b = (*ok)[1];
+  EXPECT_EQ(b.id, 5) << "the nested search.id is not the offer's";
+  EXPECT_EQ(b.num_gpus, 8) << "numbers sent as strings are read";
+  EXPECT_DOUBLE_EQ(b.dph_total, 16.4);
+  EXPECT_FALSE(b.rentable) << "only true is rentable";
+  EXPECT_TRUE(b.rented);
+  EXPECT_TRUE(vast::parse_offers(R"({"offers":[]})")->empty());
+
+  for (const char* body :
+       {R"({"offers":{"id":1}})", R"({"offers":[{"id":1,"gpu_name":"A40"},7]})",
+        R"({"offers":[{"gpu_name":"A40"}]})", R"({"offers":[{"id":"1","gpu_name":"A40"}]})",
+        R"({"offers":[{"id":1.5,"gpu_name":"A40"}]})", R"({"offers":[{"id":1}]})",
+        R"({"offers":[{"id":1,"gpu_name":"A40"})", R"([{"id":1,"gpu_name":"A40"}])",
+        R"({"msg":"no offers"})", "API requests too frequent"}) {
+    auto r = vast::parse_offers(body);
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_NE(r.error().message.find("not treating it as empty"), std::string::npos) << body;
+  }
+}
+
 TEST(VastJson, ErrorsKeepVastsWordsAndCapacityIsNoSuchAsk) {
   const std::string gone =
       R"({"success":false,"error":"no_such_ask","msg":"error 410/3907: no_such_ask Instance type 1234567 is no longer available.","ask_id":1234567})";
