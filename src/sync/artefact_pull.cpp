@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <set>
 
 #include "crypto/sha256.h"
 #include "sync/tar_stream.h"
@@ -22,15 +24,17 @@ namespace {
 constexpr uint64_t kProgressEvery = 4ull << 20;
 
 struct Match {
-  std::string name;    // as the pod's shell printed it: relative to workdir, or absolute
-  std::string remote;  // absolute, for SFTP
+  std::string name;  // as the pod's shell printed it: relative to workdir, or absolute
   uint64_t size = 0;
   int64_t mtime = 0;
   uint32_t mode = 0;
   fs::path dest, tmp;
-  std::string local_sha;
-  uint64_t kept = 0;  // bytes reused from an earlier attempt's partial file
+  std::string local_sha, remote_sha;
+  std::unique_ptr<Sha256> sink_hash;  // a streamed file's hash, from byte 0
+  uint64_t kept = 0;                  // bytes reused from an earlier attempt's partial file
   bool current = false;
+  bool fetched = false;  // its bytes arrived (verification still to come)
+  bool skipped = false;  // not part of this attempt
 };
 
 // "out/clips/*.wav" -> "out/clips": the part of the pattern before the first wildcard's dir.
@@ -41,12 +45,19 @@ std::string literal_dir(const std::string& pattern) {
   return slash == std::string::npos ? "" : head.substr(0, slash);
 }
 
-// One exec resolves the patterns and then hashes what matched: a NUL-terminated record
-// "<pattern index>\t<size>\t<mtime>\t<mode>\t<name>" per match, "END\0", then `sha256sum -z`'s
-// records. Hashing runs while the transfer goes on in other channels; each shell start costs a
-// login shell's rc files on the pod, so fewer execs is faster (bench/README.md).
-std::string resolve_command(const std::vector<std::string>& patterns, const std::string& workdir) {
-  std::string cmd = "cd " + shell_quote(workdir) + " || exit 3; L=$(mktemp) || exit 3; ";
+// The whole pull is one remote command, so it costs one command start on the pod (each start runs
+// the login shell there). Part 1 resolves the patterns: a NUL-terminated record
+// "<pattern index>\t<size>\t<mtime>\t<mode>\t<name>" per match, then "END\0". Part 2 reads one
+// plan line per match from stdin ("s" skip, "t" in the tar batch, "b OFFSET COUNT" streamed from
+// OFFSET) and answers with: each "b" file's COUNT bytes in order (dd; zero-padded or cut if the
+// file changed size, so the framing holds), one `tar -c` stream of the "t" files, then
+// "<sha256>  <name>\0" for every file sent. The pod hashes each file while it sends it (a second
+// read, from its page cache), with openssl when it has it (about 3x faster than coreutils'
+// sha256sum). A file that changes on the pod during the pull then fails verification.
+std::string pull_command(const std::vector<std::string>& patterns, const std::string& workdir) {
+  std::string cmd = "cd " + shell_quote(workdir) +
+                    " || exit 3; D=$(mktemp -d) || exit 3; trap 'rm -rf \"$D\"' EXIT; "
+                    "L=$D/l T=$D/t H=$D/h E=$D/e; : > \"$T\"; : > \"$H\"; export T H E; ";
   for (size_t i = 0; i < patterns.size(); ++i) {
     cmd += "set --; for f in " + shell_glob(patterns[i]) +
            "; do [ -f \"$f\" ] && set -- \"$@\" \"$f\"; done; if [ $# -gt 0 ]; then stat -L "
@@ -55,11 +66,22 @@ std::string resolve_command(const std::vector<std::string>& patterns, const std:
            "\\t%s\\t%Y\\t%a\\t%n\\0' -- \"$@\"; "
            "printf '%s\\0' \"$@\" >> \"$L\"; fi; ";
   }
-  return cmd + "printf 'END\\0'; xargs -0 -r sha256sum -z -- < \"$L\"; rm -f \"$L\"; true";
-}
-
-std::string tar_command(const std::string& workdir) {
-  return "cd " + shell_quote(workdir) + " && tar -chPf - --null -T -";
+  // Inside sh -c '...': no single quotes.
+  const std::string pass =
+      "if command -v openssl >/dev/null 2>&1; then h1() { openssl dgst -sha256 -r \"$1\"; }; "
+      "else h1() { sha256sum -- \"$1\"; }; fi; "
+      "for f; do read -r k o n || k=s; case $f in /*) g=$f;; *) g=./$f;; esac; case $k in "
+      "t) printf \"%s\\0\" \"$f\" >> \"$T\";; "
+      "b) ( h=$(h1 \"$g\" 2>/dev/null) && h=${h#\\\\} && printf \"%s  %s\\0\" \"${h%% *}\" \"$f\" "
+      ">> \"$H\" ) & "
+      "LC_ALL=C dd if=\"$g\" bs=1M iflag=skip_bytes,count_bytes skip=\"$o\" count=\"$n\" "
+      "2>\"$E\"; got=0; while read -r a b; do got=$a; done < \"$E\"; "
+      "case $got in \"\"|*[!0-9]*) got=0; cat \"$E\" >&2;; esac; "
+      "if [ \"$got\" -lt \"$n\" ]; then head -c $((n - got)) /dev/zero; fi;; "
+      "esac; done; wait";
+  return cmd + "printf 'END\\0'; if [ -s \"$L\" ]; then xargs -0 -a \"$L\" sh -c '" + pass +
+         "' sh; fi; if [ -s \"$T\" ]; then xargs -0 -a \"$T\" sha256sum -z -- >> \"$H\" & "
+         "tar -chPf - --null -T \"$T\"; wait; fi; cat \"$H\"";
 }
 
 Status os_error(const std::string& what, const fs::path& p) {
@@ -72,6 +94,9 @@ struct LocalSink {
   Sha256 hash;
   Status write(const char* d, size_t n, const fs::path& p) {
     hash.update(d, n);
+    return write_raw(d, n, p);
+  }
+  Status write_raw(const char* d, size_t n, const fs::path& p) {
     while (n > 0) {
       ssize_t w = ::write(fd, d, n);
       if (w < 0) return os_error("write", p);
@@ -80,6 +105,30 @@ struct LocalSink {
     }
     return Status::Ok();
   }
+};
+
+// The command's stdout, with bytes handed back (what a reader took past its part) read first.
+class Source {
+ public:
+  explicit Source(RemoteStream& in) : in_(in) {}
+  void unread(std::string bytes) {
+    pending_ = std::move(bytes) + pending_.substr(pos_);
+    pos_ = 0;
+  }
+  Result<size_t> read(char* d, size_t n) {
+    if (pos_ < pending_.size()) {
+      size_t k = std::min(n, pending_.size() - pos_);
+      std::memcpy(d, pending_.data() + pos_, k);
+      pos_ += k;
+      return k;
+    }
+    return in_.read(d, n);
+  }
+
+ private:
+  RemoteStream& in_;
+  std::string pending_;
+  size_t pos_ = 0;
 };
 
 class Puller {
@@ -99,73 +148,233 @@ class Puller {
     if (progress_) progress_(r);
   }
 
-  // Over SFTP from the partial file's end; `fresh` discards any partial file first.
-  Status fetch_sftp(Match& m, bool fresh) {
-    std::error_code ec;
-    uint64_t have = fresh ? 0 : fs::file_size(m.tmp, ec);
-    if (ec || have > m.size) have = 0;
-    LocalSink out;
-    if (have > 0) {
-      auto prefix = sha256_file(m.tmp.string(), static_cast<long long>(have));
-      if (!prefix.ok()) have = 0;
-      int fd = ::open(m.tmp.c_str(), O_RDONLY | O_CLOEXEC);
-      std::vector<char> buf(256 * 1024);
-      for (uint64_t left = have; fd >= 0 && left > 0;) {
-        ssize_t n = ::read(fd, buf.data(), std::min<uint64_t>(left, buf.size()));
-        if (n <= 0) break;
-        out.hash.update(buf.data(), static_cast<size_t>(n));
-        left -= static_cast<uint64_t>(n);
-      }
-      if (fd >= 0) ::close(fd);
-    }
-    out.fd = ::open(m.tmp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (have ? 0 : O_TRUNC), 0600);
-    if (out.fd < 0) return os_error("open", m.tmp);
-    if (have > 0 && (::ftruncate(out.fd, static_cast<off_t>(have)) != 0 ||
-                     ::lseek(out.fd, static_cast<off_t>(have), SEEK_SET) < 0)) {
-      ::close(out.fd);
-      return os_error("seek", m.tmp);
-    }
-    m.kept = have;
-    r.bytes_resumed += static_cast<int64_t>(have);
-    Status st;
-    Status rs = s_.read_file(m.remote, have, [&](const char* d, size_t n) {
-      st = out.write(d, n, m.tmp);
-      if (st.ok()) count(n);
-      return st.ok();
-    });
-    ::close(out.fd);
+  // Resolves the patterns on the pod and fetches what is not home. `only` (the second attempt)
+  // limits the transfer to those names, from zero; everything else is skipped and not counted.
+  // Fills `matches`; each fetched one has local_sha and, when the pod could hash it, remote_sha.
+  Status attempt(const std::vector<std::string>& patterns, const std::vector<Artefact>& artefacts,
+                 const std::string& workdir, const std::set<std::string>* only,
+                 std::vector<Match>& matches, std::string* pod_err) {
+    auto stream = s_.open_stream(pull_command(patterns, workdir));
+    if (!stream.ok()) return with_context(stream.error(), "pull: resolve artefacts");
     r.round_trips++;
-    if (!st.ok()) return st;
-    if (!rs.ok()) return with_context(rs.error(), "artefact " + m.name);
-    m.local_sha = out.hash.hex_digest();
+    RemoteStream& in = **stream;
+    Source src(in);
+    std::string listing;
+    {
+      std::vector<char> buf(64 * 1024);
+      const std::string end_mark = std::string("END") + '\0';
+      size_t scan = 0;  // start of the next record
+      while (true) {
+        auto n = src.read(buf.data(), buf.size());
+        if (!n.ok()) return with_context(n.error(), "pull: resolve artefacts");
+        if (*n == 0) {
+          std::string err;
+          auto rc = in.finish(&err);
+          while (!err.empty() && err.back() == '\n') err.pop_back();
+          return make_error(ErrorCode::kRemoteFailed,
+                            "pull: resolving artefacts on the pod failed" +
+                                (rc.ok() ? " (exit " + std::to_string(*rc) + ")" : "") +
+                                (err.empty() ? "" : ": " + err));
+        }
+        listing.append(buf.data(), *n);
+        bool done = false;
+        for (size_t end; (end = listing.find('\0', scan)) != std::string::npos; scan = end + 1) {
+          if (listing.compare(scan, end - scan, "END") == 0) {
+            src.unread(listing.substr(end + 1));
+            listing.resize(scan);
+            done = true;
+            break;
+          }
+        }
+        if (done) break;
+      }
+    }
+    std::vector<bool> matched(patterns.size(), false);
+    for (size_t pos = 0; pos < listing.size();) {
+      size_t end = listing.find('\0', pos);
+      if (end == std::string::npos) break;
+      std::string rec = listing.substr(pos, end - pos);
+      pos = end + 1;
+      size_t t[4];
+      t[0] = rec.find('\t');
+      for (int k = 1; k < 4; ++k)
+        t[k] = t[k - 1] == std::string::npos ? t[k - 1] : rec.find('\t', t[k - 1] + 1);
+      if (t[3] == std::string::npos) continue;
+      const size_t idx = std::stoul(rec.substr(0, t[0]));
+      if (idx >= patterns.size()) continue;
+      Match m;
+      m.size = std::stoull(rec.substr(t[0] + 1, t[1] - t[0] - 1));
+      m.mtime = std::stoll(rec.substr(t[1] + 1, t[2] - t[1] - 1));
+      m.mode = static_cast<uint32_t>(std::stoul(rec.substr(t[2] + 1, t[3] - t[2] - 1), nullptr, 8));
+      m.name = rec.substr(t[3] + 1);
+      const std::string base = literal_dir(patterns[idx]);
+      std::string rel =
+          base.empty() ? m.name : m.name.substr(std::min(m.name.size(), base.size() + 1));
+      if (rel.empty() || rel.find("..") != std::string::npos)
+        rel = fs::path(m.name).filename().string();
+      m.dest = fs::path(artefacts[idx].local) / rel;
+      m.tmp = m.dest;
+      m.tmp += ".burst-part";
+      matched[idx] = true;
+      matches.push_back(std::move(m));
+    }
+    if (!only) {
+      for (size_t i = 0; i < patterns.size(); ++i)
+        if (!matched[i]) r.unmatched.push_back(artefacts[i].remote);
+    }
+
+    // The plan, one line per match in the listing's order.
+    std::string plan;
+    std::vector<Match*> big, small;
+    for (Match& m : matches) {
+      if (only) {
+        if (!only->count(m.name)) {
+          m.skipped = true;
+          plan += "s\n";
+          continue;
+        }
+        std::error_code ec;
+        fs::remove(m.tmp, ec);  // the partial file came from an older version: start over
+      } else {
+        r.files_total++;
+        r.bytes_total += static_cast<int64_t>(m.size);
+      }
+      std::error_code ec;
+      fs::create_directories(m.dest.parent_path(), ec);
+      struct stat sb {};
+      if (!only && ::stat(m.dest.c_str(), &sb) == 0 &&
+          static_cast<uint64_t>(sb.st_size) == m.size && sb.st_mtime == m.mtime) {
+        m.current = true;  // installed (and verified) by an earlier attempt
+        r.files_current++;
+        plan += "s\n";
+        continue;
+      }
+      if (m.size >= kBatchMax) {
+        Status st = resume_point(m);
+        if (!st.ok()) return st;
+        plan += "b " + std::to_string(m.kept) + " " + std::to_string(m.size - m.kept) + "\n";
+        big.push_back(&m);
+      } else {
+        plan += "t\n";
+        small.push_back(&m);
+      }
+    }
+    tick();
+    Status st = in.write(plan.data(), plan.size());
+    if (st.ok()) st = in.close_stdin();
+    if (!st.ok()) return with_context(st.error(), "pull");
+    if (big.empty() && small.empty()) {
+      std::string ignored;
+      (void)in.finish(&ignored);
+      return Status::Ok();
+    }
+    for (Match* m : big) {
+      st = fetch_exact(src, *m);
+      if (!st.ok()) return st;
+    }
+    if (!small.empty()) {
+      st = fetch_tar(src, small);
+      if (!st.ok()) return st;
+    }
+    // The pod's hashes: "<sha256>  <name>\0" each, after any zero padding that ends the archive.
+    std::string out;
+    std::vector<char> buf(64 * 1024);
+    while (true) {
+      auto n = src.read(buf.data(), buf.size());
+      if (!n.ok()) return with_context(n.error(), "pull: hash on the pod");
+      if (*n == 0) break;
+      out.append(buf.data(), *n);
+    }
+    auto rc = in.finish(pod_err);
+    if (!rc.ok()) return with_context(rc.error(), "pull");
+    std::map<std::string, std::string> remote_sha;
+    size_t pos = out.find_first_not_of('\0');
+    while (pos != std::string::npos && pos < out.size()) {
+      size_t end = out.find('\0', pos);
+      if (end == std::string::npos) break;
+      if (end - pos > 66) remote_sha[out.substr(pos + 66, end - pos - 66)] = out.substr(pos, 64);
+      pos = end + 1;
+    }
+    for (Match& m : matches) {
+      auto h = remote_sha.find(m.name);
+      if (h != remote_sha.end()) m.remote_sha = h->second;
+    }
     return Status::Ok();
   }
 
-  // Every small file in one `tar -c` stream.
-  Status fetch_tar(std::vector<Match*>& batch, const std::string& workdir,
-                   Result<std::unique_ptr<RemoteStream>> stream) {
-    if (batch.empty()) {
-      if (stream.ok()) {
-        (void)(*stream)->close_stdin();
-        std::string ignored;
-        (void)(*stream)->finish(&ignored);
+ private:
+  // Where a partial file left by an earlier attempt lets this one start; hashes that prefix.
+  Status resume_point(Match& m) {
+    std::error_code ec;
+    uint64_t have = fs::file_size(m.tmp, ec);
+    if (ec || have > m.size) have = 0;
+    m.sink_hash = std::make_unique<Sha256>();
+    if (have > 0) {
+      int fd = ::open(m.tmp.c_str(), O_RDONLY | O_CLOEXEC);
+      std::vector<char> buf(256 * 1024);
+      uint64_t left = have;
+      while (fd >= 0 && left > 0) {
+        ssize_t n = ::read(fd, buf.data(), std::min<uint64_t>(left, buf.size()));
+        if (n <= 0) break;
+        m.sink_hash->update(buf.data(), static_cast<size_t>(n));
+        left -= static_cast<uint64_t>(n);
       }
-      return Status::Ok();
+      if (fd >= 0) ::close(fd);
+      if (fd < 0 || left > 0) {
+        have = 0;
+        m.sink_hash = std::make_unique<Sha256>();
+      }
     }
-    std::map<std::string, Match*> by_name;
-    std::string list;
-    for (Match* m : batch) {
-      by_name[m->name] = m;
-      list += m->name + '\0';
+    m.kept = have;
+    return Status::Ok();
+  }
+
+  // COUNT bytes of a "b" file into its partial file, from where the last attempt stopped.
+  Status fetch_exact(Source& src, Match& m) {
+    int fd = ::open(m.tmp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (m.kept ? 0 : O_TRUNC), 0600);
+    if (fd < 0) return os_error("open", m.tmp);
+    if (m.kept > 0 && (::ftruncate(fd, static_cast<off_t>(m.kept)) != 0 ||
+                       ::lseek(fd, static_cast<off_t>(m.kept), SEEK_SET) < 0)) {
+      ::close(fd);
+      return os_error("seek", m.tmp);
     }
-    if (!stream.ok()) stream = s_.open_stream(tar_command(workdir));
-    if (!stream.ok()) return with_context(stream.error(), "pull");
-    r.round_trips++;
-    RemoteStream& in = **stream;
-    Status st = in.write(list.data(), list.size());
-    if (st.ok()) st = in.close_stdin();
-    TarReader tar([&](char* d, size_t n) { return in.read(d, n); });
+    r.bytes_resumed += static_cast<int64_t>(m.kept);
+    LocalSink out;
+    out.fd = fd;
     std::vector<char> buf(256 * 1024);
+    uint64_t left = m.size - m.kept;
+    Status st;
+    while (left > 0) {
+      auto n = src.read(buf.data(), static_cast<size_t>(std::min<uint64_t>(left, buf.size())));
+      if (!n.ok()) {
+        st = with_context(n.error(), "artefact " + m.name);
+        break;
+      }
+      if (*n == 0) {
+        st = make_error(ErrorCode::kConnection, "pull: artefact " + m.name + ": the stream ended " +
+                                                    std::to_string(left) + " bytes early");
+        break;
+      }
+      m.sink_hash->update(buf.data(), *n);
+      st = out.write_raw(buf.data(), *n, m.tmp);
+      if (!st.ok()) break;
+      left -= *n;
+      count(*n);
+    }
+    ::close(fd);
+    if (!st.ok()) return st;
+    m.local_sha = m.sink_hash->hex_digest();
+    m.fetched = true;
+    return Status::Ok();
+  }
+
+  // Every small file, from one `tar -c` stream.
+  Status fetch_tar(Source& src, std::vector<Match*>& batch) {
+    std::map<std::string, Match*> by_name;
+    for (Match* m : batch) by_name[m->name] = m;
+    TarReader tar([&](char* d, size_t n) { return src.read(d, n); });
+    std::vector<char> buf(256 * 1024);
+    Status st;
     while (st.ok()) {
       auto e = tar.next();
       if (!e.ok()) {
@@ -191,20 +400,12 @@ class Puller {
       }
       ::close(out.fd);
       m.local_sha = out.hash.hex_digest();
+      m.fetched = true;
     }
-    std::string err;
-    auto rc = in.finish(&err);
-    if (!st.ok()) return with_context(st.error(), "pull");
-    if (!rc.ok()) return with_context(rc.error(), "pull");
-    if (*rc != 0) {
-      while (!err.empty() && err.back() == '\n') err.pop_back();
-      return make_error(ErrorCode::kRemoteFailed,
-                        "pull: tar on the pod exited " + std::to_string(*rc) + ": " + err);
-    }
-    return Status::Ok();
+    src.unread(tar.take_buffered());
+    return st.ok() ? Status::Ok() : with_context(st.error(), "pull");
   }
 
- private:
   RemoteSession& s_;
   const std::function<void(const PullResult&)>& progress_;
   uint64_t since_ = 0;
@@ -237,150 +438,51 @@ Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Arte
     patterns.push_back(pattern);
   }
   if (patterns.empty()) return r;
-  auto resolver = session.open_stream(resolve_command(patterns, workdir));
-  if (!resolver.ok()) return with_context(resolver.error(), "pull: resolve artefacts");
-  r.round_trips++;
-  RemoteStream& hasher = **resolver;
-  (void)hasher.close_stdin();
-  // Start the tar channel and the SFTP subsystem now, so that their shells start on the pod
-  // while the patterns resolve (each start runs the login shell's rc files there).
-  auto early_tar = session.open_stream(tar_command(workdir));
-  (void)session.stat(workdir);
-  // Read up to the END record; what follows (the hashes) is read after the transfer.
-  std::string listing, rest;
-  {
-    std::vector<char> buf(64 * 1024);
-    const std::string end_mark = std::string("END") + '\0';
-    while (true) {
-      auto n = hasher.read(buf.data(), buf.size());
-      if (!n.ok()) return with_context(n.error(), "pull: resolve artefacts");
-      if (*n == 0) break;
-      listing.append(buf.data(), *n);
-      size_t at = listing.find(end_mark);
-      while (at != std::string::npos && at > 0 && listing[at - 1] != '\0')
-        at = listing.find(end_mark, at + 1);
-      if (at != std::string::npos) {
-        rest = listing.substr(at + end_mark.size());
-        listing.resize(at);
-        break;
-      }
-    }
-  }
-  const std::string* listing_ptr = &listing;
-  std::vector<Match> matches;
-  std::vector<bool> matched(patterns.size(), false);
-  for (size_t pos = 0; pos < listing_ptr->size();) {
-    size_t end = listing_ptr->find('\0', pos);
-    if (end == std::string::npos) break;
-    std::string rec = listing_ptr->substr(pos, end - pos);
-    pos = end + 1;
-    size_t t[4];
-    t[0] = rec.find('\t');
-    for (int k = 1; k < 4; ++k)
-      t[k] = t[k - 1] == std::string::npos ? t[k - 1] : rec.find('\t', t[k - 1] + 1);
-    if (t[3] == std::string::npos) continue;
-    const size_t idx = std::stoul(rec.substr(0, t[0]));
-    if (idx >= patterns.size()) continue;
-    Match m;
-    m.size = std::stoull(rec.substr(t[0] + 1, t[1] - t[0] - 1));
-    m.mtime = std::stoll(rec.substr(t[1] + 1, t[2] - t[1] - 1));
-    m.mode = static_cast<uint32_t>(std::stoul(rec.substr(t[2] + 1, t[3] - t[2] - 1), nullptr, 8));
-    m.name = rec.substr(t[3] + 1);
-    m.remote = m.name[0] == '/' ? m.name : workdir + "/" + m.name;
-    const std::string base = literal_dir(patterns[idx]);
-    std::string rel =
-        base.empty() ? m.name : m.name.substr(std::min(m.name.size(), base.size() + 1));
-    if (rel.empty() || rel.find("..") != std::string::npos)
-      rel = fs::path(m.name).filename().string();
-    m.dest = fs::path(artefacts[idx].local) / rel;
-    m.tmp = m.dest;
-    m.tmp += ".burst-part";
-    matched[idx] = true;
-    matches.push_back(std::move(m));
-  }
-  for (size_t i = 0; i < patterns.size(); ++i)
-    if (!matched[i]) r.unmatched.push_back(artefacts[i].remote);
 
-  // Hash on the pod while the bytes travel; read the answers at the end.
-  std::vector<Match*> big, small;
-  for (Match& m : matches) {
-    r.files_total++;
-    r.bytes_total += static_cast<int64_t>(m.size);
-    std::error_code ec;
-    fs::create_directories(m.dest.parent_path(), ec);
-    struct stat sb {};
-    if (::stat(m.dest.c_str(), &sb) == 0 && static_cast<uint64_t>(sb.st_size) == m.size &&
-        sb.st_mtime == m.mtime) {
-      m.current = true;  // installed (and verified) by an earlier attempt
-      r.files_current++;
-      continue;
-    }
-    (m.size >= kBatchMax ? big : small).push_back(&m);
-  }
-  p.tick();
-  Status st = p.fetch_tar(small, workdir, std::move(early_tar));
-  for (Match* m : big) {
-    if (!st.ok()) break;
-    st = p.fetch_sftp(*m, false);
-  }
-  if (!st.ok()) return st.error();
-
-  std::map<std::string, std::string> remote_sha;
-  if (big.empty() && small.empty()) {
-    p.tick();  // all home already: no need to wait for the pod's hashes
+  // A second attempt refetches from zero what failed after resuming from an older partial file.
+  std::set<std::string> retry;
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1 && retry.empty()) break;
+    std::vector<Match> matches;
+    std::string pod_err;
+    Status st =
+        p.attempt(patterns, artefacts, workdir, round ? &retry : nullptr, matches, &pod_err);
+    if (!st.ok()) return st.error();
+    while (!pod_err.empty() && pod_err.back() == '\n') pod_err.pop_back();
+    std::set<std::string> again;
     for (Match& m : matches) {
+      if (m.skipped) continue;
+      if (!m.current) {
+        std::error_code ec;
+        const bool verified = !m.remote_sha.empty() && m.fetched &&
+                              fs::file_size(m.tmp, ec) == m.size && !ec &&
+                              m.local_sha == m.remote_sha;
+        if (!verified && m.kept > 0 && round == 0) {
+          again.insert(m.name);  // the partial file came from an older version of the artefact
+          r.bytes_resumed -= static_cast<int64_t>(m.kept);
+          continue;
+        }
+        if (!verified) {
+          fs::remove(m.tmp, ec);
+          std::string why;
+          if (!m.fetched)
+            why = "not received from the pod" + (pod_err.empty() ? "" : " (" + pod_err + ")");
+          else if (m.remote_sha.empty())
+            why = "the pod could not hash it (was it removed during the pull?)";
+          else
+            why = "sha256 mismatch (pod " + m.remote_sha.substr(0, 12) + ", received " +
+                  m.local_sha.substr(0, 12) +
+                  "): it changed on the pod during the pull; not installed";
+          r.failed.push_back("artefact " + m.name + ": " + why);
+          continue;
+        }
+        st = install(m);
+        if (!st.ok()) return st.error();
+      }
       r.files++;
       r.local_paths.push_back(m.dest.string());
     }
-    return r;
-  }
-  std::string out = rest;
-  std::vector<char> buf(64 * 1024);
-  while (true) {
-    auto n = hasher.read(buf.data(), buf.size());
-    if (!n.ok()) return with_context(n.error(), "pull: hash on the pod");
-    if (*n == 0) break;
-    out.append(buf.data(), *n);
-  }
-  std::string err;
-  auto rc = hasher.finish(&err);
-  if (!rc.ok()) return with_context(rc.error(), "pull: hash on the pod");
-  for (size_t pos = 0; pos < out.size();) {
-    size_t end = out.find('\0', pos);
-    if (end == std::string::npos) break;
-    if (end - pos > 66) remote_sha[out.substr(pos + 66, end - pos - 66)] = out.substr(pos, 64);
-    pos = end + 1;
-  }
-
-  for (Match& m : matches) {
-    if (!m.current) {
-      auto want = remote_sha.find(m.name);
-      std::error_code ec;
-      auto verified = [&] {
-        return want != remote_sha.end() && fs::file_size(m.tmp, ec) == m.size && !ec &&
-               m.local_sha == want->second;
-      };
-      if (!verified() && m.kept > 0) {
-        // The partial file came from an older version of the artefact: start it over once.
-        st = p.fetch_sftp(m, true);
-        if (!st.ok()) return st.error();
-      }
-      if (!verified()) {
-        fs::remove(m.tmp, ec);
-        r.failed.push_back(
-            "artefact " + m.name + ": " +
-            (want == remote_sha.end()
-                 ? std::string("the pod could not hash it (was it removed during the pull?)")
-                 : "sha256 mismatch (pod " + want->second.substr(0, 12) + ", received " +
-                       m.local_sha.substr(0, 12) +
-                       "): it changed on the pod during the pull; not installed"));
-        continue;
-      }
-      st = install(m);
-      if (!st.ok()) return st.error();
-    }
-    r.files++;
-    r.local_paths.push_back(m.dest.string());
+    retry = std::move(again);
   }
   p.tick();
   return r;

@@ -1,9 +1,10 @@
 // Bringing artefacts home (docs/sync.md).
 //
-// One exec resolves every pattern on the pod (sizes, mtimes, modes). A second command hashes the
-// matches with `sha256sum` while the transfer runs beside it. Files of kBatchMax bytes or more come
-// over SFTP with many reads in flight, resuming from a partial `<dest>.burst-part` left by an
-// earlier attempt; smaller ones come together in one `tar -c` stream. Each file is written under
+// One remote command resolves every pattern on the pod (sizes, mtimes, modes), then sends what the
+// client asks for on the same channel: files of kBatchMax bytes or more streamed from an offset,
+// resuming from a partial `<dest>.burst-part` left by an earlier attempt; smaller ones together
+// in one `tar -c` stream; then the SHA-256 of each, computed on the pod beside the transfer. Each
+// file is written under
 // `<dest>.burst-part`, hashed as it arrives, and renamed into place only when its size and SHA-256
 // match the pod's. A mismatch is reported and the partial file removed: never installed.
 #pragma once
@@ -25,13 +26,13 @@ struct PullResult {
   int64_t bytes_total = 0;    // their sizes
   int64_t files_current = 0;  // already home with the pod's size and mtime: not transferred
   int64_t bytes_resumed = 0;  // kept from an earlier attempt's partial file
-  int64_t round_trips = 0;
+  int64_t round_trips = 0;    // remote commands: 1, or 2 when a stale partial file is refetched
   std::vector<std::string> local_paths;
   std::vector<std::string> unmatched;  // artefact patterns that matched nothing
   std::vector<std::string> failed;     // verification failures, one message each; not installed
 };
 
-// Files at least this large go over pipelined SFTP (resumable); smaller ones in a tar stream.
+// Files at least this large are streamed by offset (resumable); smaller ones in a tar stream.
 constexpr uint64_t kBatchMax = 8ull << 20;
 
 // `workdir` is the remote code dir (relative patterns start there); `volume` replaces a leading

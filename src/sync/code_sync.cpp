@@ -15,7 +15,7 @@
 namespace burst {
 namespace {
 
-// More touched files than this are sent again instead: each touch is a word on the command line.
+// More touched files than this are sent again instead: each touch costs two processes on the pod.
 constexpr size_t kMaxTouchCommands = 200;
 
 std::string dirname_of(const std::string& path) {
@@ -23,37 +23,58 @@ std::string dirname_of(const std::string& path) {
   return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// Round trip 1: "T1\n" if the pod has tar, the manifest, a NUL, then stat records of every path
-// the manifest names (missing paths print nothing).
-std::string probe_command(const SyncTarget& t) {
+// The whole sync is one remote command, so it costs one command start on the pod (each start runs
+// the login shell there). Its first part prints "T1\n" if the pod has tar, the manifest, a NUL,
+// a stat record per path the manifest names (missing paths print nothing), and "END\0". Then it
+// waits for the client's decision on stdin: end of input means nothing to do; otherwise a line
+// "<removal bytes> <touch script bytes>", the NUL-separated removals, the touch script, and a tar
+// stream that ends with the new manifest under `manifest_tmp`.
+std::string sync_command(const SyncTarget& t, const std::string& manifest_tmp) {
   const std::string m = shell_quote(t.manifest_path), r = shell_quote(t.remote_dir);
+  const std::string tmp = shell_quote(manifest_tmp);
   return "if command -v tar >/dev/null 2>&1; then echo T1; else echo T0; fi; "
-         "if [ -f " +
+         "( if [ -f " +
          m + " ] && cd " + r + " 2>/dev/null; then cat " + m +
          "; printf '\\0'; "
          "tail -n +2 " +
          m +
          " | cut -f6- | tr '\\n' '\\0' | "
          "xargs -0 -r stat --printf='%f\\t%s\\t%Y\\t%n\\0' -- 2>/dev/null; true; "
-         "else printf '\\0'; fi";
+         "else printf '\\0'; fi ); printf 'END\\0'; "
+         "read -r nr nt || exit 0; set -e; mkdir -p " +
+         r + " " + shell_quote(dirname_of(t.manifest_path)) + "; cd " + r + "; trap 'rm -f -- " +
+         tmp +
+         "' EXIT; "
+         "if [ \"$nr\" -gt 0 ]; then head -c \"$nr\" | xargs -0 sh -c 'for p; do "
+         "if [ -d \"$p\" ] && [ ! -L \"$p\" ]; then rmdir -- \"$p\" 2>/dev/null || true; "
+         "else rm -f -- \"$p\"; fi; done' sh; fi; "
+         "if [ \"$nt\" -gt 0 ]; then head -c \"$nt\" | sh -e; fi; "
+         "tar --no-same-owner -xpf -; mv -f -- " +
+         tmp + " " + m;
 }
 
-// Round trip 2: removals (a NUL-separated list of `remove_bytes` bytes on stdin), then the tar
-// stream (which ends with the new manifest under `manifest_tmp`), then the touches.
-std::string apply_command(const SyncTarget& t, size_t remove_bytes, const std::string& touches,
-                          const std::string& manifest_tmp) {
-  const std::string tmp = shell_quote(manifest_tmp);
-  std::string cmd = "set -e; mkdir -p " + shell_quote(t.remote_dir) + " " +
-                    shell_quote(dirname_of(t.manifest_path)) + "; cd " + shell_quote(t.remote_dir) +
-                    "; trap 'rm -f -- " + manifest_tmp + "' EXIT; ";
-  if (remove_bytes > 0) {
-    cmd += "head -c " + std::to_string(remove_bytes) +
-           " | xargs -0 sh -c 'for p; do if [ -d \"$p\" ] && [ ! -L \"$p\" ]; then "
-           "rmdir -- \"$p\" 2>/dev/null || true; else rm -f -- \"$p\"; fi; done' sh; ";
+// Reads the first part of sync_command's answer, up to its "END\0" record.
+Result<std::string> read_probe(RemoteStream& in) {
+  std::string text;
+  std::vector<char> buf(64 * 1024);
+  size_t scan = std::string::npos;  // start of the next stat record, once the manifest has ended
+  while (true) {
+    auto n = in.read(buf.data(), buf.size());
+    if (!n.ok()) return n.error();
+    if (*n == 0) return make_error(ErrorCode::kRemoteFailed, "the pod's answer ended early");
+    text.append(buf.data(), *n);
+    if (scan == std::string::npos) {
+      size_t nul = text.find('\0');
+      if (nul == std::string::npos) continue;
+      scan = nul + 1;
+    }
+    for (size_t end; (end = text.find('\0', scan)) != std::string::npos; scan = end + 1) {
+      if (text.compare(scan, end - scan, "END") == 0) {
+        text.resize(scan);
+        return text;
+      }
+    }
   }
-  cmd += "tar --no-same-owner -xpf -; " + touches + "mv -f -- " + tmp + " " +
-         shell_quote(t.manifest_path);
-  return cmd;
 }
 
 std::string octal(uint32_t mode) {
@@ -107,9 +128,27 @@ Result<SyncStats> sync_code(RemoteSession& session, const ScanResult& scan,
   SyncStats stats;
   stats.files_total = static_cast<int64_t>(scan.files.size());
   stats.method = "none";
-  auto probe = session.run_capture(probe_command(target));
+  const std::string manifest_tmp =
+      ".burst-manifest-" + std::to_string(std::random_device{}() % 1000000) + ".part";
+  auto stream = session.open_stream(sync_command(target, manifest_tmp));
+  if (!stream.ok()) return with_context(stream.error(), "sync");
+  RemoteStream& out = **stream;
+  // Ends the command: its exit status, with stderr in the message when it failed.
+  auto finish = [&](const std::string& what) -> Status {
+    std::string err;
+    auto rc = out.finish(&err);
+    if (!rc.ok()) return with_context(rc.error(), "sync");
+    if (*rc == 0) return Status::Ok();
+    while (!err.empty() && err.back() == '\n') err.pop_back();
+    return make_error(ErrorCode::kRemoteFailed,
+                      "sync: " + what + " on the pod exited " + std::to_string(*rc) + ": " + err);
+  };
+  auto probe = read_probe(out);
   stats.round_trips++;
-  if (!probe.ok()) return with_context(probe.error(), "sync: read the manifest");
+  if (!probe.ok()) {
+    Status st = finish("reading the manifest");
+    return with_context(st.ok() ? probe.error() : st.error(), "sync: read the manifest");
+  }
   const bool has_tar = probe->rfind("T1\n", 0) == 0;
   const size_t body = probe->find('\n') + 1;
   const size_t nul = probe->find('\0', body);
@@ -120,7 +159,11 @@ Result<SyncStats> sync_code(RemoteSession& session, const ScanResult& scan,
   auto plan = plan_sync(scan, manifest, remote, [](const LocalFile& f) {
     return sha256_file(f.abs, static_cast<long long>(f.size));
   });
-  if (!plan.ok()) return plan.error();
+  if (!plan.ok()) {
+    (void)out.close_stdin();
+    (void)finish("sync");
+    return plan.error();
+  }
   if (plan->touch.size() > kMaxTouchCommands) {
     for (size_t i : plan->touch) {
       plan->send.push_back(i);
@@ -143,33 +186,39 @@ Result<SyncStats> sync_code(RemoteSession& session, const ScanResult& scan,
   }
   if (plan->send.empty() && plan->remove.empty() && plan->touch.empty() &&
       plan->send_dirs.empty() && format_manifest(next) == old_text) {
+    // Nothing changed: end of input tells the pod's script so. One command, zero file bytes.
+    Status st = out.close_stdin();
+    if (st.ok()) st = finish("sync");
+    if (!st.ok()) return st.error();
     if (progress) progress(stats);
-    return stats;  // nothing changed: one round trip
+    return stats;
   }
 
   std::string touches;
   for (size_t i : plan->touch) {
     const LocalFile& f = scan.files[i];
     touches += "chmod " + octal(f.mode) + " -- " + shell_quote(f.rel) + "; touch -c -m -d @" +
-               std::to_string(f.mtime) + " -- " + shell_quote(f.rel) + "; ";
+               std::to_string(f.mtime) + " -- " + shell_quote(f.rel) + "\n";
   }
   std::string removals;
   for (const auto& p : plan->remove) removals += p + '\0';
   stats.files_deleted = static_cast<int64_t>(plan->remove.size());
   stats.files_touched = static_cast<int64_t>(plan->touch.size());
 
-  if (!has_tar)
+  if (!has_tar) {
+    (void)out.close_stdin();
+    (void)finish("sync");
     return make_error(ErrorCode::kRemoteFailed,
                       "sync: the pod has no `tar`; install it in the image (burst streams the "
                       "code dir as a tar archive)");
+  }
   stats.method = "tar";
-  const std::string manifest_tmp =
-      ".burst-manifest-" + std::to_string(std::random_device{}() % 1000000) + ".part";
-  auto stream = session.open_stream(apply_command(target, removals.size(), touches, manifest_tmp));
-  if (!stream.ok()) return with_context(stream.error(), "sync");
-  stats.round_trips++;
-  RemoteStream& out = **stream;
-  Status st = out.write(removals.data(), removals.size());
+  stats.round_trips++;  // waits for the pod once more: for tar's exit status
+  const std::string header =
+      std::to_string(removals.size()) + " " + std::to_string(touches.size()) + "\n";
+  Status st = out.write(header.data(), header.size());
+  if (st.ok()) st = out.write(removals.data(), removals.size());
+  if (st.ok()) st = out.write(touches.data(), touches.size());
   TarWriter tar([&](const char* d, size_t n) { return out.write(d, n); });
   for (size_t i : plan->send_dirs) {
     if (!st.ok()) break;
@@ -208,15 +257,9 @@ Result<SyncStats> sync_code(RemoteSession& session, const ScanResult& scan,
   if (st.ok()) st = tar.end_entry();
   if (st.ok()) st = tar.finish();
   if (st.ok()) st = out.close_stdin();
-  std::string err;
-  auto rc = out.finish(&err);
+  Status done = finish("unpacking");
   if (!st.ok()) return with_context(st.error(), "sync");
-  if (!rc.ok()) return with_context(rc.error(), "sync");
-  if (*rc != 0) {
-    while (!err.empty() && err.back() == '\n') err.pop_back();
-    return make_error(ErrorCode::kRemoteFailed,
-                      "sync: unpacking on the pod exited " + std::to_string(*rc) + ": " + err);
-  }
+  if (!done.ok()) return done.error();
   if (progress) progress(stats);
   return stats;
 }

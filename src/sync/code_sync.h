@@ -1,10 +1,10 @@
 // Uploading the spec's code directory to the pod, incrementally (docs/sync.md).
 //
-// One round trip reads the manifest burst left on the volume last time and stats the manifest's
-// paths on the pod; an unchanged tree ends there with zero file bytes sent. Otherwise one more
-// exec streams a tar archive of what changed (new and changed files, new directories, the new
-// manifest) into `tar -x` on the pod, after removing what the local tree no longer has. A pod
-// without tar gets the changed files over SFTP instead.
+// One remote command does the whole sync. Its first part prints the manifest burst left on the
+// volume last time and stats the manifest's paths on the pod; an unchanged tree ends there with
+// zero file bytes sent. Otherwise the same command then reads from stdin what the local tree no
+// longer has (removed), a touch script, and a tar archive of what changed (new and changed
+// files, new directories, the new manifest) for `tar -x`. A pod without tar is an error.
 #pragma once
 
 #include <cstdint>
@@ -49,8 +49,8 @@ struct SyncStats {
   int64_t files_deleted = 0;
   int64_t bytes_to_send = 0;  // known once the plan is made
   int64_t files_to_send = 0;
-  int64_t round_trips = 0;  // exec or SFTP requests that waited for the pod
-  std::string method;       // "none", "tar", "sftp"
+  int64_t round_trips = 0;  // waits for the pod (all in one command): 1 unchanged, else 2
+  std::string method;       // "none", "tar"
 };
 
 struct SyncTarget {

@@ -223,6 +223,12 @@ Result<std::optional<TarEntry>> TarReader::next() {
   }
 }
 
+std::string TarReader::take_buffered() {
+  std::string rest(buf_.data() + pos_, end_ - pos_);
+  pos_ = end_;
+  return rest;
+}
+
 Result<size_t> TarReader::read(char* p, size_t len) {
   if (left_ == 0) return size_t{0};
   auto got = take(p, static_cast<size_t>(std::min<uint64_t>(len, left_)));

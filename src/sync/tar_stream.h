@@ -60,6 +60,8 @@ class TarReader {
   Result<std::optional<TarEntry>> next();
   // The current entry's content, up to len bytes at a time; 0 at its end.
   Result<size_t> read(char* p, size_t len);
+  // Bytes read from the source but not consumed yet (after the archive's end: what follows it).
+  std::string take_buffered();
 
  private:
   Result<size_t> take(char* p, size_t len);  // exactly len unless the stream ends

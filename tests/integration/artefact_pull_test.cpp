@@ -1,6 +1,6 @@
-// Artefact pull against a real sshd: many small files in one stream and a large one over
-// pipelined SFTP, verified by SHA-256; a pull cut by a dropped connection resumes; a file that
-// changes on the pod after it was hashed is reported and never installed.
+// Artefact pull against a real sshd: many small files in one tar stream and a large one streamed
+// by offset, all in one command, verified by SHA-256; a pull cut by a dropped connection resumes; a
+// file that changes on the pod after it was hashed is reported and never installed.
 #include "sync/artefact_pull.h"
 
 #include <signal.h>
@@ -96,11 +96,13 @@ TEST_F(ArtefactPullTest, APullCutByADroppedConnectionResumesFromThePartialFile) 
   EXPECT_FALSE(fs::exists(home_ + "/render.bin.burst-part"));
 }
 
-// Lets the pod hash a file, then changes the file before the transfer reads it.
+// Stands in for a file that changes on the pod between the pod's hash of it and its read for the
+// transfer: the pod hashes the real bytes, and the bytes that arrive are other ones (each
+// `from` replaced by `to`, same length, as they pass through the pull's command).
 class ChangeAfterHashing : public RemoteSession {
  public:
-  ChangeAfterHashing(RemoteSession& real, std::function<void()> change)
-      : real_(real), change_(std::move(change)) {}
+  ChangeAfterHashing(RemoteSession& real, std::vector<std::pair<std::string, std::string>> edits)
+      : real_(real), edits_(std::move(edits)) {}
   Result<int> exec(const std::string& c, const OutputSink& s,
                    const std::function<bool()>& stop) override {
     return real_.exec(c, s, stop);
@@ -117,58 +119,42 @@ class ChangeAfterHashing : public RemoteSession {
   Status download(const std::string& r, const std::string& l) override {
     return real_.download(r, l);
   }
-  Status read_file(const std::string& r, uint64_t o,
-                   const std::function<bool(const char*, size_t)>& s) override {
-    return real_.read_file(r, o, s);
-  }
   Result<std::unique_ptr<RemoteStream>> open_stream(const std::string& c) override {
-    if (c.find("sha256sum") == std::string::npos) return real_.open_stream(c);
     auto real = real_.open_stream(c);
     if (!real.ok()) return real;
-    return std::unique_ptr<RemoteStream>(std::make_unique<Replay>(std::move(*real), change_));
+    return std::unique_ptr<RemoteStream>(std::make_unique<Edit>(std::move(*real), edits_));
   }
 
  private:
-  // Runs the hash to completion on close_stdin, then applies the change, then replays.
-  struct Replay : RemoteStream {
-    Replay(std::unique_ptr<RemoteStream> s, std::function<void()> c)
-        : real(std::move(s)), change(std::move(c)) {}
+  struct Edit : RemoteStream {
+    Edit(std::unique_ptr<RemoteStream> s, std::vector<std::pair<std::string, std::string>> e)
+        : real(std::move(s)), edits(std::move(e)) {}
     Status write(const char* d, size_t n) override { return real->write(d, n); }
-    Status close_stdin() override {
-      Status st = real->close_stdin();
-      char buf[4096];
-      while (st.ok()) {
-        auto n = real->read(buf, sizeof buf);
-        if (!n.ok() || *n == 0) break;
-        out.append(buf, *n);
-      }
-      change();
-      return st;
-    }
+    Status close_stdin() override { return real->close_stdin(); }
     Result<size_t> read(char* d, size_t n) override {
-      size_t k = std::min(n, out.size() - pos);
-      std::memcpy(d, out.data() + pos, k);
-      pos += k;
-      return k;
+      auto got = real->read(d, n);
+      if (!got.ok() || *got == 0) return got;
+      std::string chunk(d, *got);
+      for (const auto& [from, to] : edits)
+        for (size_t at = chunk.find(from); at != std::string::npos; at = chunk.find(from, at + 1))
+          chunk.replace(at, from.size(), to);
+      std::memcpy(d, chunk.data(), chunk.size());
+      return got;
     }
     Result<int> finish(std::string* err) override { return real->finish(err); }
     std::unique_ptr<RemoteStream> real;
-    std::function<void()> change;
-    std::string out;
-    size_t pos = 0;
+    std::vector<std::pair<std::string, std::string>> edits;
   };
   RemoteSession& real_;
-  std::function<void()> change_;
+  std::vector<std::pair<std::string, std::string>> edits_;
 };
 
 TEST_F(ArtefactPullTest, AFileChangedAfterHashingIsReportedAndNotInstalled) {
   put("out/small.txt", "the real result\n");
-  put("out/large.bin", pattern_bytes(kBatchMax + 1, 'L'));
+  put("out/large.bin", "LARGE-ORIGINAL" + pattern_bytes(kBatchMax + 1, 'L'));
   put("out/fine.txt", "untouched\n");
-  ChangeAfterHashing s(*session_, [&] {
-    put("out/small.txt", "TAMPERED result\n");  // same size, other bytes
-    put("out/large.bin", pattern_bytes(kBatchMax + 1, 'M'));
-  });
+  ChangeAfterHashing s(*session_, {{"the real result\n", "TAMPERED result\n"},
+                                   {"LARGE-ORIGINAL", "LARGE-CHANGED!"}});
   auto r = pull(s, "out/*");
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->failed.size(), 2u);
@@ -178,6 +164,23 @@ TEST_F(ArtefactPullTest, AFileChangedAfterHashingIsReportedAndNotInstalled) {
   EXPECT_FALSE(fs::exists(home_ + "/small.txt.burst-part"));
   EXPECT_FALSE(fs::exists(home_ + "/large.bin.burst-part"));
   EXPECT_TRUE(fs::exists(home_ + "/fine.txt")) << "the good file is still installed";
+}
+
+// A partial file left by an older version of the artefact does not poison the next pull: the
+// resumed bytes fail verification, and the file is fetched once more from zero.
+TEST_F(ArtefactPullTest, APartialFileFromAnOlderVersionIsFetchedAgainFromZero) {
+  const std::string now = pattern_bytes(kBatchMax + 4096, 'n');
+  put("out/model.bin", now);
+  fs::create_directories(home_);
+  std::ofstream(home_ + "/model.bin.burst-part", std::ios::binary)
+      << pattern_bytes(1 << 20, 'o');  // the first MiB of an older model.bin
+  auto r = pull(*session_, "out/model.bin");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->failed.empty()) << r->failed[0];
+  EXPECT_EQ(r->files, 1);
+  EXPECT_EQ(r->round_trips, 2) << "one more command to fetch it from zero";
+  EXPECT_EQ(sha256_file(home_ + "/model.bin").value(), sha256_hex(now));
+  EXPECT_FALSE(fs::exists(home_ + "/model.bin.burst-part"));
 }
 
 TEST_F(ArtefactPullTest, APatternThatMatchesNothingIsReported) {
