@@ -32,6 +32,12 @@ struct CloudConfig {
   std::string ssh_user;         // login user on its pods when the API does not say (Lambda: ubuntu)
 };
 
+// Job notifications (report/webhook.h). The URLs are secrets: never logged or reported.
+struct NotifyConfig {
+  std::string webhook;                           // every job; $BURST_WEBHOOK_URL wins
+  std::map<std::string, std::string> pipelines;  // pipeline name -> its own webhook
+};
+
 struct Config {
   std::string config_dir;
   std::string config_file;  // the file read, or "" when none existed
@@ -43,6 +49,7 @@ struct Config {
   double ssh_wait_seconds = 600;  // pod boot + sshd up, before giving up
   LocalCloudConfig local;
   std::map<std::string, CloudConfig> clouds;  // "runpod", "lambda", "vast": always present
+  NotifyConfig notify;
 };
 
 // Reads the config. `env` is the process environment (passed in so tests control it). Errors name

@@ -110,6 +110,23 @@ Status read_cloud(const Reader& r, const YAML::Node& providers, const char* name
   return st;
 }
 
+// notify: {webhook: URL, pipelines: {NAME: URL}} (report/webhook.h).
+Status read_notify(const Reader& r, const YAML::Node& root, Config* c) {
+  YAML::Node n = root["notify"];
+  if (!n) return Status::Ok();
+  Status st = r.check_keys(n, "notify", {"webhook", "pipelines"});
+  if (st.ok()) st = r.string_field(n, "webhook", "notify.webhook", &c->notify.webhook);
+  YAML::Node p = n["pipelines"];
+  if (!st.ok() || !p) return st;
+  if (!p.IsMap()) return r.error(p, "notify.pipelines", "expected a mapping of pipeline: URL");
+  for (const auto& kv : p) {
+    const std::string name = kv.first.as<std::string>();
+    st = r.string_field(p, name.c_str(), "notify.pipelines." + name, &c->notify.pipelines[name]);
+    if (!st.ok()) return st;
+  }
+  return st;
+}
+
 // A key in a file others can read is a leaked key: refuse the file rather than use it.
 Status check_key_file_mode(const std::string& path, const Config& c) {
   std::string holder;
@@ -139,12 +156,13 @@ Status read_file(const std::string& path, Config* c) {
   if (root.IsNull()) return Status::Ok();
   Reader r(path);
   Status st = r.check_keys(
-      root, "", {"state_dir", "reports_dir", "ssh_key", "ssh_wait_seconds", "providers"});
+      root, "", {"state_dir", "reports_dir", "ssh_key", "ssh_wait_seconds", "providers", "notify"});
   if (st.ok()) st = r.string_field(root, "state_dir", "state_dir", &c->state_dir);
   if (st.ok()) st = r.string_field(root, "reports_dir", "reports_dir", &c->reports_dir);
   if (st.ok()) st = r.string_field(root, "ssh_key", "ssh_key", &c->ssh_key);
   if (st.ok())
     st = r.number_field(root, "ssh_wait_seconds", "ssh_wait_seconds", &c->ssh_wait_seconds);
+  if (st.ok()) st = read_notify(r, root, c);
   if (!st.ok() || !root["providers"]) return st;
   YAML::Node providers = root["providers"];
   st = r.check_keys(providers, "providers", {"local", "runpod", "lambda", "vast"});
@@ -185,6 +203,7 @@ Result<Config> load_config(const std::map<std::string, std::string>& env) {
   if (c.reports_dir.empty()) c.reports_dir = c.state_dir + "/reports";
   if (c.ssh_key.empty()) c.ssh_key = c.config_dir + "/id_ed25519";
   if (c.local.root.empty()) c.local.root = c.state_dir + "/local";
+  if (!get(env, "BURST_WEBHOOK_URL").empty()) c.notify.webhook = get(env, "BURST_WEBHOOK_URL");
   for (const auto& d : kClouds) {
     CloudConfig& cc = c.clouds[d.name];
     if (cc.base_url.empty()) cc.base_url = d.base_url;

@@ -8,6 +8,8 @@
 #include <random>
 
 #include "job/job_phases.h"
+#include "report/calibration.h"
+#include "report/job_facts.h"
 #include "report/job_report.h"
 
 namespace burst {
@@ -47,6 +49,7 @@ JobResult JobRunner::run() {
   job.phase = to_string(Phase::kPlan);
   job.provider = in_.plan.gpu.provider;
   job.estimate_json = estimate_to_json(in_.plan.estimate);
+  job.facts_json = report_facts_to_json(report_facts_from_plan(in_.spec, in_.plan));
   job.created_ms = now_ms(d_.clock);
   job.owner_pid = getpid();
   JobResult result;
@@ -97,8 +100,10 @@ JobResult JobRunner::run() {
   if (report.ok()) {
     result.report_json_path = d_.config.reports_dir + "/" + job.id + ".json";
     result.report_md_path = d_.config.reports_dir + "/" + job.id + ".md";
-    bool ok = write_text(result.report_json_path, redact_(report_json(*report))) &&
-              write_text(result.report_md_path, redact_(report_markdown(*report)));
+    bool ok =
+        write_text(result.report_json_path, redact_(report_json(*report))) &&
+        write_text(result.report_md_path, redact_(report_markdown(*report))) &&
+        write_text(d_.config.reports_dir + "/" + job.id + ".html", redact_(report_html(*report)));
     if (ok) {
       job.report_path = result.report_json_path;
       (void)d_.store.update_job(job);
@@ -109,6 +114,9 @@ JobResult JobRunner::run() {
   } else {
     d_.console.line("warning: cannot build the report: " + report.error().message);
   }
+  // The measured run against the model's prediction calibrates this pipeline's next plan.
+  if (report.ok())
+    if (auto sample = calibration_sample(*report)) (void)d_.store.add_calibration(*sample);
   result.state = job.state;
   result.error = job.error;
   return result;

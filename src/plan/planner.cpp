@@ -129,7 +129,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   }
   CandidateInput ci;
   ci.catalog = in.catalog;
-  ci.calibration = default_calibration();
+  ci.calibration = in.calibration ? *in.calibration : default_calibration();
   ci.code_bytes = in.code_bytes;
   ci.warm_volume = in.warm_volume;
   ci.max_workers = in.max_workers;

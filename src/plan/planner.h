@@ -28,6 +28,9 @@ struct Estimate {
   double usd = 0;
   bool run_known = false;  // false when the spec gives nothing to estimate the run from
   std::string basis;       // one line: where the run time came from
+  // Set by the caller when history calibrated the run time (report/calibration.h).
+  int calibration_runs = 0;
+  double calibration_factor = 1;
 };
 
 struct Plan {
@@ -57,6 +60,8 @@ struct PlanInput {
   std::vector<std::string> unusable;  // providers that could not be asked, and why
   int max_workers = 64;               // widest go-wide split (1: one pod, as `burst run` does)
   std::optional<double> boot_s;       // measured provisioning + pull, replacing the constants
+  // The model's efficiencies calibrated from history (report/calibration.h); unset: defaults.
+  std::optional<Calibration> calibration;
 };
 
 // Fails with kInvalid when the workload cannot be modelled (bad params, unknown precision, a GPU

@@ -1,40 +1,92 @@
 // The cost report of one job, built from the store alone (no provider calls), so it can be
-// produced offline and never changes after the fact.
+// produced offline and never changes after the fact: prices are those captured when each pod
+// was created, and the billing rule, budget and deadline are the job's recorded facts
+// (report/job_facts.h). Renderings: JSON, Markdown and terminal text (job_report_text.cpp),
+// self-contained HTML (job_report_html.cpp). Rules: docs/reports.md.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "burst/clock.h"
 #include "burst/store.h"
+#include "report/job_facts.h"
 
 namespace burst {
 
 struct PodCost {
   PodRecord pod;
-  double billed_s = 0;  // create requested -> delete confirmed (or `as_of` if not confirmed)
+  double lifetime_s = 0;  // create requested -> delete confirmed (or `as_of` if not confirmed)
+  double billed_s = 0;    // lifetime rounded up per the recorded billing rule
   double usd = 0;
   bool confirmed_deleted = false;
 };
 
+// The plan's estimate as recorded at plan time (jobs.estimate_json).
+struct RecordedEstimate {
+  bool known = false;  // false when the job has no estimate
+  double usd = 0;
+  double total_s = 0;  // wall time of the GPU part
+  double run_s = 0;
+  double billed_s = 0;
+  double utilization = 0;
+  bool run_known = false;
+  std::string basis;
+};
+
+struct Recommendation {
+  std::string id;    // the trigger's name, documented in docs/reports.md
+  std::string text;  // what to do next time, with the numbers that triggered it
+};
+
 struct JobReport {
   JobRecord job;
+  ReportFacts facts;
   std::vector<PhaseRecord> phases;
   std::vector<PodCost> pods;
   std::vector<TransferRecord> transfers;
+  std::string outcome;  // "succeeded" | "failed" | "cancelled" | "budget-stop" | "running"
+  bool no_pod = false;  // never created a pod (or every create failed): costs $0
   double total_usd = 0;
+  double gpu_usd = 0;
+  double cpu_usd = 0;  // the CPU hand-off pod(s)
+  double gpu_billed_s = 0;
   double wall_s = 0;
-  std::string estimate_json;  // as recorded at plan time
+  double compute_s = 0;     // the run phase(s)
+  double cold_start_s = 0;  // provision + wait-for-ssh + setup
+  double sync_s = 0;
+  double rounding_s = 0;  // billed beyond the measured lifetime (the provider's increment)
+  std::optional<double> utilization;  // compute / GPU billed; unset without a GPU pod
+  int64_t bytes_synced = 0;
+  int64_t bytes_pulled = 0;
+  RecordedEstimate estimate;
+  std::optional<double> usd_error_pct;  // (actual - estimate) / estimate
+  std::optional<double> gpu_time_error_pct;
+  std::optional<double> run_error_pct;
+  std::optional<double> budget_used_pct;     // total / budget.max_usd
+  std::optional<double> deadline_slack_pct;  // 1 - wall / budget.deadline_seconds
+  std::string estimate_json;                 // as recorded at plan time
   // Where the upload ran when the provider has no CPU pods (plan/handoff.h): "gpu-pod" or
   // "local" (empty otherwise), the plan's reason with both estimated costs, and how it went.
   std::string handoff, handoff_why, handoff_outcome;
+  std::vector<Recommendation> recommendations;
   int64_t as_of_ms = 0;
 };
 
 Result<JobReport> build_job_report(Store& store, const std::string& job_id, TimePoint as_of);
 
+// The same from rows already read (roll-ups read them in bulk).
+JobReport assemble_job_report(const JobRecord& job, std::vector<PhaseRecord> phases,
+                              std::vector<PodRecord> pods, std::vector<TransferRecord> transfers,
+                              TimePoint as_of);
+
+// Which pod a phase ran on: "gpu", "cpu" or "" (this machine).
+std::string phase_role(const std::string& phase);
+
 std::string report_json(const JobReport& r);
 std::string report_markdown(const JobReport& r);
 std::string report_summary(const JobReport& r);  // a few lines for the terminal
+std::string report_html(const JobReport& r);     // self-contained: inline CSS and SVG, no JS
 
 }  // namespace burst

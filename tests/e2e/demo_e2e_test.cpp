@@ -59,7 +59,8 @@ TEST(E2EDemo, ExampleRendersPullsUploadsAndReusesTheVolumeOnTheSecondRun) {
     EXPECT_EQ(ids.size(), 2u);
     for (const auto& id : ids) EXPECT_TRUE(pod_processes(id).empty()) << id;
   }
-  EXPECT_EQ(files_under(home.state() + "/reports").size(), 4u) << "a .json and a .md per job";
+  EXPECT_EQ(files_under(home.state() + "/reports").size(), 6u)
+      << "a .json, a .md and an .html per job";
 }
 
 }  // namespace

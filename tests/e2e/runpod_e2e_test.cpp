@@ -77,7 +77,7 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
 
   // A report, and the key nowhere: output, state (db, logs, reports), emulator files and log.
   auto reports = files_under(home.state() + "/reports");
-  EXPECT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports.size(), 3u) << "JSON, Markdown and HTML";
   EXPECT_EQ(out.find(kKey), std::string::npos);
   EXPECT_EQ(err.find(kKey), std::string::npos);
   for (const auto& f : files_under(home.root()))

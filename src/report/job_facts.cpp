@@ -1,0 +1,95 @@
+#include "report/job_facts.h"
+
+#include <nlohmann/json.hpp>
+
+#include "plan/billing.h"
+
+namespace burst {
+using json = nlohmann::json;
+
+namespace {
+
+void put(json& j, const char* key, const std::optional<double>& v) {
+  if (v) j[key] = *v;
+}
+
+std::optional<double> get(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+}  // namespace
+
+ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
+  ReportFacts f;
+  f.gpu_type = plan.gpu.gpu_type;
+  f.gpu_count = spec.resources.gpu_count;
+  f.gpu_usd_per_hour = plan.gpu.usd_per_hour;
+  f.price_source = plan.gpu.price_source;
+  const BillingRule& rule = billing_rule(plan.gpu.provider);
+  f.billing_increment_s = rule.increment_s > 0 ? rule.increment_s : 1;
+  f.billing_minimum_s = rule.minimum_s;
+  f.billing_unit = rule.unit;
+  f.budget_usd = spec.budget.max_usd;
+  f.deadline_s = spec.budget.deadline_seconds;
+  f.max_runtime_s = spec.budget.max_runtime_seconds;
+  f.workload_kind = spec.workload.kind;
+  if (spec.workload.items) {
+    f.units = static_cast<double>(*spec.workload.items);
+    f.unit_name = "items";
+  } else if (spec.workload.tokens) {
+    f.units = static_cast<double>(*spec.workload.tokens);
+    f.unit_name = "tokens";
+  }
+  if (!plan.candidates.empty()) f.bound = plan.candidates.front().bound;
+  f.calibration_runs = plan.estimate.calibration_runs;
+  f.calibration_factor = plan.estimate.calibration_factor;
+  return f;
+}
+
+std::string report_facts_to_json(const ReportFacts& f) {
+  json j = {{"gpu_type", f.gpu_type},
+            {"gpu_count", f.gpu_count},
+            {"gpu_usd_per_hour", f.gpu_usd_per_hour},
+            {"price_source", f.price_source},
+            {"billing_increment_s", f.billing_increment_s},
+            {"billing_minimum_s", f.billing_minimum_s},
+            {"billing_unit", f.billing_unit},
+            {"workload_kind", f.workload_kind},
+            {"units", f.units},
+            {"unit_name", f.unit_name},
+            {"bound", f.bound},
+            {"calibration_runs", f.calibration_runs},
+            {"calibration_factor", f.calibration_factor}};
+  put(j, "budget_usd", f.budget_usd);
+  put(j, "deadline_s", f.deadline_s);
+  put(j, "max_runtime_s", f.max_runtime_s);
+  return j.dump();
+}
+
+ReportFacts report_facts_from_json(const std::string& text) {
+  ReportFacts f;
+  if (text.empty()) return f;
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return f;
+  f.gpu_type = j.value("gpu_type", "");
+  f.gpu_count = j.value("gpu_count", 0);
+  f.gpu_usd_per_hour = j.value("gpu_usd_per_hour", 0.0);
+  f.price_source = j.value("price_source", "");
+  f.billing_increment_s = j.value("billing_increment_s", 0.0);
+  f.billing_minimum_s = j.value("billing_minimum_s", 0.0);
+  f.billing_unit = j.value("billing_unit", "");
+  f.budget_usd = get(j, "budget_usd");
+  f.deadline_s = get(j, "deadline_s");
+  f.max_runtime_s = get(j, "max_runtime_s");
+  f.workload_kind = j.value("workload_kind", "");
+  f.units = j.value("units", 0.0);
+  f.unit_name = j.value("unit_name", "");
+  f.bound = j.value("bound", "");
+  f.calibration_runs = j.value("calibration_runs", 0);
+  f.calibration_factor = j.value("calibration_factor", 1.0);
+  return f;
+}
+
+}  // namespace burst

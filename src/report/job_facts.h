@@ -1,0 +1,42 @@
+// What the cost report needs to know about a job beyond the store's rows, captured from the
+// spec and the plan when the job is created and kept as jobs.facts_json. Reports read it back
+// instead of asking today's catalog or prices, so a report never changes after the fact.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "burst/spec.h"
+#include "plan/planner.h"
+
+namespace burst {
+
+struct ReportFacts {
+  std::string gpu_type;  // as planned (pods carry what was created)
+  int gpu_count = 0;
+  double gpu_usd_per_hour = 0;
+  std::string price_source;  // "live offer" | "offline table ..." | "config"
+  // The provider's billing rule at creation (plan/billing.h); increment 0 = not recorded, so
+  // billed time is the measured lifetime unrounded (jobs from before facts existed).
+  double billing_increment_s = 0;
+  double billing_minimum_s = 0;
+  std::string billing_unit;
+  std::optional<double> budget_usd;     // budget.max_usd
+  std::optional<double> deadline_s;     // budget.deadline_seconds
+  std::optional<double> max_runtime_s;  // budget.max_runtime_seconds
+  std::string workload_kind;            // workload.kind
+  double units = 0;                     // items (or tokens) of work; 0 = unknown
+  std::string unit_name;                // "items" | "tokens" | ""
+  std::string bound;                    // predicted: bandwidth | compute | capacity | ""
+  // Estimate calibration applied to this plan (report/calibration.h): runs it came from and
+  // the factor (measured / predicted) the run time was multiplied by.
+  int calibration_runs = 0;
+  double calibration_factor = 1;
+};
+
+ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan);
+std::string report_facts_to_json(const ReportFacts& f);
+// Empty or unreadable text gives default facts (nothing recorded).
+ReportFacts report_facts_from_json(const std::string& text);
+
+}  // namespace burst

@@ -1,0 +1,205 @@
+// The job report as JSON (machine-readable, stable keys), Markdown and terminal lines.
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "report/job_report.h"
+#include "report/report_format.h"
+
+namespace burst {
+using json = nlohmann::json;
+using namespace report_fmt;
+
+namespace {
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json estimate_of(const JobReport& r) {
+  json e = json::parse(r.estimate_json.empty() ? "null" : r.estimate_json, nullptr, false);
+  return e.is_discarded() ? json(nullptr) : e;
+}
+
+// "hand-off: upload from this machine ... (upload ok)" or "" when the job had none.
+std::string handoff_line(const JobReport& r, const char* indent) {
+  if (r.handoff.empty()) return "";
+  return std::string(indent) + "hand-off (" + r.handoff + "): " + r.handoff_why + "; upload " +
+         (r.handoff_outcome.empty() ? "not run" : r.handoff_outcome) + "\n";
+}
+
+std::string state_line(const JobReport& r) {
+  std::string s = r.job.state;
+  if (r.outcome != r.job.state) s += " (" + r.outcome + ")";
+  if (r.no_pod) s += ", no pod created: $0";
+  return s;
+}
+
+}  // namespace
+
+std::string report_json(const JobReport& r) {
+  json j;
+  j["job"] = {{"id", r.job.id},
+              {"pipeline", r.job.pipeline},
+              {"spec", r.job.spec_path},
+              {"state", r.job.state},
+              {"outcome", r.outcome},
+              {"no_pod", r.no_pod},
+              {"error", r.job.error},
+              {"provider", r.job.provider},
+              {"gpu_type", r.facts.gpu_type},
+              {"gpu_count", r.facts.gpu_count},
+              {"started", utc(r.job.created_ms)},
+              {"finished", utc(r.job.finished_ms)},
+              {"wall_s", r.wall_s}};
+  j["pods"] = json::array();
+  for (const auto& c : r.pods)
+    j["pods"].push_back({{"role", c.pod.role},
+                         {"provider", c.pod.provider},
+                         {"pod_id", c.pod.pod_id},
+                         {"name", c.pod.name},
+                         {"gpu_type", c.pod.gpu_type},
+                         {"gpu_count", c.pod.gpu_count},
+                         {"usd_per_hour", c.pod.usd_per_hour},
+                         {"price_source", c.pod.price_source},
+                         {"created", utc(c.pod.created_ms)},
+                         {"deleted", utc(c.pod.deleted_ms)},
+                         {"deletion_confirmed", c.confirmed_deleted},
+                         {"lifetime_s", c.lifetime_s},
+                         {"billed_s", c.billed_s},
+                         {"usd", c.usd}});
+  j["phases"] = json::array();
+  for (const auto& p : r.phases)
+    j["phases"].push_back({{"phase", p.phase},
+                           {"pod", phase_role(p.phase)},
+                           {"outcome", p.outcome},
+                           {"detail", p.detail},
+                           {"started", utc(p.started_ms)},
+                           {"seconds", p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0}});
+  j["transfers"] = json::array();
+  for (const auto& t : r.transfers)
+    j["transfers"].push_back({{"direction", t.direction},
+                              {"files", t.files},
+                              {"bytes", t.bytes},
+                              {"seconds", t.millis / 1000.0}});
+  if (!r.handoff.empty())
+    j["handoff"] = {{"where", r.handoff},
+                    {"why", r.handoff_why},
+                    {"upload", r.handoff_outcome.empty() ? "not run" : r.handoff_outcome}};
+  j["estimate"] = estimate_of(r);
+  j["actual"] = {{"usd", r.total_usd},
+                 {"gpu_usd", r.gpu_usd},
+                 {"cpu_handoff_usd", r.cpu_usd},
+                 {"wall_s", r.wall_s},
+                 {"gpu_billed_s", r.gpu_billed_s},
+                 {"billing_rounding_s", r.rounding_s},
+                 {"compute_s", r.compute_s},
+                 {"cold_start_s", r.cold_start_s},
+                 {"sync_s", r.sync_s},
+                 {"utilization", opt(r.utilization)},
+                 {"bytes_synced", r.bytes_synced},
+                 {"bytes_pulled", r.bytes_pulled}};
+  j["error_pct"] = {{"usd", opt(r.usd_error_pct)},
+                    {"gpu_billed_s", opt(r.gpu_time_error_pct)},
+                    {"run_s", opt(r.run_error_pct)}};
+  j["price"] = {{"usd_per_hour", r.facts.gpu_usd_per_hour},
+                {"source", r.facts.price_source},
+                {"billing_increment_s", r.facts.billing_increment_s},
+                {"billing_unit", r.facts.billing_unit}};
+  j["predicted"] = {{"bound", r.facts.bound},
+                    {"utilization", r.estimate.known ? json(r.estimate.utilization) : json()}};
+  j["budget"] = {{"max_usd", opt(r.facts.budget_usd)},
+                 {"used_pct", opt(r.budget_used_pct)},
+                 {"deadline_s", opt(r.facts.deadline_s)},
+                 {"deadline_slack_pct", opt(r.deadline_slack_pct)},
+                 {"max_runtime_s", opt(r.facts.max_runtime_s)}};
+  j["calibration"] = {{"runs", r.facts.calibration_runs}, {"factor", r.facts.calibration_factor}};
+  j["recommendations"] = json::array();
+  for (const auto& rec : r.recommendations)
+    j["recommendations"].push_back({{"id", rec.id}, {"text", rec.text}});
+  return j.dump(2) + "\n";
+}
+
+std::string report_markdown(const JobReport& r) {
+  std::ostringstream o;
+  o << "# burst job " << r.job.id << "\n\n"
+    << "- pipeline: `" << r.job.pipeline << "` (" << r.job.spec_path << ")\n"
+    << "- provider: " << r.job.provider;
+  if (!r.facts.gpu_type.empty())
+    o << ", " << r.facts.gpu_count << " x " << r.facts.gpu_type << " at "
+      << money(r.facts.gpu_usd_per_hour) << "/h (" << r.facts.price_source << ", billed per "
+      << r.facts.billing_unit << ")";
+  o << "\n- state: **" << state_line(r) << "**" << (r.job.error.empty() ? "" : ": " + r.job.error)
+    << "\n"
+    << "- started " << utc(r.job.created_ms) << ", finished " << utc(r.job.finished_ms) << " ("
+    << secs(r.wall_s) << ")\n"
+    << handoff_line(r, "- ") << "\n## Cost\n\n"
+    << "| pod | type | $/hour (source) | billed | cost | deleted |\n|---|---|---|---|---|---|\n";
+  for (const auto& c : r.pods)
+    o << "| " << c.pod.role << " `" << c.pod.pod_id << "` | " << c.pod.gpu_type << " | "
+      << money(c.pod.usd_per_hour) << " (" << c.pod.price_source << ") | " << secs(c.billed_s)
+      << " | " << money(c.usd) << " | "
+      << (c.confirmed_deleted ? "confirmed " + utc(c.pod.deleted_ms)
+                              : "**NOT CONFIRMED: run `burst reap`**")
+      << " |\n";
+  o << "| **total** | | | | **" << money(r.total_usd) << "** | |\n\n"
+    << "GPU " << money(r.gpu_usd) << ", CPU hand-off " << money(r.cpu_usd) << ". Utilization "
+    << (r.utilization ? fixed(*r.utilization * 100, 0) + "%" : "-") << " (compute "
+    << secs(r.compute_s) << " of " << secs(r.gpu_billed_s) << " GPU billed)";
+  if (!r.facts.bound.empty()) o << "; the model predicted " << r.facts.bound << "-bound";
+  if (r.estimate.known) o << " at " << fixed(r.estimate.utilization * 100, 0) << "%";
+  o << ".\n\n## Estimate vs actual\n\n| | estimate | actual | error |\n|---|---|---|---|\n";
+  if (r.estimate.known) {
+    o << "| cost | " << money(r.estimate.usd) << " | " << money(r.total_usd) << " | "
+      << pct(r.usd_error_pct) << " |\n"
+      << "| GPU billed | " << secs(r.estimate.billed_s) << " | " << secs(r.gpu_billed_s) << " | "
+      << pct(r.gpu_time_error_pct) << " |\n"
+      << "| run | " << (r.estimate.run_known ? secs(r.estimate.run_s) : "unknown") << " | "
+      << secs(r.compute_s) << " | " << pct(r.run_error_pct) << " |\n\n"
+      << "Estimate basis: " << r.estimate.basis << "\n\n";
+  } else {
+    o << "| cost | (no plan) | " << money(r.total_usd) << " | - |\n\n";
+  }
+  if (r.facts.budget_usd || r.facts.deadline_s) {
+    o << "## Budget\n\n";
+    if (r.facts.budget_usd)
+      o << "- budget.max_usd " << money(*r.facts.budget_usd) << ": "
+        << fixed(r.budget_used_pct.value_or(0), 0) << "% used\n";
+    if (r.facts.deadline_s)
+      o << "- deadline " << secs(*r.facts.deadline_s) << ": "
+        << (r.deadline_slack_pct ? fixed(*r.deadline_slack_pct, 0) + "% slack" : "not finished")
+        << "\n";
+    o << "\n";
+  }
+  o << "## Recommendations\n\n";
+  if (r.recommendations.empty()) o << "None: the job ran as planned.\n";
+  for (const auto& rec : r.recommendations) o << "- **" << rec.id << "**: " << rec.text << "\n";
+  o << "\n## Phases\n\n| phase | pod | outcome | seconds | detail |\n|---|---|---|---|---|\n";
+  for (const auto& p : r.phases)
+    o << "| " << p.phase << " | " << phase_role(p.phase) << " | " << p.outcome << " | "
+      << secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0) << " | " << p.detail
+      << " |\n";
+  o << "\n## Transfers\n\nsynced " << bytes(r.bytes_synced) << ", pulled " << bytes(r.bytes_pulled)
+    << "\n";
+  if (!r.transfers.empty()) {
+    o << "\n| direction | files | bytes | seconds |\n|---|---|---|---|\n";
+    for (const auto& t : r.transfers)
+      o << "| " << t.direction << " | " << t.files << " | " << t.bytes << " | " << t.millis / 1000.0
+        << " |\n";
+  }
+  return o.str();
+}
+
+std::string report_summary(const JobReport& r) {
+  std::ostringstream o;
+  o << "job " << r.job.id << " " << state_line(r) << " in " << secs(r.wall_s) << ", cost "
+    << money(r.total_usd);
+  if (r.estimate.known) o << " (estimate " << money(r.estimate.usd) << ")";
+  o << "\n";
+  for (const auto& c : r.pods)
+    o << "  " << c.pod.role << " pod " << c.pod.pod_id << " (" << c.pod.gpu_type << ", "
+      << money(c.pod.usd_per_hour) << "/h): billed " << secs(c.billed_s) << ", " << money(c.usd)
+      << (c.confirmed_deleted ? ", deleted" : ", DELETION NOT CONFIRMED: run `burst reap`") << "\n";
+  o << handoff_line(r, "  ");
+  for (const auto& rec : r.recommendations) o << "  next time: " << rec.text << "\n";
+  return o.str();
+}
+
+}  // namespace burst

@@ -1,0 +1,82 @@
+#include "report/recommendations.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace burst {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// What took the billed time that was not compute: cold start, sync or billing rounding.
+std::string dominant_overhead(const JobReport& r) {
+  if (r.rounding_s > r.cold_start_s && r.rounding_s > r.sync_s)
+    return "the provider's per-" + (r.facts.billing_unit.empty() ? "unit" : r.facts.billing_unit) +
+           " billing dominated (" + fmt("%.0f s", r.rounding_s) +
+           " rounded up); longer runs or a per-second provider waste less";
+  if (r.sync_s > r.cold_start_s)
+    return "the code sync dominated (" + fmt("%.0f s", r.sync_s) +
+           "); keep data out of code.dir (exclude it, or put it on the volume once)";
+  return "the cold start dominated (" + fmt("%.0f s", r.cold_start_s) +
+         " provisioning, SSH and setup); batch more items per run or keep weights on the volume";
+}
+
+}  // namespace
+
+std::vector<Recommendation> recommend(const JobReport& r) {
+  std::vector<Recommendation> out;
+  if (r.no_pod) {
+    out.push_back({"no-pod", "cost $0: the job never created a pod" +
+                                 (r.job.error.empty() ? "" : " (" + r.job.error + ")")});
+  }
+  for (const PodCost& c : r.pods)
+    if (!c.confirmed_deleted) {
+      out.push_back({"deletion-unconfirmed", "the " + c.pod.role + " pod " + c.pod.name +
+                                                 " was not confirmed deleted and may still bill: "
+                                                 "run `burst reap`"});
+      break;
+    }
+  if (r.outcome == "budget-stop") {
+    out.push_back({"budget-stop",
+                   "the run hit budget.max_runtime" +
+                       (r.facts.max_runtime_s ? " (" + fmt("%.0f s", *r.facts.max_runtime_s) + ")"
+                                              : std::string()) +
+                       " after " + fmt("%.0f s", r.compute_s) +
+                       " and was stopped: raise the limit or split the work across runs"});
+  }
+  const bool ok = r.outcome == "succeeded";
+  if (ok && r.utilization && r.compute_s > 0 && *r.utilization < kRecommendLowUtilization) {
+    out.push_back({"low-utilization", "utilization " + fmt("%.0f%%", *r.utilization * 100) +
+                                          " (compute " + fmt("%.0f s", r.compute_s) + " of " +
+                                          fmt("%.0f s", r.gpu_billed_s) +
+                                          " billed): " + dominant_overhead(r)});
+  }
+  if (ok && r.deadline_slack_pct && *r.deadline_slack_pct >= kRecommendDeadlineSlackPct) {
+    out.push_back(
+        {"deadline-slack", "the deadline was met with " + fmt("%.0f%%", *r.deadline_slack_pct) +
+                               " slack (" + fmt("%.0f s", r.wall_s) + " of " +
+                               fmt("%.0f s", *r.facts.deadline_s) +
+                               "): a cheaper, slower GPU fits it (`burst plan --all` lists them)"});
+  }
+  if (r.budget_used_pct && *r.budget_used_pct >= kRecommendBudgetNearPct) {
+    out.push_back({"budget-near", fmt("%.0f%%", *r.budget_used_pct) + " of budget.max_usd (" +
+                                      fmt("$%.2f", *r.facts.budget_usd) +
+                                      ") used: raise it before the work grows"});
+  }
+  if (ok && r.usd_error_pct && std::fabs(*r.usd_error_pct) >= kRecommendEstimateOffPct) {
+    out.push_back({"estimate-off",
+                   "the cost was " + fmt("%+.0f%%", *r.usd_error_pct) + " off the estimate (" +
+                       fmt("$%.4f", r.estimate.usd) + " planned): " +
+                       (r.estimate.run_known
+                            ? "the next plan of this pipeline calibrates from the measured run"
+                            : "give workload.reference (or workload.kind) so the plan can time "
+                              "the run")});
+  }
+  return out;
+}
+
+}  // namespace burst

@@ -1,0 +1,23 @@
+// What to do next time, derived from a job's report alone. Each recommendation has a trigger
+// (a named rule over the report's numbers, thresholds below) documented in docs/reports.md; the
+// tests assert each one fires at its threshold and stays quiet below it.
+#pragma once
+
+#include <vector>
+
+#include "report/job_report.h"
+
+namespace burst {
+
+// low-utilization: a succeeded job whose compute / GPU billed time is below this.
+inline constexpr double kRecommendLowUtilization = 0.50;
+// deadline-slack: a succeeded job that finished with at least this share of its deadline left.
+inline constexpr double kRecommendDeadlineSlackPct = 40;
+// budget-near: a job that used at least this share of budget.max_usd.
+inline constexpr double kRecommendBudgetNearPct = 90;
+// estimate-off: a succeeded job whose cost missed the estimate by at least this much.
+inline constexpr double kRecommendEstimateOffPct = 50;
+
+std::vector<Recommendation> recommend(const JobReport& r);
+
+}  // namespace burst
