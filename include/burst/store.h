@@ -26,6 +26,9 @@ struct JobRecord {
   std::string error;          // why it failed, redacted; empty on success
   std::string estimate_json;  // the plan's estimate, as JSON text
   std::string report_path;    // JSON report, once written
+  // Facts the cost report needs that the plan knew at creation (billing rule, budget, deadline,
+  // predicted bound; report/job_facts.h), as JSON text. Never rewritten, so reports never change.
+  std::string facts_json;
   int64_t created_ms = 0;
   int64_t finished_ms = 0;  // 0 while running
   int64_t owner_pid = 0;    // the burst process running it (reap leaves a live owner's pods alone)
@@ -65,6 +68,19 @@ struct TransferRecord {
   int64_t millis = 0;
 };
 
+// One measurement for estimate calibration: the run step's measured seconds against the model's
+// prediction, for `units` of work (items or tokens) on one GPU type.
+struct CalibrationRecord {
+  std::string job_id;
+  std::string pipeline;
+  std::string gpu_type;
+  std::string workload_kind;  // spec workload.kind, "" when unset
+  double units = 0;
+  double measured_s = 0;
+  double predicted_s = 0;
+  int64_t recorded_ms = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -75,6 +91,8 @@ class Store {
   virtual Status update_job(const JobRecord& job) = 0;
   virtual Result<JobRecord> get_job(const std::string& id) = 0;       // kNotFound when absent
   virtual Result<std::vector<JobRecord>> recent_jobs(int limit) = 0;  // newest first, limit > 0
+  // Jobs created in [from_ms, to_ms), oldest first.
+  virtual Result<std::vector<JobRecord>> jobs_between(int64_t from_ms, int64_t to_ms) = 0;
 
   virtual Status begin_phase(const std::string& job_id, const std::string& phase,
                              int64_t at_ms) = 0;
@@ -90,9 +108,22 @@ class Store {
   virtual Result<std::vector<PodRecord>> pods_of_job(const std::string& job_id) = 0;
   // Pods not confirmed deleted ("creating", "alive", "deleting"), oldest first.
   virtual Result<std::vector<PodRecord>> live_pods() = 0;
+  // Every pod of the jobs created in [from_ms, to_ms), in row order (one query for roll-ups).
+  virtual Result<std::vector<PodRecord>> pods_of_jobs_between(int64_t from_ms, int64_t to_ms) = 0;
 
   virtual Status add_transfer(const TransferRecord& t) = 0;
   virtual Result<std::vector<TransferRecord>> transfers(const std::string& job_id) = 0;
+
+  // burstd's schedules: the last fire time handled for a pipeline (by name), run or skipped;
+  // nullopt when it never fired. set_last_fire replaces the previous value.
+  virtual Result<std::optional<int64_t>> last_fire(const std::string& pipeline) = 0;
+  virtual Status set_last_fire(const std::string& pipeline, int64_t fire_ms) = 0;
+
+  virtual Status add_calibration(const CalibrationRecord& c) = 0;
+  // A pipeline's measurements of one workload kind, newest first, at most `limit`.
+  virtual Result<std::vector<CalibrationRecord>> calibration_samples(const std::string& pipeline,
+                                                                     const std::string& kind,
+                                                                     int limit) = 0;
 };
 
 // Opens (creating if needed) the SQLite database at `path` (":memory:" for tests) and migrates its

@@ -9,7 +9,8 @@
 #include "burst/ssh_keys.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/offers.h"
+#include "cli/job_notify.h"
+#include "cli/job_setup.h"
 #include "cli/spec_errors.h"
 #include "job/job_runner.h"
 
@@ -20,39 +21,6 @@ std::string money(double usd) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "$%.2f", usd);
   return buf;
-}
-
-// Reads each secret from the environment; a required one that is missing stops the run here.
-bool collect_secrets(const PipelineSpec& spec, std::map<std::string, std::string>* out) {
-  auto env = environment_map();
-  bool ok = true;
-  for (size_t i = 0; i < spec.secrets.size(); ++i) {
-    const SecretRef& s = spec.secrets[i];
-    auto it = env.find(s.name);
-    if (it != env.end() && !it->second.empty()) {
-      (*out)[s.name] = it->second;
-      if (it->second.size() < 4)
-        std::cerr << "burst: warning: secret " << s.name
-                  << " is shorter than 4 characters and will not be redacted from output\n";
-    } else if (!s.optional) {
-      std::cerr << spec.path << ":" << s.pos.line << ":" << s.pos.column << ": secrets[" << i
-                << "]: " << s.name << " is not set in your environment\n";
-      ok = false;
-    }
-  }
-  return ok;
-}
-
-// Whether an earlier job of this pipeline succeeded, leaving its weights on the volume.
-bool volume_used_before(const Config& config, const PipelineSpec& spec) {
-  if (access(config.db_path.c_str(), F_OK) != 0) return false;  // plan creates nothing
-  auto store = open_sqlite_store(config.db_path);
-  if (!store.ok()) return false;
-  auto jobs = (*store)->recent_jobs(200);
-  if (!jobs.ok()) return false;
-  for (const auto& j : *jobs)
-    if (j.pipeline == spec.name && j.state == "succeeded") return true;
-  return false;
 }
 
 void print_plan(const PipelineSpec& spec, const Plan& plan) {
@@ -78,26 +46,18 @@ int cmd_run(const RunArgs& args) {
   if (!spec.ok()) return kExitUsage;
   auto config = load_config_or_print();
   if (!config.ok()) return fail(kExitConfig, config.error().message);
-  std::map<std::string, std::string> secrets;
-  if (!collect_secrets(*spec, &secrets)) return kExitUsage;
-
   SystemClock clock;
-  auto sources = gather_offers(*spec, args.provider, *config, clock, /*offline_table=*/false);
-  if (!sources.ok()) return fail(kExitUsage, sources.error().message);
-  PlanInput& input = sources->input;
-  input.warm_volume = volume_used_before(*config, *spec);
-  input.max_workers = 1;  // the runner drives one GPU pod; `burst plan` shows wider splits
-  ScanResult code;
-  if (!spec->code.dir.empty()) {
-    auto scanned = scan_code_dir(spec->code);
-    if (!scanned.ok()) return fail(kExitUsage, args.spec + ": " + scanned.error().message);
-    code = std::move(*scanned);
-    input.code_bytes = static_cast<long>(code.bytes);
+  auto prepared = prepare_job(*spec, args.provider, *config, clock, environment_map());
+  if (!prepared.ok()) {
+    const Error& e = prepared.error();
+    if (e.message.rfind(spec->path + ":", 0) == 0) {  // secrets: file:line:col, as spec errors
+      std::cerr << e.message << "\n";
+      return kExitUsage;
+    }
+    return fail(e.code == ErrorCode::kInvalid ? kExitUsage : kExitFailure, e.message);
   }
-  auto plan = make_plan(*spec, input);
-  if (!plan.ok())
-    return fail(plan.error().code == ErrorCode::kInvalid ? kExitUsage : kExitFailure,
-                plan.error().message);
+  for (const auto& w : prepared->warnings) std::cerr << "burst: warning: " << w << "\n";
+  const Plan* plan = &prepared->plan;
   if (!args.json) print_plan(*spec, *plan);
   const bool costs_money = plan->gpu.usd_per_hour > 0 || (plan->cpu && plan->cpu->usd_per_hour > 0);
   auto console = make_terminal_console(args.quiet || args.json);
@@ -112,13 +72,16 @@ int cmd_run(const RunArgs& args) {
   auto connector = make_libssh_connector();
   install_signal_handlers();
 
-  JobInput in{new_job_id(clock.now()), *spec, *plan, std::move(code), secrets, *key};
+  JobInput in{new_job_id(clock.now()), *spec, *plan, std::move(prepared->code),
+              prepared->secrets,       *key};
   const std::string job_id = in.job_id;
-  JobDeps deps{
-      **store, clock, *connector, *sources->providers[plan->gpu.provider], *console, *config, [] {
-        return g_interrupts.load();
-      }};
+  JobDeps deps{**store, clock, *connector, prepared->gpu_provider(), *console, *config, [] {
+                 return g_interrupts.load();
+               }};
   JobResult result = JobRunner(deps, std::move(in)).run();
+  // A webhook that fails is a warning, never the job's outcome.
+  if (std::string w = notify_job_finished(*config, **store, clock, job_id); !w.empty())
+    std::cerr << "burst: warning: " << w << "\n";
 
   if (args.json) {
     nlohmann::json out = {{"job_id", job_id},

@@ -53,6 +53,29 @@ struct OffersArgs {
 };
 int cmd_offers(const OffersArgs& args);
 
+// burstd's client commands (cmd_daemon.cpp). `target`: a spec file (submit) or a job id.
+struct DaemonArgs {
+  std::string target;
+  std::string socket;  // default: $BURSTD_SOCKET, else burstd.yaml's socket
+  bool follow = false;
+  bool json = false;
+};
+int cmd_submit(const DaemonArgs& args);
+int cmd_status(const DaemonArgs& args);
+int cmd_logs(const DaemonArgs& args);
+int cmd_cancel(const DaemonArgs& args);
+
+struct ReportArgs {
+  std::string job;            // empty: the latest job
+  std::string month;          // "2026-11": a roll-up of that month
+  std::string since, until;   // "2026-11-01", "2026-11": a roll-up of the range (inclusive)
+  std::string format = "md";  // md | json | html
+  std::string output;         // a file instead of stdout
+  double usd_per_kwh = 0.15;  // rent vs buy
+  double life_years = 3;
+};
+int cmd_report(const ReportArgs& args);
+
 inline constexpr int kExitUsageCode = 2;
 
 }  // namespace burst

@@ -75,6 +75,40 @@ int main(int argc, char** argv) {
   offers_cmd->add_option("--provider", offers.provider, "only this provider");
   offers_cmd->add_flag("--json", offers.json, "print as JSON");
 
+  // burstd's client (docs/daemon.md).
+  burst::DaemonArgs submit, status, logs, cancel;
+  auto* submit_cmd = app.add_subcommand("submit", "Queue a pipeline on burstd");
+  submit_cmd->add_option("file", submit.target, "pipeline spec (YAML)")->required();
+  submit_cmd->add_flag("-f,--follow", submit.follow, "follow its log until it ends");
+  submit_cmd->add_flag("--json", submit.json, "print the job id as JSON");
+  auto* status_cmd = app.add_subcommand("status", "burstd's jobs, or one job with its phases");
+  status_cmd->add_option("job", status.target, "job id (default: all)");
+  status_cmd->add_flag("--json", status.json, "print as JSON");
+  auto* logs_cmd = app.add_subcommand("logs", "A burstd job's log");
+  logs_cmd->add_option("job", logs.target, "job id")->required();
+  logs_cmd->add_flag("-f,--follow", logs.follow, "keep printing until the job ends");
+  auto* cancel_cmd = app.add_subcommand("cancel", "Cancel a burstd job (its pods are deleted)");
+  cancel_cmd->add_option("job", cancel.target, "job id")->required();
+  for (auto* c : {submit_cmd, status_cmd, logs_cmd, cancel_cmd})
+    c->add_option("--socket", c == submit_cmd   ? submit.socket
+                              : c == status_cmd ? status.socket
+                              : c == logs_cmd   ? logs.socket
+                                                : cancel.socket,
+                  "burstd's socket");
+
+  burst::ReportArgs report;
+  auto* report_cmd = app.add_subcommand(
+      "report", "Cost report of a job (the latest by default) or of a period, from the store");
+  report_cmd->add_option("job", report.job, "job id (default: the latest)");
+  report_cmd->add_option("--month", report.month, "roll up a month, e.g. 2026-11");
+  report_cmd->add_option("--since", report.since, "roll up from this day or month (2026-11-01)");
+  report_cmd->add_option("--until", report.until, "roll up to this day or month, inclusive");
+  report_cmd->add_option("--format", report.format, "md (default) | json | html");
+  report_cmd->add_option("-o,--output", report.output, "write to this file instead of stdout");
+  report_cmd->add_option("--usd-per-kwh", report.usd_per_kwh,
+                         "rent vs buy: electricity price (0.15)");
+  report_cmd->add_option("--life-years", report.life_years, "rent vs buy: years of use (3)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -89,5 +123,10 @@ int main(int argc, char** argv) {
   if (*gpus_cmd) return burst::cmd_gpus(gpus_json);
   if (*est_cmd) return burst::cmd_estimate(est);
   if (*offers_cmd) return burst::cmd_offers(offers);
+  if (*report_cmd) return burst::cmd_report(report);
+  if (*submit_cmd) return burst::cmd_submit(submit);
+  if (*status_cmd) return burst::cmd_status(status);
+  if (*logs_cmd) return burst::cmd_logs(logs);
+  if (*cancel_cmd) return burst::cmd_cancel(cancel);
   return burst::kExitUsageCode;
 }

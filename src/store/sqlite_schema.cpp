@@ -75,6 +75,31 @@ const std::vector<const char*>& migrations() {
         );
         CREATE INDEX transfers_job_id ON transfers(job_id);
       )sql",
+      // 2 (reports, issue 7): facts the cost report needs, recorded when the job is created
+      // (billing rule, budget, deadline, predicted bound), and measured run time per unit of
+      // work against the model's prediction, which calibrates the next plan.
+      R"sql(
+        ALTER TABLE jobs ADD COLUMN facts_json TEXT NOT NULL DEFAULT '';
+        CREATE TABLE calibration (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          job_id TEXT NOT NULL REFERENCES jobs(id),
+          pipeline TEXT NOT NULL,
+          gpu_type TEXT NOT NULL,
+          workload_kind TEXT NOT NULL,
+          units REAL NOT NULL,
+          measured_s REAL NOT NULL,
+          predicted_s REAL NOT NULL,
+          recorded_ms INTEGER NOT NULL
+        );
+        CREATE INDEX calibration_pipeline ON calibration(pipeline, workload_kind);
+      )sql",
+      // 3 (burstd, issue 6): the last fire time handled per scheduled pipeline (docs/daemon.md).
+      R"sql(
+        CREATE TABLE schedule_fires (
+          pipeline TEXT PRIMARY KEY,
+          last_fire_ms INTEGER NOT NULL
+        );
+      )sql",
   };
   return steps;
 }

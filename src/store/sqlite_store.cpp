@@ -16,7 +16,7 @@ using sqlite::Stmt;
 
 constexpr const char* kJobColumns =
     "id, pipeline, spec_path, state, phase, provider, error, estimate_json, report_path, "
-    "created_ms, finished_ms, owner_pid";
+    "created_ms, finished_ms, owner_pid, facts_json";
 constexpr const char* kPodColumns =
     "row_id, job_id, provider, role, name, pod_id, gpu_type, gpu_count, usd_per_hour, "
     "price_source, state, host_key, created_ms, deleted_ms";
@@ -37,6 +37,7 @@ JobRecord read_job(const Stmt& s) {
   j.created_ms = s.int64(9);
   j.finished_ms = s.int64(10);
   j.owner_pid = s.int64(11);
+  j.facts_json = s.text(12);
   return j;
 }
 
@@ -107,6 +108,7 @@ class SqliteStore final : public Store {
   Status update_job(const JobRecord& job) override;
   Result<JobRecord> get_job(const std::string& id) override;
   Result<std::vector<JobRecord>> recent_jobs(int limit) override;
+  Result<std::vector<JobRecord>> jobs_between(int64_t from_ms, int64_t to_ms) override;
 
   Status begin_phase(const std::string& job_id, const std::string& phase, int64_t at_ms) override;
   Status end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
@@ -117,9 +119,17 @@ class SqliteStore final : public Store {
   Status update_pod(const PodRecord& pod) override;
   Result<std::vector<PodRecord>> pods_of_job(const std::string& job_id) override;
   Result<std::vector<PodRecord>> live_pods() override;
+  Result<std::vector<PodRecord>> pods_of_jobs_between(int64_t from_ms, int64_t to_ms) override;
 
   Status add_transfer(const TransferRecord& t) override;
   Result<std::vector<TransferRecord>> transfers(const std::string& job_id) override;
+  Result<std::optional<int64_t>> last_fire(const std::string& pipeline) override;
+  Status set_last_fire(const std::string& pipeline, int64_t fire_ms) override;
+
+  Status add_calibration(const CalibrationRecord& c) override;
+  Result<std::vector<CalibrationRecord>> calibration_samples(const std::string& pipeline,
+                                                             const std::string& kind,
+                                                             int limit) override;
 
  private:
   Result<Stmt> prepare(const std::string& sql, std::string op) {
@@ -142,12 +152,12 @@ Status SqliteStore::run_changing(Stmt& stmt, const std::string& missing) {
 Status SqliteStore::create_job(const JobRecord& j) {
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(std::string("INSERT INTO jobs (") + kJobColumns +
-                               ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            "create job");
   if (!s) return s.error();
   s->bind(j.id).bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
   s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.created_ms);
-  s->bind(j.finished_ms).bind(j.owner_pid);
+  s->bind(j.finished_ms).bind(j.owner_pid).bind(j.facts_json);
   return s->run();
 }
 
@@ -287,6 +297,90 @@ Result<std::vector<TransferRecord>> SqliteStore::transfers(const std::string& jo
   if (!s) return s.error();
   s->bind(job_id);
   return collect(*s, read_transfer);
+}
+
+Result<std::vector<JobRecord>> SqliteStore::jobs_between(int64_t from_ms, int64_t to_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(std::string("SELECT ") + kJobColumns +
+                               " FROM jobs WHERE created_ms >= ? AND created_ms < ? "
+                               "ORDER BY created_ms, rowid",
+                           "list jobs between");
+  if (!s) return s.error();
+  s->bind(from_ms).bind(to_ms);
+  return collect(*s, read_job);
+}
+
+Result<std::vector<PodRecord>> SqliteStore::pods_of_jobs_between(int64_t from_ms, int64_t to_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(std::string("SELECT ") + kPodColumns +
+                               " FROM pods WHERE job_id IN (SELECT id FROM jobs WHERE "
+                               "created_ms >= ? AND created_ms < ?) ORDER BY row_id",
+                           "list pods of jobs between");
+  if (!s) return s.error();
+  s->bind(from_ms).bind(to_ms);
+  return collect(*s, read_pod);
+}
+
+CalibrationRecord read_calibration(const Stmt& s) {
+  CalibrationRecord c;
+  c.job_id = s.text(0);
+  c.pipeline = s.text(1);
+  c.gpu_type = s.text(2);
+  c.workload_kind = s.text(3);
+  c.units = s.real(4);
+  c.measured_s = s.real(5);
+  c.predicted_s = s.real(6);
+  c.recorded_ms = s.int64(7);
+  return c;
+}
+
+Status SqliteStore::add_calibration(const CalibrationRecord& c) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "INSERT INTO calibration (job_id, pipeline, gpu_type, workload_kind, units, measured_s, "
+      "predicted_s, recorded_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "add calibration");
+  if (!s) return s.error();
+  s->bind(c.job_id).bind(c.pipeline).bind(c.gpu_type).bind(c.workload_kind).bind(c.units);
+  s->bind(c.measured_s).bind(c.predicted_s).bind(c.recorded_ms);
+  return s->run();
+}
+
+Result<std::vector<CalibrationRecord>> SqliteStore::calibration_samples(const std::string& pipeline,
+                                                                        const std::string& kind,
+                                                                        int limit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "SELECT job_id, pipeline, gpu_type, workload_kind, units, measured_s, predicted_s, "
+      "recorded_ms FROM calibration WHERE pipeline = ? AND workload_kind = ? "
+      "ORDER BY recorded_ms DESC, id DESC LIMIT ?",
+      "list calibration samples");
+  if (!s) return s.error();
+  s->bind(pipeline).bind(kind).bind(limit);
+  return collect(*s, read_calibration);
+}
+
+Result<std::optional<int64_t>> SqliteStore::last_fire(const std::string& pipeline) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s =
+      prepare("SELECT last_fire_ms FROM schedule_fires WHERE pipeline = ?", "get last fire");
+  if (!s) return s.error();
+  s->bind(pipeline);
+  Result<bool> row = s->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<int64_t>();
+  return std::optional<int64_t>(s->int64(0));
+}
+
+Status SqliteStore::set_last_fire(const std::string& pipeline, int64_t fire_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "INSERT INTO schedule_fires (pipeline, last_fire_ms) VALUES (?, ?) "
+      "ON CONFLICT(pipeline) DO UPDATE SET last_fire_ms = excluded.last_fire_ms",
+      "set last fire");
+  if (!s) return s.error();
+  s->bind(pipeline).bind(fire_ms);
+  return s->run();
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "burst/store.h"
+#include "store/sqlite_schema.h"
 
 namespace burst {
 namespace {
@@ -335,12 +336,14 @@ TEST_F(StoreTest, DataSurvivesReopen) {
   EXPECT_EQ(transfers->size(), 1u);
 }
 
-TEST_F(StoreTest, SchemaVersionIsOneAndReopenKeepsIt) {
+TEST_F(StoreTest, SchemaVersionIsCurrentAndReopenKeepsIt) {
   ASSERT_TRUE(open());
   ASSERT_FALSE(fs::exists(db_path_.string() + "-wal"));  // checkpointed on close
-  EXPECT_EQ(read_user_version(db_path_), 1u);
+  const auto current = static_cast<uint32_t>(sqlite::current_schema_version());
+  EXPECT_GE(current, 2u);  // 2: job facts and calibration (issue 7)
+  EXPECT_EQ(read_user_version(db_path_), current);
   ASSERT_TRUE(open());
-  EXPECT_EQ(read_user_version(db_path_), 1u);
+  EXPECT_EQ(read_user_version(db_path_), current);
 }
 
 TEST_F(StoreTest, NewerSchemaIsRefused) {
@@ -351,8 +354,9 @@ TEST_F(StoreTest, NewerSchemaIsRefused) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::kInvalid);
   EXPECT_EQ(s.error().message, "state database " + db_path_.string() +
-                                   " has schema version 99; this burst understands up to 1: "
-                                   "upgrade burst");
+                                   " has schema version 99; this burst understands up to " +
+                                   std::to_string(sqlite::current_schema_version()) +
+                                   ": upgrade burst");
   EXPECT_EQ(read_user_version(db_path_), 99u);  // left untouched
 }
 

@@ -1,0 +1,34 @@
+// What `burst run` and burstd both do before a job starts: read its secrets, gather offers, scan
+// the code dir and plan. Nothing is created anywhere; the caller decides whether to go ahead.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "burst/clock.h"
+#include "burst/config.h"
+#include "burst/provider.h"
+#include "burst/spec.h"
+#include "plan/planner.h"
+#include "sync/code_sync.h"
+
+namespace burst {
+
+struct PreparedJob {
+  Plan plan;
+  ScanResult code;
+  std::map<std::string, std::string> secrets;                  // name -> value
+  std::map<std::string, std::unique_ptr<Provider>> providers;  // the ones that can run a job
+  std::vector<std::string> warnings;                           // e.g. a secret too short to redact
+  Provider& gpu_provider() { return *providers.at(plan.gpu.provider); }
+};
+
+// Secrets are read from `env` by name. Errors: kInvalid (a required secret missing, named with
+// its file:line:col; a bad code dir or plan input), or the planner's own code (kNoCapacity).
+Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& provider_override,
+                                const Config& config, Clock& clock,
+                                const std::map<std::string, std::string>& env);
+
+}  // namespace burst

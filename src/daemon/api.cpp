@@ -1,0 +1,244 @@
+#include "daemon/api.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace burst::daemon {
+namespace {
+
+using nlohmann::json;
+
+ApiResponse text(int status, std::string body, const char* type) {
+  ApiResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  r.content_type = type;
+  return r;
+}
+ApiResponse reply(int status, const json& body) {
+  return text(status, body.dump(2) + "\n", "application/json");
+}
+ApiResponse error(int status, const std::string& message, const json& details = nullptr) {
+  json body = {{"error", message}};
+  if (!details.is_null()) body["errors"] = details;
+  return reply(status, body);
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::stringstream ss(path);
+  for (std::string p; std::getline(ss, p, '/');)
+    if (!p.empty()) parts.push_back(p);
+  return parts;
+}
+
+bool safe_id(const std::string& id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (char c : id)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
+  return true;
+}
+
+json job_json(const JobRecord& j) {
+  return {{"id", j.id},
+          {"pipeline", j.pipeline},
+          {"state", j.state},
+          {"phase", j.phase},
+          {"provider", j.provider},
+          {"error", j.error},
+          {"report", j.report_path},
+          {"created", j.created_ms ? format_utc(from_unix_ms(j.created_ms)) : ""},
+          {"finished", j.finished_ms ? format_utc(from_unix_ms(j.finished_ms)) : ""}};
+}
+
+json pod_json(const PodRecord& p) {
+  return {{"provider", p.provider}, {"pod", p.pod_id},
+          {"name", p.name},         {"job_id", p.job_id},
+          {"role", p.role},         {"state", p.state},
+          {"gpu", p.gpu_type},      {"usd_per_hour", p.usd_per_hour}};
+}
+
+}  // namespace
+
+Api::Api(Scheduler& scheduler, Store& store, const Config& config,
+         std::function<std::vector<PodAction>()> reap)
+    : scheduler_(scheduler), store_(store), config_(config), reap_(std::move(reap)) {}
+
+ApiResponse Api::handle(const ApiRequest& r) {
+  auto parts = split_path(r.path);
+  if (parts.empty() || parts[0] != "v1") return error(404, "unknown endpoint " + r.path);
+  parts.erase(parts.begin());
+  const bool get = r.method == "GET", post = r.method == "POST";
+  if (parts.size() == 1 && parts[0] == "health" && get) return health();
+  if (parts.size() == 1 && parts[0] == "jobs" && post) return submit(r.body);
+  if (parts.size() == 1 && parts[0] == "jobs" && get) return list_jobs();
+  if (parts.size() == 1 && parts[0] == "pods" && get) return pods();
+  if (parts.size() == 1 && parts[0] == "reap" && post) {
+    json out = json::array();
+    for (const auto& a : reap_())
+      out.push_back(
+          {{"provider", a.provider}, {"pod", a.pod}, {"job_id", a.job_id}, {"outcome", a.outcome}});
+    return reply(200, out);
+  }
+  if (parts.size() >= 2 && parts[0] == "jobs") {
+    const std::string& id = parts[1];
+    if (!safe_id(id)) return error(400, "not a job id: \"" + id + "\"");
+    if (parts.size() == 2 && get) return job_status(id);
+    if (parts.size() == 3 && parts[2] == "log" && get) return log(id, r.query);
+    if (parts.size() == 3 && parts[2] == "report" && get) return report(id);
+    if (parts.size() == 3 && parts[2] == "cancel" && post) {
+      Status st = scheduler_.cancel(id);
+      if (!st.ok()) return error(404, st.error().message);
+      return reply(202, {{"id", id}, {"cancel", "requested"}});
+    }
+  }
+  return error(404, "unknown endpoint " + r.method + " " + r.path);
+}
+
+ApiResponse Api::health() {
+  int queued = 0;
+  for (const auto& j : scheduler_.jobs()) queued += j.state == "queued";
+  return reply(200, {{"pid", getpid()},
+                     {"draining", scheduler_.draining()},
+                     {"running", scheduler_.running_count()},
+                     {"queued", queued}});
+}
+
+ApiResponse Api::submit(const std::string& body) {
+  json req = json::parse(body, nullptr, false);
+  if (req.is_discarded() || !req.is_object())
+    return error(400, "expected a JSON object {\"path\": ...} or {\"spec\": ..., \"path\": ...}");
+  const std::string path = req.value("path", "");
+  std::vector<SpecError> errors;
+  Result<PipelineSpec> spec = make_error(ErrorCode::kInvalid, "");
+  if (req.contains("spec") && req["spec"].is_string()) {
+    spec = parse_spec(req["spec"].get<std::string>(), path.empty() ? "(inline)" : path, &errors);
+  } else if (!path.empty()) {
+    if (path[0] != '/') return error(400, "path must be absolute: " + path);
+    spec = load_spec_file(path, &errors);
+  } else {
+    return error(400, "give the spec's \"path\" (absolute) or its text as \"spec\"");
+  }
+  if (!spec.ok()) {
+    json list = json::array();
+    for (const auto& e : errors) list.push_back(e.text);
+    if (errors.empty()) list.push_back(spec.error().message);
+    return error(400, "invalid spec", list);
+  }
+  if (scheduler_.draining()) return error(503, "burstd is draining (shutting down); not queued");
+  std::string id = scheduler_.submit(std::move(*spec), "submitted");
+  return reply(201, {{"id", id}, {"state", "queued"}});
+}
+
+ApiResponse Api::list_jobs() {
+  json out = json::array();
+  std::set<std::string> listed;
+  for (const auto& j : scheduler_.jobs()) {
+    if (j.state == "running") {
+      if (auto rec = store_.get_job(j.id); rec.ok()) {
+        json v = job_json(*rec);
+        v["reason"] = j.reason;
+        out.push_back(v);
+        listed.insert(j.id);
+        continue;
+      }
+    }
+    out.push_back({{"id", j.id},
+                   {"pipeline", j.pipeline},
+                   {"state", j.state},
+                   {"phase", j.state},
+                   {"reason", j.reason}});
+    listed.insert(j.id);
+  }
+  if (auto recent = store_.recent_jobs(50); recent.ok())
+    for (const auto& j : *recent)
+      if (!listed.count(j.id)) out.push_back(job_json(j));
+  return reply(200, out);
+}
+
+ApiResponse Api::job_status(const std::string& id) {
+  auto rec = store_.get_job(id);
+  if (!rec.ok()) {
+    for (const auto& j : scheduler_.jobs())
+      if (j.id == id)
+        return reply(200, {{"id", j.id},
+                           {"pipeline", j.pipeline},
+                           {"state", j.state},
+                           {"phase", j.state},
+                           {"reason", j.reason},
+                           {"phases", json::array()},
+                           {"pods", json::array()}});
+    return error(404, "no job " + id);
+  }
+  json out = job_json(*rec);
+  json phases = json::array();
+  if (auto ps = store_.phases(id); ps.ok())
+    for (const auto& p : *ps)
+      phases.push_back({{"phase", p.phase},
+                        {"started", format_utc(from_unix_ms(p.started_ms))},
+                        {"ended", p.ended_ms ? format_utc(from_unix_ms(p.ended_ms)) : ""},
+                        {"outcome", p.outcome},
+                        {"detail", p.detail}});
+  out["phases"] = phases;
+  json pods = json::array();
+  if (auto ps = store_.pods_of_job(id); ps.ok())
+    for (const auto& p : *ps) pods.push_back(pod_json(p));
+  out["pods"] = pods;
+  return reply(200, out);
+}
+
+LogChunk Api::read_log(const std::string& job_id, int64_t offset, size_t max_bytes) {
+  LogChunk c;
+  c.next_offset = offset;
+  auto rec = store_.get_job(job_id);
+  bool queued = false;
+  for (const auto& j : scheduler_.jobs()) queued = queued || j.id == job_id;
+  c.found = rec.ok() || queued;
+  c.finished = rec.ok() && rec->state != "running" && !scheduler_.is_running(job_id);
+  std::ifstream f(config_.logs_dir + "/" + job_id + ".log", std::ios::binary);
+  if (!f) return c;
+  f.seekg(offset);
+  std::string buf(max_bytes, '\0');
+  f.read(buf.data(), static_cast<std::streamsize>(max_bytes));
+  buf.resize(static_cast<size_t>(f.gcount()));
+  c.next_offset = offset + static_cast<int64_t>(buf.size());
+  if (buf.size() == max_bytes) c.finished = false;  // more to read first
+  c.data = std::move(buf);
+  return c;
+}
+
+ApiResponse Api::log(const std::string& id, const std::map<std::string, std::string>& query) {
+  int64_t offset = 0;
+  if (auto it = query.find("offset"); it != query.end()) offset = std::atoll(it->second.c_str());
+  LogChunk c = read_log(id, offset < 0 ? 0 : offset);
+  if (!c.found) return error(404, "no job " + id);
+  ApiResponse r = text(200, c.data, "text/plain");
+  r.headers["X-Burst-Log-Offset"] = std::to_string(c.next_offset);
+  r.headers["X-Burst-Job-Finished"] = c.finished ? "1" : "0";
+  return r;
+}
+
+ApiResponse Api::report(const std::string& id) {
+  auto rec = store_.get_job(id);
+  if (!rec.ok()) return error(404, "no job " + id);
+  if (rec->report_path.empty()) return error(404, "job " + id + " has no report yet");
+  std::ifstream f(rec->report_path);
+  if (!f) return error(404, "report " + rec->report_path + " is missing");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return text(200, ss.str(), "application/json");
+}
+
+ApiResponse Api::pods() {
+  auto live = store_.live_pods();
+  if (!live.ok()) return error(500, live.error().message);
+  json out = json::array();
+  for (const auto& p : *live) out.push_back(pod_json(p));
+  return reply(200, out);
+}
+
+}  // namespace burst::daemon

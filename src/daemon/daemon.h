@@ -1,0 +1,77 @@
+// burstd assembled: the scheduler, the reconciler, the API and its socket, wired to one Store,
+// Clock and JobLauncher passed in (tests pass fakes). main.cpp adds signals and logging.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "burst/clock.h"
+#include "burst/store.h"
+#include "daemon/api.h"
+#include "daemon/daemon_config.h"
+#include "daemon/job_launcher.h"
+#include "daemon/reconciler.h"
+#include "daemon/scheduler.h"
+#include "daemon/socket_server.h"
+
+namespace burst::daemon {
+
+struct DaemonDeps {
+  Clock& clock;
+  Store& store;
+  JobLauncher& launcher;
+  std::vector<std::string> providers;  // names the reconciler asks
+  std::function<Result<std::unique_ptr<Provider>>(const std::string&)> make_provider;
+  std::function<void(const std::string&)> log;
+};
+
+class Daemon {
+ public:
+  Daemon(DaemonConfig config, DaemonDeps deps);
+  ~Daemon();
+
+  // Recovers jobs a dead burstd left running, reaps, loads the pipelines (an invalid one fails
+  // the start with every error, one per line), opens the socket (unless `socket` is false, for
+  // in-process tests) and starts the scheduler loop.
+  Status start(bool socket = true);
+  // SIGHUP: re-reads the pipelines (and concurrency) from `config`; on errors keeps the old set.
+  Status reload(const DaemonConfig& config);
+  // SIGTERM: no new job starts; waits up to drain_timeout for running jobs, then cancels them
+  // (their pods are deleted). `interrupt_now` cancels at once (a second SIGTERM).
+  void drain();
+  void interrupt_now();
+  void stop();  // closes the socket and stops the loop; call after drain()
+
+  Api& api() { return *api_; }
+  Scheduler& scheduler() { return *scheduler_; }
+  Reconciler& reconciler() { return *reconciler_; }
+  // One reconcile pass, serialised with the periodic one.
+  std::vector<PodAction> reap_now();
+
+ private:
+  std::string admit(const PipelineSpec& spec);
+  bool job_alive(const JobRecord& job) const;
+  void maintenance_loop();
+
+  DaemonConfig config_;
+  DaemonDeps d_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<Reconciler> reconciler_;
+  std::unique_ptr<Api> api_;
+  std::unique_ptr<SocketServer> server_;
+  std::thread loop_, maintenance_;
+  std::mutex reap_mu_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+};
+
+// Whether `pid` is a live burst or burstd process (a job's owner_pid).
+bool burst_process_alive(int64_t pid);
+
+}  // namespace burst::daemon

@@ -1,0 +1,141 @@
+// Reads burstd.yaml: a yaml-cpp adapter, like src/config/config_loader.cpp.
+#include "daemon/daemon_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
+#include "spec/duration.h"
+
+namespace burst::daemon {
+namespace fs = std::filesystem;
+namespace {
+
+class Reader {
+ public:
+  Reader(std::string file, std::string dir) : file_(std::move(file)), dir_(std::move(dir)) {}
+
+  Error error(const YAML::Node& n, const std::string& field, const std::string& msg) const {
+    return make_error(ErrorCode::kInvalid, file_ + ":" + std::to_string(n.Mark().line + 1) + ":" +
+                                               std::to_string(n.Mark().column + 1) + ": " + field +
+                                               ": " + msg);
+  }
+  std::string path(const YAML::Node& n) const {
+    std::string p = n.as<std::string>();
+    if (p.rfind("~/", 0) == 0 && getenv("HOME")) return std::string(getenv("HOME")) + p.substr(1);
+    return fs::path(p).is_absolute() ? p : (fs::path(dir_) / p).lexically_normal().string();
+  }
+  Result<std::string> text(const YAML::Node& n, const std::string& field) const {
+    if (!n.IsScalar() || n.as<std::string>().empty())
+      return error(n, field, "expected a non-empty string");
+    return n.as<std::string>();
+  }
+  Result<double> number(const YAML::Node& n, const std::string& field, double min) const {
+    double v = 0;
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v))
+      return error(n, field, "expected a number, got \"" + n.as<std::string>("") + "\"");
+    if (v < min)
+      return error(n, field, "must be at least " + std::to_string(static_cast<int>(min)));
+    return v;
+  }
+  Result<Duration> duration(const YAML::Node& n, const std::string& field) const {
+    auto t = text(n, field);
+    if (!t) return t.error();
+    auto secs = parse_duration(*t);
+    if (!secs)
+      return error(n, field, "expected a duration such as 90s, 10m or 1h, got \"" + *t + "\"");
+    return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(*secs));
+  }
+
+ private:
+  std::string file_, dir_;
+};
+
+Status read_fields(const YAML::Node& root, const Reader& r, DaemonConfig* c, std::string* state,
+                   std::string* db) {
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& v = kv.second;
+    if (key == "state_dir") {
+      *state = r.path(v);
+    } else if (key == "database") {
+      *db = r.path(v);
+    } else if (key == "socket") {
+      c->socket = r.path(v);
+    } else if (key == "log_file") {
+      c->log_file = r.path(v);
+    } else if (key == "log_max_mb" || key == "log_files" || key == "max_concurrent_jobs") {
+      auto n = r.number(v, key, 1);
+      if (!n) return n.error();
+      int i = static_cast<int>(*n);
+      (key == "log_max_mb"  ? c->log_max_mb
+       : key == "log_files" ? c->log_files
+                            : c->max_concurrent) = i;
+    } else if (key == "pipelines") {
+      if (!v.IsSequence()) return r.error(v, key, "expected a list of spec files");
+      for (const auto& p : v) c->pipelines.push_back(r.path(p));
+    } else if (key == "pipelines_dir") {
+      c->pipelines_dir = r.path(v);
+    } else if (key == "budget") {
+      if (!v.IsMap()) return r.error(v, key, "expected a mapping");
+      for (const auto& b : v) {
+        const std::string bk = b.first.as<std::string>();
+        if (bk != "usd_per_day" && bk != "usd_per_month")
+          return r.error(b.first, "budget." + bk, "unknown field (usd_per_day, usd_per_month)");
+        auto n = r.number(b.second, "budget." + bk, 0);
+        if (!n) return n.error();
+        (bk == "usd_per_day" ? c->usd_per_day : c->usd_per_month) = *n;
+      }
+    } else if (key == "orphan_grace" || key == "drain_timeout") {
+      auto d = r.duration(v, key);
+      if (!d) return d.error();
+      (key == "orphan_grace" ? c->orphan_grace : c->drain_timeout) = *d;
+    } else {
+      return r.error(kv.first, key, "unknown field");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<DaemonConfig> load_daemon_config(const std::string& path,
+                                        const std::map<std::string, std::string>& env) {
+  auto base = load_config(env);
+  if (!base) return base.error();
+  DaemonConfig c;
+  std::string file = path.empty() ? base->config_dir + "/burstd.yaml" : path;
+  std::string state, db;
+  std::error_code ec;
+  if (fs::exists(file, ec)) {
+    c.file = file;
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(file);
+    } catch (const YAML::Exception& e) {
+      return make_error(ErrorCode::kInvalid, file + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                                 std::to_string(e.mark.column + 1) + ": " + e.msg);
+    }
+    Reader r(file, fs::absolute(file, ec).parent_path().string());
+    if (!root.IsNull()) {
+      if (!root.IsMap()) return r.error(root, "(top level)", "expected a mapping");
+      Status st = read_fields(root, r, &c, &state, &db);
+      if (!st) return st.error();
+    }
+  } else if (!path.empty()) {
+    return make_error(ErrorCode::kInvalid, file + ": no such file");
+  }
+  if (!state.empty()) {  // every path under the state dir follows it
+    auto moved = env;
+    moved["BURST_STATE_DIR"] = state;
+    base = load_config(moved);
+    if (!base) return base.error();
+  }
+  c.burst = std::move(*base);
+  if (!db.empty()) c.burst.db_path = db;
+  if (c.socket.empty()) c.socket = c.burst.state_dir + "/burstd.sock";
+  if (c.log_file.empty()) c.log_file = c.burst.logs_dir + "/burstd.log";
+  return c;
+}
+
+}  // namespace burst::daemon

@@ -1,0 +1,38 @@
+// burstd's own settings, read from burstd.yaml (config/burstd.yaml documents every field). Paths
+// default to burst's state dir (burst/config.h), so `burst` and `burstd` share one database.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burst/clock.h"
+#include "burst/config.h"
+#include "burst/result.h"
+
+namespace burst::daemon {
+
+struct DaemonConfig {
+  std::string file;                    // the file read, or "" when none existed
+  Config burst;                        // burst's config, with state_dir/db_path as burstd.yaml says
+  std::string socket;                  // default: <state dir>/burstd.sock
+  std::string log_file;                // default: <state dir>/logs/burstd.log
+  int log_max_mb = 10;                 // rotated at this size
+  int log_files = 3;                   // rotated files kept
+  std::vector<std::string> pipelines;  // spec files, absolute
+  std::string pipelines_dir;           // every *.yaml / *.yml in it, too
+  int max_concurrent = 2;              // jobs running at once
+  std::optional<double> usd_per_day;   // global caps over every job's accrued cost
+  std::optional<double> usd_per_month;
+  Duration orphan_grace = std::chrono::minutes(10);   // unknown burst-* pods live this long
+  Duration drain_timeout = std::chrono::minutes(30);  // SIGTERM waits this long, then cancels
+};
+
+// Reads `path` (default <config dir>/burstd.yaml; absent is fine and means every default).
+// Relative paths in it are resolved against the file's directory. Errors: kInvalid with
+// "file:line:col: field: message", like spec errors.
+Result<DaemonConfig> load_daemon_config(const std::string& path,
+                                        const std::map<std::string, std::string>& env);
+
+}  // namespace burst::daemon

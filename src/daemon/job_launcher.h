@@ -1,0 +1,25 @@
+// How burstd runs one job: the seam between the scheduler and the job runner, so scheduler tests
+// swap in a fake that finishes (or blocks) on command. The real one (real_job_launcher.h) plans
+// and runs the job exactly as `burst run` does.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "burst/spec.h"
+#include "job/job_runner.h"
+
+namespace burst::daemon {
+
+class JobLauncher {
+ public:
+  virtual ~JobLauncher() = default;
+  // Runs the job to its end: the store has its record, phases and pods; every pod it made is
+  // deleted. Called on a worker thread. `interrupts` counts cancel requests (as the runner's
+  // SIGINT count: one stops it gracefully, two skip the pull). A job that cannot even start
+  // (no capacity, a missing secret) is recorded as failed and returned so.
+  virtual JobResult run(const std::string& job_id, const PipelineSpec& spec,
+                        const std::function<int()>& interrupts) = 0;
+};
+
+}  // namespace burst::daemon

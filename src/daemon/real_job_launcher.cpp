@@ -1,0 +1,68 @@
+#include "daemon/real_job_launcher.h"
+
+#include <unistd.h>
+
+#include "burst/remote.h"
+#include "burst/ssh_keys.h"
+#include "cli/job_setup.h"
+
+namespace burst::daemon {
+namespace {
+
+// Status lines go to burstd's log with the job id; remote output is in the job's own log file
+// (<state>/logs/<job>.log, written by the runner), which `burst logs` follows.
+class DaemonConsole : public Console {
+ public:
+  DaemonConsole(std::string job_id, std::function<void(const std::string&)> log)
+      : prefix_("job " + std::move(job_id) + ": "), log_(std::move(log)) {}
+  void line(const std::string& text) override { log_(prefix_ + text); }
+  void remote_out(const std::string&) override {}
+  void remote_err(const std::string&) override {}
+  void progress(const std::string&) override {}
+  bool confirm(const std::string&) override { return false; }
+
+ private:
+  std::string prefix_;
+  std::function<void(const std::string&)> log_;
+};
+
+}  // namespace
+
+RealJobLauncher::RealJobLauncher(Store& store, Clock& clock, const Config& config,
+                                 std::map<std::string, std::string> env,
+                                 std::function<void(const std::string&)> log)
+    : store_(store), clock_(clock), config_(config), env_(std::move(env)), log_(std::move(log)) {}
+
+JobResult RealJobLauncher::refuse(const std::string& job_id, const PipelineSpec& spec,
+                                  const std::string& why) {
+  JobRecord rec;
+  rec.id = job_id;
+  rec.pipeline = spec.name;
+  rec.spec_path = spec.path;
+  rec.state = "failed";
+  rec.phase = "plan";
+  rec.error = why;
+  rec.created_ms = rec.finished_ms = to_unix_ms(clock_.now());
+  rec.owner_pid = getpid();
+  (void)store_.create_job(rec);
+  JobResult result;
+  result.state = "failed";
+  result.error = why;
+  return result;
+}
+
+JobResult RealJobLauncher::run(const std::string& job_id, const PipelineSpec& spec,
+                               const std::function<int()>& interrupts) {
+  auto prepared = prepare_job(spec, "", config_, clock_, env_);
+  if (!prepared) return refuse(job_id, spec, "plan: " + prepared.error().message);
+  for (const auto& w : prepared->warnings) log_("job " + job_id + ": warning: " + w);
+  auto key = ensure_keypair(config_.ssh_key);
+  if (!key) return refuse(job_id, spec, "ssh key: " + key.error().message);
+  auto connector = make_libssh_connector();
+  DaemonConsole console(job_id, log_);
+  JobInput in{job_id, spec, prepared->plan, std::move(prepared->code), prepared->secrets, *key};
+  JobDeps deps{store_, clock_, *connector, prepared->gpu_provider(), console, config_, interrupts};
+  return JobRunner(deps, std::move(in)).run();
+}
+
+}  // namespace burst::daemon

@@ -1,0 +1,35 @@
+// The JobLauncher burstd uses: plans the job as `burst run` does (cli/job_setup.h) and runs it
+// through the same JobRunner. Secrets come from burstd's own environment. Nothing asks for
+// confirmation: a daemon job's cost is bounded by its spec's budget and the daemon's caps.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "burst/clock.h"
+#include "burst/config.h"
+#include "burst/store.h"
+#include "daemon/job_launcher.h"
+
+namespace burst::daemon {
+
+class RealJobLauncher : public JobLauncher {
+ public:
+  RealJobLauncher(Store& store, Clock& clock, const Config& config,
+                  std::map<std::string, std::string> env,
+                  std::function<void(const std::string&)> log);
+  JobResult run(const std::string& job_id, const PipelineSpec& spec,
+                const std::function<int()>& interrupts) override;
+
+ private:
+  JobResult refuse(const std::string& job_id, const PipelineSpec& spec, const std::string& why);
+
+  Store& store_;
+  Clock& clock_;
+  const Config& config_;
+  std::map<std::string, std::string> env_;
+  std::function<void(const std::string&)> log_;
+};
+
+}  // namespace burst::daemon

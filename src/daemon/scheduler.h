@@ -1,0 +1,138 @@
+// burstd's queue: scheduled pipelines fire on their cron (src/schedule), submitted jobs wait
+// their turn, at most `max_concurrent` jobs run at once, and a pipeline never overlaps itself
+// unless its schedule says `overlap: true`. Jobs run on worker threads through a JobLauncher.
+//
+// Time comes only from the Clock. tick() does everything due at clock.now() and says when the
+// next fire is; run_loop() calls tick() and then waits on a condition variable until that time
+// or until something changes (a submit, a job ending, wake()), so an idle daemon sleeps. Tests
+// drive tick() with a FakeClock and never sleep.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "burst/clock.h"
+#include "burst/spec.h"
+#include "burst/store.h"
+#include "daemon/job_launcher.h"
+#include "schedule/cron.h"
+#include "schedule/missed_runs.h"
+#include "schedule/tz.h"
+
+namespace burst::daemon {
+
+struct ScheduledPipeline {
+  PipelineSpec spec;  // spec.schedule is set
+  schedule::CronExpr cron;
+  schedule::TimeZone zone;
+  schedule::MissedPolicy missed = schedule::MissedPolicy::kRunOnce;
+};
+
+// A job the daemon knows in memory: queued or running (finished ones are read from the store).
+struct JobView {
+  std::string id;
+  std::string pipeline;
+  std::string state;   // "queued" | "running"
+  std::string reason;  // "submitted", "schedule 2026-11-22T03:00:00Z", "missed run (run-once)"
+  int64_t queued_ms = 0;
+};
+
+struct SchedulerOptions {
+  int max_concurrent = 2;
+  std::function<void(const std::string&)> log = [](const std::string&) {};
+  // Before a job starts: a reason to refuse it (the global budget), or "" to let it run.
+  std::function<std::string(const PipelineSpec&)> admit = [](const PipelineSpec&) {
+    return std::string();
+  };
+};
+
+class Scheduler {
+ public:
+  Scheduler(Clock& clock, Store& store, JobLauncher& launcher, SchedulerOptions options);
+  ~Scheduler();  // stops the loop and waits for running jobs' threads
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Replaces the scheduled pipelines. With `apply_missed` (daemon start), each pipeline's missed
+  // fire times are handled from the last fire recorded in the store (docs/schedules.md): run-once
+  // queues one run now, skip drops them. A pipeline never seen before is recorded as fired now,
+  // so a later restart knows what it missed.
+  void set_pipelines(std::vector<ScheduledPipeline> pipelines, bool apply_missed);
+
+  // Queues a job; returns its id.
+  std::string submit(PipelineSpec spec, const std::string& reason);
+  // A queued job is dropped (recorded as interrupted, "cancelled while queued"); a running one is
+  // interrupted: its remote command stops and its pods are deleted. kNotFound when neither.
+  Status cancel(const std::string& job_id);
+
+  // Fires due schedules and starts queued jobs; returns the next fire time, if any.
+  std::optional<TimePoint> tick();
+
+  // Calls tick() and waits (no polling) until the next fire or a change, until stop().
+  void run_loop();
+  void wake();  // re-run tick() now (the clock moved, the config changed)
+  void stop();
+
+  // No job starts any more; running ones carry on.
+  void drain();
+  bool draining() const;
+  // Sends one more interrupt to every running job (a second cancel skips the pull).
+  void interrupt_all();
+  // Blocks until no job is running, or `timeout` of the clock passes. True when idle.
+  bool wait_idle(Duration timeout);
+
+  std::vector<JobView> jobs() const;  // queued and running, oldest first
+  bool is_running(const std::string& job_id) const;
+  int running_count() const;
+  std::optional<TimePoint> next_fire(const std::string& pipeline) const;
+
+ private:
+  struct Pending {
+    std::string id;
+    PipelineSpec spec;
+    std::string reason;
+    int64_t queued_ms = 0;
+  };
+  struct Running {
+    Pending job;
+    std::shared_ptr<std::atomic<int>> interrupts;
+    std::thread thread;
+  };
+  struct Entry {
+    ScheduledPipeline p;
+    std::optional<TimePoint> next;
+  };
+
+  void fire_due(TimePoint now);
+  void start_ready();
+  void finished(const std::string& id, const JobResult& result);
+  bool pipeline_busy(const std::string& name) const;  // queued or running
+  bool pipeline_running(const std::string& name) const;
+  void reap_threads();
+  std::string enqueue(PipelineSpec spec, const std::string& reason);
+
+  Clock& clock_;
+  Store& store_;
+  JobLauncher& launcher_;
+  SchedulerOptions opt_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool changed_ = false;
+  bool stop_ = false;
+  bool draining_ = false;
+  std::vector<Entry> pipelines_;
+  std::vector<Pending> queue_;
+  std::map<std::string, Running> running_;
+  std::vector<std::thread> done_threads_;  // joined on the next tick
+};
+
+}  // namespace burst::daemon

@@ -1,0 +1,157 @@
+// burstd's crash recovery and reap against FakeProvider: a job left running by a dead burstd is
+// failed with its pod deleted and says why; a burst-* pod unknown to the store is deleted only
+// after the grace period; a live job's pods are left alone.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "daemon/reconciler.h"
+#include "fakes/fake_clock.h"
+#include "fakes/fake_provider.h"
+#include "fakes/temp_dir.h"
+
+namespace burst::daemon {
+namespace {
+
+using std::chrono::minutes;
+
+// Hands the reconciler a provider it may own, forwarding to the test's FakeProvider.
+class Forward : public Provider {
+ public:
+  explicit Forward(Provider& p) : p_(p) {}
+  std::string name() const override { return p_.name(); }
+  Result<std::vector<Offer>> offers(bool gpu) override { return p_.offers(gpu); }
+  Result<Volume> ensure_volume(const std::string& n, int s, const std::string& r) override {
+    return p_.ensure_volume(n, s, r);
+  }
+  Result<std::vector<Volume>> list_volumes() override { return p_.list_volumes(); }
+  Result<Pod> create_pod(const PodRequest& r) override { return p_.create_pod(r); }
+  Result<Pod> get_pod(const std::string& id) override { return p_.get_pod(id); }
+  Result<std::vector<Pod>> list_pods() override { return p_.list_pods(); }
+  Status delete_pod(const std::string& id) override { return p_.delete_pod(id); }
+
+ private:
+  Provider& p_;
+};
+
+class ReconcilerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { store_ = open_sqlite_store(":memory:").value(); }
+
+  Reconciler make() {
+    ReconcileDeps d{*store_,
+                    clock_,
+                    {"fake"},
+                    [this](const std::string&) -> Result<std::unique_ptr<Provider>> {
+                      return std::unique_ptr<Provider>(std::make_unique<Forward>(cloud_));
+                    },
+                    [this](const JobRecord& j) { return alive_.count(j.id) > 0; },
+                    dir_.path()};
+    return Reconciler(d, minutes(10));
+  }
+  // A job in phase `run` with a live GPU pod, as a killed burstd leaves it.
+  std::string running_job(const std::string& id) {
+    JobRecord job;
+    job.id = id;
+    job.pipeline = "tts";
+    job.state = "running";
+    job.phase = "setup";  // the last phase that ended; "run" is open
+    job.provider = "fake";
+    job.owner_pid = 999999;
+    EXPECT_TRUE(store_->create_job(job).ok());
+    EXPECT_TRUE(store_->begin_phase(id, "run", to_unix_ms(clock_.now())).ok());
+    Pod pod = cloud_.add_existing("burst-" + id + "-gpu");
+    PodRecord rec;
+    rec.job_id = id;
+    rec.provider = "fake";
+    rec.role = "gpu";
+    rec.name = pod.name;
+    rec.pod_id = pod.id;
+    rec.state = "alive";
+    rec.created_ms = to_unix_ms(clock_.now());
+    EXPECT_TRUE(store_->add_pod(rec).ok());
+    return pod.id;
+  }
+
+  TempDir dir_;
+  FakeClock clock_;
+  FakeProvider cloud_;
+  std::unique_ptr<Store> store_;
+  std::set<std::string> alive_;
+};
+
+TEST_F(ReconcilerTest, JobOfADeadDaemonIsFailedItsPodDeletedAndTheReportSaysSo) {
+  std::string pod = running_job("j1");
+  Reconciler r = make();
+  auto lines = r.recover_jobs();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_FALSE(cloud_.exists_named("burst-j1-gpu"));
+
+  auto job = store_->get_job("j1");
+  EXPECT_EQ(job->state, "failed");
+  EXPECT_EQ(job->error,
+            "the process running it (pid 999999) stopped during phase run; burstd failed the job "
+            "on restart (no reattach); gpu pod " +
+                pod + " deleted (confirmed)");
+  auto phases = *store_->phases("j1");
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases[0].outcome, "interrupted");
+  EXPECT_EQ(phases[1].phase, "recover");
+  EXPECT_EQ(phases[1].outcome, "ok");
+  EXPECT_TRUE(store_->live_pods()->empty());
+
+  std::ifstream f(job->report_path);
+  ASSERT_TRUE(f.good()) << job->report_path;
+  auto report = nlohmann::json::parse(f);
+  EXPECT_EQ(report["job"]["state"], "failed");
+  EXPECT_NE(report["job"]["error"].get<std::string>().find("stopped during phase run"),
+            std::string::npos);
+}
+
+TEST_F(ReconcilerTest, LiveJobsAreLeftAlone) {
+  running_job("j2");
+  alive_.insert("j2");
+  Reconciler r = make();
+  EXPECT_TRUE(r.recover_jobs().empty());
+  auto actions = r.reap();
+  EXPECT_TRUE(actions.empty());
+  EXPECT_TRUE(cloud_.exists_named("burst-j2-gpu"));
+  EXPECT_EQ(store_->get_job("j2")->state, "running");
+}
+
+TEST_F(ReconcilerTest, UnknownPodIsDeletedOnlyAfterTheGracePeriod) {
+  cloud_.add_existing("burst-elsewhere-gpu");
+  cloud_.add_existing("not-ours");
+  Reconciler r = make();
+  auto first = r.reap();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_NE(first[0].outcome.find("unknown to the store: deleted if still there after"),
+            std::string::npos);
+  EXPECT_TRUE(cloud_.exists_named("burst-elsewhere-gpu"));
+
+  clock_.advance(minutes(11));
+  auto second = r.reap();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].outcome, "unknown to the store for 660 s: deleted (confirmed)");
+  EXPECT_FALSE(cloud_.exists_named("burst-elsewhere-gpu"));
+  EXPECT_TRUE(cloud_.exists_named("not-ours")) << "only burst-* pods are ours";
+  EXPECT_EQ(store_->get_job("elsewhere")->error,
+            "adopted by burstd: a burst-* pod the store had no record of");
+}
+
+TEST_F(ReconcilerTest, PodRowOfAFinishedJobIsDeletedByReap) {
+  running_job("j3");
+  JobRecord job = *store_->get_job("j3");
+  job.state = "failed";
+  ASSERT_TRUE(store_->update_job(job).ok());
+  Reconciler r = make();
+  auto actions = r.reap();
+  ASSERT_EQ(actions.size(), 1u);
+  EXPECT_EQ(actions[0].outcome, "deleted (confirmed)");
+  EXPECT_FALSE(cloud_.exists_named("burst-j3-gpu"));
+}
+
+}  // namespace
+}  // namespace burst::daemon
