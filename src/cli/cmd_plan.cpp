@@ -56,15 +56,15 @@ int print_json(const PipelineSpec& spec, const Result<Plan>& plan,
                                  {"workers", c.workers},
                                  {"usd_per_hour", c.offer.usd_per_hour},
                                  {"price_source", c.offer.price_source},
-                                 {"need_gib", c.need_gib},
-                                 {"have_gb", c.have_gb},
-                                 {"bound", c.bound},
+                                 {"need_gib", c.need_gib()},
+                                 {"have_gb", c.have_gb()},
+                                 {"bound", c.bound()},
                                  {"seconds", c.total_s},
                                  {"billed_seconds", c.billed_s},
                                  {"usd", c.usd},
                                  {"utilization", c.utilization},
                                  {"rejected", c.rejected},
-                                 {"why", c.why}});
+                                 {"why", plan.ok() ? why_not_chosen(*plan, c) : ""}});
   }
   std::cout << out.dump(2) << std::endl;
   if (plan.ok()) return kExitOk;
@@ -135,12 +135,13 @@ int cmd_plan(const PlanArgs& args) {
     ++shown;
     const bool chosen = plan.ok() && i == 0;
     const std::string gpu = c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count);
-    const std::string verdict = chosen ? "chosen" : !c.why.empty() ? c.why : c.rejected;
+    const std::string why = plan.ok() && !chosen ? why_not_chosen(*plan, c) : "";
+    const std::string verdict = chosen ? "chosen" : !why.empty() ? why : c.rejected;
     std::snprintf(
         line, sizeof line, "%-2s %-8s %-14s %5d %9.2f %8.1f %8.1f %-10s %9.1f %9.4f %4.0f%%  ",
         chosen ? "*" : "", c.offer.provider.c_str(), gpu.c_str(), c.workers, c.offer.usd_per_hour,
-        c.need_gib, c.have_gb, c.bound.empty() ? "-" : c.bound.c_str(), c.total_s / 60, c.usd,
-        c.utilization * 100);
+        c.need_gib(), c.have_gb(), c.bound().empty() ? "-" : c.bound().c_str(), c.total_s / 60,
+        c.usd, c.utilization * 100);
     out += line;
     out += verdict.empty() ? "ok" : verdict;
     out += '\n';

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "burst/clock.h"
@@ -48,6 +49,6 @@ Result<OfferSources> offers_from_file(const std::string& path, const std::string
                                       const Config& config);
 
 // The parser behind offers_from_file; `name` only labels messages.
-Result<std::vector<Offer>> parse_offers_json(const std::string& text, const std::string& name);
+Result<std::vector<Offer>> parse_offers_json(std::string_view text, const std::string& name);
 
 }  // namespace burst

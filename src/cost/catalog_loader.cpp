@@ -1,6 +1,6 @@
 // Reads the GPU catalog and the offline price table (config/gpus.yaml, config/prices.yaml) with
 // the spec parser's field readers, so their errors read the same: "file:line:col: field: message".
-// The defaults are compiled in (CMake generates kEmbedded_*_yaml); files in the config dir win.
+// The defaults are compiled in (catalog_embedded.cpp); files in the config dir win.
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -15,12 +15,10 @@
 #include <tuple>
 
 #include "burst/gpu_catalog.h"
+#include "cost/catalog_sources.h"
 #include "spec/yaml_fields.h"
 
 namespace burst {
-
-extern const char* const kEmbedded_gpus_yaml;
-extern const char* const kEmbedded_prices_yaml;
 
 namespace {
 
@@ -192,9 +190,12 @@ std::optional<PriceTable> parse_prices_into(const std::string& yaml_text,
   return table;
 }
 
+}  // namespace
+
 // `<config_dir>/<file>` when it exists, else nullopt. Sets *error when it exists but is unreadable.
-std::optional<std::string> read_override(const std::string& config_dir, const std::string& file,
-                                         std::string* path, std::optional<Error>* error) {
+std::optional<std::string> read_catalog_override(const std::string& config_dir,
+                                                 const std::string& file, std::string* path,
+                                                 std::optional<Error>* error) {
   if (config_dir.empty()) return std::nullopt;
   *path = (std::filesystem::path(config_dir) / file).string();
   std::error_code ec;
@@ -214,8 +215,6 @@ std::optional<std::string> read_override(const std::string& config_dir, const st
   return text.str();
 }
 
-}  // namespace
-
 Result<std::vector<GpuSpec>> parse_gpu_catalog(const std::string& yaml_text,
                                                const std::string& name) {
   Problems problems(name);
@@ -224,33 +223,10 @@ Result<std::vector<GpuSpec>> parse_gpu_catalog(const std::string& yaml_text,
   return std::move(*gpus);
 }
 
-Result<PriceTable> parse_price_table(const std::string& yaml_text, const std::string& name) {
+Result<PriceTable> parse_price_table(const std::string& yaml_text, const std::string& name,
+                                     const std::vector<GpuSpec>* catalog) {
   Problems problems(name);
-  std::optional<PriceTable> table = parse_prices_into(yaml_text, nullptr, problems);
-  if (!problems.empty() || !table) return to_error(problems);
-  return std::move(*table);
-}
-
-Result<std::vector<GpuSpec>> load_gpu_catalog(const std::string& config_dir) {
-  std::string path;
-  std::optional<Error> error;
-  std::optional<std::string> text = read_override(config_dir, "gpus.yaml", &path, &error);
-  if (error) return *error;
-  if (text) return parse_gpu_catalog(*text, path);
-  return parse_gpu_catalog(kEmbedded_gpus_yaml, "<built-in gpus.yaml>");
-}
-
-Result<PriceTable> load_price_table(const std::string& config_dir) {
-  Result<std::vector<GpuSpec>> catalog = load_gpu_catalog(config_dir);
-  if (!catalog) return catalog.error();
-  std::string path;
-  std::optional<Error> error;
-  std::optional<std::string> text = read_override(config_dir, "prices.yaml", &path, &error);
-  if (error) return *error;
-  std::string name = text ? path : "<built-in prices.yaml>";
-  Problems problems(name);
-  std::optional<PriceTable> table =
-      parse_prices_into(text ? *text : std::string(kEmbedded_prices_yaml), &*catalog, problems);
+  std::optional<PriceTable> table = parse_prices_into(yaml_text, catalog, problems);
   if (!problems.empty() || !table) return to_error(problems);
   return std::move(*table);
 }

@@ -1,17 +1,13 @@
 #include "http/curl_http_client.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cctype>
 #include <mutex>
 
+#include "http/libcurl_calls.h"
+
 namespace burst {
 namespace {
-
-struct CurlGlobal {
-  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
-};
 
 size_t on_body(char* data, size_t size, size_t n, void* user) {
   static_cast<std::string*>(user)->append(data, size * n);
@@ -37,9 +33,8 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
 
 class CurlHttpClient : public HttpClient {
  public:
-  explicit CurlHttpClient(CurlOptions o) : o_(std::move(o)) {
-    static CurlGlobal global;
-    curl_ = curl_easy_init();
+  explicit CurlHttpClient(CurlOptions o) : o_(std::move(o)), loaded_(libcurl_dl::load()) {
+    if (loaded_.ok()) curl_ = curl_easy_init();
   }
   ~CurlHttpClient() override {
     if (curl_) curl_easy_cleanup(curl_);
@@ -49,6 +44,7 @@ class CurlHttpClient : public HttpClient {
 
   Result<HttpResponse> send(const HttpRequest& r) override {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!loaded_.ok()) return make_error(loaded_.error().code, "http: " + loaded_.error().message);
     if (!curl_) return make_error(ErrorCode::kInternal, "http: curl_easy_init failed");
     CURL* c = curl_;
     curl_easy_reset(c);  // keeps the connection cache
@@ -111,6 +107,7 @@ class CurlHttpClient : public HttpClient {
   }
 
   CurlOptions o_;
+  Status loaded_;
   CURL* curl_ = nullptr;
   std::mutex mu_;
 };

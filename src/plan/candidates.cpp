@@ -87,7 +87,7 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
   return m;
 }
 
-void apply(const Modelled& m, Candidate* c) {
+void apply(const Modelled& m, CandidateShape* c) {
   c->need_gib = m.need_gib;
   c->have_gb = m.have_gb;
   c->gpus_needed = m.gpus_needed;
@@ -98,10 +98,9 @@ void apply(const Modelled& m, Candidate* c) {
 
 // Run time of one worker's share when `items` are split over k workers. Roofline runs scale by
 // rounds of `batch` items (steps per round fixed); measured references scale by items.
-double share_run_s(const Candidate& c, const Modelled* m, long items, int k) {
+double share_run_s(const CandidateShape& c, const Modelled* m, long items, int k) {
   const long mine = ceil_div(items, k);
-  if (m && m->steps > 0 && m->step_s > 0 && c.offer.provider != "local" &&
-      c.basis.rfind("roofline", 0) == 0) {
+  if (m && m->steps > 0 && m->step_s > 0 && c.basis.rfind("roofline", 0) == 0) {
     const long rounds = ceil_div(items, m->batch);
     const double steps_per_round = static_cast<double>(m->steps) / static_cast<double>(rounds);
     return m->step_s * steps_per_round * static_cast<double>(ceil_div(mine, m->batch));
@@ -117,13 +116,13 @@ struct Limits {
 
 // The price-free curve for k = 1..N workers, skipping a k whose share equals k-1's (same time,
 // one more cold start: never better).
-std::shared_ptr<const std::vector<WidthShape>> shape_curve(const Workload& w, const Modelled* m,
-                                                           const Limits& lim, int max_workers,
-                                                           const Candidate& c) {
-  auto out = std::make_shared<std::vector<WidthShape>>();
-  const BillingRule& rule = billing_rule(c.offer.provider);
-  const bool splittable = w.items && *w.items > 1 && w.kind != "llm-training" && c.run_s > 0 &&
-                          c.offer.provider != "local";
+std::vector<WidthShape> shape_curve(const Workload& w, const Modelled* m, const Limits& lim,
+                                    int max_workers, const std::string& provider,
+                                    const CandidateShape& c) {
+  std::vector<WidthShape> out;
+  const BillingRule& rule = billing_rule(provider);
+  const bool splittable =
+      w.items && *w.items > 1 && w.kind != "llm-training" && c.run_s > 0 && provider != "local";
   const long items = splittable ? *w.items : 1;
   const int n = splittable ? static_cast<int>(std::min<long>(items, std::max(1, max_workers))) : 1;
   long last_share = -1;
@@ -138,7 +137,7 @@ std::shared_ptr<const std::vector<WidthShape>> shape_curve(const Workload& w, co
     p.billed_s = k * billed_seconds(rule, p.seconds);
     p.in_time = !(lim.deadline_s && p.seconds > *lim.deadline_s) &&
                 !(lim.max_runtime_s && p.run_s > *lim.max_runtime_s);
-    out->push_back(p);
+    out.push_back(p);
   }
   return out;
 }
@@ -149,16 +148,21 @@ bool within_price(const Candidate& c, int workers, const std::optional<double>& 
 
 // Settles on the cheapest allowed k (ties: faster) of c.shape, up to `widest` workers. Returns a
 // rejection reason when no k meets the limits.
-std::string go_wide(const Limits& lim, int widest, Candidate* c) {
-  const std::vector<WidthShape>& curve = *c->shape;
+std::string go_wide(const Limits& lim, int widest, const std::vector<int>& best_upto,
+                    Candidate* c) {
+  const std::vector<WidthShape>& curve = c->shape->curve;
+  // The price cap allows at most `cap / price` workers; the curve's points are in worker order,
+  // so the best allowed point is the shape's best among the points up to that width.
+  int allowed = widest;
+  if (c->offer.provider != "local" && lim.max_usd_per_hour && c->price > 0)
+    allowed = static_cast<int>(
+        std::min<double>(allowed, std::floor((*lim.max_usd_per_hour + 1e-9) / c->price)));
   const WidthShape* best = nullptr;
-  for (const WidthShape& p : curve) {
-    if (p.workers > widest) break;
-    if (!p.in_time || !within_price(*c, p.workers, lim.max_usd_per_hour)) continue;
-    // Same price for every point: comparing billed seconds compares dollars.
-    if (!best || p.billed_s < best->billed_s - 1e-9 ||
-        (std::fabs(p.billed_s - best->billed_s) <= 1e-9 && p.seconds < best->seconds))
-      best = &p;
+  const auto end = std::upper_bound(curve.begin(), curve.end(), allowed,
+                                    [](int k, const WidthShape& p) { return k < p.workers; });
+  if (end != curve.begin()) {
+    const int b = best_upto[static_cast<size_t>(end - curve.begin() - 1)];
+    if (b >= 0) best = &curve[static_cast<size_t>(b)];
   }
   const WidthShape& pick = best ? *best : curve.front();
   c->workers = pick.workers;
@@ -198,19 +202,46 @@ struct ShapeHash {
   }
 };
 struct Shape {
-  bool modelled = false;
-  Modelled m;
   std::string model_reason;
-  std::shared_ptr<const std::vector<WidthShape>> curve;
-  Candidate proto;  // the candidate's price-free fields
+  std::shared_ptr<const CandidateShape> shape;
+  // For each curve index i: the index of the cheapest point (ties: faster) among points 0..i
+  // that meet the time limits, or -1. Same price for every point of an offer, so comparing
+  // billed seconds compares dollars.
+  std::vector<int> best_upto;
 };
 
+std::vector<int> prefix_best(const std::vector<WidthShape>& curve) {
+  std::vector<int> out(curve.size(), -1);
+  int best = -1;
+  for (size_t i = 0; i < curve.size(); ++i) {
+    const WidthShape& p = curve[i];
+    if (p.in_time) {
+      const WidthShape* b = best >= 0 ? &curve[static_cast<size_t>(best)] : nullptr;
+      if (!b || p.billed_s < b->billed_s - 1e-9 ||
+          (std::fabs(p.billed_s - b->billed_s) <= 1e-9 && p.seconds < b->seconds))
+        best = static_cast<int>(i);
+    }
+    out[i] = best;
+  }
+  return out;
+}
+
 }  // namespace
+
+const std::string& Candidate::bound() const {
+  static const std::string kNone;
+  return shape ? shape->bound : kNone;
+}
+
+const std::string& Candidate::basis() const {
+  static const std::string kNone;
+  return shape ? shape->basis : kNone;
+}
 
 std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> max_usd_per_hour) {
   std::vector<WidthPoint> out;
   if (!c.shape) return out;
-  for (const WidthShape& s : *c.shape)
+  for (const WidthShape& s : c.shape->curve)
     out.push_back({s.workers, s.seconds, s.billed_s / 3600.0 * c.price,
                    s.in_time && within_price(c, s.workers, max_usd_per_hour)});
   return out;
@@ -254,45 +285,48 @@ std::vector<Candidate> price_candidates(const PipelineSpec& spec,
     auto [it, fresh] = cache.try_emplace(ShapeKey{o.provider, o.gpu_type, count});
     Shape& shape = it->second;
     if (fresh) {
-      Candidate& c = shape.proto;
-      c.offer = o;
-      c.warm_volume = in.warm_volume;
+      auto c = std::make_shared<CandidateShape>();
+      c->warm_volume = in.warm_volume;
+      Modelled m;
+      bool modelled = false;
       const GpuSpec* gpu = in.catalog ? find_gpu(*in.catalog, o.gpu_type) : nullptr;
       if (o.provider != "local" && (modelled_kind || (w.reference && gpu))) {
         if (!gpu) {
           shape.model_reason = o.gpu_type + " is not in the GPU catalog";
         } else {
-          shape.modelled = true;
-          shape.m = model(spec, *gpu, count, in);
-          apply(shape.m, &c);
-          shape.model_reason = shape.m.rejected;
+          modelled = true;
+          m = model(spec, *gpu, count, in);
+          apply(m, c.get());
+          shape.model_reason = m.rejected;
         }
       } else if (w.reference) {
         // Custom work without a catalog entry (or the local cloud): the reference, unscaled.
-        c.run_s = w.reference->runtime_seconds;
-        c.bound = w.reference->bound;
-        c.basis = "workload.reference: " + w.reference->gpu + " measured " +
-                  fmt("%.0f s", c.run_s) + ", unscaled";
+        c->run_s = w.reference->runtime_seconds;
+        c->bound = w.reference->bound;
+        c->basis = "workload.reference: " + w.reference->gpu + " measured " +
+                   fmt("%.0f s", c->run_s) + ", unscaled";
       } else {
-        c.basis = "no workload.reference: run time unknown, cost excludes the run";
+        c->basis = "no workload.reference: run time unknown, cost excludes the run";
       }
       const double boot = o.provider != "local" && in.boot_s ? *in.boot_s : -1;
-      c.cold_start_s = boot >= 0 ? boot + weight_bytes / (in.warm_volume ? kWarmLoadBytesPerSecond
-                                                                         : kColdLoadBytesPerSecond)
-                                 : cold_start_seconds(o.provider, weight_bytes, in.warm_volume);
-      c.sync_s = sync_s;
-      shape.curve = shape_curve(w, shape.modelled ? &shape.m : nullptr, lim, in.max_workers, c);
-      c.shape = shape.curve;
-      c.offer = Offer{};  // each candidate gets its own; keeps the copy below cheap
+      c->cold_start_s = boot >= 0 ? boot + weight_bytes / (in.warm_volume ? kWarmLoadBytesPerSecond
+                                                                          : kColdLoadBytesPerSecond)
+                                  : cold_start_seconds(o.provider, weight_bytes, in.warm_volume);
+      c->sync_s = sync_s;
+      c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, o.provider, *c);
+      shape.best_upto = prefix_best(c->curve);
+      shape.shape = std::move(c);
     }
-    out.push_back(shape.proto);
+    out.emplace_back();
     Candidate& c = out.back();
     c.offer = o;
+    c.shape = shape.shape;
     c.price = spec.resources.spot && o.spot_usd_per_hour ? *o.spot_usd_per_hour : o.usd_per_hour;
     c.rejected = static_rejection(spec.resources, o, c.price);
     if (c.rejected.empty()) c.rejected = shape.model_reason;
     // Static rejections are priced at one worker only, for the comparison in their reason.
-    std::string limit_reason = go_wide(lim, c.rejected.empty() ? in.max_workers : 1, &c);
+    std::string limit_reason =
+        go_wide(lim, c.rejected.empty() ? in.max_workers : 1, shape.best_upto, &c);
     if (c.rejected.empty()) c.rejected = std::move(limit_reason);
   }
   // Feasible first, cheapest then fastest; otherwise keep the input order (provider preference),

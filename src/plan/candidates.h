@@ -34,28 +34,42 @@ struct WidthShape {
   bool in_time = true;  // meets the deadline and budget.max_runtime
 };
 
-struct Candidate {
-  Offer offer;
+// What the model says for one provider, GPU type and count, whatever the offer's price or region:
+// shared by every candidate of that shape, so 10,000 offers are modelled a few dozen times and
+// each candidate stays small.
+struct CandidateShape {
   double need_gib = 0;  // memory the workload needs (0 when unknown)
   double have_gb = 0;   // usable VRAM across the offer's GPUs
   int gpus_needed = 0;
   double cold_start_s = 0;   // provisioning + image pull + weights load, per worker
   bool warm_volume = false;  // weights expected on the volume already
   double sync_s = 0;
-  double run_s = 0;         // the run step on one worker with all the items
+  double run_s = 0;   // the run step on one worker with all the items
+  std::string bound;  // bandwidth | compute | capacity | "" (unknown)
+  std::string basis;  // where run_s came from, one line
+  // k = 1..N workers (one point when the work has no items); see width_curve().
+  std::vector<WidthShape> curve;
+};
+
+struct Candidate {
+  Offer offer;
+  std::shared_ptr<const CandidateShape> shape;  // never null once priced
   int workers = 1;          // pods the items are split across (1: one worker batching)
   double worker_run_s = 0;  // the run step of one worker's share
   double total_s = 0;       // wall time: cold start + sync + one worker's share of the run
   double billed_s = 0;      // billed seconds, all workers, rounded per the provider's rule
   double usd = 0;           // GPU pods' cost (+ CPU hand-off, when planned)
   double utilization = 0;   // compute / billed
-  std::string bound;        // bandwidth | compute | capacity | "" (unknown)
-  std::string basis;        // where run_s came from, one line
-  std::string rejected;     // "" when the offer can run the job
-  std::string why;          // set by the planner for every candidate not chosen
   double price = 0;         // $/hour of one pod as planned (spot when asked for and offered)
-  // k = 1..N workers (one point when the work has no items); see width_curve().
-  std::shared_ptr<const std::vector<WidthShape>> shape;
+  std::string rejected;     // "" when the offer can run the job
+
+  double need_gib() const { return shape ? shape->need_gib : 0; }
+  double have_gb() const { return shape ? shape->have_gb : 0; }
+  double cold_start_s() const { return shape ? shape->cold_start_s : 0; }
+  double sync_s() const { return shape ? shape->sync_s : 0; }
+  double run_s() const { return shape ? shape->run_s : 0; }
+  const std::string& bound() const;
+  const std::string& basis() const;
 };
 
 // The candidate's go-wide curve priced at its $/hour, `allowed` including the max $/hour cap.

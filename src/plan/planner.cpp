@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <unordered_set>
 
 #include "plan/billing.h"
 
@@ -23,16 +25,16 @@ std::string fmt_time(double s) { return s < 120 ? fmt("%.0f s", s) : fmt("%.1f m
 
 Estimate estimate_of(const Candidate& c, const std::optional<Offer>& cpu) {
   Estimate e;
-  e.cold_start_s = c.cold_start_s;
-  e.sync_s = c.sync_s;
+  e.cold_start_s = c.cold_start_s();
+  e.sync_s = c.sync_s();
   e.run_s = c.worker_run_s;
   e.total_s = c.total_s;
   e.billed_s = c.billed_s;
   e.workers = c.workers;
   e.utilization = c.utilization;
   e.usd = c.usd;
-  e.run_known = c.run_s > 0;
-  e.basis = c.basis;
+  e.run_known = c.run_s() > 0;
+  e.basis = c.basis();
   if (c.workers > 1) e.basis += ", " + std::to_string(c.workers) + " workers";
   if (cpu) {
     e.upload_s = cold_start_seconds(cpu->provider, 0, true) + 10;
@@ -63,7 +65,7 @@ std::optional<Error> invalid_workload(const PipelineSpec& spec, const std::vecto
 // Why `c` lost to `chosen`, in the model's terms: cost ratio, time, what bounds the work and how
 // much of the card it uses. Appended to a rejection so an allow-list is never the only reason.
 std::string comparison(const Candidate& c, const Candidate& chosen) {
-  if (!(c.usd > 0) || !(chosen.usd > 0) || c.bound == "capacity") return "";
+  if (!(c.usd > 0) || !(chosen.usd > 0) || c.bound() == "capacity") return "";
   std::string out;
   const double ratio = c.usd / chosen.usd;
   if (std::fabs(ratio - 1) < 0.005)
@@ -76,10 +78,10 @@ std::string comparison(const Candidate& c, const Candidate& chosen) {
            fmt_time(chosen.total_s) + ")";
   else if (c.total_s > chosen.total_s + 1)
     out += " and takes longer (" + fmt_time(c.total_s) + " vs " + fmt_time(chosen.total_s) + ")";
-  if (!c.bound.empty() && c.need_gib > 0 && c.offer.vram_gb && *c.offer.vram_gb > 0) {
+  if (!c.bound().empty() && c.need_gib() > 0 && c.offer.vram_gb && *c.offer.vram_gb > 0) {
     const double vram = *c.offer.vram_gb * std::max(1, c.offer.gpu_count);
-    const double used = c.need_gib * 1073741824.0 / (vram * 1e9);
-    out += "; the workload is " + c.bound + "-bound and uses " +
+    const double used = c.need_gib() * 1073741824.0 / (vram * 1e9);
+    out += "; the workload is " + c.bound() + "-bound and uses " +
            fmt(used < 0.01 ? "%.1f%%" : "%.0f%%", used * 100) + " of its " + fmt("%.0f GB", vram);
   }
   return out;
@@ -93,15 +95,15 @@ std::string explain(const Candidate& c, const Candidate& chosen) {
 
 // "over-provisioned: ..." naming what dominates the billed time, or "" at >= kLowUtilization.
 std::string utilization_note(const Candidate& c) {
-  if (!(c.run_s > 0) || !(c.billed_s > 0) || c.utilization >= kLowUtilization) return "";
+  if (!(c.run_s() > 0) || !(c.billed_s > 0) || c.utilization >= kLowUtilization) return "";
   const double per_worker_billed = c.billed_s / c.workers;
   const double rounding = per_worker_billed - c.total_s;
-  std::string what = "the cold start (" + fmt("%.0f s", c.cold_start_s) +
+  std::string what = "the cold start (" + fmt("%.0f s", c.cold_start_s()) +
                      (c.workers > 1 ? " per worker" : "") + ": provisioning, image pull, weights)";
-  double biggest = c.cold_start_s;
-  if (c.sync_s > biggest) {
-    biggest = c.sync_s;
-    what = "the code sync (" + fmt("%.0f s", c.sync_s) + ")";
+  double biggest = c.cold_start_s();
+  if (c.sync_s() > biggest) {
+    biggest = c.sync_s();
+    what = "the code sync (" + fmt("%.0f s", c.sync_s()) + ")";
   }
   if (rounding > biggest) {
     what = "the provider's per-" + billing_rule(c.offer.provider).unit + " billing (" +
@@ -111,6 +113,20 @@ std::string utilization_note(const Candidate& c) {
          " (compute " + fmt_time(c.workers * c.worker_run_s) + " of " + fmt_time(c.billed_s) +
          " billed); " + what + " dominates";
 }
+
+// A rejection note's parts, viewed in the candidate that carries them.
+struct NoteKey {
+  std::string_view provider, gpu, reason;
+  bool operator==(const NoteKey& o) const {
+    return provider == o.provider && gpu == o.gpu && reason == o.reason;
+  }
+};
+struct NoteKeyHash {
+  size_t operator()(const NoteKey& k) const {
+    const std::hash<std::string_view> h;
+    return (h(k.provider) * 31 + h(k.gpu)) * 31 + h(k.reason);
+  }
+};
 
 }  // namespace
 
@@ -136,13 +152,25 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   ci.boot_s = in.boot_s;
   std::vector<Candidate> candidates = price_candidates(spec, offers, ci);
 
+  // One note per distinct (provider, GPU, reason), in candidate order: 10,000 offers repeat a
+  // few dozen reasons, and each is built as a string only once.
   std::vector<std::string> notes;
+  std::unordered_set<NoteKey, NoteKeyHash> noted;
+  auto note = [&](const Candidate& c) {
+    if (noted.insert({c.offer.provider, c.offer.gpu_type, c.rejected}).second)
+      notes.push_back(c.offer.provider + " " + c.offer.gpu_type + ": " + c.rejected);
+  };
+  // A note about the provider as a whole ("<provider>: <what>").
+  auto provider_note = [&](const std::string& provider, std::string_view what) {
+    if (noted.insert({provider, {}, what}).second)
+      notes.push_back(provider + ": " + std::string(what));
+  };
   std::optional<Plan> best;
   size_t best_index = 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
     Candidate& c = candidates[i];
     if (!c.rejected.empty()) {
-      notes.push_back(c.offer.provider + " " + c.offer.gpu_type + ": " + c.rejected);
+      note(c);
       continue;
     }
     std::optional<Offer> cpu;
@@ -158,11 +186,10 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
       const bool offline = c.offer.price_source.rfind("offline table", 0) == 0;
       if (!cpu && offline) {
         // Planning without a driver: the table has no CPU prices; say so rather than guess.
-        notes.push_back(c.offer.provider +
-                        ": the CPU hand-off is not priced (no offline CPU price)");
+        provider_note(c.offer.provider, "the CPU hand-off is not priced (no offline CPU price)");
       } else if (!cpu) {
         c.rejected = "no CPU pod for the upload step";
-        notes.push_back(c.offer.provider + ": " + c.rejected);
+        provider_note(c.offer.provider, "no CPU pod for the upload step");
         continue;
       }
     }
@@ -180,9 +207,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   if (!best) {
     std::string msg = "no offer satisfies the spec's resources";
     for (const auto& n : in.unusable) msg += "\n  " + n;
-    std::vector<std::string> unique;
-    for (const auto& n : notes)
-      if (std::find(unique.begin(), unique.end(), n) == unique.end()) unique.push_back(n);
+    const std::vector<std::string>& unique = notes;
     constexpr size_t kMaxReasons = 12;
     for (size_t i = 0; i < unique.size() && i < kMaxReasons; ++i) msg += "\n  " + unique[i];
     if (unique.size() > kMaxReasons)
@@ -199,14 +224,17 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   if (best_index != 0)
     std::rotate(candidates.begin(), candidates.begin() + static_cast<long>(best_index),
                 candidates.begin() + static_cast<long>(best_index) + 1);
-  for (size_t i = 1; i < candidates.size(); ++i)
-    candidates[i].why = explain(candidates[i], candidates[0]);
   const std::string low = utilization_note(candidates[0]);
   if (!low.empty()) notes.insert(notes.begin(), low);
   best->notes = std::move(notes);
   best->curve = width_curve(candidates[0], spec.resources.max_usd_per_hour);
   best->candidates = std::move(candidates);
   return std::move(*best);
+}
+
+std::string why_not_chosen(const Plan& plan, const Candidate& c) {
+  if (plan.candidates.empty() || &c == &plan.candidates.front()) return "";
+  return explain(c, plan.candidates.front());
 }
 
 std::string estimate_to_json(const Estimate& e) {

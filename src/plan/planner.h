@@ -40,8 +40,8 @@ struct Plan {
   // runs, and what each choice was estimated to cost.
   std::optional<HandoffChoice> handoff;
   Estimate estimate;
-  // "over-provisioned: ..." when utilization is below kLowUtilization, then why other offers
-  // were not chosen, in short.
+  // "over-provisioned: ..." when utilization is below kLowUtilization, then each distinct
+  // rejection ("provider GPU: reason"), once.
   std::vector<std::string> notes;
   std::vector<Candidate> candidates;  // every offer priced, chosen first, rejected last
   std::vector<WidthPoint> curve;      // the chosen offer's go-wide curve, k = 1..N workers
@@ -67,8 +67,13 @@ struct PlanInput {
 // Fails with kInvalid when the workload cannot be modelled (bad params, unknown precision, a GPU
 // name in resources.gpus or workload.reference that is not in the catalog) or when the cheapest
 // estimate already exceeds budget.max_usd, and with kNoCapacity (naming every rejection) when no
-// offer satisfies the spec. On success every candidate but the chosen one carries `why`.
+// offer satisfies the spec.
 Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& input);
+
+// Why `c`, one of plan.candidates, was not chosen, in the model's terms (cost ratio, time, bound,
+// how much of the card the work uses), after its rejection reason if it has one; "" for the
+// chosen one. Built on demand: a plan over 10,000 offers usually shows a few.
+std::string why_not_chosen(const Plan& plan, const Candidate& c);
 
 std::string estimate_to_json(const Estimate& e);
 

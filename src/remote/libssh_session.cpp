@@ -1,7 +1,5 @@
-// The libssh adapter: the only file that includes libssh headers.
+// The libssh adapter. libssh itself is loaded on first connect (remote/libssh_api.h).
 #include <fcntl.h>
-#include <libssh/libssh.h>
-#include <libssh/sftp.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "burst/remote.h"
+#include "remote/libssh_calls.h"
 
 namespace burst {
 namespace {
@@ -416,6 +415,7 @@ class LibsshSession : public RemoteSession {
 class LibsshConnector : public RemoteConnector {
  public:
   Result<std::unique_ptr<RemoteSession>> connect(SshTarget& t) override {
+    if (Status loaded = libssh_dl::load(); !loaded.ok()) return loaded.error();
     ssh_session s = ssh_new();
     if (!s) return make_error(ErrorCode::kInternal, "ssh: out of memory");
     long timeout_s = 10;

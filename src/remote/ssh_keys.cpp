@@ -1,16 +1,18 @@
 #include "burst/ssh_keys.h"
 
-#include <libssh/libssh.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "remote/libssh_calls.h"
+
 namespace burst {
 namespace fs = std::filesystem;
 
 Result<std::string> ensure_keypair(const std::string& path) {
+  if (Status loaded = libssh_dl::load(); !loaded.ok()) return loaded.error();
   std::error_code ec;
   if (!fs::exists(path, ec)) {
     fs::create_directories(fs::path(path).parent_path(), ec);

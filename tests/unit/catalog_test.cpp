@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "burst/gpu_catalog.h"
@@ -14,7 +15,6 @@
 
 namespace burst {
 
-extern const char* const kEmbedded_gpus_yaml;
 extern const char* const kEmbedded_prices_yaml;
 
 namespace {
@@ -63,9 +63,37 @@ std::string price_error(const std::string& yaml) {
 }
 
 std::vector<GpuSpec> embedded_catalog() {
-  Result<std::vector<GpuSpec>> gpus = parse_gpu_catalog(kEmbedded_gpus_yaml, "gpus.yaml");
+  Result<std::vector<GpuSpec>> gpus = load_gpu_catalog("");
   EXPECT_TRUE(gpus.ok()) << (gpus.ok() ? "" : gpus.error().message);
   return gpus.ok() ? *gpus : std::vector<GpuSpec>{};
+}
+
+// The catalog compiled in at build time is config/gpus.yaml, field for field.
+TEST(CatalogData, BuiltInCatalogIsConfigGpusYamlExactly) {
+  std::ifstream in(std::string(BURST_SOURCE_DIR) + "/config/gpus.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  Result<std::vector<GpuSpec>> file = parse_gpu_catalog(text.str(), "config/gpus.yaml");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  std::vector<GpuSpec> built_in = embedded_catalog();
+  ASSERT_EQ(built_in.size(), file->size());
+  for (size_t i = 0; i < built_in.size(); ++i) {
+    const GpuSpec& a = built_in[i];
+    const GpuSpec& b = (*file)[i];
+    SCOPED_TRACE(b.name);
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.vendor, b.vendor);
+    EXPECT_EQ(a.segment, b.segment);
+    EXPECT_EQ(a.vram_gb, b.vram_gb);
+    EXPECT_EQ(a.mem_bw_gbs, b.mem_bw_gbs);
+    EXPECT_EQ(a.fp16_tflops, b.fp16_tflops);
+    EXPECT_EQ(a.fp8_tflops, b.fp8_tflops);
+    EXPECT_EQ(a.tdp_w, b.tdp_w);
+    EXPECT_EQ(a.interconnect, b.interconnect);
+    EXPECT_EQ(a.interconnect_gbs, b.interconnect_gbs);
+    EXPECT_EQ(a.purchase_usd, b.purchase_usd);
+    EXPECT_EQ(a.source, b.source);
+  }
 }
 
 TEST(CatalogData, EmbeddedCatalogIsCompleteAndSourced) {

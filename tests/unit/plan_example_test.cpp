@@ -86,9 +86,10 @@ class PlanExample : public ::testing::Test {
     for (const Candidate& c : p.candidates) {
       if (c.offer.gpu_type.find("H100") == std::string::npos) continue;
       ++h100s;
-      EXPECT_NE(c.why.find("costs "), std::string::npos) << c.why;
-      EXPECT_NE(c.why.find("x the chosen plan"), std::string::npos) << c.why;
-      EXPECT_NE(c.why.find("bandwidth-bound and uses"), std::string::npos) << c.why;
+      const std::string why = why_not_chosen(p, c);
+      EXPECT_NE(why.find("costs "), std::string::npos) << why;
+      EXPECT_NE(why.find("x the chosen plan"), std::string::npos) << why;
+      EXPECT_NE(why.find("bandwidth-bound and uses"), std::string::npos) << why;
     }
     EXPECT_EQ(h100s, 12);  // H100 PCIe, NVL and SXM, each x1, x2, x4, x8
   }
@@ -105,7 +106,7 @@ TEST_F(PlanExample, WithoutADeadlineTtsRenderTakesTheCheapestCardPerUnitOfBandwi
   ASSERT_TRUE(p.ok()) << p.error().message;
   EXPECT_EQ(p->gpu.gpu_type, cheapest_per_bandwidth(spec));
   EXPECT_EQ(p->gpu.gpu_type, "RTX_4090");
-  EXPECT_EQ(p->candidates[0].bound, "bandwidth");
+  EXPECT_EQ(p->candidates[0].bound(), "bandwidth");
   EXPECT_EQ(p->estimate.workers, 1);
   EXPECT_NEAR(p->estimate.usd, 0.1206, 0.0001);
   EXPECT_NEAR(p->estimate.total_s / 60, 10.5, 0.05);
@@ -126,7 +127,7 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderTakesAHighBandwidthConsume
   expect_h100_out_with_the_models_reason(*p);
   for (const Candidate& c : p->candidates) {
     if (c.offer.gpu_type == "H100_SXM" && c.offer.gpu_count == 1) {
-      EXPECT_EQ(c.why,
+      EXPECT_EQ(why_not_chosen(*p, c),
                 "H100_SXM is not in resources.gpus; costs 2.9x the chosen plan ($0.3463 vs "
                 "$0.1206), though it finishes sooner (6.9 min vs 10.5 min); the workload is "
                 "bandwidth-bound and uses 4% of its 80 GB");

@@ -194,11 +194,12 @@ TEST(PlanReasons, EveryCandidateNotChosenSaysWhy) {
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   ASSERT_EQ(plan->candidates.size(), 3u);
   EXPECT_EQ(plan->candidates[0].offer.gpu_type, "RTX_4090");
-  EXPECT_EQ(plan->candidates[0].why, "");
+  EXPECT_EQ(why_not_chosen(*plan, plan->candidates[0]), "");
   EXPECT_EQ(plan->candidates[1].offer.gpu_type, "L4");
-  EXPECT_EQ(plan->candidates[1].why, "costs 2.0x the chosen plan ($0.8200 vs $0.4100)");
+  EXPECT_EQ(why_not_chosen(*plan, plan->candidates[1]),
+            "costs 2.0x the chosen plan ($0.8200 vs $0.4100)");
   EXPECT_EQ(plan->candidates[2].offer.gpu_type, "H100_SXM");
-  EXPECT_EQ(plan->candidates[2].why,
+  EXPECT_EQ(why_not_chosen(*plan, plan->candidates[2]),
             "H100_SXM is not in resources.gpus; costs 5.0x the chosen plan ($2.0500 vs $0.4100)");
 }
 

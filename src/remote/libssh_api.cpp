@@ -1,0 +1,49 @@
+#include "remote/libssh_api.h"
+
+#include <mutex>
+
+#include "util/dynlib.h"
+
+namespace burst::libssh_dl {
+namespace {
+
+Api g_api;
+
+std::vector<std::string> candidates() {
+  // The soname first; then where CMake found the library at build time (Homebrew's prefix is
+  // not on macOS's default search path).
+#ifdef __APPLE__
+  std::vector<std::string> names = {"libssh.4.dylib"};
+#else
+  std::vector<std::string> names = {"libssh.so.4"};
+#endif
+#ifdef BURST_LIBSSH_DIR
+  names.push_back(std::string(BURST_LIBSSH_DIR) + "/" + names.front());
+#endif
+  return names;
+}
+
+Status load_once() {
+  auto lib = DynLib::open(candidates());
+  if (!lib.ok()) return make_error(ErrorCode::kInternal, "libssh: " + lib.error().message);
+  std::string why;
+#define BURST_LIBSSH_RESOLVE(fn)                                           \
+  g_api.fn = reinterpret_cast<decltype(g_api.fn)>(lib->symbol(#fn, &why)); \
+  if (!g_api.fn) return make_error(ErrorCode::kInternal, "libssh: missing symbol " + why);
+  BURST_LIBSSH_FUNCTIONS(BURST_LIBSSH_RESOLVE)
+#undef BURST_LIBSSH_RESOLVE
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status load() {
+  static std::once_flag once;
+  static Status result;
+  std::call_once(once, [] { result = load_once(); });
+  return result;
+}
+
+const Api& api() { return g_api; }
+
+}  // namespace burst::libssh_dl

@@ -1,0 +1,28 @@
+// Loads a shared library on first use instead of at process start. burst links libcurl and
+// libssh this way: together they pull in 30+ shared objects (Kerberos, LDAP, GnuTLS, ...) whose
+// loading alone took ~14 ms of every run, even for commands that never touch the network, like
+// `burst plan` (measured with `perf stat`; bench/README.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "burst/result.h"
+
+namespace burst {
+
+class DynLib {
+ public:
+  // Tries each name in order (sonames first, then full paths); the library stays loaded for the
+  // life of the process. The error names every place tried and the loader's last message.
+  static Result<DynLib> open(const std::vector<std::string>& names);
+
+  // The symbol's address, or nullptr with `*why` set to the loader's message.
+  void* symbol(const char* name, std::string* why) const;
+
+ private:
+  explicit DynLib(void* handle) : handle_(handle) {}
+  void* handle_ = nullptr;
+};
+
+}  // namespace burst
