@@ -42,7 +42,7 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
     f.units = static_cast<double>(*spec.workload.tokens);
     f.unit_name = "tokens";
   }
-  if (!plan.candidates.empty()) f.bound = plan.candidates.front().bound;
+  if (!plan.candidates.empty()) f.bound = plan.candidates.front().bound();
   f.calibration_runs = plan.estimate.calibration_runs;
   f.calibration_factor = plan.estimate.calibration_factor;
   return f;
