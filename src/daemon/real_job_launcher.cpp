@@ -4,6 +4,7 @@
 
 #include "burst/remote.h"
 #include "burst/ssh_keys.h"
+#include "cli/job_notify.h"
 #include "cli/job_setup.h"
 
 namespace burst::daemon {
@@ -62,7 +63,11 @@ JobResult RealJobLauncher::run(const std::string& job_id, const PipelineSpec& sp
   DaemonConsole console(job_id, log_);
   JobInput in{job_id, spec, prepared->plan, std::move(prepared->code), prepared->secrets, *key};
   JobDeps deps{store_, clock_, *connector, prepared->gpu_provider(), console, config_, interrupts};
-  return JobRunner(deps, std::move(in)).run();
+  JobResult result = JobRunner(deps, std::move(in)).run();
+  // The same webhook as `burst run`; a failed notification is logged, never the job's outcome.
+  if (std::string w = notify_job_finished(config_, store_, clock_, job_id); !w.empty())
+    log_("job " + job_id + ": warning: " + w);
+  return result;
 }
 
 }  // namespace burst::daemon

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "burst/store.h"
 #include "e2e/burst_harness.h"
 
 namespace burst::testing {
@@ -159,6 +160,52 @@ TEST(E2ECli, PlanTakesOffersFromAFileAndShowsTheCurve) {
   EXPECT_EQ(run_burst(home, {"plan", spec, "--offers", bad}, &out, &err), 2);
   EXPECT_EQ(err, "burst: " + bad + ": offer 0: usd_per_hour is required\n");
   EXPECT_FALSE(std::filesystem::exists(home.state())) << "planning creates nothing";
+}
+
+// Three finished runs of this pipeline took 1.5x the model's time: `burst plan` prices with the
+// calibrated run time and says so, as `burst run` does.
+TEST(E2ECli, PlanUsesTheRunTimeCalibratedFromThisPipelinesHistory) {
+  BurstHome home;
+  const std::string offers = home.write(
+      "offers.json", R"([{"provider": "acme", "gpu_type": "RTX_4090", "usd_per_hour": 0.5}])");
+  const std::string spec = home.write(
+      "job.yaml",
+      "name: items\nrun: echo hi\nworkload: {kind: diffusion, params_b: 0.5, precision: bf16, "
+      "items: 300, steps: 2000, batch: 8, tokens: 16}\n");
+  std::string before, out, err;
+  ASSERT_EQ(run_burst(home, {"plan", spec, "--offers", offers, "--json"}, &before, &err), 0) << err;
+  EXPECT_EQ(before.find("calibrated"), std::string::npos) << before;
+
+  std::filesystem::create_directories(home.state());
+  {
+    auto store = open_sqlite_store(home.state() + "/burst.db");
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    for (int i = 0; i < 3; ++i) {
+      JobRecord job;
+      job.id = "j" + std::to_string(i);
+      job.pipeline = "items";
+      job.created_ms = 1000 + i;
+      ASSERT_TRUE((*store)->create_job(job).ok());
+      CalibrationRecord c;
+      c.job_id = job.id;
+      c.pipeline = "items";
+      c.gpu_type = "RTX_4090";
+      c.workload_kind = "diffusion";
+      c.units = 300;
+      c.measured_s = 1500;
+      c.predicted_s = 1000;
+      c.recorded_ms = 2000 + i;
+      ASSERT_TRUE((*store)->add_calibration(c).ok());
+    }
+  }
+  ASSERT_EQ(run_burst(home, {"plan", spec, "--offers", offers, "--json"}, &out, &err), 0) << err;
+  auto a = nlohmann::json::parse(before), b = nlohmann::json::parse(out);
+  EXPECT_NE(std::string(b["chosen"]["basis"]).find("calibrated from 3 runs (run time x1.50)"),
+            std::string::npos)
+      << b["chosen"]["basis"];
+  EXPECT_GT(double(b["chosen"]["usd"]), double(a["chosen"]["usd"]));
+  ASSERT_EQ(run_burst(home, {"plan", spec, "--offers", offers}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("calibrated from 3 runs"), std::string::npos) << out;
 }
 
 TEST(E2ECli, PlanExitCodesForInvalidWorkloadsAndUnmeetableLimits) {
