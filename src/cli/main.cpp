@@ -90,10 +90,11 @@ int main(int argc, char** argv) {
   auto* cancel_cmd = app.add_subcommand("cancel", "Cancel a burstd job (its pods are deleted)");
   cancel_cmd->add_option("job", cancel.target, "job id")->required();
   for (auto* c : {submit_cmd, status_cmd, logs_cmd, cancel_cmd})
-    c->add_option("--socket", c == submit_cmd   ? submit.socket
-                              : c == status_cmd ? status.socket
-                              : c == logs_cmd   ? logs.socket
-                                                : cancel.socket,
+    c->add_option("--socket",
+                  c == submit_cmd   ? submit.socket
+                  : c == status_cmd ? status.socket
+                  : c == logs_cmd   ? logs.socket
+                                    : cancel.socket,
                   "burstd's socket");
 
   burst::ReportArgs report;
