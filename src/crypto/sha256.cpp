@@ -34,15 +34,12 @@ const Evp* evp() {
   static Evp api;
   static bool ok = false;
   std::call_once(once, [] {
-#ifdef __APPLE__
-    std::vector<std::string> names = {"libcrypto.3.dylib"};
-#else
-    std::vector<std::string> names = {"libcrypto.so.3"};
-#endif
 #ifdef BURST_LIBCRYPTO_DIR
-    names.push_back(std::string(BURST_LIBCRYPTO_DIR) + "/" + names.front());
+    const char* build_dir = BURST_LIBCRYPTO_DIR;
+#else
+    const char* build_dir = "";
 #endif
-    auto lib = DynLib::open(names);
+    auto lib = DynLib::open(DynLib::names_for("libcrypto.so.3", "libcrypto.3.dylib", build_dir));
     if (!lib.ok()) return;
     std::string why;
     api.ctx_new = reinterpret_cast<decltype(api.ctx_new)>(lib->symbol("EVP_MD_CTX_new", &why));

@@ -9,20 +9,14 @@ namespace {
 
 Api g_api;
 
-std::vector<std::string> candidates() {
-#ifdef __APPLE__
-  std::vector<std::string> names = {"libcurl.4.dylib"};
-#else
-  std::vector<std::string> names = {"libcurl.so.4"};
-#endif
 #ifdef BURST_LIBCURL_DIR
-  names.push_back(std::string(BURST_LIBCURL_DIR) + "/" + names.front());
+constexpr const char* kBuildDir = BURST_LIBCURL_DIR;
+#else
+constexpr const char* kBuildDir = "";
 #endif
-  return names;
-}
 
 Status load_once() {
-  auto lib = DynLib::open(candidates());
+  auto lib = DynLib::open(DynLib::names_for("libcurl.so.4", "libcurl.4.dylib", kBuildDir));
   if (!lib.ok()) return make_error(ErrorCode::kInternal, "libcurl: " + lib.error().message);
   std::string why;
 #define BURST_LIBCURL_RESOLVE(fn)                                          \

@@ -9,22 +9,14 @@ namespace {
 
 Api g_api;
 
-std::vector<std::string> candidates() {
-  // The soname first; then where CMake found the library at build time (Homebrew's prefix is
-  // not on macOS's default search path).
-#ifdef __APPLE__
-  std::vector<std::string> names = {"libssh.4.dylib"};
-#else
-  std::vector<std::string> names = {"libssh.so.4"};
-#endif
 #ifdef BURST_LIBSSH_DIR
-  names.push_back(std::string(BURST_LIBSSH_DIR) + "/" + names.front());
+constexpr const char* kBuildDir = BURST_LIBSSH_DIR;
+#else
+constexpr const char* kBuildDir = "";
 #endif
-  return names;
-}
 
 Status load_once() {
-  auto lib = DynLib::open(candidates());
+  auto lib = DynLib::open(DynLib::names_for("libssh.so.4", "libssh.4.dylib", kBuildDir));
   if (!lib.ok()) return make_error(ErrorCode::kInternal, "libssh: " + lib.error().message);
   std::string why;
 #define BURST_LIBSSH_RESOLVE(fn)                                           \

@@ -16,6 +16,20 @@ Result<DynLib> DynLib::open(const std::vector<std::string>& names) {
   return make_error(ErrorCode::kInternal, "cannot load " + tried + ": " + last);
 }
 
+std::vector<std::string> DynLib::names_for(const char* linux_soname, const char* apple_name,
+                                           const char* build_dir) {
+#ifdef __APPLE__
+  const std::string name = apple_name;
+  (void)linux_soname;
+#else
+  const std::string name = linux_soname;
+  (void)apple_name;
+#endif
+  std::vector<std::string> names = {name};
+  if (build_dir && *build_dir) names.push_back(std::string(build_dir) + "/" + name);
+  return names;
+}
+
 void* DynLib::symbol(const char* name, std::string* why) const {
   ::dlerror();
   void* p = ::dlsym(handle_, name);

@@ -17,6 +17,13 @@ class DynLib {
   // life of the process. The error names every place tried and the loader's last message.
   static Result<DynLib> open(const std::vector<std::string>& names);
 
+  // Where to look for a library: its soname for this platform (`linux_soname`, e.g.
+  // "libssh.so.4", or `apple_name`, e.g. "libssh.4.dylib"), then the same name in `build_dir`,
+  // where the build found it (Homebrew's prefix is not on macOS's default search path); "" or
+  // null for none.
+  static std::vector<std::string> names_for(const char* linux_soname, const char* apple_name,
+                                            const char* build_dir);
+
   // The symbol's address, or nullptr with `*why` set to the loader's message.
   void* symbol(const char* name, std::string* why) const;
 
