@@ -71,19 +71,13 @@ std::map<std::string, std::string> BurstHome::env() const {
   return env;
 }
 
-BurstProcess::BurstProcess(const BurstHome& home, const std::vector<std::string>& args,
-                           const std::map<std::string, std::string>& extra_env) {
-  static int counter = 0;
-  std::string base = home.root() + "/proc" + std::to_string(++counter);
-  out_path_ = base + ".out";
-  err_path_ = base + ".err";
-  std::vector<std::string> argv = {BURST_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
+pid_t spawn_logged(const std::vector<std::string>& argv,
+                   const std::map<std::string, std::string>& env, const std::string& out_path,
+                   const std::string& err_path) {
+  std::vector<std::string> args = argv;
   std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
+  for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
-  auto env = home.env();
-  for (const auto& [k, v] : extra_env) env[k] = v;
   std::vector<std::string> env_strings;
   for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
   std::vector<char*> cenv;
@@ -92,10 +86,28 @@ BurstProcess::BurstProcess(const BurstHome& home, const std::vector<std::string>
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn(&pid_, cargv[0], &fa, nullptr, cargv.data(), cenv.data());
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (err_path == out_path)
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  else
+    posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, cargv[0], &fa, nullptr, cargv.data(), cenv.data()) != 0) pid = -1;
   posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+BurstProcess::BurstProcess(const BurstHome& home, const std::vector<std::string>& args,
+                           const std::map<std::string, std::string>& extra_env) {
+  static int counter = 0;
+  std::string base = home.root() + "/proc" + std::to_string(++counter);
+  out_path_ = base + ".out";
+  err_path_ = base + ".err";
+  std::vector<std::string> argv = {BURST_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto env = home.env();
+  for (const auto& [k, v] : extra_env) env[k] = v;
+  pid_ = spawn_logged(argv, env, out_path_, err_path_);
 }
 
 BurstProcess::~BurstProcess() {

@@ -27,6 +27,13 @@ class BurstHome {
   std::string root_;
 };
 
+// Starts `argv` (argv[0] a path) with exactly `env`, stdin from /dev/null, stdout and stderr to
+// the given files (the same file when equal: one descriptor, so neither overwrites the other).
+// Returns the pid, or -1 if it could not start.
+pid_t spawn_logged(const std::vector<std::string>& argv,
+                   const std::map<std::string, std::string>& env, const std::string& out_path,
+                   const std::string& err_path);
+
 class BurstProcess {
  public:
   BurstProcess(const BurstHome& home, const std::vector<std::string>& args,

@@ -2,10 +2,8 @@
 // `burst submit|logs|status|cancel` over its Unix socket. The example pipeline runs to success
 // with no pod left; a daemon killed with SIGKILL mid-run is restarted and fails the job, deleting
 // its pod, and the job's record says what happened.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -30,22 +28,7 @@ class Burstd {
     fs::create_directories(home.root() + "/config");
     std::ofstream(home.root() + "/config/burstd.yaml") << "max_concurrent_jobs: 2\n";
     log_ = home.root() + "/burstd" + std::to_string(++starts_) + ".err";
-    std::vector<std::string> argv = {BURSTD_BINARY};
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    std::vector<std::string> env;
-    for (const auto& [k, v] : home.env()) env.push_back(k + "=" + v);
-    std::vector<char*> cenv;
-    for (auto& e : env) cenv.push_back(e.data());
-    cenv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn(&pid_, cargv[0], &fa, nullptr, cargv.data(), cenv.data());
-    posix_spawn_file_actions_destroy(&fa);
+    pid_ = spawn_logged({BURSTD_BINARY}, home.env(), log_, log_);
   }
   ~Burstd() {
     if (pid_ > 0) {
