@@ -300,7 +300,7 @@ void create_instance(CloudState& state, const httplib::Request& req, httplib::Re
                 {{"ask_id", ask}});
   for (const auto& [k, v] : b.items())
     if (std::none_of(std::begin(kCreateFields), std::end(kCreateFields),
-                     [&](const char* f) { return k == f; }))
+                     [&key = k](const char* f) { return key == f; }))
       return fail(res, 400, "invalid_args",
                   "error 400/3467: Invalid args: unknown field '" + k + "'", {{"ask_id", ask}});
   auto bad = [&](const std::string& what) {

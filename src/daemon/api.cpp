@@ -20,7 +20,10 @@ ApiResponse text(int status, std::string body, const char* type) {
   return r;
 }
 ApiResponse reply(int status, const json& body) {
-  return text(status, body.dump(2) + "\n", "application/json");
+  // Paths, ids and spec errors echo the client's bytes, which need not be UTF-8: replace bad
+  // bytes rather than throw (found by tests/fuzz/daemon_api_fuzz.cpp).
+  return text(status, body.dump(2, ' ', false, json::error_handler_t::replace) + "\n",
+              "application/json");
 }
 ApiResponse error(int status, const std::string& message, const json& details = nullptr) {
   json body = {{"error", message}};
@@ -112,6 +115,8 @@ ApiResponse Api::submit(const std::string& body) {
   json req = json::parse(body, nullptr, false);
   if (req.is_discarded() || !req.is_object())
     return error(400, "expected a JSON object {\"path\": ...} or {\"spec\": ..., \"path\": ...}");
+  if (req.contains("path") && !req["path"].is_string())
+    return error(400, "\"path\" must be a string");
   const std::string path = req.value("path", "");
   std::vector<SpecError> errors;
   Result<PipelineSpec> spec = make_error(ErrorCode::kInvalid, "");

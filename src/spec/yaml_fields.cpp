@@ -319,7 +319,39 @@ std::optional<std::string> Fields::script(std::string_view key, Need need) {
   return node ? read_script(*node, path_of(key), problems_) : std::nullopt;
 }
 
+// Where a document's first token is ',' (line and column, 1-based), or {0, 0}. yaml-cpp 0.7
+// (Debian 12) loops forever on such a document instead of failing (found by
+// tests/fuzz/spec_fuzz.cpp; regression input tests/fuzz/regressions/spec/). Documents start at
+// the text's beginning and after "---" or "..."; blank, comment and directive lines come first.
+static SourcePos leading_comma(const std::string& text) {
+  bool at_start = true;
+  int line = 1;
+  for (size_t pos = 0; pos <= text.size(); ++line) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view l(text.data() + pos, end - pos);
+    size_t i = 0;
+    if (l.substr(0, 3) == "---" || l.substr(0, 3) == "...") {
+      at_start = true;
+      i = 3;
+    }
+    if (at_start) {
+      i = l.find_first_not_of(" \t\r", i);
+      if (i != std::string_view::npos) {
+        if (l[i] == ',') return {line, static_cast<int>(i) + 1};
+        if (l[i] != '#' && l[i] != '%') at_start = false;
+      }
+    }
+    pos = end + 1;
+  }
+  return {0, 0};
+}
+
 std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems) {
+  if (SourcePos comma = leading_comma(text); comma.line > 0) {
+    problems.add(comma, "YAML syntax error", "a document cannot start with ','");
+    return std::nullopt;
+  }
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);

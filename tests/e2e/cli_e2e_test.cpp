@@ -92,7 +92,9 @@ TEST(E2ECli, EstimateWithoutASpecPrintsMemoryTableAndServingCost) {
   EXPECT_NE(out.find("total 143.4 GiB"), std::string::npos) << out;
   ASSERT_EQ(
       run_burst(home, {"estimate", "--params", "7B", "--mode", "train", "--json"}, &out, &err), 0);
-  for (const auto& g : nlohmann::json::parse(out)["gpus"]) {
+  // Named: a range-for over parse(out)["gpus"] iterates a temporary already destroyed (ASan).
+  const nlohmann::json train = nlohmann::json::parse(out);
+  for (const auto& g : train["gpus"]) {
     if (g["gpu"] == "H100_SXM") {
       EXPECT_EQ(g["count"], 4) << "two 80 GB cards hold 131 GiB after headroom";
     }

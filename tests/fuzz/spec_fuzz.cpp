@@ -1,0 +1,20 @@
+// Fuzzes the pipeline spec parser (src/spec, yaml-cpp underneath) with arbitrary YAML text.
+// Contract: any input yields a spec or a list of errors; nothing throws, crashes or hangs, and a
+// failure always says why.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "burst/spec.h"
+#include "fuzz_check.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  std::vector<burst::SpecError> errors;
+  // A path that does not exist, so code.dir checks look at nothing real.
+  burst::Result<burst::PipelineSpec> spec =
+      burst::parse_spec(text, "/nonexistent/burst-fuzz/job.yaml", &errors);
+  if (!spec.ok()) FUZZ_CHECK(!errors.empty() || !spec.error().message.empty());
+  return 0;
+}
