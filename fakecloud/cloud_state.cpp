@@ -29,6 +29,7 @@ json Faults::to_json() const {
           {"retry_after_s", retry_after_s},
           {"create_timeouts", create_timeouts},
           {"hang_ms", hang_ms},
+          {"timeouts", timeouts},
           {"stuck_provisioning", stuck_provisioning},
           {"delete_lingers", delete_lingers},
           {"malformed_list", malformed_list},
@@ -46,6 +47,7 @@ Faults Faults::from_json(const json& j) {
   f.retry_after_s = j.value("retry_after_s", f.retry_after_s);
   f.create_timeouts = j.value("create_timeouts", f.create_timeouts);
   f.hang_ms = j.value("hang_ms", f.hang_ms);
+  f.timeouts = j.value("timeouts", f.timeouts);
   f.stuck_provisioning = j.value("stuck_provisioning", f.stuck_provisioning);
   f.delete_lingers = j.value("delete_lingers", f.delete_lingers);
   f.malformed_list = j.value("malformed_list", f.malformed_list);
@@ -113,6 +115,14 @@ bool CloudState::take_create_timeout(const std::string& provider) {
   Faults& f = faults_[provider];
   if (f.create_timeouts <= 0) return false;
   --f.create_timeouts;
+  return true;
+}
+
+bool CloudState::take_timeout(const std::string& provider) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Faults& f = faults_[provider];
+  if (f.timeouts <= 0) return false;
+  --f.timeouts;
   return true;
 }
 

@@ -28,6 +28,7 @@ struct Faults {
   int retry_after_s = -1;   // Retry-After on those 429s (-1: no header)
   int create_timeouts = 0;  // the next N creates make the pod, then answer only after hang_ms
   int hang_ms = 3000;
+  int timeouts = 0;  // the next N requests wait hang_ms before they are handled (a slow API)
   bool stuck_provisioning = false;  // new pods never leave provisioning
   int delete_lingers = 0;       // after a delete answers success, the pod stays running for N reads
   bool malformed_list = false;  // the pod list answers truncated JSON
@@ -104,6 +105,7 @@ class CloudState {
   // For one incoming request: 429 or 5xx when a burst is armed (used up), else 0.
   int take_burst(const std::string& provider, int* retry_after_s);
   bool take_create_timeout(const std::string& provider);
+  bool take_timeout(const std::string& provider);
   // Expected key check: "Bearer <key>" (or any bearer when no key is configured).
   bool authorised(const std::string& provider, const std::string& authorization) const;
   std::string api_key(const std::string& provider) const;

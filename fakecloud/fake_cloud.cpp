@@ -57,6 +57,7 @@ struct FakeCloud::Impl {
     state.request_started();
     const Faults f = state.faults(m->provider);
     sleep_ms(f.latency_ms);
+    if (state.take_timeout(m->provider)) sleep_ms(f.hang_ms);  // then handled: too late
     auto answer = [&](int status, const std::string& detail) {
       res.status = status;
       res.set_content(m->error_body(status, detail), m->error_content_type);

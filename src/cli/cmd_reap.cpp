@@ -1,9 +1,12 @@
 // `burst reap`: delete every pod that is ours and still alive, whether the store or only the
 // provider's own list knows it. Pods of a job whose `burst run` process is still alive on this
-// machine are left alone: that process will delete them itself.
+// machine are left alone: that process will delete them itself. A job whose process died (kill -9,
+// a crash) is still recorded `running`: reap records it as failed, saying what it deleted.
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +15,7 @@
 #include "cli/commands.h"
 #include "job/pod_lifecycle.h"
 #include "registry.h"
+#include "report/job_report.h"
 
 namespace burst {
 namespace {
@@ -47,6 +51,39 @@ void adopt(Store& store, Clock& clock, PodRecord* rec) {
   }
   auto row = store.add_pod(*rec);
   if (row.ok()) rec->row_id = *row;
+}
+
+// The job's runner is gone while the job is still recorded `running`: close its open phases,
+// record it as failed with what reap did to its pods (`deleted`: one line per pod), and rewrite
+// its report from the store. Returns the job's error.
+std::string close_orphaned_job(Store& store, Clock& clock, const Config& config, JobRecord job,
+                               const std::string& deleted, bool all_deleted) {
+  const int64_t now = to_unix_ms(clock.now());
+  std::string open = job.phase;
+  if (auto phases = store.phases(job.id); phases.ok())
+    for (const auto& p : *phases)
+      if (p.ended_ms == 0) {
+        open = p.phase;
+        (void)store.end_phase(job.id, p.phase, now, "interrupted",
+                              "the burst process stopped during this phase");
+      }
+  job.state = "failed";
+  job.error = "the process running it (pid " + std::to_string(job.owner_pid) +
+              ") stopped during phase " + open + "; burst reap failed the job; " +
+              (deleted.empty() ? "no pod was alive" : deleted) +
+              (all_deleted ? "" : " (run `burst reap` again)");
+  job.finished_ms = now;
+  (void)store.update_job(job);
+  std::error_code ec;
+  std::filesystem::create_directories(config.reports_dir, ec);
+  if (auto report = build_job_report(store, job.id, clock.now()); report.ok()) {
+    const std::string base = config.reports_dir + "/" + job.id;
+    std::ofstream(base + ".json", std::ios::trunc) << report_json(*report);
+    std::ofstream(base + ".md", std::ios::trunc) << report_markdown(*report);
+    job.report_path = base + ".json";
+    (void)store.update_job(job);
+  }
+  return job.error;
 }
 
 }  // namespace
@@ -106,6 +143,7 @@ int cmd_reap(const ReapArgs& args) {
   }
 
   nlohmann::json out = nlohmann::json::array();
+  std::map<std::string, std::pair<std::string, bool>> by_job;  // job -> pods deleted, all ok
   for (PodRecord& rec : targets) {
     std::string outcome;
     if (owner_alive(**store, rec.job_id)) {
@@ -124,10 +162,26 @@ int cmd_reap(const ReapArgs& args) {
       if (!st.ok()) ++errors;
     }
     std::string id = rec.pod_id.empty() ? rec.name : rec.pod_id;
+    if (!args.dry_run && outcome.rfind("skipped", 0) != 0) {
+      auto& [lines, all_ok] = by_job.try_emplace(rec.job_id, "", true).first->second;
+      lines += (lines.empty() ? "" : "; ") + rec.role + " pod " + id + " " + outcome;
+      all_ok = all_ok && outcome == "deleted (confirmed)";
+    }
     if (!args.json)
       std::cout << rec.provider << " " << id << " (job " << rec.job_id << "): " << outcome << "\n";
     out.push_back(
         {{"provider", rec.provider}, {"pod", id}, {"job_id", rec.job_id}, {"outcome", outcome}});
+  }
+  if (!args.dry_run) {
+    auto jobs = (*store)->recent_jobs(1000);
+    for (const JobRecord& job : jobs.ok() ? *jobs : std::vector<JobRecord>{}) {
+      if (job.state != "running" || owner_alive(**store, job.id)) continue;
+      auto it = by_job.find(job.id);
+      std::string why = close_orphaned_job(**store, clock, *config, job,
+                                           it == by_job.end() ? "" : it->second.first,
+                                           it == by_job.end() || it->second.second);
+      if (!args.json) std::cout << "job " << job.id << ": recorded as failed: " << why << "\n";
+    }
   }
   if (args.json)
     std::cout << out.dump(2) << std::endl;

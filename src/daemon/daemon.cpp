@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "daemon/pipelines.h"
@@ -25,13 +26,22 @@ Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
   opt.max_concurrent = config_.max_concurrent;
   opt.log = d_.log;
   opt.admit = [this](const PipelineSpec& spec) { return admit(spec); };
+  opt.clock_rate = d_.clock_rate;
+  opt.resume_failed = [this](const std::string& id, const std::string& error) {
+    auto job = d_.store.get_job(id);
+    if (!job.ok()) return;
+    d_.log("job " + id + ": reattach failed: " + error);
+    std::lock_guard<std::mutex> lock(reap_mu_);  // the reconciler is not thread-safe
+    reconciler_->fail_job(*job, "burstd restarted and could not reattach (" + error + ")");
+  };
   scheduler_ = std::make_unique<Scheduler>(d_.clock, d_.store, d_.launcher, opt);
   ReconcileDeps rd{d_.store,
                    d_.clock,
                    d_.providers,
                    d_.make_provider,
                    [this](const JobRecord& j) { return job_alive(j); },
-                   config_.burst.reports_dir};
+                   config_.burst.reports_dir,
+                   [this](const JobRecord& j, const std::string& why) { return reattach(j, why); }};
   reconciler_ = std::make_unique<Reconciler>(rd, config_.orphan_grace);
   api_ = std::make_unique<Api>(*scheduler_, d_.store, config_.burst, [this] { return reap_now(); });
 }
@@ -39,6 +49,7 @@ Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
 Daemon::~Daemon() { stop(); }
 
 bool Daemon::job_alive(const JobRecord& job) const {
+  if (scheduler_->is_running(job.id)) return true;  // includes a job being reattached
   if (job.owner_pid == getpid()) return scheduler_->is_running(job.id);
   return burst_process_alive(job.owner_pid);
 }
@@ -52,21 +63,53 @@ std::vector<PodAction> Daemon::reap_now() {
   return actions;
 }
 
-// The global caps: the sum of what every job started this UTC day (month) has cost so far.
-std::string Daemon::admit(const PipelineSpec&) {
-  if (!config_.usd_per_day && !config_.usd_per_month) return "";
+bool Daemon::reattach(const JobRecord& job, const std::string& why) {
+  std::vector<SpecError> errors;
+  auto spec = load_spec_file(job.spec_path, &errors);
+  if (!spec.ok()) {
+    d_.log("job " + job.id + ": cannot reattach: its spec " + job.spec_path +
+           " does not load: " + (errors.empty() ? spec.error().message : errors.front().text));
+    return false;
+  }
+  scheduler_->adopt(job.id, std::move(*spec), why);
+  return true;
+}
+
+// The sum of what every job started this UTC day (month) has cost so far.
+void Daemon::spent(double* day_usd, double* month_usd) {
   const TimePoint now = d_.clock.now();
   const std::string today = format_utc(now, "%Y-%m-%d"), month = format_utc(now, "%Y-%m");
-  double day_usd = 0, month_usd = 0;
+  *day_usd = *month_usd = 0;
   if (auto jobs = d_.store.recent_jobs(5000); jobs.ok()) {
     for (const auto& j : *jobs) {
       if (format_utc(from_unix_ms(j.created_ms), "%Y-%m") != month) continue;
       auto r = build_job_report(d_.store, j.id, now);
       if (!r.ok()) continue;
-      month_usd += r->total_usd;
-      if (format_utc(from_unix_ms(j.created_ms), "%Y-%m-%d") == today) day_usd += r->total_usd;
+      *month_usd += r->total_usd;
+      if (format_utc(from_unix_ms(j.created_ms), "%Y-%m-%d") == today) *day_usd += r->total_usd;
     }
   }
+}
+
+std::vector<BudgetCap> Daemon::global_caps() {
+  std::vector<BudgetCap> caps;
+  if (!config_.usd_per_day && !config_.usd_per_month) return caps;
+  double day_usd = 0, month_usd = 0;
+  spent(&day_usd, &month_usd);
+  if (config_.usd_per_day)
+    caps.push_back({std::max(0.0, *config_.usd_per_day - day_usd),
+                    "what is left today of burstd budget.usd_per_day"});
+  if (config_.usd_per_month)
+    caps.push_back({std::max(0.0, *config_.usd_per_month - month_usd),
+                    "what is left this month of burstd budget.usd_per_month"});
+  return caps;
+}
+
+// The global caps, checked before a job starts; global_caps() bounds it while it runs.
+std::string Daemon::admit(const PipelineSpec&) {
+  if (!config_.usd_per_day && !config_.usd_per_month) return "";
+  double day_usd = 0, month_usd = 0;
+  spent(&day_usd, &month_usd);
   char buf[160];
   if (config_.usd_per_day && day_usd >= *config_.usd_per_day) {
     std::snprintf(buf, sizeof buf,
@@ -100,6 +143,14 @@ Status Daemon::start(bool socket) {
     server_ = std::make_unique<SocketServer>(*api_);
     if (Status st = server_->start(config_.socket); !st.ok()) return st;
     d_.log("listening on " + config_.socket);
+  }
+  if (config_.tcp_port >= 0) {
+    tcp_server_ = std::make_unique<SocketServer>(*api_);
+    if (Status st = tcp_server_->start_tcp(config_.tcp_host, config_.tcp_port, config_.api_token);
+        !st.ok())
+      return st;
+    d_.log("listening on tcp " + config_.tcp_host + ":" + std::to_string(tcp_server_->port()) +
+           " (every request needs the token from " + config_.token_file + ")");
   }
   loop_ = std::thread([this] { scheduler_->run_loop(); });
   maintenance_ = std::thread([this] { maintenance_loop(); });
@@ -151,6 +202,7 @@ void Daemon::stop() {
   }
   cv_.notify_all();
   if (server_) server_->stop();
+  if (tcp_server_) tcp_server_->stop();
   scheduler_->stop();
   if (loop_.joinable()) loop_.join();
   if (maintenance_.joinable()) maintenance_.join();

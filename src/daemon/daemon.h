@@ -28,6 +28,7 @@ struct DaemonDeps {
   std::vector<std::string> providers;  // names the reconciler asks
   std::function<Result<std::unique_ptr<Provider>>(const std::string&)> make_provider;
   std::function<void(const std::string&)> log;
+  double clock_rate = 1;  // SchedulerOptions::clock_rate (test-only accelerated clock)
 };
 
 class Daemon {
@@ -37,7 +38,8 @@ class Daemon {
 
   // Recovers jobs a dead burstd left running, reaps, loads the pipelines (an invalid one fails
   // the start with every error, one per line), opens the socket (unless `socket` is false, for
-  // in-process tests) and starts the scheduler loop.
+  // in-process tests), the TCP listener when api.tcp is configured (even without `socket`), and
+  // starts the scheduler loop.
   Status start(bool socket = true);
   // SIGHUP: re-reads the pipelines (and concurrency) from `config`; on errors keeps the old set.
   Status reload(const DaemonConfig& config);
@@ -48,13 +50,19 @@ class Daemon {
   void stop();  // closes the socket and stops the loop; call after drain()
 
   Api& api() { return *api_; }
+  int tcp_port() const { return tcp_server_ ? tcp_server_->port() : -1; }
   Scheduler& scheduler() { return *scheduler_; }
   Reconciler& reconciler() { return *reconciler_; }
   // One reconcile pass, serialised with the periodic one.
   std::vector<PodAction> reap_now();
+  // What is left of the global daily/monthly caps after every job's spend so far; the runner
+  // stops a job whose accrued cost would cross one (job/budget_guard.h).
+  std::vector<BudgetCap> global_caps();
 
  private:
   std::string admit(const PipelineSpec& spec);
+  void spent(double* day_usd, double* month_usd);
+  bool reattach(const JobRecord& job, const std::string& why);
   bool job_alive(const JobRecord& job) const;
   void maintenance_loop();
 
@@ -64,6 +72,7 @@ class Daemon {
   std::unique_ptr<Reconciler> reconciler_;
   std::unique_ptr<Api> api_;
   std::unique_ptr<SocketServer> server_;
+  std::unique_ptr<SocketServer> tcp_server_;  // only with api.tcp and its token
   std::thread loop_, maintenance_;
   std::mutex reap_mu_;
   std::mutex mu_;

@@ -1,9 +1,16 @@
 // Reads burstd.yaml: a yaml-cpp adapter, like src/config/config_loader.cpp.
 #include "daemon/daemon_config.h"
 
+#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "spec/duration.h"
 
@@ -86,6 +93,42 @@ Status read_fields(const YAML::Node& root, const Reader& r, DaemonConfig* c, std
         if (!n) return n.error();
         (bk == "usd_per_day" ? c->usd_per_day : c->usd_per_month) = *n;
       }
+    } else if (key == "api") {
+      if (!v.IsMap()) return r.error(v, key, "expected a mapping");
+      for (const auto& a : v) {
+        const std::string ak = a.first.as<std::string>();
+        if (ak == "tcp") {
+          auto t = r.text(a.second, "api.tcp");
+          if (!t) return t.error();
+          const size_t colon = t->rfind(':');
+          int port = -1;
+          if (colon != std::string::npos && colon > 0) {
+            try {
+              size_t used = 0;
+              port = std::stoi(t->substr(colon + 1), &used);
+              if (used != t->size() - colon - 1) port = -1;
+            } catch (const std::exception&) {
+              port = -1;
+            }
+          }
+          if (port < 0 || port > 65535)
+            return r.error(a.second, "api.tcp", "expected HOST:PORT such as 127.0.0.1:8787");
+          c->tcp_host = t->substr(0, colon);
+          c->tcp_port = port;
+        } else if (ak == "token_file") {
+          c->token_file = r.path(a.second);
+        } else {
+          return r.error(a.first, "api." + ak, "unknown field (tcp, token_file)");
+        }
+      }
+      if (c->tcp_port >= 0 && c->token_file.empty())
+        return r.error(v, "api.tcp",
+                       "a TCP listener needs api.token_file (no TCP without a token)");
+      if (c->tcp_port >= 0) {
+        auto token = read_token_file(c->token_file);
+        if (!token) return r.error(v, "api.token_file", token.error().message);
+        c->api_token = *token;
+      }
     } else if (key == "orphan_grace" || key == "drain_timeout") {
       auto d = r.duration(v, key);
       if (!d) return d.error();
@@ -98,6 +141,25 @@ Status read_fields(const YAML::Node& root, const Reader& r, DaemonConfig* c, std
 }
 
 }  // namespace
+
+Result<std::string> read_token_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return make_error(ErrorCode::kInvalid, path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kInvalid, path + ": not a regular file");
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return make_error(
+        ErrorCode::kInvalid,
+        path + " has mode " + mode + "; a token file must be 0600 (chmod 600 " + path + ")");
+  }
+  std::ifstream f(path);
+  std::string token((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  if (token.empty()) return make_error(ErrorCode::kInvalid, path + ": the token file is empty");
+  return token;
+}
 
 Result<DaemonConfig> load_daemon_config(const std::string& path,
                                         const std::map<std::string, std::string>& env) {

@@ -27,7 +27,18 @@ struct DaemonConfig {
   std::optional<double> usd_per_month;
   Duration orphan_grace = std::chrono::minutes(10);   // unknown burst-* pods live this long
   Duration drain_timeout = std::chrono::minutes(30);  // SIGTERM waits this long, then cancels
+  // api.tcp: an optional TCP listener ("127.0.0.1:8787"; port 0 picks a free one), only with
+  // api.token_file, a file of mode 0600 whose content (trimmed) every TCP request must send as
+  // "Authorization: Bearer <token>". The token is read at load and never logged.
+  std::string tcp_host;
+  int tcp_port = -1;  // -1: no TCP listener
+  std::string token_file;
+  std::string api_token;
 };
+
+// Reads a token file: kInvalid unless it is a regular file of mode 0600 (no group or other bits)
+// holding a non-empty token; trailing whitespace is trimmed.
+Result<std::string> read_token_file(const std::string& path);
 
 // Reads `path` (default <config dir>/burstd.yaml; absent is fine and means every default).
 // Relative paths in it are resolved against the file's directory. Errors: kInvalid with

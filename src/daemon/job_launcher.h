@@ -20,6 +20,14 @@ class JobLauncher {
   // (no capacity, a missing secret) is recorded as failed and returned so.
   virtual JobResult run(const std::string& job_id, const PipelineSpec& spec,
                         const std::function<int()>& interrupts) = 0;
+  // Reattaches to a job a dead burstd left in its run phase with its GPU pod alive (JobInput::
+  // reattach): follows the run step to its end, then pull, delete, upload and report as usual.
+  // `why` is recorded in the job's reattach phase. A launcher that cannot reattach says so.
+  virtual JobResult resume(const std::string& job_id, const PipelineSpec& spec,
+                           const std::string& why, const std::function<int()>& interrupts) {
+    (void)job_id, (void)spec, (void)why, (void)interrupts;
+    return JobResult{"failed", "this launcher cannot reattach", "", ""};
+  }
 };
 
 }  // namespace burst::daemon

@@ -11,11 +11,13 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "daemon/daemon.h"
 #include "daemon/pipelines.h"
 #include "daemon/real_job_launcher.h"
+#include "daemon/test_clock.h"
 #include "registry.h"
 
 namespace {
@@ -95,7 +97,19 @@ int main(int argc, char** argv) {
     logger->error("cannot open the store: " + store.error().message);
     return 3;
   }
-  SystemClock clock;
+  SystemClock system_clock;
+  std::optional<AcceleratedClock> test_clock;  // TEST ONLY (daemon/test_clock.h)
+  if (auto it = env.find("BURSTD_TEST_CLOCK"); it != env.end() && !it->second.empty()) {
+    test_clock = parse_test_clock(it->second);
+    if (!test_clock) {
+      logger->error("BURSTD_TEST_CLOCK: expected <start unix seconds>:<rate>, got " + it->second);
+      return 3;
+    }
+    logger->warn("BURSTD_TEST_CLOCK is set: TEST ONLY, running on an accelerated clock (x" +
+                 std::to_string(test_clock->rate()) + ") that starts at " +
+                 format_utc(test_clock->now()) + "; never use this in production");
+  }
+  Clock& clock = test_clock ? static_cast<Clock&>(*test_clock) : system_clock;
   RealJobLauncher launcher(**store, clock, config->burst, env, log);
   const Config& burst_config = config->burst;
   DaemonDeps deps{clock,
@@ -105,8 +119,10 @@ int main(int argc, char** argv) {
                   [&burst_config, &clock](const std::string& name) {
                     return make_provider(name, burst_config, clock);
                   },
-                  log};
+                  log,
+                  test_clock ? test_clock->rate() : 1.0};
   Daemon daemon(*config, deps);
+  launcher.set_caps([&daemon] { return daemon.global_caps(); });
   logger->info("burstd " + std::string(BURST_VERSION) + " starting; state " +
                config->burst.state_dir + (config->file.empty() ? "" : "; config " + config->file));
   if (Status st = daemon.start(); !st.ok()) {

@@ -54,7 +54,23 @@ JobResult RealJobLauncher::refuse(const std::string& job_id, const PipelineSpec&
 
 JobResult RealJobLauncher::run(const std::string& job_id, const PipelineSpec& spec,
                                const std::function<int()>& interrupts) {
+  return launch(job_id, spec, nullptr, interrupts);
+}
+
+JobResult RealJobLauncher::resume(const std::string& job_id, const PipelineSpec& spec,
+                                  const std::string& why, const std::function<int()>& interrupts) {
+  return launch(job_id, spec, &why, interrupts);
+}
+
+JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec& spec,
+                                  const std::string* why, const std::function<int()>& interrupts) {
+  // A reattached job is planned again only for what comes after the run step (the upload's CPU
+  // offer, the hand-off); its GPU pod is the one in the store.
   auto prepared = prepare_job(spec, "", config_, clock_, env_);
+  if (!prepared && why) {
+    JobResult r{"failed", "reattach: plan: " + prepared.error().message, "", ""};
+    return r;
+  }
   if (!prepared) return refuse(job_id, spec, "plan: " + prepared.error().message);
   for (const auto& w : prepared->warnings) log_("job " + job_id + ": warning: " + w);
   auto key = ensure_keypair(config_.ssh_key);
@@ -62,7 +78,12 @@ JobResult RealJobLauncher::run(const std::string& job_id, const PipelineSpec& sp
   auto connector = make_libssh_connector();
   DaemonConsole console(job_id, log_);
   JobInput in{job_id, spec, prepared->plan, std::move(prepared->code), prepared->secrets, *key};
+  if (why) {
+    in.reattach = true;
+    in.reattach_why = *why;
+  }
   JobDeps deps{store_, clock_, *connector, prepared->gpu_provider(), console, config_, interrupts};
+  if (caps_) deps.extra_caps = caps_();
   JobResult result = JobRunner(deps, std::move(in)).run();
   // The same webhook as `burst run`; a failed notification is logged, never the job's outcome.
   if (std::string w = notify_job_finished(config_, store_, clock_, job_id); !w.empty())

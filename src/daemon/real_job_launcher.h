@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "burst/clock.h"
 #include "burst/config.h"
@@ -21,15 +22,22 @@ class RealJobLauncher : public JobLauncher {
                   std::function<void(const std::string&)> log);
   JobResult run(const std::string& job_id, const PipelineSpec& spec,
                 const std::function<int()>& interrupts) override;
+  JobResult resume(const std::string& job_id, const PipelineSpec& spec, const std::string& why,
+                   const std::function<int()>& interrupts) override;
+  // What is left of burstd's global caps when a job starts (Daemon::global_caps).
+  void set_caps(std::function<std::vector<BudgetCap>()> caps) { caps_ = std::move(caps); }
 
  private:
   JobResult refuse(const std::string& job_id, const PipelineSpec& spec, const std::string& why);
+  JobResult launch(const std::string& job_id, const PipelineSpec& spec, const std::string* why,
+                   const std::function<int()>& interrupts);
 
   Store& store_;
   Clock& clock_;
   const Config& config_;
   std::map<std::string, std::string> env_;
   std::function<void(const std::string&)> log_;
+  std::function<std::vector<BudgetCap>()> caps_;
 };
 
 }  // namespace burst::daemon

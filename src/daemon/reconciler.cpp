@@ -77,15 +77,46 @@ void Reconciler::fail_job(JobRecord job, const std::string& why) {
   }
 }
 
+bool Reconciler::gpu_pod_running(const JobRecord& job) {
+  auto pods = d_.store.pods_of_job(job.id);
+  if (!pods.ok()) return false;
+  for (const PodRecord& pod : *pods) {
+    if (pod.role != "gpu" || pod.pod_id.empty() || pod.state == "deleted" ||
+        pod.state == "create-failed")
+      continue;
+    std::string cannot;
+    Provider* p = provider(pod.provider, &cannot);
+    if (!p) return false;
+    auto live = p->get_pod(pod.pod_id);
+    return live.ok() && live->state == PodState::kRunning;
+  }
+  return false;
+}
+
 std::vector<std::string> Reconciler::recover_jobs() {
   std::vector<std::string> lines;
   auto jobs = d_.store.recent_jobs(1000);
   if (!jobs) return {"recover: cannot list jobs: " + jobs.error().message};
   for (const JobRecord& job : *jobs) {
     if (job.state != "running" || d_.job_alive(job)) continue;
-    const std::string why = "the process running it (pid " + std::to_string(job.owner_pid) +
-                            ") stopped during phase " + open_phase(job) +
-                            "; burstd failed the job on restart (no reattach)";
+    const std::string phase = open_phase(job);
+    const std::string stopped = "the process running it (pid " + std::to_string(job.owner_pid) +
+                                ") stopped during phase " + phase;
+    std::string no;  // why it is not reattached
+    if (!d_.reattach)
+      no = "reattach is off";
+    else if (phase != "run")
+      no = "not in its run phase";
+    else if (!gpu_pod_running(job))
+      no = "its GPU pod is not running";
+    else if (!d_.reattach(job, stopped + "; burstd restarted and reattached"))
+      no = "its spec could not be loaded";
+    if (no.empty()) {
+      lines.push_back("job " + job.id + " reattached: " + stopped);
+      continue;
+    }
+    const std::string why =
+        stopped + "; burstd failed the job on restart (" + no + ", no reattach)";
     fail_job(job, why);
     auto after = d_.store.get_job(job.id);
     lines.push_back("job " + job.id + " failed: " + (after.ok() ? after->error : why));

@@ -1,8 +1,10 @@
 // Makes the store and the clouds agree, so no pod outlives its job (docs/daemon.md, "Recovery"):
 //   - recover_jobs(), on start: a job recorded as running whose runner is gone (burstd was killed
-//     mid-run) has its pods deleted and verified gone, its open phases closed, and is marked
-//     failed with the reason; its report is rewritten to say so. (Reattaching to a run that is
-//     still going is not built: the job is failed, never left billing.)
+//     mid-run) is handed to `reattach` when it stopped in its run phase and its GPU pod is still
+//     running (the runner then reconnects over SSH and follows the step's supervisor; a pod it
+//     cannot reach fails the job through the delete). Otherwise its pods are deleted and
+//     verified gone, its open phases closed, and it is marked failed with the reason; its report
+//     is rewritten to say so.
 //   - reap(), on start, on request and every orphan grace period: every live pod row of a job
 //     whose runner is gone is deleted; a `burst-*` pod the store does not know is deleted once it
 //     has been seen for longer than the grace (another machine's burst may have just made it).
@@ -28,6 +30,8 @@ struct ReconcileDeps {
   // Whether the job's runner is alive (a job of this daemon, or another live `burst run`).
   std::function<bool(const JobRecord&)> job_alive;
   std::string reports_dir;  // where the recovered job's report is rewritten
+  // Takes over a job to reattach (true), or declines (false: the job is failed). Empty: never.
+  std::function<bool(const JobRecord&, const std::string& why)> reattach = {};
 };
 
 struct PodAction {
@@ -41,13 +45,15 @@ class Reconciler {
  public:
   Reconciler(ReconcileDeps deps, Duration orphan_grace);
 
-  // Returns one line per job failed, saying what happened.
+  // Returns one line per job failed or reattached, saying what happened.
   std::vector<std::string> recover_jobs();
   std::vector<PodAction> reap();
+  // Fails a job whose runner is gone: closes its open phases, deletes its pods, records why.
+  void fail_job(JobRecord job, const std::string& why);
 
  private:
   Provider* provider(const std::string& name, std::string* why);
-  void fail_job(JobRecord job, const std::string& why);
+  bool gpu_pod_running(const JobRecord& job);
   std::string open_phase(const JobRecord& job);  // the phase it was in when its runner died
 
   ReconcileDeps d_;

@@ -184,24 +184,49 @@ void Scheduler::start_ready() {
       opt_.log("job " + p.id + " not started: " + refused);
       continue;
     }
-    auto interrupts = std::make_shared<std::atomic<int>>(0);
     const std::string id = p.id;
     Running& r = running_[id];
     r.job = std::move(p);
-    r.interrupts = interrupts;
     opt_.log("job " + id + " (" + r.job.spec.name + ") starting: " + r.job.reason);
     const PipelineSpec* spec_ptr = &r.job.spec;  // stable: the map node lives until finished()
-    r.thread = std::thread([this, id, spec_ptr, interrupts] {
-      JobResult result;
-      try {
-        result = launcher_.run(id, *spec_ptr, [interrupts] { return interrupts->load(); });
-      } catch (const std::exception& e) {
-        result.state = "failed";
-        result.error = std::string("internal error: ") + e.what();
-      }
-      finished(id, result);
+    launch(id, r, [this, id, spec_ptr](const std::function<int()>& interrupts) {
+      return launcher_.run(id, *spec_ptr, interrupts);
     });
   }
+}
+
+void Scheduler::launch(const std::string& id, Running& r,
+                       std::function<JobResult(const std::function<int()>&)> body) {
+  auto interrupts = std::make_shared<std::atomic<int>>(0);
+  r.interrupts = interrupts;
+  r.thread = std::thread([this, id, interrupts, body = std::move(body)] {
+    JobResult result;
+    try {
+      result = body([interrupts] { return interrupts->load(); });
+    } catch (const std::exception& e) {
+      result.state = "failed";
+      result.error = std::string("internal error: ") + e.what();
+    }
+    finished(id, result);
+  });
+}
+
+void Scheduler::adopt(const std::string& job_id, PipelineSpec spec, const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Running& r = running_[job_id];
+  r.job.id = job_id;
+  r.job.spec = std::move(spec);
+  r.job.reason = "reattached after a restart";
+  r.job.queued_ms = to_unix_ms(clock_.now());
+  opt_.log("job " + job_id + " (" + r.job.spec.name + ") reattaching: " + why);
+  const PipelineSpec* spec_ptr = &r.job.spec;
+  launch(job_id, r, [this, job_id, spec_ptr, why](const std::function<int()>& interrupts) {
+    JobResult result = launcher_.resume(job_id, *spec_ptr, why, interrupts);
+    auto rec = store_.get_job(job_id);
+    if (rec.ok() && rec->state == "running" && opt_.resume_failed)
+      opt_.resume_failed(job_id, result.error);
+    return result;
+  });
 }
 
 void Scheduler::finished(const std::string& id, const JobResult& result) {
@@ -238,6 +263,8 @@ void Scheduler::run_loop() {
       // jumps (suspend, NTP) is noticed within a minute.
       auto wait = std::min<Duration>(std::chrono::duration_cast<Duration>(*next - clock_.now()),
                                      std::chrono::minutes(1));
+      if (opt_.clock_rate != 1)
+        wait = Duration(static_cast<int64_t>(static_cast<double>(wait.count()) / opt_.clock_rate));
       if (wait.count() > 0) cv_.wait_for(lock, wait, woken);
     } else {
       cv_.wait(lock, woken);

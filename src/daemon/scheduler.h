@@ -52,6 +52,12 @@ struct SchedulerOptions {
   std::function<std::string(const PipelineSpec&)> admit = [](const PipelineSpec&) {
     return std::string();
   };
+  // A reattached job whose runner never took it over (it is still "running" in the store after
+  // JobLauncher::resume returned): the daemon fails it and deletes its pods.
+  std::function<void(const std::string& job_id, const std::string& error)> resume_failed;
+  // Clock seconds per wall-clock second: 1, except under burstd's test-only accelerated clock
+  // (BURSTD_TEST_CLOCK), where the loop's waits shrink by the same rate.
+  double clock_rate = 1;
 };
 
 class Scheduler {
@@ -69,6 +75,9 @@ class Scheduler {
 
   // Queues a job; returns its id.
   std::string submit(PipelineSpec spec, const std::string& reason);
+  // Runs a job a dead burstd left in its run phase through JobLauncher::resume, now, outside the
+  // queue (it counts against the concurrency limit while it runs).
+  void adopt(const std::string& job_id, PipelineSpec spec, const std::string& why);
   // A queued job is dropped (recorded as interrupted, "cancelled while queued"); a running one is
   // interrupted: its remote command stops and its pods are deleted. kNotFound when neither.
   Status cancel(const std::string& job_id);
@@ -117,6 +126,8 @@ class Scheduler {
   bool pipeline_busy(const std::string& name) const;  // queued or running
   bool pipeline_running(const std::string& name) const;
   void reap_threads();
+  void launch(const std::string& id, Running& r,
+              std::function<JobResult(const std::function<int()>&)> body);
   std::string enqueue(PipelineSpec spec, const std::string& reason);
 
   Clock& clock_;

@@ -1,6 +1,8 @@
 // Serves the Api over HTTP/1.1 on a Unix domain socket (cpp-httplib's AF_UNIX support; the only
 // file of burstd that includes httplib). The socket is mode 0600: only its owner can talk to
-// burstd. No TCP listener exists.
+// burstd. A TCP listener (start_tcp) exists only when burstd.yaml configures api.tcp, and then
+// every request must carry "Authorization: Bearer <token>" (compared in constant time; 401
+// otherwise). The Unix socket needs no token.
 #pragma once
 
 #include <atomic>
@@ -20,10 +22,15 @@ class SocketServer {
   // Binds `path` (replacing a stale socket file no one answers on) and serves on a thread.
   // kInvalid when another burstd answers there; kInternal when the bind fails.
   Status start(const std::string& path);
+  // Listens on host:port (port 0: a free one, see port()) and serves only requests with the
+  // token. kInvalid for an empty token; kInternal when the bind fails.
+  Status start_tcp(const std::string& host, int port, const std::string& token);
+  int port() const;  // the TCP port bound, or -1
   void stop();
 
+  struct Impl;  // httplib's server, defined in socket_server.cpp only
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

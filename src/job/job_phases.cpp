@@ -8,6 +8,7 @@
 #include "job/pod_lifecycle.h"
 #include "sync/artefact_pull.h"
 #include "sync/transfer_progress.h"
+#include "util/fault_point.h"
 #include "util/retry.h"
 
 namespace burst {
@@ -32,6 +33,8 @@ JobPhases::JobPhases(JobDeps& deps, JobInput& input, Redactor& redact)
   std::error_code ec;
   fs::create_directories(d_.config.logs_dir, ec);
   log_.open(d_.config.logs_dir + "/" + in_.job_id + ".log", std::ios::app);
+  if (in_.spec.budget.max_usd) caps_.push_back({*in_.spec.budget.max_usd, "budget.max_usd"});
+  caps_.insert(caps_.end(), d_.extra_caps.begin(), d_.extra_caps.end());
 }
 
 void JobPhases::say(const std::string& text) {
@@ -85,6 +88,10 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
       if (in_.spec.setup.empty()) return Outcome::kSkipped;
       return step("setup", in_.spec.setup, gpu_, 0, detail);
     case Phase::kRun:
+      if (in_.reattach && !gpu_.session) {  // reattach_gpu failed; it said why
+        *detail = "not reattached";
+        return Outcome::kConnectionLost;
+      }
       return step("run", in_.spec.run, gpu_, in_.spec.budget.max_runtime_seconds.value_or(0),
                   detail);
     case Phase::kPull:
@@ -152,7 +159,7 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
 }
 
-Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail) {
+Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattach) {
   const TimePoint start = d_.clock.now();
   const TimePoint deadline =
       start + std::chrono::milliseconds(static_cast<int64_t>(d_.config.ssh_wait_seconds * 1000));
@@ -163,7 +170,9 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail) {
   };
   auto running = wait_until_running(d_.provider, d_.clock, pod.record.pod_id, deadline, stop);
   if (!running.ok()) return failed(running.error(), "wait for pod", detail);
-  pod.target = {running->ssh.host, running->ssh.port, running->ssh.user, d_.config.ssh_key, ""};
+  // On reattach the host key pinned at first contact must match: a different key is refused.
+  pod.target = {running->ssh.host, running->ssh.port, running->ssh.user, d_.config.ssh_key,
+                reattach ? pod.record.host_key : ""};
   auto session = connect_with_retry(d_.connector, pod.target, d_.clock, deadline, stop);
   if (!session.ok()) return failed(session.error(), "ssh", detail);
   pod.session = std::move(*session);
@@ -175,6 +184,10 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail) {
   if (!paths.ok()) return failed(paths.error(), "ssh", detail);
   pod.paths = *paths;
   workdir_ = replace_volume(in_.spec.code.remote_dir, pod.paths.volume);
+  if (reattach) {  // env.sh and the workdir are there from the first connection
+    *detail = pod.target.user + "@" + pod.target.host + ":" + std::to_string(pod.target.port);
+    return Outcome::kOk;
+  }
   std::map<std::string, std::string> env = in_.spec.env;
   env.insert(in_.secrets.begin(), in_.secrets.end());
   env["BURST_VOLUME"] = pod.paths.volume;
@@ -199,6 +212,7 @@ Outcome JobPhases::sync(std::string* detail) {
   auto stats = sync_code(*gpu_.session, in_.code, target, [&](const SyncStats& s) {
     d_.console.progress(progress_line("sync", {s.files_sent, s.files_to_send, s.bytes_sent,
                                                s.bytes_to_send, seconds_since(d_.clock, start)}));
+    fault_point("mid-sync");
   });
   if (!stats.ok()) return failed(stats.error(), "sync", detail);
   const double secs = seconds_since(d_.clock, start);
@@ -216,15 +230,41 @@ Outcome JobPhases::sync(std::string* detail) {
 
 Outcome JobPhases::step(const std::string& name, const std::string& script, PodHandle& pod,
                         double max_seconds, std::string* detail) {
-  const TimePoint start = d_.clock.now();
+  TimePoint start = d_.clock.now();
+  const bool reattach = in_.reattach && name == "run";
+  StepOffsets from;
+  if (reattach) {
+    // max_runtime counts from the run phase's start, before burstd restarted.
+    if (auto rows = d_.store.phases(in_.job_id); rows.ok())
+      for (const auto& r : *rows)
+        if (r.phase == "run") start = from_unix_ms(r.started_ms);
+    from = load_offsets(name);
+    say("continuing the run step's output from byte " + std::to_string(from.out) +
+        " (stdout) and " + std::to_string(from.err) + " (stderr)");
+  }
   bool over_time = false;
+  std::string over_budget;
   auto stop = [&] {
     over_time = max_seconds > 0 && seconds_since(d_.clock, start) > max_seconds;
-    return over_time || interrupted();
+    if (over_budget.empty()) over_budget = budget_exceeded();
+    return over_time || !over_budget.empty() || interrupted();
   };
-  auto status = run_step(
-      *pod.session, pod.paths, name, script, workdir_,
-      [&](bool e, const std::string& l) { remote_line(e, l); }, stop);
+  const bool keep_offsets = name == "run";
+  auto on_line = [&](bool e, const std::string& l) {
+    remote_line(e, l);
+    fault_point("mid-", name);  // test hook (docs/chaos.md)
+  };
+  auto on_offsets = [&](const StepOffsets& o) {
+    if (keep_offsets) save_offsets(name, o);
+  };
+  auto status =
+      reattach
+          ? follow_step(*pod.session, pod.paths, name, from, on_line, on_offsets, stop)
+          : run_step(*pod.session, pod.paths, name, script, workdir_, on_line, on_offsets, stop);
+  if (keep_offsets) {  // only a reattach reads them, and this follower saw the step to its end
+    std::error_code ec;
+    fs::remove(offsets_path(name), ec);
+  }
   if (!status.ok() && status.error().code == ErrorCode::kInterrupted) {
     say("stopping the remote " + name + " command");
     stop_step(*pod.session, pod.paths, name);
@@ -234,31 +274,101 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
                                    std::to_string(static_cast<long>(max_seconds)) + " s); stopped"),
                     name, detail);
     }
+    if (!over_budget.empty())
+      return failed(make_error(ErrorCode::kRemoteFailed, over_budget), name, detail);
     return failed(status.error(), name, detail);
   }
-  if (!status.ok()) {
+  if (!status.ok() && status.error().code != ErrorCode::kRemoteFailed) {
     Error e = status.error();
     e.message = "lost the SSH connection while the command ran (" + e.message + ")";
     return failed(e, name, detail);
   }
+  if (!status.ok()) return failed(status.error(), name, detail);
   if (*status != 0) {
     return failed(
         make_error(ErrorCode::kRemoteFailed, "exited with status " + std::to_string(*status)), name,
         detail);
   }
-  *detail = "exit 0";
+  *detail = reattach ? "exit 0 (reattached)" : "exit 0";
+  return Outcome::kOk;
+}
+
+std::string JobPhases::budget_exceeded() const {
+  std::vector<PodRecord> pods;
+  for (const PodHandle* p : {&gpu_, &cpu_})
+    if (p->record.row_id != 0) pods.push_back(p->record);
+  return budget_stop_reason(pods, d_.clock.now(), caps_);
+}
+
+std::string JobPhases::offsets_path(const std::string& step) const {
+  return d_.config.logs_dir + "/" + in_.job_id + "." + step + ".offsets";
+}
+
+StepOffsets JobPhases::load_offsets(const std::string& step) const {
+  StepOffsets o;
+  std::ifstream f(offsets_path(step));
+  f >> o.out >> o.err;
+  return f ? o : StepOffsets{};
+}
+
+void JobPhases::save_offsets(const std::string& step, const StepOffsets& o) const {
+  // Temp file and rename: a burstd killed mid-write leaves the previous offsets, never half.
+  const std::string path = offsets_path(step);
+  {
+    std::ofstream f(path + ".tmp", std::ios::trunc);
+    f << o.out << " " << o.err << "\n";
+  }
+  std::error_code ec;
+  fs::rename(path + ".tmp", path, ec);
+}
+
+Outcome JobPhases::reattach_gpu(std::string* detail) {
+  auto pods = d_.store.pods_of_job(in_.job_id);
+  if (!pods.ok()) return failed(pods.error(), "reattach", detail);
+  for (const PodRecord& p : *pods)
+    if (p.role == "gpu" && p.state != "deleted" && p.state != "create-failed") gpu_.record = p;
+  if (gpu_.record.row_id == 0)
+    return failed(make_error(ErrorCode::kNotFound, "the job has no live GPU pod"), "reattach",
+                  detail);
+  // The volume exists already: look it up, never create one. The new plan may name another
+  // machine (Vast volumes live on one machine), and a second volume would be a second disk billed.
+  if (auto volumes = d_.provider.list_volumes(); volumes.ok()) {
+    for (const Volume& vol : *volumes)
+      if (vol.name == in_.spec.volume.name &&
+          (volume_id_.empty() || vol.region == in_.plan.gpu.region))
+        volume_id_ = vol.id;
+  }
+  std::string connected;
+  Outcome o = connect_pod(gpu_, &connected, /*reattach=*/true);
+  if (o != Outcome::kOk) {
+    *detail = "reattach: " + connected;
+    gpu_.session.reset();
+    return Outcome::kConnectionLost;
+  }
+  if (Status st = check_step_files(*gpu_.session, gpu_.paths, "run"); !st.ok()) {
+    gpu_.session.reset();
+    failed(st.error(), "reattach", detail);
+    return Outcome::kConnectionLost;
+  }
+  *detail =
+      in_.reattach_why + "; reattached to gpu pod " + gpu_.record.pod_id + " (" + connected + ")";
+  say(*detail);
   return Outcome::kOk;
 }
 
 Outcome JobPhases::pull(std::string* detail) {
   if (d_.interrupts() >= 2) return Outcome::kSkipped;
   if (in_.spec.artefacts.empty()) return Outcome::kSkipped;
+  if (!gpu_.session)
+    return failed(make_error(ErrorCode::kConnection, "no SSH session to the GPU pod"), "pull",
+                  detail);
   const TimePoint start = d_.clock.now();
   auto result = pull_artefacts(
       *gpu_.session, in_.spec.artefacts, workdir_, gpu_.paths.volume, [&](const PullResult& r) {
         d_.console.progress(progress_line(
             "pull", {r.files, r.files_total - r.files_current, r.bytes,
                      r.bytes_total - r.bytes_resumed, seconds_since(d_.clock, start)}));
+        fault_point("mid-pull");
       });
   if (!result.ok()) return failed(result.error(), "pull", detail);
   const double secs = seconds_since(d_.clock, start);
@@ -325,7 +435,11 @@ Outcome JobPhases::upload_local(std::string* detail) {
   say("upload on this machine in " + view);
   auto status = run_local_step(
       in_.spec.upload->run, base + "/upload.sh", view, env,
-      [&](bool e, const std::string& l) { remote_line(e, l); }, [&] { return interrupted(); });
+      [&](bool e, const std::string& l) {
+        remote_line(e, l);
+        fault_point("mid-upload");
+      },
+      [&] { return interrupted(); });
   if (!status.ok()) return failed(status.error(), "upload (this machine)", detail);
   if (*status != 0)
     return failed(

@@ -33,6 +33,9 @@ class JobPhases {
   const std::string& error() const { return error_; }
   void fail(const std::string& why);
   void say(const std::string& text);
+  // Reattach (JobInput::reattach): loads the GPU pod from the store, reconnects with its pinned
+  // host key and checks the run step's supervisor files. kConnectionLost when it cannot.
+  Outcome reattach_gpu(std::string* detail);
 
  private:
   Outcome provision(std::string* detail);
@@ -46,7 +49,11 @@ class JobPhases {
   Outcome upload_local(std::string* detail);
 
   Outcome create_pod(PodHandle& pod, bool gpu, std::string* detail);
-  Outcome connect_pod(PodHandle& pod, std::string* detail);
+  Outcome connect_pod(PodHandle& pod, std::string* detail, bool reattach = false);
+  std::string budget_exceeded() const;  // "" or why the budget guard stops the job
+  StepOffsets load_offsets(const std::string& step) const;
+  void save_offsets(const std::string& step, const StepOffsets& o) const;
+  std::string offsets_path(const std::string& step) const;
   Outcome failed(const Error& e, const std::string& what, std::string* detail);
   void remote_line(bool is_err, const std::string& line);
   bool interrupted() const { return d_.interrupts() > 0; }
@@ -59,6 +66,7 @@ class JobPhases {
   std::string volume_id_;  // the provider's id for the spec's volume (ensure_volume)
   std::string error_;
   std::ofstream log_;
+  std::vector<BudgetCap> caps_;  // budget.max_usd and the extra caps from JobDeps
 };
 
 }  // namespace burst

@@ -42,28 +42,59 @@ bool write_text(const std::string& path, const std::string& text) {
 
 JobResult JobRunner::run() {
   JobRecord job;
-  job.id = in_.job_id;
-  job.pipeline = in_.spec.name;
-  job.spec_path = in_.spec.path;
-  job.state = "running";
-  job.phase = to_string(Phase::kPlan);
-  job.provider = in_.plan.gpu.provider;
-  job.estimate_json = estimate_to_json(in_.plan.estimate);
-  job.facts_json = report_facts_to_json(report_facts_from_plan(in_.spec, in_.plan));
-  job.created_ms = now_ms(d_.clock);
-  job.owner_pid = getpid();
   JobResult result;
-  if (Status st = d_.store.create_job(job); !st.ok()) {
-    result.state = "failed";
-    result.error = "cannot record the job: " + st.error().message;
-    return result;
+  if (in_.reattach) {
+    auto existing = d_.store.get_job(in_.job_id);
+    if (!existing.ok()) {
+      result.state = "failed";
+      result.error = "cannot reattach: " + existing.error().message;
+      return result;
+    }
+    job = *existing;
+    job.state = "running";
+    job.owner_pid = getpid();
+    (void)d_.store.update_job(job);
+  } else {
+    job.id = in_.job_id;
+    job.pipeline = in_.spec.name;
+    job.spec_path = in_.spec.path;
+    job.state = "running";
+    job.phase = to_string(Phase::kPlan);
+    job.provider = in_.plan.gpu.provider;
+    job.estimate_json = estimate_to_json(in_.plan.estimate);
+    job.facts_json = report_facts_to_json(report_facts_from_plan(in_.spec, in_.plan));
+    job.created_ms = now_ms(d_.clock);
+    job.owner_pid = getpid();
+    if (Status st = d_.store.create_job(job); !st.ok()) {
+      result.state = "failed";
+      result.error = "cannot record the job: " + st.error().message;
+      return result;
+    }
   }
 
   JobPhases phases(d_, in_, redact_);
   JobFacts facts{in_.spec.upload.has_value(), in_.spec.pull_on_failure, false};
   if (in_.plan.handoff) facts.handoff = in_.plan.handoff->where;
   bool interrupted = false;
-  for (Phase phase = Phase::kPlan; phase != Phase::kDone;) {
+  Phase phase = Phase::kPlan;
+  bool run_open = false;  // reattach: the run phase's row is still open from before the restart
+  if (in_.reattach) {
+    phase = Phase::kRun;
+    run_open = true;
+    (void)d_.store.begin_phase(job.id, "reattach", now_ms(d_.clock));
+    std::string detail;
+    Outcome outcome;
+    try {
+      outcome = phases.reattach_gpu(&detail);
+    } catch (const std::exception& e) {
+      outcome = Outcome::kFailed;
+      detail = std::string("internal error: ") + e.what();
+      phases.fail(detail);
+    }
+    (void)d_.store.end_phase(job.id, "reattach", now_ms(d_.clock),
+                             outcome == Outcome::kOk ? "ok" : "failed", redact_(detail));
+  }
+  while (phase != Phase::kDone) {
     const std::string name = to_string(phase);
     if (phase == Phase::kReport) {
       const bool stopped = interrupted || d_.interrupts() > 0;
@@ -71,7 +102,11 @@ JobResult JobRunner::run() {
       job.error = phases.error();
       job.finished_ms = now_ms(d_.clock);
     }
-    (void)d_.store.begin_phase(job.id, name, now_ms(d_.clock));
+    // The job's phase column names the phase in progress (what `burst status` shows).
+    job.phase = name;
+    (void)d_.store.update_job(job);
+    if (!run_open) (void)d_.store.begin_phase(job.id, name, now_ms(d_.clock));
+    run_open = false;
     phases.say("==> " + name);
     Outcome outcome;
     std::string detail;
@@ -88,7 +123,6 @@ JobResult JobRunner::run() {
         outcome == Outcome::kConnectionLost)
       facts.job_failed = true;
     (void)d_.store.end_phase(job.id, name, now_ms(d_.clock), to_string(outcome), redact_(detail));
-    job.phase = name;
     if (phase != Phase::kReport) job.error = phases.error();
     (void)d_.store.update_job(job);
     phase = next_phase(phase, outcome, facts);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "burst/clock.h"
 #include "burst/config.h"
@@ -16,6 +17,7 @@
 #include "burst/remote.h"
 #include "burst/spec.h"
 #include "burst/store.h"
+#include "job/budget_guard.h"
 #include "plan/planner.h"
 #include "sync/code_sync.h"
 #include "util/redactor.h"
@@ -32,6 +34,9 @@ struct JobDeps {
   // How many interrupts (SIGINT/SIGTERM) have arrived. One stops the job gracefully (stop the
   // remote command, pull if asked, delete); two skip the pull too. Deletion is never skipped.
   std::function<int()> interrupts;
+  // Caps beyond the spec's budget.max_usd that a running job's accrued cost must not cross
+  // (burstd's global daily/monthly caps, less what other jobs spent); see job/budget_guard.h.
+  std::vector<BudgetCap> extra_caps = {};
 };
 
 struct JobInput {
@@ -41,6 +46,12 @@ struct JobInput {
   ScanResult code;                             // what sync will send
   std::map<std::string, std::string> secrets;  // name -> value, from the local environment
   std::string ssh_public_key;
+  // Reattach (burstd after a restart): the job is in the store with its run phase open and its
+  // GPU pod alive; the runner reconnects to the pod, follows the run step's supervisor from the
+  // log offsets it saved, and goes on with pull, delete, upload and report as usual. A pod that
+  // cannot be reached fails the job through the delete.
+  bool reattach = false;
+  std::string reattach_why = {};  // recorded in the reattach phase, e.g. "burstd pid 42 stopped"
 };
 
 struct JobResult {

@@ -1,5 +1,6 @@
 #include "job/pod_lifecycle.h"
 
+#include "util/fault_point.h"
 #include "util/retry.h"
 
 namespace burst {
@@ -27,6 +28,7 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
     }
     return pod.error();
   }
+  fault_point("after-create");  // test hook: made, but its id not yet recorded
   record->pod_id = pod->id;
   record->state = "alive";
   Status st = store.update_pod(*record);
@@ -39,6 +41,7 @@ Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::stri
   Duration wait(200);
   while (true) {
     if (should_stop && should_stop()) return make_error(ErrorCode::kInterrupted, "interrupted");
+    fault_point("wait-ssh");
     auto pod = provider.get_pod(pod_id);
     if (pod.ok() && pod->state == PodState::kRunning && pod->ssh.port > 0) return pod;
     if (!pod.ok() && !pod.error().retryable()) return pod.error();
@@ -84,6 +87,7 @@ Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodReco
 
   Status del = retry<Status>(clock, policy, [&] { return provider.delete_pod(record->pod_id); });
   if (!del.ok()) return with_context(del.error(), "delete " + what);
+  fault_point("after-delete");  // test hook: accepted, not yet verified
 
   // Accepted is not done: poll until the provider no longer has it.
   const TimePoint deadline = clock.now() + policy.total;

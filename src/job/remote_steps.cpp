@@ -6,7 +6,9 @@ namespace burst {
 
 void LineSplitter::feed(const char* data, size_t len) {
   for (size_t i = 0; i < len; ++i) {
+    ++fed_;
     if (data[i] == '\n') {
+      complete_ = fed_;
       emit_(partial_);
       partial_.clear();
     } else if (data[i] != '\r') {
@@ -41,28 +43,148 @@ Status install_env(RemoteSession& session, const PodPaths& paths,
   return session.write_file(paths.pod_dir + "/env.sh", text, 0600);
 }
 
+namespace {
+
+std::string step_base(const PodPaths& paths, const std::string& step) {
+  return shell_quote(paths.pod_dir + "/" + step);
+}
+
+// Printed first on each channel: what came before it is the login shell's own noise (a .bashrc
+// that sshd makes bash read), not the step's output, and is dropped so the byte counts stay
+// offsets into the step's files.
+constexpr char kSentinel[] = "\036burst-follow\036\n";
+
+// Starts the supervisor (needs b=<step base>); exits 1 if it cannot.
+std::string launch_command(const PodPaths& paths, const std::string& workdir) {
+  // The supervisor gets its files' common prefix as $0, so no path is quoted twice. setsid makes
+  // it a session and process group leader: its pid is the group stop_step signals, and it is out
+  // of the SSH session, which may die (burstd killed, network lost) without stopping the step.
+  const std::string sup =
+      "echo $$ > \"$0.pid.tmp\" && mv \"$0.pid.tmp\" \"$0.pid\"; "
+      "if command -v bash >/dev/null 2>&1; then bash -e \"$0.sh\" >\"$0.out\" 2>\"$0.err\"; "
+      "else sh -e \"$0.sh\" >\"$0.out\" 2>\"$0.err\"; fi; "
+      "echo $? > \"$0.status.tmp\" && mv \"$0.status.tmp\" \"$0.status\"";
+  return "cd " + shell_quote(workdir) + " && . " + shell_quote(paths.pod_dir + "/env.sh") +
+         " && rm -f \"$b.pid\" \"$b.status\" && : > \"$b.out\" && : > \"$b.err\" || exit 1; "
+         "s=" +
+         shell_quote(sup) +
+         "; if command -v setsid >/dev/null 2>&1; then setsid sh -c \"$s\" \"$b\" </dev/null "
+         ">/dev/null 2>&1 & else nohup sh -c \"$s\" \"$b\" </dev/null >/dev/null 2>&1 & fi; "
+         "i=0; while [ ! -s \"$b.pid\" ]; do i=$((i+1)); if [ $i -gt 200 ]; then "
+         "echo 'the step supervisor did not start' >&2; exit 1; fi; sleep 0.05; done; ";
+}
+
+// A POSIX sh loop on the pod: every 0.2 s it sends what each file gained, stdout's on stdout and
+// stderr's on stderr, so the bytes on each channel are the file's bytes from the offset. It
+// reads once more after the status appears (the output is complete by then) and exits with the
+// step's status; 255 when the supervisor is gone without one.
+std::string follow_loop(StepOffsets from) {
+  return "o=" + std::to_string(from.out) + "; e=" + std::to_string(from.err) +
+         "; while :; do f=0; if [ -f \"$b.status\" ]; then f=1; else "
+         "p=$(cat \"$b.pid\" 2>/dev/null); if [ -n \"$p\" ] && ! kill -0 \"$p\" 2>/dev/null && "
+         "[ ! -f \"$b.status\" ]; then f=2; fi; fi; "
+         "n=$(($(wc -c 2>/dev/null <\"$b.out\" || echo 0))); if [ \"$n\" -gt \"$o\" ]; then "
+         "tail -c +$((o+1)) \"$b.out\" | head -c $((n-o)); o=$n; fi; "
+         "n=$(($(wc -c 2>/dev/null <\"$b.err\" || echo 0))); if [ \"$n\" -gt \"$e\" ]; then "
+         "tail -c +$((e+1)) \"$b.err\" | head -c $((n-e)) >&2; e=$n; fi; "
+         "if [ $f = 1 ]; then exit $(cat \"$b.status\"); fi; if [ $f = 2 ]; then exit 255; fi; "
+         "sleep 0.2; done";
+}
+
+// Drops a channel's bytes up to and including the sentinel, then passes the rest on.
+class AfterSentinel {
+ public:
+  explicit AfterSentinel(LineSplitter& lines) : lines_(lines) {}
+  void feed(const char* d, size_t n) {
+    if (seen_) return lines_.feed(d, n);
+    head_.append(d, n);
+    const size_t at = head_.find(kSentinel);
+    if (at == std::string::npos) return;
+    seen_ = true;
+    const std::string rest = head_.substr(at + sizeof kSentinel - 1);
+    head_.clear();
+    lines_.feed(rest.data(), rest.size());
+  }
+
+ private:
+  LineSplitter& lines_;
+  std::string head_;
+  bool seen_ = false;
+};
+
+Result<int> follow(RemoteSession& session, const PodPaths& paths, const std::string& step,
+                   const std::string& launch, StepOffsets from,
+                   const std::function<void(bool, const std::string&)>& on_line,
+                   const std::function<void(const StepOffsets&)>& on_offsets,
+                   const std::function<bool()>& should_stop) {
+  const std::string cmd = "b=" + step_base(paths, step) + "; printf '" +
+                          std::string(kSentinel, sizeof kSentinel - 2) + "\\n'; printf '" +
+                          std::string(kSentinel, sizeof kSentinel - 2) + "\\n' >&2; " + launch +
+                          follow_loop(from);
+  LineSplitter out([&](const std::string& l) { on_line(false, l); });
+  LineSplitter err([&](const std::string& l) { on_line(true, l); });
+  AfterSentinel out_body(out), err_body(err);
+  StepOffsets last = from;
+  auto report = [&] {
+    StepOffsets now{from.out + out.complete_bytes(), from.err + err.complete_bytes()};
+    if (now.out != last.out || now.err != last.err) {
+      last = now;
+      on_offsets(now);
+    }
+  };
+  OutputSink sink{[&](const char* d, size_t n) {
+                    out_body.feed(d, n);
+                    report();
+                  },
+                  [&](const char* d, size_t n) {
+                    err_body.feed(d, n);
+                    report();
+                  }};
+  auto status = session.exec(cmd, sink, should_stop);
+  if (!status.ok()) return status.error();
+  out.flush();
+  err.flush();
+  on_offsets(StepOffsets{from.out + out.complete_bytes(), from.err + err.complete_bytes()});
+  if (*status != 255) return status;
+  // 255: the step's own status, or a supervisor that died without writing one.
+  auto written = session.run_capture("cat " + shell_quote(paths.pod_dir + "/" + step + ".status"));
+  if (!written.ok())
+    return make_error(ErrorCode::kRemoteFailed,
+                      "the " + step + " step's supervisor stopped without an exit status");
+  return 255;
+}
+
+}  // namespace
+
+Status check_step_files(RemoteSession& session, const PodPaths& paths, const std::string& step) {
+  const std::string b = step_base(paths, step);
+  auto out = session.run_capture("b=" + b +
+                                 "; if [ -s \"$b.pid\" ] && [ -f \"$b.out\" ] && [ -f \"$b.err\" "
+                                 "]; then echo yes; else echo no; fi");
+  if (!out.ok()) return out.error();
+  if (out->find("yes") == std::string::npos)
+    return make_error(ErrorCode::kNotFound,
+                      "the " + step + " step's supervisor files are not on the pod");
+  return Status::Ok();
+}
+
+Result<int> follow_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
+                        StepOffsets from,
+                        const std::function<void(bool, const std::string&)>& on_line,
+                        const std::function<void(const StepOffsets&)>& on_offsets,
+                        const std::function<bool()>& should_stop) {
+  return follow(session, paths, step, "", from, on_line, on_offsets, should_stop);
+}
+
 Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
                      const std::string& script, const std::string& workdir,
                      const std::function<void(bool, const std::string&)>& on_line,
+                     const std::function<void(const StepOffsets&)>& on_offsets,
                      const std::function<bool()>& should_stop) {
-  const std::string file = paths.pod_dir + "/" + step + ".sh";
-  Status st = session.write_file(file, script + "\n", 0700);
+  Status st = session.write_file(paths.pod_dir + "/" + step + ".sh", script + "\n", 0700);
   if (!st.ok()) return st.error();
-  const std::string pid_file = paths.pod_dir + "/" + step + ".pid";
-  // sshd starts each command in a new session, so this shell's PID is its process group's id.
-  std::string cmd = "cd " + shell_quote(workdir) + " && . " +
-                    shell_quote(paths.pod_dir + "/env.sh") + " && echo $$ > " +
-                    shell_quote(pid_file) +
-                    " && if command -v bash >/dev/null 2>&1; then exec bash -e " +
-                    shell_quote(file) + "; else exec sh -e " + shell_quote(file) + "; fi";
-  LineSplitter out([&](const std::string& l) { on_line(false, l); });
-  LineSplitter err([&](const std::string& l) { on_line(true, l); });
-  OutputSink sink{[&](const char* d, size_t n) { out.feed(d, n); },
-                  [&](const char* d, size_t n) { err.feed(d, n); }};
-  auto status = session.exec(cmd, sink, should_stop);
-  out.flush();
-  err.flush();
-  return status;
+  return follow(session, paths, step, launch_command(paths, workdir), {}, on_line, on_offsets,
+                should_stop);
 }
 
 void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step) {
@@ -70,7 +192,8 @@ void stop_step(RemoteSession& session, const PodPaths& paths, const std::string&
   (void)session.run_capture(
       "p=$(cat " + pid_file +
       " 2>/dev/null) && [ -n \"$p\" ] && "
-      "{ kill -TERM -- -$p 2>/dev/null; sleep 1; kill -KILL -- -$p 2>/dev/null; }; true");
+      "{ kill -TERM -- -$p 2>/dev/null || kill -TERM $p 2>/dev/null; sleep 1; "
+      "kill -KILL -- -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; true");
 }
 
 }  // namespace burst

@@ -1,8 +1,15 @@
 // Running the spec's shell steps on a pod. Secrets never appear on a command line (where `ps`
 // would show them): they travel over SFTP into a 0600 env file in the pod's own directory, which
-// each step sources. Each step records its PID so it can be stopped as a process group.
+// each step sources. Each step runs under a supervisor on the pod that survives the SSH session
+// (setsid; nohup where setsid is missing) and writes, in the pod's own directory:
+//   <step>.pid     the supervisor's pid, which (with setsid) is the step's process group
+//   <step>.out/err the step's stdout and stderr
+//   <step>.status  its exit status, written last (temp name, then rename)
+// burst follows the two output files from byte offsets, so a restarted burstd can reattach to a
+// run step and continue its log where the previous follower stopped (docs/daemon.md, Recovery).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -24,12 +31,37 @@ Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path
 Status install_env(RemoteSession& session, const PodPaths& paths,
                    const std::map<std::string, std::string>& env);
 
-// Uploads `script` as <pod_dir>/<step>.sh and runs it with bash -e (sh -e without bash) in
-// `workdir` after sourcing env.sh. Output arrives line by line on `on_line(is_stderr, line)`.
+// Byte offsets into <step>.out and <step>.err.
+struct StepOffsets {
+  uint64_t out = 0;
+  uint64_t err = 0;
+};
+
+// Uploads `script` as <pod_dir>/<step>.sh, starts it under the supervisor with bash -e (sh -e
+// without bash) in `workdir` after sourcing env.sh (the environment, never argv, carries the
+// secrets), and follows it as follow_step does from the start, all in one SSH command. Returns
+// the step's exit status.
 Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
                      const std::string& script, const std::string& workdir,
                      const std::function<void(bool, const std::string&)>& on_line,
+                     const std::function<void(const StepOffsets&)>& on_offsets,
                      const std::function<bool()>& should_stop);
+
+// Streams the output of a step already started by run_step from `from` until the supervisor
+// writes the exit status, and returns it (reattach). Output arrives line by line on
+// `on_line(is_stderr, line)`; after each batch of complete lines `on_offsets` gets the offsets
+// just past them, so a follower that restarts from there neither loses nor repeats a line.
+// `should_stop` -> kInterrupted (the step keeps running; see stop_step). A supervisor that died
+// without a status (killed) is kRemoteFailed.
+Result<int> follow_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
+                        StepOffsets from,
+                        const std::function<void(bool, const std::string&)>& on_line,
+                        const std::function<void(const StepOffsets&)>& on_offsets,
+                        const std::function<bool()>& should_stop);
+
+// kNotFound unless the step's supervisor files (pid, out, err) are on the pod: nothing to
+// reattach to.
+Status check_step_files(RemoteSession& session, const PodPaths& paths, const std::string& step);
 
 // Sends SIGTERM, then SIGKILL, to the step's process group. Best effort: the pod's deletion is
 // what guarantees nothing keeps running.
@@ -41,10 +73,13 @@ class LineSplitter {
   explicit LineSplitter(std::function<void(const std::string&)> emit) : emit_(std::move(emit)) {}
   void feed(const char* data, size_t len);
   void flush();
+  // Bytes fed up to and including the last newline.
+  uint64_t complete_bytes() const { return complete_; }
 
  private:
   std::function<void(const std::string&)> emit_;
   std::string partial_;
+  uint64_t fed_ = 0, complete_ = 0;
 };
 
 }  // namespace burst

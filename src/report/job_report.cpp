@@ -35,7 +35,8 @@ std::optional<double> error_pct(double actual, double estimate) {
 
 std::string outcome_of(const JobRecord& job) {
   if (job.state == "interrupted") return "cancelled";
-  if (job.state == "failed" && job.error.find("budget.max_runtime") != std::string::npos)
+  if (job.state == "failed" && (job.error.find("budget.max_runtime") != std::string::npos ||
+                                job.error.find("stopped by budget") != std::string::npos))
     return "budget-stop";
   return job.state;
 }

@@ -40,7 +40,12 @@ std::vector<Recommendation> recommend(const JobReport& r) {
                                                  "run `burst reap`"});
       break;
     }
-  if (r.outcome == "budget-stop") {
+  if (r.outcome == "budget-stop" && r.job.error.find("stopped by budget") != std::string::npos) {
+    // The mid-run cost guard (job/budget_guard.h): say which cap, from the job's error.
+    const std::string why = r.job.error.substr(r.job.error.find("stopped by budget"));
+    out.push_back({"budget-stop",
+                   "the job was " + why + ": raise the cap, pick a cheaper GPU or split the work"});
+  } else if (r.outcome == "budget-stop") {
     out.push_back({"budget-stop",
                    "the run hit budget.max_runtime" +
                        (r.facts.max_runtime_s ? " (" + fmt("%.0f s", *r.facts.max_runtime_s) + ")"

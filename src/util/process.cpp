@@ -12,8 +12,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -52,10 +50,27 @@ Result<int> run_and_wait(const std::vector<std::string>& argv,
 namespace {
 
 #ifdef __linux__
+// The whole of a /proc file, or what could be read before the process went away. Plain read(2):
+// a process that exits while we read makes read fail with ESRCH, which libstdc++'s filebuf
+// throws as std::ios_base::failure through istreambuf_iterator; that crashed `burst reap` (chaos
+// matrix, docs/chaos.md) and would crash any pod delete on the local cloud.
+std::string read_proc(const std::string& path) {
+  std::string out;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[4096];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
 bool environ_has(int pid, const std::string& needle) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
-  if (!f) return false;
-  std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string data = read_proc("/proc/" + std::to_string(pid) + "/environ");
   size_t start = 0;
   while (start < data.size()) {
     size_t end = data.find('\0', start);
@@ -110,9 +125,8 @@ std::vector<ProcessInfo> list_processes() {
     char* end = nullptr;
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end != '\0' || pid <= 0) continue;
-    std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
-    std::string line;
-    std::getline(stat, line);
+    std::string line = read_proc("/proc/" + std::string(e->d_name) + "/stat");
+    line = line.substr(0, line.find('\n'));
     size_t paren = line.rfind(')');
     if (paren == std::string::npos) continue;
     std::istringstream rest(line.substr(paren + 2));
@@ -120,8 +134,7 @@ std::vector<ProcessInfo> list_processes() {
     ProcessInfo info;
     info.pid = static_cast<int>(pid);
     rest >> state >> info.ppid;
-    std::ifstream cmd("/proc/" + std::string(e->d_name) + "/cmdline", std::ios::binary);
-    std::string args((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+    std::string args = read_proc("/proc/" + std::string(e->d_name) + "/cmdline");
     for (char& c : args)
       if (c == '\0') c = ' ';
     info.cmdline = args;
@@ -159,9 +172,7 @@ bool process_alive(int pid) {
   if (kill(pid, 0) != 0) return errno == EPERM;
 #ifdef __linux__
   // A zombie is dead for our purposes.
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(f, stat);
+  const std::string stat = read_proc("/proc/" + std::to_string(pid) + "/stat");
   size_t paren = stat.rfind(')');
   if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z') return false;
 #endif

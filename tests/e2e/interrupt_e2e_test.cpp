@@ -93,6 +93,14 @@ TEST(E2EInterrupt, ReapAfterKill9OfBurstRunFindsAndDeletesTheOrphanedPod) {
   EXPECT_NE(out.find("local " + pod), std::string::npos) << out;
   EXPECT_NE(out.find("deleted (confirmed)"), std::string::npos) << out;
   EXPECT_TRUE(pod_processes(pod).empty());
+  // The job's record says what happened instead of staying `running` forever (chaos matrix).
+  auto job = only_job(home);
+  EXPECT_EQ(job["state"], "failed");
+  EXPECT_NE(job["error"].get<std::string>().find("stopped during phase run; burst reap failed the "
+                                                 "job; gpu pod " +
+                                                 pod + " deleted (confirmed)"),
+            std::string::npos)
+      << job.dump();
 
   EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0);
   EXPECT_EQ(out, "no live pods\n");

@@ -49,6 +49,11 @@ class ReconcilerTest : public ::testing::Test {
                     },
                     [this](const JobRecord& j) { return alive_.count(j.id) > 0; },
                     dir_.path()};
+    if (reattach_)
+      d.reattach = [this](const JobRecord& j, const std::string& why) {
+        reattached_.push_back(j.id + ": " + why);
+        return true;
+      };
     return Reconciler(d, minutes(10));
   }
   // A job in phase `run` with a live GPU pod, as a killed burstd leaves it.
@@ -80,6 +85,8 @@ class ReconcilerTest : public ::testing::Test {
   FakeProvider cloud_;
   std::unique_ptr<Store> store_;
   std::set<std::string> alive_;
+  bool reattach_ = false;
+  std::vector<std::string> reattached_;
 };
 
 TEST_F(ReconcilerTest, JobOfADeadDaemonIsFailedItsPodDeletedAndTheReportSaysSo) {
@@ -93,7 +100,7 @@ TEST_F(ReconcilerTest, JobOfADeadDaemonIsFailedItsPodDeletedAndTheReportSaysSo) 
   EXPECT_EQ(job->state, "failed");
   EXPECT_EQ(job->error,
             "the process running it (pid 999999) stopped during phase run; burstd failed the job "
-            "on restart (no reattach); gpu pod " +
+            "on restart (reattach is off, no reattach); gpu pod " +
                 pod + " deleted (confirmed)");
   auto phases = *store_->phases("j1");
   ASSERT_EQ(phases.size(), 2u);
@@ -108,6 +115,37 @@ TEST_F(ReconcilerTest, JobOfADeadDaemonIsFailedItsPodDeletedAndTheReportSaysSo) 
   EXPECT_EQ(report["job"]["state"], "failed");
   EXPECT_NE(report["job"]["error"].get<std::string>().find("stopped during phase run"),
             std::string::npos);
+}
+
+TEST_F(ReconcilerTest, RunPhaseJobWithARunningPodIsHandedToReattachAndKeepsItsPod) {
+  reattach_ = true;
+  std::string pod = running_job("j1");
+  Reconciler r = make();
+  auto lines = r.recover_jobs();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "job j1 reattached: the process running it (pid 999999) stopped during "
+            "phase run");
+  ASSERT_EQ(reattached_.size(), 1u);
+  EXPECT_EQ(reattached_[0],
+            "j1: the process running it (pid 999999) stopped during phase run; burstd restarted "
+            "and reattached");
+  EXPECT_TRUE(cloud_.exists_named("burst-j1-gpu")) << "the pod is the reattached run's";
+  EXPECT_EQ(store_->get_job("j1")->state, "running");
+  EXPECT_EQ(store_->phases("j1")->back().ended_ms, 0) << "the run phase stays open";
+}
+
+TEST_F(ReconcilerTest, RunPhaseJobWhosePodIsGoneIsFailedNotReattached) {
+  reattach_ = true;
+  std::string pod = running_job("j1");
+  ASSERT_TRUE(cloud_.delete_pod(pod).ok());
+  Reconciler r = make();
+  (void)r.recover_jobs();
+  EXPECT_TRUE(reattached_.empty());
+  auto job = store_->get_job("j1");
+  EXPECT_EQ(job->state, "failed");
+  EXPECT_NE(job->error.find("(its GPU pod is not running, no reattach)"), std::string::npos)
+      << job->error;
 }
 
 TEST_F(ReconcilerTest, LiveJobsAreLeftAlone) {

@@ -1,0 +1,34 @@
+// The mid-run budget stop: a running job's accrued cost (each pod's price x its billed time,
+// rounded to the provider's billing increment, plan/billing.h) against its caps: the spec's
+// budget.max_usd and, under burstd, what is left of the global daily/monthly caps. The runner
+// asks while a step runs (job/job_phases.cpp); time comes from the Clock passed in as `now`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "burst/clock.h"
+#include "burst/store.h"
+
+namespace burst {
+
+struct BudgetCap {
+  double usd = 0;
+  std::string name;  // "budget.max_usd", "burstd budget.usd_per_day (left today)", ...
+};
+
+// What `pods` have cost by `at`, as billed: from each pod's create request to its confirmed
+// deletion (or `at`), rounded per its provider's billing rule. Pods that were never created
+// (create-failed) cost nothing.
+double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at);
+
+// The time a stop and a delete take: a cap counts as crossed when the cost billed `margin` from
+// now would exceed it, so the pod is gone before the bill passes the cap.
+inline constexpr Duration kBudgetMargin = std::chrono::seconds(30);
+
+// "" while every cap holds; otherwise why the job must stop:
+// "stopped by budget: accrued $0.5100 would cross cap $0.5000 (budget.max_usd)".
+std::string budget_stop_reason(const std::vector<PodRecord>& pods, TimePoint now,
+                               const std::vector<BudgetCap>& caps, Duration margin = kBudgetMargin);
+
+}  // namespace burst

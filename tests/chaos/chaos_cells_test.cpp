@@ -1,0 +1,473 @@
+// The fault-injection matrix's cells (docs/chaos.md). Each cell runs one small job through the
+// real `burst run` (or `burstd`) against one provider (the local cloud, or an emulated one served
+// in-process by burst-fakecloud), makes it die at one fault point in one way, recovers as a user
+// would (`burst reap`, or restarting burstd), and then judges by the provider's own state: no pod
+// alive, the volume and its files intact, artefacts either complete with the right hash or absent,
+// and a final job record. Each cell writes its result for burst_chaos_table.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "chaos/chaos_matrix.h"
+#include "crypto/sha256.h"
+#include "e2e/burst_harness.h"
+#include "e2e/cloud_e2e.h"
+#include "fakecloud/fake_cloud.h"
+#include "local/local_provider.h"
+#include "util/process.h"
+
+namespace burst::chaos {
+namespace {
+
+namespace fs = std::filesystem;
+using burst::testing::BurstHome;
+using burst::testing::files_under;
+using burst::testing::read_file;
+using burst::testing::spawn_logged;
+using nlohmann::json;
+
+constexpr const char* kKey = "chaos_KEY_must_never_be_seen_7";
+// > 1 pull progress tick (4 MiB): "mid-pull" is mid-file.
+constexpr size_t kBigSize = 5 << 20;
+constexpr const char* kBigLine = "chaos-burst-artefact\n";
+
+struct Cell {
+  std::string provider, fault, point;
+};
+void PrintTo(const Cell& c, std::ostream* os) { *os << cell_id(c.provider, c.fault, c.point); }
+
+std::string key_env(const std::string& provider) {
+  if (provider == "runpod") return "RUNPOD_API_KEY";
+  if (provider == "lambda") return "LAMBDA_API_KEY";
+  return "VAST_API_KEY";
+}
+
+// The cell's job. Every cell has a volume, code to sync, a run step and an artefact; a setup step,
+// the upload hand-off and the 5 MiB artefact only where the cell's point needs them, so each cell
+// runs only the phases it tests (the matrix must fit CI).
+std::string spec_text(const std::string& provider, const std::string& point) {
+  std::string s = "version: 1\nname: chaos\nresources:\n  providers: [" + provider +
+                  "]\n  gpus: [RTX_4090, RTX_5090, L4, A10G, A10]\n  max_usd_per_hour: 1.50\n"
+                  "volume: {name: chaos-vol, size_gb: 10, mount: /workspace}\n"
+                  "image: python:3.11-slim\ncode: {dir: code}\n";
+  if (point == "mid-setup") s += "setup: |\n  echo setup-start\n  sleep 0.2\n  echo setup-done\n";
+  s += "run: |\n  mkdir -p \"$BURST_VOLUME/cache\" && echo weights-v1 > "
+       "\"$BURST_VOLUME/cache/weights.txt\"\n"
+       "  echo run-start\n  sleep 0.2\n  mkdir -p out\n  echo small > out/small.txt\n";
+  if (point == "mid-pull")
+    s += "  yes chaos-burst-artefact | head -c " + std::to_string(kBigSize) + " > out/big.bin\n";
+  s += "  echo run-done\nartefacts:\n  - {remote: out/small.txt, local: ./got}\n";
+  if (point == "mid-pull") s += "  - {remote: out/big.bin, local: ./got}\n";
+  if (point == "mid-upload")
+    s += "upload:\n  run: |\n    echo upload-start\n    sleep 0.2\n"
+         "    mkdir -p \"$BURST_VOLUME/published\" && cp out/small.txt "
+         "\"$BURST_VOLUME/published/small.txt\"\n    echo upload-done\n";
+  return s;
+}
+
+std::string big_sha() {
+  Sha256 h;
+  std::string line = kBigLine;
+  size_t left = kBigSize;
+  while (left > 0) {
+    size_t n = std::min(left, line.size());
+    h.update(line.data(), n);
+    left -= n;
+  }
+  return h.hex_digest();
+}
+
+std::string sha_of_file(const std::string& path) {
+  Sha256 h;
+  std::string data = read_file(path);
+  h.update(data.data(), data.size());
+  return h.hex_digest();
+}
+
+// A process of ours (burst run or burstd) with its output in files.
+class Proc {
+ public:
+  Proc(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+       const std::string& log)
+      : log_(log) {
+    pid_ = spawn_logged(argv, env, log, log);
+  }
+  ~Proc() {
+    if (status_ == -1 && pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  pid_t pid() const { return pid_; }
+  bool exited() {
+    if (status_ != -1) return true;
+    int st = 0;
+    if (waitpid(pid_, &st, WNOHANG) != pid_) return false;
+    status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return true;
+  }
+  // Exit code (128+signal if killed), or -1 after timeout_s.
+  int wait(int timeout_s) {
+    for (int i = 0; i < timeout_s * 100; ++i) {
+      if (exited()) return status_;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+  std::string out() const { return read_file(log_); }
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+  std::string log_;
+};
+
+int run_cli(const BurstHome& home, const std::vector<std::string>& args,
+            const std::map<std::string, std::string>& env, std::string* out) {
+  static int n = 0;
+  std::vector<std::string> argv = {BURST_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Proc p(argv, env, home.root() + "/cli" + std::to_string(++n) + ".out");
+  int rc = p.wait(180);
+  if (out) *out = p.out();
+  return rc;
+}
+
+// Local-cloud pod ids under this home: pod dirs plus every id named in the logs and `text`.
+std::set<std::string> local_pod_ids(const BurstHome& home, const std::string& text) {
+  std::set<std::string> ids;
+  std::regex re("local-[0-9a-f]{4,}");
+  std::string all = text;
+  for (const auto& f : files_under(home.state() + "/logs")) all += read_file(f);
+  for (const auto& f : files_under(home.root()))
+    if (fs::path(f).filename() == "sshd.pid") ids.insert(fs::path(f).parent_path().filename());
+  for (std::sregex_iterator it(all.begin(), all.end(), re), end; it != end; ++it)
+    ids.insert(it->str());
+  return ids;
+}
+
+// What the cell is judged by: the emulator's live pods (pods not terminated or whose sshd still
+// has processes), or on the local cloud the process table; plus any sshd left under the home.
+int live_pods(const BurstHome& home, fakecloud::FakeCloud* cloud, const std::string& text,
+              std::string* which) {
+  int n = 0;
+  std::set<int> counted;
+  if (cloud) {
+    for (const auto& p : cloud->state().live_pods()) {
+      ++n;
+      *which += " " + p.id;
+      for (int pid : local_pod_processes(p.local_id)) counted.insert(pid);
+    }
+  }
+  for (const auto& id : local_pod_ids(home, text)) {
+    auto pids = local_pod_processes(id);
+    bool fresh = false;
+    for (int pid : pids) fresh = counted.insert(pid).second || fresh;
+    if (!pids.empty() && fresh && !cloud) {
+      ++n;
+      *which += " " + id;
+    }
+  }
+  // Anything else still serving from this home (an sshd whose pod dir is gone).
+  for (const auto& p : list_processes())
+    if (p.cmdline.find(home.root() + "/") != std::string::npos &&
+        p.cmdline.find("sshd") != std::string::npos && !counted.count(p.pid)) {
+      ++n;
+      *which += " pid " + std::to_string(p.pid);
+    }
+  return n;
+}
+
+// SIGKILL every per-connection sshd of every pod under the home: the SSH connections drop, the
+// pods' listeners stay.
+int cut_ssh(const BurstHome& home) {
+  int n = 0;
+  for (const auto& f : files_under(home.root())) {
+    if (fs::path(f).filename() != "sshd.pid") continue;
+    const int listener = std::atoi(read_file(f).c_str());
+    for (int pid : local_pod_processes(fs::path(f).parent_path().filename())) {
+      std::string comm = read_file("/proc/" + std::to_string(pid) + "/comm");
+      if (pid != listener && comm.rfind("sshd", 0) == 0) n += kill(pid, SIGKILL) == 0;
+    }
+  }
+  return n;
+}
+
+// Every volume dir of the provider: relative path -> sha256 of each file.
+std::map<std::string, std::string> volume_files(const BurstHome& home, fakecloud::FakeCloud* cloud,
+                                                const std::string& provider,
+                                                std::vector<std::string>* dirs) {
+  dirs->clear();
+  if (cloud) {
+    for (const auto& v : cloud->state().volumes(provider)) dirs->push_back(v.dir);
+  } else if (fs::exists(home.state() + "/local/volumes/chaos-vol")) {
+    dirs->push_back(home.state() + "/local/volumes/chaos-vol");
+  }
+  std::map<std::string, std::string> files;
+  for (const auto& d : *dirs)
+    for (const auto& f : files_under(d)) files[f] = sha_of_file(f);
+  return files;
+}
+
+class Burstd {
+ public:
+  Burstd(const BurstHome& home, std::map<std::string, std::string> env) : home_(home) {
+    fs::create_directories(home.root() + "/config");
+    std::ofstream(home.root() + "/config/burstd.yaml") << "max_concurrent_jobs: 2\n";
+    static int n = 0;
+    env_ = env;
+    proc_ = std::make_unique<Proc>(std::vector<std::string>{BURSTD_BINARY}, env,
+                                   home.root() + "/burstd" + std::to_string(++n) + ".log");
+  }
+  // The socket answers (recovery has run by then: it precedes the socket).
+  bool ready() {
+    for (int i = 0; i < 1000; ++i) {
+      if (proc_->exited()) return false;
+      if (fs::exists(home_.state() + "/burstd.sock") &&
+          run_cli(home_, {"status"}, env_, nullptr) == 0)
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  Proc& proc() { return *proc_; }
+
+ private:
+  const BurstHome& home_;
+  std::map<std::string, std::string> env_;
+  std::unique_ptr<Proc> proc_;
+};
+
+// Writes the cell's result when the test ends, whatever happened.
+struct Recorder {
+  CellResult r;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  ~Recorder() {
+    if (::testing::Test::IsSkipped()) return;  // not run: the table shows "-"
+    r.passed = !::testing::Test::HasFailure();
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const char* dir = BURST_CHAOS_RESULTS;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    write_result(dir, r);
+  }
+};
+
+class Chaos : public ::testing::TestWithParam<Cell> {};
+
+TEST_P(Chaos, Recovers) {
+  const Cell& c = GetParam();
+  Recorder rec;
+  rec.r.id = cell_id(c.provider, c.fault, c.point);
+  if (!in_ci_subset(c.provider, c.fault, c.point) && !getenv("BURST_CHAOS_FULL"))
+    GTEST_SKIP() << "label chaos-full: runs with BURST_CHAOS_FULL=1 (docs/chaos.md)";
+  if (c.provider == "vast" && getuid() != 0)
+    GTEST_SKIP() << "Vast instances are reached as root, and the emulator's loopback sshd only "
+                    "accepts its own user";
+
+  BurstHome home;
+  const std::string spec = home.write("chaos.yaml", spec_text(c.provider, c.point));
+  for (const char* f : {"a.txt", "b.txt", "c.txt", "d.txt"})
+    home.write(std::string("code/") + f, std::string(f) + " " + std::string(2000, 'x') + "\n");
+  const std::string faults_dir = home.root() + "/faults";
+  fs::create_directories(faults_dir);
+
+  static SystemClock clock;
+  std::unique_ptr<fakecloud::FakeCloud> cloud;
+  auto env = home.env();
+  if (c.provider != "local") {
+    cloud = std::make_unique<fakecloud::FakeCloud>(
+        fakecloud::EmulatorOptions{home.root() + "/fakecloud", Duration(100), {{c.provider, kKey}}},
+        clock, std::vector<std::string>{c.provider});
+    ASSERT_TRUE(cloud->start().ok());
+    std::vector<std::string> extra;
+    if (c.provider == "lambda")
+      extra.push_back("ssh_user: " + std::string(getpwuid(getuid())->pw_name));
+    // Timeouts, time-scaled: a 1.5 s request timeout against a 2 s hang (docs/chaos.md).
+    if (c.fault == "api-timeout") extra.push_back("timeout_seconds: 1.5");
+    burst::testing::write_provider_config(home, c.provider, cloud->provider_url(c.provider), extra);
+    env[key_env(c.provider)] = kKey;
+  } else {
+    // A volume with data from an earlier run: it must survive every cell.
+    fs::create_directories(home.state() + "/local/volumes/chaos-vol");
+    std::ofstream(home.state() + "/local/volumes/chaos-vol/earlier-run.txt") << "keep me\n";
+  }
+  auto faulted = env;
+  const bool kill_fault = c.fault == "kill-run" || c.fault == "kill-burstd";
+  faulted["BURST_FAULT"] = c.point + (kill_fault ? ":kill" : ":pause:" + faults_dir);
+
+  std::string text;  // everything the faulted process printed
+  std::string which;
+  if (c.fault == "kill-burstd") {
+    auto d = std::make_unique<Burstd>(home, faulted);
+    ASSERT_TRUE(d->ready()) << d->proc().out();
+    std::string out;
+    ASSERT_EQ(run_cli(home, {"submit", spec}, env, &out), 0) << out;
+    ASSERT_EQ(d->proc().wait(120), 128 + SIGKILL) << "burstd never reached " << c.point << "\n"
+                                                  << d->proc().out();
+    text = d->proc().out();
+    for (const auto& f : files_under(home.state() + "/logs")) text += read_file(f);
+    rec.r.left_for_reap = live_pods(home, cloud.get(), text, &which);
+  } else {
+    Proc p({BURST_BINARY, "run", spec, "--provider", c.provider, "--yes"}, faulted,
+           home.root() + "/run.out");
+    if (kill_fault) {
+      ASSERT_EQ(p.wait(120), 128 + SIGKILL) << "never reached " << c.point << "\n" << p.out();
+    } else {
+      const std::string reached = faults_dir + "/" + c.point + ".reached";
+      for (int i = 0; i < 6000 && !fs::exists(reached) && !p.exited(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      ASSERT_TRUE(fs::exists(reached)) << "never reached " << c.point << "\n" << p.out();
+      if (c.fault == "ssh-cut") {
+        EXPECT_GT(cut_ssh(home), 0) << "no SSH session to cut at " << c.point;
+      } else if (c.fault == "api-500") {
+        fakecloud::Faults f;
+        f.errors_5xx = 2;  // "500s for a while", time-scaled (docs/chaos.md)
+        f.status_5xx = 500;
+        cloud->state().set_faults(c.provider, f);
+      } else if (c.fault == "api-timeout") {
+        fakecloud::Faults f;
+        f.timeouts = 2;
+        f.hang_ms = 2000;
+        cloud->state().set_faults(c.provider, f);
+      }
+      std::ofstream(faults_dir + "/" + c.point + ".go") << "go\n";
+      const int rc = p.wait(150);
+      EXPECT_NE(rc, -1) << "burst run did not end after the fault\n" << p.out();
+      if (c.fault == "api-500" || c.fault == "api-timeout") {
+        const auto left = cloud->state().faults(c.provider);
+        EXPECT_EQ(left.errors_5xx + left.timeouts, 0) << "burst never met the outage";
+      }
+      if (cloud) cloud->state().set_faults(c.provider, {});  // the outage is over
+    }
+    text = p.out();
+    rec.r.left_for_reap = live_pods(home, cloud.get(), text, &which);
+  }
+
+  if (c.point == "mid-upload") {  // the hand-off the n/a reasons assume
+    const std::string h = handoff_of(c.provider);
+    const std::string phase = h == "cpu-pod"   ? "==> upload\n"
+                              : h == "gpu-pod" ? "==> upload-on-gpu-pod\n"
+                                               : "==> upload-local\n";
+    EXPECT_NE(text.find(phase), std::string::npos) << "hand-off is not " << h << "\n" << text;
+  }
+
+  // What recovery must leave alone: the volume's files, plus one planted now.
+  std::vector<std::string> vol_dirs;
+  volume_files(home, cloud.get(), c.provider, &vol_dirs);
+  EXPECT_FALSE(vol_dirs.empty()) << "the job made its volume before every fault point";
+  for (const auto& d : vol_dirs) std::ofstream(d + "/planted-by-chaos.txt") << "still here\n";
+  const auto before = volume_files(home, cloud.get(), c.provider, &vol_dirs);
+
+  // Recover as a user would.
+  std::string rec_out;
+  if (c.fault == "kill-burstd") {
+    Burstd d(home, env);  // recovery runs before its socket opens
+    EXPECT_TRUE(d.ready()) << d.proc().out();
+    kill(d.proc().pid(), SIGTERM);
+    EXPECT_EQ(d.proc().wait(60), 0) << d.proc().out();
+    rec_out = d.proc().out();
+  } else {
+    EXPECT_EQ(run_cli(home, {"reap"}, env, &rec_out), 0) << rec_out;
+  }
+
+  // Judge by the provider's own state.
+  which.clear();
+  rec.r.pods_leaked = live_pods(home, cloud.get(), text + rec_out, &which);
+  EXPECT_EQ(rec.r.pods_leaked, 0) << "live pods:" << which << "\n" << text << rec_out;
+
+  std::vector<std::string> after_dirs;
+  const auto after = volume_files(home, cloud.get(), c.provider, &after_dirs);
+  EXPECT_EQ(after_dirs, vol_dirs) << "the provider's volumes changed during recovery";
+  for (const auto& [path, sha] : before) {
+    auto it = after.find(path);
+    EXPECT_TRUE(it != after.end() && it->second == sha) << "volume file lost or changed: " << path;
+  }
+
+  const std::string big = home.work() + "/got/big.bin", small = home.work() + "/got/small.txt";
+  if (fs::exists(big) && sha_of_file(big) != big_sha()) ++rec.r.artefacts_corrupted;
+  if (fs::exists(small) && read_file(small) != "small\n") ++rec.r.artefacts_corrupted;
+  EXPECT_EQ(rec.r.artefacts_corrupted, 0) << "an artefact under its final name is partial";
+
+  std::string jobs_out;
+  ASSERT_EQ(run_cli(home, {"jobs", "--json"}, env, &jobs_out), 0) << jobs_out;
+  auto jobs = json::parse(jobs_out, nullptr, false);
+  ASSERT_TRUE(jobs.is_array() && jobs.size() == 1) << jobs_out;
+  const json& job = jobs[0];
+  rec.r.job_state = job.value("state", "");
+  const std::string error = job.value("error", "");
+  EXPECT_TRUE(rec.r.job_state == "succeeded" || rec.r.job_state == "failed" ||
+              rec.r.job_state == "interrupted")
+      << "the job's record must say how it ended: " << job.dump();
+  if (rec.r.job_state != "succeeded") {
+    EXPECT_FALSE(error.empty()) << job.dump();
+  }
+  rec.r.note = rec.r.job_state + (error.empty() ? "" : ": " + error);
+  if (rec.r.job_state == "succeeded") {  // then the artefacts are home, not merely "absent"
+    EXPECT_TRUE(fs::exists(small)) << job.dump();
+    EXPECT_TRUE(c.point != "mid-pull" || fs::exists(big)) << job.dump();
+  }
+  // A killed `burst run` is failed by reap; a restarted burstd fails the job, or reattaches to a
+  // run still going on its pod (docs/daemon.md) and lets it finish.
+  if (c.fault == "kill-run") {
+    EXPECT_EQ(rec.r.job_state, "failed") << "killed mid-job: " << job.dump();
+  } else if (c.fault == "kill-burstd" && rec.r.job_state == "succeeded") {
+    EXPECT_EQ(c.point, "mid-run") << "only a run can be reattached: " << job.dump();
+    rec.r.note += " (reattached)";
+  }
+  // A kill before the delete leaves the pod for the recovery: the cell really tested something.
+  // (A local hand-off's upload comes after the GPU delete: nothing is left then.)
+  const bool after_gpu_delete =
+      c.point == "after-delete" || (c.point == "mid-upload" && handoff_of(c.provider) == "local");
+  if (kill_fault && !after_gpu_delete) {
+    EXPECT_GE(rec.r.left_for_reap, 1) << "the fault left no pod behind to recover";
+  }
+
+  // The key stays secret even when things break.
+  for (const auto& f : files_under(home.state()))
+    EXPECT_EQ(read_file(f).find(kKey), std::string::npos) << f;
+}
+
+// `ci`: the cells of label chaos; the others are label chaos-full (chaos_matrix.h).
+std::vector<Cell> cells_of(const std::string& provider, bool ci) {
+  std::vector<Cell> out;
+  for (const auto& f : faults())
+    for (const auto& p : points())
+      if (na_reason(provider, f, p).empty() && in_ci_subset(provider, f, p) == ci)
+        out.push_back({provider, f, p});
+  return out;
+}
+
+std::string cell_name(const ::testing::TestParamInfo<Cell>& info) {
+  std::string s = info.param.fault + "__" + info.param.point;
+  for (char& ch : s)
+    if (ch == '-') ch = '_';
+  return s;
+}
+
+#define BURST_CHAOS_CELLS(name, provider, ci) \
+  INSTANTIATE_TEST_SUITE_P(name, Chaos, ::testing::ValuesIn(cells_of(provider, ci)), cell_name)
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Chaos);
+BURST_CHAOS_CELLS(ci_local, "local", true);
+BURST_CHAOS_CELLS(ci_runpod, "runpod", true);
+BURST_CHAOS_CELLS(ci_lambda, "lambda", true);
+BURST_CHAOS_CELLS(ci_vast, "vast", true);
+BURST_CHAOS_CELLS(full_local, "local", false);
+BURST_CHAOS_CELLS(full_runpod, "runpod", false);
+BURST_CHAOS_CELLS(full_lambda, "lambda", false);
+BURST_CHAOS_CELLS(full_vast, "vast", false);
+
+}  // namespace
+}  // namespace burst::chaos

@@ -1,0 +1,49 @@
+// The fault-injection matrix (docs/chaos.md): which cells exist, which cannot apply and why, how a
+// cell's result is stored, and the table printed at the end. Shared by the cell runner
+// (chaos_cells_test.cpp, one ctest entry per cell) and burst_chaos_table, which prints the table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace burst::chaos {
+
+const std::vector<std::string>& providers();  // local, runpod, lambda, vast
+const std::vector<std::string>& points();     // the fault points, in job order (fault_point.h)
+const std::vector<std::string>& faults();     // kill-run, kill-burstd, ssh-cut, api-500, ...
+
+// Where the upload of the chaos spec runs on `provider` ("cpu-pod", "gpu-pod", "local": the
+// plan's hand-off choice, pinned; a different choice fails the mid-upload cells).
+std::string handoff_of(const std::string& provider);
+
+// Why the cell cannot apply, or "" when it runs.
+std::string na_reason(const std::string& provider, const std::string& fault,
+                      const std::string& point);
+
+// Whether the cell is in the `chaos` label (the CI subset) rather than only in `chaos-full`.
+bool in_ci_subset(const std::string& provider, const std::string& fault, const std::string& point);
+
+std::string cell_id(const std::string& provider, const std::string& fault,
+                    const std::string& point);  // "runpod.kill-run.mid-sync"
+
+struct CellResult {
+  std::string id;
+  bool passed = false;
+  int pods_leaked = 0;          // live pods after recovery, by the provider's own state
+  int artefacts_corrupted = 0;  // files under their final name whose hash is wrong
+  int left_for_reap = 0;        // live pods when the faulted process ended (before recovery)
+  std::string job_state;        // the job's record after recovery
+  double seconds = 0;
+  std::string note;  // one line: what happened, or why it failed
+};
+
+// One result per file `<dir>/<id>.result` (key=value lines).
+void write_result(const std::string& dir, const CellResult& r);
+std::optional<CellResult> read_result(const std::string& dir, const std::string& id);
+
+// The matrix as text: one block per provider (rows: points, columns: faults), then the totals.
+// Sets *ok to false when a cell failed, leaked a pod or corrupted an artefact.
+std::string render_table(const std::string& dir, bool* ok);
+
+}  // namespace burst::chaos
