@@ -163,6 +163,8 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail) {
   };
   auto running = wait_until_running(d_.provider, d_.clock, pod.record.pod_id, deadline, stop);
   if (!running.ok()) return failed(running.error(), "wait for pod", detail);
+  if (Status listed = check_pod_listed(d_.provider, d_.clock, pod.record.pod_id); !listed.ok())
+    return failed(listed.error(), "check pod list", detail);
   pod.target = {running->ssh.host, running->ssh.port, running->ssh.user, d_.config.ssh_key, ""};
   auto session = connect_with_retry(d_.connector, pod.target, d_.clock, deadline, stop);
   if (!session.ok()) return failed(session.error(), "ssh", detail);

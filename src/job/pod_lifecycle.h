@@ -11,7 +11,8 @@
 
 namespace burst {
 
-// Writes a "creating" row (name known, id not yet), calls create, then records the id ("alive").
+// Reads the provider's pod list first and creates nothing if it cannot (fail closed). Then writes
+// a "creating" row (name known, id not yet), calls create, then records the id ("alive").
 // On a create error the row stays "creating" when the provider may have made the pod anyway
 // (timeouts, 5xx) so reap can find it by name, or becomes "create-failed" when it surely did not.
 Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
@@ -20,6 +21,11 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
 // Polls until the pod is running with an SSH endpoint, or `deadline`, or should_stop().
 Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
                                TimePoint deadline, const std::function<bool()>& should_stop);
+
+// After a pod is running: its id must appear in the provider's pod list, the list burst relies on
+// to find pods it lost track of. A list that hides it (an API change) is kUnavailable, so the job
+// stops while the pod can still be deleted by id. Retries briefly for a list that lags.
+Status check_pod_listed(Provider& provider, Clock& clock, const std::string& pod_id);
 
 // Deletes the pod behind `record` (looking it up by name when the id was never learned), retries
 // retryable errors, then polls until the provider reports it gone. Only then marks the row
