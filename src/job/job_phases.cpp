@@ -145,6 +145,8 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   pod.record.gpu_count = req.gpu_count;
   pod.record.usd_per_hour = req.spot ? *offer.spot_usd_per_hour : offer.usd_per_hour;
   pod.record.price_source = offer.price_source;
+  if (Status readable = check_list_readable(d_.provider, d_.clock); !readable.ok())
+    return failed(readable.error(), "create " + pod.record.role + " pod", detail);
   auto created = create_recorded_pod(d_.store, d_.provider, d_.clock, req, &pod.record);
   if (!created.ok()) return failed(created.error(), "create " + pod.record.role + " pod", detail);
   *detail = d_.provider.name() + " pod " + created->id;

@@ -21,12 +21,6 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
                                 const PodRequest& request, PodRecord* record) {
   record->name = request.name;
   record->provider = provider.name();
-  // Fail closed: a create that fails ambiguously is resolved by finding the pod by name in this
-  // list, and reap finds strays there. If burst cannot read it, it must not create anything.
-  if (auto listed = list_with_retry(provider, clock); !listed.ok())
-    return with_context(listed.error(), "refusing to create a pod, because " + provider.name() +
-                                            "'s pod list cannot be read (burst could not find "
-                                            "the pod again)");
   record->state = "creating";
   record->created_ms = to_unix_ms(clock.now());
   auto row = store.add_pod(*record);
@@ -69,6 +63,14 @@ Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::stri
     clock.sleep_for(wait);
     wait = std::min(wait * 2, Duration(5000));
   }
+}
+
+Status check_list_readable(Provider& provider, Clock& clock) {
+  if (auto listed = list_with_retry(provider, clock); !listed.ok())
+    return with_context(listed.error(), "refusing to create a pod, because " + provider.name() +
+                                            "'s pod list cannot be read (burst could not find "
+                                            "the pod again)");
+  return Status::Ok();
 }
 
 Status check_pod_listed(Provider& provider, Clock& clock, const std::string& pod_id) {

@@ -11,8 +11,12 @@
 
 namespace burst {
 
-// Reads the provider's pod list first and creates nothing if it cannot (fail closed). Then writes
-// a "creating" row (name known, id not yet), calls create, then records the id ("alive").
+// Fail closed: a create that fails ambiguously is resolved by finding the pod by name in the
+// provider's pod list, and reap finds strays there. So before any create the runner checks the
+// list reads; an error (retried briefly) means: create nothing.
+Status check_list_readable(Provider& provider, Clock& clock);
+
+// Writes a "creating" row (name known, id not yet), calls create, then records the id ("alive").
 // On a create error the row stays "creating" when the provider may have made the pod anyway
 // (timeouts, 5xx) so reap can find it by name, or becomes "create-failed" when it surely did not.
 Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
