@@ -32,6 +32,22 @@ inline void send_json(httplib::Response& res, int status, const nlohmann::json& 
   res.set_content(body.dump(), content_type);
 }
 
+// Applies the `list_fault` knob to a pod list response: true when it answered. `documented_empty`
+// is the provider's own list with no pods in it ("hidden").
+inline bool answer_list_fault(const Faults& f, const std::string& documented_empty,
+                              httplib::Response& res) {
+  if (f.list_fault.empty()) return false;
+  res.status = 200;
+  if (f.list_fault == "empty-body")
+    res.set_content("", "application/json");
+  else if (f.list_fault == "hidden")
+    res.set_content(documented_empty, "application/json");
+  else  // "changed-shape": what an API revision that renamed everything might send
+    res.set_content(R"({"results":[{"podId":"x7","podName":"burst-j1-gpu","status":"RUNNING"}]})",
+                    "application/json");
+  return true;
+}
+
 // Sleeps `ms` on the serving thread (latency and hang knobs): real time, whatever the clock.
 void sleep_ms(int ms);
 

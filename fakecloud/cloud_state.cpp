@@ -33,6 +33,7 @@ json Faults::to_json() const {
           {"stuck_provisioning", stuck_provisioning},
           {"delete_lingers", delete_lingers},
           {"malformed_list", malformed_list},
+          {"list_fault", list_fault},
           {"no_capacity", no_capacity},
           {"auth_failure", auth_failure},
           {"extra_offers", extra_offers}};
@@ -51,6 +52,7 @@ Faults Faults::from_json(const json& j) {
   f.stuck_provisioning = j.value("stuck_provisioning", f.stuck_provisioning);
   f.delete_lingers = j.value("delete_lingers", f.delete_lingers);
   f.malformed_list = j.value("malformed_list", f.malformed_list);
+  f.list_fault = j.value("list_fault", f.list_fault);
   f.no_capacity = j.value("no_capacity", f.no_capacity);
   f.auth_failure = j.value("auth_failure", f.auth_failure);
   f.extra_offers = j.value("extra_offers", f.extra_offers);

@@ -32,6 +32,9 @@ struct Faults {
   bool stuck_provisioning = false;  // new pods never leave provisioning
   int delete_lingers = 0;       // after a delete answers success, the pod stays running for N reads
   bool malformed_list = false;  // the pod list answers truncated JSON
+  // The pod list answers 200 with: "empty-body" (no bytes), "changed-shape" (valid JSON in a
+  // shape the provider never documented), "hidden" (the documented shape, listing no pod).
+  std::string list_fault;
   std::set<std::string> no_capacity;  // the provider's GPU type ids with no capacity
   bool auth_failure = false;          // every request is refused as unauthorised
   int extra_offers = 0;               // synthetic GPU types added to the catalog (benchmarks)

@@ -349,6 +349,7 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
          [&state](const httplib::Request& q, httplib::Response& r) { terminate(state, q, r); });
   s.Get(v1 + "/instances", [&state](const httplib::Request&, httplib::Response& r) {
     auto pods = state.pods(kProvider);
+    if (answer_list_fault(state.faults(kProvider), R"({"data":[]})", r)) return;
     if (state.faults(kProvider).malformed_list) {
       r.status = 200;
       r.set_content(R"({"data":[{"id":"0920582c7ff0","name":"burst-)", "application/json");

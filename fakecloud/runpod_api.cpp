@@ -477,6 +477,7 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
         });
   s.Get(v2 + "/pods", [&state](const httplib::Request&, httplib::Response& r) {
     auto pods = state.pods(kProvider);
+    if (answer_list_fault(state.faults(kProvider), R"({"pods":[]})", r)) return;
     if (state.faults(kProvider).malformed_list) {
       r.status = 200;
       r.set_content(R"({"pods":[{"id":"x7","name":"burst-)", "application/json");

@@ -406,6 +406,7 @@ std::string token_for(long id) {
 
 void list_instances(CloudState& state, const httplib::Request& req, httplib::Response& res) {
   auto pods = state.pods(kProvider);
+  if (answer_list_fault(state.faults(kProvider), R"({"success":true,"instances":[]})", res)) return;
   if (state.faults(kProvider).malformed_list) {
     res.status = 200;
     res.set_content(R"({"success":true,"instances":[{"id":7,"label":"burst-)", "application/json");

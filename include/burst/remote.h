@@ -22,6 +22,11 @@ struct SshTarget {
   // SHA-256 fingerprint of the host key seen on first contact ("SHA256:..."), empty before. The
   // connector fills it on first contact and refuses a different key afterwards.
   std::string pinned_host_key;
+  // A link that has carried nothing for keepalive_idle_s is probed (a channel open, which the
+  // server answers itself); no answer within io_timeout_s means the link is lost (kConnection).
+  // So a dead link (a partition, a NAT that forgot us) is noticed within about their sum.
+  int keepalive_idle_s = 15;
+  int io_timeout_s = 10;
 };
 
 // Receives remote output as it arrives. Called from the thread that called exec.

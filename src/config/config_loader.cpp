@@ -131,15 +131,20 @@ Status read_notify(const Reader& r, const YAML::Node& root, Config* c) {
 Status check_key_file_mode(const std::string& path, const Config& c) {
   std::string holder;
   for (const auto& [name, cc] : c.clouds)
-    if (cc.api_key_source == "config.yaml" && holder.empty()) holder = name;
+    if (cc.api_key_source == "config.yaml" && holder.empty())
+      holder = "an API key (providers." + name + ".api_key)";
+  // A webhook URL carries its service's token (Slack, Discord): as secret as an API key.
+  if (holder.empty() && !c.notify.webhook.empty())
+    holder = "a webhook URL (notify.webhook), whose token is a secret,";
+  if (holder.empty() && !c.notify.pipelines.empty())
+    holder = "webhook URLs (notify.pipelines), whose tokens are secrets,";
   if (holder.empty()) return Status::Ok();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Status::Ok();
   if ((st.st_mode & 077) == 0) return Status::Ok();
   char mode[8];
   std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-  return make_error(ErrorCode::kInvalid, path + ": holds an API key (providers." + holder +
-                                             ".api_key) but its mode is " + mode +
+  return make_error(ErrorCode::kInvalid, path + ": holds " + holder + " but its mode is " + mode +
                                              ", so other users can read it; run `chmod 600 " +
                                              path + "` or pass the key in the environment instead");
 }
@@ -163,6 +168,7 @@ Status read_file(const std::string& path, Config* c) {
   if (st.ok())
     st = r.number_field(root, "ssh_wait_seconds", "ssh_wait_seconds", &c->ssh_wait_seconds);
   if (st.ok()) st = read_notify(r, root, c);
+  if (st.ok() && !root["providers"]) st = check_key_file_mode(path, *c);
   if (!st.ok() || !root["providers"]) return st;
   YAML::Node providers = root["providers"];
   st = r.check_keys(providers, "providers", {"local", "runpod", "lambda", "vast"});

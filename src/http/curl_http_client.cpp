@@ -46,6 +46,7 @@ class CurlHttpClient : public HttpClient {
     std::lock_guard<std::mutex> lock(mu_);
     if (!loaded_.ok()) return make_error(loaded_.error().code, "http: " + loaded_.error().message);
     if (!curl_) return make_error(ErrorCode::kInternal, "http: curl_easy_init failed");
+    if (Status plain = refuse_plain_http(r.url); !plain.ok()) return plain.error();
     CURL* c = curl_;
     curl_easy_reset(c);  // keeps the connection cache
     HttpResponse resp;
@@ -67,6 +68,10 @@ class CurlHttpClient : public HttpClient {
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_NOPROXY, "localhost,127.0.0.1,::1");
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    // Certificates are always verified; there is no option to turn it off. Only HTTP(S).
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
@@ -92,11 +97,35 @@ class CurlHttpClient : public HttpClient {
       case CURLE_COULDNT_RESOLVE_PROXY:
       case CURLE_COULDNT_CONNECT:
         return make_error(ErrorCode::kConnection, what);
+      case CURLE_PEER_FAILED_VERIFICATION:
+      case CURLE_SSL_CONNECT_ERROR:
+        return make_error(ErrorCode::kAuth,
+                          what + " (the server's TLS certificate was not accepted)");
       case CURLE_OPERATION_TIMEDOUT:
         return make_error(never_sent ? ErrorCode::kConnection : ErrorCode::kTimeout, what);
       default:
         return make_error(never_sent ? ErrorCode::kConnection : ErrorCode::kUnavailable, what);
     }
+  }
+
+  // An API key must not cross a network in clear text. Plain HTTP is allowed to this machine
+  // only (the emulators in tests and benchmarks), where no network carries the bytes.
+  static Status refuse_plain_http(const std::string& url) {
+    std::string scheme = url.substr(0, url.find("://"));
+    std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (scheme == "https") return Status::Ok();
+    std::string host = host_of(url);
+    if (host.rfind('[', 0) == 0)
+      host = host.substr(0, host.find(']') + 1);
+    else
+      host = host.substr(0, host.find(':'));
+    if (scheme == "http" && (host == "127.0.0.1" || host == "localhost" || host == "[::1]"))
+      return Status::Ok();
+    return make_error(ErrorCode::kInvalid,
+                      "refusing to send an API request to " + host_of(url) + " over " + scheme +
+                          ": use https (plain http is allowed to 127.0.0.1, localhost and [::1] "
+                          "only, for emulators)");
   }
 
   static std::string host_of(const std::string& url) {

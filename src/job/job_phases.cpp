@@ -152,6 +152,8 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   pod.record.gpu_count = req.gpu_count;
   pod.record.usd_per_hour = req.spot ? *offer.spot_usd_per_hour : offer.usd_per_hour;
   pod.record.price_source = offer.price_source;
+  if (Status readable = check_list_readable(d_.provider, d_.clock); !readable.ok())
+    return failed(readable.error(), "create " + pod.record.role + " pod", detail);
   auto created = create_recorded_pod(d_.store, d_.provider, d_.clock, req, &pod.record);
   if (!created.ok()) return failed(created.error(), "create " + pod.record.role + " pod", detail);
   *detail = d_.provider.name() + " pod " + created->id;
@@ -170,6 +172,10 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   };
   auto running = wait_until_running(d_.provider, d_.clock, pod.record.pod_id, deadline, stop);
   if (!running.ok()) return failed(running.error(), "wait for pod", detail);
+  if (!reattach) {  // a reattached pod was checked when it was created
+    if (Status listed = check_pod_listed(d_.provider, d_.clock, pod.record.pod_id); !listed.ok())
+      return failed(listed.error(), "check pod list", detail);
+  }
   // On reattach the host key pinned at first contact must match: a different key is refused.
   pod.target = {running->ssh.host, running->ssh.port, running->ssh.user, d_.config.ssh_key,
                 reattach ? pod.record.host_key : ""};

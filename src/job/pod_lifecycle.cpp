@@ -5,6 +5,19 @@
 
 namespace burst {
 
+namespace {
+
+// Reading a pod list is cheap and, when it fails, usually fails for good (an API change): a short
+// retry is enough to ride out a blip without holding a job for minutes.
+RetryPolicy list_policy() { return RetryPolicy{Duration(500), Duration(4000), Duration(20000)}; }
+
+Result<std::vector<Pod>> list_with_retry(Provider& provider, Clock& clock) {
+  return retry<Result<std::vector<Pod>>>(clock, list_policy(),
+                                         [&] { return provider.list_pods(); });
+}
+
+}  // namespace
+
 Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
                                 const PodRequest& request, PodRecord* record) {
   record->name = request.name;
@@ -52,6 +65,36 @@ Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::stri
                         "pod " + pod_id + " was not running with SSH by the deadline");
     clock.sleep_for(wait);
     wait = std::min(wait * 2, Duration(5000));
+  }
+}
+
+Status check_list_readable(Provider& provider, Clock& clock) {
+  if (auto listed = list_with_retry(provider, clock); !listed.ok())
+    return with_context(listed.error(), "refusing to create a pod, because " + provider.name() +
+                                            "'s pod list cannot be read (burst could not find "
+                                            "the pod again)");
+  return Status::Ok();
+}
+
+Status check_pod_listed(Provider& provider, Clock& clock, const std::string& pod_id) {
+  const TimePoint deadline = clock.now() + list_policy().total;
+  Duration wait = list_policy().first_wait;
+  while (true) {
+    auto pods = list_with_retry(provider, clock);
+    if (!pods.ok())
+      return with_context(pods.error(),
+                          provider.name() + " pod list, checked after creating pod " + pod_id);
+    for (const auto& p : *pods)
+      if (p.id == pod_id) return Status::Ok();
+    if (clock.now() + wait > deadline)
+      return make_error(ErrorCode::kUnavailable,
+                        provider.name() + " reports pod " + pod_id +
+                            " running, but its pod list (" + std::to_string(pods->size()) +
+                            " pods of ours) does not show it. burst finds lost pods through that "
+                            "list, so it stops here rather than rely on it; the pod is deleted by "
+                            "its id");
+    clock.sleep_for(wait);
+    wait = std::min(wait * 2, list_policy().max_wait);
   }
 }
 

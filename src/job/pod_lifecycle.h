@@ -11,6 +11,11 @@
 
 namespace burst {
 
+// Fail closed: a create that fails ambiguously is resolved by finding the pod by name in the
+// provider's pod list, and reap finds strays there. So before any create the runner checks the
+// list reads; an error (retried briefly) means: create nothing.
+Status check_list_readable(Provider& provider, Clock& clock);
+
 // Writes a "creating" row (name known, id not yet), calls create, then records the id ("alive").
 // On a create error the row stays "creating" when the provider may have made the pod anyway
 // (timeouts, 5xx) so reap can find it by name, or becomes "create-failed" when it surely did not.
@@ -20,6 +25,11 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
 // Polls until the pod is running with an SSH endpoint, or `deadline`, or should_stop().
 Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
                                TimePoint deadline, const std::function<bool()>& should_stop);
+
+// After a pod is running: its id must appear in the provider's pod list, the list burst relies on
+// to find pods it lost track of. A list that hides it (an API change) is kUnavailable, so the job
+// stops while the pod can still be deleted by id. Retries briefly for a list that lags.
+Status check_pod_listed(Provider& provider, Clock& clock, const std::string& pod_id);
 
 // Deletes the pod behind `record` (looking it up by name when the id was never learned), retries
 // retryable errors, then polls until the provider reports it gone. Only then marks the row

@@ -1,11 +1,15 @@
 // The libssh adapter. libssh itself is loaded on first connect (remote/libssh_api.h).
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -43,6 +47,53 @@ std::string host_key_fingerprint(ssh_session s) {
   return out;
 }
 
+// Notices a dead link. Reads wait in 100 ms slices; after keepalive_idle_s with nothing heard,
+// the link is probed by opening a channel, which the server must answer within the session's
+// timeout (io_timeout_s). A silent partition never closes the socket, so without this a read
+// would wait for ever.
+class LinkWatch {
+ public:
+  LinkWatch(ssh_session s, int idle_s) : s_(s), idle_(std::chrono::seconds(idle_s)) {}
+  void heard() { last_ = Steady::now(); }
+  // Call when a wait returned nothing; false once the link is known dead.
+  bool alive() {
+    if (Steady::now() - last_ < idle_) return true;
+    ssh_channel probe = ssh_channel_new(s_);
+    bool ok = probe && ssh_channel_open_session(probe) == SSH_OK;
+    if (probe) {
+      if (ok) ssh_channel_close(probe);
+      ssh_channel_free(probe);
+    }
+    if (ok) heard();
+    return ok;
+  }
+
+ private:
+  using Steady = std::chrono::steady_clock;
+  ssh_session s_;
+  Steady::duration idle_;
+  Steady::time_point last_ = Steady::now();
+};
+
+// The kernel's share: TCP keepalives and a cap on unacknowledged data (Linux), so a link that
+// drops packets fails the socket even while libssh is blocked in a write.
+void tune_socket(ssh_session s, int idle_s, int io_timeout_s) {
+  int fd = ssh_get_fd(s);
+  if (fd < 0) return;
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+#ifdef TCP_KEEPIDLE
+  int idle = idle_s, intvl = std::max(1, io_timeout_s / 3), cnt = 3;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+#endif
+#ifdef TCP_USER_TIMEOUT
+  unsigned int user_timeout_ms = static_cast<unsigned int>(idle_s + io_timeout_s) * 1000u;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof user_timeout_ms);
+#endif
+}
+
 // Requests in flight for a pipelined SFTP read, and their size: 64 x 64 KiB = 4 MiB buffered at
 // most, enough to fill the pipe on any link we have measured (see bench/README.md).
 constexpr int kReadsInFlight = 64;
@@ -50,8 +101,8 @@ constexpr uint32_t kReadChunk = 64 * 1024;
 
 class LibsshStream : public RemoteStream {
  public:
-  LibsshStream(ssh_session s, ssh_channel ch, std::string where)
-      : s_(s), ch_(ch), where_(std::move(where)) {}
+  LibsshStream(ssh_session s, ssh_channel ch, std::string where, LinkWatch& watch)
+      : s_(s), ch_(ch), where_(std::move(where)), watch_(watch) {}
   ~LibsshStream() override {
     ssh_channel_close(ch_);
     ssh_channel_free(ch_);
@@ -59,7 +110,20 @@ class LibsshStream : public RemoteStream {
 
   Status write(const char* data, size_t len) override {
     while (len > 0) {
-      int n = ssh_channel_write(ch_, data, static_cast<uint32_t>(std::min<size_t>(len, kChunk)));
+      // Write no more than the peer's window: a blocked write could not notice a dead link.
+      uint32_t window = ssh_channel_window_size(ch_);
+      if (window == 0) {
+        if (ssh_channel_poll_timeout(ch_, kPollMs, 0) == SSH_ERROR) return lost();
+        drain_stderr();
+        if (ssh_channel_window_size(ch_) > 0) {
+          watch_.heard();
+        } else if (!watch_.alive()) {
+          return silent();
+        }
+        continue;
+      }
+      int n = ssh_channel_write(
+          ch_, data, static_cast<uint32_t>(std::min<size_t>({len, kChunk, size_t{window}})));
       if (n == SSH_ERROR) return lost();
       data += n;
       len -= static_cast<size_t>(n);
@@ -78,8 +142,12 @@ class LibsshStream : public RemoteStream {
       int n = ssh_channel_read_timeout(ch_, data, static_cast<uint32_t>(len), 0, kPollMs);
       if (n == SSH_ERROR) return lost();
       drain_stderr();
-      if (n > 0) return static_cast<size_t>(n);
+      if (n > 0) {
+        watch_.heard();
+        return static_cast<size_t>(n);
+      }
       if (ssh_channel_is_eof(ch_)) return size_t{0};
+      if (!watch_.alive()) return silent();
     }
   }
 
@@ -110,16 +178,22 @@ class LibsshStream : public RemoteStream {
   Error lost() {
     return make_error(ErrorCode::kConnection, where_ + ": connection lost: " + ssh_get_error(s_));
   }
+  Error silent() {
+    return make_error(ErrorCode::kConnection,
+                      where_ + ": connection lost: no answer to a keepalive probe");
+  }
 
   ssh_session s_;
   ssh_channel ch_;
   std::string where_;
+  LinkWatch& watch_;
   std::string err_;
 };
 
 class LibsshSession : public RemoteSession {
  public:
-  LibsshSession(ssh_session s, std::string where) : s_(s), where_(std::move(where)) {}
+  LibsshSession(ssh_session s, std::string where, int keepalive_idle_s)
+      : s_(s), where_(std::move(where)), watch_(s, keepalive_idle_s) {}
   ~LibsshSession() override {
     if (sftp_) sftp_free(sftp_);
     ssh_disconnect(s_);
@@ -141,6 +215,7 @@ class LibsshSession : public RemoteSession {
       return ssh_error(ErrorCode::kConnection, where_ + ": open session", s_);
     if (ssh_channel_request_exec(ch, command.c_str()) != SSH_OK)
       return ssh_error(ErrorCode::kConnection, where_ + ": exec", s_);
+    watch_.heard();
     std::vector<char> buf(kChunk);
     while (true) {
       if (should_stop && should_stop()) return make_error(ErrorCode::kInterrupted, "interrupted");
@@ -150,7 +225,14 @@ class LibsshSession : public RemoteSession {
       int m = ssh_channel_read_nonblocking(ch, buf.data(), buf.size(), 1);
       if (m == SSH_ERROR) return lost();
       if (m > 0 && sink.err) sink.err(buf.data(), m);
-      if (n <= 0 && m <= 0 && ssh_channel_is_eof(ch)) break;
+      if (n > 0 || m > 0) {
+        watch_.heard();
+        continue;
+      }
+      if (ssh_channel_is_eof(ch)) break;
+      if (!watch_.alive())
+        return make_error(ErrorCode::kConnection,
+                          where_ + ": connection lost: no answer to a keepalive probe");
     }
     int status = ssh_channel_get_exit_status(ch);
     if (status >= 0) return status;
@@ -283,7 +365,8 @@ class LibsshSession : public RemoteSession {
       ssh_channel_free(ch);
       return e;
     }
-    return std::unique_ptr<RemoteStream>(std::make_unique<LibsshStream>(s_, ch, where_));
+    watch_.heard();
+    return std::unique_ptr<RemoteStream>(std::make_unique<LibsshStream>(s_, ch, where_, watch_));
   }
 
   Status read_file(const std::string& remote_path, uint64_t offset,
@@ -409,6 +492,7 @@ class LibsshSession : public RemoteSession {
 
   ssh_session s_;
   std::string where_;
+  LinkWatch watch_;
   sftp_session sftp_ = nullptr;
 };
 
@@ -418,7 +502,7 @@ class LibsshConnector : public RemoteConnector {
     if (Status loaded = libssh_dl::load(); !loaded.ok()) return loaded.error();
     ssh_session s = ssh_new();
     if (!s) return make_error(ErrorCode::kInternal, "ssh: out of memory");
-    long timeout_s = 10;
+    long timeout_s = std::max(1, t.io_timeout_s);
     int port = t.port;
     int no = 0;
     ssh_options_set(s, SSH_OPTIONS_HOST, t.host.c_str());
@@ -466,7 +550,9 @@ class LibsshConnector : public RemoteConnector {
       return fail(ErrorCode::kAuth, "public key refused");
     }
     t.pinned_host_key = fp;
-    return std::unique_ptr<RemoteSession>(std::make_unique<LibsshSession>(s, w));
+    tune_socket(s, std::max(1, t.keepalive_idle_s), std::max(1, t.io_timeout_s));
+    return std::unique_ptr<RemoteSession>(
+        std::make_unique<LibsshSession>(s, w, std::max(1, t.keepalive_idle_s)));
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,10 +20,22 @@ Result<std::string> ensure_keypair(const std::string& path) {
     ssh_key key = nullptr;
     if (ssh_pki_generate(SSH_KEYTYPE_ED25519, 0, &key) != SSH_OK)
       return make_error(ErrorCode::kInternal, "ssh key: cannot generate an ed25519 key");
+    // Created 0600 from the first byte: no moment where the umask leaves it readable.
+    const mode_t old_mask = ::umask(077);
     int rc = ssh_pki_export_privkey_file(key, nullptr, nullptr, nullptr, path.c_str());
+    ::umask(old_mask);
     ssh_key_free(key);
     if (rc != SSH_OK) return make_error(ErrorCode::kInternal, "ssh key: cannot write " + path);
     ::chmod(path.c_str(), 0600);
+  }
+  // As OpenSSH does: a private key others can read is compromised; refuse it, say how to fix.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return make_error(ErrorCode::kInvalid, "ssh key: " + path + " has mode " + mode +
+                                               ", so other users can read it; run `chmod 600 " +
+                                               path + "`");
   }
   ssh_key priv = nullptr;
   if (ssh_pki_import_privkey_file(path.c_str(), nullptr, nullptr, nullptr, &priv) != SSH_OK)

@@ -89,5 +89,34 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
   EXPECT_EQ(cloud.state().state_json().dump().find(kKey), std::string::npos);
 }
 
+// The provider's pod list answers 200 with an empty body (an API change): burst cannot find a
+// pod again through it, so `burst run` creates nothing and says why (fail closed).
+TEST(E2ERunpod, ABrokenPodListMeansNothingIsCreated) {
+  BurstHome home;
+  fs::copy(std::string(BURST_SOURCE_DIR) + "/examples/tts-render", home.work() + "/tts-render",
+           fs::copy_options::recursive);
+  fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml",
+                home.work() + "/tts-render.yaml");
+  SystemClock clock;
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{"runpod", kKey}}}, clock,
+                             {"runpod"});
+  ASSERT_TRUE(cloud.start().ok());
+  fakecloud::Faults f;
+  f.list_fault = "empty-body";
+  cloud.state().set_faults("runpod", f);
+  fs::create_directories(home.root() + "/config");
+  std::ofstream(home.root() + "/config/config.yaml")
+      << "providers:\n  runpod:\n    base_url: " << cloud.provider_url("runpod") << "\n";
+  std::string out, err;
+  const int rc =
+      run_burst(home, {"run", home.work() + "/tts-render.yaml", "--provider", "runpod", "--yes"},
+                &out, &err, {{"RUNPOD_API_KEY", kKey}});
+  EXPECT_EQ(rc, 1) << out << err;
+  EXPECT_NE((out + err).find("refusing to create a pod, because runpod's pod list cannot be read"),
+            std::string::npos)
+      << out << err;
+  EXPECT_TRUE(cloud.state().all_pods().empty()) << "a pod was created behind a broken list";
+}
+
 }  // namespace
 }  // namespace burst::testing

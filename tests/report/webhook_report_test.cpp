@@ -1,6 +1,7 @@
 // Webhook notifications: a Slack- and Discord-compatible body, retries through api_call, the
 // URL (a secret) never in an error, and the pipeline's own webhook winning over the global one.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -85,6 +86,7 @@ TEST(WebhookReportConfig, ReadFromConfigYamlAndTheEnvironment) {
   TempDir dir;
   dir.write("config.yaml",
             "notify:\n  webhook: https://global/x\n  pipelines:\n    train: https://train/y\n");
+  ::chmod((dir.path() + "/config.yaml").c_str(), 0600);  // webhook URLs are secrets
   std::map<std::string, std::string> env{{"BURST_CONFIG_DIR", dir.path()},
                                          {"BURST_STATE_DIR", dir.path() + "/state"}};
   auto c = load_config(env);

@@ -76,6 +76,23 @@ TEST(CloudConfig, RefusesAKeyInAFileOthersCanReadSayingWhy) {
   EXPECT_EQ(c.error().message.find("rpa_file_secret"), std::string::npos);
 }
 
+TEST(CloudConfig, RefusesAWebhookUrlInAFileOthersCanRead) {
+  TempDir dir;
+  dir.write("config.yaml", "notify:\n  webhook: https://hooks.example/T0/B0/tok3n\n");
+  const std::string file = dir.path() + "/config.yaml";
+  ::chmod(file.c_str(), 0640);
+  auto c = load_config(env_for(dir));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message,
+            file +
+                ": holds a webhook URL (notify.webhook), whose token is a secret, but its mode is "
+                "0640, so other users can read it; run `chmod 600 " +
+                file + "` or pass the key in the environment instead");
+  EXPECT_EQ(c.error().message.find("tok3n"), std::string::npos);
+  ::chmod(file.c_str(), 0600);
+  EXPECT_TRUE(load_config(env_for(dir)).ok());
+}
+
 TEST(CloudConfig, AFileWithoutAKeyNeedsNoSpecialMode) {
   TempDir dir;
   dir.write("config.yaml", "providers:\n  runpod:\n    base_url: http://127.0.0.1:9\n");

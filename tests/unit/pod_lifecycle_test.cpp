@@ -138,6 +138,18 @@ TEST_F(PodLifecycle, CreateTimeoutThatMadeNothingEndsCreateFailedWithoutADelete)
   EXPECT_TRUE(store_->live_pods()->empty());
 }
 
+TEST_F(PodLifecycle, AListThatCannotBeReadIsRetriedBrieflyThenAnError) {
+  for (int i = 0; i < 100; ++i)
+    provider_.list_errors.push_back(make_error(ErrorCode::kUnavailable, "list: not JSON"));
+  Status st = check_list_readable(provider_, clock_);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message,
+            "refusing to create a pod, because fake's pod list cannot be read (burst could not "
+            "find the pod again): list: not JSON");
+  EXPECT_GT(count_calls("list"), 1) << "a blip is retried";
+  EXPECT_LE(clock_.total_slept(), std::chrono::seconds(20)) << "but not for minutes";
+}
+
 TEST_F(PodLifecycle, CreateNoCapacityMarksTheRowCreateFailed) {
   provider_.create_errors = {make_error(ErrorCode::kNoCapacity, "no RTX_4090 in eu")};
   auto pod = create_recorded_pod(*store_, provider_, clock_, request(), &record_);
