@@ -9,7 +9,7 @@ namespace {
 
 // Reading a pod list is cheap and, when it fails, usually fails for good (an API change): a short
 // retry is enough to ride out a blip without holding a job for minutes.
-RetryPolicy list_policy() { return RetryPolicy{Duration(500), Duration(4000), Duration(20000)}; }
+RetryPolicy list_policy() { return RetryPolicy{Duration(500), Duration(4000), Duration(10000)}; }
 
 Result<std::vector<Pod>> list_with_retry(Provider& provider, Clock& clock) {
   return retry<Result<std::vector<Pod>>>(clock, list_policy(),

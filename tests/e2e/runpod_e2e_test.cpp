@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e/burst_harness.h"
+#include "e2e/cloud_e2e.h"
 #include "fakecloud/fake_cloud.h"
 
 namespace burst::testing {
@@ -93,10 +94,7 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
 // pod again through it, so `burst run` creates nothing and says why (fail closed).
 TEST(E2ERunpod, ABrokenPodListMeansNothingIsCreated) {
   BurstHome home;
-  fs::copy(std::string(BURST_SOURCE_DIR) + "/examples/tts-render", home.work() + "/tts-render",
-           fs::copy_options::recursive);
-  fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml",
-                home.work() + "/tts-render.yaml");
+  const std::string spec = copy_tts_example(home);
   SystemClock clock;
   fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{"runpod", kKey}}}, clock,
                              {"runpod"});
@@ -104,13 +102,10 @@ TEST(E2ERunpod, ABrokenPodListMeansNothingIsCreated) {
   fakecloud::Faults f;
   f.list_fault = "empty-body";
   cloud.state().set_faults("runpod", f);
-  fs::create_directories(home.root() + "/config");
-  std::ofstream(home.root() + "/config/config.yaml")
-      << "providers:\n  runpod:\n    base_url: " << cloud.provider_url("runpod") << "\n";
+  write_provider_config(home, "runpod", cloud.provider_url("runpod"));
   std::string out, err;
-  const int rc =
-      run_burst(home, {"run", home.work() + "/tts-render.yaml", "--provider", "runpod", "--yes"},
-                &out, &err, {{"RUNPOD_API_KEY", kKey}});
+  const int rc = run_burst(home, {"run", spec, "--provider", "runpod", "--yes"}, &out, &err,
+                           {{"RUNPOD_API_KEY", kKey}});
   EXPECT_EQ(rc, 1) << out << err;
   EXPECT_NE((out + err).find("refusing to create a pod, because runpod's pod list cannot be read"),
             std::string::npos)

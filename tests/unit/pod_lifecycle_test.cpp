@@ -147,7 +147,7 @@ TEST_F(PodLifecycle, AListThatCannotBeReadIsRetriedBrieflyThenAnError) {
             "refusing to create a pod, because fake's pod list cannot be read (burst could not "
             "find the pod again): list: not JSON");
   EXPECT_GT(count_calls("list"), 1) << "a blip is retried";
-  EXPECT_LE(clock_.total_slept(), std::chrono::seconds(20)) << "but not for minutes";
+  EXPECT_LE(clock_.total_slept(), std::chrono::seconds(10)) << "but not for minutes";
 }
 
 TEST_F(PodLifecycle, CreateNoCapacityMarksTheRowCreateFailed) {
