@@ -39,8 +39,8 @@ void Scheduler::set_pipelines(std::vector<ScheduledPipeline> pipelines, bool app
                                      : "schedule " + format_utc(*d.latest_due);
         catch_up.emplace_back(e.p.spec, why);
       } else if (d.missed > 0) {
-        opt_.log(name + ": skipped " + std::to_string(d.missed) +
-                 " fire time(s) missed while burstd was down (missed: skip)");
+        log(name + ": skipped " + std::to_string(d.missed) +
+            " fire time(s) missed while burstd was down (missed: skip)");
       }
     } else {
       e.next = e.p.cron.next_fire(now, e.p.zone);
@@ -52,7 +52,7 @@ void Scheduler::set_pipelines(std::vector<ScheduledPipeline> pipelines, bool app
     pipelines_ = std::move(entries);
   }
   for (auto& [spec, why] : catch_up) {
-    opt_.log(spec.name + ": " + why);
+    log(spec.name + ": " + why);
     submit(spec, why);
   }
   wake();
@@ -87,7 +87,7 @@ Status Scheduler::cancel(const std::string& job_id) {
   std::unique_lock<std::mutex> lock(mu_);
   if (auto it = running_.find(job_id); it != running_.end()) {
     it->second.interrupts->fetch_add(1);
-    opt_.log("job " + job_id + ": cancel requested; stopping it and deleting its pods");
+    log("job " + job_id + ": cancel requested; stopping it and deleting its pods");
     return Status::Ok();
   }
   auto it =
@@ -107,7 +107,7 @@ Status Scheduler::cancel(const std::string& job_id) {
   rec.created_ms = p.queued_ms;
   rec.finished_ms = to_unix_ms(clock_.now());
   (void)store_.create_job(rec);
-  opt_.log("job " + job_id + ": cancelled while queued");
+  log("job " + job_id + ": cancelled while queued");
   return Status::Ok();
 }
 
@@ -136,13 +136,13 @@ void Scheduler::fire_due(TimePoint now) {
     const std::string& name = e.p.spec.name;
     (void)store_.set_last_fire(name, to_unix_ms(fire));
     if (draining_) {
-      opt_.log(name + ": fire at " + format_utc(fire) + " dropped: burstd is draining");
+      log(name + ": fire at " + format_utc(fire) + " dropped: burstd is draining");
     } else if (!e.p.spec.schedule->overlap && pipeline_busy(name)) {
-      opt_.log(name + ": fire at " + format_utc(fire) +
-               " skipped: its previous run is still going (schedule.overlap is false)");
+      log(name + ": fire at " + format_utc(fire) +
+          " skipped: its previous run is still going (schedule.overlap is false)");
     } else {
       std::string id = enqueue(e.p.spec, "schedule " + format_utc(fire));
-      opt_.log(name + ": fired at " + format_utc(fire) + " as job " + id);
+      log(name + ": fired at " + format_utc(fire) + " as job " + id);
     }
   }
 }
@@ -181,13 +181,13 @@ void Scheduler::start_ready() {
       rec.created_ms = p.queued_ms;
       rec.finished_ms = to_unix_ms(clock_.now());
       (void)store_.create_job(rec);
-      opt_.log("job " + p.id + " not started: " + refused);
+      log("job " + p.id + " not started: " + refused);
       continue;
     }
     const std::string id = p.id;
     Running& r = running_[id];
     r.job = std::move(p);
-    opt_.log("job " + id + " (" + r.job.spec.name + ") starting: " + r.job.reason);
+    log("job " + id + " (" + r.job.spec.name + ") starting: " + r.job.reason);
     const PipelineSpec* spec_ptr = &r.job.spec;  // stable: the map node lives until finished()
     launch(id, r, [this, id, spec_ptr](const std::function<int()>& interrupts) {
       return launcher_.run(id, *spec_ptr, interrupts);
@@ -218,7 +218,7 @@ void Scheduler::adopt(const std::string& job_id, PipelineSpec spec, const std::s
   r.job.spec = std::move(spec);
   r.job.reason = "reattached after a restart";
   r.job.queued_ms = to_unix_ms(clock_.now());
-  opt_.log("job " + job_id + " (" + r.job.spec.name + ") reattaching: " + why);
+  log("job " + job_id + " (" + r.job.spec.name + ") reattaching: " + why);
   const PipelineSpec* spec_ptr = &r.job.spec;
   launch(job_id, r, [this, job_id, spec_ptr, why](const std::function<int()>& interrupts) {
     JobResult result = launcher_.resume(job_id, *spec_ptr, why, interrupts);
@@ -239,8 +239,13 @@ void Scheduler::finished(const std::string& id, const JobResult& result) {
     }
     changed_ = true;
   }
-  opt_.log("job " + id + " " + result.state + (result.error.empty() ? "" : ": " + result.error));
+  log("job " + id + " " + result.state + (result.error.empty() ? "" : ": " + result.error));
   cv_.notify_all();
+}
+
+void Scheduler::log(const std::string& line) {
+  std::lock_guard<std::mutex> lock(log_mu_);
+  opt_.log(line);
 }
 
 void Scheduler::reap_threads() {
@@ -295,7 +300,7 @@ void Scheduler::drain() {
     std::lock_guard<std::mutex> lock(mu_);
     draining_ = true;
   }
-  opt_.log("draining: no new job starts; waiting for running jobs");
+  log("draining: no new job starts; waiting for running jobs");
   cv_.notify_all();
 }
 

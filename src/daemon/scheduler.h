@@ -47,6 +47,8 @@ struct JobView {
 
 struct SchedulerOptions {
   int max_concurrent = 2;
+  // Called from the scheduler's thread and from job threads, one call at a time (the scheduler
+  // serialises them), sometimes while it holds its lock: it must not call back into the scheduler.
   std::function<void(const std::string&)> log = [](const std::string&) {};
   // Before a job starts: a reason to refuse it (the global budget), or "" to let it run.
   std::function<std::string(const PipelineSpec&)> admit = [](const PipelineSpec&) {
@@ -129,6 +131,7 @@ class Scheduler {
   void launch(const std::string& id, Running& r,
               std::function<JobResult(const std::function<int()>&)> body);
   std::string enqueue(PipelineSpec spec, const std::string& reason);
+  void log(const std::string& line);  // opt_.log, one call at a time
 
   Clock& clock_;
   Store& store_;
@@ -136,6 +139,7 @@ class Scheduler {
   SchedulerOptions opt_;
 
   mutable std::mutex mu_;
+  std::mutex log_mu_;  // taken after mu_, never before it
   std::condition_variable cv_;
   bool changed_ = false;
   bool stop_ = false;

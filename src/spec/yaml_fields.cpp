@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <sstream>
+
+#include <yaml-cpp/eventhandler.h>
 
 #include "spec/duration.h"
 #include "spec/spec_checks.h"
@@ -319,41 +322,59 @@ std::optional<std::string> Fields::script(std::string_view key, Need need) {
   return node ? read_script(*node, path_of(key), problems_) : std::nullopt;
 }
 
-// Where a document's first token is ',' (line and column, 1-based), or {0, 0}. yaml-cpp 0.7
-// (Debian 12) loops forever on such a document instead of failing (found by
-// tests/fuzz/spec_fuzz.cpp; regression input tests/fuzz/regressions/spec/). Documents start at
-// the text's beginning and after "---" or "..."; blank, comment and directive lines come first.
-static SourcePos leading_comma(const std::string& text) {
-  bool at_start = true;
-  int line = 1;
-  for (size_t pos = 0; pos <= text.size(); ++line) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view l(text.data() + pos, end - pos);
-    size_t i = 0;
-    if (l.substr(0, 3) == "---" || l.substr(0, 3) == "...") {
-      at_start = true;
-      i = 3;
-    }
-    if (at_start) {
-      i = l.find_first_not_of(" \t\r", i);
-      if (i != std::string_view::npos) {
-        if (l[i] == ',') return {line, static_cast<int>(i) + 1};
-        if (l[i] != '#' && l[i] != '%') at_start = false;
-      }
-    }
-    pos = end + 1;
+namespace {
+
+// Records where each document starts; the rest of the events do not matter here.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+  std::vector<YAML::Mark> marks;
+};
+
+// Where yaml-cpp's parser stops consuming input, if it does. yaml-cpp 0.7 (Debian 12) leaves a
+// ',' token outside a flow collection (",a", "\"\",", "--- ,a") unconsumed: every further
+// document then starts at that token and is null, so YAML::LoadAll loops forever (found by
+// tests/fuzz/spec_fuzz.cpp; inputs in tests/fuzz/regressions/spec/). Two documents that start
+// at the same place mean no progress. Throws what yaml-cpp throws.
+std::optional<YAML::Mark> stuck_at(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  while (parser.HandleNextDocument(starts)) {
+    const std::vector<YAML::Mark>& m = starts.marks;
+    if (m.size() >= 2 && m[m.size() - 1].pos == m[m.size() - 2].pos) return m.back();
   }
-  return {0, 0};
+  return std::nullopt;
 }
 
+std::string unexpected_token(const std::string& text, const YAML::Mark& mark) {
+  size_t pos = static_cast<size_t>(std::max(mark.pos, 0));
+  if (pos < text.size() && text[pos] == ',')
+    return "unexpected ',': a comma separates items only inside [ ] or { }";
+  return "unexpected text here";
+}
+
+}  // namespace
+
 std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems) {
-  if (SourcePos comma = leading_comma(text); comma.line > 0) {
-    problems.add(comma, "YAML syntax error", "a document cannot start with ','");
-    return std::nullopt;
-  }
   std::vector<YAML::Node> docs;
   try {
+    if (std::optional<YAML::Mark> stuck = stuck_at(text)) {
+      problems.add({stuck->line + 1, stuck->column + 1}, "YAML syntax error",
+                   unexpected_token(text, *stuck));
+      return std::nullopt;
+    }
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     // ParserException and the rest: all carry a mark and yaml-cpp's own words.
