@@ -72,8 +72,13 @@ int cmd_run(const RunArgs& args) {
   auto connector = make_libssh_connector();
   install_signal_handlers();
 
-  JobInput in{new_job_id(clock.now()), *spec, *plan, std::move(prepared->code),
-              prepared->secrets,       *key};
+  JobInput in;
+  in.job_id = new_job_id(clock.now());
+  in.spec = *spec;
+  in.plan = *plan;
+  in.code = std::move(prepared->code);
+  in.secrets = prepared->secrets;
+  in.ssh_public_key = *key;
   const std::string job_id = in.job_id;
   JobDeps deps{**store, clock, *connector, prepared->gpu_provider(), *console, *config, [] {
                  return g_interrupts.load();

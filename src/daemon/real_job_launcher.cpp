@@ -77,7 +77,13 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   if (!key) return refuse(job_id, spec, "ssh key: " + key.error().message);
   auto connector = make_libssh_connector();
   DaemonConsole console(job_id, log_);
-  JobInput in{job_id, spec, prepared->plan, std::move(prepared->code), prepared->secrets, *key};
+  JobInput in;
+  in.job_id = job_id;
+  in.spec = spec;
+  in.plan = prepared->plan;
+  in.code = std::move(prepared->code);
+  in.secrets = prepared->secrets;
+  in.ssh_public_key = *key;
   if (why) {
     in.reattach = true;
     in.reattach_why = *why;

@@ -112,6 +112,8 @@ Status SocketServer::start_tcp(const std::string& host, int port, const std::str
 
 int SocketServer::port() const { return impl_->port; }
 
+size_t httplib_client_size() { return sizeof(httplib::Client); }
+
 namespace {
 
 void register_routes(SocketServer::Impl& m) {

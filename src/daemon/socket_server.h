@@ -34,4 +34,9 @@ class SocketServer {
   std::unique_ptr<Impl> impl_;
 };
 
+// sizeof(httplib::Client) as socket_server.cpp sees it. Debian's cpp-httplib is a compiled
+// library whose -D flags (pkg-config) change its classes' layout, so this file must be compiled
+// with them; a test compares this with a view compiled with them (CMakeLists.txt says why).
+size_t httplib_client_size();
+
 }  // namespace burst::daemon
