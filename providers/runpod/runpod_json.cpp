@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "runpod/runpod_provider.h"
+#include "util/whole_number.h"
 
 namespace burst {
 namespace runpod {
@@ -106,16 +107,16 @@ Result<Pod> parse_pod(const json& j) {
   // is never used. Fallback: the runtime port entry for private port 22 with a public IP.
   if (p.state == PodState::kRunning && j.contains("ssh") && j["ssh"].is_object()) {
     const json& d = j["ssh"].value("direct", json());
-    if (d.is_object() && !str(d, "host").empty() && num(d, "port") > 0)
-      p.ssh = {str(d, "host"), static_cast<int>(num(d, "port")), str(d, "username")};
+    if (d.is_object() && !str(d, "host").empty() && port_number(num(d, "port")) > 0)
+      p.ssh = {str(d, "host"), port_number(num(d, "port")), str(d, "username")};
   }
   if (p.state == PodState::kRunning && p.ssh.port == 0 && j.contains("runtime") &&
       j["runtime"].is_object() && j["runtime"].contains("ports") &&
       j["runtime"]["ports"].is_array()) {
     for (const auto& port : j["runtime"]["ports"])
-      if (port.is_object() && num(port, "private") == 22 && num(port, "public") > 0 &&
+      if (port.is_object() && num(port, "private") == 22 && port_number(num(port, "public")) > 0 &&
           !str(port, "ip").empty())
-        p.ssh = {str(port, "ip"), static_cast<int>(num(port, "public")), "root"};
+        p.ssh = {str(port, "ip"), port_number(num(port, "public")), "root"};
   }
   if (p.ssh.port > 0 && p.ssh.user.empty()) p.ssh.user = "root";
   return p;
@@ -137,7 +138,8 @@ Result<std::vector<Pod>> parse_pod_list(const std::string& body) {
 Result<Volume> parse_volume(const json& j) {
   if (!j.is_object() || !j.contains("id") || !j["id"].is_string())
     return not_documented("network volume", j.dump());
-  return Volume{j["id"], str(j, "name"), str(j, "dataCenter"), static_cast<int>(num(j, "size"))};
+  return Volume{j["id"], str(j, "name"), str(j, "dataCenter"),
+                whole_number<int>(num(j, "size")).value_or(0)};
 }
 
 Result<std::vector<Volume>> parse_volume_list(const std::string& body) {

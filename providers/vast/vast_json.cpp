@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "util/whole_number.h"
+
 namespace burst::vast {
 namespace {
 
@@ -198,13 +200,14 @@ class OffersSax : public json::json_sax_t {
   }
   bool number(double v, bool integer) {
     if (field("id")) {
-      if (!integer) return fail();
-      cur_.id = static_cast<long>(v);
+      std::optional<long> id = whole_number<long>(v);
+      if (!integer || !id) return fail();
+      cur_.id = *id;
       has_id_ = true;
     } else if (field("machine_id")) {
-      cur_.machine_id = static_cast<long>(v);
+      cur_.machine_id = whole_number<long>(v).value_or(0);
     } else if (field("num_gpus")) {
-      cur_.num_gpus = static_cast<int>(v);
+      cur_.num_gpus = whole_number<int>(v).value_or(0);  // 0: not offered
     } else if (field("gpu_ram")) {
       cur_.gpu_ram_mb = v;
     } else if (field("dph_total")) {
@@ -278,7 +281,7 @@ Result<std::vector<VastVolume>> parse_volumes(const std::string& body) {
     if (!v.is_object() || !integer(v, "id")) return not_documented("list volumes", body);
     VastVolume x;
     x.id = v["id"].get<long>();
-    x.machine_id = static_cast<long>(num(v, "machine_id"));
+    x.machine_id = whole_number<long>(num(v, "machine_id")).value_or(0);
     // The spec's Volume has no name; the list carries the name given at create (UNCONFIRMED),
     // read as `name` or `label`.
     x.name = str(v, "name");
@@ -356,12 +359,12 @@ Result<Pod> parse_instance(const json& j) {
   const json ports = j.value("ports", json());
   if (ports.is_object() && ports.contains("22/tcp") && ports["22/tcp"].is_array() &&
       !ports["22/tcp"].empty() && ports["22/tcp"][0].is_object()) {
-    const int port = static_cast<int>(num(ports["22/tcp"][0], "HostPort"));
+    const int port = port_number(num(ports["22/tcp"][0], "HostPort"));
     const std::string ip = str(j, "public_ipaddr");
     if (port > 0 && !ip.empty()) p.ssh = {ip, port, "root"};
   }
-  if (p.ssh.port == 0 && !str(j, "ssh_host").empty() && num(j, "ssh_port") > 0)
-    p.ssh = {str(j, "ssh_host"), static_cast<int>(num(j, "ssh_port")), "root"};
+  if (p.ssh.port == 0 && !str(j, "ssh_host").empty() && port_number(num(j, "ssh_port")) > 0)
+    p.ssh = {str(j, "ssh_host"), port_number(num(j, "ssh_port")), "root"};
   return p;
 }
 
