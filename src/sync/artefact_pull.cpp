@@ -6,11 +6,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "crypto/sha256.h"
 #include "sync/tar_stream.h"
@@ -105,6 +109,92 @@ struct LocalSink {
     }
     return Status::Ok();
   }
+};
+
+// Hashes and writes a streamed file on a second thread, so that the SHA-256 and the disk writes
+// run beside the reads from the SSH channel instead of between them. Bytes go over in 1 MiB
+// blocks; at most kBlocks are in memory. They are written 128 KiB at a time: 4x fewer write()
+// calls than one per SSH packet, while 1 MiB writes cost several times the kernel time on the
+// build VM's ext4 (docs/sync.md: dd of 2 GiB, 0.3-0.45 s of system time against 1.7-3.0 s).
+class BackgroundSink {
+ public:
+  static constexpr size_t kBlock = 1 << 20;
+  static constexpr size_t kBlocks = 3;
+  static constexpr size_t kWrite = 128 << 10;
+
+  BackgroundSink(int fd, Sha256& hash, const fs::path& path) : fd_(fd), hash_(hash), path_(path) {
+    for (size_t i = 0; i < kBlocks; ++i) free_.push_back(std::vector<char>(kBlock));
+    worker_ = std::thread([this] { run(); });
+  }
+  ~BackgroundSink() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+  }
+
+  // An empty block to fill; waits while every block is in the worker's hands.
+  std::vector<char> take() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !free_.empty(); });
+    std::vector<char> b = std::move(free_.front());
+    free_.pop_front();
+    return b;
+  }
+  // Hands over the first n bytes of a block from take(); the first write error so far, if any.
+  Status give(std::vector<char> block, size_t n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    full_.push_back({std::move(block), n});
+    cv_.notify_all();
+    return error_;
+  }
+  // Waits until every block given is hashed and written.
+  Status finish() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return full_.empty() && !busy_; });
+    return error_;
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      cv_.wait(lock, [&] { return stop_ || !full_.empty(); });
+      if (full_.empty()) return;
+      auto [block, n] = std::move(full_.front());
+      full_.pop_front();
+      busy_ = true;
+      const bool ok = error_.ok();
+      lock.unlock();
+      Status st;
+      if (ok) {
+        hash_.update(block.data(), n);
+        LocalSink out;
+        out.fd = fd_;
+        for (size_t at = 0; at < n && st.ok(); at += kWrite)
+          st = out.write_raw(block.data() + at, std::min(kWrite, n - at), path_);
+      }
+      lock.lock();
+      if (!st.ok() && error_.ok()) error_ = st;
+      free_.push_back(std::move(block));
+      busy_ = false;
+      cv_.notify_all();
+    }
+  }
+
+  const int fd_;
+  Sha256& hash_;
+  const fs::path path_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<char>> free_;
+  std::deque<std::pair<std::vector<char>, size_t>> full_;
+  bool busy_ = false;
+  bool stop_ = false;
+  Status error_;
+  std::thread worker_;
 };
 
 // The command's stdout, with bytes handed back (what a reader took past its part) read first.
@@ -339,27 +429,37 @@ class Puller {
       return os_error("seek", m.tmp);
     }
     r.bytes_resumed += static_cast<int64_t>(m.kept);
-    LocalSink out;
-    out.fd = fd;
-    std::vector<char> buf(256 * 1024);
     uint64_t left = m.size - m.kept;
     Status st;
-    while (left > 0) {
-      auto n = src.read(buf.data(), static_cast<size_t>(std::min<uint64_t>(left, buf.size())));
-      if (!n.ok()) {
-        st = with_context(n.error(), "artefact " + m.name);
-        break;
+    {
+      BackgroundSink sink(fd, *m.sink_hash, m.tmp);
+      while (left > 0 && st.ok()) {
+        std::vector<char> block = sink.take();
+        size_t filled = 0;
+        const size_t want = static_cast<size_t>(std::min<uint64_t>(left, block.size()));
+        while (filled < want) {
+          auto n = src.read(block.data() + filled, want - filled);
+          if (!n.ok()) {
+            st = with_context(n.error(), "artefact " + m.name);
+            break;
+          }
+          if (*n == 0) {
+            st = make_error(ErrorCode::kConnection,
+                            "pull: artefact " + m.name + ": the stream ended " +
+                                std::to_string(left - filled) + " bytes early");
+            break;
+          }
+          filled += *n;
+          count(*n);
+        }
+        // Bytes that arrived before a failure still go to the partial file: a resume starts
+        // after them.
+        Status written = sink.give(std::move(block), filled);
+        if (st.ok()) st = written;
+        left -= filled;
       }
-      if (*n == 0) {
-        st = make_error(ErrorCode::kConnection, "pull: artefact " + m.name + ": the stream ended " +
-                                                    std::to_string(left) + " bytes early");
-        break;
-      }
-      m.sink_hash->update(buf.data(), *n);
-      st = out.write_raw(buf.data(), *n, m.tmp);
-      if (!st.ok()) break;
-      left -= *n;
-      count(*n);
+      Status written = sink.finish();
+      if (st.ok()) st = written;
     }
     ::close(fd);
     if (!st.ok()) return st;

@@ -65,4 +65,12 @@ Result<SyncStats> sync_code(RemoteSession& session, const ScanResult& scan,
                             const SyncTarget& target,
                             const std::function<void(const SyncStats&)>& progress);
 
+// The same, with the local scan asked for only once the pod has answered the command's first
+// part, so a caller can still be scanning while it connects and while the pod lists its side
+// (bench/sync_bench_main.cpp does). `local` is called once; its error ends the sync.
+using LocalScan = std::function<Result<const ScanResult*>()>;
+Result<SyncStats> sync_code(RemoteSession& session, const LocalScan& local,
+                            const SyncTarget& target,
+                            const std::function<void(const SyncStats&)>& progress);
+
 }  // namespace burst

@@ -1,8 +1,9 @@
 #include "sync/sync_manifest.h"
 
 #include <algorithm>
-#include <set>
-#include <sstream>
+#include <charconv>
+#include <string_view>
+#include <unordered_map>
 
 namespace burst {
 namespace {
@@ -31,47 +32,75 @@ bool ancestors_are_dirs(const std::string& path, const std::map<std::string, Rem
 
 }  // namespace
 
+// The manifest of an unchanged tree is formatted and parsed on every sync (5,000 files: about
+// 0.6 MB), so both avoid iostreams: plain appends and std::from_chars.
 std::string format_manifest(const std::vector<ManifestEntry>& entries) {
   std::vector<const ManifestEntry*> sorted;
-  for (const auto& e : entries) sorted.push_back(&e);
+  sorted.reserve(entries.size());
+  size_t bytes = 32;
+  for (const auto& e : entries) {
+    sorted.push_back(&e);
+    bytes += e.path.size() + e.sha256.size() + 48;
+  }
   std::sort(sorted.begin(), sorted.end(),
             [](const ManifestEntry* a, const ManifestEntry* b) { return a->path < b->path; });
-  std::ostringstream o;
-  o << "burst-manifest 1\n";
+  std::string o;
+  o.reserve(bytes);
+  o += "burst-manifest 1\n";
+  char num[24];
+  auto number = [&](auto v, int base) {
+    o.append(num, std::to_chars(num, num + sizeof num, v, base).ptr);
+    o += '\t';
+  };
   for (const auto* e : sorted) {
-    o << e->type << '\t' << std::oct << e->mode << std::dec << '\t' << e->size << '\t' << e->mtime
-      << '\t' << (e->sha256.empty() ? "-" : e->sha256) << '\t' << e->path << '\n';
+    o += e->type;
+    o += '\t';
+    number(e->mode, 8);
+    number(e->size, 10);
+    number(e->mtime, 10);
+    o += e->sha256.empty() ? "-" : e->sha256;
+    o += '\t';
+    o += e->path;
+    o += '\n';
   }
-  return o.str();
+  return o;
 }
+
+namespace {
+
+template <typename T>
+bool parse_number(std::string_view s, T* out, int base = 10) {
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out, base);
+  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+}
+
+}  // namespace
 
 Manifest parse_manifest(const std::string& text) {
   Manifest out;
-  std::istringstream in(text);
-  std::string line;
-  if (!std::getline(in, line) || line != "burst-manifest 1") return out;
-  while (std::getline(in, line)) {
+  const std::string_view all(text);
+  size_t pos = all.find('\n');
+  if (all.substr(0, pos) != "burst-manifest 1") return out;
+  while (pos != std::string_view::npos && pos + 1 < all.size()) {
+    const size_t start = pos + 1;
+    pos = all.find('\n', start);
+    std::string_view line = all.substr(start, pos == std::string_view::npos ? pos : pos - start);
+    std::string_view parts[5];
+    for (auto& part : parts) {
+      size_t tab = line.find('\t');
+      if (tab == std::string_view::npos) return {};
+      part = line.substr(0, tab);
+      line.remove_prefix(tab + 1);
+    }
     ManifestEntry e;
-    std::vector<std::string> parts;
-    size_t start = 0;
-    for (int i = 0; i < 5; ++i) {
-      size_t tab = line.find('\t', start);
-      if (tab == std::string::npos) return {};
-      parts.push_back(line.substr(start, tab - start));
-      start = tab + 1;
-    }
-    e.path = line.substr(start);
-    if (parts[0].size() != 1 || e.path.empty()) return {};
-    try {
-      e.type = parts[0][0];
-      e.mode = static_cast<uint32_t>(std::stoul(parts[1], nullptr, 8));
-      e.size = std::stoull(parts[2]);
-      e.mtime = std::stoll(parts[3]);
-    } catch (...) {
+    if (parts[0].size() != 1 || line.empty() || !parse_number(parts[1], &e.mode, 8) ||
+        !parse_number(parts[2], &e.size) || !parse_number(parts[3], &e.mtime))
       return {};
-    }
+    e.type = parts[0][0];
     e.sha256 = parts[4];
-    out[e.path] = e;
+    e.path = line;
+    std::string key = e.path;
+    out.emplace_hint(out.end(), std::move(key), std::move(e));  // written sorted by path
   }
   return out;
 }
@@ -106,13 +135,22 @@ Result<SyncPlan> plan_sync(const ScanResult& scan, const Manifest& manifest,
                            const std::map<std::string, RemoteStat>& remote,
                            const std::function<Result<std::string>(const LocalFile&)>& hash) {
   SyncPlan plan;
-  std::set<std::string> local_dirs(scan.dirs.begin(), scan.dirs.end());
-  std::map<std::string, char> local_types;
+  plan.known_hash.resize(scan.files.size());
+  // Entries that the new manifest will list exactly as the old one does.
+  size_t same_entries = 0;
+  std::unordered_map<std::string_view, char> local_types;
+  local_types.reserve(scan.dirs.size() + scan.files.size());
   for (size_t i = 0; i < scan.dirs.size(); ++i) {
     local_types[scan.dirs[i]] = 'd';
     auto m = manifest.find(scan.dirs[i]);
-    if (m == manifest.end() || m->second.type != 'd' || !still_there(m->second, remote))
+    if (m == manifest.end() || m->second.type != 'd' || !still_there(m->second, remote)) {
       plan.send_dirs.push_back(i);
+      continue;
+    }
+    const uint32_t mode = scan.dir_modes.size() > i ? scan.dir_modes[i] : 0755u;
+    if (m->second.mode == mode && m->second.size == 0 && m->second.mtime == 0 &&
+        m->second.sha256 == "-")
+      ++same_entries;
   }
   for (size_t i = 0; i < scan.files.size(); ++i) {
     const LocalFile& f = scan.files[i];
@@ -123,18 +161,21 @@ Result<SyncPlan> plan_sync(const ScanResult& scan, const Manifest& manifest,
         m != manifest.end() && m->second.type == type && still_there(m->second, remote);
     if (valid && type == 'l') {
       if (m->second.sha256 == f.link_hash) {
-        plan.known_hash[f.rel] = f.link_hash;
+        plan.known_hash[i] = f.link_hash;
+        if (m->second.mode == 0777 && m->second.size == f.size && m->second.mtime == 0)
+          ++same_entries;
         continue;
       }
     } else if (valid && m->second.size == f.size) {
       if (m->second.mtime == f.mtime && m->second.mode == f.mode) {
-        plan.known_hash[f.rel] = m->second.sha256;
+        plan.known_hash[i] = m->second.sha256;
+        ++same_entries;
         continue;
       }
       auto h = hash(f);
       if (!h.ok()) return h.error();
       if (*h == m->second.sha256) {
-        plan.known_hash[f.rel] = *h;
+        plan.known_hash[i] = *h;
         plan.touch.push_back(i);
         continue;
       }
@@ -142,6 +183,9 @@ Result<SyncPlan> plan_sync(const ScanResult& scan, const Manifest& manifest,
     plan.send.push_back(i);
     plan.send_bytes += type == 'f' ? f.size : 0;
   }
+  // Every local entry matched its own manifest entry, and there are no others.
+  plan.manifest_current =
+      same_entries == scan.dirs.size() + scan.files.size() && manifest.size() == same_entries;
   // Remove what burst wrote before and the scan no longer has (or has as another type). Paths
   // the job created are not in the manifest and are left alone.
   std::vector<std::string> dirs;

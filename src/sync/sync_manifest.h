@@ -45,8 +45,12 @@ struct SyncPlan {
   std::vector<size_t> touch;        // same content, only mode or mtime to set
   std::vector<size_t> send_dirs;    // indexes into scan.dirs: new directories
   std::vector<std::string> remove;  // files and links first, then directories deepest first
-  std::map<std::string, std::string> known_hash;  // rel -> sha256, for files not sent
+  // Parallel to scan.files: the SHA-256 burst knows the pod has, for files not sent; else "".
+  std::vector<std::string> known_hash;
   uint64_t send_bytes = 0;
+  // The old manifest already lists exactly the local tree (same entries, modes, sizes, mtimes,
+  // hashes): with nothing to send, remove or touch, it need not be written again.
+  bool manifest_current = false;
 };
 
 // `hash` computes a local file's SHA-256; it is called only for a file whose size matches the

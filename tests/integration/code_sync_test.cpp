@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <future>
 
 #include "crypto/sha256.h"
 #include "integration/loopback_pod.h"
@@ -93,6 +94,40 @@ TEST_F(CodeSyncTest, ASecondSyncOfAnUnchangedTreeSendsNothingInOneRoundTrip) {
   EXPECT_EQ(again.bytes_sent, 0);
   EXPECT_EQ(again.round_trips, 1);
   EXPECT_EQ(again.method, "none");
+}
+
+TEST_F(CodeSyncTest, AScanStillRunningWhileThePodAnswersIsWaitedForAndItsErrorReturned) {
+  for (int i = 0; i < 20; ++i) write("src/f" + std::to_string(i) + ".py", std::to_string(i));
+  CodeSpec spec;
+  spec.dir = code_;
+  const SyncTarget target{remote_, manifest_path_for(volume_, remote_)};
+  std::shared_future<Result<ScanResult>> scan =
+      std::async(std::launch::async, [&] { return scan_code_dir(spec); }).share();
+  int calls = 0;
+  auto local = [&]() -> Result<const ScanResult*> {
+    ++calls;
+    const Result<ScanResult>& r = scan.get();
+    if (!r.ok()) return r.error();
+    return &*r;
+  };
+  auto first = sync_code(*session_, local, target, {});
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(first->files_sent, 20);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(remote_text("src/f7.py"), "7");
+  auto again = sync_code(*session_, local, target, {});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->bytes_sent, 0);
+  EXPECT_EQ(again->round_trips, 1);
+
+  auto failing = [](void) -> Result<const ScanResult*> {
+    return make_error(ErrorCode::kInvalid, "code.dir: file name contains a newline");
+  };
+  auto failed = sync_code(*session_, failing, target, {});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().code, ErrorCode::kInvalid);
+  EXPECT_NE(failed.error().message.find("newline"), std::string::npos) << failed.error().message;
+  EXPECT_EQ(remote_text("src/f7.py"), "7") << "nothing removed on the pod";
 }
 
 TEST_F(CodeSyncTest, OnlyChangedFilesAreSentAndATouchedFileOnlyGetsItsMtime) {

@@ -121,5 +121,50 @@ TEST(SyncManifest, PlanSendsOnlyWhatChangedAndRemovesOnlyInsideRealDirs) {
   EXPECT_EQ(hashed, 0) << "size and mtime match: no hashing";
 }
 
+TEST(SyncManifest, AnUnchangedTreeNeedsNoNewManifestButAModeChangeOrAStaleEntryDoes) {
+  ScanResult scan;
+  scan.dirs = {"src"};
+  scan.dir_modes = {0755};
+  scan.files = {{"src/a.py", "/l/src/a.py", 3, 0644, 100, "", ""}};
+  Manifest m;
+  m["src"] = {'d', 0755, 0, 0, "-", "src"};
+  m["src/a.py"] = {'f', 0644, 3, 100, "h1", "src/a.py"};
+  std::map<std::string, RemoteStat> remote = {{"src", {'d', 0755, 0, 0}},
+                                              {"src/a.py", {'f', 0644, 3, 100}}};
+  auto no_hash = [](const LocalFile&) -> Result<std::string> { return std::string("h1"); };
+  auto plan = plan_sync(scan, m, remote, no_hash);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->manifest_current);
+  EXPECT_EQ(plan->known_hash, std::vector<std::string>{"h1"});
+
+  scan.dir_modes = {0700};  // only the directory's mode differs: the manifest must be rewritten
+  plan = plan_sync(scan, m, remote, no_hash);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->send.empty());
+  EXPECT_FALSE(plan->manifest_current);
+
+  scan.dir_modes = {0755};
+  m["src/gone.py"] = {'f', 0644, 1, 100, "h2", "src/gone.py"};  // gone here and on the pod
+  plan = plan_sync(scan, m, remote, no_hash);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->remove.empty());
+  EXPECT_FALSE(plan->manifest_current) << "the stale entry must leave the manifest";
+}
+
+TEST(SyncManifest, ParsesWhatItFormatsForAThousandFilesInOrder) {
+  std::vector<ManifestEntry> in;
+  for (int i = 999; i >= 0; --i)
+    in.push_back(
+        {'f', 0600, static_cast<uint64_t>(i), -1, std::string(64, 'c'), "d/" + std::to_string(i)});
+  const std::string text = format_manifest(in);
+  Manifest m = parse_manifest(text);
+  ASSERT_EQ(m.size(), 1000u);
+  EXPECT_EQ(m["d/7"].size, 7u);
+  EXPECT_EQ(m["d/7"].mtime, -1) << "a file that shrank while sent is marked -1";
+  EXPECT_EQ(m.begin()->first, "d/0");
+  EXPECT_TRUE(parse_manifest(text.substr(0, text.size() - 70) + "x\n").empty())
+      << "a damaged line: the whole manifest is distrusted";
+}
+
 }  // namespace
 }  // namespace burst
