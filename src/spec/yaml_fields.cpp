@@ -1,10 +1,10 @@
 #include "spec/yaml_fields.h"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <charconv>
 #include <sstream>
-
-#include <yaml-cpp/eventhandler.h>
 
 #include "spec/duration.h"
 #include "spec/spec_checks.h"
