@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -22,7 +23,8 @@ class FakeJobLauncher : public daemon::JobLauncher {
  public:
   explicit FakeJobLauncher(Store& store) : store_(store) {}
 
-  bool block = false;
+  // Set by the test while job threads read it (atomic: TSan saw the plain bool race).
+  std::atomic<bool> block{false};
 
   JobResult run(const std::string& id, const PipelineSpec& spec,
                 const std::function<int()>& interrupts) override {
