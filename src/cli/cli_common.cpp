@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "util/terminal_text.h"
+
 namespace burst {
 
 std::atomic<int> g_interrupts{0};
@@ -21,25 +23,27 @@ void on_signal(int) {
   (void)!write(2, msg, std::strlen(msg));
 }
 
+// Every text is passed through terminal_safe (util/terminal_text.h) as it is written: what a pod
+// said reaches the terminal with its colours but without its other escape sequences.
 class TerminalConsole : public Console {
  public:
   explicit TerminalConsole(bool quiet) : quiet_(quiet), tty_(isatty(2)) {}
 
   void line(const std::string& text) override {
     clear_progress();
-    if (!quiet_) std::cout << text << std::endl;
+    if (!quiet_) std::cout << terminal_safe(text) << std::endl;
   }
   void remote_out(const std::string& l) override {
     clear_progress();
-    if (!quiet_) std::cout << "  | " << l << std::endl;
+    if (!quiet_) std::cout << "  | " << terminal_safe(l) << std::endl;
   }
   void remote_err(const std::string& l) override {
     clear_progress();
-    if (!quiet_) std::cerr << "  ! " << l << std::endl;
+    if (!quiet_) std::cerr << "  ! " << terminal_safe(l) << std::endl;
   }
   void progress(const std::string& text) override {
     if (!tty_ || quiet_) return;
-    std::cerr << "\r\033[K" << text << std::flush;
+    std::cerr << "\r\033[K" << terminal_safe(text) << std::flush;
     progress_shown_ = true;
   }
   bool confirm(const std::string& question) override {
@@ -74,7 +78,7 @@ void install_signal_handlers() {
 }
 
 int fail(int code, const std::string& message) {
-  std::cerr << "burst: " << message << std::endl;
+  std::cerr << "burst: " << terminal_safe(message) << std::endl;
   return code;
 }
 

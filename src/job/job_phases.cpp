@@ -10,6 +10,7 @@
 #include "sync/transfer_progress.h"
 #include "util/fault_point.h"
 #include "util/retry.h"
+#include "util/terminal_text.h"
 
 namespace burst {
 namespace fs = std::filesystem;
@@ -38,17 +39,17 @@ JobPhases::JobPhases(JobDeps& deps, JobInput& input, Redactor& redact)
 }
 
 void JobPhases::say(const std::string& text) {
-  std::string clean = redact_(text);
+  std::string clean = terminal_safe(redact_(text));  // errors may quote what a pod said
   d_.console.line(clean);
   log_ << format_utc(d_.clock.now()) << " " << clean << "\n" << std::flush;
 }
 
 void JobPhases::fail(const std::string& why) {
-  if (error_.empty()) error_ = redact_(why);
+  if (error_.empty()) error_ = terminal_safe(redact_(why));
 }
 
 Outcome JobPhases::failed(const Error& e, const std::string& what, std::string* detail) {
-  *detail = redact_(what + ": " + e.message);
+  *detail = terminal_safe(redact_(what + ": " + e.message));
   fail(*detail);
   say("error: " + *detail);
   if (e.code == ErrorCode::kInterrupted) return Outcome::kInterrupted;
@@ -57,7 +58,7 @@ Outcome JobPhases::failed(const Error& e, const std::string& what, std::string* 
 }
 
 void JobPhases::remote_line(bool is_err, const std::string& line) {
-  std::string clean = redact_(line);
+  std::string clean = terminal_safe(redact_(line));  // no pod's escape sequence reaches a terminal
   if (is_err)
     d_.console.remote_err(clean);
   else

@@ -1,39 +1,64 @@
 #include "job/remote_steps.h"
 
+#include <algorithm>
+
+#include "job/step_answers.h"
 #include "util/shell.h"
 
 namespace burst {
 
-void LineSplitter::feed(const char* data, size_t len) {
-  for (size_t i = 0; i < len; ++i) {
-    ++fed_;
-    if (data[i] == '\n') {
-      complete_ = fed_;
-      emit_(partial_);
-      partial_.clear();
-    } else if (data[i] != '\r') {
-      partial_ += data[i];
-    }
+namespace {
+
+// run_capture for a short answer: stdout is kept up to `limit` bytes (stderr up to 4 KiB, for the
+// error message); a pod that sends more is stopped and refused, never buffered. A non-zero exit
+// is kRemoteFailed with stderr, as run_capture's.
+Result<std::string> capture_small(RemoteSession& session, const std::string& command,
+                                  size_t limit = kMaxAnswer) {
+  constexpr size_t kMaxErr = 4096;
+  std::string out, err;
+  bool over = false;
+  OutputSink sink{[&](const char* d, size_t n) {
+                    if (out.size() + n > limit)
+                      over = true;
+                    else
+                      out.append(d, n);
+                  },
+                  [&](const char* d, size_t n) {
+                    err.append(d, std::min(n, kMaxErr - std::min(kMaxErr, err.size())));
+                  }};
+  auto status = session.exec(command, sink, [&] { return over; });
+  if (over)
+    return make_error(ErrorCode::kRemoteFailed,
+                      "the pod's answer is longer than " + std::to_string(limit) + " bytes");
+  if (!status.ok()) return status.error();
+  if (*status != 0) {
+    while (!err.empty() && err.back() == '\n') err.pop_back();
+    return make_error(ErrorCode::kRemoteFailed,
+                      "command exited " + std::to_string(*status) + ": " + err);
   }
+  return out;
 }
 
-void LineSplitter::flush() {
-  if (!partial_.empty()) emit_(partial_);
-  partial_.clear();
-}
+// capture_small behind run_capture's name.
+struct BoundedCapture {
+  RemoteSession& pod;
+  Result<std::string> run_capture(const std::string& command) {
+    return capture_small(pod, command);
+  }
+};
 
-Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path) {
+}  // namespace
+
+Result<PodPaths> probe_pod(RemoteSession& pod, const std::string& mount_path) {
+  BoundedCapture session{pod};
   auto out = session.run_capture("v=\"${BURST_VOLUME:-" + mount_path +
                                  "}\"; d=\"${BURST_POD_DIR:-$HOME/.burst-pod}\"; "
                                  "mkdir -p \"$d\" && chmod 700 \"$d\" && mkdir -p \"$v\" && printf "
                                  "'%s\\n%s\\n' \"$v\" \"$d\"");
   if (!out.ok()) return with_context(out.error(), "probe pod");
-  size_t nl = out->find('\n');
-  PodPaths p{out->substr(0, nl), nl == std::string::npos ? "" : out->substr(nl + 1)};
-  while (!p.pod_dir.empty() && p.pod_dir.back() == '\n') p.pod_dir.pop_back();
-  if (p.volume.empty() || p.pod_dir.empty())
-    return make_error(ErrorCode::kInternal, "probe pod: unexpected answer");
-  return p;
+  auto answer = parse_probe_answer(*out);
+  if (!answer.ok()) return answer.error();
+  return PodPaths{answer->volume, answer->pod_dir};
 }
 
 Status install_env(RemoteSession& session, const PodPaths& paths,
@@ -91,22 +116,35 @@ std::string follow_loop(StepOffsets from) {
          "sleep 0.2; done";
 }
 
-// Drops a channel's bytes up to and including the sentinel, then passes the rest on.
+// Drops a channel's bytes up to and including the sentinel, then passes the rest on. Keeps at
+// most the sentinel's length of what came before it, so noise of any size costs no memory and
+// each byte is looked at a bounded number of times.
 class AfterSentinel {
  public:
   explicit AfterSentinel(LineSplitter& lines) : lines_(lines) {}
   void feed(const char* d, size_t n) {
     if (seen_) return lines_.feed(d, n);
-    head_.append(d, n);
-    const size_t at = head_.find(kSentinel);
-    if (at == std::string::npos) return;
-    seen_ = true;
-    const std::string rest = head_.substr(at + sizeof kSentinel - 1);
-    head_.clear();
-    lines_.feed(rest.data(), rest.size());
+    constexpr size_t kLen = sizeof kSentinel - 1;
+    while (n > 0) {
+      const size_t take = std::min(n, kChunk);
+      head_.append(d, take);
+      d += take;
+      n -= take;
+      const size_t at = head_.find(kSentinel);
+      if (at != std::string::npos) {
+        seen_ = true;
+        const std::string rest = head_.substr(at + kLen);
+        head_.clear();
+        head_.shrink_to_fit();
+        lines_.feed(rest.data(), rest.size());
+        return lines_.feed(d, n);
+      }
+      if (head_.size() >= kLen) head_.erase(0, head_.size() - (kLen - 1));
+    }
   }
 
  private:
+  static constexpr size_t kChunk = 64 * 1024;
   LineSplitter& lines_;
   std::string head_;
   bool seen_ = false;
@@ -147,22 +185,27 @@ Result<int> follow(RemoteSession& session, const PodPaths& paths, const std::str
   on_offsets(StepOffsets{from.out + out.complete_bytes(), from.err + err.complete_bytes()});
   if (*status != 255) return status;
   // 255: the step's own status, or a supervisor that died without writing one.
-  auto written = session.run_capture("cat " + shell_quote(paths.pod_dir + "/" + step + ".status"));
+  auto written =
+      capture_small(session, "cat " + shell_quote(paths.pod_dir + "/" + step + ".status"));
   if (!written.ok())
     return make_error(ErrorCode::kRemoteFailed,
                       "the " + step + " step's supervisor stopped without an exit status");
-  return 255;
+  auto code = parse_step_status(*written);
+  if (!code.ok()) return with_context(code.error(), "the " + step + " step");
+  return *code;
 }
 
 }  // namespace
 
 Status check_step_files(RemoteSession& session, const PodPaths& paths, const std::string& step) {
   const std::string b = step_base(paths, step);
-  auto out = session.run_capture("b=" + b +
-                                 "; if [ -s \"$b.pid\" ] && [ -f \"$b.out\" ] && [ -f \"$b.err\" "
-                                 "]; then echo yes; else echo no; fi");
+  auto out = capture_small(session, "b=" + b +
+                                        "; if [ -s \"$b.pid\" ] && [ -f \"$b.out\" ] && [ -f "
+                                        "\"$b.err\" ]; then echo yes; else echo no; fi");
   if (!out.ok()) return out.error();
-  if (out->find("yes") == std::string::npos)
+  auto yes = parse_yes_no(*out);
+  if (!yes.ok()) return with_context(yes.error(), "check the " + step + " step's files");
+  if (!*yes)
     return make_error(ErrorCode::kNotFound,
                       "the " + step + " step's supervisor files are not on the pod");
   return Status::Ok();
@@ -189,11 +232,11 @@ Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::s
 
 void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step) {
   const std::string pid_file = shell_quote(paths.pod_dir + "/" + step + ".pid");
-  (void)session.run_capture(
-      "p=$(cat " + pid_file +
-      " 2>/dev/null) && [ -n \"$p\" ] && "
-      "{ kill -TERM -- -$p 2>/dev/null || kill -TERM $p 2>/dev/null; sleep 1; "
-      "kill -KILL -- -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; true");
+  (void)capture_small(  // its answer is ignored, and read no further than kMaxAnswer
+      session, "p=$(cat " + pid_file +
+                   " 2>/dev/null) && [ -n \"$p\" ] && "
+                   "{ kill -TERM -- -$p 2>/dev/null || kill -TERM $p 2>/dev/null; sleep 1; "
+                   "kill -KILL -- -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; true");
 }
 
 }  // namespace burst

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "burst/remote.h"
+#include "job/line_splitter.h"
 
 namespace burst {
 
@@ -24,7 +25,8 @@ struct PodPaths {
 };
 
 // Asks the pod where its volume and private dir are. Providers that do not set BURST_VOLUME get
-// `mount_path`; BURST_POD_DIR defaults to $HOME/.burst-pod.
+// `mount_path`; BURST_POD_DIR defaults to $HOME/.burst-pod. The answer is read up to kMaxAnswer
+// bytes (job/step_answers.h) and must be two absolute paths.
 Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path);
 
 // Writes <pod_dir>/env.sh (mode 0600) exporting every variable.
@@ -51,8 +53,9 @@ Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::s
 // writes the exit status, and returns it (reattach). Output arrives line by line on
 // `on_line(is_stderr, line)`; after each batch of complete lines `on_offsets` gets the offsets
 // just past them, so a follower that restarts from there neither loses nor repeats a line.
-// `should_stop` -> kInterrupted (the step keeps running; see stop_step). A supervisor that died
-// without a status (killed) is kRemoteFailed.
+// Lines are bounded and "\r" ends one (job/line_splitter.h). `should_stop` -> kInterrupted (the
+// step keeps running; see stop_step). A supervisor that died without a status (killed), or a
+// status file that is not a number 0..255, is kRemoteFailed.
 Result<int> follow_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
                         StepOffsets from,
                         const std::function<void(bool, const std::string&)>& on_line,
@@ -66,20 +69,5 @@ Status check_step_files(RemoteSession& session, const PodPaths& paths, const std
 // Sends SIGTERM, then SIGKILL, to the step's process group. Best effort: the pod's deletion is
 // what guarantees nothing keeps running.
 void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step);
-
-// Splits a byte stream into lines.
-class LineSplitter {
- public:
-  explicit LineSplitter(std::function<void(const std::string&)> emit) : emit_(std::move(emit)) {}
-  void feed(const char* data, size_t len);
-  void flush();
-  // Bytes fed up to and including the last newline.
-  uint64_t complete_bytes() const { return complete_; }
-
- private:
-  std::function<void(const std::string&)> emit_;
-  std::string partial_;
-  uint64_t fed_ = 0, complete_ = 0;
-};
 
 }  // namespace burst

@@ -95,7 +95,8 @@ struct Walker {
       if (!S_ISREG(sb.st_mode)) continue;  // sockets, fifos, devices
       out.files.push_back({rel, e.path().string(), static_cast<uint64_t>(sb.st_size),
                            static_cast<uint32_t>(sb.st_mode & 07777),
-                           static_cast<int64_t>(sb.st_mtime), "", ""});
+                           static_cast<int64_t>(sb.st_mtime), "", "",
+                           static_cast<uint64_t>(sb.st_dev), static_cast<uint64_t>(sb.st_ino)});
       out.bytes += static_cast<uint64_t>(sb.st_size);
     }
     return Status::Ok();

@@ -1,6 +1,7 @@
 #include "sync/code_sync.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,27 +58,22 @@ std::string sync_command(const SyncTarget& t, const std::string& manifest_tmp) {
          tmp + " " + m;
 }
 
-// Reads the first part of sync_command's answer, up to its "END\0" record.
-Result<std::string> read_probe(RemoteStream& in) {
-  std::string text;
+// Reads the first part of sync_command's answer, up to its "END\0" record (bounded and linear:
+// ProbeReplyReader, sync_manifest.h). *refused: the answer broke a limit, so the rest of it is
+// not worth reading (it may never end).
+Result<ProbeReply> read_probe(RemoteStream& in, bool* refused) {
+  ProbeReplyReader reader;
   std::vector<char> buf(64 * 1024);
-  size_t scan = std::string::npos;  // start of the next stat record, once the manifest has ended
   while (true) {
     auto n = in.read(buf.data(), buf.size());
     if (!n.ok()) return n.error();
     if (*n == 0) return make_error(ErrorCode::kRemoteFailed, "the pod's answer ended early");
-    text.append(buf.data(), *n);
-    if (scan == std::string::npos) {
-      size_t nul = text.find('\0');
-      if (nul == std::string::npos) continue;
-      scan = nul + 1;
+    auto done = reader.feed(buf.data(), *n);
+    if (!done.ok()) {
+      *refused = true;
+      return done.error();
     }
-    for (size_t end; (end = text.find('\0', scan)) != std::string::npos; scan = end + 1) {
-      if (text.compare(scan, end - scan, "END") == 0) {
-        text.resize(scan);
-        return text;
-      }
-    }
+    if (*done) return reader.reply();
   }
 }
 
@@ -87,11 +83,50 @@ std::string octal(uint32_t mode) {
   return buf;
 }
 
+// Opens a code file for sending, refusing anything but the regular file the scan saw: O_NOFOLLOW
+// refuses a symlink put in its place (its target is never read), and fstat the identity check
+// catches another file renamed over it (or a symlinked parent directory).
+Result<int> open_scanned(const LocalFile& f) {
+  const std::string changed = "code.dir: " + f.abs + " was replaced after the scan";
+  int fd = ::open(f.abs.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0 && errno == ELOOP)
+    return make_error(ErrorCode::kInvalid, changed + " (it is now a symlink); not sent");
+  if (fd < 0) return make_error(ErrorCode::kInvalid, f.abs + ": " + std::strerror(errno));
+  struct stat sb {};
+  if (::fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+      (f.ino != 0 &&
+       (static_cast<uint64_t>(sb.st_dev) != f.dev || static_cast<uint64_t>(sb.st_ino) != f.ino))) {
+    ::close(fd);
+    return make_error(ErrorCode::kInvalid,
+                      changed + " (it is no longer the regular file scanned); not sent");
+  }
+  return fd;
+}
+
+// The SHA-256 of a scanned file's first f.size bytes, read through open_scanned.
+Result<std::string> hash_scanned(const LocalFile& f) {
+  auto fd = open_scanned(f);
+  if (!fd.ok()) return fd.error();
+  Sha256 h;
+  std::vector<char> buf(256 * 1024);
+  uint64_t left = f.size;
+  while (left > 0) {
+    ssize_t n = ::read(*fd, buf.data(), static_cast<size_t>(std::min<uint64_t>(left, buf.size())));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    h.update(buf.data(), static_cast<size_t>(n));
+    left -= static_cast<uint64_t>(n);
+  }
+  ::close(*fd);
+  return h.hex_digest();
+}
+
 // Sends one local file's bytes into the tar stream, hashing what it sends.
 Result<std::string> stream_file(TarWriter& tar, const LocalFile& f,
                                 const std::function<void(uint64_t)>& sent, bool* short_read) {
-  int fd = ::open(f.abs.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(ErrorCode::kInvalid, f.abs + ": " + std::strerror(errno));
+  auto fd_or = open_scanned(f);
+  if (!fd_or.ok()) return fd_or.error();
+  const int fd = *fd_or;
   Sha256 h;
   std::vector<char> buf(256 * 1024);
   uint64_t left = f.size;
@@ -179,18 +214,17 @@ Result<SyncStats> sync_code(RemoteSession& session, const LocalScan& local,
     return make_error(ErrorCode::kRemoteFailed,
                       "sync: " + what + " on the pod exited " + std::to_string(*rc) + ": " + err);
   };
-  auto probe = read_probe(out);
+  bool refused = false;
+  auto probe = read_probe(out, &refused);
   stats.round_trips++;
+  if (!probe.ok() && refused) return with_context(probe.error(), "sync");  // closes the channel
   if (!probe.ok()) {
     Status st = finish("reading the manifest");
     return with_context(st.ok() ? probe.error() : st.error(), "sync: read the manifest");
   }
-  const bool has_tar = probe->rfind("T1\n", 0) == 0;
-  const size_t body = probe->find('\n') + 1;
-  const size_t nul = probe->find('\0', body);
-  const std::string old_text = nul == std::string::npos ? "" : probe->substr(body, nul - body);
-  const Manifest manifest = parse_manifest(old_text);
-  const auto remote = parse_remote_stats(nul == std::string::npos ? "" : probe->substr(nul + 1));
+  const bool has_tar = probe->has_tar;
+  const Manifest& manifest = probe->manifest;
+  const auto& remote = probe->remote;
 
   auto scanned = local();
   if (!scanned.ok()) {
@@ -200,9 +234,7 @@ Result<SyncStats> sync_code(RemoteSession& session, const LocalScan& local,
   }
   const ScanResult& scan = **scanned;
   stats.files_total = static_cast<int64_t>(scan.files.size());
-  auto plan = plan_sync(scan, manifest, remote, [](const LocalFile& f) {
-    return sha256_file(f.abs, static_cast<long long>(f.size));
-  });
+  auto plan = plan_sync(scan, manifest, remote, hash_scanned);
   if (!plan.ok()) {
     (void)out.close_stdin();
     (void)finish("sync");

@@ -25,6 +25,9 @@ struct LocalFile {
   int64_t mtime = 0;
   std::string link_target;  // non-empty for a symlink, copied as a link
   std::string link_hash;    // SHA-256 of link_target
+  // A regular file's identity when scanned: at send time the file opened (O_NOFOLLOW) must be
+  // this same regular file, so one swapped for a symlink or another file is refused, not sent.
+  uint64_t dev = 0, ino = 0;
 };
 
 struct ScanResult {

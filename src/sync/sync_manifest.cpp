@@ -76,7 +76,7 @@ bool parse_number(std::string_view s, T* out, int base = 10) {
 
 }  // namespace
 
-Manifest parse_manifest(const std::string& text) {
+Manifest parse_manifest(std::string_view text) {
   Manifest out;
   const std::string_view all(text);
   size_t pos = all.find('\n');
@@ -105,30 +105,86 @@ Manifest parse_manifest(const std::string& text) {
   return out;
 }
 
-std::map<std::string, RemoteStat> parse_remote_stats(const std::string& records) {
+std::map<std::string, RemoteStat> parse_remote_stats(std::string_view records) {
   std::map<std::string, RemoteStat> out;
   size_t pos = 0;
   while (pos < records.size()) {
     size_t end = records.find('\0', pos);
-    if (end == std::string::npos) break;
-    std::string rec = records.substr(pos, end - pos);
+    if (end == std::string_view::npos) break;
+    std::string_view rec = records.substr(pos, end - pos);
     pos = end + 1;
-    size_t t1 = rec.find('\t'), t2 = rec.find('\t', t1 + 1), t3 = rec.find('\t', t2 + 1);
-    if (t1 == std::string::npos || t2 == std::string::npos || t3 == std::string::npos) continue;
-    RemoteStat s;
-    try {
-      unsigned long raw = std::stoul(rec.substr(0, t1), nullptr, 16);
-      unsigned long kind = raw & 0170000;
-      s.type = kind == 0100000 ? 'f' : kind == 0040000 ? 'd' : kind == 0120000 ? 'l' : '?';
-      s.mode = static_cast<uint32_t>(raw & 07777);
-      s.size = std::stoull(rec.substr(t1 + 1, t2 - t1 - 1));
-      s.mtime = std::stoll(rec.substr(t2 + 1, t3 - t2 - 1));
-    } catch (...) {
-      continue;
+    std::string_view parts[3];
+    bool whole = true;
+    for (auto& part : parts) {
+      const size_t tab = rec.find('\t');
+      if (tab == std::string_view::npos) {
+        whole = false;
+        break;
+      }
+      part = rec.substr(0, tab);
+      rec.remove_prefix(tab + 1);
     }
-    out[rec.substr(t3 + 1)] = s;
+    uint32_t raw = 0;
+    RemoteStat s;
+    if (!whole || !parse_number(parts[0], &raw, 16) || !parse_number(parts[1], &s.size) ||
+        !parse_number(parts[2], &s.mtime))
+      continue;
+    const uint32_t kind = raw & 0170000;
+    s.type = kind == 0100000 ? 'f' : kind == 0040000 ? 'd' : kind == 0120000 ? 'l' : '?';
+    s.mode = raw & 07777;
+    out[std::string(rec)] = s;
   }
   return out;
+}
+
+Result<bool> ProbeReplyReader::feed(const char* data, size_t len) {
+  if (done_) return true;
+  if (len > max_reply_ - std::min(max_reply_, text_.size()))
+    return make_error(ErrorCode::kRemoteFailed, "the pod's manifest answer is longer than " +
+                                                    std::to_string(max_reply_) + " bytes");
+  text_.append(data, len);
+  for (size_t nul; (nul = text_.find('\0', searched_)) != std::string::npos;) {
+    searched_ = nul + 1;
+    if (record_ == std::string::npos) {  // the manifest's end
+      record_ = searched_;
+      continue;
+    }
+    if (nul - record_ > kMaxRecord) break;
+    if (text_.compare(record_, nul - record_, "END") == 0) {
+      text_.resize(record_);
+      done_ = true;
+      return true;
+    }
+    record_ = searched_;
+  }
+  searched_ = text_.size();
+  if (record_ != std::string::npos && text_.size() - record_ > kMaxRecord)
+    return make_error(ErrorCode::kRemoteFailed,
+                      "the pod's manifest answer has a stat record longer "
+                      "than " +
+                          std::to_string(kMaxRecord) + " bytes");
+  return false;
+}
+
+ProbeReply ProbeReplyReader::reply() const {
+  ProbeReply r;
+  const std::string_view all(text_);
+  r.has_tar = all.substr(0, 3) == "T1\n";
+  const size_t nl = all.find('\n');
+  const size_t body = nl == std::string_view::npos ? all.size() : nl + 1;
+  const size_t nul = all.find('\0', body);
+  if (nul == std::string_view::npos) return r;
+  r.manifest = parse_manifest(all.substr(body, nul - body));
+  r.remote = parse_remote_stats(all.substr(nul + 1));
+  return r;
+}
+
+Result<ProbeReply> parse_probe_reply(std::string_view text) {
+  ProbeReplyReader reader;
+  auto done = reader.feed(text.data(), text.size());
+  if (!done.ok()) return done.error();
+  if (!*done) return make_error(ErrorCode::kRemoteFailed, "the pod's answer ended early");
+  return reader.reply();
 }
 
 Result<SyncPlan> plan_sync(const ScanResult& scan, const Manifest& manifest,

@@ -11,6 +11,7 @@
 
 #include "crypto/sha256.h"
 #include "integration/loopback_pod.h"
+#include "sync/sync_manifest.h"
 
 namespace burst {
 namespace {
@@ -197,6 +198,66 @@ TEST_F(CodeSyncTest, ANewlineInANameIsRefusedNamingTheFile) {
   EXPECT_EQ(scan.error().code, ErrorCode::kInvalid);
   EXPECT_NE(scan.error().message.find("newline"), std::string::npos) << scan.error().message;
   EXPECT_NE(scan.error().message.find("bad\\nname.py"), std::string::npos) << scan.error().message;
+}
+
+// A code file swapped between the scan and the send (a symlink to the user's SSH key, or another
+// file renamed over it) is refused, naming the file: the link's target never reaches the pod.
+TEST_F(CodeSyncTest, AFileSwappedAfterTheScanIsRefusedNotItsReplacementSent) {
+  const std::string secret = dir_ + "/id_secret";
+  std::ofstream(secret) << "PRIVATE KEY MATERIAL";
+  write("train.py", "print(1)");
+  write("other.py", "print(2)");
+  CodeSpec spec;
+  spec.dir = code_;
+  auto scan = scan_code_dir(spec);
+  ASSERT_TRUE(scan.ok()) << scan.error().message;
+  const SyncTarget target{remote_, manifest_path_for(volume_, remote_)};
+
+  fs::remove(fs::path(code_) / "train.py");
+  fs::create_symlink(secret, fs::path(code_) / "train.py");
+  auto linked = sync_code(*session_, *scan, target, {});
+  ASSERT_FALSE(linked.ok());
+  EXPECT_NE(linked.error().message.find(code_ + "/train.py was replaced after the scan"),
+            std::string::npos)
+      << linked.error().message;
+  EXPECT_NE(linked.error().message.find("symlink"), std::string::npos) << linked.error().message;
+  EXPECT_EQ(remote_text("train.py").find("PRIVATE"), std::string::npos);
+
+  fs::remove(fs::path(code_) / "train.py");
+  std::ofstream(code_ + "/train.py.new") << "print(1)";  // same size, another inode
+  fs::rename(code_ + "/train.py.new", code_ + "/train.py");
+  auto renamed = sync_code(*session_, *scan, target, {});
+  ASSERT_FALSE(renamed.ok());
+  EXPECT_NE(renamed.error().message.find("no longer the regular file scanned"), std::string::npos)
+      << renamed.error().message;
+
+  scan = scan_code_dir(spec);  // scanned again, the same file is sent
+  ASSERT_TRUE(scan.ok());
+  auto again = sync_code(*session_, *scan, target, {});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(remote_text("train.py"), "print(1)");
+}
+
+// The answer that lists the pod's side of a sync is read to its end marker with a limit: a pod
+// whose manifest never ends is refused, and burst does not wait for the rest.
+TEST_F(CodeSyncTest, AManifestAnswerOverTheLimitIsRefused) {
+  write("a.py", "a");
+  sync();
+  const std::string manifest = manifest_path_for(volume_, remote_);
+  {
+    std::ofstream big(manifest);
+    big << "burst-manifest 1\n";
+    const std::string line(1 << 20, 'x');
+    for (size_t i = 0; i <= ProbeReplyReader::kMaxReply / line.size(); ++i) big << line;
+  }
+  CodeSpec spec;
+  spec.dir = code_;
+  auto scan = scan_code_dir(spec);
+  ASSERT_TRUE(scan.ok());
+  auto stats = sync_code(*session_, *scan, {remote_, manifest}, {});
+  ASSERT_FALSE(stats.ok());
+  EXPECT_NE(stats.error().message.find("manifest answer is longer than"), std::string::npos)
+      << stats.error().message;
 }
 
 }  // namespace

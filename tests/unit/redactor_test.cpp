@@ -87,5 +87,48 @@ TEST(Redactor, EmptyValueIsIgnored) {
   EXPECT_EQ(r("anything"), "anything");
 }
 
+// A fake key in the PEM shape: its body lines are what a step that cats the key prints, one line
+// at a time.
+constexpr const char* kPem =
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n"
+    "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\n"
+    "NMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ\n"
+    "Zg==\n"
+    "-----END PRIVATE KEY-----\n";
+
+TEST(Redactor, AMultiLineSecretIsRedactedWholeAndLineByLine) {
+  Redactor r;
+  r.add("SSH_KEY", kPem);
+  EXPECT_EQ(r(std::string("key: ") + kPem + "done"), "key: [secret SSH_KEY]done");
+  // Step output arrives line by line: no line of the key survives on its own.
+  const std::string body = "MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu";
+  EXPECT_EQ(r(body), "[secret SSH_KEY]");
+  EXPECT_EQ(r("    " + body + "  "), "    [secret SSH_KEY]  ");  // re-indented
+  EXPECT_EQ(r("-----BEGIN PRIVATE KEY-----"), "[secret SSH_KEY]");
+  // The same key with Windows line endings is still the key.
+  std::string crlf;
+  for (const char* c = kPem; *c; ++c) crlf += *c == '\n' ? std::string("\r\n") : std::string(1, *c);
+  EXPECT_EQ(r(crlf), "[secret SSH_KEY]");
+}
+
+TEST(Redactor, AJsonCredentialsLinesAreRedactedButNotItsBraces) {
+  const std::string json =
+      "{\n"
+      "  \"type\": \"service_account\",\n"
+      "  \"private_key_id\": \"3f1c9a7be2d44c0f8a61b7e5d9c2a4f0e1b3c5d7\",\n"
+      "  \"private_key\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBg\\n-----END PRIVATE "
+      "KEY-----\\n\"\n"
+      "}\n";
+  Redactor r;
+  r.add("GCP_CREDENTIALS", json);
+  EXPECT_EQ(r(json), "[secret GCP_CREDENTIALS]");
+  EXPECT_EQ(r("  \"private_key_id\": \"3f1c9a7be2d44c0f8a61b7e5d9c2a4f0e1b3c5d7\","),
+            "  [secret GCP_CREDENTIALS]");
+  EXPECT_EQ(r("{"), "{");  // short lines of the value leave ordinary text alone
+  EXPECT_EQ(r("}"), "}");
+  EXPECT_EQ(r("if (x) {"), "if (x) {");
+}
+
 }  // namespace
 }  // namespace burst

@@ -1,0 +1,74 @@
+// Fuzzes what burst reads back from a step's supervisor on the pod (src/job/step_answers.h and
+// src/job/line_splitter.h): the status, probe and yes/no answers, and the output line splitter.
+// The first input byte picks the line limit, the second a read size; the rest is pod output.
+// Invariants: an accepted status is 0..255 and prints back as itself; an accepted probe answer is
+// two absolute paths without control characters; lines never hold a line end and never exceed the
+// limit (plus the cut marker); the reattach offset only grows, never passes what was fed and always
+// sits just after a line end; reading in pieces gives the same lines and offset as reading whole.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz_check.h"
+#include "job/line_splitter.h"
+#include "job/step_answers.h"
+
+namespace {
+
+struct Run {
+  std::vector<std::string> lines;
+  uint64_t complete = 0;
+};
+
+Run split(std::string_view text, size_t max_line, size_t piece) {
+  Run r;
+  burst::LineSplitter s([&](const std::string& l) { r.lines.push_back(l); }, max_line);
+  uint64_t fed = 0, last = 0;
+  for (size_t at = 0; at < text.size(); at += piece) {
+    const size_t n = std::min(piece, text.size() - at);
+    s.feed(text.data() + at, n);
+    fed += n;
+    FUZZ_CHECK(s.complete_bytes() >= last);
+    FUZZ_CHECK(s.complete_bytes() <= fed);
+    last = s.complete_bytes();
+    if (last > 0) FUZZ_CHECK(text[last - 1] == '\n' || text[last - 1] == '\r');
+  }
+  r.complete = s.complete_bytes();
+  s.flush();
+  const std::string marker = " [line cut at " + std::to_string(max_line) + " bytes]";
+  for (const auto& l : r.lines) {
+    FUZZ_CHECK(l.find('\n') == std::string::npos);
+    FUZZ_CHECK(l.find('\r') == std::string::npos);
+    FUZZ_CHECK(l.size() <= max_line + marker.size());
+  }
+  return r;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 2) return 0;
+  const size_t max_line = 1 + data[0] % 64;
+  const size_t piece = 1 + data[1] % 16;
+  const std::string_view text(reinterpret_cast<const char*>(data + 2), size - 2);
+
+  if (auto status = burst::parse_step_status(text); status.ok()) {
+    FUZZ_CHECK(*status >= 0 && *status <= 255);
+    FUZZ_CHECK(*burst::parse_step_status(std::to_string(*status)) == *status);
+  }
+  if (auto probe = burst::parse_probe_answer(text); probe.ok()) {
+    for (const std::string* p : {&probe->volume, &probe->pod_dir}) {
+      FUZZ_CHECK(!p->empty() && p->front() == '/');
+      for (char c : *p) FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f);
+    }
+  }
+  (void)burst::parse_yes_no(text);
+
+  const Run whole = split(text, max_line, text.size() + 1);
+  const Run pieces = split(text, max_line, piece);
+  FUZZ_CHECK(whole.lines == pieces.lines);
+  FUZZ_CHECK(whole.complete == pieces.complete);
+  return 0;
+}

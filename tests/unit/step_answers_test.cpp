@@ -1,0 +1,45 @@
+// The pod's short answers to the step supervisor have one shape each; anything else is an error.
+#include "job/step_answers.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace burst {
+namespace {
+
+TEST(StepAnswers, AStatusIsANumberFrom0To255) {
+  EXPECT_EQ(*parse_step_status("0\n"), 0);
+  EXPECT_EQ(*parse_step_status("255"), 255);
+  EXPECT_EQ(*parse_step_status("17\n"), 17);
+  for (const std::string bad : {"", "\n", "256\n", "-1\n", "1 2\n", "0x1\n", "1\n\n", "0007\n",
+                                std::string(1 << 20, '7')}) {
+    auto r = parse_step_status(bad);
+    ASSERT_FALSE(r.ok()) << bad.substr(0, 16);
+    EXPECT_EQ(r.error().code, ErrorCode::kRemoteFailed);
+    EXPECT_NE(r.error().message.find("no exit status"), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(StepAnswers, TheProbeAnswerIsTwoAbsolutePaths) {
+  auto a = parse_probe_answer("/workspace\n/home/u/.burst-pod\n");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->volume, "/workspace");
+  EXPECT_EQ(a->pod_dir, "/home/u/.burst-pod");
+  for (const std::string bad : {"", "/v\n", "/v\n\n", "v\n/d\n", "/v\n/d\n/x\n",
+                                "/v\x1b]0;t\x07\n/d\n", "/v\n" + std::string(kMaxAnswer, 'd')}) {
+    auto r = parse_probe_answer(bad);
+    ASSERT_FALSE(r.ok()) << bad.substr(0, 16);
+    EXPECT_NE(r.error().message.find("probe pod: unexpected answer"), std::string::npos);
+  }
+}
+
+TEST(StepAnswers, YesOrNo) {
+  EXPECT_TRUE(*parse_yes_no("yes\n"));
+  EXPECT_FALSE(*parse_yes_no("no\n"));
+  EXPECT_FALSE(parse_yes_no("noise yes\n").ok());
+  EXPECT_FALSE(parse_yes_no("").ok());
+}
+
+}  // namespace
+}  // namespace burst
