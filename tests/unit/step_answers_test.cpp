@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace burst {
 namespace {
@@ -12,7 +13,8 @@ TEST(StepAnswers, AStatusIsANumberFrom0To255) {
   EXPECT_EQ(*parse_step_status("0\n"), 0);
   EXPECT_EQ(*parse_step_status("255"), 255);
   EXPECT_EQ(*parse_step_status("17\n"), 17);
-  for (const std::string bad : {"", "\n", "256\n", "-1\n", "1 2\n", "0x1\n", "1\n\n", "0007\n",
+  for (const std::string& bad :
+       std::vector<std::string>{"", "\n", "256\n", "-1\n", "1 2\n", "0x1\n", "1\n\n", "0007\n",
                                 std::string(1 << 20, '7')}) {
     auto r = parse_step_status(bad);
     ASSERT_FALSE(r.ok()) << bad.substr(0, 16);
@@ -26,7 +28,8 @@ TEST(StepAnswers, TheProbeAnswerIsTwoAbsolutePaths) {
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_EQ(a->volume, "/workspace");
   EXPECT_EQ(a->pod_dir, "/home/u/.burst-pod");
-  for (const std::string bad : {"", "/v\n", "/v\n\n", "v\n/d\n", "/v\n/d\n/x\n",
+  for (const std::string& bad :
+       std::vector<std::string>{"", "/v\n", "/v\n\n", "v\n/d\n", "/v\n/d\n/x\n",
                                 "/v\x1b]0;t\x07\n/d\n", "/v\n" + std::string(kMaxAnswer, 'd')}) {
     auto r = parse_probe_answer(bad);
     ASSERT_FALSE(r.ok()) << bad.substr(0, 16);

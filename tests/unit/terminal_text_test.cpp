@@ -51,7 +51,8 @@ TEST(TerminalText, C1ControlsAndInvalidUtf8AreEscaped) {
 }
 
 TEST(TerminalText, EscapingTwiceChangesNothing) {
-  for (const std::string s : {"\x1b]0;t\x07", "\x1b[31mred\x1b[0m", "\xc2\x9b\xff", "a\\x1bb"}) {
+  for (const std::string& s :
+       std::vector<std::string>{"\x1b]0;t\x07", "\x1b[31mred\x1b[0m", "\xc2\x9b\xff", "a\\x1bb"}) {
     const std::string once = terminal_safe(s);
     EXPECT_EQ(terminal_safe(once), once) << s;
   }
