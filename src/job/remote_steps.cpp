@@ -102,7 +102,8 @@ std::string launch_command(const PodPaths& paths, const std::string& workdir) {
 // A POSIX sh loop on the pod: every 0.2 s it sends what each file gained, stdout's on stdout and
 // stderr's on stderr, so the bytes on each channel are the file's bytes from the offset. It
 // reads once more after the status appears (the output is complete by then) and exits with the
-// step's status; 255 when the supervisor is gone without one.
+// step's status; 255 when the supervisor is gone without one, or the status file holds no number
+// 0..255 (burst then reads the file itself, bounded, and says which).
 std::string follow_loop(StepOffsets from) {
   return "o=" + std::to_string(from.out) + "; e=" + std::to_string(from.err) +
          "; while :; do f=0; if [ -f \"$b.status\" ]; then f=1; else "
@@ -112,7 +113,10 @@ std::string follow_loop(StepOffsets from) {
          "tail -c +$((o+1)) \"$b.out\" | head -c $((n-o)); o=$n; fi; "
          "n=$(($(wc -c 2>/dev/null <\"$b.err\" || echo 0))); if [ \"$n\" -gt \"$e\" ]; then "
          "tail -c +$((e+1)) \"$b.err\" | head -c $((n-e)) >&2; e=$n; fi; "
-         "if [ $f = 1 ]; then exit $(cat \"$b.status\"); fi; if [ $f = 2 ]; then exit 255; fi; "
+         "if [ $f = 1 ]; then s=$(head -c 16 \"$b.status\"); case \"$s\" in "
+         "[0-9]|[0-9][0-9]|[0-9][0-9][0-9]) [ \"$s\" -le 255 ] && exit \"$s\";; esac; exit 255; "
+         "fi; "
+         "if [ $f = 2 ]; then exit 255; fi; "
          "sleep 0.2; done";
 }
 

@@ -333,7 +333,10 @@ Result<SyncStats> sync_code(RemoteSession& session, const LocalScan& local,
   if (st.ok()) st = tar.end_entry();
   if (st.ok()) st = tar.finish();
   if (st.ok()) st = pipe.flush();
-  if (st.ok()) st = out.close_stdin();
+  if (st.ok())
+    st = out.close_stdin();
+  else
+    (void)out.close_stdin();  // a cut archive makes tar exit: nothing waits for more input
   Status done = finish("unpacking");
   if (!st.ok()) return with_context(st.error(), "sync");
   if (!done.ok()) return done.error();

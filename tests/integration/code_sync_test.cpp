@@ -213,7 +213,8 @@ TEST_F(CodeSyncTest, AFileSwappedAfterTheScanIsRefusedNotItsReplacementSent) {
   ASSERT_TRUE(scan.ok()) << scan.error().message;
   const SyncTarget target{remote_, manifest_path_for(volume_, remote_)};
 
-  fs::remove(fs::path(code_) / "train.py");
+  // Kept aside (not deleted), so no file below can reuse the scanned file's inode number.
+  fs::rename(fs::path(code_) / "train.py", dir_ + "/train.py.scanned");
   fs::create_symlink(secret, fs::path(code_) / "train.py");
   auto linked = sync_code(*session_, *scan, target, {});
   ASSERT_FALSE(linked.ok());
