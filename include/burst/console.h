@@ -1,5 +1,8 @@
 // What the user sees on the terminal while a job runs. The CLI provides a TTY-aware console;
-// tests provide one that records. Everything passed here is already redacted.
+// tests provide one that records. Everything passed here is already redacted, and already made
+// terminal-safe (src/util/terminal_text.h: colours kept, other escape sequences shown as text) by
+// the job runner; the terminal console applies terminal_safe again (it is idempotent), so no
+// caller can put a pod's escape sequence on the user's terminal.
 #pragma once
 
 #include <string>
