@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+
+#include "registry.h"
 
 namespace burst::daemon {
 namespace {
@@ -77,7 +80,7 @@ ApiResponse Api::handle(const ApiRequest& r) {
   parts.erase(parts.begin());
   const bool get = r.method == "GET", post = r.method == "POST";
   if (parts.size() == 1 && parts[0] == "health" && get) return health();
-  if (parts.size() == 1 && parts[0] == "jobs" && post) return submit(r.body);
+  if (parts.size() == 1 && parts[0] == "jobs" && post) return submit(r.body, r.local_provider_allowed);
   if (parts.size() == 1 && parts[0] == "jobs" && get) return list_jobs();
   if (parts.size() == 1 && parts[0] == "pods" && get) return pods();
   if (parts.size() == 1 && parts[0] == "reap" && post) {
@@ -111,7 +114,7 @@ ApiResponse Api::health() {
                      {"queued", queued}});
 }
 
-ApiResponse Api::submit(const std::string& body) {
+ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
   json req = json::parse(body, nullptr, false);
   if (req.is_discarded() || !req.is_object())
     return error(400, "expected a JSON object {\"path\": ...} or {\"spec\": ..., \"path\": ...}");
@@ -133,6 +136,19 @@ ApiResponse Api::submit(const std::string& body) {
     for (const auto& e : errors) list.push_back(e.text);
     if (errors.empty()) list.push_back(spec.error().message);
     return error(400, "invalid spec", list);
+  }
+  if (!local_provider_allowed) {
+    // `local` runs the job's `run:` on this machine as burstd's user: not for a token holder
+    // unless burstd.yaml says so. A spec that allows every provider is narrowed to the clouds.
+    auto& allowed = spec->resources.providers;
+    if (std::find(allowed.begin(), allowed.end(), "local") != allowed.end())
+      return error(403,
+                   "resources.providers: the local provider runs the job on burstd's machine as "
+                   "its user; jobs submitted over TCP may not use it (set "
+                   "api.tcp_allow_local_provider: true in burstd.yaml to allow it)");
+    if (allowed.empty())
+      for (const auto& e : provider_table())
+        if (std::string(e.name) != "local") allowed.push_back(e.name);
   }
   if (scheduler_.draining()) return error(503, "burstd is draining (shutting down); not queued");
   std::string id = scheduler_.submit(std::move(*spec), "submitted");
