@@ -24,8 +24,8 @@ std::string octal(mode_t mode) {
 
 Error cannot(const std::string& path, const struct stat& st, const std::string& why) {
   return make_error(ErrorCode::kInvalid,
-                    "cannot make " + path + " private (mode " + octal(st.st_mode) +
-                        ", owner uid " + std::to_string(st.st_uid) + "): " + why +
+                    "cannot make " + path + " private (mode " + octal(st.st_mode) + ", owner uid " +
+                        std::to_string(st.st_uid) + "): " + why +
                         "; burst keeps job logs, reports and keys there, readable by you only: "
                         "fix its owner or mode, or point burst elsewhere (BURST_STATE_DIR, "
                         "BURST_CONFIG_DIR)");
@@ -43,8 +43,8 @@ Status make_private(const std::string& path, bool follow, bool* is_dir) {
   if (is_dir) *is_dir = S_ISDIR(st.st_mode);
   if (S_ISLNK(st.st_mode)) return Status::Ok();
   if (st.st_uid != ::geteuid())
-    return cannot(path, st, "it belongs to another user (you are uid " +
-                                std::to_string(::geteuid()) + ")");
+    return cannot(path, st,
+                  "it belongs to another user (you are uid " + std::to_string(::geteuid()) + ")");
   mode_t want = st.st_mode & 07700;
   if (S_ISDIR(st.st_mode)) want |= 0700;
   want &= ~static_cast<mode_t>(S_ISUID | S_ISGID | S_ISVTX);
@@ -99,8 +99,8 @@ Status make_private_dirs(const Config& c) {
     }
   }
   // Moved elsewhere by config.yaml or burstd.yaml: the same rule there.
-  for (const std::string& dir : {c.reports_dir, c.logs_dir,
-                                 fs::path(c.db_path).parent_path().string()})
+  for (const std::string& dir :
+       {c.reports_dir, c.logs_dir, fs::path(c.db_path).parent_path().string()})
     if (once(dir))
       if (Status st = make_private_tree(dir, nullptr); !st.ok()) return st;
   return Status::Ok();

@@ -80,7 +80,8 @@ ApiResponse Api::handle(const ApiRequest& r) {
   parts.erase(parts.begin());
   const bool get = r.method == "GET", post = r.method == "POST";
   if (parts.size() == 1 && parts[0] == "health" && get) return health();
-  if (parts.size() == 1 && parts[0] == "jobs" && post) return submit(r.body, r.local_provider_allowed);
+  if (parts.size() == 1 && parts[0] == "jobs" && post)
+    return submit(r.body, r.local_provider_allowed);
   if (parts.size() == 1 && parts[0] == "jobs" && get) return list_jobs();
   if (parts.size() == 1 && parts[0] == "pods" && get) return pods();
   if (parts.size() == 1 && parts[0] == "reap" && post) {

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
@@ -19,12 +19,12 @@ namespace burst::daemon {
 namespace {
 
 // Limits on what a client may make burstd read or wait for (docs/daemon.md, SECURITY.md).
-constexpr size_t kMaxHeaderBytes = 64 * 1024;     // request line and headers together
-constexpr size_t kMaxBodyBytes = 1024 * 1024;     // a request body: more than any spec
+constexpr size_t kMaxHeaderBytes = 64 * 1024;             // request line and headers together
+constexpr size_t kMaxBodyBytes = 1024 * 1024;             // a request body: more than any spec
 constexpr auto kReadDeadline = std::chrono::seconds(10);  // the whole request, from accept
-constexpr int kWriteTimeoutMs = 10000;                     // per write without progress
-constexpr size_t kTcpWorkers = 64;   // connections served at once on TCP
-constexpr size_t kUnixWorkers = 16;  // and on the Unix socket
+constexpr int kWriteTimeoutMs = 10000;                    // per write without progress
+constexpr size_t kTcpWorkers = 64;                        // connections served at once on TCP
+constexpr size_t kUnixWorkers = 16;                       // and on the Unix socket
 
 // httplib's Stream over one accepted socket, with the limits httplib 0.11 lacks: the request
 // (headers and body) must arrive within kReadDeadline of the accept however slowly it trickles,
@@ -81,8 +81,8 @@ class BoundedStream : public httplib::Stream {
   // Reads what the socket has (into buf_), within the deadline and the byte budget.
   bool fill() {
     pos_ = len_ = 0;
-    const size_t budget = header_end_ ? kMaxHeaderBytes + kMaxBodyBytes - total_
-                                      : kMaxHeaderBytes - total_;
+    const size_t budget =
+        header_end_ ? kMaxHeaderBytes + kMaxBodyBytes - total_ : kMaxHeaderBytes - total_;
     if (budget == 0 || !wait(POLLIN, remaining_ms())) return false;
     ssize_t n;
     do n = ::recv(fd_, buf_, std::min(sizeof buf_, budget), 0);
@@ -143,7 +143,7 @@ struct SocketServer::Impl {
   BoundedServer server;
   std::thread thread;
   std::string path;
-  std::string token;  // TCP only: the bearer token every request must send
+  std::string token;                 // TCP only: the bearer token every request must send
   bool allow_local_provider = true;  // TCP: api.tcp_allow_local_provider
   int port = -1;
   std::atomic<bool> stopping{false};

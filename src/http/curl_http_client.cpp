@@ -78,8 +78,7 @@ Result<UrlHandle> parse_api_url(const std::string& url) {
   const std::string scheme = lower(url_part(u.get(), CURLUPART_SCHEME));
   if (scheme == "https") return u;
   const std::string host = lower(url_part(u.get(), CURLUPART_HOST));
-  if (scheme == "http" && (host == "127.0.0.1" || host == "localhost" || host == "[::1]"))
-    return u;
+  if (scheme == "http" && (host == "127.0.0.1" || host == "localhost" || host == "[::1]")) return u;
   return refused(url, scheme,
                  "use https (plain http is allowed to 127.0.0.1, localhost and [::1] only, for "
                  "emulators)");

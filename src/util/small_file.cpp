@@ -11,9 +11,8 @@ namespace burst {
 namespace {
 
 Error too_large(const std::string& path, unsigned long long size, size_t limit) {
-  std::string lim = limit % (size_t{1} << 20) == 0
-                        ? std::to_string(limit >> 20) + " MiB"
-                        : std::to_string(limit) + " bytes";
+  std::string lim = limit % (size_t{1} << 20) == 0 ? std::to_string(limit >> 20) + " MiB"
+                                                   : std::to_string(limit) + " bytes";
   return make_error(ErrorCode::kInvalid, path + ": too large (" + std::to_string(size) +
                                              " bytes; the limit is " + lim + ")");
 }

@@ -226,24 +226,27 @@ TEST_F(DaemonTcpTest, AWrongTokenIsRefusedBeforeAnyBodyByteIsRead) {
     RawClient c(tcp.port());
     ASSERT_TRUE(c.connected());
     const auto t0 = Clock::now();
-    ASSERT_TRUE(c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n"
-                       "Content-Length: 10000000000\r\n\r\n"));
+    ASSERT_TRUE(
+        c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n"
+               "Content-Length: 10000000000\r\n\r\n"));
     const std::string answer = c.read_all();
     EXPECT_EQ(answer.rfind("HTTP/1.1 401", 0), 0u) << answer;
     EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2)) << "answered without the body";
   }
   {  // curl's way: Expect: 100-continue must not invite the body either
     RawClient c(tcp.port());
-    ASSERT_TRUE(c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
-                       "Content-Length: 5000000\r\n\r\n"));
+    ASSERT_TRUE(
+        c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+               "Content-Length: 5000000\r\n\r\n"));
     const std::string answer = c.read_all();
     EXPECT_EQ(answer.rfind("HTTP/1.1 401", 0), 0u) << answer;
   }
   {  // and a client that pushes the body anyway: the server does not hold it
     const long before = rss_kib();
     RawClient c(tcp.port());
-    ASSERT_TRUE(c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n"
-                       "Content-Length: 268435456\r\n\r\n"));
+    ASSERT_TRUE(
+        c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n"
+               "Content-Length: 268435456\r\n\r\n"));
     const size_t taken = c.push(size_t{256} << 20);
     EXPECT_LT(taken, size_t{64} << 20) << "the server closed the connection, not read 256 MiB";
     EXPECT_LT(rss_kib() - before, 32 * 1024) << "RSS grew by more than 32 MiB";
@@ -256,16 +259,18 @@ TEST_F(DaemonTcpTest, ABodyOverOneMebibyteIs413BeforeItIsSent) {
   ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "tok").ok());
   RawClient c(tcp.port());
   const auto t0 = Clock::now();
-  ASSERT_TRUE(c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n"
-                     "Content-Length: 2097152\r\n\r\n"));
+  ASSERT_TRUE(
+      c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n"
+             "Content-Length: 2097152\r\n\r\n"));
   const std::string answer = c.read_all();
   EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
   EXPECT_NE(answer.find("the limit is 1 MiB"), std::string::npos) << answer;
   EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
 
   RawClient chunked(tcp.port());  // a chunked body has no size to check: refused too
-  ASSERT_TRUE(chunked.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n"
-                           "Transfer-Encoding: chunked\r\n\r\n"));
+  ASSERT_TRUE(
+      chunked.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n"
+                   "Transfer-Encoding: chunked\r\n\r\n"));
   EXPECT_EQ(chunked.read_all().rfind("HTTP/1.1 411", 0), 0u);
 
   // Under the limit is read and handled as usual (here: not a spec).
@@ -282,7 +287,8 @@ TEST_F(DaemonTcpTest, HugeHeadersAreRefused) {
   ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "tok").ok());
   RawClient c(tcp.port());
   std::string req = "GET /v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n";
-  for (int i = 0; i < 200; ++i) req += "X-Pad-" + std::to_string(i) + ": " + std::string(1000, 'a') + "\r\n";
+  for (int i = 0; i < 200; ++i)
+    req += "X-Pad-" + std::to_string(i) + ": " + std::string(1000, 'a') + "\r\n";
   (void)c.send(req);  // 200 KB of headers: more than the 64 KiB allowed
   const std::string answer = c.read_all();
   EXPECT_EQ(answer.find("HTTP/1.1 200"), std::string::npos) << answer.substr(0, 200);
@@ -315,8 +321,7 @@ TEST_F(DaemonTcpTest, ThirtyTwoSlowClientsDoNotBlockAGoodOne) {
 // A token holder may not run a job on burstd's machine (the `local` provider) unless
 // burstd.yaml says so; a spec that allows every provider is narrowed to the clouds.
 TEST_F(DaemonTcpTest, JobsOverTcpMayNotUseTheLocalProvider) {
-  const std::string local_spec =
-      "name: here\nrun: echo hi\nresources:\n  providers: [local]\n";
+  const std::string local_spec = "name: here\nrun: echo hi\nresources:\n  providers: [local]\n";
   auto body = [](const std::string& yaml) {
     return nlohmann::json{{"spec", yaml}, {"path", "/w/job.yaml"}}.dump();
   };
@@ -369,8 +374,8 @@ TEST_F(DaemonTcpTest, TheConfigSaysWhetherTcpJobsMayUseLocal) {
   auto dflt = load("api:\n  tcp: \"127.0.0.1:0\"\n  token_file: token\n");
   ASSERT_TRUE(dflt.ok()) << dflt.error().message;
   EXPECT_FALSE(dflt->tcp_allow_local_provider) << "off by default";
-  auto on = load(
-      "api:\n  tcp: \"127.0.0.1:0\"\n  token_file: token\n  tcp_allow_local_provider: true\n");
+  auto on =
+      load("api:\n  tcp: \"127.0.0.1:0\"\n  token_file: token\n  tcp_allow_local_provider: true\n");
   ASSERT_TRUE(on.ok()) << on.error().message;
   EXPECT_TRUE(on->tcp_allow_local_provider);
   auto bad = load("api:\n  tcp_allow_local_provider: perhaps\n");

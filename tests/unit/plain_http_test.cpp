@@ -24,16 +24,16 @@ TEST(PlainHttp, HttpsIsAllowedAnywhere) {
 }
 
 TEST(PlainHttp, EveryOtherHostIsRefused) {
-  for (const char* url : {
-           "http://127.0.0.1:1@127.0.0.2:18443/x",  // userinfo: the host is 127.0.0.2
-           "http://localhost:pw@evil.example/x",    // the same, with a name
-           "http://127.0.0.1@evil.example/x",
-           "http://127.0.0.2/x",  // 127/8 beyond .1: not needed, not allowed
-           "http://127.0.0.1.evil.example/x", "http://localhost.evil.example/x",
-           "http://[::2]/x", "http://[::ffff:10.0.0.1]/x", "http://10.1.2.3:8080/x",
-           "http://api.runpod.io/v2/pods", "HTTP://EVIL.example/x",
-           "ftp://127.0.0.1/x",  // not http at all
-           "file:///etc/passwd", "127.0.0.1:8080/x", "", "http://"}) {
+  for (const char* url :
+       {"http://127.0.0.1:1@127.0.0.2:18443/x",  // userinfo: the host is 127.0.0.2
+        "http://localhost:pw@evil.example/x",    // the same, with a name
+        "http://127.0.0.1@evil.example/x",
+        "http://127.0.0.2/x",  // 127/8 beyond .1: not needed, not allowed
+        "http://127.0.0.1.evil.example/x", "http://localhost.evil.example/x", "http://[::2]/x",
+        "http://[::ffff:10.0.0.1]/x", "http://10.1.2.3:8080/x", "http://api.runpod.io/v2/pods",
+        "HTTP://EVIL.example/x",
+        "ftp://127.0.0.1/x",  // not http at all
+        "file:///etc/passwd", "127.0.0.1:8080/x", "", "http://"}) {
     Status st = check_api_url(url);
     ASSERT_FALSE(st.ok()) << url;
     EXPECT_EQ(st.error().code, ErrorCode::kInvalid) << url;

@@ -188,9 +188,10 @@ TEST_F(RemoteCommands, ProbePodPrefersBurstVolumeWhenThePodSetsIt) {
   ASSERT_TRUE(paths.ok());
   EXPECT_EQ(paths->volume, "/workspace") << "BURST_VOLUME unset: the mount path";
   // The same command with BURST_VOLUME set in the pod's environment.
-  ShellRun r = run_sh({"-c"}, "BURST_VOLUME='" + vol + "'; export BURST_VOLUME; " +
-                                  probe_pod_command("/x/$(touch PWNED)"),
-                      cwd_, home_);
+  ShellRun r = run_sh(
+      {"-c"},
+      "BURST_VOLUME='" + vol + "'; export BURST_VOLUME; " + probe_pod_command("/x/$(touch PWNED)"),
+      cwd_, home_);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find('\0')), vol);
   EXPECT_FALSE(fs::exists("/x")) << "the mount path was not used";
@@ -256,8 +257,8 @@ TEST_F(RemoteCommands, ShellQuoteAndGlobKeepEveryByteLiteral) {
     ShellRun q = run_sh({"-c"}, "printf '%s' " + shell_quote(h), cwd_, home_);
     EXPECT_EQ(q.out, h);
     std::ofstream(cwd_ + "/" + (h.find('/') == std::string::npos ? h : "slash")) << "x";
-    ShellRun g = run_sh({"-c"}, "for f in " + shell_glob(h) + "; do printf '%s' \"$f\"; done",
-                        cwd_, home_);
+    ShellRun g =
+        run_sh({"-c"}, "for f in " + shell_glob(h) + "; do printf '%s' \"$f\"; done", cwd_, home_);
     EXPECT_EQ(g.status, 0) << g.err;
     EXPECT_FALSE(pwned(t_.path())) << h;
   }

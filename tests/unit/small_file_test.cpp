@@ -1,5 +1,7 @@
 // Spec and config files are read only when they are regular files of at most 1 MiB: /dev/zero, a
 // fifo, a directory or a 2 MiB file is refused at once with an error naming it.
+#include "util/small_file.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -10,7 +12,6 @@
 #include "burst/config.h"
 #include "burst/spec.h"
 #include "fakes/temp_dir.h"
-#include "util/small_file.h"
 
 namespace burst {
 namespace {
