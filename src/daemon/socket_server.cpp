@@ -122,6 +122,11 @@ class BoundedStream : public httplib::Stream {
 // httplib's server with one request per connection, read through BoundedStream. (Overrides
 // httplib's private virtual; it calls only protected members.)
 class BoundedServer : public httplib::Server {
+ public:
+  // httplib listens with a backlog of 5 (compiled into Debian's library): a burst of connects
+  // beyond it waits for SYN retransmits (1 s, 3 s, ...). Linux lets a second listen() raise it.
+  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+
  private:
   bool process_and_close_socket(socket_t sock) override {
     bool ok = false;
@@ -269,6 +274,7 @@ Status SocketServer::start(const std::string& path) {
   if (!bound)
     return make_error(ErrorCode::kInternal,
                       "cannot listen on " + path + ": " + std::strerror(errno));
+  m.server.widen_backlog();
   ::chmod(path.c_str(), 0600);
   m.path = path;
   m.thread = std::thread([&m] { m.server.listen_after_bind(); });
@@ -288,6 +294,7 @@ Status SocketServer::start_tcp(const std::string& host, int port, const std::str
     return make_error(ErrorCode::kInternal, "cannot listen on " + host + ":" +
                                                 std::to_string(port) + ": " + std::strerror(errno));
   m.port = bound;
+  m.server.widen_backlog();
   m.thread = std::thread([&m] { m.server.listen_after_bind(); });
   return Status::Ok();
 }

@@ -45,9 +45,9 @@ TEST(E2ELocalFiles, AnOpenStateDirIsMadePrivateOnStart) {
   fs::create_directories(home.state() + "/reports");
   std::ofstream(home.state() + "/logs/old.log") << "a job's output\n";
   std::ofstream(home.state() + "/reports/old.json") << "{}\n";
-  for (const std::string p : {home.state(), home.state() + "/logs", home.state() + "/reports"})
+  for (const std::string& p : {home.state(), home.state() + "/logs", home.state() + "/reports"})
     ASSERT_EQ(::chmod(p.c_str(), 0755), 0);
-  for (const std::string p : {home.state() + "/logs/old.log", home.state() + "/reports/old.json"})
+  for (const std::string& p : {home.state() + "/logs/old.log", home.state() + "/reports/old.json"})
     ASSERT_EQ(::chmod(p.c_str(), 0644), 0);
   std::string out, err;
   ASSERT_EQ(run_burst(home, {"jobs"}, &out, &err), 0) << err;

@@ -210,7 +210,7 @@ TEST_F(ApiTest, SocketIsOwnerOnlyAndServesTheSameHandlers) {
 TEST_F(ApiTest, ASpecPathThatIsNotASmallRegularFileIsRefusedAtOnce) {
   const std::string fifo = dir_.path() + "/spec.yaml";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (const std::string path : {std::string("/dev/zero"), fifo}) {
+  for (const std::string& path : {std::string("/dev/zero"), fifo}) {
     ApiResponse r = call("POST", "/v1/jobs", json{{"path", path}}.dump());
     EXPECT_EQ(r.status, 400) << r.body;
     json body = json::parse(r.body);

@@ -304,7 +304,9 @@ TEST_F(DaemonTcpTest, ThirtyTwoSlowClientsDoNotBlockAGoodOne) {
   for (int i = 0; i < 32; ++i) {
     slow.push_back(std::make_unique<RawClient>(tcp.port()));
     ASSERT_TRUE(slow.back()->connected());
-    if (i % 2) ASSERT_TRUE(slow.back()->send("GET /v1/health HTTP/1.1\r\nHost: x\r\n"));
+    if (i % 2) {
+      ASSERT_TRUE(slow.back()->send("GET /v1/health HTTP/1.1\r\nHost: x\r\n"));
+    }
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let the server take them all
   httplib::Client good("127.0.0.1", tcp.port());

@@ -50,9 +50,10 @@ TEST(PrivateDirs, AnExistingOpenStateDirAndItsFilesAreMadePrivate) {
   make(s + "/local/run.sh", 0755, false);  // the local cloud's pods: not burst's to judge
   make(c, 0755, true);
   make(c + "/config.yaml", 0644, false);
+  std::ofstream(c + "/config.yaml") << "ssh_wait_seconds: 5\n";  // a valid one, still 0644
   make(c + "/id_ed25519", 0644, false);
   make(c + "/tool", 0755, false);
-  ASSERT_TRUE(std::filesystem::create_directory_symlink("/usr", s + "/link"));
+  std::filesystem::create_directory_symlink("/usr", s + "/link");
 
   Status st = make_private_dirs(config_in(t.path()));
   ASSERT_TRUE(st.ok()) << st.error().message;

@@ -201,7 +201,7 @@ TEST_F(RemoteCommands, ProbePodPrefersBurstVolumeWhenThePodSetsIt) {
 // The step commands: the pod's private dir and the work dir (the code dir on the pod) with
 // hostile names, an environment value with hostile bytes; the step runs and prints them back.
 TEST_F(RemoteCommands, StepCommandsQuoteThePodDirTheWorkDirAndTheEnvironment) {
-  for (const auto& h : {hostile()[0], hostile()[2], hostile()[4], hostile()[6]}) {
+  for (const auto& h : {hostile()[0], hostile()[4], hostile()[6]}) {
     PodPaths paths{t_.path() + "/vol", t_.path() + "/pod " + h};
     const std::string workdir = t_.path() + "/work " + h;
     fs::create_directories(paths.pod_dir);
