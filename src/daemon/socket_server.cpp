@@ -32,8 +32,8 @@ constexpr size_t kUnixWorkers = 16;                       // and on the Unix soc
 // body is read. A slow or silent client so holds a worker for at most kReadDeadline.
 class BoundedStream : public httplib::Stream {
  public:
-  explicit BoundedStream(int fd)
-      : fd_(fd), deadline_(std::chrono::steady_clock::now() + kReadDeadline) {}
+  BoundedStream(int fd, std::chrono::milliseconds read_deadline)
+      : fd_(fd), deadline_(std::chrono::steady_clock::now() + read_deadline) {}
 
   bool is_readable() const override { return pos_ < len_ || wait(POLLIN, remaining_ms()); }
   bool is_writable() const override { return wait(POLLOUT, kWriteTimeoutMs); }
@@ -126,12 +126,13 @@ class BoundedServer : public httplib::Server {
   // httplib listens with a backlog of 5 (compiled into Debian's library): a burst of connects
   // beyond it waits for SYN retransmits (1 s, 3 s, ...). Linux lets a second listen() raise it.
   void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+  std::chrono::milliseconds read_deadline = kReadDeadline;
 
  private:
   bool process_and_close_socket(socket_t sock) override {
     bool ok = false;
     {
-      BoundedStream strm(sock);
+      BoundedStream strm(sock, read_deadline);
       bool closed = false;
       ok = process_request(strm, /*close_connection=*/true, closed, nullptr);
     }
@@ -300,6 +301,10 @@ Status SocketServer::start_tcp(const std::string& host, int port, const std::str
 }
 
 int SocketServer::port() const { return impl_->port; }
+
+void SocketServer::set_read_deadline(std::chrono::milliseconds deadline) {
+  impl_->server.read_deadline = deadline;
+}
 
 size_t httplib_client_size() { return sizeof(httplib::Client); }
 

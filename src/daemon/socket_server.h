@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -36,6 +37,8 @@ class SocketServer {
   Status start_tcp(const std::string& host, int port, const std::string& token,
                    bool allow_local_provider = false);
   int port() const;  // the TCP port bound, or -1
+  // How long a whole request may take to arrive (default 10 s); before start. Tests shorten it.
+  void set_read_deadline(std::chrono::milliseconds deadline);
   void stop();
 
   struct Impl;  // httplib's server, defined in socket_server.cpp only

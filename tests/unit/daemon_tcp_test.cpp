@@ -320,6 +320,27 @@ TEST_F(DaemonTcpTest, ThirtyTwoSlowClientsDoNotBlockAGoodOne) {
   tcp.stop();
 }
 
+// A client that trickles its headers a byte at a time (each read succeeds, so a per-read timeout
+// never fires) is cut off when the whole request's deadline passes.
+TEST_F(DaemonTcpTest, ATricklingClientIsCutOffAtTheRequestDeadline) {
+  SocketServer tcp(*api_);
+  tcp.set_read_deadline(std::chrono::milliseconds(600));
+  ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "tok").ok());
+  RawClient c(tcp.port());
+  const auto t0 = Clock::now();
+  bool open = c.send("GET /v1/health HTTP/1.1\r\nAuthorization: Bearer tok\r\n");
+  for (int i = 0; i < 60 && open; ++i) {  // a header line every 50 ms, for 3 s at most
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    open = c.send("X-Slow-" + std::to_string(i) + ": a\r\n");
+  }
+  EXPECT_FALSE(open) << "the server closed the connection";
+  const std::string answer = c.read_all();  // ends when the server closes
+  EXPECT_EQ(answer.find("HTTP/1.1 200"), std::string::npos) << answer;
+  EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(2500))
+      << "the connection ended soon after the 600 ms deadline";
+  tcp.stop();
+}
+
 // A token holder may not run a job on burstd's machine (the `local` provider) unless
 // burstd.yaml says so; a spec that allows every provider is narrowed to the clouds.
 TEST_F(DaemonTcpTest, JobsOverTcpMayNotUseTheLocalProvider) {
