@@ -251,6 +251,24 @@ TEST_F(RemoteCommands, PullAndSyncCommandsQuoteTheirPathsAndPatterns) {
   }
 }
 
+// volume.mount is also checked where it enters: an absolute path without control characters.
+TEST(RemoteCommandsSpec, AMountWithAControlCharacterOrRelativeIsRefused) {
+  std::vector<SpecError> errors;
+  auto bad = parse_spec("name: x\nrun: echo hi\nvolume:\n  mount: \"/ws\\ntouch PWNED\"\n",
+                        "/w/job.yaml", &errors);
+  ASSERT_FALSE(bad.ok());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].text, "/w/job.yaml:4:10: volume.mount: must not contain control characters");
+  auto rel =
+      parse_spec("name: x\nrun: echo hi\nvolume:\n  mount: \"-rf\"\n", "/w/job.yaml", &errors);
+  ASSERT_FALSE(rel.ok());
+  EXPECT_NE(errors.at(0).text.find("volume.mount: must be an absolute path"), std::string::npos);
+  auto ok = parse_spec("name: x\nrun: echo hi\nvolume:\n  mount: \"/my ws/$(x)\"\n", "/w/job.yaml",
+                       &errors);
+  ASSERT_TRUE(ok.ok()) << "other bytes are fine: they are quoted";
+  EXPECT_EQ(ok->volume.mount, "/my ws/$(x)");
+}
+
 // The quoting helpers themselves, in the contexts the commands use them.
 TEST_F(RemoteCommands, ShellQuoteAndGlobKeepEveryByteLiteral) {
   for (const auto& h : hostile()) {
