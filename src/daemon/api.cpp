@@ -8,8 +8,6 @@
 #include <set>
 #include <sstream>
 
-#include "registry.h"
-
 namespace burst::daemon {
 namespace {
 
@@ -140,16 +138,17 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
   }
   if (!local_provider_allowed) {
     // `local` runs the job's `run:` on this machine as burstd's user: not for a token holder
-    // unless burstd.yaml says so. A spec that allows every provider is narrowed to the clouds.
-    auto& allowed = spec->resources.providers;
-    if (std::find(allowed.begin(), allowed.end(), "local") != allowed.end())
-      return error(403,
-                   "resources.providers: the local provider runs the job on burstd's machine as "
-                   "its user; jobs submitted over TCP may not use it (set "
-                   "api.tcp_allow_local_provider: true in burstd.yaml to allow it)");
-    if (allowed.empty())
-      for (const auto& e : provider_table())
-        if (std::string(e.name) != "local") allowed.push_back(e.name);
+    // unless burstd.yaml says so. A spec without resources.providers runs on `local` (the
+    // default, src/cli/offers.cpp), so it is refused too rather than sent to a paid cloud.
+    const auto& allowed = spec->resources.providers;
+    if (allowed.empty() || std::find(allowed.begin(), allowed.end(), "local") != allowed.end())
+      return error(403, std::string("resources.providers: ") +
+                            (allowed.empty() ? "none named, so the job would use the local "
+                                               "provider (the default), which"
+                                             : "the local provider") +
+                            " runs the job on burstd's machine as its user; jobs submitted over "
+                            "TCP may not use it: name cloud providers, or set "
+                            "api.tcp_allow_local_provider: true in burstd.yaml");
   }
   if (scheduler_.draining()) return error(503, "burstd is draining (shutting down); not queued");
   std::string id = scheduler_.submit(std::move(*spec), "submitted");

@@ -3,7 +3,7 @@
 // (docs/daemon.md):
 //   GET  /v1/health                 pid, draining, running and queued counts
 //   POST /v1/jobs                   {"path": "/abs/spec.yaml"} or {"spec": "<yaml>", "path": "..."}
-//                                   (403 when the job may use `local` and the request may not)
+//                                   (403 when the job would use `local` and the request may not)
 //   GET  /v1/jobs                   queued, running and recent jobs
 //   GET  /v1/jobs/<id>              one job with its phases and pods
 //   GET  /v1/jobs/<id>/log?offset=N the job's log from byte N (see read_log)

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "daemon/api.h"
 #include "daemon/daemon.h"
@@ -342,53 +343,52 @@ TEST_F(DaemonTcpTest, ATricklingClientIsCutOffAtTheRequestDeadline) {
 }
 
 // A token holder may not run a job on burstd's machine (the `local` provider) unless
-// burstd.yaml says so; a spec that allows every provider is narrowed to the clouds.
+// burstd.yaml says so; a spec naming no provider (whose default is `local`) is refused too.
 TEST_F(DaemonTcpTest, JobsOverTcpMayNotUseTheLocalProvider) {
-  const std::string local_spec = "name: here\nrun: echo hi\nresources:\n  providers: [local]\n";
-  auto body = [](const std::string& yaml) {
+  auto body = [](const std::string& providers) {
+    std::string yaml = "name: here\nrun: echo hi\n";
+    if (!providers.empty()) yaml += "resources:\n  providers: " + providers + "\n";
     return nlohmann::json{{"spec", yaml}, {"path", "/w/job.yaml"}}.dump();
   };
   SocketServer tcp(*api_);
   ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "tok").ok());
   httplib::Client c("127.0.0.1", tcp.port());
   httplib::Headers auth{{"Authorization", "Bearer tok"}};
-  auto refused = c.Post("/v1/jobs", auth, body(local_spec), "application/json");
-  ASSERT_TRUE(refused);
-  EXPECT_EQ(refused->status, 403) << refused->body;
-  EXPECT_NE(refused->body.find("api.tcp_allow_local_provider"), std::string::npos);
+  for (const std::string& providers :
+       {std::string("[local]"), std::string("[runpod, local]"), std::string()}) {
+    auto refused = c.Post("/v1/jobs", auth, body(providers), "application/json");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 403) << providers << ": " << refused->body;
+    EXPECT_NE(refused->body.find("api.tcp_allow_local_provider"), std::string::npos);
+  }
   EXPECT_TRUE(sched_->jobs().empty()) << "nothing queued";
-
-  auto any = c.Post("/v1/jobs", auth, body("name: anywhere\nrun: echo hi\n"), "application/json");
-  ASSERT_TRUE(any);
-  EXPECT_EQ(any->status, 201) << any->body;
+  auto cloud = c.Post("/v1/jobs", auth, body("[runpod, vast]"), "application/json");
+  ASSERT_TRUE(cloud);
+  EXPECT_EQ(cloud->status, 201) << cloud->body;
   tcp.stop();
 
-  // The Unix socket (mode 0600: burstd's own user) keeps `local`.
-  EXPECT_EQ(api_->handle({"POST", "/v1/jobs", {}, body(local_spec)}).status, 201);
+  // The Unix socket (mode 0600: burstd's own user) keeps `local`, the default included.
+  EXPECT_EQ(api_->handle({"POST", "/v1/jobs", {}, body("[local]")}).status, 201);
+  EXPECT_EQ(api_->handle({"POST", "/v1/jobs", {}, body("")}).status, 201);
   // And so does TCP when burstd.yaml allows it.
   SocketServer allowed(*api_);
   ASSERT_TRUE(allowed.start_tcp("127.0.0.1", 0, "tok", /*allow_local_provider=*/true).ok());
   httplib::Client c2("127.0.0.1", allowed.port());
-  auto ok = c2.Post("/v1/jobs", auth, body(local_spec), "application/json");
+  auto ok = c2.Post("/v1/jobs", auth, body("[local]"), "application/json");
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 201) << ok->body;
   allowed.stop();
 
-  for (int i = 0; i < 500 && launcher_->started().size() < 3; ++i) {
+  for (int i = 0; i < 500 && launcher_->started().size() < 4; ++i) {
     sched_->tick();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  ASSERT_TRUE(launcher_->wait_started(3));
+  ASSERT_TRUE(launcher_->wait_started(4));
   std::lock_guard<std::mutex> lock(launcher_->seen_mu);
-  ASSERT_EQ(launcher_->seen.size(), 3u);
-  int local_only = 0, narrowed = 0;
-  for (const auto& providers : launcher_->seen) {
-    if (providers == std::vector<std::string>{"local"}) ++local_only;
-    if (providers.size() > 1 && std::count(providers.begin(), providers.end(), "local") == 0)
-      ++narrowed;
-  }
-  EXPECT_EQ(local_only, 2) << "the Unix socket's job and the allowed TCP one";
-  EXPECT_EQ(narrowed, 1) << "\"every provider\" over TCP is narrowed to the clouds";
+  std::multiset<std::vector<std::string>> seen(launcher_->seen.begin(), launcher_->seen.end());
+  EXPECT_EQ(seen,
+            (std::multiset<std::vector<std::string>>{{"runpod", "vast"}, {"local"}, {}, {"local"}}))
+      << "the jobs run with the providers their specs name";
 }
 
 TEST_F(DaemonTcpTest, TheConfigSaysWhetherTcpJobsMayUseLocal) {
