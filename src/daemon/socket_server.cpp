@@ -83,15 +83,16 @@ class BoundedStream : public httplib::Stream {
     pos_ = len_ = 0;
     const size_t budget =
         header_end_ ? kMaxHeaderBytes + kMaxBodyBytes - total_ : kMaxHeaderBytes - total_;
-    if (budget == 0 || !wait(POLLIN, remaining_ms())) return false;
+    const int left = remaining_ms();  // past the deadline nothing more is read, ready or not
+    if (budget == 0 || left <= 0 || !wait(POLLIN, left)) return false;
     ssize_t n;
     do n = ::recv(fd_, buf_, std::min(sizeof buf_, budget), 0);
     while (n < 0 && errno == EINTR);
     if (n < 0) return false;
     len_ = static_cast<size_t>(n);
-    for (size_t i = 0; i < len_ && !header_end_; ++i) {  // find the blank line ending headers
+    for (size_t i = 0; i < len_ && !header_end_; ++i) {  // the blank line ending the headers
       tail_ = (tail_ << 8) | static_cast<unsigned char>(buf_[i]);
-      if ((tail_ & 0xffffffffu) == 0x0d0a0d0au) header_end_ = total_ + i + 1;
+      if (tail_ == 0x0d0a0d0au || (tail_ & 0xffffu) == 0x0a0au) header_end_ = total_ + i + 1;
     }
     total_ += len_;
     return true;
