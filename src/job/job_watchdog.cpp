@@ -15,7 +15,7 @@ JobWatchdog::JobWatchdog(Clock& clock, std::function<int()> interrupts,
 JobWatchdog::~JobWatchdog() { stop(); }
 
 void JobWatchdog::start() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> guard(mu_);
   if (thread_.joinable()) return;
   stopping_ = false;
   thread_ = std::thread([this] {
