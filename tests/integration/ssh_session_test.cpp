@@ -3,12 +3,14 @@
 // deadlines that do not depend on the pod: abort() from another thread and the no-progress
 // timeout against a command that sends nothing.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "burst/remote.h"
@@ -248,6 +250,53 @@ TEST_F(SshSessionTest, AQuietCommandWatchedByItsCallerIsNotTimedOut) {
   auto rc = (*s)->exec("sleep 3; exit 4", {}, [] { return false; });
   ASSERT_TRUE(rc.ok()) << rc.error().message;
   EXPECT_EQ(*rc, 4);
+}
+
+// The children of `parent` named `comm` (from /proc), e.g. a session's sftp-server.
+std::vector<pid_t> children_named(pid_t parent, const std::string& comm) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "stat");
+    std::string line;
+    std::getline(f, line);
+    const size_t open = line.find('('), close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && line.substr(open + 1, close - open - 1) == comm)
+      out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+TEST_F(SshSessionTest, AnSftpReadFromAServerThatStopsAnsweringTimesOut) {
+  target_.no_progress_timeout_s = 2;
+  auto s = connector_->connect(target_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const std::string file = dir_ + "/cloud/volumes/vol/data.bin";
+  ASSERT_TRUE((*s)->write_file(file, std::string(1 << 20, 'x'), 0644).ok());  // starts SFTP
+  auto ppid = (*s)->run_capture("echo $PPID");  // the sshd process serving this session
+  ASSERT_TRUE(ppid.ok()) << ppid.error().message;
+  auto servers = children_named(static_cast<pid_t>(std::stol(*ppid)), "sftp-server");
+  ASSERT_EQ(servers.size(), 1u) << "no sftp-server under sshd " << *ppid;
+  kill(servers[0], SIGSTOP);  // the link and sshd still answer; the file server says nothing
+  const auto start = Steady::now();
+  size_t got = 0;
+  Status st = (*s)->read_file(file, 0, [&](const char*, size_t n) {
+    got += n;
+    return true;
+  });
+  kill(servers[0], SIGCONT);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, ErrorCode::kTimeout) << st.error().message;
+  EXPECT_NE(st.error().message.find("no bytes from the pod for 2 s"), std::string::npos)
+      << st.error().message;
+  EXPECT_EQ(got, 0u);
+  EXPECT_LT(seconds_since(start), 4.0);
 }
 
 TEST(SshConnect, RetriesUntilTheDeadlineOnAClosedPort) {
