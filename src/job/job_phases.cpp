@@ -64,21 +64,16 @@ void JobPhases::fail(const std::string& why) {
   if (error_.empty()) error_ = redact_(why);
 }
 
-Outcome JobPhases::failed(const Error& e, const std::string& what, std::string* detail) {
-  const bool aborted = watchdog_ && watchdog_->aborted() &&
-                       (e.code == ErrorCode::kInterrupted || e.code == ErrorCode::kConnection);
-  if (aborted) {
+Outcome JobPhases::failed(const Error& error, const std::string& what, std::string* detail) {
+  Error e = error;
+  if (watchdog_ && watchdog_->aborted() &&
+      (e.code == ErrorCode::kInterrupted || e.code == ErrorCode::kConnection)) {
     // The watchdog broke the session (job/job_watchdog.h): its deadline is the cause.
-    const std::string why = watchdog_->reason();
-    const bool stop_request = why.rfind("stopped: " + d_.stop_source, 0) == 0;
-    return failed(make_error(stop_request ? ErrorCode::kInterrupted : ErrorCode::kTimeout, why),
-                  what, detail);
-  }
-  if (e.code == ErrorCode::kTimeout && e.message.rfind("no bytes from the pod", 0) == 0) {
-    *detail = redact_(what + ": stopped: " + e.message);
-    fail(*detail);
-    say("error: " + *detail);
-    return Outcome::kFailed;
+    e.message = watchdog_->reason();
+    e.code = e.message.rfind("stopped: " + d_.stop_source, 0) == 0 ? ErrorCode::kInterrupted
+                                                                   : ErrorCode::kTimeout;
+  } else if (e.code == ErrorCode::kTimeout && e.message.rfind("no bytes from the pod", 0) == 0) {
+    e.message = "stopped: " + e.message;  // the no-progress timeout (libssh adapter)
   }
   *detail = redact_(what + ": " + e.message);
   fail(*detail);
