@@ -1,13 +1,18 @@
 // A pod that goes silent (its SSH session's sshd stopped with SIGSTOP: the TCP link stays up,
 // nothing comes back) while `burst run` waits on it. The job's deadlines do not depend on the
-// pod (job/job_watchdog.h): budget.max_runtime and Ctrl-C still end the job, the pod is deleted
+// pod (job/job_watchdog.h): budget.max_runtime, Ctrl-C and `burst cancel` under burstd still
+// end the job, the pod is deleted
 // through the provider (the local cloud's own processes are the judge) and the error says which
 // deadline fired.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "e2e/burst_harness.h"
 
@@ -92,6 +97,63 @@ TEST(E2ESilentPod, CtrlCEndsTheJobWithinTenSecondsAndDeletesASilentPod) {
   auto job = only_job(home);
   EXPECT_EQ(job["state"], "interrupted");
   EXPECT_EQ(job["error"], "run: stopped: Ctrl-C or SIGTERM") << job.dump();
+}
+
+TEST(E2ESilentPod, BurstCancelUnderBurstdEndsTheJobWithinTenSecondsAndDeletesASilentPod) {
+  BurstHome home;
+  std::filesystem::create_directories(home.root() + "/config");
+  std::ofstream(home.root() + "/config/burstd.yaml") << "max_concurrent_jobs: 2\n";
+  const std::string daemon_log = home.root() + "/burstd.err";
+  const pid_t daemon = spawn_logged({BURSTD_BINARY}, home.env(), daemon_log, daemon_log);
+  ASSERT_GT(daemon, 0);
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  } reaper{daemon};
+  bool ready = false;
+  for (int i = 0; i < 200 && !ready; ++i) {
+    ready = std::filesystem::exists(home.state() + "/burstd.sock") &&
+            run_burst(home, {"status"}, nullptr, nullptr) == 0;
+    if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(ready) << read_file(daemon_log);
+  const std::string spec = home.write("job.yaml", spec_text("resources: {providers: [local]}\n"));
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"submit", spec}, &out, nullptr), 0) << out;
+  const std::string job_id = out.substr(4, out.find(" queued") - 4);
+  std::string log;
+  for (int i = 0; i < 600 && log.find("| started") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    log = read_file(home.state() + "/logs/" + job_id + ".log");
+  }
+  ASSERT_NE(log.find("| started"), std::string::npos) << log << read_file(daemon_log);
+  auto pods = pod_ids_in(log);
+  ASSERT_EQ(pods.size(), 1u) << log;
+  auto stopped = pod_session_sshds(home, pods[0]);
+  ASSERT_FALSE(stopped.empty());
+  for (int pid : stopped) kill(pid, SIGSTOP);
+
+  const auto cancel = Steady::now();
+  ASSERT_EQ(run_burst(home, {"cancel", job_id}, &out, &err), 0) << out << err;
+  nlohmann::json job;
+  for (int i = 0; i < 300; ++i) {
+    std::string status;
+    run_burst(home, {"status", job_id, "--json"}, &status, nullptr);
+    job = nlohmann::json::parse(status, nullptr, false);
+    if (job.is_object() && job.value("state", "") != "running" &&
+        job.value("phase", "") == "report")
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const double took = seconds_since(cancel);
+  for (int pid : stopped) kill(pid, SIGCONT);
+  EXPECT_LT(took, 10.0) << job.dump() << read_file(home.state() + "/logs/" + job_id + ".log");
+  EXPECT_EQ(job.value("state", ""), "interrupted") << job.dump();
+  EXPECT_EQ(job.value("error", ""), "run: stopped: burst cancel or burstd drain") << job.dump();
+  EXPECT_TRUE(pod_processes(pods[0]).empty()) << "the silent pod must be deleted";
 }
 
 }  // namespace
