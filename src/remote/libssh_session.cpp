@@ -63,6 +63,7 @@ class Breaker {
  public:
   Breaker(int fd, std::string where, int no_progress_s)
       : fd_(fd), where_(std::move(where)), no_progress_s_(std::max(1, no_progress_s)) {
+    identity_ = socket_identity(fd_);
     monitor_ = std::thread([this] { watch(); });
   }
   ~Breaker() { close(); }
@@ -121,10 +122,22 @@ class Breaker {
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
+  // The socket's two addresses: libssh closes the descriptor itself when the link fails, and the
+  // number may then belong to another connection, which must not be shut down.
+  static std::string socket_identity(int fd) {
+    sockaddr_storage local{}, peer{};
+    socklen_t ll = sizeof local, pl = sizeof peer;
+    if (fd < 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &ll) != 0 ||
+        ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &pl) != 0)
+      return "";
+    return std::string(reinterpret_cast<const char*>(&local), ll) + "/" +
+           std::string(reinterpret_cast<const char*>(&peer), pl);
+  }
   void trip(State why) {
     std::lock_guard<std::mutex> lock(trip_mu_);
     int expected = kNone;
-    if (fd_ >= 0 && state_.compare_exchange_strong(expected, why)) ::shutdown(fd_, SHUT_RDWR);
+    if (fd_ < 0 || !state_.compare_exchange_strong(expected, why)) return;
+    if (!identity_.empty() && socket_identity(fd_) == identity_) ::shutdown(fd_, SHUT_RDWR);
   }
   void watch() {
     // Checks a few times per timeout, at most every 500 ms.
@@ -137,6 +150,7 @@ class Breaker {
   }
 
   int fd_;  // guarded by trip_mu_
+  std::string identity_;
   std::mutex trip_mu_;
   const std::string where_;
   const int no_progress_s_;
