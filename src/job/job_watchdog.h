@@ -27,7 +27,7 @@ namespace burst {
 struct WatchdogConfig {
   std::vector<BudgetCap> caps;
   std::string stop_source = "Ctrl-C or SIGTERM";  // named in the reason
-  Duration grace = std::chrono::seconds(5);
+  Duration grace = std::chrono::seconds(3);       // a healthy stop command takes about 1 s
   Duration period = std::chrono::milliseconds(200);
 };
 

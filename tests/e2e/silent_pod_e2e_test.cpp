@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "e2e/burst_harness.h"
@@ -154,6 +155,47 @@ TEST(E2ESilentPod, BurstCancelUnderBurstdEndsTheJobWithinTenSecondsAndDeletesASi
   EXPECT_EQ(job.value("state", ""), "interrupted") << job.dump();
   EXPECT_EQ(job.value("error", ""), "run: stopped: burst cancel or burstd drain") << job.dump();
   EXPECT_TRUE(pod_processes(pods[0]).empty()) << "the silent pod must be deleted";
+}
+
+// Silent mid-pull, as a hostile pod would be: the run step leaves a watcher behind that, once the
+// step's follower has gone, stops every process the pod's sshd starts for burst (the pull's
+// commands and its SFTP server). sshd itself still answers keepalives and channel opens; no
+// byte of the pull ever comes. budget.max_runtime still ends the job, with the pod deleted.
+constexpr const char* kSilentPull = R"(version: 1
+name: e2e-silent-pull
+volume: {name: e2e-silent-pull-vol}
+budget: {max_runtime: 3s}
+run: |
+  echo started
+  mkdir -p out && echo partial > out/partial.txt
+  fol=$(cut -d' ' -f4 /proc/$PPID/stat)
+  sshd=$(cut -d' ' -f4 /proc/$fol/stat)
+  setsid sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.01; done; while :; do for s in /proc/[0-9]*/stat; do read -r p c st pp rest < "$s" && [ "$pp" = "$0" ] && [ "$st" != T ] && kill -STOP "$p" && echo "$p" >> "$BURST_VOLUME/stopped.pids"; done; sleep 0.05; done' "$sshd" "$fol" </dev/null >/dev/null 2>&1 &
+artefacts:
+  - {remote: out/partial.txt, local: ./got}
+)";
+
+TEST(E2ESilentPod, MaxRuntimeEndsAJobWhosePodGoesSilentMidPull) {
+  BurstHome home;
+  const std::string spec = home.write("job.yaml", kSilentPull);
+  const auto start = Steady::now();
+  BurstProcess p(home, {"run", spec});
+  EXPECT_EQ(p.wait(60), 1) << p.out() << p.err();
+  EXPECT_LT(seconds_since(start), 3 + 30) << p.out() << p.err();
+  // The stopped processes outlive the pod's sshd (their pending SIGTERM waits for a SIGCONT).
+  for (const auto& f : files_under(home.root()))
+    if (f.size() >= 12 && f.compare(f.size() - 12, 12, "stopped.pids") == 0) {
+      std::istringstream pids(read_file(f));
+      for (int pid; pids >> pid;) kill(pid, SIGKILL);
+    }
+  auto pods = pod_ids_in(p.out());
+  ASSERT_EQ(pods.size(), 1u) << p.out();
+  EXPECT_TRUE(pod_processes(pods[0]).empty()) << "the silent pod must be deleted";
+  EXPECT_NE(p.out().find("==> pull"), std::string::npos) << p.out();
+  auto job = only_job(home);
+  EXPECT_EQ(job["state"], "failed");
+  EXPECT_EQ(job["error"], "pull: stopped: budget.max_runtime (3 s) reached") << job.dump();
+  EXPECT_FALSE(std::filesystem::exists(home.work() + "/got/partial.txt"));
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ struct Fixture {
   std::atomic<int> interrupts{0};
   std::vector<PodRecord> pods;
   WatchdogConfig config;
+  Fixture() { config.grace = seconds(5); }  // the tests count from 5 s, whatever the default
   std::unique_ptr<JobWatchdog> dog;
   void make() {
     dog = std::make_unique<JobWatchdog>(
