@@ -100,61 +100,104 @@ TEST(E2ESilentPod, CtrlCEndsTheJobWithinTenSecondsAndDeletesASilentPod) {
   EXPECT_EQ(job["error"], "run: stopped: Ctrl-C or SIGTERM") << job.dump();
 }
 
-TEST(E2ESilentPod, BurstCancelUnderBurstdEndsTheJobWithinTenSecondsAndDeletesASilentPod) {
-  BurstHome home;
-  std::filesystem::create_directories(home.root() + "/config");
-  std::ofstream(home.root() + "/config/burstd.yaml") << "max_concurrent_jobs: 2\n";
-  const std::string daemon_log = home.root() + "/burstd.err";
-  const pid_t daemon = spawn_logged({BURSTD_BINARY}, home.env(), daemon_log, daemon_log);
-  ASSERT_GT(daemon, 0);
-  struct Reaper {
-    pid_t pid;
-    ~Reaper() {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
+// burstd running a job whose pod has gone silent mid-run (its session's sshd stopped).
+class SilentUnderBurstd {
+ public:
+  SilentUnderBurstd() {
+    std::filesystem::create_directories(home.root() + "/config");
+    std::ofstream(home.root() + "/config/burstd.yaml") << "max_concurrent_jobs: 2\n";
+    daemon_log = home.root() + "/burstd.err";
+    daemon = spawn_logged({BURSTD_BINARY}, home.env(), daemon_log, daemon_log);
+  }
+  ~SilentUnderBurstd() {
+    for (int pid : stopped) kill(pid, SIGCONT);
+    if (daemon > 0) {
+      kill(daemon, SIGKILL);
+      waitpid(daemon, nullptr, 0);
     }
-  } reaper{daemon};
-  bool ready = false;
-  for (int i = 0; i < 200 && !ready; ++i) {
-    ready = std::filesystem::exists(home.state() + "/burstd.sock") &&
-            run_burst(home, {"status"}, nullptr, nullptr) == 0;
-    if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  ASSERT_TRUE(ready) << read_file(daemon_log);
-  const std::string spec = home.write("job.yaml", spec_text("resources: {providers: [local]}\n"));
-  std::string out, err;
-  ASSERT_EQ(run_burst(home, {"submit", spec}, &out, nullptr), 0) << out;
-  const std::string job_id = out.substr(4, out.find(" queued") - 4);
-  std::string log;
-  for (int i = 0; i < 600 && log.find("| started") == std::string::npos; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    log = read_file(home.state() + "/logs/" + job_id + ".log");
+  // Starts the job and silences its pod; false (with the failure recorded) when it cannot.
+  bool start() {
+    bool ready = false;
+    for (int i = 0; i < 200 && !ready; ++i) {
+      ready = std::filesystem::exists(home.state() + "/burstd.sock") &&
+              run_burst(home, {"status"}, nullptr, nullptr) == 0;
+      if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(ready) << read_file(daemon_log);
+    const std::string spec = home.write("job.yaml", spec_text("resources: {providers: [local]}\n"));
+    std::string out;
+    EXPECT_EQ(run_burst(home, {"submit", spec}, &out, nullptr), 0) << out;
+    job_id = out.substr(4, out.find(" queued") - 4);
+    std::string log;
+    for (int i = 0; i < 600 && log.find("| started") == std::string::npos; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      log = read_file(home.state() + "/logs/" + job_id + ".log");
+    }
+    auto pods = pod_ids_in(log);
+    EXPECT_EQ(pods.size(), 1u) << log << read_file(daemon_log);
+    if (pods.size() != 1) return false;
+    pod = pods[0];
+    stopped = pod_session_sshds(home, pod);
+    EXPECT_FALSE(stopped.empty());
+    for (int pid : stopped) kill(pid, SIGSTOP);
+    return !stopped.empty();
   }
-  ASSERT_NE(log.find("| started"), std::string::npos) << log << read_file(daemon_log);
-  auto pods = pod_ids_in(log);
-  ASSERT_EQ(pods.size(), 1u) << log;
-  auto stopped = pod_session_sshds(home, pods[0]);
-  ASSERT_FALSE(stopped.empty());
-  for (int pid : stopped) kill(pid, SIGSTOP);
+  // burstd's exit status within `timeout_s`, or -1.
+  int wait_daemon(int timeout_s) {
+    for (int i = 0; i < timeout_s * 20; ++i) {
+      int st = 0;
+      if (waitpid(daemon, &st, WNOHANG) == daemon) {
+        daemon = -1;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return -1;
+  }
+  std::string job_log() const { return read_file(home.state() + "/logs/" + job_id + ".log"); }
 
+  BurstHome home;
+  std::string daemon_log, job_id, pod;
+  pid_t daemon = -1;
+  std::vector<int> stopped;
+};
+
+TEST(E2ESilentPod, BurstCancelUnderBurstdEndsTheJobWithinTenSecondsAndDeletesASilentPod) {
+  SilentUnderBurstd d;
+  ASSERT_TRUE(d.start());
   const auto cancel = Steady::now();
-  ASSERT_EQ(run_burst(home, {"cancel", job_id}, &out, &err), 0) << out << err;
+  std::string out, err;
+  ASSERT_EQ(run_burst(d.home, {"cancel", d.job_id}, &out, &err), 0) << out << err;
   nlohmann::json job;
   for (int i = 0; i < 300; ++i) {
     std::string status;
-    run_burst(home, {"status", job_id, "--json"}, &status, nullptr);
+    run_burst(d.home, {"status", d.job_id, "--json"}, &status, nullptr);
     job = nlohmann::json::parse(status, nullptr, false);
-    if (job.is_object() && job.value("state", "") != "running" &&
-        job.value("phase", "") == "report")
-      break;
+    if (job.is_object() && job.value("state", "") != "running") break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   const double took = seconds_since(cancel);
-  for (int pid : stopped) kill(pid, SIGCONT);
-  EXPECT_LT(took, 10.0) << job.dump() << read_file(home.state() + "/logs/" + job_id + ".log");
+  EXPECT_LT(took, 10.0) << job.dump() << d.job_log();
   EXPECT_EQ(job.value("state", ""), "interrupted") << job.dump();
   EXPECT_EQ(job.value("error", ""), "run: stopped: burst cancel or burstd drain") << job.dump();
-  EXPECT_TRUE(pod_processes(pods[0]).empty()) << "the silent pod must be deleted";
+  EXPECT_TRUE(pod_processes(d.pod).empty()) << "the silent pod must be deleted";
+}
+
+TEST(E2ESilentPod, BurstdDrainedTwiceStopsWithinTenSecondsAndDeletesASilentPod) {
+  SilentUnderBurstd d;
+  ASSERT_TRUE(d.start());
+  // The first SIGTERM drains (running jobs may finish); the second cancels them at once.
+  kill(d.daemon, SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto second = Steady::now();
+  kill(d.daemon, SIGTERM);
+  EXPECT_EQ(d.wait_daemon(30), 0) << read_file(d.daemon_log);
+  EXPECT_LT(seconds_since(second), 10.0) << d.job_log();
+  EXPECT_TRUE(pod_processes(d.pod).empty()) << "the silent pod must be deleted";
+  auto job = only_job(d.home);
+  EXPECT_EQ(job["state"], "interrupted") << job.dump();
+  EXPECT_EQ(job["error"], "run: stopped: burst cancel or burstd drain") << job.dump();
 }
 
 // Silent mid-pull, as a hostile pod would be: the run step leaves a watcher behind that, once the
