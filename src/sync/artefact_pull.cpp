@@ -218,7 +218,10 @@ class Puller {
       if (!st.ok()) return st;
     }
     // The pod's hashes: "<sha256>  <name>\0" each, after any zero padding that ends the archive.
-    HashParser hashes(limits_);
+    PullLimits hash_limits = limits_;
+    hash_limits.max_hash_bytes =
+        std::min(limits_.max_hash_bytes, 4 * listing.bytes() + (size_t{1} << 20));
+    HashParser hashes(hash_limits);
     while (true) {
       auto n = src.read(buf.data(), buf.size());
       if (!n.ok()) return with_context(n.error(), "pull: hash on the pod");

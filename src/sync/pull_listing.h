@@ -30,7 +30,9 @@ struct PullLimits {
   size_t max_listing_bytes = 64u << 20;   // the listing, up to and including "END\0"
   size_t max_record_bytes = 8u << 10;     // one listing or hash record
   size_t max_entries = 200000;            // files in the listing
-  size_t max_hash_bytes = 64u << 20;      // the hash records after the transfer
+  // The hash records after the transfer; also at most 4x the listing's bytes plus 1 MiB (a hash
+  // record is at most 66 bytes longer than its listing record, plus a tar archive's zero padding).
+  size_t max_hash_bytes = 256u << 20;
 };
 
 struct ListedFile {
@@ -53,6 +55,7 @@ class ListingParser {
   // listing is complete: the rest belongs to the transfer).
   Result<size_t> feed(const char* data, size_t n);
   bool done() const { return done_; }
+  size_t bytes() const { return total_; }  // consumed so far
   const std::vector<ListedFile>& files() const { return files_; }
   std::vector<ListedFile>& files() { return files_; }
 

@@ -255,6 +255,22 @@ TEST_F(PullHostileTest, AnEndlessRecordStopsAtTheRecordLimit) {
   EXPECT_LE(pod_.bytes_read, 128u << 10);
 }
 
+TEST_F(PullHostileTest, EndlessHashRecordsStopAtTheirLimit) {
+  const std::vector<PodFile> files = {{"out/a.txt", "a\n"}};
+  pod_.script = listing(files) + tar_of(files);
+  const std::string rec = hashes(files);
+  uint64_t n = 0;
+  pod_.endless = [&](char* d, size_t len) {
+    for (size_t i = 0; i < len; ++i, ++n) d[i] = rec[n % rec.size()];
+    return len;
+  };
+  auto r = pull("out/*");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.error().message, HasSubstr("bytes of hash records"));
+  EXPECT_LE(pod_.bytes_read, pod_.script.size() + (1u << 20) + (64u << 10));
+  expect_nothing_written();
+}
+
 TEST_F(PullHostileTest, TooManyEntriesAreRefused) {
   std::vector<PodFile> files;
   for (int i = 0; i < 11; ++i) files.push_back({"out/f" + std::to_string(i), "x"});
