@@ -57,6 +57,14 @@ struct Config {
 // the file, line, column and field like spec errors do.
 Result<Config> load_config(const std::map<std::string, std::string>& env);
 
+// Makes burst's directories private, on every start of burst and burstd: the state dir, the
+// config dir, the logs and reports dirs and the database's dir become 0700 (group and other bits
+// dropped, owner bits kept) and every file directly in them loses its group and other bits (job
+// logs, reports, the database, keys, config files: 0600 for a 0644 file). Directories that do
+// not exist yet are left to be created (burst creates them 0700). kInvalid, naming the path,
+// when one belongs to another user or cannot be changed: burst then refuses to start.
+Status make_private_dirs(const Config& config);
+
 // The current process environment as a map.
 std::map<std::string, std::string> environment_map();
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "burst/config.h"
+#include "util/small_file.h"
 
 extern char** environ;
 
@@ -150,9 +151,12 @@ Status check_key_file_mode(const std::string& path, const Config& c) {
 }
 
 Status read_file(const std::string& path, Config* c) {
+  // A regular file of at most 1 MiB (util/small_file.h): never a device or fifo read for ever.
+  Result<std::string> text = read_small_file(path);
+  if (!text.ok()) return text.error();
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(*text);
   } catch (const YAML::ParserException& e) {
     return make_error(ErrorCode::kInvalid, path + ":" + std::to_string(e.mark.line + 1) + ":" +
                                                std::to_string(e.mark.column + 1) +

@@ -22,18 +22,24 @@ void LineSplitter::flush() {
   partial_.clear();
 }
 
+std::string probe_pod_command(const std::string& mount_path) {
+  // mount_path is the spec's volume.mount: one quoted word, never spliced into an expansion
+  // (where a quote or "}" in it would end the word). `--` keeps a leading dash an operand. The
+  // answer is NUL-separated, so no byte of either path can break the framing.
+  return "v=${BURST_VOLUME:-}; [ -n \"$v\" ] || v=" + shell_quote(mount_path) +
+         "; d=${BURST_POD_DIR:-$HOME/.burst-pod}; "
+         "mkdir -p -- \"$d\" && chmod 700 -- \"$d\" && mkdir -p -- \"$v\" && "
+         "printf '%s\\000%s\\000' \"$v\" \"$d\"";
+}
+
 Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path) {
-  auto out = session.run_capture("v=\"${BURST_VOLUME:-" + mount_path +
-                                 "}\"; d=\"${BURST_POD_DIR:-$HOME/.burst-pod}\"; "
-                                 "mkdir -p \"$d\" && chmod 700 \"$d\" && mkdir -p \"$v\" && printf "
-                                 "'%s\\n%s\\n' \"$v\" \"$d\"");
+  auto out = session.run_capture(probe_pod_command(mount_path));
   if (!out.ok()) return with_context(out.error(), "probe pod");
-  size_t nl = out->find('\n');
-  PodPaths p{out->substr(0, nl), nl == std::string::npos ? "" : out->substr(nl + 1)};
-  while (!p.pod_dir.empty() && p.pod_dir.back() == '\n') p.pod_dir.pop_back();
-  if (p.volume.empty() || p.pod_dir.empty())
+  const size_t a = out->find('\0');
+  const size_t b = a == std::string::npos ? a : out->find('\0', a + 1);
+  if (b == std::string::npos || a == 0 || b == a + 1)
     return make_error(ErrorCode::kInternal, "probe pod: unexpected answer");
-  return p;
+  return PodPaths{out->substr(0, a), out->substr(a + 1, b - a - 1)};
 }
 
 Status install_env(RemoteSession& session, const PodPaths& paths,
