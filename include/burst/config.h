@@ -47,6 +47,7 @@ struct Config {
   std::string logs_dir;           // <state dir>/logs
   std::string ssh_key;            // default: <config dir>/id_ed25519 (generated on first use)
   double ssh_wait_seconds = 600;  // pod boot + sshd up, before giving up
+  double pull_max_gib = 1024;     // per job: a pod listing more artefact bytes fails the pull
   LocalCloudConfig local;
   std::map<std::string, CloudConfig> clouds;  // "runpod", "lambda", "vast": always present
   NotifyConfig notify;

@@ -164,13 +164,15 @@ Status read_file(const std::string& path, Config* c) {
   }
   if (root.IsNull()) return Status::Ok();
   Reader r(path);
-  Status st = r.check_keys(
-      root, "", {"state_dir", "reports_dir", "ssh_key", "ssh_wait_seconds", "providers", "notify"});
+  Status st = r.check_keys(root, "",
+                           {"state_dir", "reports_dir", "ssh_key", "ssh_wait_seconds",
+                            "pull_max_gib", "providers", "notify"});
   if (st.ok()) st = r.string_field(root, "state_dir", "state_dir", &c->state_dir);
   if (st.ok()) st = r.string_field(root, "reports_dir", "reports_dir", &c->reports_dir);
   if (st.ok()) st = r.string_field(root, "ssh_key", "ssh_key", &c->ssh_key);
   if (st.ok())
     st = r.number_field(root, "ssh_wait_seconds", "ssh_wait_seconds", &c->ssh_wait_seconds);
+  if (st.ok()) st = r.number_field(root, "pull_max_gib", "pull_max_gib", &c->pull_max_gib);
   if (st.ok()) st = read_notify(r, root, c);
   if (st.ok() && !root["providers"]) st = check_key_file_mode(path, *c);
   if (!st.ok() || !root["providers"]) return st;

@@ -406,14 +406,19 @@ Outcome JobPhases::pull(std::string* detail) {
     return failed(make_error(ErrorCode::kConnection, "no SSH session to the GPU pod"), "pull",
                   detail);
   const TimePoint start = d_.clock.now();
+  PullLimits limits;
+  if (d_.config.pull_max_gib > 0 && d_.config.pull_max_gib < 1e9)
+    limits.max_total_bytes = static_cast<uint64_t>(d_.config.pull_max_gib * (1ull << 30));
   auto result = pull_artefacts(
-      *gpu_.session, in_.spec.artefacts, workdir_, gpu_.paths.volume, [&](const PullResult& r) {
+      *gpu_.session, in_.spec.artefacts, workdir_, gpu_.paths.volume,
+      [&](const PullResult& r) {
         d_.console.progress(progress_line(
             "pull", {r.files, r.files_total - r.files_current, r.bytes,
                      r.bytes_total - r.bytes_resumed, seconds_since(d_.clock, start)}));
         moving();
         fault_point("mid-pull");
-      });
+      },
+      limits);
   if (!result.ok()) return failed(result.error(), "pull", detail);
   const double secs = seconds_since(d_.clock, start);
   (void)d_.store.add_transfer({in_.job_id, "pull", result->files - result->files_current,
