@@ -47,6 +47,7 @@ struct Config {
   std::string logs_dir;           // <state dir>/logs
   std::string ssh_key;            // default: <config dir>/id_ed25519 (generated on first use)
   double ssh_wait_seconds = 600;  // pod boot + sshd up, before giving up
+  double pull_max_gib = 1024;     // per job: a pod listing more artefact bytes fails the pull
   LocalCloudConfig local;
   std::map<std::string, CloudConfig> clouds;  // "runpod", "lambda", "vast": always present
   NotifyConfig notify;
@@ -55,6 +56,14 @@ struct Config {
 // Reads the config. `env` is the process environment (passed in so tests control it). Errors name
 // the file, line, column and field like spec errors do.
 Result<Config> load_config(const std::map<std::string, std::string>& env);
+
+// Makes burst's directories private, on every start of burst and burstd: the state dir, the
+// config dir, the logs and reports dirs and the database's dir become 0700 (group and other bits
+// dropped, owner bits kept) and every file directly in them loses its group and other bits (job
+// logs, reports, the database, keys, config files: 0600 for a 0644 file). Directories that do
+// not exist yet are left to be created (burst creates them 0700). kInvalid, naming the path,
+// when one belongs to another user or cannot be changed: burst then refuses to start.
+Status make_private_dirs(const Config& config);
 
 // The current process environment as a map.
 std::map<std::string, std::string> environment_map();

@@ -27,6 +27,10 @@ struct SshTarget {
   // So a dead link (a partition, a NAT that forgot us) is noticed within about their sum.
   int keepalive_idle_s = 15;
   int io_timeout_s = 10;
+  // A transfer or remote command (not one run with a should_stop callback: a quiet step is
+  // watched by its caller) that receives zero bytes from the pod for this long fails with
+  // kTimeout "no bytes from the pod for N s", even while the link itself answers keepalives.
+  int no_progress_timeout_s = 300;
 };
 
 // Receives remote output as it arrives. Called from the thread that called exec.
@@ -96,6 +100,12 @@ class RemoteSession {
     (void)sink;
     return make_error(ErrorCode::kInternal, "this session cannot read files in a pipeline");
   }
+
+  // Thread-safe; may be called from any thread while another is blocked in this session. Breaks
+  // the link without waiting on the pod: every call blocked now, and every later call, returns
+  // promptly with kInterrupted ("aborted"). The session is unusable afterwards. Sessions that
+  // never block (test fakes) may leave it a no-op.
+  virtual void abort() {}
 };
 
 class RemoteConnector {

@@ -82,7 +82,12 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
-Result<Config> load_config_or_print() { return load_config(environment_map()); }
+Result<Config> load_config_or_print() {
+  auto config = load_config(environment_map());
+  if (config.ok())
+    if (Status st = make_private_dirs(*config); !st.ok()) return st.error();
+  return config;
+}
 
 Result<std::unique_ptr<Store>> open_store(const Config& config) {
   return open_sqlite_store(config.db_path);

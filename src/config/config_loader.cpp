@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "burst/config.h"
+#include "util/small_file.h"
 
 extern char** environ;
 
@@ -150,9 +151,12 @@ Status check_key_file_mode(const std::string& path, const Config& c) {
 }
 
 Status read_file(const std::string& path, Config* c) {
+  // A regular file of at most 1 MiB (util/small_file.h): never a device or fifo read for ever.
+  Result<std::string> text = read_small_file(path);
+  if (!text.ok()) return text.error();
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(*text);
   } catch (const YAML::ParserException& e) {
     return make_error(ErrorCode::kInvalid, path + ":" + std::to_string(e.mark.line + 1) + ":" +
                                                std::to_string(e.mark.column + 1) +
@@ -160,13 +164,15 @@ Status read_file(const std::string& path, Config* c) {
   }
   if (root.IsNull()) return Status::Ok();
   Reader r(path);
-  Status st = r.check_keys(
-      root, "", {"state_dir", "reports_dir", "ssh_key", "ssh_wait_seconds", "providers", "notify"});
+  Status st = r.check_keys(root, "",
+                           {"state_dir", "reports_dir", "ssh_key", "ssh_wait_seconds",
+                            "pull_max_gib", "providers", "notify"});
   if (st.ok()) st = r.string_field(root, "state_dir", "state_dir", &c->state_dir);
   if (st.ok()) st = r.string_field(root, "reports_dir", "reports_dir", &c->reports_dir);
   if (st.ok()) st = r.string_field(root, "ssh_key", "ssh_key", &c->ssh_key);
   if (st.ok())
     st = r.number_field(root, "ssh_wait_seconds", "ssh_wait_seconds", &c->ssh_wait_seconds);
+  if (st.ok()) st = r.number_field(root, "pull_max_gib", "pull_max_gib", &c->pull_max_gib);
   if (st.ok()) st = read_notify(r, root, c);
   if (st.ok() && !root["providers"]) st = check_key_file_mode(path, *c);
   if (!st.ok() || !root["providers"]) return st;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -77,7 +78,8 @@ ApiResponse Api::handle(const ApiRequest& r) {
   parts.erase(parts.begin());
   const bool get = r.method == "GET", post = r.method == "POST";
   if (parts.size() == 1 && parts[0] == "health" && get) return health();
-  if (parts.size() == 1 && parts[0] == "jobs" && post) return submit(r.body);
+  if (parts.size() == 1 && parts[0] == "jobs" && post)
+    return submit(r.body, r.local_provider_allowed);
   if (parts.size() == 1 && parts[0] == "jobs" && get) return list_jobs();
   if (parts.size() == 1 && parts[0] == "pods" && get) return pods();
   if (parts.size() == 1 && parts[0] == "reap" && post) {
@@ -111,7 +113,7 @@ ApiResponse Api::health() {
                      {"queued", queued}});
 }
 
-ApiResponse Api::submit(const std::string& body) {
+ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
   json req = json::parse(body, nullptr, false);
   if (req.is_discarded() || !req.is_object())
     return error(400, "expected a JSON object {\"path\": ...} or {\"spec\": ..., \"path\": ...}");
@@ -133,6 +135,20 @@ ApiResponse Api::submit(const std::string& body) {
     for (const auto& e : errors) list.push_back(e.text);
     if (errors.empty()) list.push_back(spec.error().message);
     return error(400, "invalid spec", list);
+  }
+  if (!local_provider_allowed) {
+    // `local` runs the job's `run:` on this machine as burstd's user: not for a token holder
+    // unless burstd.yaml says so. A spec without resources.providers runs on `local` (the
+    // default, src/cli/offers.cpp), so it is refused too rather than sent to a paid cloud.
+    const auto& allowed = spec->resources.providers;
+    if (allowed.empty() || std::find(allowed.begin(), allowed.end(), "local") != allowed.end())
+      return error(403, std::string("resources.providers: ") +
+                            (allowed.empty() ? "none named, so the job would use the local "
+                                               "provider (the default), which"
+                                             : "the local provider") +
+                            " runs the job on burstd's machine as its user; jobs submitted over "
+                            "TCP may not use it: name cloud providers, or set "
+                            "api.tcp_allow_local_provider: true in burstd.yaml");
   }
   if (scheduler_.draining()) return error(503, "burstd is draining (shutting down); not queued");
   std::string id = scheduler_.submit(std::move(*spec), "submitted");

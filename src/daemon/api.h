@@ -3,6 +3,7 @@
 // (docs/daemon.md):
 //   GET  /v1/health                 pid, draining, running and queued counts
 //   POST /v1/jobs                   {"path": "/abs/spec.yaml"} or {"spec": "<yaml>", "path": "..."}
+//                                   (403 when the job would use `local` and the request may not)
 //   GET  /v1/jobs                   queued, running and recent jobs
 //   GET  /v1/jobs/<id>              one job with its phases and pods
 //   GET  /v1/jobs/<id>/log?offset=N the job's log from byte N (see read_log)
@@ -29,6 +30,9 @@ struct ApiRequest {
   std::string path;    // "/v1/jobs/abc"
   std::map<std::string, std::string> query;
   std::string body;
+  // False for requests over TCP (unless api.tcp_allow_local_provider): a job submitted then may
+  // not use the built-in `local` provider, whose `run:` executes here as burstd's user.
+  bool local_provider_allowed = true;
 };
 
 struct ApiResponse {
@@ -57,7 +61,7 @@ class Api {
   LogChunk read_log(const std::string& job_id, int64_t offset, size_t max_bytes = 1 << 16);
 
  private:
-  ApiResponse submit(const std::string& body);
+  ApiResponse submit(const std::string& body, bool local_provider_allowed);
   ApiResponse list_jobs();
   ApiResponse job_status(const std::string& id);
   ApiResponse log(const std::string& id, const std::map<std::string, std::string>& query);

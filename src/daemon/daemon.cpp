@@ -146,7 +146,8 @@ Status Daemon::start(bool socket) {
   }
   if (config_.tcp_port >= 0) {
     tcp_server_ = std::make_unique<SocketServer>(*api_);
-    if (Status st = tcp_server_->start_tcp(config_.tcp_host, config_.tcp_port, config_.api_token);
+    if (Status st = tcp_server_->start_tcp(config_.tcp_host, config_.tcp_port, config_.api_token,
+                                           config_.tcp_allow_local_provider);
         !st.ok())
       return st;
     d_.log("listening on tcp " + config_.tcp_host + ":" + std::to_string(tcp_server_->port()) +

@@ -13,6 +13,7 @@
 #include <iterator>
 
 #include "spec/duration.h"
+#include "util/small_file.h"
 
 namespace burst::daemon {
 namespace fs = std::filesystem;
@@ -43,6 +44,12 @@ class Reader {
       return error(n, field, "expected a number, got \"" + n.as<std::string>("") + "\"");
     if (v < min)
       return error(n, field, "must be at least " + std::to_string(static_cast<int>(min)));
+    return v;
+  }
+  Result<bool> flag(const YAML::Node& n, const std::string& field) const {
+    bool v = false;
+    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v))
+      return error(n, field, "expected true or false, got \"" + n.as<std::string>("") + "\"");
     return v;
   }
   Result<Duration> duration(const YAML::Node& n, const std::string& field) const {
@@ -117,8 +124,13 @@ Status read_fields(const YAML::Node& root, const Reader& r, DaemonConfig* c, std
           c->tcp_port = port;
         } else if (ak == "token_file") {
           c->token_file = r.path(a.second);
+        } else if (ak == "tcp_allow_local_provider") {
+          auto f = r.flag(a.second, "api.tcp_allow_local_provider");
+          if (!f) return f.error();
+          c->tcp_allow_local_provider = *f;
         } else {
-          return r.error(a.first, "api." + ak, "unknown field (tcp, token_file)");
+          return r.error(a.first, "api." + ak,
+                         "unknown field (tcp, token_file, tcp_allow_local_provider)");
         }
       }
       if (c->tcp_port >= 0 && c->token_file.empty())
@@ -154,8 +166,9 @@ Result<std::string> read_token_file(const std::string& path) {
         ErrorCode::kInvalid,
         path + " has mode " + mode + "; a token file must be 0600 (chmod 600 " + path + ")");
   }
-  std::ifstream f(path);
-  std::string token((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto read = read_small_file(path, 4096);  // a token is a line, not a file to stream
+  if (!read) return read.error();
+  std::string token = std::move(*read);
   while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
   if (token.empty()) return make_error(ErrorCode::kInvalid, path + ": the token file is empty");
   return token;
@@ -171,9 +184,11 @@ Result<DaemonConfig> load_daemon_config(const std::string& path,
   std::error_code ec;
   if (fs::exists(file, ec)) {
     c.file = file;
+    Result<std::string> text = read_small_file(file);  // regular, at most 1 MiB
+    if (!text.ok()) return text.error();
     YAML::Node root;
     try {
-      root = YAML::LoadFile(file);
+      root = YAML::Load(*text);
     } catch (const YAML::Exception& e) {
       return make_error(ErrorCode::kInvalid, file + ":" + std::to_string(e.mark.line + 1) + ":" +
                                                  std::to_string(e.mark.column + 1) + ": " + e.msg);

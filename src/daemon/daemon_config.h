@@ -34,6 +34,10 @@ struct DaemonConfig {
   int tcp_port = -1;  // -1: no TCP listener
   std::string token_file;
   std::string api_token;
+  // api.tcp_allow_local_provider: may a job submitted over TCP use the built-in `local` provider,
+  // whose `run:` executes on this machine as burstd's user? Off by default: a token then grants
+  // cloud jobs only. The Unix socket (mode 0600, burstd's own user) is not affected.
+  bool tcp_allow_local_provider = false;
 };
 
 // Reads a token file: kInvalid unless it is a regular file of mode 0600 (no group or other bits)

@@ -90,6 +90,11 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  // Job logs, reports, the database and keys: this user's only, or burstd does not start.
+  if (Status priv = make_private_dirs(config->burst); !priv.ok()) {
+    std::cerr << "burstd: " << priv.error().message << "\n";
+    return 3;
+  }
   auto logger = make_logger(*config);
   auto log = [logger](const std::string& line) { logger->info(line); };
   auto store = open_sqlite_store(config->burst.db_path);

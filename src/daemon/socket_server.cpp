@@ -1,23 +1,157 @@
 #include "daemon/socket_server.h"
 
 #include <httplib.h>
+#include <netdb.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 namespace burst::daemon {
 
+namespace {
+
+// Limits on what a client may make burstd read or wait for (docs/daemon.md, SECURITY.md).
+constexpr size_t kMaxHeaderBytes = 64 * 1024;             // request line and headers together
+constexpr size_t kMaxBodyBytes = 1024 * 1024;             // a request body: more than any spec
+constexpr auto kReadDeadline = std::chrono::seconds(10);  // the whole request, from accept
+constexpr int kWriteTimeoutMs = 10000;                    // per write without progress
+constexpr size_t kTcpWorkers = 64;                        // connections served at once on TCP
+constexpr size_t kUnixWorkers = 16;                       // and on the Unix socket
+
+// httplib's Stream over one accepted socket, with the limits httplib 0.11 lacks: the request
+// (headers and body) must arrive within kReadDeadline of the accept however slowly it trickles,
+// the headers may not exceed kMaxHeaderBytes, and nothing past the headers and a kMaxBodyBytes
+// body is read. A slow or silent client so holds a worker for at most kReadDeadline.
+class BoundedStream : public httplib::Stream {
+ public:
+  BoundedStream(int fd, std::chrono::milliseconds read_deadline)
+      : fd_(fd), deadline_(std::chrono::steady_clock::now() + read_deadline) {}
+
+  bool is_readable() const override { return pos_ < len_ || wait(POLLIN, remaining_ms()); }
+  bool is_writable() const override { return wait(POLLOUT, kWriteTimeoutMs); }
+
+  ssize_t read(char* ptr, size_t size) override {
+    if (pos_ == len_) {
+      if (!fill()) return -1;
+      if (len_ == 0) return 0;  // the client closed its side
+    }
+    size_t n = std::min(size, len_ - pos_);
+    std::memcpy(ptr, buf_ + pos_, n);
+    pos_ += n;
+    return static_cast<ssize_t>(n);
+  }
+
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!is_writable()) return -1;
+    ssize_t n;
+    do n = ::send(fd_, ptr, size, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n;
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    address(::getpeername, ip, port);
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    address(::getsockname, ip, port);
+  }
+  socket_t socket() const override { return fd_; }
+
+ private:
+  int remaining_ms() const {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline_ - std::chrono::steady_clock::now());
+    return left.count() > 0 ? static_cast<int>(left.count()) : 0;
+  }
+  bool wait(short events, int timeout_ms) const {
+    pollfd p{fd_, events, 0};
+    int rc;
+    do rc = ::poll(&p, 1, timeout_ms);
+    while (rc < 0 && errno == EINTR);
+    return rc > 0;
+  }
+  // Reads what the socket has (into buf_), within the deadline and the byte budget.
+  bool fill() {
+    pos_ = len_ = 0;
+    const size_t budget =
+        header_end_ ? kMaxHeaderBytes + kMaxBodyBytes - total_ : kMaxHeaderBytes - total_;
+    const int left = remaining_ms();  // past the deadline nothing more is read, ready or not
+    if (budget == 0 || left <= 0 || !wait(POLLIN, left)) return false;
+    ssize_t n;
+    do n = ::recv(fd_, buf_, std::min(sizeof buf_, budget), 0);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return false;
+    len_ = static_cast<size_t>(n);
+    for (size_t i = 0; i < len_ && !header_end_; ++i) {  // the blank line ending the headers
+      tail_ = (tail_ << 8) | static_cast<unsigned char>(buf_[i]);
+      if (tail_ == 0x0d0a0d0au || (tail_ & 0xffffu) == 0x0a0au) header_end_ = total_ + i + 1;
+    }
+    total_ += len_;
+    return true;
+  }
+  using NameFn = int (*)(int, sockaddr*, socklen_t*);
+  void address(NameFn fn, std::string& ip, int& port) const {
+    sockaddr_storage a{};
+    socklen_t len = sizeof a;
+    ip.clear();
+    port = 0;
+    if (fn(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) return;
+    if (a.ss_family != AF_INET && a.ss_family != AF_INET6) return;  // AF_UNIX: no address
+    char host[NI_MAXHOST], serv[NI_MAXSERV];
+    if (::getnameinfo(reinterpret_cast<sockaddr*>(&a), len, host, sizeof host, serv, sizeof serv,
+                      NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
+      ip = host;
+      port = std::atoi(serv);
+    }
+  }
+
+  int fd_;
+  std::chrono::steady_clock::time_point deadline_;
+  char buf_[4096];
+  size_t pos_ = 0, len_ = 0, total_ = 0, header_end_ = 0;
+  uint32_t tail_ = 0;
+};
+
+// httplib's server with one request per connection, read through BoundedStream. (Overrides
+// httplib's private virtual; it calls only protected members.)
+class BoundedServer : public httplib::Server {
+ public:
+  // httplib listens with a backlog of 5 (compiled into Debian's library): a burst of connects
+  // beyond it waits for SYN retransmits (1 s, 3 s, ...). Linux lets a second listen() raise it.
+  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
+  std::chrono::milliseconds read_deadline = kReadDeadline;
+
+ private:
+  bool process_and_close_socket(socket_t sock) override {
+    bool ok = false;
+    {
+      BoundedStream strm(sock, read_deadline);
+      bool closed = false;
+      ok = process_request(strm, /*close_connection=*/true, closed, nullptr);
+    }
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+    return ok;
+  }
+};
+
+}  // namespace
+
 struct SocketServer::Impl {
   Api& api;
-  httplib::Server server;
+  BoundedServer server;
   std::thread thread;
   std::string path;
-  std::string token;  // TCP only: the bearer token every request must send
+  std::string token;                 // TCP only: the bearer token every request must send
+  bool allow_local_provider = true;  // TCP: api.tcp_allow_local_provider
   int port = -1;
   std::atomic<bool> stopping{false};
   explicit Impl(Api& a) : api(a) {}
@@ -25,12 +159,13 @@ struct SocketServer::Impl {
 
 namespace {
 
-ApiRequest to_api(const httplib::Request& req) {
+ApiRequest to_api(const httplib::Request& req, const SocketServer::Impl& m) {
   ApiRequest r;
   r.method = req.method;
   r.path = req.path;
   for (const auto& [k, v] : req.params) r.query[k] = v;
   r.body = req.body;
+  r.local_provider_allowed = m.token.empty() || m.allow_local_provider;
   return r;
 }
 
@@ -55,6 +190,41 @@ bool authorized(const httplib::Request& req, const std::string& token) {
   return same_secret(req.get_header_value("Authorization"), "Bearer " + token);
 }
 
+void refuse(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content("{\"error\": \"" + message + "\"}\n", "application/json");
+}
+
+// Runs on the headers alone, before any body byte is read (httplib's pre-routing handler, and
+// its Expect: 100-continue handler so such a client is refused before it sends the body):
+// the token, then the body's announced size.
+bool admit(const SocketServer::Impl& m, const httplib::Request& req, httplib::Response& res) {
+  if (!authorized(req, m.token)) {
+    refuse(res, 401, "unauthorized: send Authorization: Bearer <token>");
+    res.set_header("WWW-Authenticate", "Bearer");
+    return false;
+  }
+  if (req.has_header("Transfer-Encoding")) {  // httplib 0.11 bounds no chunked body
+    refuse(res, 411, "send the body with a Content-Length");
+    return false;
+  }
+  if (req.has_header("Content-Length")) {
+    const std::string v = req.get_header_value("Content-Length");
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || errno != 0 || v[0] == '-') {
+      refuse(res, 400, "bad Content-Length");
+      return false;
+    }
+    if (n > kMaxBodyBytes) {
+      refuse(res, 413, "request body too large (" + v + " bytes; the limit is 1 MiB)");
+      return false;
+    }
+  }
+  return true;
+}
+
 void register_routes(SocketServer::Impl& m);
 
 // Whether something answers on the socket (another burstd).
@@ -63,6 +233,23 @@ bool answering(const std::string& path) {
   c.set_address_family(AF_UNIX);
   c.set_connection_timeout(1);
   return static_cast<bool>(c.Get("/v1/health"));
+}
+
+void configure(SocketServer::Impl& m, size_t workers) {
+  m.server.new_task_queue = [workers] { return new httplib::ThreadPool(workers); };
+  m.server.set_payload_max_length(kMaxBodyBytes);
+  m.server.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(kReadDeadline));
+  m.server.set_write_timeout(kWriteTimeoutMs / 1000);
+  m.server.set_keep_alive_max_count(1);
+  m.server.set_pre_routing_handler([&m](const httplib::Request& req, httplib::Response& res) {
+    return admit(m, req, res) ? httplib::Server::HandlerResponse::Unhandled
+                              : httplib::Server::HandlerResponse::Handled;
+  });
+  m.server.set_expect_100_continue_handler(
+      [&m](const httplib::Request& req, httplib::Response& res) {
+        return admit(m, req, res) ? 100 : res.status;
+      });
+  register_routes(m);
 }
 
 }  // namespace
@@ -80,7 +267,7 @@ Status SocketServer::start(const std::string& path) {
       return make_error(ErrorCode::kInvalid, "another burstd is serving " + path);
     ::unlink(path.c_str());  // stale: left by a burstd that was killed
   }
-  register_routes(m);
+  configure(m, kUnixWorkers);
   m.server.set_address_family(AF_UNIX);
   // Owner-only from the moment it exists: the umask covers the bind, chmod makes sure.
   mode_t old = ::umask(077);
@@ -89,28 +276,36 @@ Status SocketServer::start(const std::string& path) {
   if (!bound)
     return make_error(ErrorCode::kInternal,
                       "cannot listen on " + path + ": " + std::strerror(errno));
+  m.server.widen_backlog();
   ::chmod(path.c_str(), 0600);
   m.path = path;
   m.thread = std::thread([&m] { m.server.listen_after_bind(); });
   return Status::Ok();
 }
 
-Status SocketServer::start_tcp(const std::string& host, int port, const std::string& token) {
+Status SocketServer::start_tcp(const std::string& host, int port, const std::string& token,
+                               bool allow_local_provider) {
   Impl& m = *impl_;
   if (token.empty()) return make_error(ErrorCode::kInvalid, "a TCP listener needs a token");
   m.token = token;
-  register_routes(m);
+  m.allow_local_provider = allow_local_provider;
+  configure(m, kTcpWorkers);
   const int bound = port == 0 ? m.server.bind_to_any_port(host.c_str())
                               : (m.server.bind_to_port(host.c_str(), port) ? port : -1);
   if (bound < 0)
     return make_error(ErrorCode::kInternal, "cannot listen on " + host + ":" +
                                                 std::to_string(port) + ": " + std::strerror(errno));
   m.port = bound;
+  m.server.widen_backlog();
   m.thread = std::thread([&m] { m.server.listen_after_bind(); });
   return Status::Ok();
 }
 
 int SocketServer::port() const { return impl_->port; }
+
+void SocketServer::set_read_deadline(std::chrono::milliseconds deadline) {
+  impl_->server.read_deadline = deadline;
+}
 
 size_t httplib_client_size() { return sizeof(httplib::Client); }
 
@@ -118,13 +313,7 @@ namespace {
 
 void register_routes(SocketServer::Impl& m) {
   auto handler = [&m](const httplib::Request& req, httplib::Response& res) {
-    if (!authorized(req, m.token)) {
-      res.status = 401;
-      res.set_header("WWW-Authenticate", "Bearer");
-      res.set_content("{\"error\": \"unauthorized: send Authorization: Bearer <token>\"}",
-                      "application/json");
-      return;
-    }
+    if (!admit(m, req, res)) return;  // checked before the body too; again, to be sure
     // Follow a log: stream chunks until the job ends and nothing new is left.
     if (req.method == "GET" && req.has_param("follow") && req.path.size() > 4 &&
         req.path.compare(req.path.size() - 4, 4, "/log") == 0) {
@@ -132,7 +321,7 @@ void register_routes(SocketServer::Impl& m) {
       id = id.substr(id.rfind('/') + 1);
       int64_t offset = std::atoll(req.get_param_value("offset").c_str());
       if (!m.api.read_log(id, offset).found) {
-        to_http(m.api.handle(to_api(req)), res);
+        to_http(m.api.handle(to_api(req, m)), res);
         return;
       }
       res.set_chunked_content_provider(
@@ -151,7 +340,7 @@ void register_routes(SocketServer::Impl& m) {
           });
       return;
     }
-    to_http(m.api.handle(to_api(req)), res);
+    to_http(m.api.handle(to_api(req, m)), res);
   };
   m.server.Get(R"(/.*)", handler);
   m.server.Post(R"(/.*)", handler);

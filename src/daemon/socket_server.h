@@ -3,9 +3,18 @@
 // burstd. A TCP listener (start_tcp) exists only when burstd.yaml configures api.tcp, and then
 // every request must carry "Authorization: Bearer <token>" (compared in constant time; 401
 // otherwise). The Unix socket needs no token.
+//
+// Both refuse from the headers alone, before reading any body byte: a wrong or missing token
+// (401), a body announced over 1 MiB (413) or sent chunked (411). Each connection serves one
+// request, which must arrive whole (headers at most 64 KiB, body at most 1 MiB) within 10 s of
+// the connect; a write that makes no progress for 10 s ends the connection. TCP serves 64
+// connections at once (the Unix socket 16), so a few slow or silent clients cannot keep a
+// well-behaved one waiting for long. Jobs submitted over TCP may not use the `local` provider
+// unless start_tcp is told so (api.tcp_allow_local_provider; Api::handle enforces it).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -23,9 +32,13 @@ class SocketServer {
   // kInvalid when another burstd answers there; kInternal when the bind fails.
   Status start(const std::string& path);
   // Listens on host:port (port 0: a free one, see port()) and serves only requests with the
-  // token. kInvalid for an empty token; kInternal when the bind fails.
-  Status start_tcp(const std::string& host, int port, const std::string& token);
+  // token. kInvalid for an empty token; kInternal when the bind fails. `allow_local_provider`:
+  // whether jobs submitted here may use the built-in `local` provider.
+  Status start_tcp(const std::string& host, int port, const std::string& token,
+                   bool allow_local_provider = false);
   int port() const;  // the TCP port bound, or -1
+  // How long a whole request may take to arrive (default 10 s); before start. Tests shorten it.
+  void set_read_deadline(std::chrono::milliseconds deadline);
   void stop();
 
   struct Impl;  // httplib's server, defined in socket_server.cpp only

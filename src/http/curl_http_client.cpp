@@ -31,6 +31,59 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
+using UrlHandle = std::unique_ptr<CURLU, void (*)(CURLU*)>;
+
+std::string url_part(CURLU* u, CURLUPart part) {
+  char* out = nullptr;
+  if (curl_url_get(u, part, &out, 0) != CURLUE_OK || !out) return "";
+  std::string s(out);
+  curl_free(out);
+  return s;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return s;
+}
+
+// What a refusal names: scheme and host (and port), never the path, query or userinfo, which
+// could carry a secret.
+std::string shown(const std::string& url) {
+  size_t start = url.find("://");
+  start = start == std::string::npos ? 0 : start + 3;
+  size_t end = url.find_first_of("/?#", start);
+  std::string authority = url.substr(start, end == std::string::npos ? end : end - start);
+  if (size_t at = authority.rfind('@'); at != std::string::npos) authority.erase(0, at + 1);
+  return authority;
+}
+
+Error refused(const std::string& url, const std::string& scheme, const std::string& why) {
+  return make_error(ErrorCode::kInvalid, "refusing to send an API request to " + shown(url) +
+                                             (scheme.empty() ? "" : " over " + scheme) + ": " +
+                                             why);
+}
+
+// An API key must not cross a network in clear text. Plain HTTP is allowed to this machine only
+// (the emulators in tests and benchmarks), where no network carries the bytes: the host libcurl
+// will connect to must be exactly localhost, 127.0.0.1 or [::1]; other 127/8 addresses are not
+// needed and refused. libcurl's own parser decides what the host is, so userinfo
+// ("http://127.0.0.1:1@evil:80") and other tricks cannot make the check and the connection
+// disagree.
+Result<UrlHandle> parse_api_url(const std::string& url) {
+  UrlHandle u(curl_url(), [](CURLU* h) { curl_url_cleanup(h); });
+  if (!u) return make_error(ErrorCode::kInternal, "http: curl_url failed");
+  if (curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+    return refused(url, "", "not a URL burst can use");
+  const std::string scheme = lower(url_part(u.get(), CURLUPART_SCHEME));
+  if (scheme == "https") return u;
+  const std::string host = lower(url_part(u.get(), CURLUPART_HOST));
+  if (scheme == "http" && (host == "127.0.0.1" || host == "localhost" || host == "[::1]")) return u;
+  return refused(url, scheme,
+                 "use https (plain http is allowed to 127.0.0.1, localhost and [::1] only, for "
+                 "emulators)");
+}
+
 class CurlHttpClient : public HttpClient {
  public:
   explicit CurlHttpClient(CurlOptions o) : o_(std::move(o)), loaded_(libcurl_dl::load()) {
@@ -46,7 +99,9 @@ class CurlHttpClient : public HttpClient {
     std::lock_guard<std::mutex> lock(mu_);
     if (!loaded_.ok()) return make_error(loaded_.error().code, "http: " + loaded_.error().message);
     if (!curl_) return make_error(ErrorCode::kInternal, "http: curl_easy_init failed");
-    if (Status plain = refuse_plain_http(r.url); !plain.ok()) return plain.error();
+    // Parsed once, by libcurl itself, and that parse is what is both checked and fetched.
+    Result<UrlHandle> url = parse_api_url(r.url);
+    if (!url.ok()) return url.error();
     CURL* c = curl_;
     curl_easy_reset(c);  // keeps the connection cache
     HttpResponse resp;
@@ -54,7 +109,7 @@ class CurlHttpClient : public HttpClient {
     for (const auto& [k, v] : r.headers)
       headers = curl_slist_append(headers, (k + ": " + v).c_str());
     headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
-    curl_easy_setopt(c, CURLOPT_URL, r.url.c_str());
+    curl_easy_setopt(c, CURLOPT_CURLU, url->get());
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r.method.c_str());
     if (r.method == "HEAD") curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
@@ -88,7 +143,7 @@ class CurlHttpClient : public HttpClient {
  private:
   // The message names the method and host only: a URL's query could carry something secret.
   static Error transport_error(CURL* c, CURLcode rc, const HttpRequest& r) {
-    std::string what = r.method + " " + host_of(r.url) + ": " + curl_easy_strerror(rc);
+    std::string what = r.method + " " + shown(r.url) + ": " + curl_easy_strerror(rc);
     double pretransfer = 0;
     curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME, &pretransfer);
     const bool never_sent = pretransfer <= 0;  // still resolving or connecting when it failed
@@ -108,33 +163,6 @@ class CurlHttpClient : public HttpClient {
     }
   }
 
-  // An API key must not cross a network in clear text. Plain HTTP is allowed to this machine
-  // only (the emulators in tests and benchmarks), where no network carries the bytes.
-  static Status refuse_plain_http(const std::string& url) {
-    std::string scheme = url.substr(0, url.find("://"));
-    std::transform(scheme.begin(), scheme.end(), scheme.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    if (scheme == "https") return Status::Ok();
-    std::string host = host_of(url);
-    if (host.rfind('[', 0) == 0)
-      host = host.substr(0, host.find(']') + 1);
-    else
-      host = host.substr(0, host.find(':'));
-    if (scheme == "http" && (host == "127.0.0.1" || host == "localhost" || host == "[::1]"))
-      return Status::Ok();
-    return make_error(ErrorCode::kInvalid,
-                      "refusing to send an API request to " + host_of(url) + " over " + scheme +
-                          ": use https (plain http is allowed to 127.0.0.1, localhost and [::1] "
-                          "only, for emulators)");
-  }
-
-  static std::string host_of(const std::string& url) {
-    size_t start = url.find("://");
-    start = start == std::string::npos ? 0 : start + 3;
-    size_t end = url.find_first_of("/?#", start);
-    return url.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  }
-
   CurlOptions o_;
   Status loaded_;
   CURL* curl_ = nullptr;
@@ -142,6 +170,12 @@ class CurlHttpClient : public HttpClient {
 };
 
 }  // namespace
+
+Status check_api_url(const std::string& url) {
+  if (Status loaded = libcurl_dl::load(); !loaded.ok()) return loaded;
+  Result<UrlHandle> u = parse_api_url(url);
+  return u.ok() ? Status::Ok() : Status(u.error());
+}
 
 std::unique_ptr<HttpClient> make_curl_http_client(const CurlOptions& options) {
   return std::make_unique<CurlHttpClient>(options);

@@ -18,4 +18,10 @@ struct CurlOptions {
 
 std::unique_ptr<HttpClient> make_curl_http_client(const CurlOptions& options = {});
 
+// The rule every request passes first: https anywhere; plain http only when the host, as
+// libcurl parses the URL (userinfo, IPv6 brackets, case and ports included), is exactly
+// localhost, 127.0.0.1 or [::1]. kInvalid "refusing to send an API request to HOST over SCHEME:
+// ..." otherwise (naming the host and port, never the path, query or userinfo).
+Status check_api_url(const std::string& url);
+
 }  // namespace burst

@@ -19,9 +19,14 @@
   X(curl_easy_reset)               \
   X(curl_easy_setopt)              \
   X(curl_easy_strerror)            \
+  X(curl_free)                     \
   X(curl_global_init)              \
   X(curl_slist_append)             \
-  X(curl_slist_free_all)
+  X(curl_slist_free_all)           \
+  X(curl_url)                      \
+  X(curl_url_cleanup)              \
+  X(curl_url_get)                  \
+  X(curl_url_set)
 
 namespace burst::libcurl_dl {
 

@@ -38,6 +38,23 @@ JobPhases::JobPhases(JobDeps& deps, JobInput& input, Redactor& redact)
   caps_.insert(caps_.end(), d_.extra_caps.begin(), d_.extra_caps.end());
 }
 
+JobPhases::~JobPhases() {
+  drop_session(gpu_);
+  drop_session(cpu_);
+}
+
+void JobPhases::adopt_session(PodHandle& pod, std::unique_ptr<RemoteSession> session) {
+  drop_session(pod);
+  pod.session = std::move(session);
+  if (watchdog_ && pod.session) watchdog_->attach(pod.session.get());
+}
+
+void JobPhases::drop_session(PodHandle& pod) {
+  if (!pod.session) return;
+  if (watchdog_) watchdog_->detach(pod.session.get());
+  pod.session.reset();
+}
+
 void JobPhases::say(const std::string& text) {
   std::string clean = terminal_safe(redact_(text));  // errors may quote what a pod said
   d_.console.line(clean);
@@ -48,7 +65,17 @@ void JobPhases::fail(const std::string& why) {
   if (error_.empty()) error_ = terminal_safe(redact_(why));
 }
 
-Outcome JobPhases::failed(const Error& e, const std::string& what, std::string* detail) {
+Outcome JobPhases::failed(const Error& error, const std::string& what, std::string* detail) {
+  Error e = error;
+  if (watchdog_ && watchdog_->aborted() &&
+      (e.code == ErrorCode::kInterrupted || e.code == ErrorCode::kConnection)) {
+    // The watchdog broke the session (job/job_watchdog.h): its deadline is the cause.
+    e.message = watchdog_->reason();
+    e.code = e.message.rfind("stopped: " + d_.stop_source, 0) == 0 ? ErrorCode::kInterrupted
+                                                                   : ErrorCode::kTimeout;
+  } else if (e.code == ErrorCode::kTimeout && e.message.rfind("no bytes from the pod", 0) == 0) {
+    e.message = "stopped: " + e.message;  // the no-progress timeout (libssh adapter)
+  }
   *detail = terminal_safe(redact_(what + ": " + e.message));
   fail(*detail);
   say("error: " + *detail);
@@ -169,6 +196,7 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   auto stop = [&] {
     d_.console.progress("waiting for pod " + pod.record.pod_id + " " +
                         std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + "s");
+    moving();
     return interrupted();
   };
   auto running = wait_until_running(d_.provider, d_.clock, pod.record.pod_id, deadline, stop);
@@ -182,7 +210,7 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
                 reattach ? pod.record.host_key : ""};
   auto session = connect_with_retry(d_.connector, pod.target, d_.clock, deadline, stop);
   if (!session.ok()) return failed(session.error(), "ssh", detail);
-  pod.session = std::move(*session);
+  adopt_session(pod, std::move(*session));
   pod.record.host_key = pod.target.pinned_host_key;
   (void)d_.store.update_pod(pod.record);
   // Some providers mount the volume at their own fixed path (Lambda): that is $BURST_VOLUME.
@@ -219,6 +247,7 @@ Outcome JobPhases::sync(std::string* detail) {
   auto stats = sync_code(*gpu_.session, in_.code, target, [&](const SyncStats& s) {
     d_.console.progress(progress_line("sync", {s.files_sent, s.files_to_send, s.bytes_sent,
                                                s.bytes_to_send, seconds_since(d_.clock, start)}));
+    moving();
     fault_point("mid-sync");
   });
   if (!stats.ok()) return failed(stats.error(), "sync", detail);
@@ -249,15 +278,18 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
     say("continuing the run step's output from byte " + std::to_string(from.out) +
         " (stdout) and " + std::to_string(from.err) + " (stderr)");
   }
+  if (name == "run" && watchdog_) watchdog_->set_runtime_limit(start, max_seconds);
   bool over_time = false;
   std::string over_budget;
   auto stop = [&] {
+    moving();
     over_time = max_seconds > 0 && seconds_since(d_.clock, start) > max_seconds;
     if (over_budget.empty()) over_budget = budget_exceeded();
     return over_time || !over_budget.empty() || interrupted();
   };
   const bool keep_offsets = name == "run";
   auto on_line = [&](bool e, const std::string& l) {
+    moving();
     remote_line(e, l);
     fault_point("mid-", name);  // test hook (docs/chaos.md)
   };
@@ -273,8 +305,13 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
     fs::remove(offsets_path(name), ec);
   }
   if (!status.ok() && status.error().code == ErrorCode::kInterrupted) {
-    say("stopping the remote " + name + " command");
-    stop_step(*pod.session, pod.paths, name);
+    // Over SSH only while the session answers: an aborted one refuses at once, and one that hangs
+    // is aborted by the watchdog after its grace. The pod's deletion stops the step regardless.
+    if (!(watchdog_ && watchdog_->aborted())) {
+      say("stopping the remote " + name + " command");
+      moving();
+      stop_step(*pod.session, pod.paths, name);
+    }
     if (over_time) {
       return failed(make_error(ErrorCode::kTimeout,
                                "exceeded budget.max_runtime (" +
@@ -349,11 +386,11 @@ Outcome JobPhases::reattach_gpu(std::string* detail) {
   Outcome o = connect_pod(gpu_, &connected, /*reattach=*/true);
   if (o != Outcome::kOk) {
     *detail = "reattach: " + connected;
-    gpu_.session.reset();
+    drop_session(gpu_);
     return Outcome::kConnectionLost;
   }
   if (Status st = check_step_files(*gpu_.session, gpu_.paths, "run"); !st.ok()) {
-    gpu_.session.reset();
+    drop_session(gpu_);
     failed(st.error(), "reattach", detail);
     return Outcome::kConnectionLost;
   }
@@ -370,13 +407,19 @@ Outcome JobPhases::pull(std::string* detail) {
     return failed(make_error(ErrorCode::kConnection, "no SSH session to the GPU pod"), "pull",
                   detail);
   const TimePoint start = d_.clock.now();
+  PullLimits limits;
+  if (d_.config.pull_max_gib > 0 && d_.config.pull_max_gib < 1e9)
+    limits.max_total_bytes = static_cast<uint64_t>(d_.config.pull_max_gib * (1ull << 30));
   auto result = pull_artefacts(
-      *gpu_.session, in_.spec.artefacts, workdir_, gpu_.paths.volume, [&](const PullResult& r) {
+      *gpu_.session, in_.spec.artefacts, workdir_, gpu_.paths.volume,
+      [&](const PullResult& r) {
         d_.console.progress(progress_line(
             "pull", {r.files, r.files_total - r.files_current, r.bytes,
                      r.bytes_total - r.bytes_resumed, seconds_since(d_.clock, start)}));
+        moving();
         fault_point("mid-pull");
-      });
+      },
+      limits);
   if (!result.ok()) return failed(result.error(), "pull", detail);
   const double secs = seconds_since(d_.clock, start);
   (void)d_.store.add_transfer({in_.job_id, "pull", result->files - result->files_current,
@@ -402,8 +445,11 @@ Outcome JobPhases::pull(std::string* detail) {
 }
 
 Outcome JobPhases::delete_pod(PodHandle& pod, std::string* detail) {
+  // The deletion goes through the provider's API only, never over SSH: a pod that stopped
+  // answering is deleted the same way as a healthy one.
+  if (&pod == &gpu_ && watchdog_) watchdog_->clear_runtime_limit();
   if (!pod.needs_delete()) return Outcome::kSkipped;
-  pod.session.reset();  // close SSH before the sshd goes away
+  drop_session(pod);  // close SSH before the sshd goes away
   say("deleting " + pod.record.role + " pod " + pod.record.pod_id);
   Status st = delete_and_verify(d_.store, d_.provider, d_.clock, &pod.record);
   if (!st.ok()) {

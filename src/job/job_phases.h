@@ -7,6 +7,7 @@
 #include <string>
 
 #include "job/job_runner.h"
+#include "job/job_watchdog.h"
 #include "job/phase_machine.h"
 #include "job/remote_steps.h"
 
@@ -25,6 +26,10 @@ struct PodHandle {
 class JobPhases {
  public:
   JobPhases(JobDeps& deps, JobInput& input, Redactor& redact);
+  ~JobPhases();
+  // The job's deadlines (job/job_watchdog.h): sessions are attached to it while they live, the
+  // run step sets its runtime limit, and a failure caused by its abort names the deadline.
+  void set_watchdog(JobWatchdog* watchdog) { watchdog_ = watchdog; }
 
   // Runs one phase. `detail` gets a short redacted note for the phase's row; a failure's reason
   // also becomes the job's error (the first one wins).
@@ -49,6 +54,11 @@ class JobPhases {
   Outcome upload_local(std::string* detail);
 
   Outcome create_pod(PodHandle& pod, bool gpu, std::string* detail);
+  void adopt_session(PodHandle& pod, std::unique_ptr<RemoteSession> session);
+  void drop_session(PodHandle& pod);
+  void moving() {
+    if (watchdog_) watchdog_->progress();
+  }
   Outcome connect_pod(PodHandle& pod, std::string* detail, bool reattach = false);
   std::string budget_exceeded() const;  // "" or why the budget guard stops the job
   StepOffsets load_offsets(const std::string& step) const;
@@ -67,6 +77,10 @@ class JobPhases {
   std::string error_;
   std::ofstream log_;
   std::vector<BudgetCap> caps_;  // budget.max_usd and the extra caps from JobDeps
+  JobWatchdog* watchdog_ = nullptr;
+
+ public:
+  const std::vector<BudgetCap>& caps() const { return caps_; }
 };
 
 }  // namespace burst

@@ -72,7 +72,22 @@ JobResult JobRunner::run() {
     }
   }
 
+  // The deadlines that hold while the job thread is blocked on a pod (job/job_watchdog.h). It
+  // outlives `phases`, whose sessions detach from it as they close.
+  WatchdogConfig limits;
+  if (in_.spec.budget.max_usd) limits.caps.push_back({*in_.spec.budget.max_usd, "budget.max_usd"});
+  limits.caps.insert(limits.caps.end(), d_.extra_caps.begin(), d_.extra_caps.end());
+  limits.stop_source = d_.stop_source;
+  JobWatchdog watchdog(
+      d_.clock, d_.interrupts,
+      [this, id = job.id] {
+        auto pods = d_.store.pods_of_job(id);
+        return pods.ok() ? *pods : std::vector<PodRecord>{};
+      },
+      limits);
+  watchdog.start();
   JobPhases phases(d_, in_, redact_);
+  phases.set_watchdog(&watchdog);
   JobFacts facts{in_.spec.upload.has_value(), in_.spec.pull_on_failure, false};
   if (in_.plan.handoff) facts.handoff = in_.plan.handoff->where;
   bool interrupted = false;
@@ -107,6 +122,7 @@ JobResult JobRunner::run() {
     (void)d_.store.update_job(job);
     if (!run_open) (void)d_.store.begin_phase(job.id, name, now_ms(d_.clock));
     run_open = false;
+    watchdog.progress();
     phases.say("==> " + name);
     Outcome outcome;
     std::string detail;
@@ -127,6 +143,7 @@ JobResult JobRunner::run() {
     (void)d_.store.update_job(job);
     phase = next_phase(phase, outcome, facts);
   }
+  watchdog.stop();
 
   std::error_code ec;
   fs::create_directories(d_.config.reports_dir, ec);

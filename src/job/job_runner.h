@@ -37,6 +37,8 @@ struct JobDeps {
   // Caps beyond the spec's budget.max_usd that a running job's accrued cost must not cross
   // (burstd's global daily/monthly caps, less what other jobs spent); see job/budget_guard.h.
   std::vector<BudgetCap> extra_caps = {};
+  // What sends the stop requests counted by `interrupts`, named when one stops the job.
+  std::string stop_source = "Ctrl-C or SIGTERM";
 };
 
 struct JobInput {

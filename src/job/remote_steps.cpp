@@ -39,22 +39,20 @@ Result<std::string> capture_small(RemoteSession& session, const std::string& com
   return out;
 }
 
-// capture_small behind run_capture's name.
-struct BoundedCapture {
-  RemoteSession& pod;
-  Result<std::string> run_capture(const std::string& command) {
-    return capture_small(pod, command);
-  }
-};
-
 }  // namespace
 
-Result<PodPaths> probe_pod(RemoteSession& pod, const std::string& mount_path) {
-  BoundedCapture session{pod};
-  auto out = session.run_capture("v=\"${BURST_VOLUME:-" + mount_path +
-                                 "}\"; d=\"${BURST_POD_DIR:-$HOME/.burst-pod}\"; "
-                                 "mkdir -p \"$d\" && chmod 700 \"$d\" && mkdir -p \"$v\" && printf "
-                                 "'%s\\n%s\\n' \"$v\" \"$d\"");
+std::string probe_pod_command(const std::string& mount_path) {
+  // mount_path is the spec's volume.mount: one quoted word, never spliced into an expansion
+  // (where a quote or "}" in it would end the word). `--` keeps a leading dash an operand. The
+  // answer is NUL-separated, so no byte of either path can break the framing.
+  return "v=${BURST_VOLUME:-}; [ -n \"$v\" ] || v=" + shell_quote(mount_path) +
+         "; d=${BURST_POD_DIR:-$HOME/.burst-pod}; "
+         "mkdir -p -- \"$d\" && chmod 700 -- \"$d\" && mkdir -p -- \"$v\" && "
+         "printf '%s\\000%s\\000' \"$v\" \"$d\"";
+}
+
+Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path) {
+  auto out = capture_small(session, probe_pod_command(mount_path));
   if (!out.ok()) return with_context(out.error(), "probe pod");
   auto answer = parse_probe_answer(*out);
   if (!answer.ok()) return answer.error();

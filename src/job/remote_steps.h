@@ -28,6 +28,8 @@ struct PodPaths {
 // `mount_path`; BURST_POD_DIR defaults to $HOME/.burst-pod. The answer is read up to kMaxAnswer
 // bytes (job/step_answers.h) and must be two absolute paths.
 Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path);
+// The command probe_pod runs (tests render it with hostile mount paths).
+std::string probe_pod_command(const std::string& mount_path);
 
 // Writes <pod_dir>/env.sh (mode 0600) exporting every variable.
 Status install_env(RemoteSession& session, const PodPaths& paths,

@@ -8,27 +8,23 @@ std::string_view chomp(std::string_view s) {
   return s;
 }
 
-bool clean_path(std::string_view p) {
-  if (p.empty() || p.front() != '/' || p.size() > 4096) return false;
-  for (char c : p)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
-  return true;
-}
+bool path_ok(std::string_view p) { return !p.empty() && p.size() <= 4096; }
 
 }  // namespace
 
 Result<ProbeAnswer> parse_probe_answer(std::string_view text) {
   const auto bad = [] {
     return make_error(ErrorCode::kRemoteFailed,
-                      "probe pod: unexpected answer (want two absolute paths, one a line)");
+                      "probe pod: unexpected answer (want two NUL-ended paths)");
   };
   if (text.size() > kMaxAnswer) return bad();
-  text = chomp(text);
-  const size_t nl = text.find('\n');
-  if (nl == std::string_view::npos) return bad();
-  ProbeAnswer a{std::string(text.substr(0, nl)), std::string(text.substr(nl + 1))};
-  if (!clean_path(a.volume) || !clean_path(a.pod_dir)) return bad();
-  return a;
+  const size_t a = text.find('\0');
+  if (a == std::string_view::npos) return bad();
+  const size_t b = text.find('\0', a + 1);
+  if (b == std::string_view::npos || b + 1 != text.size()) return bad();
+  ProbeAnswer r{std::string(text.substr(0, a)), std::string(text.substr(a + 1, b - a - 1))};
+  if (!path_ok(r.volume) || !path_ok(r.pod_dir)) return bad();
+  return r;
 }
 
 Result<int> parse_step_status(std::string_view text) {

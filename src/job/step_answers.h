@@ -19,7 +19,8 @@ struct ProbeAnswer {
   std::string pod_dir;
 };
 
-// "<volume>\n<pod dir>\n": two non-empty absolute paths without control characters.
+// "<volume>\0<pod dir>\0" (probe_pod_command): two non-empty paths of at most 4096 bytes, and
+// nothing after them. NUL framing, so no byte of a path can break it.
 Result<ProbeAnswer> parse_probe_answer(std::string_view text);
 
 // A step's exit status file: a decimal integer 0..255 and an optional newline, nothing else.

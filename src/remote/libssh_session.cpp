@@ -9,10 +9,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include "burst/remote.h"
@@ -47,6 +52,116 @@ std::string host_key_fingerprint(ssh_session s) {
   ssh_key_free(key);
   return out;
 }
+
+// Breaks a session's blocked calls without the pod's help, for abort() and for the no-progress
+// timeout: shutdown(2) on the socket makes every libssh wait (channel reads, SFTP replies, window
+// waits) return an error at once, and the flag turns that error into the reason. A monitor
+// thread watches the calls marked busy: one that has heard zero bytes from the pod for
+// `no_progress` is broken the same way (kTimeout). Calls that may legitimately sit quiet (a step
+// follower with a should_stop callback) are not marked busy.
+class Breaker {
+ public:
+  Breaker(int fd, std::string where, int no_progress_s)
+      : fd_(fd), where_(std::move(where)), no_progress_s_(std::max(1, no_progress_s)) {
+    identity_ = socket_identity(fd_);
+    monitor_ = std::thread([this] { watch(); });
+  }
+  ~Breaker() { close(); }
+  // Before the socket is closed: no shutdown(2) may reach a descriptor number reused later.
+  void close() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (closing_) return;
+      closing_ = true;
+    }
+    cv_.notify_all();
+    monitor_.join();
+    std::lock_guard<std::mutex> lock(trip_mu_);
+    fd_ = -1;
+  }
+
+  void abort() { trip(kAborted); }
+  bool broken() const { return state_.load() != kNone; }
+  // The error a call reports once the session is broken; `otherwise` while it is not.
+  Error classify(Error otherwise) const {
+    switch (state_.load()) {
+      case kAborted:
+        return make_error(ErrorCode::kInterrupted, where_ + ": aborted");
+      case kNoProgress:
+        return make_error(
+            ErrorCode::kTimeout,
+            "no bytes from the pod for " + std::to_string(no_progress_s_) + " s (" + where_ + ")");
+      default:
+        return otherwise;
+    }
+  }
+  Error refused() const {
+    return classify(make_error(ErrorCode::kInterrupted, where_ + ": aborted"));
+  }
+
+  // Bytes arrived from the pod.
+  void progress() { last_ms_.store(now_ms()); }
+  // A call that waits on the pod: while one runs, silence counts against no_progress.
+  class Busy {
+   public:
+    explicit Busy(Breaker& b) : b_(b) {
+      if (b_.busy_.fetch_add(1) == 0) b_.progress();
+    }
+    ~Busy() { b_.busy_.fetch_sub(1); }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    Breaker& b_;
+  };
+
+ private:
+  enum State { kNone, kAborted, kNoProgress };
+  static int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  // The socket's two addresses: libssh closes the descriptor itself when the link fails, and the
+  // number may then belong to another connection, which must not be shut down.
+  static std::string socket_identity(int fd) {
+    sockaddr_storage local{}, peer{};
+    socklen_t ll = sizeof local, pl = sizeof peer;
+    if (fd < 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &ll) != 0 ||
+        ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &pl) != 0)
+      return "";
+    return std::string(reinterpret_cast<const char*>(&local), ll) + "/" +
+           std::string(reinterpret_cast<const char*>(&peer), pl);
+  }
+  void trip(State why) {
+    std::lock_guard<std::mutex> lock(trip_mu_);
+    int expected = kNone;
+    if (fd_ < 0 || !state_.compare_exchange_strong(expected, why)) return;
+    if (!identity_.empty() && socket_identity(fd_) == identity_) ::shutdown(fd_, SHUT_RDWR);
+  }
+  void watch() {
+    // Checks a few times per timeout, at most every 500 ms.
+    const auto period = std::chrono::milliseconds(std::min(500, no_progress_s_ * 250));
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!cv_.wait_for(lock, period, [this] { return closing_; })) {
+      if (busy_.load() > 0 && now_ms() - last_ms_.load() > int64_t{no_progress_s_} * 1000)
+        trip(kNoProgress);
+    }
+  }
+
+  int fd_;  // guarded by trip_mu_
+  std::string identity_;
+  std::mutex trip_mu_;
+  const std::string where_;
+  const int no_progress_s_;
+  std::atomic<int> state_{kNone};
+  std::atomic<int> busy_{0};
+  std::atomic<int64_t> last_ms_{now_ms()};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool closing_ = false;
+  std::thread monitor_;
+};
 
 // Notices a dead link. Reads wait in 100 ms slices; after keepalive_idle_s with nothing heard,
 // the link is probed by opening a channel, which the server must answer within the session's
@@ -126,14 +241,16 @@ constexpr uint32_t kReadChunk = 64 * 1024;
 
 class LibsshStream : public RemoteStream {
  public:
-  LibsshStream(ssh_session s, ssh_channel ch, std::string where, LinkWatch& watch)
-      : s_(s), ch_(ch), where_(std::move(where)), watch_(watch) {}
+  LibsshStream(ssh_session s, ssh_channel ch, std::string where, LinkWatch& watch, Breaker& breaker)
+      : s_(s), ch_(ch), where_(std::move(where)), watch_(watch), breaker_(breaker) {}
   ~LibsshStream() override {
     ssh_channel_close(ch_);
     ssh_channel_free(ch_);
   }
 
   Status write(const char* data, size_t len) override {
+    if (breaker_.broken()) return breaker_.refused();
+    Breaker::Busy busy(breaker_);
     while (len > 0) {
       // Write no more than the peer's window: a blocked write could not notice a dead link.
       uint32_t window = ssh_channel_window_size(ch_);
@@ -151,6 +268,7 @@ class LibsshStream : public RemoteStream {
         drain_stderr();
         if (ssh_channel_window_size(ch_) > 0) {
           watch_.heard();
+          breaker_.progress();
         } else if (!watch_.alive()) {
           return silent();
         }
@@ -167,19 +285,24 @@ class LibsshStream : public RemoteStream {
   }
 
   Status close_stdin() override {
+    if (breaker_.broken()) return breaker_.refused();
     if (ssh_channel_send_eof(ch_) != SSH_OK) return lost();
     return Status::Ok();
   }
 
   Result<size_t> read(char* data, size_t len) override {
+    if (breaker_.broken()) return breaker_.refused();
+    Breaker::Busy busy(breaker_);
     while (true) {
       int n = ssh_channel_read_timeout(ch_, data, static_cast<uint32_t>(len), 0, kPollMs);
       if (n == SSH_ERROR) return lost();
       drain_stderr();
       if (n > 0) {
         watch_.heard();
+        breaker_.progress();
         return static_cast<size_t>(n);
       }
+      if (breaker_.broken()) return lost();
       if (ssh_channel_is_eof(ch_)) return size_t{0};
       if (!watch_.alive()) return silent();
     }
@@ -210,35 +333,47 @@ class LibsshStream : public RemoteStream {
     }
   }
   Error lost() {
-    return make_error(ErrorCode::kConnection, where_ + ": connection lost: " + ssh_get_error(s_));
+    return breaker_.classify(
+        make_error(ErrorCode::kConnection, where_ + ": connection lost: " + ssh_get_error(s_)));
   }
   Error silent() {
-    return make_error(ErrorCode::kConnection,
-                      where_ + ": connection lost: no answer to a keepalive probe");
+    return breaker_.classify(make_error(
+        ErrorCode::kConnection, where_ + ": connection lost: no answer to a keepalive probe"));
   }
 
   ssh_session s_;
   ssh_channel ch_;
   std::string where_;
   LinkWatch& watch_;
+  Breaker& breaker_;
   std::string err_;
 };
 
 class LibsshSession : public RemoteSession {
  public:
-  LibsshSession(ssh_session s, std::string where, int keepalive_idle_s, int io_timeout_s)
+  LibsshSession(ssh_session s, std::string where, int keepalive_idle_s, int io_timeout_s,
+                int no_progress_timeout_s)
       : s_(s),
         where_(std::move(where)),
         watch_(s, keepalive_idle_s),
-        open_timeout_ms_(io_timeout_s * 1000) {}
+        open_timeout_ms_(io_timeout_s * 1000),
+        breaker_(ssh_get_fd(s), where_, no_progress_timeout_s) {}
   ~LibsshSession() override {
+    breaker_.close();
     if (sftp_) sftp_free(sftp_);
     ssh_disconnect(s_);
     ssh_free(s_);
   }
 
+  void abort() override { breaker_.abort(); }
+
   Result<int> exec(const std::string& command, const OutputSink& sink,
                    const std::function<bool()>& should_stop) override {
+    if (breaker_.broken()) return breaker_.refused();
+    // A command run with should_stop (a step's follower) may be quiet for as long as its
+    // program is: its caller watches it. Every other command must keep sending.
+    std::optional<Breaker::Busy> busy;
+    if (!should_stop) busy.emplace(breaker_);
     ssh_channel ch = ssh_channel_new(s_);
     if (!ch) return ssh_error(ErrorCode::kConnection, where_ + ": open channel", s_);
     struct Closer {
@@ -249,9 +384,9 @@ class LibsshSession : public RemoteSession {
       }
     } closer{ch};
     if (open_session_channel(s_, ch, open_timeout_ms_) != SSH_OK)
-      return ssh_error(ErrorCode::kConnection, where_ + ": open session", s_);
+      return breaker_.classify(ssh_error(ErrorCode::kConnection, where_ + ": open session", s_));
     if (ssh_channel_request_exec(ch, command.c_str()) != SSH_OK)
-      return ssh_error(ErrorCode::kConnection, where_ + ": exec", s_);
+      return breaker_.classify(ssh_error(ErrorCode::kConnection, where_ + ": exec", s_));
     watch_.heard();
     std::vector<char> buf(kChunk);
     while (true) {
@@ -264,12 +399,14 @@ class LibsshSession : public RemoteSession {
       if (m > 0 && sink.err) sink.err(buf.data(), m);
       if (n > 0 || m > 0) {
         watch_.heard();
+        breaker_.progress();
         continue;
       }
       if (ssh_channel_is_eof(ch)) break;
+      if (breaker_.broken()) return lost();
       if (!watch_.alive())
-        return make_error(ErrorCode::kConnection,
-                          where_ + ": connection lost: no answer to a keepalive probe");
+        return breaker_.classify(make_error(
+            ErrorCode::kConnection, where_ + ": connection lost: no answer to a keepalive probe"));
     }
     int status = ssh_channel_get_exit_status(ch);
     if (status >= 0) return status;
@@ -294,6 +431,8 @@ class LibsshSession : public RemoteSession {
 
   Status upload(const std::string& local_path, const std::string& remote_path, uint32_t mode,
                 int64_t mtime) override {
+    if (breaker_.broken()) return breaker_.refused();
+    Breaker::Busy busy(breaker_);
     int fd = ::open(local_path.c_str(), O_RDONLY);
     if (fd < 0) return make_error(ErrorCode::kNotFound, local_path + ": " + std::strerror(errno));
     std::string tmp = remote_path + ".burst-part";
@@ -309,6 +448,8 @@ class LibsshSession : public RemoteSession {
 
   Status write_file(const std::string& remote_path, const std::string& content,
                     uint32_t mode) override {
+    if (breaker_.broken()) return breaker_.refused();
+    Breaker::Busy busy(breaker_);
     Status ready = ensure_sftp();
     if (!ready.ok()) return ready;
     std::string tmp = remote_path + ".burst-part";
@@ -323,6 +464,8 @@ class LibsshSession : public RemoteSession {
   }
 
   Status mkdirs(const std::string& remote_path, uint32_t mode) override {
+    if (breaker_.broken()) return breaker_.refused();
+    Breaker::Busy busy(breaker_);
     Status ready = ensure_sftp();
     if (!ready.ok()) return ready;
     std::string partial;
@@ -334,6 +477,7 @@ class LibsshSession : public RemoteSession {
       pos = next + 1;
       if (partial.empty()) continue;
       sftp_attributes a = sftp_stat(sftp_, partial.c_str());
+      breaker_.progress();
       if (a) {
         bool dir = a->type == SSH_FILEXFER_TYPE_DIRECTORY;
         sftp_attributes_free(a);
@@ -348,6 +492,8 @@ class LibsshSession : public RemoteSession {
   }
 
   Result<RemoteFileInfo> stat(const std::string& remote_path) override {
+    if (breaker_.broken()) return breaker_.refused();
+    Breaker::Busy busy(breaker_);
     Status ready = ensure_sftp();
     if (!ready.ok()) return ready.error();
     sftp_attributes a = sftp_stat(sftp_, remote_path.c_str());
@@ -359,6 +505,8 @@ class LibsshSession : public RemoteSession {
   }
 
   Status download(const std::string& remote_path, const std::string& local_path) override {
+    if (breaker_.broken()) return breaker_.refused();
+    Breaker::Busy busy(breaker_);
     auto info = stat(remote_path);
     if (!info.ok()) return info.error();
     sftp_file f = sftp_open(sftp_, remote_path.c_str(), O_RDONLY, 0);
@@ -377,6 +525,7 @@ class LibsshSession : public RemoteSession {
         break;
       }
       if (n == 0) break;
+      breaker_.progress();
       if (::write(fd, buf.data(), n) != n) {
         st = make_error(ErrorCode::kInternal, local_path + ": " + std::strerror(errno));
         break;
@@ -394,20 +543,25 @@ class LibsshSession : public RemoteSession {
   }
 
   Result<std::unique_ptr<RemoteStream>> open_stream(const std::string& command) override {
+    if (breaker_.broken()) return breaker_.refused();
+    Breaker::Busy busy(breaker_);
     ssh_channel ch = ssh_channel_new(s_);
     if (!ch) return ssh_error(ErrorCode::kConnection, where_ + ": open channel", s_);
     if (open_session_channel(s_, ch, open_timeout_ms_) != SSH_OK ||
         ssh_channel_request_exec(ch, command.c_str()) != SSH_OK) {
-      Error e = ssh_error(ErrorCode::kConnection, where_ + ": exec", s_);
+      Error e = breaker_.classify(ssh_error(ErrorCode::kConnection, where_ + ": exec", s_));
       ssh_channel_free(ch);
       return e;
     }
     watch_.heard();
-    return std::unique_ptr<RemoteStream>(std::make_unique<LibsshStream>(s_, ch, where_, watch_));
+    return std::unique_ptr<RemoteStream>(
+        std::make_unique<LibsshStream>(s_, ch, where_, watch_, breaker_));
   }
 
   Status read_file(const std::string& remote_path, uint64_t offset,
                    const std::function<bool(const char*, size_t)>& sink) override {
+    if (breaker_.broken()) return breaker_.refused();
+    Breaker::Busy busy(breaker_);
     Status ready = ensure_sftp();
     if (!ready.ok()) return ready;
     sftp_file f = sftp_open(sftp_, remote_path.c_str(), O_RDONLY, 0);
@@ -441,6 +595,7 @@ class LibsshSession : public RemoteSession {
       head = (head + 1) % ids.size();
       --count;
       if (n < 0) return sftp_failure("read " + remote_path);
+      breaker_.progress();
       const uint64_t expect = std::min<uint64_t>(kReadChunk, size - received);
       if (static_cast<uint64_t>(n) != expect) {
         // A short read (the file shrank, or a server that splits reads): what follows would be
@@ -460,7 +615,7 @@ class LibsshSession : public RemoteSession {
       }
     }
     // Collect the replies still in flight so the SFTP channel stays in step.
-    while (count > 0 && ssh_is_connected(s_)) {
+    while (count > 0 && ssh_is_connected(s_) && !breaker_.broken()) {
       (void)sftp_async_read(f, buf.data(), kReadChunk, ids[head]);
       head = (head + 1) % ids.size();
       --count;
@@ -470,7 +625,8 @@ class LibsshSession : public RemoteSession {
 
  private:
   Error lost() {
-    return make_error(ErrorCode::kConnection, where_ + ": connection lost: " + ssh_get_error(s_));
+    return breaker_.classify(
+        make_error(ErrorCode::kConnection, where_ + ": connection lost: " + ssh_get_error(s_)));
   }
 
   Status ensure_sftp() {
@@ -491,7 +647,7 @@ class LibsshSession : public RemoteSession {
     if (code == SSH_FX_NO_SUCH_FILE || code == SSH_FX_NO_SUCH_PATH) ec = ErrorCode::kNotFound;
     if (code == SSH_FX_PERMISSION_DENIED) ec = ErrorCode::kAuth;
     if (!ssh_is_connected(s_)) ec = ErrorCode::kConnection;
-    return make_error(ec, where_ + ": sftp " + what + ": " + ssh_get_error(s_));
+    return breaker_.classify(make_error(ec, where_ + ": sftp " + what + ": " + ssh_get_error(s_)));
   }
 
   Status copy_fd_to_remote(int fd, const std::string& remote, uint32_t mode) {
@@ -512,6 +668,7 @@ class LibsshSession : public RemoteSession {
         st = sftp_failure("write " + remote);
         break;
       }
+      breaker_.progress();
     }
     sftp_close(f);
     if (st.ok() && sftp_chmod(sftp_, remote.c_str(), mode) != SSH_OK)
@@ -531,6 +688,7 @@ class LibsshSession : public RemoteSession {
   std::string where_;
   LinkWatch watch_;
   int open_timeout_ms_;
+  Breaker breaker_;  // after where_: it keeps a copy
   sftp_session sftp_ = nullptr;
 };
 
@@ -594,7 +752,8 @@ class LibsshConnector : public RemoteConnector {
     t.pinned_host_key = fp;
     tune_socket(s, std::max(1, t.keepalive_idle_s), std::max(1, t.io_timeout_s));
     return std::unique_ptr<RemoteSession>(std::make_unique<LibsshSession>(
-        s, w, std::max(1, t.keepalive_idle_s), std::max(1, t.io_timeout_s)));
+        s, w, std::max(1, t.keepalive_idle_s), std::max(1, t.io_timeout_s),
+        std::max(1, t.no_progress_timeout_s)));
   }
 };
 

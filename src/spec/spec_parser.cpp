@@ -10,6 +10,7 @@
 #include "burst/spec.h"
 #include "spec/spec_sections.h"
 #include "spec/yaml_fields.h"
+#include "util/small_file.h"
 
 namespace burst {
 namespace {
@@ -68,23 +69,13 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
 
 Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors) {
   if (errors) errors->clear();
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  std::string text;
-  int error = file ? 0 : errno;
-  if (file) {
-    char buffer[65536];
-    size_t n = 0;
-    errno = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, n);
-    if (std::ferror(file)) error = errno ? errno : EIO;  // e.g. EISDIR for a directory
-    std::fclose(file);
+  // A regular file of at most 1 MiB: /dev/zero, a fifo or a huge file is refused, not read.
+  Result<std::string> text = read_small_file(path);
+  if (!text.ok()) {
+    if (errors) errors->push_back({text.error().message});
+    return text.error();
   }
-  if (error != 0) {
-    std::string message = path + ": cannot read file: " + std::strerror(error);
-    if (errors) errors->push_back({message});
-    return make_error(ErrorCode::kInvalid, message);
-  }
-  return parse_spec(text, path, errors);
+  return parse_spec(*text, path, errors);
 }
 
 }  // namespace burst

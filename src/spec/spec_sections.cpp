@@ -1,5 +1,6 @@
 #include "spec/spec_sections.h"
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <set>
@@ -239,6 +240,12 @@ void parse_volume(Fields& top, PipelineSpec& spec) {
     if (text && !text->starts_with('/')) {
       top.problems().add(pos_of(*mount), "volume.mount",
                          "must be an absolute path, got \"" + *text + "\"");
+    }
+    // It names a directory in remote shell commands: no newline or other control byte.
+    if (text && std::any_of(text->begin(), text->end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        })) {
+      top.problems().add(pos_of(*mount), "volume.mount", "must not contain control characters");
     }
     if (text) out.mount = *text;
   }

@@ -1,53 +1,45 @@
 #include "sync/artefact_pull.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <filesystem>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
-#include <thread>
 
 #include "crypto/sha256.h"
+#include "sync/pull_dest.h"
+#include "sync/pull_sink.h"
 #include "sync/tar_stream.h"
 #include "util/shell.h"
 
 namespace burst {
-namespace fs = std::filesystem;
 
 namespace {
 
 constexpr uint64_t kProgressEvery = 4ull << 20;
 
+// One file the pod listed. Its local home is `rel` under `dest`; nothing else names a local path.
 struct Match {
-  std::string name;  // as the pod's shell printed it: relative to workdir, or absolute
-  uint64_t size = 0;
-  int64_t mtime = 0;
-  uint32_t mode = 0;
-  fs::path dest, tmp;
+  ListedFile f;     // the pod's record: name as the pod printed it, size, mtime, mode
+  std::string rel;  // local_relative(pattern, f.name)
+  PullDest* dest = nullptr;
   std::string local_sha, remote_sha;
   std::unique_ptr<Sha256> sink_hash;  // a streamed file's hash, from byte 0
   uint64_t kept = 0;                  // bytes reused from an earlier attempt's partial file
   bool current = false;
-  bool fetched = false;  // its bytes arrived (verification still to come)
-  bool skipped = false;  // not part of this attempt
+  bool fetched = false;    // its bytes arrived (verification still to come)
+  bool skipped = false;    // not part of this attempt (or matched by an earlier pattern too)
+  bool streamed = false;   // a "b" file (resumable), not in the tar batch
+  bool part_made = false;  // this attempt opened its .burst-part for writing
 };
 
-// "out/clips/*.wav" -> "out/clips": the part of the pattern before the first wildcard's dir.
-std::string literal_dir(const std::string& pattern) {
-  size_t wild = pattern.find_first_of("*?[");
-  std::string head = wild == std::string::npos ? pattern : pattern.substr(0, wild);
-  size_t slash = head.rfind('/');
-  return slash == std::string::npos ? "" : head.substr(0, slash);
+Error pod_sent(const std::string& what, const std::string& entry) {
+  return make_error(ErrorCode::kInvalid, "pod sent " + what + " \"" + escape_entry(entry) + "\"");
 }
+
+std::string quoted(const std::string& name) { return "\"" + escape_entry(name) + "\""; }
 
 // The whole pull is one remote command, so it costs one command start on the pod (each start runs
 // the login shell there). Part 1 resolves the patterns: a NUL-terminated record
@@ -88,115 +80,6 @@ std::string pull_command(const std::vector<std::string>& patterns, const std::st
          "tar -chPf - --null -T \"$T\"; wait; fi; cat \"$H\"";
 }
 
-Status os_error(const std::string& what, const fs::path& p) {
-  return make_error(ErrorCode::kInternal, what + " " + p.string() + ": " + std::strerror(errno));
-}
-
-// Writes bytes to a local file descriptor, hashing them.
-struct LocalSink {
-  int fd = -1;
-  Sha256 hash;
-  Status write(const char* d, size_t n, const fs::path& p) {
-    hash.update(d, n);
-    return write_raw(d, n, p);
-  }
-  Status write_raw(const char* d, size_t n, const fs::path& p) {
-    while (n > 0) {
-      ssize_t w = ::write(fd, d, n);
-      if (w < 0) return os_error("write", p);
-      d += w;
-      n -= static_cast<size_t>(w);
-    }
-    return Status::Ok();
-  }
-};
-
-// Hashes and writes a streamed file on a second thread, so that the SHA-256 and the disk writes
-// run beside the reads from the SSH channel instead of between them. Bytes go over in 1 MiB
-// blocks; at most kBlocks are in memory. They are written 128 KiB at a time: 4x fewer write()
-// calls than one per SSH packet, while 1 MiB writes cost several times the kernel time on the
-// build VM's ext4 (docs/sync.md: dd of 2 GiB, 0.3-0.45 s of system time against 1.7-3.0 s).
-class BackgroundSink {
- public:
-  static constexpr size_t kBlock = 1 << 20;
-  static constexpr size_t kBlocks = 3;
-  static constexpr size_t kWrite = 128 << 10;
-
-  BackgroundSink(int fd, Sha256& hash, const fs::path& path) : fd_(fd), hash_(hash), path_(path) {
-    for (size_t i = 0; i < kBlocks; ++i) free_.push_back(std::vector<char>(kBlock));
-    worker_ = std::thread([this] { run(); });
-  }
-  ~BackgroundSink() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    worker_.join();
-  }
-
-  // An empty block to fill; waits while every block is in the worker's hands.
-  std::vector<char> take() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !free_.empty(); });
-    std::vector<char> b = std::move(free_.front());
-    free_.pop_front();
-    return b;
-  }
-  // Hands over the first n bytes of a block from take(); the first write error so far, if any.
-  Status give(std::vector<char> block, size_t n) {
-    std::lock_guard<std::mutex> lock(mu_);
-    full_.push_back({std::move(block), n});
-    cv_.notify_all();
-    return error_;
-  }
-  // Waits until every block given is hashed and written.
-  Status finish() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return full_.empty() && !busy_; });
-    return error_;
-  }
-
- private:
-  void run() {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (true) {
-      cv_.wait(lock, [&] { return stop_ || !full_.empty(); });
-      if (full_.empty()) return;
-      auto [block, n] = std::move(full_.front());
-      full_.pop_front();
-      busy_ = true;
-      const bool ok = error_.ok();
-      lock.unlock();
-      Status st;
-      if (ok) {
-        hash_.update(block.data(), n);
-        LocalSink out;
-        out.fd = fd_;
-        for (size_t at = 0; at < n && st.ok(); at += kWrite)
-          st = out.write_raw(block.data() + at, std::min(kWrite, n - at), path_);
-      }
-      lock.lock();
-      if (!st.ok() && error_.ok()) error_ = st;
-      free_.push_back(std::move(block));
-      busy_ = false;
-      cv_.notify_all();
-    }
-  }
-
-  const int fd_;
-  Sha256& hash_;
-  const fs::path path_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::vector<char>> free_;
-  std::deque<std::pair<std::vector<char>, size_t>> full_;
-  bool busy_ = false;
-  bool stop_ = false;
-  Status error_;
-  std::thread worker_;
-};
-
 // The command's stdout, with bytes handed back (what a reader took past its part) read first.
 class Source {
  public:
@@ -223,8 +106,13 @@ class Source {
 
 class Puller {
  public:
-  Puller(RemoteSession& s, const std::function<void(const PullResult&)>& progress)
-      : s_(s), progress_(progress) {}
+  Puller(RemoteSession& s, const std::vector<Artefact>& artefacts, const PullLimits& limits,
+         const std::function<void(const PullResult&)>& progress)
+      : s_(s),
+        artefacts_(artefacts),
+        limits_(limits),
+        progress_(progress),
+        dests_(artefacts.size()) {}
 
   PullResult r;
 
@@ -241,108 +129,71 @@ class Puller {
   // Resolves the patterns on the pod and fetches what is not home. `only` (the second attempt)
   // limits the transfer to those names, from zero; everything else is skipped and not counted.
   // Fills `matches`; each fetched one has local_sha and, when the pod could hash it, remote_sha.
-  Status attempt(const std::vector<std::string>& patterns, const std::vector<Artefact>& artefacts,
-                 const std::string& workdir, const std::set<std::string>* only,
-                 std::vector<Match>& matches, std::string* pod_err) {
+  // Every entry of the listing is checked before any byte is transferred.
+  Status attempt(const std::vector<std::string>& patterns, const std::string& workdir,
+                 const std::set<std::string>* only, std::vector<Match>& matches,
+                 std::string* pod_err) {
     auto stream = s_.open_stream(pull_command(patterns, workdir));
     if (!stream.ok()) return with_context(stream.error(), "pull: resolve artefacts");
     r.round_trips++;
     RemoteStream& in = **stream;
     Source src(in);
-    std::string listing;
-    {
-      std::vector<char> buf(64 * 1024);
-      const std::string end_mark = std::string("END") + '\0';
-      size_t scan = 0;  // start of the next record
-      while (true) {
-        auto n = src.read(buf.data(), buf.size());
-        if (!n.ok()) return with_context(n.error(), "pull: resolve artefacts");
-        if (*n == 0) {
-          std::string err;
-          auto rc = in.finish(&err);
-          while (!err.empty() && err.back() == '\n') err.pop_back();
-          return make_error(ErrorCode::kRemoteFailed,
-                            "pull: resolving artefacts on the pod failed" +
-                                (rc.ok() ? " (exit " + std::to_string(*rc) + ")" : "") +
-                                (err.empty() ? "" : ": " + err));
-        }
-        listing.append(buf.data(), *n);
-        bool done = false;
-        for (size_t end; (end = listing.find('\0', scan)) != std::string::npos; scan = end + 1) {
-          if (listing.compare(scan, end - scan, "END") == 0) {
-            src.unread(listing.substr(end + 1));
-            listing.resize(scan);
-            done = true;
-            break;
-          }
-        }
-        if (done) break;
+    ListingParser listing(limits_, patterns.size());
+    std::vector<char> buf(64 * 1024);
+    while (!listing.done()) {
+      auto n = src.read(buf.data(), buf.size());
+      if (!n.ok()) return with_context(n.error(), "pull: resolve artefacts");
+      if (*n == 0) {
+        std::string err;
+        auto rc = in.finish(&err);
+        while (!err.empty() && err.back() == '\n') err.pop_back();
+        return make_error(ErrorCode::kRemoteFailed,
+                          "pull: resolving artefacts on the pod failed" +
+                              (rc.ok() ? " (exit " + std::to_string(*rc) + ")" : "") +
+                              (err.empty() ? "" : ": " + escape_entry(err, 2000)));
       }
+      auto used = listing.feed(buf.data(), *n);
+      if (!used.ok()) return used.error();
+      if (*used < *n) src.unread(std::string(buf.data() + *used, *n - *used));
     }
-    std::vector<bool> matched(patterns.size(), false);
-    for (size_t pos = 0; pos < listing.size();) {
-      size_t end = listing.find('\0', pos);
-      if (end == std::string::npos) break;
-      std::string rec = listing.substr(pos, end - pos);
-      pos = end + 1;
-      size_t t[4];
-      t[0] = rec.find('\t');
-      for (int k = 1; k < 4; ++k)
-        t[k] = t[k - 1] == std::string::npos ? t[k - 1] : rec.find('\t', t[k - 1] + 1);
-      if (t[3] == std::string::npos) continue;
-      const size_t idx = std::stoul(rec.substr(0, t[0]));
-      if (idx >= patterns.size()) continue;
-      Match m;
-      m.size = std::stoull(rec.substr(t[0] + 1, t[1] - t[0] - 1));
-      m.mtime = std::stoll(rec.substr(t[1] + 1, t[2] - t[1] - 1));
-      m.mode = static_cast<uint32_t>(std::stoul(rec.substr(t[2] + 1, t[3] - t[2] - 1), nullptr, 8));
-      m.name = rec.substr(t[3] + 1);
-      const std::string base = literal_dir(patterns[idx]);
-      std::string rel =
-          base.empty() ? m.name : m.name.substr(std::min(m.name.size(), base.size() + 1));
-      if (rel.empty() || rel.find("..") != std::string::npos)
-        rel = fs::path(m.name).filename().string();
-      m.dest = fs::path(artefacts[idx].local) / rel;
-      m.tmp = m.dest;
-      m.tmp += ".burst-part";
-      matched[idx] = true;
-      matches.push_back(std::move(m));
-    }
-    if (!only) {
-      for (size_t i = 0; i < patterns.size(); ++i)
-        if (!matched[i]) r.unmatched.push_back(artefacts[i].remote);
-    }
+    Status st = check_listing(patterns, listing.files(), only, matches);
+    if (!st.ok()) return st;
 
-    // The plan, one line per match in the listing's order.
+    // The plan, one line per listed record in the listing's order.
     std::string plan;
     std::vector<Match*> big, small;
+    std::map<std::string, Match*> sent;  // pod name -> match, for the files asked for
     for (Match& m : matches) {
-      if (only) {
-        if (!only->count(m.name)) {
-          m.skipped = true;
-          plan += "s\n";
-          continue;
-        }
-        std::error_code ec;
-        fs::remove(m.tmp, ec);  // the partial file came from an older version: start over
-      } else {
-        r.files_total++;
-        r.bytes_total += static_cast<int64_t>(m.size);
-      }
-      std::error_code ec;
-      fs::create_directories(m.dest.parent_path(), ec);
-      struct stat sb {};
-      if (!only && ::stat(m.dest.c_str(), &sb) == 0 &&
-          static_cast<uint64_t>(sb.st_size) == m.size && sb.st_mtime == m.mtime) {
-        m.current = true;  // installed (and verified) by an earlier attempt
-        r.files_current++;
+      if (!m.skipped && only && !only->count(m.f.name)) m.skipped = true;
+      if (m.skipped) {
         plan += "s\n";
         continue;
       }
-      if (m.size >= kBatchMax) {
-        Status st = resume_point(m);
+      auto dest = dest_for(m.f.pattern);
+      if (!dest.ok()) return dest.error();
+      m.dest = *dest;
+      if (only) {
+        m.dest->remove_part(m.rel);  // the partial file came from an older version: start over
+      } else {
+        r.files_total++;
+        r.bytes_total += static_cast<int64_t>(m.f.size);
+        struct stat sb {};
+        auto exists = m.dest->stat_final(m.rel, &sb);
+        if (!exists.ok()) return with_context(exists.error(), "pull: artefact " + quoted(m.f.name));
+        if (*exists && S_ISREG(sb.st_mode) && static_cast<uint64_t>(sb.st_size) == m.f.size &&
+            sb.st_mtime == m.f.mtime) {
+          m.current = true;  // installed (and verified) by an earlier attempt
+          r.files_current++;
+          plan += "s\n";
+          continue;
+        }
+      }
+      sent[m.f.name] = &m;
+      if (m.f.size >= kBatchMax) {
+        st = resume_point(m);
         if (!st.ok()) return st;
-        plan += "b " + std::to_string(m.kept) + " " + std::to_string(m.size - m.kept) + "\n";
+        m.streamed = true;
+        plan += "b " + std::to_string(m.kept) + " " + std::to_string(m.f.size - m.kept) + "\n";
         big.push_back(&m);
       } else {
         plan += "t\n";
@@ -350,7 +201,7 @@ class Puller {
       }
     }
     tick();
-    Status st = in.write(plan.data(), plan.size());
+    st = in.write(plan.data(), plan.size());
     if (st.ok()) st = in.close_stdin();
     if (!st.ok()) return with_context(st.error(), "pull");
     if (big.empty() && small.empty()) {
@@ -367,50 +218,113 @@ class Puller {
       if (!st.ok()) return st;
     }
     // The pod's hashes: "<sha256>  <name>\0" each, after any zero padding that ends the archive.
-    std::string out;
-    std::vector<char> buf(64 * 1024);
+    PullLimits hash_limits = limits_;
+    hash_limits.max_hash_bytes =
+        std::min(limits_.max_hash_bytes, 4 * listing.bytes() + (size_t{1} << 20));
+    HashParser hashes(hash_limits);
     while (true) {
       auto n = src.read(buf.data(), buf.size());
       if (!n.ok()) return with_context(n.error(), "pull: hash on the pod");
       if (*n == 0) break;
-      out.append(buf.data(), *n);
+      st = hashes.feed(buf.data(), *n);
+      if (!st.ok()) return with_context(st.error(), "pull");
     }
+    st = hashes.finish();
+    if (!st.ok()) return with_context(st.error(), "pull");
     auto rc = in.finish(pod_err);
     if (!rc.ok()) return with_context(rc.error(), "pull");
-    std::map<std::string, std::string> remote_sha;
-    size_t pos = out.find_first_not_of('\0');
-    while (pos != std::string::npos && pos < out.size()) {
-      size_t end = out.find('\0', pos);
-      if (end == std::string::npos) break;
-      if (end - pos > 66) remote_sha[out.substr(pos + 66, end - pos - 66)] = out.substr(pos, 64);
-      pos = end + 1;
-    }
-    for (Match& m : matches) {
-      auto h = remote_sha.find(m.name);
-      if (h != remote_sha.end()) m.remote_sha = h->second;
+    for (const auto& [name, sha] : hashes.hashes()) {
+      auto m = sent.find(name);
+      if (m == sent.end())
+        return with_context(pod_sent("a hash for a file not asked for", name), "pull");
+      m->second->remote_sha = sha;
     }
     return Status::Ok();
   }
 
+  // After a failed attempt: the partial files it made go, except streamed ones when the link
+  // died (the next attempt resumes from them, and verifies every byte).
+  void discard(std::vector<Match>& matches, const Error& why) {
+    for (Match& m : matches)
+      if (m.part_made && !(m.streamed && why.code == ErrorCode::kConnection))
+        m.dest->remove_part(m.rel);
+  }
+
  private:
+  // Maps each listed record to its local file, refusing what is not plainly inside its artefact
+  // directory; a file matched by several patterns is pulled once, for the first.
+  Status check_listing(const std::vector<std::string>& patterns, std::vector<ListedFile>& files,
+                       const std::set<std::string>* only, std::vector<Match>& matches) {
+    std::vector<bool> matched(patterns.size(), false);
+    std::set<std::string> names;
+    std::map<std::string, const std::string*> homes;  // local dir + '\0' + rel -> pod name
+    uint64_t total = 0;
+    for (ListedFile& f : files) {
+      const std::string& remote = artefacts_[f.pattern].remote;
+      auto rel = local_relative(patterns[f.pattern], f.name);
+      if (!rel.ok()) return with_context(rel.error(), "pull: artefact " + remote);
+      matched[f.pattern] = true;
+      Match m;
+      m.rel = std::move(*rel);
+      m.f = std::move(f);
+      if (!names.insert(m.f.name).second) {
+        m.skipped = true;  // an earlier pattern matched it too
+      } else {
+        total += m.f.size;  // each at most 2^62: no overflow before the check
+        if (total > limits_.max_total_bytes)
+          return make_error(ErrorCode::kInvalid,
+                            "pull: pod listed more than " +
+                                std::to_string(limits_.max_total_bytes) +
+                                " bytes of artefacts (the per-job cap, config.yaml "
+                                "pull_max_gib); at " +
+                                quoted(m.f.name));
+      }
+      matches.push_back(std::move(m));
+    }
+    for (const Match& m : matches) {
+      if (m.skipped) continue;
+      auto [it, fresh] = homes.emplace(artefacts_[m.f.pattern].local + '\0' + m.rel, &m.f.name);
+      if (!fresh)
+        return make_error(ErrorCode::kInvalid,
+                          "pull: pod files " + quoted(*it->second) + " and " + quoted(m.f.name) +
+                              " would both be written to " +
+                              quoted(artefacts_[m.f.pattern].local + "/" + m.rel));
+    }
+    if (!only) {
+      for (size_t i = 0; i < patterns.size(); ++i)
+        if (!matched[i]) r.unmatched.push_back(artefacts_[i].remote);
+    }
+    return Status::Ok();
+  }
+
+  Result<PullDest*> dest_for(size_t i) {
+    if (!dests_[i]) {
+      auto d = PullDest::open(artefacts_[i].local);
+      if (!d.ok()) return with_context(d.error(), "pull");
+      dests_[i] = std::move(*d);
+    }
+    return dests_[i].get();
+  }
+
   // Where a partial file left by an earlier attempt lets this one start; hashes that prefix.
   Status resume_point(Match& m) {
-    std::error_code ec;
-    uint64_t have = fs::file_size(m.tmp, ec);
-    if (ec || have > m.size) have = 0;
+    auto part = m.dest->part_size(m.rel);
+    if (!part.ok()) return with_context(part.error(), "pull");
+    uint64_t have =
+        *part < 0 || static_cast<uint64_t>(*part) > m.f.size ? 0 : static_cast<uint64_t>(*part);
     m.sink_hash = std::make_unique<Sha256>();
     if (have > 0) {
-      int fd = ::open(m.tmp.c_str(), O_RDONLY | O_CLOEXEC);
+      auto fd = m.dest->open_part(m.rel, /*write=*/false, /*keep=*/true);
       std::vector<char> buf(256 * 1024);
       uint64_t left = have;
-      while (fd >= 0 && left > 0) {
-        ssize_t n = ::read(fd, buf.data(), std::min<uint64_t>(left, buf.size()));
+      while (fd.ok() && left > 0) {
+        ssize_t n = ::read(*fd, buf.data(), std::min<uint64_t>(left, buf.size()));
         if (n <= 0) break;
         m.sink_hash->update(buf.data(), static_cast<size_t>(n));
         left -= static_cast<uint64_t>(n);
       }
-      if (fd >= 0) ::close(fd);
-      if (fd < 0 || left > 0) {
+      if (fd.ok()) ::close(*fd);
+      if (!fd.ok() || left > 0) {
         have = 0;
         m.sink_hash = std::make_unique<Sha256>();
       }
@@ -419,20 +333,24 @@ class Puller {
     return Status::Ok();
   }
 
-  // COUNT bytes of a "b" file into its partial file, from where the last attempt stopped.
+  // COUNT bytes of a "b" file into its partial file, from where the last attempt stopped: never
+  // more than the listed size.
   Status fetch_exact(Source& src, Match& m) {
-    int fd = ::open(m.tmp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (m.kept ? 0 : O_TRUNC), 0600);
-    if (fd < 0) return os_error("open", m.tmp);
+    auto opened = m.dest->open_part(m.rel, /*write=*/true, /*keep=*/m.kept > 0);
+    if (!opened.ok()) return with_context(opened.error(), "pull");
+    const int fd = *opened;
+    m.part_made = true;
+    const std::string shown = m.dest->shown(m.rel) + ".burst-part";
     if (m.kept > 0 && (::ftruncate(fd, static_cast<off_t>(m.kept)) != 0 ||
                        ::lseek(fd, static_cast<off_t>(m.kept), SEEK_SET) < 0)) {
       ::close(fd);
-      return os_error("seek", m.tmp);
+      return make_error(ErrorCode::kInternal, "seek " + shown + ": " + std::strerror(errno));
     }
     r.bytes_resumed += static_cast<int64_t>(m.kept);
-    uint64_t left = m.size - m.kept;
+    uint64_t left = m.f.size - m.kept;
     Status st;
     {
-      BackgroundSink sink(fd, *m.sink_hash, m.tmp);
+      BackgroundSink sink(fd, *m.sink_hash, shown);
       while (left > 0 && st.ok()) {
         std::vector<char> block = sink.take();
         size_t filled = 0;
@@ -440,12 +358,12 @@ class Puller {
         while (filled < want) {
           auto n = src.read(block.data() + filled, want - filled);
           if (!n.ok()) {
-            st = with_context(n.error(), "artefact " + m.name);
+            st = with_context(n.error(), "artefact " + quoted(m.f.name));
             break;
           }
           if (*n == 0) {
             st = make_error(ErrorCode::kConnection,
-                            "pull: artefact " + m.name + ": the stream ended " +
+                            "pull: artefact " + quoted(m.f.name) + ": the stream ended " +
                                 std::to_string(left - filled) + " bytes early");
             break;
           }
@@ -468,10 +386,11 @@ class Puller {
     return Status::Ok();
   }
 
-  // Every small file, from one `tar -c` stream.
+  // Every small file, from one `tar -c` stream. Each entry must be a planned file, once, as a
+  // regular file of exactly its listed size; anything else fails the pull.
   Status fetch_tar(Source& src, std::vector<Match*>& batch) {
     std::map<std::string, Match*> by_name;
-    for (Match* m : batch) by_name[m->name] = m;
+    for (Match* m : batch) by_name[m->f.name] = m;
     TarReader tar([&](char* d, size_t n) { return src.read(d, n); });
     std::vector<char> buf(256 * 1024);
     Status st;
@@ -482,20 +401,39 @@ class Puller {
         break;
       }
       if (!*e) break;
-      auto it = by_name.find((*e)->name);
-      if (it == by_name.end() || (*e)->type != '0') continue;
-      Match& m = *it->second;
-      LocalSink out;
-      out.fd = ::open(m.tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-      if (out.fd < 0) {
-        st = os_error("open", m.tmp);
+      const TarEntry& te = **e;
+      auto it = by_name.find(te.name);
+      if (it == by_name.end()) {
+        st = pod_sent("a tar entry it was not asked for:", te.name);
         break;
       }
-      while (st.ok()) {
+      Match& m = *it->second;
+      if (te.type != '0') {
+        st = pod_sent(std::string("a tar entry of type '") + escape_entry(std::string(1, te.type)) +
+                          "', not a file:",
+                      te.name);
+      } else if (m.fetched) {
+        st = pod_sent("a second tar entry for", te.name);
+      } else if (te.size != m.f.size) {
+        st = pod_sent(std::to_string(te.size) + " bytes in the tar stream, listed as " +
+                          std::to_string(m.f.size) + ", for",
+                      te.name);
+      }
+      if (!st.ok()) break;
+      auto fd = m.dest->open_part(m.rel, /*write=*/true, /*keep=*/false);
+      if (!fd.ok()) {
+        st = fd.error();
+        break;
+      }
+      m.part_made = true;
+      LocalSink out;
+      out.fd = *fd;
+      const std::string shown = m.dest->shown(m.rel) + ".burst-part";
+      while (st.ok()) {  // TarReader::read stops at the entry's size, checked equal above
         auto n = tar.read(buf.data(), buf.size());
         if (!n.ok()) st = n.error();
         if (!n.ok() || *n == 0) break;
-        st = out.write(buf.data(), *n, m.tmp);
+        st = out.write(buf.data(), *n, shown);
         count(*n);
       }
       ::close(out.fd);
@@ -507,27 +445,20 @@ class Puller {
   }
 
   RemoteSession& s_;
+  const std::vector<Artefact>& artefacts_;
+  const PullLimits limits_;
   const std::function<void(const PullResult&)>& progress_;
+  std::vector<std::unique_ptr<PullDest>> dests_;  // per artefact, opened on first use
   uint64_t since_ = 0;
 };
-
-Status install(const Match& m) {
-  int fd = ::open(m.tmp.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return os_error("open", m.tmp);
-  ::fchmod(fd, m.mode & 07777);
-  struct timeval times[2] = {{static_cast<time_t>(m.mtime), 0}, {static_cast<time_t>(m.mtime), 0}};
-  ::futimes(fd, times);
-  ::close(fd);
-  if (::rename(m.tmp.c_str(), m.dest.c_str()) != 0) return os_error("rename to", m.dest);
-  return Status::Ok();
-}
 
 }  // namespace
 
 Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Artefact>& artefacts,
                                   const std::string& workdir, const std::string& volume,
-                                  const std::function<void(const PullResult&)>& progress) {
-  Puller p(session, progress);
+                                  const std::function<void(const PullResult&)>& progress,
+                                  const PullLimits& limits) {
+  Puller p(session, artefacts, limits, progress);
   PullResult& r = p.r;
   std::vector<std::string> patterns;
   for (const Artefact& a : artefacts) {
@@ -545,42 +476,48 @@ Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Arte
     if (round == 1 && retry.empty()) break;
     std::vector<Match> matches;
     std::string pod_err;
-    Status st =
-        p.attempt(patterns, artefacts, workdir, round ? &retry : nullptr, matches, &pod_err);
-    if (!st.ok()) return st.error();
+    Status st = p.attempt(patterns, workdir, round ? &retry : nullptr, matches, &pod_err);
+    if (!st.ok()) {
+      p.discard(matches, st.error());
+      return st.error();
+    }
     while (!pod_err.empty() && pod_err.back() == '\n') pod_err.pop_back();
     std::set<std::string> again;
     for (Match& m : matches) {
       if (m.skipped) continue;
       if (!m.current) {
-        std::error_code ec;
-        const bool verified = !m.remote_sha.empty() && m.fetched &&
-                              fs::file_size(m.tmp, ec) == m.size && !ec &&
+        auto size = m.dest->part_size(m.rel);
+        const bool verified = !m.remote_sha.empty() && m.fetched && size.ok() &&
+                              *size == static_cast<int64_t>(m.f.size) &&
                               m.local_sha == m.remote_sha;
         if (!verified && m.kept > 0 && round == 0) {
-          again.insert(m.name);  // the partial file came from an older version of the artefact
+          again.insert(m.f.name);  // the partial file came from an older version of the artefact
           r.bytes_resumed -= static_cast<int64_t>(m.kept);
           continue;
         }
         if (!verified) {
-          fs::remove(m.tmp, ec);
+          m.dest->remove_part(m.rel);
           std::string why;
           if (!m.fetched)
-            why = "not received from the pod" + (pod_err.empty() ? "" : " (" + pod_err + ")");
+            why = "not received from the pod" +
+                  (pod_err.empty() ? "" : " (" + escape_entry(pod_err, 2000) + ")");
           else if (m.remote_sha.empty())
             why = "the pod could not hash it (was it removed during the pull?)";
           else
             why = "sha256 mismatch (pod " + m.remote_sha.substr(0, 12) + ", received " +
                   m.local_sha.substr(0, 12) +
                   "): it changed on the pod during the pull; not installed";
-          r.failed.push_back("artefact " + m.name + ": " + why);
+          r.failed.push_back("artefact " + quoted(m.f.name) + ": " + why);
           continue;
         }
-        st = install(m);
-        if (!st.ok()) return st.error();
+        st = m.dest->install(m.rel, m.f.mode, m.f.mtime);
+        if (!st.ok()) {
+          p.discard(matches, st.error());
+          return with_context(st.error(), "pull");
+        }
       }
       r.files++;
-      r.local_paths.push_back(m.dest.string());
+      r.local_paths.push_back(m.dest->shown(m.rel));
     }
     retry = std::move(again);
   }

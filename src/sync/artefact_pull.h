@@ -7,6 +7,14 @@
 // file is written under
 // `<dest>.burst-part`, hashed as it arrives, and renamed into place only when its size and SHA-256
 // match the pod's. A mismatch is reported and the partial file removed: never installed.
+//
+// The pod is not trusted (issue 15). Its listing and hash records are parsed with limits
+// (pull_listing.h); each name must match its pattern and stay inside the artefact directory, or
+// the pull fails naming it before any byte is transferred; files are written through the
+// directory's descriptor only (pull_dest.h); modes are masked (install_mode); no file receives
+// more bytes than its listed size, and a tar entry that was not asked for, or whose size differs
+// from the listing, fails the pull. A failed pull leaves no partial file behind, except a streamed
+// one when the connection died (the next attempt resumes from it).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +24,7 @@
 
 #include "burst/remote.h"
 #include "burst/spec.h"
+#include "sync/pull_listing.h"
 
 namespace burst {
 
@@ -37,9 +46,11 @@ constexpr uint64_t kBatchMax = 8ull << 20;
 
 // `workdir` is the remote code dir (relative patterns start there); `volume` replaces a leading
 // "$BURST_VOLUME/". A file lands at <artefact.local>/<path relative to the pattern's directory>.
-// A transport failure is an error; files that fail verification are listed in `failed`.
+// A transport failure, a refused entry and a limit passed are errors (kInvalid: "pod sent ...");
+// files that fail verification are listed in `failed`.
 Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Artefact>& artefacts,
                                   const std::string& workdir, const std::string& volume,
-                                  const std::function<void(const PullResult&)>& progress = {});
+                                  const std::function<void(const PullResult&)>& progress = {},
+                                  const PullLimits& limits = {});
 
 }  // namespace burst

@@ -1,6 +1,7 @@
 #include "sync/tar_stream.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 namespace burst {
@@ -9,6 +10,10 @@ namespace {
 constexpr size_t kBlock = 512;
 constexpr size_t kFlushAt = 256 * 1024;
 constexpr uint64_t kMaxOctal11 = 077777777777ULL;  // the largest size ustar's field holds
+// What the reader accepts from a stream it does not trust (the pod's `tar -c`): one extended
+// header (pax, GNU long name) of at most 1 MiB, at most 8 of them before an entry.
+constexpr uint64_t kMaxMetaHeader = 1u << 20;
+constexpr int kMaxMetaHeaders = 8;
 
 void octal(char* field, size_t width, uint64_t v) {
   // width-1 zero-padded digits, NUL-terminated.
@@ -45,6 +50,37 @@ uint64_t parse_octal(const char* p, size_t n) {
 }
 
 std::string field(const char* p, size_t n) { return std::string(p, strnlen(p, n)); }
+
+// The records of a pax extended header: "<len> key=value\n" each, len counting the whole record.
+// Only path, linkpath and size matter here; a malformed record is an error.
+Status parse_pax(const std::string& body, std::string* path, std::string* link,
+                 std::optional<uint64_t>* size) {
+  const Error bad = make_error(ErrorCode::kInvalid, "tar: malformed pax header");
+  size_t i = 0;
+  while (i < body.size()) {
+    if (body[i] == '\0') break;  // padding
+    size_t len = 0;
+    const char* start = body.data() + i;
+    auto [p, ec] = std::from_chars(start, body.data() + body.size(), len);
+    if (ec != std::errc() || p == start || p == body.data() + body.size() || *p != ' ') return bad;
+    const size_t sp = static_cast<size_t>(p - body.data());
+    if (len > body.size() - i || i + len <= sp + 1 || body[i + len - 1] != '\n') return bad;
+    const std::string rec = body.substr(sp + 1, i + len - 1 - (sp + 1));
+    const size_t eq = rec.find('=');
+    if (eq == std::string::npos) return bad;
+    const std::string k = rec.substr(0, eq), v = rec.substr(eq + 1);
+    if (k == "path") *path = v;
+    if (k == "linkpath") *link = v;
+    if (k == "size") {
+      uint64_t n = 0;
+      auto [q, ec2] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec2 != std::errc() || q != v.data() + v.size() || v.empty()) return bad;
+      *size = n;
+    }
+    i += len;
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -164,6 +200,7 @@ Result<std::optional<TarEntry>> TarReader::next() {
   left_ = pad_ = 0;
   std::string long_name, long_link;
   std::optional<uint64_t> pax_size;
+  int meta = 0;  // extended headers read for this entry
   while (true) {
     char h[kBlock];
     auto got = take(h, sizeof h);
@@ -180,9 +217,13 @@ Result<std::optional<TarEntry>> TarReader::next() {
     e.name = field(h, 100);
     if (std::memcmp(h + 257, "ustar", 5) == 0 && h[345])
       e.name = field(h + 345, 155) + "/" + e.name;
-    const uint64_t padded = (e.size + kBlock - 1) / kBlock * kBlock;
     if (e.type == 'x' || e.type == 'g' || e.type == 'L' || e.type == 'K') {
-      if (e.size > (1u << 20)) return make_error(ErrorCode::kInvalid, "tar: oversized header");
+      if (e.size > kMaxMetaHeader)
+        return make_error(ErrorCode::kInvalid,
+                          "tar: oversized header (" + std::to_string(e.size) + " bytes)");
+      if (++meta > kMaxMetaHeaders)
+        return make_error(ErrorCode::kInvalid, "tar: too many extended headers in a row");
+      const uint64_t padded = (e.size + kBlock - 1) / kBlock * kBlock;
       std::string body(padded, '\0');
       got = take(body.data(), body.size());
       if (!got.ok()) return got.error();
@@ -191,23 +232,8 @@ Result<std::optional<TarEntry>> TarReader::next() {
       if (e.type == 'L') long_name = field(body.data(), body.size());
       if (e.type == 'K') long_link = field(body.data(), body.size());
       if (e.type == 'x') {
-        size_t i = 0;
-        while (i < body.size()) {
-          size_t sp = body.find(' ', i);
-          if (sp == std::string::npos) break;
-          size_t len = std::stoul(body.substr(i, sp - i));
-          if (len == 0 || i + len > body.size()) break;
-          std::string rec = body.substr(sp + 1, i + len - sp - 2);
-          size_t eq = rec.find('=');
-          if (eq != std::string::npos) {
-            std::string k = rec.substr(0, eq), v = rec.substr(eq + 1);
-            if (k == "path") long_name = v;
-            if (k == "linkpath") long_link = v;
-            if (k == "size") pax_size = std::stoull(v);
-            if (k == "mtime") (void)0;  // whole seconds come from the ustar header
-          }
-          i += len;
-        }
+        Status pax = parse_pax(body, &long_name, &long_link, &pax_size);
+        if (!pax.ok()) return pax.error();
       }
       continue;
     }

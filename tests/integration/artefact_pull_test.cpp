@@ -1,6 +1,7 @@
 // Artefact pull against a real sshd: many small files in one tar stream and a large one streamed
 // by offset, all in one command, verified by SHA-256; a pull cut by a dropped connection resumes; a
-// file that changes on the pod after it was hashed is reported and never installed.
+// file that changes on the pod after it was hashed is reported and never installed; overlapping
+// patterns pull a file once. Hostile pods: tests/unit/pull_hostile_test.cpp.
 #include "sync/artefact_pull.h"
 
 #include <signal.h>
@@ -181,6 +182,30 @@ TEST_F(ArtefactPullTest, APartialFileFromAnOlderVersionIsFetchedAgainFromZero) {
   EXPECT_EQ(r->round_trips, 2) << "one more command to fetch it from zero";
   EXPECT_EQ(sha256_file(home_ + "/model.bin").value(), sha256_hex(now));
   EXPECT_FALSE(fs::exists(home_ + "/model.bin.burst-part"));
+}
+
+// Two patterns that match one file: it is pulled once (it used to fail the job), and a setuid,
+// world-writable mode on the pod arrives masked.
+TEST_F(ArtefactPullTest, OverlappingPatternsPullAFileOnceWithItsModeMasked) {
+  put("out/a.txt", "a\n");
+  put("out/b.txt", "b\n");
+  put("out/run.sh", "#!/bin/sh\n");
+  ASSERT_EQ(::chmod((work_ + "/out/run.sh").c_str(), 06777), 0);
+  ASSERT_EQ(::chmod((work_ + "/out/b.txt").c_str(), 0666), 0);
+  auto r = pull_artefacts(*session_,
+                          {{"out/*.txt", home_, {}}, {"out/a.*", home_, {}}, {"out/*", home_, {}}},
+                          work_, volume_);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->failed.empty()) << r->failed[0];
+  EXPECT_TRUE(r->unmatched.empty());
+  EXPECT_EQ(r->files, 3);
+  EXPECT_EQ(r->files_total, 3);
+  EXPECT_EQ(sha256_file(home_ + "/a.txt").value(), sha256_hex("a\n"));
+  struct stat sb {};
+  ASSERT_EQ(::stat((home_ + "/run.sh").c_str(), &sb), 0);
+  EXPECT_EQ(sb.st_mode & 07777, 0755u);
+  ASSERT_EQ(::stat((home_ + "/b.txt").c_str(), &sb), 0);
+  EXPECT_EQ(sb.st_mode & 07777, 0644u);
 }
 
 TEST_F(ArtefactPullTest, APatternThatMatchesNothingIsReported) {

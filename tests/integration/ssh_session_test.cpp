@@ -1,11 +1,17 @@
 // The libssh transport against a real OpenSSH sshd (a local-cloud pod): exec with streamed
-// output and exit status, SFTP with modes and mtimes, host key pinning, and connect retries.
+// output and exit status, SFTP with modes and mtimes, host key pinning, connect retries, and the
+// deadlines that do not depend on the pod: abort() from another thread and the no-progress
+// timeout against a command that sends nothing.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "burst/remote.h"
 #include "burst/ssh_keys.h"
@@ -140,6 +146,158 @@ TEST_F(SshSessionTest, AWrongKeyIsRefusedAsAuth) {
   auto s = connector_->connect(other);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::kAuth);
+}
+
+using Steady = std::chrono::steady_clock;
+
+double seconds_since(Steady::time_point t) {
+  return std::chrono::duration<double>(Steady::now() - t).count();
+}
+
+// Calls abort() on `session` from another thread after `after`.
+class AbortLater {
+ public:
+  AbortLater(RemoteSession& session, std::chrono::milliseconds after)
+      : t_([&session, after] {
+          std::this_thread::sleep_for(after);
+          session.abort();
+        }) {}
+  ~AbortLater() { t_.join(); }
+
+ private:
+  std::thread t_;
+};
+
+TEST_F(SshSessionTest, AbortFromAnotherThreadBreaksASilentCommandAndEveryLaterCall) {
+  const auto start = Steady::now();
+  Result<std::string> out = std::string();
+  {
+    AbortLater later(*session_, std::chrono::milliseconds(300));
+    out = session_->run_capture("sleep 30");  // sends nothing, exits long after the test
+  }
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().code, ErrorCode::kInterrupted) << out.error().message;
+  EXPECT_NE(out.error().message.find("aborted"), std::string::npos) << out.error().message;
+  EXPECT_LT(seconds_since(start), 1.5);
+  // The session is broken for good: later calls refuse at once instead of waiting on the pod.
+  const auto again = Steady::now();
+  auto later_call = session_->run_capture("echo hi");
+  ASSERT_FALSE(later_call.ok());
+  EXPECT_EQ(later_call.error().code, ErrorCode::kInterrupted);
+  auto st = session_->stat("/");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, ErrorCode::kInterrupted);
+  EXPECT_LT(seconds_since(again), 0.5);
+}
+
+TEST_F(SshSessionTest, AbortBreaksAStreamReadBlockedOnAPodThatSendsNothing) {
+  auto stream = session_->open_stream("cat");  // waits on stdin for ever, prints nothing
+  ASSERT_TRUE(stream.ok()) << stream.error().message;
+  const auto start = Steady::now();
+  char buf[64];
+  Result<size_t> n = size_t{0};
+  {
+    AbortLater later(*session_, std::chrono::milliseconds(300));
+    n = (*stream)->read(buf, sizeof buf);
+  }
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.error().code, ErrorCode::kInterrupted) << n.error().message;
+  EXPECT_LT(seconds_since(start), 1.5);
+  stream->reset();
+}
+
+TEST_F(SshSessionTest, ACommandThatSendsNothingTimesOutAfterTheNoProgressTimeout) {
+  target_.no_progress_timeout_s = 2;
+  auto s = connector_->connect(target_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto start = Steady::now();
+  auto out = (*s)->run_capture("sleep 30");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().code, ErrorCode::kTimeout) << out.error().message;
+  EXPECT_NE(out.error().message.find("no bytes from the pod for 2 s"), std::string::npos)
+      << out.error().message;
+  EXPECT_GE(seconds_since(start), 1.9);
+  EXPECT_LT(seconds_since(start), 4.0);
+}
+
+TEST_F(SshSessionTest, AStreamThatSendsNothingTimesOutButOneThatTalksDoesNot) {
+  target_.no_progress_timeout_s = 2;
+  auto s = connector_->connect(target_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  // Slow but steady (a byte a second) is progress: 4 s, longer than the timeout, is fine.
+  auto talker = (*s)->open_stream("for i in 1 2 3 4; do printf x; sleep 1; done");
+  ASSERT_TRUE(talker.ok()) << talker.error().message;
+  std::string err;
+  auto rc = (*talker)->finish(&err);
+  ASSERT_TRUE(rc.ok()) << rc.error().message;
+  EXPECT_EQ(*rc, 0);
+  talker->reset();
+  auto silent = (*s)->open_stream("cat");
+  ASSERT_TRUE(silent.ok()) << silent.error().message;
+  const auto start = Steady::now();
+  char buf[64];
+  auto n = (*silent)->read(buf, sizeof buf);
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.error().code, ErrorCode::kTimeout) << n.error().message;
+  EXPECT_LT(seconds_since(start), 4.0);
+}
+
+TEST_F(SshSessionTest, AQuietCommandWatchedByItsCallerIsNotTimedOut) {
+  // A step's follower (exec with should_stop) may be as quiet as its program: no timeout.
+  target_.no_progress_timeout_s = 1;
+  auto s = connector_->connect(target_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto rc = (*s)->exec("sleep 3; exit 4", {}, [] { return false; });
+  ASSERT_TRUE(rc.ok()) << rc.error().message;
+  EXPECT_EQ(*rc, 4);
+}
+
+// The children of `parent` (from /proc).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "stat");
+    std::string line;
+    std::getline(f, line);
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+TEST_F(SshSessionTest, AnSftpReadFromAServerThatStopsAnsweringTimesOut) {
+  target_.no_progress_timeout_s = 2;
+  auto s = connector_->connect(target_);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const std::string file = dir_ + "/cloud/volumes/vol/data.bin";
+  std::ofstream(file) << std::string(1 << 20, 'x');  // the volume is a directory here
+  ASSERT_TRUE((*s)->stat(file).ok());                // starts the session's sftp-server
+  auto ppid = (*s)->run_capture("echo $PPID");       // the sshd process serving this session
+  ASSERT_TRUE(ppid.ok()) << ppid.error().message;
+  // The pods' sshd runs internal-sftp: the session's one other child is its SFTP server.
+  auto servers = children_of(static_cast<pid_t>(std::stol(*ppid)));
+  ASSERT_EQ(servers.size(), 1u) << "no sftp server under sshd " << *ppid;
+  kill(servers[0], SIGSTOP);  // the link and sshd still answer; the file server says nothing
+  const auto start = Steady::now();
+  size_t got = 0;
+  Status st = (*s)->read_file(file, 0, [&](const char*, size_t n) {
+    got += n;
+    return true;
+  });
+  kill(servers[0], SIGCONT);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, ErrorCode::kTimeout) << st.error().message;
+  EXPECT_NE(st.error().message.find("no bytes from the pod for 2 s"), std::string::npos)
+      << st.error().message;
+  EXPECT_EQ(got, 0u);
+  EXPECT_LT(seconds_since(start), 4.0);
 }
 
 TEST(SshConnect, RetriesUntilTheDeadlineOnAClosedPort) {

@@ -206,5 +206,18 @@ TEST_F(ApiTest, SocketIsOwnerOnlyAndServesTheSameHandlers) {
   EXPECT_EQ(client.get("/v1/health").error().code, ErrorCode::kConnection);
 }
 
+// burstd given a device or a fifo as the spec's path answers at once instead of reading for ever.
+TEST_F(ApiTest, ASpecPathThatIsNotASmallRegularFileIsRefusedAtOnce) {
+  const std::string fifo = dir_.path() + "/spec.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {std::string("/dev/zero"), fifo}) {
+    ApiResponse r = call("POST", "/v1/jobs", json{{"path", path}}.dump());
+    EXPECT_EQ(r.status, 400) << r.body;
+    json body = json::parse(r.body);
+    ASSERT_EQ(body["errors"].size(), 1u) << r.body;
+    EXPECT_EQ(body["errors"][0], path + ": not a regular file");
+  }
+}
+
 }  // namespace
 }  // namespace burst::daemon

@@ -1,11 +1,19 @@
 // burstd's optional TCP listener: only with a token file of mode 0600, and every request without
 // the right "Authorization: Bearer <token>" is refused with 401. Port 0, in-process.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "daemon/api.h"
 #include "daemon/daemon.h"
@@ -18,11 +26,81 @@
 namespace burst::daemon {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+// A raw TCP client, for what httplib's client will not do (a body announced but never sent).
+class RawClient {
+ public:
+  explicit RawClient(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    timeval tv{5, 0};  // no test waits longer for an answer
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~RawClient() { ::close(fd_); }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+
+  bool connected() const { return connected_; }
+  bool send(const std::string& s) {
+    return ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size());
+  }
+  // Everything until the server closes (or 5 s pass).
+  std::string read_all() {
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd_, buf, sizeof buf, 0)) > 0;) out.append(buf, n);
+    return out;
+  }
+  // Pushes up to `limit` bytes of body; returns how many the connection took before it failed.
+  size_t push(size_t limit) {
+    std::string chunk(1 << 20, 'x');
+    size_t sent = 0;
+    while (sent < limit) {
+      ssize_t n = ::send(fd_, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<size_t>(n);
+    }
+    return sent;
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+long rss_kib() {
+  std::ifstream f("/proc/self/status");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  return -1;
+}
+
+// Records the providers of each job it is given (the FakeJobLauncher runs it).
+class ProvidersLauncher : public FakeJobLauncher {
+ public:
+  using FakeJobLauncher::FakeJobLauncher;
+  JobResult run(const std::string& id, const PipelineSpec& spec,
+                const std::function<int()>& interrupts) override {
+    {
+      std::lock_guard<std::mutex> lock(seen_mu);
+      seen.push_back(spec.resources.providers);
+    }
+    return FakeJobLauncher::run(id, spec, interrupts);
+  }
+  std::mutex seen_mu;
+  std::vector<std::vector<std::string>> seen;
+};
+
 class DaemonTcpTest : public ::testing::Test {
  protected:
   void SetUp() override {
     store_ = open_sqlite_store(":memory:").value();
-    launcher_ = std::make_unique<FakeJobLauncher>(*store_);
+    launcher_ = std::make_unique<ProvidersLauncher>(*store_);
     sched_ = std::make_unique<Scheduler>(clock_, *store_, *launcher_, SchedulerOptions{});
     api_ =
         std::make_unique<Api>(*sched_, *store_, config_, [] { return std::vector<PodAction>{}; });
@@ -40,7 +118,7 @@ class DaemonTcpTest : public ::testing::Test {
   FakeClock clock_;
   Config config_;
   std::unique_ptr<Store> store_;
-  std::unique_ptr<FakeJobLauncher> launcher_;
+  std::unique_ptr<ProvidersLauncher> launcher_;
   std::unique_ptr<Scheduler> sched_;
   std::unique_ptr<Api> api_;
 };
@@ -138,6 +216,208 @@ TEST_F(DaemonTcpTest, ConfigNeedsATokenFileOfMode0600) {
   auto none = load("max_concurrent_jobs: 1\n");
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(none->tcp_port, -1) << "no TCP unless configured";
+}
+
+// The token is checked from the headers: a wrong-token client that announces a huge body gets its
+// 401 at once, without sending a byte of it, and what it then pushes is not read into memory.
+TEST_F(DaemonTcpTest, AWrongTokenIsRefusedBeforeAnyBodyByteIsRead) {
+  SocketServer tcp(*api_);
+  ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "s3cret-token").ok());
+  {
+    RawClient c(tcp.port());
+    ASSERT_TRUE(c.connected());
+    const auto t0 = Clock::now();
+    ASSERT_TRUE(
+        c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n"
+               "Content-Length: 10000000000\r\n\r\n"));
+    const std::string answer = c.read_all();
+    EXPECT_EQ(answer.rfind("HTTP/1.1 401", 0), 0u) << answer;
+    EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2)) << "answered without the body";
+  }
+  {  // curl's way: Expect: 100-continue must not invite the body either
+    RawClient c(tcp.port());
+    ASSERT_TRUE(
+        c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+               "Content-Length: 5000000\r\n\r\n"));
+    const std::string answer = c.read_all();
+    EXPECT_EQ(answer.rfind("HTTP/1.1 401", 0), 0u) << answer;
+  }
+  {  // and a client that pushes the body anyway: the server does not hold it
+    const long before = rss_kib();
+    RawClient c(tcp.port());
+    ASSERT_TRUE(
+        c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n"
+               "Content-Length: 268435456\r\n\r\n"));
+    const size_t taken = c.push(size_t{256} << 20);
+    EXPECT_LT(taken, size_t{64} << 20) << "the server closed the connection, not read 256 MiB";
+    EXPECT_LT(rss_kib() - before, 32 * 1024) << "RSS grew by more than 32 MiB";
+  }
+  tcp.stop();
+}
+
+TEST_F(DaemonTcpTest, ABodyOverOneMebibyteIs413BeforeItIsSent) {
+  SocketServer tcp(*api_);
+  ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "tok").ok());
+  RawClient c(tcp.port());
+  const auto t0 = Clock::now();
+  ASSERT_TRUE(
+      c.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n"
+             "Content-Length: 2097152\r\n\r\n"));
+  const std::string answer = c.read_all();
+  EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer;
+  EXPECT_NE(answer.find("the limit is 1 MiB"), std::string::npos) << answer;
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+
+  RawClient chunked(tcp.port());  // a chunked body has no size to check: refused too
+  ASSERT_TRUE(
+      chunked.send("POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n"
+                   "Transfer-Encoding: chunked\r\n\r\n"));
+  EXPECT_EQ(chunked.read_all().rfind("HTTP/1.1 411", 0), 0u);
+
+  // Under the limit is read and handled as usual (here: not a spec).
+  httplib::Client ok("127.0.0.1", tcp.port());
+  auto r = ok.Post("/v1/jobs", {{"Authorization", "Bearer tok"}}, std::string(900 * 1024, ' '),
+                   "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  tcp.stop();
+}
+
+TEST_F(DaemonTcpTest, HugeHeadersAreRefused) {
+  SocketServer tcp(*api_);
+  ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "tok").ok());
+  RawClient c(tcp.port());
+  std::string req = "GET /v1/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n";
+  for (int i = 0; i < 200; ++i)
+    req += "X-Pad-" + std::to_string(i) + ": " + std::string(1000, 'a') + "\r\n";
+  (void)c.send(req);  // 200 KB of headers: more than the 64 KiB allowed
+  const std::string answer = c.read_all();
+  EXPECT_EQ(answer.find("HTTP/1.1 200"), std::string::npos) << answer.substr(0, 200);
+  tcp.stop();
+}
+
+// Slow or silent clients (a slowloris) hold a connection each; a well-behaved client is still
+// answered at once.
+TEST_F(DaemonTcpTest, ThirtyTwoSlowClientsDoNotBlockAGoodOne) {
+  SocketServer tcp(*api_);
+  ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "tok").ok());
+  std::vector<std::unique_ptr<RawClient>> slow;
+  for (int i = 0; i < 32; ++i) {
+    slow.push_back(std::make_unique<RawClient>(tcp.port()));
+    ASSERT_TRUE(slow.back()->connected());
+    if (i % 2) {
+      ASSERT_TRUE(slow.back()->send("GET /v1/health HTTP/1.1\r\nHost: x\r\n"));
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let the server take them all
+  httplib::Client good("127.0.0.1", tcp.port());
+  good.set_read_timeout(5, 0);
+  const auto t0 = Clock::now();
+  auto r = good.Get("/v1/health", {{"Authorization", "Bearer tok"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  slow.clear();
+  tcp.stop();
+}
+
+// A client that trickles its headers a byte at a time (each read succeeds, so a per-read timeout
+// never fires) is cut off when the whole request's deadline passes.
+TEST_F(DaemonTcpTest, ATricklingClientIsCutOffAtTheRequestDeadline) {
+  SocketServer tcp(*api_);
+  tcp.set_read_deadline(std::chrono::milliseconds(600));
+  ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "tok").ok());
+  RawClient c(tcp.port());
+  const auto t0 = Clock::now();
+  bool open = c.send("GET /v1/health HTTP/1.1\r\nAuthorization: Bearer tok\r\n");
+  for (int i = 0; i < 60 && open; ++i) {  // a header line every 50 ms, for 3 s at most
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    open = c.send("X-Slow-" + std::to_string(i) + ": a\r\n");
+  }
+  EXPECT_FALSE(open) << "the server closed the connection";
+  const std::string answer = c.read_all();  // ends when the server closes
+  EXPECT_EQ(answer.find("HTTP/1.1 200"), std::string::npos) << answer;
+  EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(2500))
+      << "the connection ended soon after the 600 ms deadline";
+  tcp.stop();
+}
+
+// A token holder may not run a job on burstd's machine (the `local` provider) unless
+// burstd.yaml says so; a spec naming no provider (whose default is `local`) is refused too.
+TEST_F(DaemonTcpTest, JobsOverTcpMayNotUseTheLocalProvider) {
+  auto body = [](const std::string& providers) {
+    std::string yaml = "name: here\nrun: echo hi\n";
+    if (!providers.empty()) yaml += "resources:\n  providers: " + providers + "\n";
+    return nlohmann::json{{"spec", yaml}, {"path", "/w/job.yaml"}}.dump();
+  };
+  SocketServer tcp(*api_);
+  ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "tok").ok());
+  httplib::Client c("127.0.0.1", tcp.port());
+  httplib::Headers auth{{"Authorization", "Bearer tok"}};
+  for (const std::string& providers :
+       {std::string("[local]"), std::string("[runpod, local]"), std::string()}) {
+    auto refused = c.Post("/v1/jobs", auth, body(providers), "application/json");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 403) << providers << ": " << refused->body;
+    EXPECT_NE(refused->body.find("api.tcp_allow_local_provider"), std::string::npos);
+  }
+  EXPECT_TRUE(sched_->jobs().empty()) << "nothing queued";
+  auto cloud = c.Post("/v1/jobs", auth, body("[runpod, vast]"), "application/json");
+  ASSERT_TRUE(cloud);
+  EXPECT_EQ(cloud->status, 201) << cloud->body;
+  tcp.stop();
+
+  // The Unix socket (mode 0600: burstd's own user) keeps `local`, the default included.
+  EXPECT_EQ(api_->handle({"POST", "/v1/jobs", {}, body("[local]")}).status, 201);
+  EXPECT_EQ(api_->handle({"POST", "/v1/jobs", {}, body("")}).status, 201);
+  // And so does TCP when burstd.yaml allows it.
+  SocketServer allowed(*api_);
+  ASSERT_TRUE(allowed.start_tcp("127.0.0.1", 0, "tok", /*allow_local_provider=*/true).ok());
+  httplib::Client c2("127.0.0.1", allowed.port());
+  auto ok = c2.Post("/v1/jobs", auth, body("[local]"), "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 201) << ok->body;
+  allowed.stop();
+
+  for (int i = 0; i < 500 && launcher_->started().size() < 4; ++i) {
+    sched_->tick();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(launcher_->wait_started(4));
+  std::lock_guard<std::mutex> lock(launcher_->seen_mu);
+  std::multiset<std::vector<std::string>> seen(launcher_->seen.begin(), launcher_->seen.end());
+  EXPECT_EQ(seen,
+            (std::multiset<std::vector<std::string>>{{"runpod", "vast"}, {"local"}, {}, {"local"}}))
+      << "the jobs run with the providers their specs name";
+}
+
+TEST_F(DaemonTcpTest, TheConfigSaysWhetherTcpJobsMayUseLocal) {
+  dir_.write("token", "tok-123\n");
+  ASSERT_EQ(::chmod((dir_.path() + "/token").c_str(), 0600), 0);
+  auto dflt = load("api:\n  tcp: \"127.0.0.1:0\"\n  token_file: token\n");
+  ASSERT_TRUE(dflt.ok()) << dflt.error().message;
+  EXPECT_FALSE(dflt->tcp_allow_local_provider) << "off by default";
+  auto on =
+      load("api:\n  tcp: \"127.0.0.1:0\"\n  token_file: token\n  tcp_allow_local_provider: true\n");
+  ASSERT_TRUE(on.ok()) << on.error().message;
+  EXPECT_TRUE(on->tcp_allow_local_provider);
+  auto bad = load("api:\n  tcp_allow_local_provider: perhaps\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("api.tcp_allow_local_provider: expected true or false"),
+            std::string::npos)
+      << bad.error().message;
+}
+
+TEST_F(DaemonTcpTest, BurstdYamlMustBeASmallRegularFile) {
+  auto dev = load_daemon_config("/dev/zero", {{"HOME", dir_.path()}});
+  ASSERT_FALSE(dev.ok());
+  EXPECT_EQ(dev.error().message, "/dev/zero: not a regular file");
+  dir_.write("big.yaml", "# " + std::string(2 << 20, 'x') + "\n");
+  auto big = load_daemon_config(dir_.path() + "/big.yaml", {{"HOME", dir_.path()}});
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("too large (2097155 bytes; the limit is 1 MiB)"),
+            std::string::npos)
+      << big.error().message;
 }
 
 }  // namespace

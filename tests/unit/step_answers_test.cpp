@@ -23,14 +23,18 @@ TEST(StepAnswers, AStatusIsANumberFrom0To255) {
   }
 }
 
-TEST(StepAnswers, TheProbeAnswerIsTwoAbsolutePaths) {
-  auto a = parse_probe_answer("/workspace\n/home/u/.burst-pod\n");
+TEST(StepAnswers, TheProbeAnswerIsTwoNulEndedPaths) {
+  using namespace std::string_literals;
+  auto a = parse_probe_answer("/workspace\0/home/u/.burst-pod\0"s);
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_EQ(a->volume, "/workspace");
   EXPECT_EQ(a->pod_dir, "/home/u/.burst-pod");
-  for (const std::string& bad :
-       std::vector<std::string>{"", "/v\n", "/v\n\n", "v\n/d\n", "/v\n/d\n/x\n",
-                                "/v\x1b]0;t\x07\n/d\n", "/v\n" + std::string(kMaxAnswer, 'd')}) {
+  auto odd = parse_probe_answer("/v w\nx\0/d\0"s);  // any byte but NUL frames
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->volume, "/v w\nx");
+  for (const std::string& bad : std::vector<std::string>{
+           "", "/v\0"s, "/v\n/d\n", "\0/d\0"s, "/v\0\0"s, "/v\0/d\0/x\0"s, "/v\0/d"s,
+           "/v\0"s + std::string(kMaxAnswer, 'd') + "\0"s, std::string(5000, 'v') + "\0/d\0"s}) {
     auto r = parse_probe_answer(bad);
     ASSERT_FALSE(r.ok()) << bad.substr(0, 16);
     EXPECT_NE(r.error().message.find("probe pod: unexpected answer"), std::string::npos);
