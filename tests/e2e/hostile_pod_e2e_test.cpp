@@ -161,6 +161,22 @@ class HostilePodTest : public ::testing::Test {
   HostilePod pod_{home_};
 };
 
+// The control: a shim with no attack passes every command (and SFTP) through, so the job runs as
+// on any pod. The attacks below fail only through what they change.
+TEST_F(HostilePodTest, ShimWithoutAnAttackLeavesTheJobIntact) {
+  pod_.write("case $c in *) mark saw-a-command;; esac");
+  const std::string spec = home_.write(
+      "job.yaml", spec_text("  mkdir -p out && echo honest > out/a.txt\n  echo run-done"));
+  Outcome o = run_job(home_, pod_, spec);
+  ASSERT_EQ(o.rc, 0) << o.out << o.err;
+  EXPECT_TRUE(pod_.ran("saw-a-command"));
+  EXPECT_NE(o.out.find("| run-done"), std::string::npos) << o.out;
+  EXPECT_EQ(read_file(home_.work() + "/got/a.txt"), "honest\n");
+  EXPECT_EQ(job_field(report_of(home_), "state"), "succeeded");
+  expect_pods_deleted(home_, o.out + o.err);
+  EXPECT_LT(o.peak_kib, kRssLimitKib);
+}
+
 // (a) An absolute name, bare ("*.txt" matched "/abs/x.txt") and behind the pattern's directory
 // ("out//abs/x.txt"): on landed main either one replaces the artefact directory.
 TEST_F(HostilePodTest, PullListingWithAbsoluteNamesIsRefusedAndNothingLandsOutside) {
