@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -78,6 +80,24 @@ std::string quote_setenv(const std::string& name, const std::string& value) {
   return "\"" + name + "=" + value + "\"";  // sshd_config splits on spaces outside quotes
 }
 
+// TEST ONLY (docs/testing.md, "Hostile pods"): BURST_TEST_POD_SHIM=<absolute path> makes every
+// local pod's sshd run that program for every command and subsystem (`ForceCommand`), with what
+// burst sent in $SSH_ORIGINAL_COMMAND ("internal-sftp" for SFTP). The hostile-pod tests use it to
+// play a pod that lies or goes silent. Empty or unset: no effect. A path sshd could not take as
+// one word is refused, so a typo never yields a pod that silently runs something else.
+Result<std::string> test_pod_shim() {
+  const char* v = std::getenv("BURST_TEST_POD_SHIM");
+  if (!v || !*v) return std::string();
+  const std::string shim = v;
+  if (shim[0] != '/' || shim.find_first_of(" \t\n\r\"'\\") != std::string::npos ||
+      access(shim.c_str(), X_OK) != 0)
+    return make_error(ErrorCode::kInvalid,
+                      "local: BURST_TEST_POD_SHIM must be an executable absolute path without "
+                      "spaces or quotes: " +
+                          shim);
+  return shim;
+}
+
 class LocalProvider : public Provider {
  public:
   LocalProvider(LocalProviderConfig c, Clock& clock) : c_(std::move(c)), clock_(clock) {
@@ -122,6 +142,8 @@ class LocalProvider : public Provider {
     fs::path volume = fs::path(c_.root) / "volumes" / r.volume_id;
     if (!fs::is_directory(volume))
       return make_error(ErrorCode::kNotFound, "local: volume " + r.volume_id + " does not exist");
+    auto shim = test_pod_shim();
+    if (!shim.ok()) return shim.error();
     std::string id = "local-" + random_hex(6);
     fs::path dir = pod_dir(id);
     std::error_code ec;
@@ -145,7 +167,7 @@ class LocalProvider : public Provider {
     for (int attempt = 0; attempt < 3; ++attempt) {  // a free port can be taken before sshd binds
       auto port = free_loopback_port();
       if (!port.ok()) return port.error();
-      auto started = start_sshd(id, dir, volume, *port, r);
+      auto started = start_sshd(id, dir, volume, *port, r, *shim);
       if (started.ok()) {
         rec["port"] = *port;
         std::ofstream(dir / "pod.json") << rec.dump(2);
@@ -218,8 +240,15 @@ class LocalProvider : public Provider {
   }
 
   Status start_sshd(const std::string& id, const fs::path& dir, const fs::path& volume, int port,
-                    const PodRequest& r) {
+                    const PodRequest& r, const std::string& shim) {
     std::ostringstream conf;
+    if (!shim.empty()) {
+      std::fprintf(stderr,
+                   "burst: TEST ONLY: BURST_TEST_POD_SHIM is set: every command on local pod %s "
+                   "runs through %s\n",
+                   id.c_str(), shim.c_str());
+      conf << "# TEST ONLY (BURST_TEST_POD_SHIM)\nForceCommand " << shim << "\n";
+    }
     conf << "ListenAddress 127.0.0.1\nPort " << port << "\n"
          << "HostKey " << (dir / "host_ed25519").string() << "\n"
          << "PidFile " << (dir / "sshd.pid").string() << "\n"

@@ -4,6 +4,8 @@
 // sshd listener (whose title names the pod's sshd_config), everything descended from it (the
 // per-connection sessions), and every process whose environment carries BURST_LOCAL_POD=<id>
 // (the user's commands, including ones orphaned when their session died).
+// TEST ONLY: with BURST_TEST_POD_SHIM=<absolute path> in the environment, each pod's sshd runs that
+// program for every command (`ForceCommand`; the hostile-pod tests, docs/testing.md).
 #pragma once
 
 #include <memory>

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -34,8 +36,13 @@ namespace {
 namespace fs = std::filesystem;
 using burst::testing::BurstHome;
 using burst::testing::files_under;
+using burst::testing::pull_hash_record;
+using burst::testing::pull_listing_record;
 using burst::testing::read_file;
+using burst::testing::sha256_hex;
 using burst::testing::spawn_logged;
+using burst::testing::ustar_end;
+using burst::testing::ustar_entry;
 using nlohmann::json;
 
 constexpr const char* kKey = "chaos_KEY_must_never_be_seen_7";
@@ -221,6 +228,72 @@ std::map<std::string, std::string> volume_files(const BurstHome& home, fakecloud
   return files;
 }
 
+// The pod faults (docs/chaos.md): the shim's answer to the command burst sends at `point`.
+// pod-silent marks "silent" and holds the connection open without a byte more; pod-hostile marks
+// "hostile" and answers what a malicious pod would: an endless-looking probe or manifest, a step
+// whose output is one 8 MiB line with terminal escapes, a pull listing that climbs out of the
+// artefact dir and asks for mode 07777.
+std::string pod_fault_cases(const BurstHome& home, const std::string& fault,
+                            const std::string& point, const std::string& shim_dir) {
+  const bool silent = fault == "pod-silent";
+  const std::string mark = silent ? "mark silent; " : "mark hostile; ";
+  const std::string sentinels =
+      "printf '\\036burst-follow\\036\\n'; printf '\\036burst-follow\\036\\n' >&2; ";
+  auto step = [&](const std::string& name) {
+    return "if is_step " + name + "; then " + mark + sentinels +
+           (silent ? "hang; fi"
+                   : "printf '\\033]0;pwned\\007\\033]52;c;cHduZWQ=\\007'; head -c 8388608 "
+                     "/dev/zero | tr '\\0' x; exit 0; fi");
+  };
+  if (point == "wait-ssh")
+    return "if is_probe; then " + mark +
+           (silent ? "hang; fi" : "head -c 8388608 /dev/zero | tr '\\0' /; exit 0; fi");
+  if (point == "mid-sync")
+    return "if is_sync; then " + mark + "echo T1; " +
+           (silent ? "hang; fi" : "yes 'x/../../../etc/passwd' | head -c 8388608; exit 0; fi");
+  if (point == "mid-setup") return step("setup");
+  if (point == "mid-run") return step("run");
+  if (point == "mid-upload") return step("upload");
+  // mid-pull
+  if (silent)
+    return "if is_pull; then mark silent; printf '0\\t6\\t1700000000\\t644\\tout/small.txt"
+           "\\0END\\0'; hang; fi";
+  const std::string small = "out/small.txt", abs = "out/" + home.root() + "/escaped.txt",
+                    up = "out/../../escaped2.txt", body = "small\n", evil = "pwned\n";
+  std::ofstream(shim_dir + "/pull.head", std::ios::binary)
+      << pull_listing_record(0, body.size(), "7777", small)
+      << pull_listing_record(0, evil.size(), "644", abs)
+      << pull_listing_record(0, evil.size(), "644", up) << std::string("END") + '\0';
+  std::ofstream(shim_dir + "/pull.body", std::ios::binary)
+      << ustar_entry(small, body, "0007777") << ustar_entry(abs, evil) << ustar_entry(up, evil)
+      << ustar_end() << pull_hash_record(sha256_hex(body), small)
+      << pull_hash_record(sha256_hex(evil), abs) << pull_hash_record(sha256_hex(evil), up);
+  return "if is_pull; then mark hostile; cat \"$H/pull.head\"; cat >/dev/null; "
+         "cat \"$H/pull.body\"; exit 0; fi";
+}
+
+// The files a pod may never add: anything under the work dir outside got/, and the pod-hostile
+// pull's targets above it.
+std::set<std::string> outside_files(const BurstHome& home) {
+  std::set<std::string> out;
+  for (const auto& f : files_under(home.work()))
+    if (f.rfind(home.work() + "/got/", 0) != 0) out.insert(f);
+  for (const char* name : {"/escaped.txt", "/escaped2.txt"})
+    if (fs::exists(home.root() + name)) out.insert(home.root() + name);
+  return out;
+}
+
+// Sets BURST_TEST_POD_SHIM in this process (the emulator's pods are started here) for its life.
+struct ShimEnv {
+  explicit ShimEnv(const std::string& path) : on(!path.empty()) {
+    if (on) setenv("BURST_TEST_POD_SHIM", path.c_str(), 1);
+  }
+  ~ShimEnv() {
+    if (on) unsetenv("BURST_TEST_POD_SHIM");
+  }
+  bool on;
+};
+
 class Burstd {
  public:
   Burstd(const BurstHome& home, std::map<std::string, std::string> env) : home_(home) {
@@ -283,6 +356,14 @@ TEST_P(Chaos, Recovers) {
     home.write(std::string("code/") + f, std::string(f) + " " + std::string(2000, 'x') + "\n");
   const std::string faults_dir = home.root() + "/faults";
   fs::create_directories(faults_dir);
+  const bool pod_fault = is_pod_fault(c.fault);
+  const std::string shim_dir = home.root() + "/shim", shim = shim_dir + "/pod-shim.sh";
+  if (pod_fault) {
+    fs::create_directories(shim_dir);
+    burst::testing::write_pod_shim(shim, pod_fault_cases(home, c.fault, c.point, shim_dir));
+  }
+  ShimEnv shim_env(pod_fault ? shim : "");
+  const auto outside_before = outside_files(home);
 
   static SystemClock clock;
   std::unique_ptr<fakecloud::FakeCloud> cloud;
@@ -306,7 +387,10 @@ TEST_P(Chaos, Recovers) {
   }
   auto faulted = env;
   const bool kill_fault = c.fault == "kill-run" || c.fault == "kill-burstd";
-  faulted["BURST_FAULT"] = c.point + (kill_fault ? ":kill" : ":pause:" + faults_dir);
+  if (pod_fault)
+    faulted["BURST_TEST_POD_SHIM"] = shim;  // the pod misbehaves on its own: no fault point
+  else
+    faulted["BURST_FAULT"] = c.point + (kill_fault ? ":kill" : ":pause:" + faults_dir);
 
   std::string text;  // everything the faulted process printed
   std::string which;
@@ -325,6 +409,26 @@ TEST_P(Chaos, Recovers) {
            home.root() + "/run.out");
     if (kill_fault) {
       ASSERT_EQ(p.wait(120), 128 + SIGKILL) << "never reached " << c.point << "\n" << p.out();
+    } else if (pod_fault) {
+      const std::string mark = shim_dir + (c.fault == "pod-silent" ? "/silent" : "/hostile");
+      for (int i = 0; i < 6000 && !fs::exists(mark) && !p.exited(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      ASSERT_TRUE(fs::exists(mark)) << "the pod never misbehaved at " << c.point << "\n" << p.out();
+      if (c.fault == "pod-silent") {
+        // The user gives up and presses Ctrl-C: burst must end within 10 s (+30 s of grace,
+        // docs/chaos.md) though the pod never answers again.
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        kill(p.pid(), SIGINT);
+        const int rc = p.wait(40);
+        EXPECT_NE(rc, -1) << "burst run still running 40 s after Ctrl-C against a silent pod\n"
+                          << p.out();
+        if (rc == -1) {
+          kill(p.pid(), SIGKILL);
+          p.wait(10);
+        }
+      } else {
+        EXPECT_NE(p.wait(150), -1) << "burst run did not end after the hostile answer\n" << p.out();
+      }
     } else {
       const std::string reached = faults_dir + "/" + c.point + ".reached";
       for (int i = 0; i < 6000 && !fs::exists(reached) && !p.exited(); ++i)
@@ -399,7 +503,18 @@ TEST_P(Chaos, Recovers) {
   const std::string big = home.work() + "/got/big.bin", small = home.work() + "/got/small.txt";
   if (fs::exists(big) && sha_of_file(big) != big_sha()) ++rec.r.artefacts_corrupted;
   if (fs::exists(small) && read_file(small) != "small\n") ++rec.r.artefacts_corrupted;
-  EXPECT_EQ(rec.r.artefacts_corrupted, 0) << "an artefact under its final name is partial";
+  for (const auto& f : files_under(home.work() + "/got")) {  // setuid or world-writable: unsafe
+    struct stat st {};
+    if (::stat(f.c_str(), &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH)))
+      ++rec.r.artefacts_corrupted;
+  }
+  EXPECT_EQ(rec.r.artefacts_corrupted, 0)
+      << "an artefact under its final name is partial or has an unsafe mode";
+  for (const auto& f : outside_files(home))
+    if (!outside_before.count(f)) {
+      ++rec.r.files_outside;
+      ADD_FAILURE() << "written outside the artefact dirs: " << f;
+    }
 
   std::string jobs_out;
   ASSERT_EQ(run_cli(home, {"jobs", "--json"}, env, &jobs_out), 0) << jobs_out;

@@ -13,6 +13,10 @@ const std::vector<std::string>& providers();  // local, runpod, lambda, vast
 const std::vector<std::string>& points();     // the fault points, in job order (fault_point.h)
 const std::vector<std::string>& faults();     // kill-run, kill-burstd, ssh-cut, api-500, ...
 
+// pod-silent and pod-hostile: the pod itself misbehaves (a shim answers burst's commands,
+// BURST_TEST_POD_SHIM, docs/testing.md) instead of something killing burst or the network.
+bool is_pod_fault(const std::string& fault);
+
 // Where the upload of the chaos spec runs on `provider` ("cpu-pod", "gpu-pod", "local": the
 // plan's hand-off choice, pinned; a different choice fails the mid-upload cells).
 std::string handoff_of(const std::string& provider);
@@ -32,6 +36,7 @@ struct CellResult {
   bool passed = false;
   int pods_leaked = 0;          // live pods after recovery, by the provider's own state
   int artefacts_corrupted = 0;  // files under their final name whose hash is wrong
+  int files_outside = 0;        // files the job wrote outside its artefact dirs
   int left_for_reap = 0;        // live pods when the faulted process ended (before recovery)
   std::string job_state;        // the job's record after recovery
   double seconds = 0;
@@ -43,7 +48,8 @@ void write_result(const std::string& dir, const CellResult& r);
 std::optional<CellResult> read_result(const std::string& dir, const std::string& id);
 
 // The matrix as text: one block per provider (rows: points, columns: faults), then the totals.
-// Sets *ok to false when a cell failed, leaked a pod or corrupted an artefact.
+// Sets *ok to false when a cell failed, leaked a pod, corrupted an artefact or wrote a file
+// outside the artefact dirs.
 std::string render_table(const std::string& dir, bool* ok);
 
 }  // namespace burst::chaos

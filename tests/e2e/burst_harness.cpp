@@ -3,10 +3,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -14,6 +18,7 @@
 #include <thread>
 
 #include "burst/config.h"
+#include "crypto/sha256.h"
 #include "local/local_provider.h"
 #include "util/process.h"
 
@@ -117,27 +122,43 @@ BurstProcess::~BurstProcess() {
   }
 }
 
-int BurstProcess::wait(int timeout_s) {
-  if (status_ != -1) return status_;
-  for (int i = 0; i < timeout_s * 20; ++i) {
-    int st = 0;
-    if (waitpid(pid_, &st, WNOHANG) == pid_) {
-      status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-      return status_;
+bool BurstProcess::reap(bool block) {
+  if (status_ != -1) return true;
+  int st = 0;
+  rusage ru{};
+  if (wait4(pid_, &st, block ? 0 : WNOHANG, &ru) != pid_) return false;
+  status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  peak_rss_kib_ = std::max(peak_rss_kib_, static_cast<long>(ru.ru_maxrss));
+  return true;
+}
+
+void BurstProcess::sample_rss() {
+  std::string status = read_file("/proc/" + std::to_string(pid_) + "/status");
+  size_t at = status.find("VmHWM:");
+  if (at != std::string::npos)
+    peak_rss_kib_ = std::max(peak_rss_kib_, std::atol(status.c_str() + at + 6));
+}
+
+int BurstProcess::wait(int timeout_s) { return wait_bounded(timeout_s, 0); }
+
+int BurstProcess::wait_bounded(int timeout_s, long kill_above_kib) {
+  for (int i = 0; i < timeout_s * 50; ++i) {
+    if (reap(false)) return status_;
+    sample_rss();
+    if (kill_above_kib > 0 && peak_rss_kib_ > kill_above_kib && !killed_for_rss_) {
+      killed_for_rss_ = true;
+      kill(pid_, SIGKILL);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return -1;
+  return reap(false) ? status_ : -1;
 }
 
 bool BurstProcess::wait_for_stdout(const std::string& needle, int timeout_s) {
   for (int i = 0; i < timeout_s * 20; ++i) {
     if (out().find(needle) != std::string::npos) return true;
-    int st = 0;
-    if (status_ != -1 || waitpid(pid_, &st, WNOHANG) == pid_) {
-      if (status_ == -1) status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-      return out().find(needle) != std::string::npos;
-    }
+    if (reap(false)) return out().find(needle) != std::string::npos;
+    sample_rss();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return false;
@@ -161,6 +182,76 @@ std::vector<std::string> pod_ids_in(const std::string& output) {
   for (std::sregex_iterator it(output.begin(), output.end(), re), end; it != end; ++it)
     ids.push_back((*it)[1]);
   return ids;
+}
+
+void write_pod_shim(const std::string& path, const std::string& cases) {
+  const std::string dir = fs::path(path).parent_path().string();
+  std::ofstream f(path, std::ios::trunc);
+  f << "#!/bin/sh\n"
+       "# TEST ONLY: a hostile pod's shell (docs/testing.md). sshd runs this for every command.\n"
+       "c=$SSH_ORIGINAL_COMMAND\n"
+       "if [ \"$c\" = internal-sftp ]; then\n"
+       "  for s in /usr/lib/openssh/sftp-server /usr/libexec/openssh/sftp-server \\\n"
+       "      /usr/libexec/sftp-server /usr/lib/ssh/sftp-server; do\n"
+       "    [ -x \"$s\" ] && exec \"$s\"\n"
+       "  done\n"
+       "  echo 'pod shim: no sftp-server' >&2; exit 1\n"
+       "fi\n"
+       "H='"
+    << dir
+    << "'\n"
+       "mark() { : > \"$H/$1\"; }\n"
+       "hang() { exec sleep 100000; }\n"
+       "is_probe() { case $c in *'BURST_VOLUME:-'*'printf '*) return 0;; esac; return 1; }\n"
+       "is_sync() { case $c in *'echo T1'*'tar -b 256'*) return 0;; esac; return 1; }\n"
+       "is_pull() { case $c in *'tar -chPf'*) return 0;; esac; return 1; }\n"
+       "is_step() { case $c in \"b='\"*\"/$1'; printf\"*) return 0;; esac; return 1; }\n"
+    << cases << "\nexec /bin/sh -c \"$c\"\n";
+  f.close();
+  ::chmod(path.c_str(), 0755);
+}
+
+std::string sha256_hex(const std::string& data) {
+  Sha256 h;
+  h.update(data.data(), data.size());
+  return h.hex_digest();
+}
+
+std::string ustar_entry(const std::string& name, const std::string& content, const char* mode) {
+  std::string h(512, '\0');
+  auto put = [&](size_t at, const std::string& s) {
+    h.replace(at, std::min<size_t>(s.size(), 100), s.substr(0, 100));
+  };
+  char num[32];
+  put(0, name);  // a name over 99 bytes is cut: the caller keeps names short
+  put(100, mode);
+  put(108, "0000000");
+  put(116, "0000000");
+  std::snprintf(num, sizeof num, "%011llo", static_cast<unsigned long long>(content.size()));
+  put(124, num);
+  put(136, "14712345670");
+  put(148, "        ");
+  h[156] = '0';
+  put(257, std::string("ustar\0", 6) + "00");
+  unsigned sum = 0;
+  for (unsigned char ch : h) sum += ch;
+  std::snprintf(num, sizeof num, "%06o", sum);
+  h.replace(148, 7, std::string(num, 6) + '\0');
+  std::string padded = content;
+  padded.resize((content.size() + 511) / 512 * 512, '\0');
+  return h + padded;
+}
+
+std::string ustar_end() { return std::string(1024, '\0'); }
+
+std::string pull_listing_record(int idx, uint64_t size, const std::string& mode,
+                                const std::string& name) {
+  return std::to_string(idx) + "\t" + std::to_string(size) + "\t1700000000\t" + mode + "\t" + name +
+         '\0';
+}
+
+std::string pull_hash_record(const std::string& sha, const std::string& name) {
+  return sha + "  " + name + '\0';
 }
 
 std::vector<int> pod_processes(const std::string& pod_id) { return local_pod_processes(pod_id); }

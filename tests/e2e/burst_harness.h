@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,14 +44,26 @@ class BurstProcess {
   pid_t pid() const { return pid_; }
   // Waits for exit; returns the exit code (128+signal if killed), or -1 after `timeout_s`.
   int wait(int timeout_s = 120);
+  // Like wait(), but also SIGKILLs the process as soon as its peak RSS passes `kill_above_kib`
+  // (a test of a memory bound must not take the machine down with it). Returns as wait().
+  int wait_bounded(int timeout_s, long kill_above_kib);
+  // The largest peak RSS seen: /proc/<pid>/status VmHWM while it ran (polled by the waits), and
+  // the kernel's ru_maxrss (wait4) once it exited. In KiB; 0 if never measured.
+  long peak_rss_kib() const { return peak_rss_kib_; }
+  bool killed_for_rss() const { return killed_for_rss_; }
   // Polls stdout until it contains `needle`; false after `timeout_s` or if the process exited.
   bool wait_for_stdout(const std::string& needle, int timeout_s = 60);
   std::string out() const;
   std::string err() const;
 
  private:
+  bool reap(bool block);  // true once exited; records status_ and ru_maxrss
+  void sample_rss();
+
   pid_t pid_ = -1;
   int status_ = -1;
+  long peak_rss_kib_ = 0;
+  bool killed_for_rss_ = false;
   std::string out_path_, err_path_;
 };
 
@@ -66,6 +79,27 @@ std::vector<int> pod_processes(const std::string& pod_id);
 
 // Pids of the pod's sshd processes other than the listener: the per-connection sessions.
 std::vector<int> pod_session_sshds(const BurstHome& home, const std::string& pod_id);
+
+// Writes an executable hostile-pod shim to `path` for BURST_TEST_POD_SHIM (docs/testing.md):
+// sshd runs it for every command burst sends, which arrives in $SSH_ORIGINAL_COMMAND ($c in
+// `cases`). SFTP is passed to the system's sftp-server; `cases` (POSIX sh) runs next and may answer
+// in the pod's place and exit; otherwise the command runs as usual under /bin/sh. `cases` may use
+// the predicates is_probe, is_sync, is_pull, is_step <name> (a supervised step's follow command:
+// setup, run, upload) and `hang` (silence for ever, the connection held open), and $H, the shim's
+// directory (`mark NAME` touches $H/NAME, so a test can see which branch ran).
+void write_pod_shim(const std::string& path, const std::string& cases);
+
+// Pieces of a hostile answer to burst's pull command (src/sync/artefact_pull.cpp): a listing
+// record "<pattern index>\t<size>\t<mtime>\t<mode>\t<name>\0", one ustar entry (header and
+// content padded to 512 bytes; `mode` as 7 octal digits), the two zero blocks that end an archive,
+// and a hash record "<sha256>  <name>\0".
+std::string pull_listing_record(int idx, uint64_t size, const std::string& mode,
+                                const std::string& name);
+std::string ustar_entry(const std::string& name, const std::string& content,
+                        const char* mode = "0000644");
+std::string ustar_end();
+std::string pull_hash_record(const std::string& sha, const std::string& name);
+std::string sha256_hex(const std::string& data);
 
 std::string read_file(const std::string& path);
 // Every regular file under `dir`, recursively.
