@@ -75,6 +75,8 @@ Outcome JobPhases::failed(const Error& error, const std::string& what, std::stri
                                                                    : ErrorCode::kTimeout;
   } else if (e.code == ErrorCode::kTimeout && e.message.rfind("no bytes from the pod", 0) == 0) {
     e.message = "stopped: " + e.message;  // the no-progress timeout (libssh adapter)
+  } else if (e.code == ErrorCode::kInterrupted && d_.interrupts() > 0) {
+    e.message = "stopped: " + d_.stop_source;  // a step saw the stop request before the watchdog
   }
   *detail = terminal_safe(redact_(what + ": " + e.message));
   fail(*detail);

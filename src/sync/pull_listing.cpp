@@ -82,12 +82,12 @@ Result<size_t> ListingParser::feed(const char* data, size_t n) {
     const char* nul = static_cast<const char*>(std::memchr(data + used, '\0', n - used));
     const size_t take = nul ? static_cast<size_t>(nul - (data + used)) : n - used;
     if (rec_.size() + take > limits_.max_record_bytes)
-      return pod_sent(
-          "a listing record longer than " + std::to_string(limits_.max_record_bytes) + " bytes",
-          rec_ + std::string(data + used, std::min<size_t>(take, 256)));
+      return pod_sent("a listing record longer than the limit of " +
+                          std::to_string(limits_.max_record_bytes) + " bytes",
+                      rec_ + std::string(data + used, std::min<size_t>(take, 256)));
     total_ += take + (nul ? 1 : 0);
     if (total_ > limits_.max_listing_bytes)
-      return make_error(ErrorCode::kInvalid, "pod sent a listing longer than " +
+      return make_error(ErrorCode::kInvalid, "pod sent a listing longer than the limit of " +
                                                  std::to_string(limits_.max_listing_bytes) +
                                                  " bytes (" + std::to_string(files_.size()) +
                                                  " entries so far)");
@@ -125,7 +125,8 @@ Status ListingParser::record(std::string_view rec) {
     return pod_sent("a listing record with a bad mode", rec);
   if (rest.empty()) return pod_sent("a listing record with an empty name", rec);
   if (files_.size() >= limits_.max_entries)
-    return pod_sent("more than " + std::to_string(limits_.max_entries) + " files; at", rest);
+    return pod_sent("more than the limit of " + std::to_string(limits_.max_entries) + " files; at",
+                    rest);
   file.name = std::string(rest);
   files_.push_back(std::move(file));
   return Status::Ok();
@@ -134,17 +135,17 @@ Status ListingParser::record(std::string_view rec) {
 Status HashParser::feed(const char* data, size_t n) {
   total_ += n;
   if (total_ > limits_.max_hash_bytes)
-    return make_error(
-        ErrorCode::kInvalid,
-        "pod sent more than " + std::to_string(limits_.max_hash_bytes) + " bytes of hash records");
+    return make_error(ErrorCode::kInvalid, "pod sent more than the limit of " +
+                                               std::to_string(limits_.max_hash_bytes) +
+                                               " bytes of hash records");
   size_t used = 0;
   while (used < n) {
     const char* nul = static_cast<const char*>(std::memchr(data + used, '\0', n - used));
     const size_t take = nul ? static_cast<size_t>(nul - (data + used)) : n - used;
     if (rec_.size() + take > limits_.max_record_bytes)
-      return pod_sent(
-          "a hash record longer than " + std::to_string(limits_.max_record_bytes) + " bytes",
-          rec_ + std::string(data + used, std::min<size_t>(take, 256)));
+      return pod_sent("a hash record longer than the limit of " +
+                          std::to_string(limits_.max_record_bytes) + " bytes",
+                      rec_ + std::string(data + used, std::min<size_t>(take, 256)));
     rec_.append(data + used, take);
     used += take;
     if (!nul) break;

@@ -315,7 +315,8 @@ TEST_F(HostilePodTest, EndlessPullListingHitsALimitAndBurstStaysSmall) {
 TEST_F(HostilePodTest, HugeOutputLineWithoutNewlineKeepsBurstSmall) {
   pod_.write("");  // a plain pod: the run step itself is the attack
   const std::string spec = home_.write(
-      "job.yaml", spec_text("  head -c 300M /dev/zero | tr '\\0' x\n  echo\n  echo after-line"));
+      "job.yaml", spec_text("  head -c 300M /dev/zero | tr '\\0' x\n  echo\n  echo after-line\n"
+                            "  mkdir -p out && echo ok > out/a.txt"));
   Outcome o = run_job(home_, pod_, spec, 180);
   EXPECT_LT(o.peak_kib, kRssLimitKib);
   if (o.aborted) return;
@@ -397,7 +398,7 @@ void run_silence(const BurstHome& home, const HostilePod& pod, const Silence& s)
 TEST_F(HostilePodTest, SilentPodDuringSyncIsStoppedByCtrlC) {
   run_silence(home_, pod_,
               {"mid-sync", "if is_sync; then mark silent; echo T1; hang; fi", "  echo run-start",
-               "", SIGINT, 10, "interrupt"});
+               "", SIGINT, 10, "stopped: Ctrl-C or SIGTERM"});
 }
 
 // The code's tar has gone up; the pod reads it all and then never says whether it unpacked it.
@@ -406,7 +407,7 @@ TEST_F(HostilePodTest, SilentPodAfterCodeUploadIsStoppedByCtrlC) {
               {"after the code upload",
                "if is_sync; then echo T1; printf '\\0END\\0'; cat >/dev/null; mark silent; hang; "
                "fi",
-               "  echo run-start", "", SIGINT, 10, "interrupt"});
+               "  echo run-start", "", SIGINT, 10, "stopped: Ctrl-C or SIGTERM"});
 }
 
 TEST_F(HostilePodTest, SilentPodDuringRunOutputIsStoppedByMaxRuntime) {
@@ -427,20 +428,22 @@ TEST_F(HostilePodTest, SilentPodDuringPullIsStoppedByMaxRuntime) {
 }
 
 TEST_F(HostilePodTest, SilentPodDuringPullIsStoppedByCtrlC) {
-  run_silence(home_, pod_,
-              {"mid-pull",
-               "if is_pull; then mark silent; printf '0\\t6\\t1700000000\\t644\\tout/a.txt\\0"
-               "END\\0'; hang; fi",
-               "  mkdir -p out && echo hello > out/a.txt", "", SIGINT, 10, "interrupt"});
+  run_silence(
+      home_, pod_,
+      {"mid-pull",
+       "if is_pull; then mark silent; printf '0\\t6\\t1700000000\\t644\\tout/a.txt\\0"
+       "END\\0'; hang; fi",
+       "  mkdir -p out && echo hello > out/a.txt", "", SIGINT, 10, "stopped: Ctrl-C or SIGTERM"});
 }
 
 TEST_F(HostilePodTest, SilentPodDuringUploadIsStoppedBySigterm) {
-  run_silence(home_, pod_,
-              {"mid-upload",
-               "if is_step upload; then mark silent; printf '\\036burst-follow\\036\\n'; printf "
-               "'\\036burst-follow\\036\\n' >&2; hang; fi",
-               "  mkdir -p out && echo hello > out/a.txt",
-               "upload:\n  run: |\n    echo upload-start\n", SIGTERM, 10, "interrupt"});
+  run_silence(
+      home_, pod_,
+      {"mid-upload",
+       "if is_step upload; then mark silent; printf '\\036burst-follow\\036\\n'; printf "
+       "'\\036burst-follow\\036\\n' >&2; hang; fi",
+       "  mkdir -p out && echo hello > out/a.txt", "upload:\n  run: |\n    echo upload-start\n",
+       SIGTERM, 10, "stopped: Ctrl-C or SIGTERM"});
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ TEST(E2EInterrupt, SigintDuringRunStopsPullsDeletesAndExits130) {
   EXPECT_NE(p.out().find("gpu pod " + pod + " deleted (confirmed)"), std::string::npos);
   auto job = only_job(home);
   EXPECT_EQ(job["state"], "interrupted");
-  EXPECT_EQ(job["error"], "run: interrupted");
+  EXPECT_EQ(job["error"], "run: stopped: Ctrl-C or SIGTERM");
 }
 
 TEST(E2EInterrupt, SshConnectionKilledMidRunFailsTheJobAndDeletesThePod) {
