@@ -1,6 +1,7 @@
 #include "job/remote_steps.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "job/step_answers.h"
 #include "util/shell.h"
@@ -101,20 +102,29 @@ std::string launch_command(const PodPaths& paths, const std::string& workdir) {
 // stderr's on stderr, so the bytes on each channel are the file's bytes from the offset. It
 // reads once more after the status appears (the output is complete by then) and exits with the
 // step's status; 255 when the supervisor is gone without one, or the status file holds no number
-// 0..255 (burst then reads the file itself, bounded, and says which).
-std::string follow_loop(StepOffsets from) {
+// 0..253 (burst then reads the file itself, bounded, and says which). After `quiet_s` without
+// output it exits kQuietExit: the step is alive and quiet, and burst follows it again from the
+// offsets it has. So a healthy follower always sends something (output or an exit) within
+// quiet_s, and a pod that sends nothing for longer has stopped answering (StepTimeouts).
+constexpr int kQuietExit = 254;
+
+std::string follow_loop(StepOffsets from, int quiet_s) {
   return "o=" + std::to_string(from.out) + "; e=" + std::to_string(from.err) +
-         "; while :; do f=0; if [ -f \"$b.status\" ]; then f=1; else "
+         "; q=0; while :; do f=0; g=0; if [ -f \"$b.status\" ]; then f=1; else "
          "p=$(cat \"$b.pid\" 2>/dev/null); if [ -n \"$p\" ] && ! kill -0 \"$p\" 2>/dev/null && "
          "[ ! -f \"$b.status\" ]; then f=2; fi; fi; "
          "n=$(($(wc -c 2>/dev/null <\"$b.out\" || echo 0))); if [ \"$n\" -gt \"$o\" ]; then "
-         "tail -c +$((o+1)) \"$b.out\" | head -c $((n-o)); o=$n; fi; "
+         "tail -c +$((o+1)) \"$b.out\" | head -c $((n-o)); o=$n; g=1; fi; "
          "n=$(($(wc -c 2>/dev/null <\"$b.err\" || echo 0))); if [ \"$n\" -gt \"$e\" ]; then "
-         "tail -c +$((e+1)) \"$b.err\" | head -c $((n-e)) >&2; e=$n; fi; "
+         "tail -c +$((e+1)) \"$b.err\" | head -c $((n-e)) >&2; e=$n; g=1; fi; "
          "if [ $f = 1 ]; then s=$(head -c 16 \"$b.status\"); case \"$s\" in "
-         "[0-9]|[0-9][0-9]|[0-9][0-9][0-9]) [ \"$s\" -le 255 ] && exit \"$s\";; esac; exit 255; "
+         "[0-9]|[0-9][0-9]|[0-9][0-9][0-9]) [ \"$s\" -le 253 ] && exit \"$s\";; esac; exit 255; "
          "fi; "
          "if [ $f = 2 ]; then exit 255; fi; "
+         "if [ $g = 1 ]; then q=0; else q=$((q+1)); fi; "
+         "if [ $q -ge " +
+         std::to_string(quiet_s * 5) + " ]; then exit " + std::to_string(kQuietExit) +
+         "; fi; "
          "sleep 0.2; done";
 }
 
@@ -152,15 +162,17 @@ class AfterSentinel {
   bool seen_ = false;
 };
 
-Result<int> follow(RemoteSession& session, const PodPaths& paths, const std::string& step,
-                   const std::string& launch, StepOffsets from,
-                   const std::function<void(bool, const std::string&)>& on_line,
-                   const std::function<void(const StepOffsets&)>& on_offsets,
-                   const std::function<bool()>& should_stop) {
+// One follower command. Sets *quiet when it ended with kQuietExit (the step goes on): *at then
+// holds the offsets to follow again from, and the partial line it held is read again then.
+Result<int> follow_once(RemoteSession& session, const PodPaths& paths, const std::string& step,
+                        const std::string& launch, StepOffsets from, const StepTimeouts& limits,
+                        const std::function<void(bool, const std::string&)>& on_line,
+                        const std::function<void(const StepOffsets&)>& on_offsets,
+                        const std::function<bool()>& should_stop, StepOffsets* at, bool* quiet) {
   const std::string cmd = "b=" + step_base(paths, step) + "; printf '" +
                           std::string(kSentinel, sizeof kSentinel - 2) + "\\n'; printf '" +
                           std::string(kSentinel, sizeof kSentinel - 2) + "\\n' >&2; " + launch +
-                          follow_loop(from);
+                          follow_loop(from, limits.quiet_s);
   LineSplitter out([&](const std::string& l) { on_line(false, l); });
   LineSplitter err([&](const std::string& l) { on_line(true, l); });
   AfterSentinel out_body(out), err_body(err);
@@ -172,16 +184,38 @@ Result<int> follow(RemoteSession& session, const PodPaths& paths, const std::str
       on_offsets(now);
     }
   };
+  // Any byte, the sentinel included, shows the follower is alive. The pod's sshd may keep
+  // answering keepalives while the follower is frozen: only bytes count. Wall time, as in the
+  // SSH adapter's own no-progress timeout: this guards a link, not a simulated schedule.
+  using Steady = std::chrono::steady_clock;
+  auto last_byte = Steady::now();
+  bool silent = false;
   OutputSink sink{[&](const char* d, size_t n) {
+                    last_byte = Steady::now();
                     out_body.feed(d, n);
                     report();
                   },
                   [&](const char* d, size_t n) {
+                    last_byte = Steady::now();
                     err_body.feed(d, n);
                     report();
                   }};
-  auto status = session.exec(cmd, sink, should_stop);
+  auto stop = [&] {
+    if (should_stop && should_stop()) return true;
+    silent = Steady::now() - last_byte > std::chrono::seconds(limits.silence_s);
+    return silent;
+  };
+  auto status = session.exec(cmd, sink, stop);
+  if (!status.ok() && silent)
+    return make_error(ErrorCode::kTimeout,
+                      "no bytes from the pod for " + std::to_string(limits.silence_s) +
+                          " s while following the " + step + " step (its follower stopped)");
   if (!status.ok()) return status.error();
+  if (*status == kQuietExit) {
+    *quiet = true;
+    *at = StepOffsets{from.out + out.complete_bytes(), from.err + err.complete_bytes()};
+    return 0;
+  }
   out.flush();
   err.flush();
   on_offsets(StepOffsets{from.out + out.complete_bytes(), from.err + err.complete_bytes()});
@@ -195,6 +229,21 @@ Result<int> follow(RemoteSession& session, const PodPaths& paths, const std::str
   auto code = parse_step_status(*written);
   if (!code.ok()) return with_context(code.error(), "the " + step + " step");
   return *code;
+}
+
+Result<int> follow(RemoteSession& session, const PodPaths& paths, const std::string& step,
+                   const std::string& launch, StepOffsets from, const StepTimeouts& limits,
+                   const std::function<void(bool, const std::string&)>& on_line,
+                   const std::function<void(const StepOffsets&)>& on_offsets,
+                   const std::function<bool()>& should_stop) {
+  std::string start = launch;  // only the first command starts the step
+  while (true) {
+    bool quiet = false;
+    auto r = follow_once(session, paths, step, start, from, limits, on_line, on_offsets,
+                         should_stop, &from, &quiet);
+    if (!r.ok() || !quiet) return r;
+    start.clear();
+  }
 }
 
 }  // namespace
@@ -217,19 +266,19 @@ Result<int> follow_step(RemoteSession& session, const PodPaths& paths, const std
                         StepOffsets from,
                         const std::function<void(bool, const std::string&)>& on_line,
                         const std::function<void(const StepOffsets&)>& on_offsets,
-                        const std::function<bool()>& should_stop) {
-  return follow(session, paths, step, "", from, on_line, on_offsets, should_stop);
+                        const std::function<bool()>& should_stop, const StepTimeouts& limits) {
+  return follow(session, paths, step, "", from, limits, on_line, on_offsets, should_stop);
 }
 
 Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
                      const std::string& script, const std::string& workdir,
                      const std::function<void(bool, const std::string&)>& on_line,
                      const std::function<void(const StepOffsets&)>& on_offsets,
-                     const std::function<bool()>& should_stop) {
+                     const std::function<bool()>& should_stop, const StepTimeouts& limits) {
   Status st = session.write_file(paths.pod_dir + "/" + step + ".sh", script + "\n", 0700);
   if (!st.ok()) return st.error();
-  return follow(session, paths, step, launch_command(paths, workdir), {}, on_line, on_offsets,
-                should_stop);
+  return follow(session, paths, step, launch_command(paths, workdir), {}, limits, on_line,
+                on_offsets, should_stop);
 }
 
 void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step) {

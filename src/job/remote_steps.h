@@ -41,6 +41,16 @@ struct StepOffsets {
   uint64_t err = 0;
 };
 
+// A quiet step is healthy; a silent pod is not. The follower on the pod ends itself after
+// `quiet_s` without output (burst follows again from its offsets), so a live follower sends
+// something at least that often; `silence_s` without a byte means the pod stopped answering
+// (frozen, or a shell that never replies while its sshd still answers keepalives): kTimeout
+// "no bytes from the pod for N s ...", and the runner deletes the pod.
+struct StepTimeouts {
+  int quiet_s = 30;
+  int silence_s = 120;
+};
+
 // Uploads `script` as <pod_dir>/<step>.sh, starts it under the supervisor with bash -e (sh -e
 // without bash) in `workdir` after sourcing env.sh (the environment, never argv, carries the
 // secrets), and follows it as follow_step does from the start, all in one SSH command. Returns
@@ -49,7 +59,7 @@ Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::s
                      const std::string& script, const std::string& workdir,
                      const std::function<void(bool, const std::string&)>& on_line,
                      const std::function<void(const StepOffsets&)>& on_offsets,
-                     const std::function<bool()>& should_stop);
+                     const std::function<bool()>& should_stop, const StepTimeouts& limits = {});
 
 // Streams the output of a step already started by run_step from `from` until the supervisor
 // writes the exit status, and returns it (reattach). Output arrives line by line on
@@ -62,7 +72,7 @@ Result<int> follow_step(RemoteSession& session, const PodPaths& paths, const std
                         StepOffsets from,
                         const std::function<void(bool, const std::string&)>& on_line,
                         const std::function<void(const StepOffsets&)>& on_offsets,
-                        const std::function<bool()>& should_stop);
+                        const std::function<bool()>& should_stop, const StepTimeouts& limits = {});
 
 // kNotFound unless the step's supervisor files (pid, out, err) are on the pod: nothing to
 // reattach to.

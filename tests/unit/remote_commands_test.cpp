@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "burst/remote.h"
 #include "burst/spec.h"
@@ -225,6 +227,77 @@ TEST_F(RemoteCommands, StepCommandsQuoteThePodDirTheWorkDirAndTheEnvironment) {
     for (const auto& c : pod.commands) expect_parses(c);
     EXPECT_FALSE(pwned(t_.path())) << h;
   }
+}
+
+// A step that stays quiet longer than the follower's quiet_s: the follower ends itself and burst
+// follows again from its offsets, as often as needed, and the step's lines arrive once each, a
+// line that was half written when the follower ended included.
+TEST_F(RemoteCommands, AQuietStepIsFollowedAgainWithoutLosingOrRepeatingALine) {
+  PodPaths paths{t_.path() + "/vol", t_.path() + "/pod"};
+  fs::create_directories(paths.pod_dir);
+  ShellSession pod(cwd_, home_);
+  ASSERT_TRUE(install_env(pod, paths, {}).ok());
+  std::vector<std::string> lines;
+  auto status = run_step(
+      pod, paths, "run", "echo a; sleep 2.5; printf par; sleep 1.6; echo tial; echo b; exit 3",
+      cwd_, [&](bool, const std::string& line) { lines.push_back(line); },
+      [](const StepOffsets&) {}, [] { return false; }, StepTimeouts{1, 10});
+  ASSERT_TRUE(status.ok()) << status.error().message;
+  EXPECT_EQ(*status, 3);
+  EXPECT_EQ(lines, (std::vector<std::string>{"a", "partial", "b"}));
+  EXPECT_GE(pod.commands.size(), 3u) << "the follower ended itself at least twice";
+}
+
+// 254 is the follower's own "quiet, follow me again": a step that exits 254 (or 255) still
+// reports its own status, and burst does not follow it for ever.
+TEST_F(RemoteCommands, AStepThatExits254Or255KeepsItsStatus) {
+  for (int code : {254, 255}) {
+    PodPaths paths{t_.path() + "/vol", t_.path() + "/pod" + std::to_string(code)};
+    fs::create_directories(paths.pod_dir);
+    ShellSession pod(cwd_, home_);
+    ASSERT_TRUE(install_env(pod, paths, {}).ok());
+    auto status = run_step(
+        pod, paths, "run", "exit " + std::to_string(code), cwd_, [](bool, const std::string&) {},
+        [](const StepOffsets&) {}, [] { return false; }, StepTimeouts{1, 10});
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    EXPECT_EQ(*status, code);
+  }
+}
+
+// A pod whose follower sends nothing at all (frozen, or a shell that never answers while sshd
+// still answers keepalives): no bytes for silence_s is a timeout that says so, not a hang.
+TEST(StepFollow, APodThatSendsNothingIsATimeoutNotAHang) {
+  class SilentSession : public RemoteSession {
+   public:
+    Result<int> exec(const std::string&, const OutputSink&,
+                     const std::function<bool()>& should_stop) override {
+      while (!should_stop()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      return make_error(ErrorCode::kInterrupted, "stopped");
+    }
+    Result<std::string> run_capture(const std::string&) override { return std::string(); }
+    Status upload(const std::string&, const std::string&, uint32_t, int64_t) override {
+      return Status::Ok();
+    }
+    Status write_file(const std::string&, const std::string&, uint32_t) override {
+      return Status::Ok();
+    }
+    Status mkdirs(const std::string&, uint32_t) override { return Status::Ok(); }
+    Result<RemoteFileInfo> stat(const std::string&) override {
+      return make_error(ErrorCode::kNotFound, "no");
+    }
+    Status download(const std::string&, const std::string&) override { return Status::Ok(); }
+  } pod;
+  const auto start = std::chrono::steady_clock::now();
+  auto status = run_step(
+      pod, PodPaths{"/v", "/p"}, "run", "true", "/w", [](bool, const std::string&) {},
+      [](const StepOffsets&) {}, [] { return false; }, StepTimeouts{1, 1});
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().code, ErrorCode::kTimeout);
+  EXPECT_EQ(status.error().message,
+            "no bytes from the pod for 1 s while following the run step (its follower stopped)");
+  EXPECT_LT(took, 5.0);
 }
 
 // Pull and sync build their commands from patterns, the work dir and the sync paths; rendered
