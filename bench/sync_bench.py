@@ -14,7 +14,8 @@ laptop's to a cloud pod instead of loopback: the pod's sshd in one network names
 in another, the two joined by a veth pair. The link is shaped with `tc netem` (delay and rate)
 when the kernel has sch_netem; otherwise with `tbf` on both veth ends for the rate and
 bench/link_delay_relay (a userspace relay in the client namespace) for the delay. See ShapedLink.
-One table per rate. The namespaces are removed on exit, on Ctrl-C and on SIGTERM.
+One table per rate; `--link all` prints the loopback table first. The namespaces are removed on
+exit, on Ctrl-C and on SIGTERM.
 """
 import argparse, os, random, shutil, signal, statistics, subprocess, sys, tempfile, time, platform, json
 
@@ -30,6 +31,7 @@ def timed(cmd, env=None, stdout=subprocess.DEVNULL, net=None):
     """Runs cmd (in net's client namespace, if any); returns (seconds, peak RSS in KiB of that
     process, stdout text). `ip netns exec` execs the command in the same process, so wait4()
     still reports the tool's own peak (plus what ip and the forked Python held before exec)."""
+    name = cmd[0]
     if net is not None:
         cmd = net.prefix + cmd
     t0 = time.monotonic()
@@ -40,7 +42,7 @@ def timed(cmd, env=None, stdout=subprocess.DEVNULL, net=None):
     dt = time.monotonic() - t0
     err = p.stderr.read().decode()
     if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{cmd[0]} failed: {err.strip()}")
+        raise RuntimeError(f"{name} failed: {err.strip()}")
     return dt, ru.ru_maxrss, out
 
 
@@ -411,7 +413,8 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0, help="shrink every data set (0.1 = quick try)")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
     ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--link", choices=["loopback", "shaped"], default="loopback")
+    ap.add_argument("--link", choices=["loopback", "shaped", "all"], default="loopback",
+                    help="all: the loopback table, then one shaped-link table per rate")
     ap.add_argument("--rtt-ms", type=float, default=40, help="shaped link: round-trip time")
     ap.add_argument("--rate-mbit", default="1000,200",
                     help="shaped link: rate in Mbit/s each way; a comma list runs one table each")
@@ -419,19 +422,19 @@ def main():
                     help="shaped link: netem if the kernel has it (auto), or tbf + link_delay_relay")
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, on_sigterm)
-    targets = ["burst_sync_bench"] + (["link_delay_relay"] if a.link == "shaped" else [])
-    if a.link == "shaped" and os.geteuid() != 0:
-        sys.exit("--link shaped needs root (network namespaces, tc)")
+    shaped = a.link in ("shaped", "all")
+    targets = ["burst_sync_bench"] + (["link_delay_relay"] if shaped else [])
+    if shaped and os.geteuid() != 0:
+        sys.exit(f"--link {a.link} needs root (network namespaces, tc)")
     if not os.path.exists(os.path.join(a.build_dir, "CMakeCache.txt")):
         sh(["cmake", "-S", ROOT, "-B", a.build_dir, "-DBURST_TESTS=OFF", "-DCMAKE_BUILD_TYPE=Release"],
            stdout=subprocess.DEVNULL)
     sh(["cmake", "--build", a.build_dir, "--target", *targets, "-j2"], stdout=subprocess.DEVNULL)
     tool = os.path.join(a.build_dir, "burst_sync_bench")
-    if a.link == "loopback":
-        links = [Loopback()]
-    else:
+    links = [Loopback()] if a.link in ("loopback", "all") else []
+    if shaped:
         relay = os.path.join(a.build_dir, "link_delay_relay")
-        links = [ShapedLink(a.rtt_ms, float(r), a.shaper, relay) for r in a.rate_mbit.split(",")]
+        links += [ShapedLink(a.rtt_ms, float(r), a.shaper, relay) for r in a.rate_mbit.split(",")]
     for net in links:
         run_cases(a, tool, net)
 
