@@ -1,7 +1,8 @@
 // Artefact pull against a real sshd: many small files in one tar stream and a large one streamed
 // by offset, all in one command, verified by SHA-256; a pull cut by a dropped connection resumes; a
 // file that changes on the pod after it was hashed is reported and never installed; overlapping
-// patterns pull a file once. Hostile pods: tests/unit/pull_hostile_test.cpp.
+// patterns pull a file once; batch names with a backslash or a leading dash verify. Hostile pods:
+// tests/unit/pull_hostile_test.cpp.
 #include "sync/artefact_pull.h"
 
 #include <signal.h>
@@ -66,6 +67,25 @@ TEST_F(ArtefactPullTest, SmallAndLargeFilesArriveVerifiedWithTheirModes) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->files_current, 21) << "already home: nothing to transfer";
   EXPECT_EQ(again->bytes, 0);
+}
+
+// The tar batch is hashed by openssl where the pod has it, and by sha256sum -z when a name holds a
+// backslash (openssl may escape it): both kinds, and a name that looks like an option, verify.
+TEST_F(ArtefactPullTest, BatchNamesWithABackslashOrALeadingDashAreVerified) {
+  put("out/-dash.wav", pattern_bytes(3000, 'd'));
+  put("out/plain.wav", pattern_bytes(4000, 'p'));
+  auto r = pull(*session_, "out/*");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->files, 2);
+  EXPECT_TRUE(r->failed.empty()) << r->failed.front();
+  EXPECT_EQ(sha256_file(home_ + "/-dash.wav").value(), sha256_hex(pattern_bytes(3000, 'd')));
+
+  put("out/back\\slash.wav", pattern_bytes(5000, 'b'));
+  auto with_backslash = pull(*session_, "out/*");
+  ASSERT_TRUE(with_backslash.ok()) << with_backslash.error().message;
+  EXPECT_EQ(with_backslash->files, 3);
+  EXPECT_TRUE(with_backslash->failed.empty()) << with_backslash->failed.front();
+  EXPECT_EQ(sha256_file(home_ + "/back\\slash.wav").value(), sha256_hex(pattern_bytes(5000, 'b')));
 }
 
 TEST_F(ArtefactPullTest, APullCutByADroppedConnectionResumesFromThePartialFile) {
