@@ -332,12 +332,13 @@ void ssh_server(const std::string& args, FakePod* p) {
   p->sshd = false;
   if (args.find("sshd") == std::string::npos || args.find("authorized_keys") == std::string::npos)
     return;
+  // A key line: type, base64 blob (always "AAAA..."), optional comment words.
   static const std::regex kKeyLine(
-      R"((?:ssh|ecdsa|sk)-[A-Za-z0-9@.-]+ [A-Za-z0-9+/=]+(?: [A-Za-z0-9@._+:,=/-]+)*)");
+      R"((?:^|[\s"'=])((?:ssh|ecdsa|sk)-[A-Za-z0-9@.-]+ AAAA[A-Za-z0-9+/=]*(?: [A-Za-z0-9@._+:,=/-]+)*))");
   std::string keys;
   for (auto it = std::sregex_iterator(args.begin(), args.end(), kKeyLine);
        it != std::sregex_iterator(); ++it)
-    keys += (keys.empty() ? "" : "\n") + it->str();
+    keys += (keys.empty() ? "" : "\n") + (*it)[1].str();
   p->public_key = keys;
   p->sshd = !keys.empty();
 }
@@ -532,8 +533,9 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
   s.Get(v2 + "/account/ssh-keys", [&state](const httplib::Request&, httplib::Response& r) {
     send_json(r, 200, account_keys_json(state));
   });
-  s.Put(v2 + "/account/ssh-keys",
-        [&state](const httplib::Request& q, httplib::Response& r) { put_account_keys(state, q, r); });
+  s.Put(v2 + "/account/ssh-keys", [&state](const httplib::Request& q, httplib::Response& r) {
+    put_account_keys(state, q, r);
+  });
   s.Get(v2 + "/pods", [&state](const httplib::Request&, httplib::Response& r) {
     auto pods = state.pods(kProvider);
     if (answer_list_fault(state.faults(kProvider), R"({"pods":[]})", r)) return;

@@ -157,10 +157,13 @@ class RunpodProvider : public Provider {
 
   // Adds burst's key to the account's keys (GET, then PUT of the merged list: the PUT replaces
   // the whole set) so that `startSsh` and the SSH proxy know it too. Best effort: the pod gets the
-  // key from its own env and start command, so a refusal here does not stop the run.
+  // key from its own env and start command, so a refusal here does not stop the run, and each
+  // request is tried once (the next create tries again).
   void register_ssh_key(const std::string& key) {
     if (key.empty() || key_registered_ == key) return;
-    auto r = call("GET", "/v2/account/ssh-keys");
+    ApiCaller once = api_;
+    once.max_attempts = 1;
+    auto r = call_api(once, o_.base_url, "GET", "/v2/account/ssh-keys");
     if (!r.ok()) return;
     json j = json::parse(r->body, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("keys") || !j["keys"].is_array()) return;
@@ -171,7 +174,9 @@ class RunpodProvider : public Provider {
       else
         return;  // not the documented list of strings: never overwrite what we cannot read
     const auto merged = runpod_merged_ssh_keys(existing, key);
-    if (!merged.empty() && !call("PUT", "/v2/account/ssh-keys", json{{"keys", merged}}.dump()).ok())
+    if (!merged.empty() &&
+        !call_api(once, o_.base_url, "PUT", "/v2/account/ssh-keys", json{{"keys", merged}}.dump())
+             .ok())
       return;
     key_registered_ = key;
   }
