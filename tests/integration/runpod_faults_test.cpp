@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <nlohmann/json.hpp>
 
 #include "http/curl_http_client.h"
 #include "integration/cloud_faults_fixture.h"
@@ -396,6 +397,50 @@ TEST_F(RunpodFaults, AnImageWithoutSshdAndNoWorkingBootstrapRefusesConnections) 
   ASSERT_TRUE(up.ok()) << up.error().message;
   EXPECT_EQ(connect_errno(up->ssh.host, up->ssh.port), 0);
   ASSERT_TRUE(verify_delete(&ok).ok());
+  EXPECT_TRUE(live().empty());
+}
+
+// The emulator models RunPod, not burst: a pod created straight through the API with an image
+// that has no sshd and no start command is RUNNING with ssh.direct and refuses connections; a
+// RunPod image with startSsh gets the account's keys; a bad key list is a 422.
+TEST_F(RunpodFaults, EmulatorGivesSshOnlyWhereThePodWouldReallyHaveIt) {
+  auto http = make_curl_http_client();
+  const std::string base = cloud_.provider_url("runpod");
+  auto send = [&](const std::string& method, const std::string& path, const std::string& body) {
+    return http->send(
+        {method, base + path, {{"Authorization", std::string("Bearer ") + kKey}}, body, true});
+  };
+  const std::string key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAccountKey me@laptop";
+  auto bad = send("PUT", "/v2/account/ssh-keys", R"({"keys":["not a key"]})");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->status, 422) << bad->body;
+  auto put = send("PUT", "/v2/account/ssh-keys", R"({"keys":[")" + key + R"("]})");
+  ASSERT_TRUE(put.ok());
+  EXPECT_EQ(put->status, 200) << put->body;
+
+  const std::string plain = R"({"name":"plain","image":"python:3.11-slim","ports":["22/tcp"],)"
+                            R"("gpu":{"id":"NVIDIA L4"}})";
+  const std::string official = R"({"name":"official","image":"runpod/pytorch:2.4.0",)"
+                               R"("ports":["22/tcp"],"startSsh":true,"gpu":{"id":"NVIDIA L4"}})";
+  for (const std::string& body : {plain, official}) {
+    auto made = send("POST", "/v2/pods", body);
+    ASSERT_TRUE(made.ok());
+    ASSERT_EQ(made->status, 201) << made->body;
+    const std::string id = nlohmann::json::parse(made->body)["id"];
+    auto running = wait_running(id);
+    ASSERT_TRUE(running.ok()) << running.error().message;
+    ASSERT_GT(running->ssh.port, 0) << "ssh.direct is published either way";
+    const bool official_image = body == official;
+    EXPECT_EQ(connect_errno(running->ssh.host, running->ssh.port),
+              official_image ? 0 : ECONNREFUSED)
+        << body;
+    for (const auto& p : cloud_.state().all_pods()) {
+      if (p.id == id) {
+        EXPECT_EQ(p.public_key, official_image ? key : "") << body;
+      }
+    }
+    ASSERT_EQ(send("DELETE", "/v2/pods/" + id, "")->status, 204);
+  }
   EXPECT_TRUE(live().empty());
 }
 
