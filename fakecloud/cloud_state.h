@@ -1,7 +1,9 @@
 // The emulated clouds' one state, shared by every provider module (runpod_api.cpp, ...) and
 // thread-safe. Pods are real: each is a loopback sshd started through the local provider on the
-// emulator's own state dir, authorising the public key the API request carried. A pod's SSH
-// endpoint is published only after the boot delay. Volumes are directories that outlive pods.
+// emulator's own state dir, authorising the public key the API request carried, when the pod
+// would really run an SSH server (the module decides; image_runs_sshd is the image catalogue);
+// otherwise its SSH port refuses connections. A pod's SSH endpoint is published only after the
+// boot delay. Volumes are directories that outlive pods.
 // Fault knobs are per provider; counted knobs are used up one request at a time.
 #pragma once
 
