@@ -1,6 +1,7 @@
 #include "runpod/runpod_ssh.h"
 
 #include <cctype>
+#include <cstring>
 
 namespace burst {
 namespace {
@@ -32,17 +33,29 @@ bool runpod_image_runs_sshd(const std::string& image) {
 }
 
 Result<std::string> runpod_ssh_bootstrap_args(const std::string& public_key) {
-  const std::string key = trimmed(public_key);
-  bool plain = !key.empty();
-  for (char c : key)
-    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
-                      std::string(" @._+/=:,-").find(c) != std::string::npos);
+  // "<type> <base64> [comment]": type and key are checked strictly; a comment with anything the
+  // shell could expand inside double quotes (or any odd character) is dropped, not quoted.
+  const std::string line = trimmed(public_key);
+  auto only = [](const std::string& s, const char* extra) {
+    for (char c : s)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && (c == 0 || !std::strchr(extra, c)))
+        return false;
+    return !s.empty();
+  };
+  const size_t a = line.find(' ');
+  const size_t b = a == std::string::npos ? a : line.find(' ', a + 1);
+  const std::string type = line.substr(0, a);
+  const std::string blob = a == std::string::npos ? "" : line.substr(a + 1, b - a - 1);
+  const std::string comment = b == std::string::npos ? "" : trimmed(line.substr(b + 1));
   const bool typed =
-      key.rfind("ssh-", 0) == 0 || key.rfind("ecdsa-", 0) == 0 || key.rfind("sk-", 0) == 0;
-  if (!plain || !typed || key.find(' ') == std::string::npos)
+      type.rfind("ssh-", 0) == 0 || type.rfind("ecdsa-", 0) == 0 || type.rfind("sk-", 0) == 0;
+  if (!typed || !only(type, "@.-") || !only(blob, "+/=") ||
+      line.find_first_of("\r\n") != std::string::npos)
     return make_error(ErrorCode::kInvalid,
                       "runpod: the SSH public key is not one plain authorized_keys line "
                       "(\"ssh-ed25519 AAAA... comment\"); cannot start sshd with it");
+  std::string key = type + " " + blob;
+  if (only(comment, " @._+/=:,-")) key += " " + comment;
   // One line of sh, no single quotes inside (it is wrapped in them); the key is double-quoted and
   // has no character the shell would expand. Installs OpenSSH when the image has no sshd.
   const std::string script =

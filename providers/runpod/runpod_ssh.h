@@ -18,8 +18,9 @@ namespace burst {
 bool runpod_image_runs_sshd(const std::string& image);
 
 // The CreatePodRequest `args` that installs and starts sshd with `public_key` authorised for
-// root: `sh -c '<script>'`, the key written literally. kInvalid for a key that is not one
-// authorized_keys line of plain characters (it is quoted inside the script).
+// root: `sh -c '<script>'`, the key written literally. kInvalid unless the key is one
+// authorized_keys line with a plain type and base64 key; a comment with characters the shell could
+// expand (it is double-quoted inside the script) is dropped.
 Result<std::string> runpod_ssh_bootstrap_args(const std::string& public_key);
 
 // The keys to PUT so that `public_key` is registered: `existing` unchanged plus the key when no

@@ -72,15 +72,24 @@ TEST(RunpodSsh, BootstrapWritesTheKeyItWasGiven) {
   EXPECT_EQ(all, std::string(kKey) + "\n");
 }
 
-TEST(RunpodSsh, KeysTheShellWouldExpandAreRefused) {
-  for (const char* bad :
-       {"ssh-ed25519 AAAA $(reboot)", "ssh-ed25519 AAAA x'y", "ssh-ed25519 A\"B",
-        "ssh-ed25519 AAAA `id`", "ssh-ed25519 AAAA\nssh-rsa BBBB", "AAAA", "", "ssh-ed25519"}) {
+TEST(RunpodSsh, KeysTheShellWouldExpandAreRefusedAndOddCommentsDropped) {
+  for (const char* bad : {"ssh-ed25519 AAAA$(reboot)", "ssh-ed25519 A\"B", "ssh-ed25519 `id`",
+                          "ssh-ed25519 AAAA\nssh-rsa BBBB", "AAAA", "", "ssh-ed25519",
+                          "ssh-ed25519$x AAAA", "rsa AAAA"}) {
     auto args = runpod_ssh_bootstrap_args(bad);
     ASSERT_FALSE(args.ok()) << bad;
     EXPECT_EQ(args.error().code, ErrorCode::kInvalid);
     EXPECT_NE(args.error().message.find("not one plain authorized_keys line"), std::string::npos);
   }
+  // A user's own key with a comment the shell would expand: the key is kept, the comment is not.
+  for (const char* comment : {"John's laptop", "$(reboot)", "a\"b", "`id`", "x\\y"}) {
+    auto args = runpod_ssh_bootstrap_args(std::string("ssh-rsa AAAAB3Nza ") + comment);
+    ASSERT_TRUE(args.ok()) << comment;
+    EXPECT_NE(inner_script(*args).find("k=\"ssh-rsa AAAAB3Nza\";"), std::string::npos) << *args;
+  }
+  auto spaced = runpod_ssh_bootstrap_args("ssh-rsa AAAAB3Nza me at work");
+  ASSERT_TRUE(spaced.ok());
+  EXPECT_NE(spaced->find("k=\"ssh-rsa AAAAB3Nza me at work\";"), std::string::npos);
 }
 
 TEST(RunpodSsh, OfficialImagesStartSshdThemselvesAndGetNoStartCommand) {
