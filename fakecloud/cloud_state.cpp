@@ -1,5 +1,9 @@
 #include "cloud_state.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <random>
 
@@ -21,6 +25,34 @@ const char* to_string(Phase p) {
   return "?";
 }
 
+bool image_runs_sshd(const std::string& image) {
+  // RunPod's official images ("all RunPod official images do", CreatePodRequest.startSsh).
+  for (const char* prefix : {"runpod/", "docker.io/runpod/"})
+    if (image.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+namespace {
+
+// A loopback port that refuses connections: bound (so no one else takes it), never listening.
+int refusing_port(int* port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  *port = ntohs(a.sin_port);
+  return fd;
+}
+
+}  // namespace
+
 json Faults::to_json() const {
   return {{"latency_ms", latency_ms},
           {"errors_5xx", errors_5xx},
@@ -36,7 +68,8 @@ json Faults::to_json() const {
           {"list_fault", list_fault},
           {"no_capacity", no_capacity},
           {"auth_failure", auth_failure},
-          {"extra_offers", extra_offers}};
+          {"extra_offers", extra_offers},
+          {"no_ssh_bootstrap", no_ssh_bootstrap}};
 }
 
 Faults Faults::from_json(const json& j) {
@@ -56,6 +89,7 @@ Faults Faults::from_json(const json& j) {
   f.no_capacity = j.value("no_capacity", f.no_capacity);
   f.auth_failure = j.value("auth_failure", f.auth_failure);
   f.extra_offers = j.value("extra_offers", f.extra_offers);
+  f.no_ssh_bootstrap = j.value("no_ssh_bootstrap", f.no_ssh_bootstrap);
   return f;
 }
 
@@ -69,8 +103,10 @@ CloudState::CloudState(EmulatorOptions options, Clock& clock)
 
 CloudState::~CloudState() {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& [id, p] : pods_)
+  for (auto& [id, p] : pods_) {
     if (!p.local_id.empty()) (void)local_->delete_pod(p.local_id);
+    if (p.refusing_fd >= 0) ::close(p.refusing_fd);
+  }
 }
 
 std::string CloudState::new_id(int length, bool digits_only) {
@@ -175,6 +211,16 @@ Result<FakePod> CloudState::create_pod(FakePod p) {
   p.ready_at = p.created + o_.boot_delay;
   p.phase = Phase::kProvisioning;
   if (f.stuck_provisioning) p.ready_at = TimePoint::max();
+  if (f.no_ssh_bootstrap && !image_runs_sshd(p.image)) p.sshd = false;
+  if (!p.sshd) {  // the port is mapped, nothing listens: connections are refused
+    p.refusing_fd = refusing_port(&p.ssh.port);
+    if (p.refusing_fd < 0) return make_error(ErrorCode::kInternal, "fakecloud: reserve a port");
+    p.ssh.host = "127.0.0.1";
+    p.ssh.user = "root";
+    std::lock_guard<std::mutex> lock(mu_);
+    pods_[p.id] = p;
+    return p;
+  }
   // The loopback pod: a volume directory (a scratch one for pods without a volume) and an sshd
   // that accepts the request's key, as the image's startup script would.
   std::string vol = p.volume_id;
@@ -208,6 +254,8 @@ void CloudState::advance(FakePod& p) {
 
 void CloudState::terminate(FakePod& p) {
   if (!p.local_id.empty()) (void)local_->delete_pod(p.local_id);
+  if (p.refusing_fd >= 0) ::close(p.refusing_fd);
+  p.refusing_fd = -1;
   p.phase = Phase::kTerminated;
   p.lingering_reads = -1;
   p.ssh = {};
@@ -272,6 +320,11 @@ void CloudState::add_account_key(const std::string& provider, const std::string&
   account_keys_[provider].push_back(public_key);
 }
 
+void CloudState::set_account_keys(const std::string& provider, std::vector<std::string> keys) {
+  std::lock_guard<std::mutex> lock(mu_);
+  account_keys_[provider] = std::move(keys);
+}
+
 std::vector<std::string> CloudState::account_keys(const std::string& provider) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = account_keys_.find(provider);
@@ -311,6 +364,7 @@ json CloudState::state_json() const {
                     {"region", p.region},
                     {"public_key", p.public_key},
                     {"ssh_port", p.ssh.port},
+                    {"sshd", p.sshd},
                     {"lingering_reads", p.lingering_reads}});
   }
   for (const auto& [id, v] : volumes_)

@@ -1,7 +1,9 @@
 // The emulated clouds' one state, shared by every provider module (runpod_api.cpp, ...) and
 // thread-safe. Pods are real: each is a loopback sshd started through the local provider on the
-// emulator's own state dir, authorising the public key the API request carried. A pod's SSH
-// endpoint is published only after the boot delay. Volumes are directories that outlive pods.
+// emulator's own state dir, authorising the public key the API request carried, when the pod
+// would really run an SSH server (the module decides; image_runs_sshd is the image catalogue);
+// otherwise its SSH port refuses connections. A pod's SSH endpoint is published only after the
+// boot delay. Volumes are directories that outlive pods.
 // Fault knobs are per provider; counted knobs are used up one request at a time.
 #pragma once
 
@@ -38,6 +40,10 @@ struct Faults {
   std::set<std::string> no_capacity;  // the provider's GPU type ids with no capacity
   bool auth_failure = false;          // every request is refused as unauthorised
   int extra_offers = 0;               // synthetic GPU types added to the catalog (benchmarks)
+  // What gives an image without sshd its SSH server does not work (RunPod: the start command;
+  // Vast: the SSH runtype; Lambda: the VM's key set-up): only images in the catalogue that run
+  // sshd themselves are reachable; others refuse connections on their published SSH port.
+  bool no_ssh_bootstrap = false;
 
   nlohmann::json to_json() const;
   static Faults from_json(const nlohmann::json& j);  // missing fields keep their defaults
@@ -68,12 +74,16 @@ struct FakePod {
   std::string mount_path;
   std::string region;
   std::string public_key;  // authorised on the pod's sshd
+  // false: nothing listens on the pod's SSH port (an image without sshd and no working
+  // bootstrap); the port is published as the API documents, and connections are refused.
+  bool sshd = true;
   double usd_per_hour = 0;
   TimePoint created;
   TimePoint ready_at;  // the SSH endpoint is published from here on
   Phase phase = Phase::kProvisioning;
   SshEndpoint ssh;           // the loopback sshd; provider modules publish it once running
   std::string local_id;      // the local-provider pod behind it
+  int refusing_fd = -1;      // without sshd: a bound, never-listening socket holding the port
   int lingering_reads = -1;  // >= 0: deleted, still running for this many more reads
   nlohmann::json extra;      // module-specific fields echoed back (e.g. the request body)
 };
@@ -137,6 +147,7 @@ class CloudState {
   // Account SSH keys (providers that authorise account keys on new pods, e.g. Vast).
   void add_account_key(const std::string& provider, const std::string& public_key);
   std::vector<std::string> account_keys(const std::string& provider) const;
+  void set_account_keys(const std::string& provider, std::vector<std::string> keys);  // replaces
 
   // A request arrived (the server logs it only after answering). request_log() waits (up to
   // 2 s) for requests in flight, so a test reading it right after a call sees that call.
@@ -164,5 +175,9 @@ class CloudState {
 };
 
 const char* to_string(Phase p);
+
+// The emulator's image catalogue: whether the image starts an SSH server by itself (RunPod's
+// official images do, from PUBLIC_KEY). Images not listed have none (python:3.11-slim).
+bool image_runs_sshd(const std::string& image);
 
 }  // namespace burst::fakecloud

@@ -2,11 +2,17 @@
 // RFC 9457 error bodies and pod lifecycle of RunPod's published OpenAPI spec ("Frontdoor v2.9.0",
 // runpod/docs api-reference-v2/openapi.json; digest in shared/provider-apis/REFERENCE.md §2.4).
 // Served: catalog (gpus, cpus), network volumes (list, create, get), pods (list, create, get,
-// delete). Not served: templates, clusters, serverless, billing, pod actions, account SSH keys
-// (burst passes PUBLIC_KEY in env). The GPU types and prices below are the emulator's own
+// delete), account SSH keys (get, put: a full replacement). Not served: templates, clusters,
+// serverless, billing, pod actions. The GPU types and prices below are the emulator's own
 // illustrative numbers, not RunPod's.
+// SSH as documented (REFERENCE §2.4.2, §2.6): an image from the catalogue (image_runs_sshd)
+// starts sshd with env PUBLIC_KEY, which startSsh fills from the account's keys unless the request
+// sets it; any other image has no SSH server unless its start command (`args`) installs and runs
+// one, authorising the key lines it writes. A pod with no sshd still gets ssh.direct once RUNNING
+// (the 22/tcp mapping), but connections to it are refused.
 #include <algorithm>
 #include <cmath>
+#include <regex>
 
 #include "api_module.h"
 #include "body_cache.h"
@@ -314,6 +320,51 @@ json pod_json(const FakePod& p, TimePoint now) {
   return j;
 }
 
+// Who runs sshd in the pod, and with which keys: the image itself (catalogue) from PUBLIC_KEY, or
+// a start command that installs sshd and writes authorized_keys lines (the keys found in it).
+void ssh_server(const std::string& args, FakePod* p) {
+  auto key = p->env.find("PUBLIC_KEY");
+  if (image_runs_sshd(p->image)) {
+    p->public_key = key == p->env.end() ? "" : key->second;
+    p->sshd = !p->public_key.empty();
+    return;
+  }
+  p->sshd = false;
+  if (args.find("sshd") == std::string::npos || args.find("authorized_keys") == std::string::npos)
+    return;
+  // A key line: type, base64 blob (always "AAAA..."), optional comment words.
+  static const std::regex kKeyLine(
+      R"((?:^|[\s"'=])((?:ssh|ecdsa|sk)-[A-Za-z0-9@.-]+ AAAA[A-Za-z0-9+/=]*(?: [A-Za-z0-9@._+:,=/-]+)*))");
+  std::string keys;
+  for (auto it = std::sregex_iterator(args.begin(), args.end(), kKeyLine);
+       it != std::sregex_iterator(); ++it)
+    keys += (keys.empty() ? "" : "\n") + (*it)[1].str();
+  p->public_key = keys;
+  p->sshd = !keys.empty();
+}
+
+json account_keys_json(CloudState& state) { return {{"keys", state.account_keys(kProvider)}}; }
+
+void put_account_keys(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  json b = json::parse(req.body, nullptr, false);
+  if (b.is_discarded() || !b.is_object())
+    return fail(res, 400, "request body is not a JSON object");
+  std::vector<std::string> errors;
+  unknown_props(b, "$", {"keys"}, &errors);
+  if (!b.contains("keys") || !b["keys"].is_array()) errors.push_back("$.keys: expected an array");
+  static const std::regex kPattern(R"(^(ssh|ecdsa|sk)-[^\s]+ [^\s]+([ \t][^\n\r]*)?$)");
+  std::vector<std::string> keys;
+  for (const auto& k : b.value("keys", json::array())) {
+    if (!k.is_string() || !std::regex_match(k.get<std::string>(), kPattern))
+      errors.push_back("$.keys: item does not match the authorized_keys pattern");
+    else
+      keys.push_back(k);
+  }
+  if (!errors.empty()) return fail(res, 422, "Request validation failed.", errors);
+  state.set_account_keys(kProvider, keys);
+  send_json(res, 200, account_keys_json(state));
+}
+
 // Schema checks of CreatePodRequest (422), then the cross-field rules (400/404).
 void create_pod(CloudState& state, const httplib::Request& req, httplib::Response& res) {
   json b = json::parse(req.body, nullptr, false);
@@ -445,8 +496,12 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
     p.region = v->region;
   }
   if (!valid_dc(p.region)) return fail(res, 400, "unknown data center \"" + p.region + "\"");
-  auto key = p.env.find("PUBLIC_KEY");  // startSsh without registered keys does nothing
-  if (key != p.env.end()) p.public_key = key->second;
+  if (b.value("startSsh", false) && !p.env.count("PUBLIC_KEY")) {
+    std::string keys;  // startSsh without registered keys does nothing
+    for (const auto& k : state.account_keys(kProvider)) keys += (keys.empty() ? "" : "\n") + k;
+    if (!keys.empty()) p.env["PUBLIC_KEY"] = keys;
+  }
+  ssh_server(b.value("args", ""), &p);
   p.extra = b;
   auto made = state.create_pod(p);
   if (!made.ok()) return fail(res, 500, made.error().message);
@@ -475,6 +530,12 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
           if (!v) return fail(r, 404, "network volume not found");
           send_json(r, 200, volume_json(*v));
         });
+  s.Get(v2 + "/account/ssh-keys", [&state](const httplib::Request&, httplib::Response& r) {
+    send_json(r, 200, account_keys_json(state));
+  });
+  s.Put(v2 + "/account/ssh-keys", [&state](const httplib::Request& q, httplib::Response& r) {
+    put_account_keys(state, q, r);
+  });
   s.Get(v2 + "/pods", [&state](const httplib::Request&, httplib::Response& r) {
     auto pods = state.pods(kProvider);
     if (answer_list_fault(state.faults(kProvider), R"({"pods":[]})", r)) return;

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "runpod/runpod_provider.h"
+#include "runpod/runpod_ssh.h"
 #include "util/whole_number.h"
 
 namespace burst {
@@ -185,11 +186,14 @@ std::string runpod_create_pod_body(const PodRequest& r, const std::string& type_
   using runpod::json;
   json env = json::object();
   for (const auto& [k, v] : r.env) env[k] = v;
-  env["PUBLIC_KEY"] = r.ssh_public_key;  // the image's start script authorises it (REFERENCE §2.6)
+  env["PUBLIC_KEY"] = r.ssh_public_key;  // RunPod's images start sshd with it (REFERENCE §2.6)
   json ports = json::array({"22/tcp"});
   for (int p : r.ports)
     if (p != 22) ports.push_back(std::to_string(p) + "/tcp");
   json body = {{"name", r.name}, {"image", r.image}, {"ports", ports}, {"env", env}};
+  // Any other image gets sshd from the start command (`args`, the only one v2 has).
+  if (!runpod_image_runs_sshd(r.image))
+    if (auto args = runpod_ssh_bootstrap_args(r.ssh_public_key); args.ok()) body["args"] = *args;
   if (r.gpu) {
     body["gpu"] = {{"id", type_id}, {"count", std::max(1, r.gpu_count)}};
     body["cloud"] = cloud;

@@ -8,6 +8,7 @@
 #include "driver_common.h"
 #include "http/api_call.h"
 #include "runpod/runpod_json.h"
+#include "runpod/runpod_ssh.h"
 
 namespace burst {
 namespace {
@@ -95,6 +96,11 @@ class RunpodProvider : public Provider {
     if (type_id.empty())
       return make_error(ErrorCode::kInvalid,
                         "runpod: no RunPod GPU type for \"" + req.gpu_type + "\"");
+    if (!runpod_image_runs_sshd(req.image)) {  // refused here, not after a pod is billing
+      auto args = runpod_ssh_bootstrap_args(req.ssh_public_key);
+      if (!args.ok()) return with_context(args.error(), "create pod " + req.name);
+    }
+    register_ssh_key(req.ssh_public_key);
     auto dc = volume_data_center(req.volume_id);
     if (!dc.ok()) return with_context(dc.error(), "create pod " + req.name);
     const std::string body = runpod_create_pod_body(req, type_id, o_.cpu_vcpus, *dc, o_.cloud);
@@ -148,6 +154,32 @@ class RunpodProvider : public Provider {
 
  private:
   Status need_key() const { return need_api_key("runpod", o_.api_key); }
+
+  // Adds burst's key to the account's keys (GET, then PUT of the merged list: the PUT replaces
+  // the whole set) so that `startSsh` and the SSH proxy know it too. Best effort: the pod gets the
+  // key from its own env and start command, so a refusal here does not stop the run, and each
+  // request is tried once (the next create tries again).
+  void register_ssh_key(const std::string& key) {
+    if (key.empty() || key_registered_ == key) return;
+    ApiCaller once = api_;
+    once.max_attempts = 1;
+    auto r = call_api(once, o_.base_url, "GET", "/v2/account/ssh-keys");
+    if (!r.ok()) return;
+    json j = json::parse(r->body, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("keys") || !j["keys"].is_array()) return;
+    std::vector<std::string> existing;
+    for (const auto& k : j["keys"])
+      if (k.is_string())
+        existing.push_back(k);
+      else
+        return;  // not the documented list of strings: never overwrite what we cannot read
+    const auto merged = runpod_merged_ssh_keys(existing, key);
+    if (!merged.empty() &&
+        !call_api(once, o_.base_url, "PUT", "/v2/account/ssh-keys", json{{"keys", merged}}.dump())
+             .ok())
+      return;
+    key_registered_ = key;
+  }
 
   Result<HttpResponse> call(const std::string& method, const std::string& path,
                             std::string body = "", bool idempotent = true) {
@@ -257,6 +289,7 @@ class RunpodProvider : public Provider {
   ApiCaller api_;
   std::map<std::string, std::string> gpu_ids_;    // catalog name -> RunPod id, from offers
   std::map<std::string, std::string> volume_dc_;  // volume id -> data centre
+  std::string key_registered_;                    // the key already on the account
   std::string cpu_flavor_ = "cpu3c";
   double cpu_usd_ = 1e18;  // until the CPU catalog is read, cpu3c serves
 };

@@ -2,8 +2,10 @@
 // Offers come from the GPU and CPU catalogs (secure-cloud on-demand prices; v2 has no spot
 // pods, so no spot price is offered), volumes are network volumes found or created by name in a
 // data centre, pods are created with the image, the network volume at the mount path, the SSH
-// public key as env PUBLIC_KEY and 22/tcp exposed, and reached over ssh.direct (root at the
-// public IP and the port mapped to 22). Sources: RunPod's OpenAPI spec (runpod/docs
+// public key as env PUBLIC_KEY, 22/tcp exposed and, for images that run no sshd of their own, a
+// start command that installs and starts one (runpod_ssh.h); burst's key is merged into the
+// account's keys. A pod is ready when RUNNING with ssh.direct (root at the public IP and the port
+// mapped to 22). Sources: RunPod's OpenAPI spec (runpod/docs
 // api-reference-v2/openapi.json), digested in shared/provider-apis/REFERENCE.md §2.4, §2.6.
 #pragma once
 

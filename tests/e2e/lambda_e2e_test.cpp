@@ -47,6 +47,7 @@ TEST(E2ELambda, ExampleRunsOnEmulatedLambdaHandsOffAsPlannedAndLeavesNothing) {
   EXPECT_EQ(pod.mount_path, "/lambda/nfs/tts-cache") << "Lambda's fixed mount point";
   EXPECT_EQ(pod.region, vols[0].region);
   EXPECT_EQ(pod.public_key + "\n", pub);
+  EXPECT_TRUE(pod.sshd) << "a Lambda VM runs sshd with the account key named at launch";
   EXPECT_EQ(pod.phase, fakecloud::Phase::kTerminated);
   EXPECT_NE(out.find(pod.id + " deleted (confirmed)"), std::string::npos) << out;
   EXPECT_TRUE(cloud.state().live_pods().empty());

@@ -50,12 +50,19 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
     EXPECT_EQ(p.volume_id, vols[0].id) << p.name;
     EXPECT_EQ(p.mount_path, "/workspace");
     EXPECT_EQ(p.public_key + "\n", pub) << p.name;
+    // python:3.11-slim runs no SSH server: the start command installed one with our key.
+    EXPECT_TRUE(p.sshd) << p.name;
+    EXPECT_EQ(p.image, "python:3.11-slim");
+    EXPECT_NE(p.extra.value("args", "").find("sshd"), std::string::npos) << p.extra.dump();
     EXPECT_EQ(p.region, vols[0].region) << "pod and volume in one data centre";
     EXPECT_EQ(p.phase, fakecloud::Phase::kTerminated) << p.name;
     EXPECT_NE(out.find(p.id + " deleted (confirmed)"), std::string::npos) << p.id << "\n" << out;
   }
   EXPECT_EQ(gpus, 1);
   EXPECT_TRUE(cloud.state().live_pods().empty());
+  // burst's key is also on the account (merged, so startSsh and the proxy know it).
+  ASSERT_EQ(cloud.state().account_keys("runpod").size(), 1u);
+  EXPECT_EQ(cloud.state().account_keys("runpod")[0] + "\n", pub);
 
   // Deletion was verified with the provider: a GET after the DELETE answered 404.
   for (const auto& p : pods) {

@@ -49,6 +49,9 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
             std::string::npos)
       << out;
   EXPECT_EQ(pod.public_key + "\n", pub);
+  // Vast's SSH runtype gives any image (python:3.11-slim has no sshd) its SSH server.
+  EXPECT_TRUE(pod.sshd);
+  EXPECT_EQ(pod.extra.value("runtype", ""), "ssh_direct") << pod.extra.dump();
   EXPECT_EQ(pod.phase, fakecloud::Phase::kTerminated);
   EXPECT_NE(out.find(pod.id + " deleted (confirmed)"), std::string::npos) << out;
   EXPECT_TRUE(cloud.state().live_pods().empty());

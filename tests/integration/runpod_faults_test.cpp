@@ -3,7 +3,14 @@
 // fake clock, so backoff and polling take no real time; the emulator and its sshd pods are real.
 // In each test the emulator's own state is the judge: no pod is left running at the end, and the
 // error a user would see says what happened.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
 
 #include "http/curl_http_client.h"
 #include "integration/cloud_faults_fixture.h"
@@ -101,7 +108,9 @@ TEST_F(RunpodFaults, LatencyAboveTheTimeoutIsATimeoutThatSaysSo) {
 TEST_F(RunpodFaults, A5xxBurstIsRetriedForReadsAndACreateIsCheckedByNameFirst) {
   PodRequest req = request();
   Faults f;
-  f.errors_5xx = 2;  // the create's 503, then the name lookup's 503 (retried)
+  // The account key list's 503 (best effort, one try: the run goes on), the create's 503, then
+  // the name lookup's 503 (retried).
+  f.errors_5xx = 3;
   set(f);
   PodRecord rec = record();
   auto pod = create(req, &rec);
@@ -131,7 +140,7 @@ TEST_F(RunpodFaults, ALong5xxBurstFailsSayingWhatTheServerSaid) {
 TEST_F(RunpodFaults, RateLimitWithRetryAfterIsWaitedOutEvenForCreate) {
   PodRequest req = request();
   Faults f;
-  f.rate_limits = 2;
+  f.rate_limits = 3;  // the account key list's (best effort: not waited for), the create's two
   f.retry_after_s = 4;
   set(f);
   const Duration slept_before = clock_.total_slept();
@@ -321,6 +330,117 @@ TEST_F(RunpodFaults, KnobsCanBeSetOverTheAdminPath) {
   auto st = http->send({"GET", cloud_.base_url() + "/_fake/state", {}, "", true});
   ASSERT_TRUE(st.ok());
   EXPECT_NE(st->body.find("\"errors_5xx\":1"), std::string::npos);
+  EXPECT_TRUE(live().empty());
+}
+
+// errno of a TCP connect to host:port (0: it connected).
+int connect_errno(const std::string& host, int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  ::inet_pton(AF_INET, host.c_str(), &a.sin_addr);
+  const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  const int err = rc == 0 ? 0 : errno;
+  ::close(fd);
+  return err;
+}
+
+// The user's own keys stay on the account; burst's is added once, with a GET and a merged PUT.
+TEST_F(RunpodFaults, BurstsKeyIsMergedIntoTheAccountsKeysNeverReplacingThem) {
+  const std::string users = "ssh-rsa AAAAB3NzaC1yc2EUserKey me@laptop";
+  cloud_.state().set_account_keys("runpod", {users});
+  PodRecord rec = record();
+  auto pod = create(request(), &rec);
+  ASSERT_TRUE(pod.ok()) << pod.error().message;
+  EXPECT_EQ(cloud_.state().account_keys("runpod"),
+            (std::vector<std::string>{users, request().ssh_public_key}));
+  EXPECT_EQ(requests("PUT", "/v2/account/ssh-keys", 200), 1);
+  PodRecord again = record();
+  PodRequest second = request();
+  second.name = "burst-j2-gpu";
+  auto pod2 = create(second, &again);
+  ASSERT_TRUE(pod2.ok()) << pod2.error().message;
+  EXPECT_EQ(requests("PUT", "/v2/account/ssh-keys", 200), 1) << "registered once";
+  EXPECT_EQ(cloud_.state().account_keys("runpod").size(), 2u);
+  ASSERT_TRUE(verify_delete(&rec).ok());
+  ASSERT_TRUE(verify_delete(&again).ok());
+  EXPECT_TRUE(live().empty());
+}
+
+// The image has no sshd and its start command does not work: the pod still turns RUNNING with
+// ssh.direct (the 22/tcp mapping, as documented), but nothing listens there.
+TEST_F(RunpodFaults, AnImageWithoutSshdAndNoWorkingBootstrapRefusesConnections) {
+  Faults f;
+  f.no_ssh_bootstrap = true;
+  set(f);
+  PodRecord rec = record();
+  auto pod = create(request(), &rec);
+  ASSERT_TRUE(pod.ok()) << pod.error().message;
+  auto running = wait_running(pod->id);
+  ASSERT_TRUE(running.ok()) << running.error().message;
+  ASSERT_GT(running->ssh.port, 0);
+  EXPECT_EQ(connect_errno(running->ssh.host, running->ssh.port), ECONNREFUSED);
+  ASSERT_EQ(cloud_.state().all_pods().size(), 1u);
+  EXPECT_FALSE(cloud_.state().all_pods()[0].sshd);
+  ASSERT_TRUE(verify_delete(&rec).ok());
+  EXPECT_TRUE(live().empty());
+
+  // The same image with the bootstrap working: sshd answers on the published port.
+  set(Faults{});
+  PodRecord ok = record();
+  PodRequest req = request();
+  req.name = "burst-j3-gpu";
+  auto good = create(req, &ok);
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  auto up = wait_running(good->id);
+  ASSERT_TRUE(up.ok()) << up.error().message;
+  EXPECT_EQ(connect_errno(up->ssh.host, up->ssh.port), 0);
+  ASSERT_TRUE(verify_delete(&ok).ok());
+  EXPECT_TRUE(live().empty());
+}
+
+// The emulator models RunPod, not burst: a pod created straight through the API with an image
+// that has no sshd and no start command is RUNNING with ssh.direct and refuses connections; a
+// RunPod image with startSsh gets the account's keys; a bad key list is a 422.
+TEST_F(RunpodFaults, EmulatorGivesSshOnlyWhereThePodWouldReallyHaveIt) {
+  auto http = make_curl_http_client();
+  const std::string base = cloud_.provider_url("runpod");
+  auto send = [&](const std::string& method, const std::string& path, const std::string& body) {
+    return http->send(
+        {method, base + path, {{"Authorization", std::string("Bearer ") + kKey}}, body, true});
+  };
+  const std::string key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAccountKey me@laptop";
+  auto bad = send("PUT", "/v2/account/ssh-keys", R"({"keys":["not a key"]})");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->status, 422) << bad->body;
+  auto put = send("PUT", "/v2/account/ssh-keys", R"({"keys":[")" + key + R"("]})");
+  ASSERT_TRUE(put.ok());
+  EXPECT_EQ(put->status, 200) << put->body;
+
+  const std::string plain = R"({"name":"plain","image":"python:3.11-slim","ports":["22/tcp"],)"
+                            R"("gpu":{"id":"NVIDIA L4"}})";
+  const std::string official = R"({"name":"official","image":"runpod/pytorch:2.4.0",)"
+                               R"("ports":["22/tcp"],"startSsh":true,"gpu":{"id":"NVIDIA L4"}})";
+  for (const std::string& body : {plain, official}) {
+    auto made = send("POST", "/v2/pods", body);
+    ASSERT_TRUE(made.ok());
+    ASSERT_EQ(made->status, 201) << made->body;
+    const std::string id = nlohmann::json::parse(made->body)["id"];
+    auto running = wait_running(id);
+    ASSERT_TRUE(running.ok()) << running.error().message;
+    ASSERT_GT(running->ssh.port, 0) << "ssh.direct is published either way";
+    const bool official_image = body == official;
+    EXPECT_EQ(connect_errno(running->ssh.host, running->ssh.port),
+              official_image ? 0 : ECONNREFUSED)
+        << body;
+    for (const auto& p : cloud_.state().all_pods()) {
+      if (p.id == id) {
+        EXPECT_EQ(p.public_key, official_image ? key : "") << body;
+      }
+    }
+    ASSERT_EQ(send("DELETE", "/v2/pods/" + id, "")->status, 204);
+  }
   EXPECT_TRUE(live().empty());
 }
 
