@@ -235,7 +235,8 @@ void check_provider(const std::string& name, const Config& config, Clock& clock,
   const auto source = config.clouds.count(name) ? config.clouds.at(name).api_key_source : "";
   auto account = p.check_account(public_key);
   if (!account.ok()) {
-    const Error& e = account.error();
+    Error e = account.error();
+    if (e.message.rfind(name + ": ", 0) == 0) e.message.erase(0, name.size() + 2);
     if (e.code == ErrorCode::kAuth)
       out->push_back({"api key", name, Verdict::kFail,
                       name + ": the API key" + (source.empty() ? "" : " from " + source) +
