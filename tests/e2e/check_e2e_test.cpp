@@ -245,6 +245,11 @@ TEST_F(E2ECheck, NoKeyPricesFromTheTableAndSaysSo) {
   ASSERT_EQ(run_burst(home_, {"offers", "--provider", "runpod"}, &out, &err, {}), 0) << out << err;
   EXPECT_NE(out.find("offline prices from config/prices.yaml (dated "), std::string::npos) << out;
   EXPECT_NE(out.find("): no API key for runpod"), std::string::npos) << out;
+  ASSERT_EQ(run_burst(home_, {"offers", "--json", "--provider", "runpod"}, &out, &err, {}), 0)
+      << out << err;
+  const std::string note = nlohmann::json::parse(out)["offline_note"].get<std::string>();
+  EXPECT_EQ(note.rfind("offline prices from config/prices.yaml (dated ", 0), 0u) << note;
+  EXPECT_NE(note.find("): no API key for runpod"), std::string::npos) << note;
   const std::string spec = copy_tts_example(home_);
   EXPECT_NE(run_burst(home_, {"plan", spec, "--provider", "runpod"}, &out, &err, {}), 3)
       << out << err;
