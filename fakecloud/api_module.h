@@ -21,6 +21,9 @@ struct ApiModule {
   // The provider's error body for a status the server answers itself (401, 429, 5xx).
   std::string (*error_body)(int status, const std::string& detail);
   const char* error_content_type;
+  // The status the provider answers a missing or refused key with on this request, when it is
+  // not 401 (Vast's offer search: 404); null or 0: 401.
+  int (*refused_key_status)(const std::string& method, const std::string& path);
 };
 
 // Every module this build serves. Adding a provider = one entry (fake_cloud.cpp).

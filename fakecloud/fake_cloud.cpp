@@ -2,11 +2,32 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <thread>
 
 #include "api_module.h"
 
 namespace burst::fakecloud {
+
+namespace {
+
+// IMF-fixdate (RFC 9110 §5.6.7): "Sun, 06 Nov 1994 08:49:37 GMT".
+std::string http_date(TimePoint t) {
+  static const char* const kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static const char* const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  const std::time_t secs = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[tm.tm_wday],
+                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
+                tm.tm_sec);
+  return buf;
+}
+
+}  // namespace
 
 using nlohmann::json;
 
@@ -63,10 +84,14 @@ struct FakeCloud::Impl {
       res.set_content(m->error_body(status, detail), m->error_content_type);
       return httplib::Server::HandlerResponse::Handled;
     };
+    // Every answer carries the emulator clock's Date, as real servers do (`burst check` reads
+    // clock skew from it; a test skews the clock it gives the emulator).
+    res.set_header("Date", http_date(state.clock().now()));
+    const int refused = m->refused_key_status ? m->refused_key_status(req.method, req.path) : 0;
     const std::string auth = req.get_header_value("Authorization");
-    if (auth.empty()) return answer(401, "missing bearer token");
+    if (auth.empty()) return answer(refused ? refused : 401, "missing bearer token");
     if (f.auth_failure || !state.authorised(m->provider, auth))
-      return answer(401, "invalid bearer token");
+      return answer(refused ? refused : 401, "invalid bearer token");
     int retry_after = -1;
     const int burst = state.take_burst(m->provider, &retry_after);
     if (burst == 429) {

@@ -39,10 +39,27 @@ struct Region {
 };
 const Region kRegions[] = {{"us-east-1", "Virginia, USA"}, {"us-west-1", "California, USA"}};
 
+// A suggestion for every error: the spec requires `suggestion` in several error schemas (e.g.
+// ApiErrorLaunchResourceNotFound, ApiErrorInternal, ApiErrorUnauthorized) and allows it in the
+// rest, so the emulator always sends one.
+std::string default_suggestion(const std::string& code) {
+  if (code == "global/object-does-not-exist") return "Check the name or ID and try again.";
+  if (code == "global/invalid-parameters") return "Check the request body against the API docs.";
+  if (code == "global/duplicate") return "Choose a different name.";
+  if (code == "instance-operations/launch/insufficient-capacity")
+    return "Choose an instance type with more availability, or try again later.";
+  if (code == "instance-operations/launch/file-system-in-wrong-region")
+    return "Launch in the file system's region, or use a file system in this region.";
+  if (code == "filesystems/filesystem-in-use") return "Terminate the instances that use it first.";
+  if (code == "global/internal-error") return "Try again shortly.";
+  return "Try again shortly.";
+}
+
 json error_json(const std::string& code, const std::string& message,
                 const std::string& suggestion = "") {
-  json e = {{"code", code}, {"message", message}};
-  if (!suggestion.empty()) e["suggestion"] = suggestion;
+  json e = {{"code", code},
+            {"message", message},
+            {"suggestion", suggestion.empty() ? default_suggestion(code) : suggestion}};
   return {{"error", e}};
 }
 
@@ -386,6 +403,6 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
 }  // namespace
 
 extern const ApiModule kLambdaModule;
-const ApiModule kLambdaModule = {kProvider, &install, &error_body, "application/json"};
+const ApiModule kLambdaModule = {kProvider, &install, &error_body, "application/json", nullptr};
 
 }  // namespace burst::fakecloud

@@ -564,6 +564,7 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
 }  // namespace
 
 extern const ApiModule kRunpodModule;
-const ApiModule kRunpodModule = {kProvider, &install, &error_body, "application/problem+json"};
+const ApiModule kRunpodModule = {kProvider, &install, &error_body, "application/problem+json",
+                                 nullptr};
 
 }  // namespace burst::fakecloud

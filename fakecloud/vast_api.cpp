@@ -51,9 +51,82 @@ std::string error_body(int status, const std::string& detail) {
     return json{{"detail", "API requests too frequent endpoint threshold=2.0"}}.dump();
   if (status == 401)
     return json{{"success", false}, {"error", "auth_error"}, {"msg", "Invalid user key"}}.dump();
+  if (status == 404 && detail.find("bearer token") != std::string::npos)  // searchOffers' 401
+    return json{{"error", "auth_error"}, {"msg", "Invalid user key"}}.dump();
   const char* code = status >= 500 ? "server_error" : status == 404 ? "not_found" : "invalid_args";
   return json{{"success", false}, {"error", code}, {"msg", detail}}.dump();
 }
+
+// searchOffers documents a missing or invalid key as 404 {"error", "msg": "Invalid user key"}
+// (spec, POST /api/v0/bundles responses); every other path answers 401 auth_error.
+int refused_key_status(const std::string& method, const std::string& path) {
+  if (method != "POST") return 0;
+  const std::string tail = "/api/v0/bundles";
+  const size_t at = path.find(tail);
+  if (at == std::string::npos) return 0;
+  const std::string rest = path.substr(at + tail.size());
+  return rest.empty() || rest == "/" ? 404 : 0;
+}
+
+// searchOffers' documented body fields (spec), plus vast-cli's `disable_bundling`.
+const char* const kSearchFields[] = {"allocated_storage",
+                                     "bw_nvlink",
+                                     "compute_cap",
+                                     "cpu_arch",
+                                     "cpu_cores",
+                                     "cpu_cores_effective",
+                                     "cpu_ghz",
+                                     "cpu_ram",
+                                     "cuda_max_good",
+                                     "datacenter",
+                                     "direct_port_count",
+                                     "disk_bw",
+                                     "disk_space",
+                                     "dlperf",
+                                     "dlperf_per_dphtotal",
+                                     "dph_total",
+                                     "driver_version",
+                                     "duration",
+                                     "external",
+                                     "flops_per_dphtotal",
+                                     "geolocation",
+                                     "gpu_arch",
+                                     "gpu_display_active",
+                                     "gpu_frac",
+                                     "gpu_max_power",
+                                     "gpu_max_temp",
+                                     "gpu_mem_bw",
+                                     "gpu_name",
+                                     "gpu_ram",
+                                     "gpu_total_ram",
+                                     "has_avx",
+                                     "host_id",
+                                     "id",
+                                     "inet_down",
+                                     "inet_down_cost",
+                                     "inet_up",
+                                     "inet_up_cost",
+                                     "limit",
+                                     "machine_id",
+                                     "min_bid",
+                                     "mobo_name",
+                                     "num_gpus",
+                                     "order",
+                                     "os_version",
+                                     "pci_gen",
+                                     "pcie_bw",
+                                     "reliability",
+                                     "rentable",
+                                     "rented",
+                                     "static_ip",
+                                     "storage_cost",
+                                     "total_flops",
+                                     "type",
+                                     "ubuntu_version",
+                                     "verification",
+                                     "verified",
+                                     "vms_enabled",
+                                     "disable_bundling"};
 
 void fail(httplib::Response& res, int status, const std::string& code, const std::string& msg,
           json extra = json::object()) {
@@ -180,6 +253,12 @@ void search_offers(CloudState& state, BuiltOnce<OfferTable>& cache, const httpli
   json q = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
   if (q.is_discarded() || !q.is_object())
     return fail(res, 400, "invalid_request", "Invalid query: must be dict of conditions");
+  // The docs say nothing of unknown fields here; the emulator answers 400 rather than filter
+  // silently on a field Vast may not know (docs/providers.md, "Emulator strictness").
+  for (const auto& [field, cond] : q.items())
+    if (std::none_of(std::begin(kSearchFields), std::end(kSearchFields),
+                     [&f = field](const char* k) { return f == k; }))
+      return fail(res, 400, "invalid_request", "Invalid query: unknown field '" + field + "'");
   const std::string type = q.value("type", "ondemand");
   if (type != "ondemand" && type != "on-demand" && type != "bid" && type != "reserved")
     return fail(res, 400, "invalid_args", "type must be one of ondemand, bid, reserved");
@@ -251,30 +330,36 @@ json instance_json(const FakePod& p, TimePoint now) {
     ports = json::object(
         {{"22/tcp", json::array({json::object(
                         {{"HostIp", "0.0.0.0"}, {"HostPort", std::to_string(p.ssh.port)}})})}});
-  return {{"id", std::stol(p.id)},
-          {"label", p.name},
-          {"actual_status", status},
-          {"intended_status", "running"},
-          {"cur_state", "running"},
-          {"next_state", "running"},
-          {"status_msg", running ? "success, running" : "Pulling image"},
-          {"image_uuid", p.image},
-          {"image_runtype", x.value("runtype", "ssh")},
-          {"extra_env", extra_env},
-          {"onstart", x.value("onstart", json(nullptr))},
-          {"machine_id", x.value("machine_id", 0L)},
-          {"gpu_name", p.gpu_type},
-          {"gpu_ram", x.value("gpu_ram", 0)},
-          {"num_gpus", p.gpu_count},
-          {"dph_total", p.usd_per_hour},
-          {"geolocation", x.value("geolocation", "")},
-          {"public_ipaddr", running ? json(p.ssh.host + "\n") : json(nullptr)},
-          {"ssh_host", running ? json(p.ssh.host) : json(nullptr)},
-          {"ssh_port", running ? json(p.ssh.port) : json(nullptr)},
-          {"ssh_idx", "1"},
-          {"ports", ports},
-          {"disk_space", x.value("disk", 8.0)},
-          {"start_date", std::chrono::duration<double>(p.created.time_since_epoch()).count()}};
+  json out = {{"id", std::stol(p.id)},
+              {"label", p.name},
+              {"actual_status", status},
+              {"intended_status", "running"},
+              {"cur_state", "running"},
+              {"next_state", "running"},
+              {"status_msg", running ? "success, running" : "Pulling image"},
+              {"image_uuid", p.image},
+              {"image_runtype", x.value("runtype", "ssh")},
+              {"extra_env", extra_env},
+              {"onstart", x.value("onstart", json(nullptr))},
+              {"machine_id", x.value("machine_id", 0L)},
+              {"gpu_name", p.gpu_type},
+              {"gpu_ram", x.value("gpu_ram", 0)},
+              {"num_gpus", p.gpu_count},
+              {"dph_total", p.usd_per_hour},
+              {"geolocation", x.value("geolocation", "")},
+              {"ssh_idx", "1"},
+              {"disk_space", x.value("disk", 8.0)},
+              {"start_date", std::chrono::duration<double>(p.created.time_since_epoch()).count()}};
+  // The spec types public_ipaddr and ssh_host as string and ssh_port as integer, not nullable:
+  // while the instance loads they are absent, never null. `ports` is "only present on running
+  // instances" (showInstances' schema).
+  if (running) {
+    out["public_ipaddr"] = p.ssh.host + "\n";  // stray whitespace, as Vast sends (§4.4)
+    out["ssh_host"] = p.ssh.host;
+    out["ssh_port"] = p.ssh.port;
+    if (!ports.is_null()) out["ports"] = ports;
+  }
+  return out;
 }
 
 // createInstance's body fields (REFERENCE §4.3); anything else is refused so a driver typo shows.
@@ -288,7 +373,7 @@ const char* const kCreateFields[] = {"image",          "template_hash_id",
                                      "jupyter_dir",    "python_utf8",
                                      "lang_utf8",      "force",
                                      "user",           "image_login",
-                                     "volume_info",    "client_id"};
+                                     "volume_info"};
 const char* const kRuntypes[] = {"ssh",        "jupyter",       "args",          "ssh_proxy",
                                  "ssh_direct", "jupyter_proxy", "jupyter_direct"};
 
@@ -516,10 +601,11 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
     create_instance(state, q, r);
   });
   s.Get(v0 + R"(/instances/(\d+)/?)", [&state](const httplib::Request& q, httplib::Response& r) {
+    // showInstance documents 200 {"instances": Instance} (an object, not nullable), 400 "Invalid
+    // instance ID", 401 and 429: an unknown or destroyed instance is the documented 400.
     auto p = state.pod(kProvider, q.matches[1]);
-    if (!p) return fail(r, 404, "not_found", "Instance not found");
-    if (p->phase == Phase::kTerminated)  // destroyed: vast-cli reads null as not found
-      return send_json(r, 200, {{"instances", nullptr}});
+    if (!p || p->phase == Phase::kTerminated)
+      return fail(r, 400, "invalid_args", "invalid instance_id");
     send_json(r, 200, {{"instances", instance_json(*p, state.clock().now())}});
   });
   s.Delete(v0 + R"(/instances/(\d+)/?)", [&state](const httplib::Request& q, httplib::Response& r) {
@@ -555,6 +641,18 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
                  {"created_at", rfc3339(state.clock().now())},
                  {"deleted_at", nullptr}}}});
   });
+  // showUser: the account, with its balance and key (spec GET /api/v0/users/current).
+  s.Get(v0 + "/users/current/?", [&state](const httplib::Request&, httplib::Response& r) {
+    std::string key;
+    for (const auto& k : state.account_keys(kProvider)) key = k;
+    send_json(r, 200,
+              {{"id", 456},
+               {"key_id", 789},
+               {"email", "burst@example.com"},
+               {"balance", 25.0},
+               {"ssh_key", key},
+               {"sid", "fakecloud"}});
+  });
   s.Get(v0 + "/volumes/?", [&state](const httplib::Request&, httplib::Response& r) {
     json vols = json::array();
     for (const auto& v : state.volumes(kProvider)) vols.push_back(volume_json(v, state));
@@ -570,6 +668,7 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
 }  // namespace
 
 extern const ApiModule kVastModule;
-const ApiModule kVastModule = {kProvider, &install, &error_body, "application/json"};
+const ApiModule kVastModule = {kProvider, &install, &error_body, "application/json",
+                               &refused_key_status};
 
 }  // namespace burst::fakecloud

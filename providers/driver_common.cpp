@@ -13,6 +13,15 @@ Status need_api_key(const std::string& provider, const std::string& api_key) {
                                           ".api_key in config.yaml)");
 }
 
+std::string ssh_key_body(const std::string& key) {
+  size_t start = key.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos) return "";
+  size_t sp = key.find(' ', start);
+  if (sp == std::string::npos) return key.substr(start);
+  size_t sp2 = key.find_first_of(" \t\r\n", sp + 1);
+  return key.substr(start, sp2 == std::string::npos ? std::string::npos : sp2 - start);
+}
+
 Result<HttpResponse> call_api(const ApiCaller& api, const std::string& base_url,
                               const std::string& method, const std::string& path, std::string body,
                               bool idempotent) {

@@ -15,6 +15,9 @@ namespace burst {
 // RUNPOD_API_KEY, or providers.runpod.api_key in config.yaml)". Never contains a key.
 Status need_api_key(const std::string& provider, const std::string& api_key);
 
+// "ssh-ed25519 AAAA..." without its comment: how two spellings of one key compare.
+std::string ssh_key_body(const std::string& key);
+
 // base_url + path with "Authorization: Bearer <api.api_key>", through api_call's retry and
 // error rules. `idempotent` false for creates: they are never resent blindly.
 Result<HttpResponse> call_api(const ApiCaller& api, const std::string& base_url,

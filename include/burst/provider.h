@@ -74,6 +74,16 @@ struct Pod {
   std::string volume_path;
 };
 
+// What `burst check` learns from one authenticated look at a provider's account.
+struct AccountCheck {
+  // Whether burst's SSH public key is registered on the account; unset when the API does not say
+  // (then `ssh_key_note` says why).
+  std::optional<bool> ssh_key_registered;
+  std::string ssh_key_note;
+  std::optional<double> balance_usd;  // unset when the API does not expose it
+  std::string server_date;            // the HTTP Date header of the authenticated answer, or ""
+};
+
 class Provider {
  public:
   virtual ~Provider() = default;
@@ -95,6 +105,14 @@ class Provider {
   virtual Result<std::vector<Pod>> list_pods() = 0;
   // Requests deletion. Deleting a pod that is already gone succeeds. Callers verify with get_pod.
   virtual Status delete_pod(const std::string& id) = 0;
+
+  // One authenticated call that proves the API key works (kAuth when it is missing or refused),
+  // plus what the account's API documents: burst's SSH key registered, the balance. Creates
+  // nothing. Default: kUnavailable, "no account check" (a provider without an account).
+  virtual Result<AccountCheck> check_account(const std::string& ssh_public_key) {
+    (void)ssh_public_key;
+    return make_error(ErrorCode::kUnavailable, name() + ": no account to check");
+  }
 };
 
 std::string pod_name(const std::string& job_id, const std::string& role);

@@ -7,6 +7,7 @@
 #include "crypto/sha256.h"
 #include "driver_common.h"
 #include "http/api_call.h"
+#include "lambda/lambda_account.h"
 #include "lambda/lambda_json.h"
 
 namespace burst {
@@ -217,6 +218,10 @@ class LambdaProvider : public Provider {
     if (!r.ok() && r.error().code == ErrorCode::kNotFound) return Status::Ok();  // already gone
     if (!r.ok()) return r.error();
     return Status::Ok();
+  }
+
+  Result<AccountCheck> check_account(const std::string& ssh_public_key) override {
+    return lambda_check_account(api_, o_.base_url, ssh_public_key);
   }
 
  private:

@@ -7,6 +7,7 @@
 #include "create_rule.h"
 #include "driver_common.h"
 #include "http/api_call.h"
+#include "runpod/runpod_account.h"
 #include "runpod/runpod_json.h"
 #include "runpod/runpod_ssh.h"
 
@@ -150,6 +151,10 @@ class RunpodProvider : public Provider {
     if (!r.ok() && r.error().code == ErrorCode::kNotFound) return Status::Ok();  // already gone
     if (!r.ok()) return r.error();
     return Status::Ok();
+  }
+
+  Result<AccountCheck> check_account(const std::string& ssh_public_key) override {
+    return runpod_check_account(api_, o_.base_url, ssh_public_key);
   }
 
  private:

@@ -7,6 +7,7 @@
 #include "create_rule.h"
 #include "driver_common.h"
 #include "http/api_call.h"
+#include "vast/vast_account.h"
 #include "vast/vast_json.h"
 
 namespace burst {
@@ -150,7 +151,18 @@ class VastProvider : public Provider {
   Result<Pod> get_pod(const std::string& id) override {
     if (auto st = need_key(); !st.ok()) return st.error();
     auto r = call("GET", "/api/v0/instances/" + percent_encode(id) + "/?owner=me");
-    if (!r.ok()) return r.error();
+    if (!r.ok()) {
+      // The spec answers an unknown id with 400 "Invalid instance ID"; vast-cli and dstack also
+      // see {"instances": null} (below) and 404 not_found / no_such_instance. The id came from
+      // Vast itself, so each of these means the instance is gone.
+      const Error& e = r.error();
+      const bool gone_400 = e.code == ErrorCode::kInvalid &&
+                            (e.message.find("invalid instance_id") != std::string::npos ||
+                             e.message.find("no_such_instance") != std::string::npos ||
+                             e.message.find("not_found") != std::string::npos);
+      if (gone_400) return make_error(ErrorCode::kNotFound, "vast: instance " + id + " not found");
+      return e;
+    }
     json j = json::parse(r->body, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("instances"))
       return make_error(ErrorCode::kUnavailable,
@@ -187,6 +199,10 @@ class VastProvider : public Provider {
     return Status::Ok();
   }
 
+  Result<AccountCheck> check_account(const std::string& ssh_public_key) override {
+    return vast_check_account(api_, o_.base_url, ssh_public_key);
+  }
+
  private:
   Status need_key() const { return need_api_key("vast", o_.api_key); }
 
@@ -200,7 +216,13 @@ class VastProvider : public Provider {
                                               long machine) {
     auto r = call("POST", "/api/v0/bundles/",
                   vast_search_offers_body(names, count, machine, o_.disk_gb, o_.search_limit));
-    if (!r.ok()) return r.error();
+    if (!r.ok()) {
+      // searchOffers answers a bad key with 404 "Invalid user key" (spec; REFERENCE §4.1).
+      Error e = r.error();
+      if (e.code == ErrorCode::kNotFound && e.message.find("Invalid user key") != std::string::npos)
+        e.code = ErrorCode::kAuth;
+      return e;
+    }
     return vast::parse_offers(r->body);
   }
 

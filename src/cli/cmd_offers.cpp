@@ -106,7 +106,9 @@ int cmd_offers(const OffersArgs& args) {
   spec.resources.providers = kClouds;
   SystemClock clock;
   auto sources = gather_offers(spec, args.provider, *config, clock, /*offline_table=*/true);
-  if (!sources.ok()) return fail(kExitUsage, sources.error().message);
+  if (!sources.ok())
+    return fail(sources.error().code == ErrorCode::kAuth ? kExitConfig : kExitUsage,
+                sources.error().message);
 
   // Pointers, so the merge sorts without copying offers.
   std::vector<const Offer*> offers;
@@ -128,6 +130,8 @@ int cmd_offers(const OffersArgs& args) {
     put_strings(&out, sources->table_providers);
     out += ",\n  \"price_table_as_of\": ";
     put_string(&out, as_of);
+    out += ",\n  \"offline_note\": ";
+    put_string(&out, sources->table_note);
     out += ",\n  \"notes\": ";
     put_strings(&out, sources->input.unusable);
     out += ",\n  \"offers\": [";
@@ -141,7 +145,7 @@ int cmd_offers(const OffersArgs& args) {
   }
   std::cout << "live: " << joined(sources->live_providers) << "\n";
   if (!sources->table_providers.empty())
-    std::cout << "offline table (" << as_of << "): " << joined(sources->table_providers) << "\n";
+    std::cout << sources->table_note << " [table]: " << joined(sources->table_providers) << "\n";
   for (const auto& why : sources->input.unusable) std::cout << "  note: " << why << "\n";
   std::printf("%-8s %-16s %3s %6s %9s %9s %-5s %s\n", "PROVIDER", "GPU", "N", "VRAM", "$/H",
               "SPOT $/H", "AVAIL", "REGION");

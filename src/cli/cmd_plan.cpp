@@ -102,7 +102,9 @@ int cmd_plan(const PlanArgs& args) {
   auto sources = args.offers.empty()
                      ? gather_offers(*spec, args.provider, *config, clock, /*offline_table=*/true)
                      : offers_from_file(args.offers, args.provider, *config);
-  if (!sources.ok()) return fail(kExitUsage, sources.error().message);
+  if (!sources.ok())
+    return fail(sources.error().code == ErrorCode::kAuth ? kExitConfig : kExitUsage,
+                sources.error().message);
   // History calibrates the model's run time for this pipeline, as for `burst run`
   // (report/calibration.h); the chosen plan's basis then says "calibrated from N runs".
   PipelineSpec planned = *spec;
@@ -162,9 +164,7 @@ int cmd_plan(const PlanArgs& args) {
   if (more) std::printf("(%d more candidates that fit, dearer; --all shows them)\n", more);
   if (hidden)
     std::printf("(%d rejected candidates hidden; --all shows them with reasons)\n", hidden);
-  if (!sources->price_table_as_of.empty())
-    std::printf("prices without a driver: offline table of %s\n",
-                sources->price_table_as_of.c_str());
+  if (!sources->table_note.empty()) std::printf("%s\n", sources->table_note.c_str());
   if (!plan.ok())
     return fail(plan.error().code == ErrorCode::kInvalid ? kExitUsage : kExitFailure,
                 plan.error().message);

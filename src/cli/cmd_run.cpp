@@ -54,6 +54,7 @@ int cmd_run(const RunArgs& args) {
       std::cerr << e.message << "\n";
       return kExitUsage;
     }
+    if (e.code == ErrorCode::kAuth) return fail(kExitConfig, e.message);  // key missing/refused
     return fail(e.code == ErrorCode::kInvalid ? kExitUsage : kExitFailure, e.message);
   }
   for (const auto& w : prepared->warnings) std::cerr << "burst: warning: " << w << "\n";

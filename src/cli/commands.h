@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace burst {
 
@@ -75,6 +76,14 @@ struct ReportArgs {
   double life_years = 3;
 };
 int cmd_report(const ReportArgs& args);
+
+// `burst check`: whether the set-up works (cmd_check.cpp).
+struct CheckArgs {
+  std::string spec;                    // optional: also check its volume's region
+  std::vector<std::string> providers;  // default: the spec's, else every cloud
+  bool json = false;
+};
+int cmd_check(const CheckArgs& args);
 
 inline constexpr int kExitUsageCode = 2;
 

@@ -53,7 +53,10 @@ Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& pro
   PreparedJob job;
   if (Status st = collect_secrets(spec, env, &job); !st.ok()) return st.error();
   auto sources = gather_offers(spec, provider_override, config, clock, /*offline_table=*/false);
-  if (!sources.ok()) return make_error(ErrorCode::kInvalid, sources.error().message);
+  if (!sources.ok())  // kAuth stays kAuth: `burst run` exits 3 naming the provider
+    return sources.error().code == ErrorCode::kAuth
+               ? sources.error()
+               : make_error(ErrorCode::kInvalid, sources.error().message);
   PlanInput& input = sources->input;
   input.warm_volume = volume_used_before(config, spec);
   input.max_workers = 1;  // the runner drives one GPU pod; `burst plan` shows wider splits

@@ -110,6 +110,13 @@ int main(int argc, char** argv) {
                          "rent vs buy: electricity price (0.15)");
   report_cmd->add_option("--life-years", report.life_years, "rent vs buy: years of use (3)");
 
+  burst::CheckArgs check;
+  auto* check_cmd = app.add_subcommand(
+      "check", "Whether this set-up works: API keys, SSH key, state dir, clock; creates nothing");
+  check_cmd->add_option("file", check.spec, "pipeline spec (YAML): also check its volume's region");
+  check_cmd->add_option("--provider", check.providers, "check this provider (repeatable)");
+  check_cmd->add_flag("--json", check.json, "print as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -117,6 +124,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : burst::kExitUsageCode;
   }
   if (*run_cmd) return burst::cmd_run(run);
+  if (*check_cmd) return burst::cmd_check(check);
   if (*validate_cmd) return burst::cmd_validate(validate_file, validate_json);
   if (*reap_cmd) return burst::cmd_reap(reap);
   if (*jobs_cmd) return burst::cmd_jobs(jobs_limit, jobs_json);

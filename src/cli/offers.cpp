@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -30,6 +31,38 @@ void fetch_all_offers(std::vector<FetchedOffers>* all) {
     });
   }
   for (auto& t : threads) t.join();
+}
+
+bool has_api_key(const Config& config, const std::string& provider) {
+  auto it = config.clouds.find(provider);
+  return it == config.clouds.end() || !it->second.api_key.empty();  // local needs none
+}
+
+namespace {
+
+std::string key_variable(const std::string& provider) {
+  std::string var = provider;
+  for (auto& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return var + "_API_KEY";
+}
+
+}  // namespace
+
+Error api_key_refused(const std::string& provider, const Error& why) {
+  std::string status;
+  if (size_t at = why.message.find("HTTP "); at != std::string::npos)
+    status = " (" + why.message.substr(at, 8) + ")";
+  return make_error(ErrorCode::kAuth,
+                    provider + ": the API key was refused" + status + ": " + why.message +
+                        "; set " + key_variable(provider) + " (or providers." + provider +
+                        ".api_key in config.yaml) to a valid key; `burst check` tests the set-up");
+}
+
+Error no_api_key(const std::string& provider) {
+  return make_error(ErrorCode::kAuth,
+                    provider + ": no API key is configured; set " + key_variable(provider) +
+                        " (or providers." + provider +
+                        ".api_key in config.yaml); `burst check` tests the set-up");
 }
 
 Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& provider_override,
@@ -59,12 +92,25 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
   for (const auto& f : fetched)
     if (f.provider && f.gpu.ok()) live_gpu_offers += f.gpu->size();
   out.input.gpu_offers.reserve(live_gpu_offers);
+  std::vector<std::string> no_key;  // clouds with no API key configured
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string& name = names[i];
     FetchedOffers& f = fetched[i];
     if (!f.provider) {
       out.input.unusable.push_back(f.made.message);
       without_driver.push_back(name);
+      continue;
+    }
+    const Error* refused = nullptr;
+    for (const auto* r : {&f.gpu, &f.cpu})
+      if (!r->ok() && r->error().code == ErrorCode::kAuth && !refused) refused = &r->error();
+    if (refused) {
+      // A key that is configured but refused is an error the user must fix: never priced from
+      // the table as if all were well. No key at all: the table (planning) or skipped (run).
+      if (has_api_key(config, name)) return api_key_refused(name, *refused);
+      no_key.push_back(name);
+      out.input.unusable.push_back(name + ": offers: " + refused->message);
+      if (offline_table) without_driver.push_back(name);
       continue;
     }
     bool asked = true;
@@ -80,7 +126,7 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
                   std::make_move_iterator(offers->end()));
     }
     if (!asked && offline_table) {
-      // Planning only: a driver that cannot list offers (no API key) falls back to the table.
+      // Planning only: a driver that cannot list offers falls back to the table.
       without_driver.push_back(name);
       continue;
     }
@@ -88,6 +134,7 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
     out.live_providers.push_back(name);
     out.providers[name] = std::move(f.provider);
   }
+  if (!offline_table && out.providers.empty() && !no_key.empty()) return no_api_key(no_key.front());
   if (offline_table && !without_driver.empty()) {
     auto table = load_price_table(config.config_dir);
     if (!table.ok()) return table.error();
@@ -110,6 +157,12 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
     }
     for (const auto& name : without_driver) out.input.providers.push_back(name);
     out.table_providers = without_driver;
+    out.table_note = "offline prices from config/prices.yaml (dated " + table->as_of + ")";
+    if (!no_key.empty()) {
+      std::string list;
+      for (const auto& n : no_key) list += (list.empty() ? "" : ", ") + n;
+      out.table_note += ": no API key for " + list;
+    }
   }
   out.input.catalog = out.catalog.get();
   return out;

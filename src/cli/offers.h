@@ -25,7 +25,17 @@ struct OfferSources {
   std::string price_table_as_of;
   std::vector<std::string> live_providers;   // offers came from the provider's API
   std::vector<std::string> table_providers;  // priced from the offline table instead
+  // Said with every table priced from the offline table: "offline prices from
+  // config/prices.yaml (dated 2026-11-01): no API key for runpod"; "" when none was used.
+  std::string table_note;
 };
+
+// Whether an API key is configured for `provider` (true for providers that need none).
+bool has_api_key(const Config& config, const std::string& provider);
+// kAuth: "runpod: the API key was refused (HTTP 401): ...; set RUNPOD_API_KEY (or ...)".
+Error api_key_refused(const std::string& provider, const Error& why);
+// kAuth: "runpod: no API key is configured; set RUNPOD_API_KEY (or ...)".
+Error no_api_key(const std::string& provider);
 
 // One provider's offers, fetched by fetch_all_offers: one thread per provider, all joined
 // before it returns. `made` holds why a provider could not be built (provider is then null).
@@ -37,7 +47,9 @@ struct FetchedOffers {
 };
 void fetch_all_offers(std::vector<FetchedOffers>* all);
 
-// kInvalid for an unknown provider name or a broken catalog/price file.
+// kInvalid for an unknown provider name or a broken catalog/price file. kAuth when a configured
+// key is refused (never priced from the table then), and when running (offline_table false) and
+// no allowed provider has a key.
 Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& provider_override,
                                    const Config& config, Clock& clock, bool offline_table);
 

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <nlohmann/json.hpp>
 
+#include "http/api_call.h"
 #include "http/curl_http_client.h"
 #include "integration/cloud_faults_fixture.h"
 #include "vast/vast_provider.h"
@@ -387,6 +389,58 @@ TEST_F(VastFaults, ANewVolumeIsAnnouncedColdNamingTheMachineItDoesNotReach) {
   EXPECT_EQ(again->id, first->id);
   EXPECT_TRUE(again->note.empty()) << "an existing volume is warm: " << again->note;
   EXPECT_EQ(cloud_.state().volumes("vast").size(), 2u);
+}
+
+}  // namespace
+}  // namespace burst
+
+namespace burst {
+namespace {
+
+// The emulator's answers follow Vast's spec where they used to follow burst: a loading instance
+// leaves out ssh_host / ssh_port / public_ipaddr / ports (non-nullable in the spec) rather than
+// sending null; a destroyed one is showInstance's documented 400; a bad key on offer search is
+// searchOffers' documented 404 "Invalid user key"; an undocumented search field is refused. The
+// driver reads each of them right.
+TEST_F(VastFaults, EmulatorAnswersAsTheSpecDocumentsAndTheDriverReadsThem) {
+  auto http = make_curl_http_client({});
+  const std::string base = cloud_.provider_url("vast");
+  auto get = [&](const std::string& path) {
+    return http->send(bearer_request("GET", base + path, kKey));
+  };
+  PodRecord rec = record();
+  auto pod = create(request(), &rec);
+  ASSERT_TRUE(pod.ok()) << pod.error().message;
+  auto loading = get("/api/v0/instances/" + pod->id + "/");
+  ASSERT_TRUE(loading.ok());
+  auto j = nlohmann::json::parse(loading->body);
+  ASSERT_TRUE(j["instances"].is_object()) << loading->body;
+  if (j["instances"]["actual_status"] != "running") {
+    for (const char* k : {"ssh_host", "ssh_port", "public_ipaddr", "ports"}) {
+      EXPECT_FALSE(j["instances"].contains(k)) << k << ": " << loading->body;
+    }
+  }
+  ASSERT_TRUE(wait_running(pod->id).ok());
+  auto running = nlohmann::json::parse(get("/api/v0/instances/" + pod->id + "/")->body);
+  EXPECT_TRUE(running["instances"]["ssh_port"].is_number_integer()) << running.dump();
+  ASSERT_TRUE(verify_delete(&rec).ok());
+  auto gone = get("/api/v0/instances/" + pod->id + "/");
+  ASSERT_TRUE(gone.ok());
+  EXPECT_EQ(gone->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(gone->body)["error"], "invalid_args") << gone->body;
+  auto read = driver_->get_pod(pod->id);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().code, ErrorCode::kNotFound) << read.error().message;
+
+  auto bad = http->send(bearer_request("POST", base + "/api/v0/bundles/", "wrong", "{}"));
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->status, 404);
+  EXPECT_EQ(nlohmann::json::parse(bad->body)["msg"], "Invalid user key") << bad->body;
+  auto odd = http->send(bearer_request("POST", base + "/api/v0/bundles/", kKey,
+                                       R"({"gpu_nmae": {"eq": "RTX 4090"}})"));
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->status, 400) << odd->body;
+  EXPECT_TRUE(live().empty());
 }
 
 }  // namespace
