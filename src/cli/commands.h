@@ -1,7 +1,12 @@
 // One function per subcommand; main.cpp wires them to CLI11. Each returns the process exit code.
 #pragma once
 
+#include <functional>
 #include <string>
+
+namespace CLI {
+class App;
+}
 
 namespace burst {
 
@@ -75,6 +80,10 @@ struct ReportArgs {
   double life_years = 3;
 };
 int cmd_report(const ReportArgs& args);
+
+// `burst volumes [delete NAME|ID]` (cmd_volumes.cpp): adds the subcommand; the returned function
+// runs it when it was chosen and returns -1 otherwise.
+std::function<int()> add_volumes_command(CLI::App& app);
 
 inline constexpr int kExitUsageCode = 2;
 

@@ -110,6 +110,8 @@ int main(int argc, char** argv) {
                          "rent vs buy: electricity price (0.15)");
   report_cmd->add_option("--life-years", report.life_years, "rent vs buy: years of use (3)");
 
+  auto volumes_cmd = burst::add_volumes_command(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -125,6 +127,7 @@ int main(int argc, char** argv) {
   if (*est_cmd) return burst::cmd_estimate(est);
   if (*offers_cmd) return burst::cmd_offers(offers);
   if (*report_cmd) return burst::cmd_report(report);
+  if (int rc = volumes_cmd(); rc >= 0) return rc;
   if (*submit_cmd) return burst::cmd_submit(submit);
   if (*status_cmd) return burst::cmd_status(status);
   if (*logs_cmd) return burst::cmd_logs(logs);
