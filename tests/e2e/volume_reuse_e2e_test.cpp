@@ -62,7 +62,9 @@ TEST_P(VolumeReuse, SecondRunReusesTheVolumeAndVolumesListsAndDeletesIt) {
   ASSERT_EQ(vols.size(), 1u) << "the second run made a second volume:\n" << out2;
   EXPECT_EQ(vols[0].id, id);
   for (const auto& pod : cloud.state().all_pods())
-    if (pod.gpu) EXPECT_EQ(pod.volume_id, id) << pod.name;
+    if (pod.gpu) {
+      EXPECT_EQ(pod.volume_id, id) << pod.name;
+    }
   // The first run's sync manifest is on the volume, so the second sends nothing.
   EXPECT_NE(out2.find("synced 0 of "), std::string::npos) << out2;
   EXPECT_EQ(out2.find("created empty"), std::string::npos) << out2;
@@ -97,7 +99,9 @@ INSTANTIATE_TEST_SUITE_P(EachCloud, VolumeReuse,
                          ::testing::Values(Cloud{"runpod", "RUNPOD_API_KEY"},
                                            Cloud{"lambda", "LAMBDA_API_KEY"},
                                            Cloud{"vast", "VAST_API_KEY"}),
-                         [](const auto& info) { return std::string(info.param.provider); });
+                         [](const ::testing::TestParamInfo<Cloud>& param_info) {
+                           return std::string(param_info.param.provider);
+                         });
 
 }  // namespace
 }  // namespace burst::testing
