@@ -173,6 +173,11 @@ std::string rollup_html(const Rollup& r) {
   o << svg_bars("cost-by-pipeline", "Cost by pipeline", bars)
     << groups_html("pipeline", r.by_pipeline) << groups_html("provider", r.by_provider)
     << groups_html("GPU type", r.by_gpu);
+  if (!r.storage.empty()) o << "<h2>Volume storage</h2><ul>";
+  for (const StorageLine& l : r.storage)
+    o << "<li>storage " << html(l.provider) << ": " << l.volumes << " volume(s), " << fixed(l.gb, 0)
+      << " GB: " << money(l.usd) << "</li>";
+  if (!r.storage.empty()) o << "</ul>";
   if (!r.rent_vs_buy.empty()) {
     o << "<h2>Rent vs buy</h2><ul>";
     for (const RentVsBuy& v : r.rent_vs_buy)
