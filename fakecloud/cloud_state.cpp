@@ -204,6 +204,24 @@ std::optional<FakeVolume> CloudState::volume(const std::string& provider,
   return it->second;
 }
 
+Status CloudState::delete_volume(const std::string& provider, const std::string& id) {
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = volumes_.find(id);
+    if (it == volumes_.end() || it->second.provider != provider)
+      return make_error(ErrorCode::kNotFound, "no such volume " + id);
+    for (const auto& [pid, p] : pods_)
+      if (p.provider == provider && p.phase != Phase::kTerminated && p.volume_id == id)
+        return make_error(ErrorCode::kInvalid, "volume " + id + " is in use by pod " + pid);
+    dir = it->second.dir;
+    volumes_.erase(it);
+  }
+  std::error_code ec;
+  if (!dir.empty()) fs::remove_all(dir, ec);
+  return Status::Ok();
+}
+
 Result<FakePod> CloudState::create_pod(FakePod p) {
   const Faults f = faults(p.provider);
   if (p.id.empty()) p.id = new_id(14);

@@ -130,6 +130,9 @@ class CloudState {
                                    const std::string& id = "");
   std::vector<FakeVolume> volumes(const std::string& provider) const;
   std::optional<FakeVolume> volume(const std::string& provider, const std::string& id) const;
+  // Removes a volume and its files. kNotFound when no such volume; kInvalid (the caller's
+  // in-use answer) when a pod that is not terminated still uses it.
+  Status delete_volume(const std::string& provider, const std::string& id);
 
   // Pods. create starts the loopback sshd now; the pod turns running after the boot delay.
   Result<FakePod> create_pod(FakePod spec);

@@ -398,6 +398,19 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
   s.Post(v1 + "/filesystems", [&state](const httplib::Request& q, httplib::Response& r) {
     create_filesystem(state, q, r);
   });
+  // DELETE /filesystems/{id} (Lambda 1.8.3): {"data":{"deleted_ids":[id]}}; mounted: 400
+  // filesystems/filesystem-in-use; unknown: 404 global/object-does-not-exist.
+  s.Delete(v1 + R"(/filesystems/([^/]+))",
+           [&state](const httplib::Request& q, httplib::Response& r) {
+             const std::string id = q.matches[1];
+             Status st = state.delete_volume(kProvider, id);
+             if (!st.ok() && st.error().code == ErrorCode::kNotFound)
+               return fail(r, 404, "global/object-does-not-exist", "Filesystem was not found.");
+             if (!st.ok())
+               return fail(r, 400, "filesystems/filesystem-in-use",
+                           "Filesystems that are mounted cannot be deleted.");
+             send_json(r, 200, {{"data", {{"deleted_ids", json::array({id})}}}});
+           });
 }
 
 }  // namespace

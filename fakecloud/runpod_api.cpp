@@ -536,6 +536,14 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
   s.Put(v2 + "/account/ssh-keys", [&state](const httplib::Request& q, httplib::Response& r) {
     put_account_keys(state, q, r);
   });
+  s.Delete(v2 + R"(/network-volumes/([^/]+))",
+           [&state](const httplib::Request& q, httplib::Response& r) {
+             Status st = state.delete_volume(kProvider, q.matches[1]);
+             if (!st.ok() && st.error().code == ErrorCode::kNotFound)
+               return fail(r, 404, "network volume not found");
+             if (!st.ok()) return fail(r, 400, st.error().message);
+             r.status = 204;  // "Deleted. Response has no body." (RPv2 deleteNetworkVolume)
+           });
   s.Get(v2 + "/pods", [&state](const httplib::Request&, httplib::Response& r) {
     auto pods = state.pods(kProvider);
     if (answer_list_fault(state.faults(kProvider), R"({"pods":[]})", r)) return;

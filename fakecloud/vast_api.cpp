@@ -534,17 +534,27 @@ json volume_json(const FakeVolume& v, CloudState& state) {
   for (const auto& p : state.all_pods())
     if (p.provider == kProvider && p.phase != Phase::kTerminated && p.volume_id == v.id)
       users.push_back(std::stol(p.id));
-  std::string geo;
-  for (const auto& m : kMachines)
-    if (std::to_string(m.id) == v.region) geo = m.geolocation;
-  return {{"id", std::stol(v.id)},
-          {"name", v.name},
-          {"machine_id", std::stol(v.region)},
-          {"disk_space", v.size_gb},
-          {"status", users.empty() ? "idle" : "in_use"},
-          {"instances", users},
-          {"geolocation", geo},
-          {"start_date", 1.7e9}};
+  // Only fields of the spec's Volume schema: it has no name (the name a rent is given is the
+  // emulator's own record) and no geolocation, so burst must find a volume again by its id.
+  return {{"id", std::stol(v.id)},   {"machine_id", std::stol(v.region)},
+          {"disk_space", v.size_gb}, {"status", users.empty() ? "idle" : "in_use"},
+          {"instances", users},      {"start_date", 1.7e9}};
+}
+
+// deleteVolume: the spec sends {"id": <int>} as a JSON body; vast-cli sends ?id=<int>. Both taken.
+void delete_volume(CloudState& state, const httplib::Request& req, httplib::Response& res) {
+  long id = 0;
+  json b = req.body.empty() ? json::object() : json::parse(req.body, nullptr, false);
+  if (b.is_object() && b.value("id", json()).is_number_integer())
+    id = b["id"].get<long>();
+  else if (req.has_param("id"))
+    id = std::atol(req.get_param_value("id").c_str());
+  if (id <= 0) return fail(res, 400, "invalid_args", "Please provide a valid volume ID.");
+  Status st = state.delete_volume(kProvider, std::to_string(id));
+  if (!st.ok() && st.error().code == ErrorCode::kNotFound)
+    return fail(res, 404, "no_such_volume", "Volume with that ID does not exist.");
+  if (!st.ok()) return fail(res, 400, "invalid_args", st.error().message);
+  send_json(res, 200, {{"success", true}});
 }
 
 // Volume offers: one per machine, id = machine id * 10 + 9.
@@ -663,6 +673,9 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
   });
   s.Put(v0 + "/volumes/?",
         [&state](const httplib::Request& q, httplib::Response& r) { rent_volume(state, q, r); });
+  s.Delete(v0 + "/volumes/?", [&state](const httplib::Request& q, httplib::Response& r) {
+    delete_volume(state, q, r);
+  });
 }
 
 }  // namespace

@@ -37,6 +37,9 @@ struct Volume {
   // What the user should hear about this volume during the run; "" when nothing. E.g. Vast: a
   // volume just created on the offer's machine starts empty (its cache is cold).
   std::string note{};
+  // Storage price in USD per GB-month, from the provider's docs or the live volume offer (cited in
+  // the driver); 0 when unknown.
+  double usd_per_gb_month = 0;
 };
 
 struct PodRequest {
@@ -96,6 +99,15 @@ class Provider {
   virtual Result<Volume> ensure_volume(const std::string& name, int size_gb,
                                        const std::string& region) = 0;
   virtual Result<std::vector<Volume>> list_volumes() = 0;
+  // Deletes one volume by the provider's id. Deleting one already gone succeeds; callers verify
+  // with list_volumes. kUnavailable where the driver cannot delete volumes.
+  virtual Status delete_volume(const std::string& id) {
+    return make_error(ErrorCode::kUnavailable,
+                      name() + ": deleting volume " + id + " is not supported by this driver");
+  }
+  // Whether list_volumes returns the name burst gave at creation, so ensure_volume can find a
+  // volume again by name across processes. False (Vast): only the store's mapping finds it.
+  virtual bool volume_names_listed() const { return true; }
 
   // Asks for a pod. Returns as soon as the provider has assigned an id; the pod may still be
   // booting (poll get_pod until it is running and has an SSH endpoint).

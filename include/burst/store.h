@@ -81,6 +81,22 @@ struct CalibrationRecord {
   int64_t recorded_ms = 0;
 };
 
+// Which provider volume holds a spec's volume in one region (issue 17): providers whose list does
+// not return a name (Vast) can only be found again through this row. Written "creating" *before*
+// the provider's create call (volume_id empty) and given the id the moment create returns, like
+// pod rows, so a lost answer never makes a second volume. Key: (provider, spec_name, region).
+struct VolumeRecord {
+  std::string provider;
+  std::string spec_name;  // the spec's volume.name
+  std::string region;     // the offer's region the volume was made for
+  std::string volume_id;  // the provider's id; empty while "creating"
+  std::string state;      // "creating" | "ready" | "deleted"
+  int size_gb = 0;
+  double usd_per_gb_month = 0;  // storage price when known (provider docs or live offer), else 0
+  int64_t created_ms = 0;
+  int64_t updated_ms = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -118,6 +134,17 @@ class Store {
   // nullopt when it never fired. set_last_fire replaces the previous value.
   virtual Result<std::optional<int64_t>> last_fire(const std::string& pipeline) = 0;
   virtual Status set_last_fire(const std::string& pipeline, int64_t fire_ms) = 0;
+
+  // Volume mappings (VolumeRecord). put_volume inserts or replaces the row of its key.
+  virtual Status put_volume(const VolumeRecord& v) = 0;
+  // The row of (provider, spec_name, region); nullopt when none.
+  virtual Result<std::optional<VolumeRecord>> get_volume(const std::string& provider,
+                                                         const std::string& spec_name,
+                                                         const std::string& region) = 0;
+  // Every row not "deleted", oldest first.
+  virtual Result<std::vector<VolumeRecord>> live_volumes() = 0;
+  // Every row, deleted ones included (storage billed until deletion), oldest first.
+  virtual Result<std::vector<VolumeRecord>> all_volumes() = 0;
 
   virtual Status add_calibration(const CalibrationRecord& c) = 0;
   // A pipeline's measurements of one workload kind, newest first, at most `limit`.

@@ -124,7 +124,12 @@ Result<Volume> parse_filesystem(const json& j) {
   v.id = j["id"];
   v.name = j["name"];
   if (j.contains("region") && j["region"].is_object()) v.region = str(j["region"], "name");
-  return v;  // no size: Lambda file systems grow as needed
+  // No size: Lambda file systems grow as needed. bytes_used (an estimate updated every few hours)
+  // in whole GiB, rounded up, is what is billed.
+  if (j.contains("bytes_used") && j["bytes_used"].is_number() && j["bytes_used"] > 0)
+    v.size_gb = static_cast<int>((j["bytes_used"].get<double>() + (1 << 30) - 1) / (1 << 30));
+  v.usd_per_gb_month = kLambdaFilesystemUsdPerGbMonth;
+  return v;
 }
 
 Result<std::vector<Volume>> parse_filesystem_list(const std::string& body) {

@@ -33,6 +33,9 @@ PodState instance_state(const std::string& status);
 // the instance is active with an ip. volume_path: its first file system's mount point.
 Result<Pod> parse_instance(const json& j, const std::string& ssh_user);
 Result<std::vector<Pod>> parse_instance_list(const std::string& body, const std::string& ssh_user);
+// File systems "are billed per GiB used per month", example rate $0.20 per GiB per month
+// (docs.lambda.ai/public-cloud/billing, "Filesystems"; the console shows the live rate at create).
+inline constexpr double kLambdaFilesystemUsdPerGbMonth = 0.20;
 Result<std::vector<Volume>> parse_filesystem_list(const std::string& body);
 Result<Volume> parse_filesystem(const json& j);
 

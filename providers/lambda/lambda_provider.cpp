@@ -133,6 +133,17 @@ class LambdaProvider : public Provider {
     return vols;
   }
 
+  // DELETE /api/v1/filesystems/{id} -> {"data":{"deleted_ids":[...]}}; 404
+  // global/object-does-not-exist means gone already; a mounted one is refused (400).
+  Status delete_volume(const std::string& id) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto r = call("DELETE", "/api/v1/filesystems/" + percent_encode(id));
+    if (!r.ok() && r.error().code != ErrorCode::kNotFound)
+      return with_context(r.error(), "delete file system " + id);
+    volumes_.erase(id);
+    return Status::Ok();
+  }
+
   Result<Pod> create_pod(const PodRequest& req) override {
     if (!req.gpu)
       return make_error(ErrorCode::kInvalid,

@@ -139,8 +139,10 @@ Result<std::vector<Pod>> parse_pod_list(const std::string& body) {
 Result<Volume> parse_volume(const json& j) {
   if (!j.is_object() || !j.contains("id") || !j["id"].is_string())
     return not_documented("network volume", j.dump());
-  return Volume{j["id"], str(j, "name"), str(j, "dataCenter"),
-                whole_number<int>(num(j, "size")).value_or(0)};
+  Volume v{j["id"], str(j, "name"), str(j, "dataCenter"),
+           whole_number<int>(num(j, "size")).value_or(0)};
+  v.usd_per_gb_month = kRunpodVolumeUsdPerGbMonth;
+  return v;
 }
 
 Result<std::vector<Volume>> parse_volume_list(const std::string& body) {

@@ -22,6 +22,11 @@ PodState pod_state(const std::string& status);
 Result<Pod> parse_pod(const json& j);
 // {"pods":[Pod,...]} strictly: a list that does not parse is an error, never "no pods".
 Result<std::vector<Pod>> parse_pod_list(const std::string& body);
+// Network volume storage: $0.07/GB/month ("Network volume storage space costs less than for disk
+// volumes ($0.07/GB/month rather than $0.10/GB/month)", runpod/docs
+// pods/storage/create-network-volumes.mdx; RunPod's pricing page lists $0.05 above 1 TB, which
+// burst's volumes do not reach). Filled into every parsed Volume.
+inline constexpr double kRunpodVolumeUsdPerGbMonth = 0.07;
 Result<std::vector<Volume>> parse_volume_list(const std::string& body);
 Result<Volume> parse_volume(const json& j);
 

@@ -91,6 +91,16 @@ class RunpodProvider : public Provider {
     return vols;
   }
 
+  // DELETE /v2/network-volumes/{id}: 204 no body; 404 means gone already (RPv2).
+  Status delete_volume(const std::string& id) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    auto r = call("DELETE", "/v2/network-volumes/" + percent_encode(id));
+    if (!r.ok() && r.error().code != ErrorCode::kNotFound)
+      return with_context(r.error(), "delete network volume " + id);
+    volume_dc_.erase(id);
+    return Status::Ok();
+  }
+
   Result<Pod> create_pod(const PodRequest& req) override {
     if (auto st = need_key(); !st.ok()) return st.error();
     std::string type_id = req.gpu ? gpu_id(req.gpu_type) : cpu_flavor_;

@@ -294,6 +294,16 @@ Result<std::vector<VastVolume>> parse_volumes(const std::string& body) {
   return out;
 }
 
+long volume_id_from_name(const std::string& body) {
+  json j = json::parse(body, nullptr, false);
+  if (!j.is_object() || !j.value("volume_name", json()).is_string()) return 0;
+  const std::string n = j["volume_name"];
+  if (n.size() < 3 || n.compare(0, 2, "V.") != 0) return 0;
+  for (size_t i = 2; i < n.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(n[i]))) return 0;
+  return n.size() > 20 ? 0 : std::atol(n.c_str() + 2);
+}
+
 std::string encode_volume_name(const std::string& name) {
   static const char* hex = "0123456789abcdef";
   std::string s;

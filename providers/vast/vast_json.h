@@ -56,6 +56,8 @@ Result<std::vector<VastVolume>> parse_volumes(const std::string& body);
 // reversibly: '_' -> "__", '-' -> "_d", any other byte -> "_x" + two hex digits.
 // "tts-cache" <-> "tts_dcache".
 std::string encode_volume_name(const std::string& name);
+// rentVolume's answer {"success":true,"volume_name":"V.<id>"} -> id; 0 when it is not that.
+long volume_id_from_name(const std::string& body);
 std::string decode_volume_name(const std::string& vast_name);
 
 // An Instance (GET /api/v0/instances/{id}/ "instances" object, or a v1 list item).

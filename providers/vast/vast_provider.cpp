@@ -49,6 +49,10 @@ class VastProvider : public Provider {
     return out;
   }
 
+  // Vast's Volume has no name in the spec (REFERENCE §4.7; docs/providers.md "Vast"), so a volume
+  // is found again by its id: across processes through the store's mapping (job/volume_binding),
+  // within this one through made_. The name is still sent at create as a tag (the volumes guide
+  // accepts it) and matched if a list ever returns it.
   Result<Volume> ensure_volume(const std::string& name, int size_gb,
                                const std::string& region) override {
     if (auto st = need_key(); !st.ok()) return st.error();
@@ -56,7 +60,11 @@ class VastProvider : public Provider {
     std::vector<long> elsewhere;
     auto found = find_volume(name, machine, &elsewhere);
     if (!found.ok()) return found.error();
-    if (found->has_value()) return **found;
+    if (found->has_value()) {
+      Volume v = **found;
+      v.region = region;
+      return v;
+    }
     if (machine == 0)
       return make_error(ErrorCode::kInvalid,
                         "vast: volume " + name +
@@ -72,28 +80,47 @@ class VastProvider : public Provider {
       return make_error(ErrorCode::kUnavailable,
                         "vast: search volume offers: the response is not the documented JSON");
     long offer_id = 0;
+    double per_gb_month = 0;  // VolumeOffer.storage_cost: $/GB/month (REFERENCE §4.2, §4.7)
     for (const auto& o : j["offers"])
-      if (o.is_object() && o.value("id", json()).is_number_integer() && offer_id == 0)
+      if (o.is_object() && o.value("id", json()).is_number_integer() && offer_id == 0) {
         offer_id = o["id"].get<long>();
+        if (o.value("storage_cost", json()).is_number()) per_gb_month = o["storage_cost"];
+      }
     if (offer_id == 0)
       return make_error(ErrorCode::kNoCapacity, "vast: no volume offer on machine " +
                                                     std::to_string(machine) + " for " + name);
+    // The ids before the create: if its answer is lost, the one new id on the machine is ours.
+    auto before = vast_volumes();
+    if (!before.ok()) return with_context(before.error(), "list volumes");
     auto r =
         call("PUT", "/api/v0/volumes/",
              vast_create_volume_body(offer_id, size_gb, vast::encode_volume_name(name)), false);
     if (!r.ok() && r.error().code != ErrorCode::kTimeout &&
         r.error().code != ErrorCode::kUnavailable)
       return with_context(r.error(), "create volume " + name);
-    // Created (or maybe created): the list decides, so a lost answer never makes two.
-    auto again = find_volume(name, machine);
-    if (again.ok() && again->has_value()) {
-      Volume made = **again;
-      made.note = vast::new_volume_note(machine, elsewhere);
-      return made;
+    long id = r.ok() ? vast::volume_id_from_name(r->body) : 0;
+    if (id == 0) {  // answer lost or without "V.<id>": the list decides, so never two
+      auto after = vast_volumes();
+      if (!after.ok()) return with_context(after.error(), "create volume " + name);
+      std::vector<long> fresh;
+      for (const auto& v : *after) {
+        bool known = false;
+        for (const auto& b : *before) known = known || b.id == v.id;
+        if (!known && v.machine_id == machine) fresh.push_back(v.id);
+      }
+      if (fresh.size() == 1) id = fresh[0];
     }
-    if (!r.ok()) return with_context(r.error(), "create volume " + name);
-    return make_error(ErrorCode::kUnavailable,
-                      "vast: volume " + name + " was created but is not listed yet");
+    if (id == 0) {
+      if (!r.ok()) return with_context(r.error(), "create volume " + name);
+      return make_error(ErrorCode::kUnavailable,
+                        "vast: volume " + name + " was created but is not listed yet");
+    }
+    made_[name].push_back({machine, id});
+    Volume v{std::to_string(id), name, region, std::max(1, size_gb)};
+    v.note = vast::new_volume_note(machine, elsewhere);
+    v.usd_per_gb_month = per_gb_month;
+    volume_machine_[v.id] = machine;
+    return v;
   }
 
   Result<std::vector<Volume>> list_volumes() override {
@@ -106,6 +133,22 @@ class VastProvider : public Provider {
                      static_cast<int>(v.size_gb)});
     return out;
   }
+
+  // deleteVolume: DELETE /api/v0/volumes/ with {"id": <int>} (spec; vast-cli sends ?id=). 404
+  // no_such_volume means it is gone already.
+  Status delete_volume(const std::string& id) override {
+    if (auto st = need_key(); !st.ok()) return st.error();
+    const long n = std::atol(id.c_str());
+    if (n <= 0 || std::to_string(n) != id)
+      return make_error(ErrorCode::kInvalid, "vast: volume id " + id + " is not a Vast id");
+    auto r = call("DELETE", "/api/v0/volumes/", json{{"id", n}}.dump());
+    if (!r.ok() && r.error().code != ErrorCode::kNotFound)
+      return with_context(r.error(), "delete volume " + id);
+    volume_machine_.erase(id);
+    return Status::Ok();
+  }
+
+  bool volume_names_listed() const override { return false; }
 
   Result<Pod> create_pod(const PodRequest& req) override {
     if (auto st = need_key(); !st.ok()) return st.error();
@@ -290,16 +333,20 @@ class VastProvider : public Provider {
     return vols;
   }
 
-  // The volume of this name on `machine` (any machine when 0). `elsewhere`, when given, receives
-  // the machines holding a volume of this name that is not the one asked for.
+  // The volume of this name on `machine` (any machine when 0): one this process made (made_), or
+  // one the list names (the spec's Volume has no name; read if present). `elsewhere`, when given,
+  // receives the machines holding a volume of this name that is not the one asked for.
   Result<std::optional<Volume>> find_volume(const std::string& name, long machine,
                                             std::vector<long>* elsewhere = nullptr) {
     auto vols = vast_volumes();
     if (!vols.ok()) return vols.error();
+    const auto& mine = made_[name];
     for (const auto& v : *vols) {
-      if (v.name != name) continue;
+      bool ours = v.name == name;
+      for (const auto& [m, id] : mine) ours = ours || id == v.id;
+      if (!ours) continue;
       if (machine == 0 || v.machine_id == machine)
-        return std::optional(Volume{std::to_string(v.id), v.name,
+        return std::optional(Volume{std::to_string(v.id), name,
                                     vast::region_for(v.geolocation, v.machine_id),
                                     static_cast<int>(v.size_gb)});
       if (elsewhere) elsewhere->push_back(v.machine_id);
@@ -328,6 +375,8 @@ class VastProvider : public Provider {
   Clock& clock_;
   ApiCaller api_;
   std::map<std::string, long> volume_machine_;  // volume id -> machine id
+  // Spec volume name -> (machine, volume id) of the volumes this process created.
+  std::map<std::string, std::vector<std::pair<long, long>>> made_;
   std::string key_registered_;
 };
 

@@ -1,8 +1,13 @@
 // One function per subcommand; main.cpp wires them to CLI11. Each returns the process exit code.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace burst {
 
@@ -84,6 +89,9 @@ struct CheckArgs {
   bool json = false;
 };
 int cmd_check(const CheckArgs& args);
+// `burst volumes [delete NAME|ID]` (cmd_volumes.cpp): adds the subcommand; the returned function
+// runs it when it was chosen and returns -1 otherwise.
+std::function<int()> add_volumes_command(CLI::App& app);
 
 inline constexpr int kExitUsageCode = 2;
 

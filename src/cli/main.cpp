@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
   check_cmd->add_option("file", check.spec, "pipeline spec (YAML): also check its volume's region");
   check_cmd->add_option("--provider", check.providers, "check this provider (repeatable)");
   check_cmd->add_flag("--json", check.json, "print as JSON");
+  auto volumes_cmd = burst::add_volumes_command(app);
 
   try {
     app.parse(argc, argv);
@@ -133,6 +134,7 @@ int main(int argc, char** argv) {
   if (*est_cmd) return burst::cmd_estimate(est);
   if (*offers_cmd) return burst::cmd_offers(offers);
   if (*report_cmd) return burst::cmd_report(report);
+  if (int rc = volumes_cmd(); rc >= 0) return rc;
   if (*submit_cmd) return burst::cmd_submit(submit);
   if (*status_cmd) return burst::cmd_status(status);
   if (*logs_cmd) return burst::cmd_logs(logs);

@@ -6,6 +6,7 @@
 #include "job/local_step.h"
 #include "job/offer_recheck.h"
 #include "job/pod_lifecycle.h"
+#include "job/volume_binding.h"
 #include "sync/artefact_pull.h"
 #include "sync/transfer_progress.h"
 #include "util/fault_point.h"
@@ -152,7 +153,7 @@ Outcome JobPhases::provision(std::string* detail) {
   if (!recheck.empty()) say(recheck);
   const VolumeSpec& v = in_.spec.volume;
   auto volume = retry<Result<Volume>>(d_.clock, RetryPolicy{}, [&] {
-    return d_.provider.ensure_volume(v.name, v.size_gb, in_.plan.gpu.region);
+    return bind_volume(d_.store, d_.provider, d_.clock, v.name, v.size_gb, in_.plan.gpu.region);
   });
   if (!volume.ok()) return failed(volume.error(), "volume " + v.name, detail);
   if (!volume->note.empty()) say("volume " + v.name + ": " + volume->note);
@@ -378,12 +379,10 @@ Outcome JobPhases::reattach_gpu(std::string* detail) {
                   detail);
   // The volume exists already: look it up, never create one. The new plan may name another
   // machine (Vast volumes live on one machine), and a second volume would be a second disk billed.
-  if (auto volumes = d_.provider.list_volumes(); volumes.ok()) {
-    for (const Volume& vol : *volumes)
-      if (vol.name == in_.spec.volume.name &&
-          (volume_id_.empty() || vol.region == in_.plan.gpu.region))
-        volume_id_ = vol.id;
-  }
+  if (auto found =
+          find_bound_volume(d_.store, d_.provider, in_.spec.volume.name, in_.plan.gpu.region);
+      found.ok() && found->has_value())
+    volume_id_ = (*found)->id;
   std::string connected;
   Outcome o = connect_pod(gpu_, &connected, /*reattach=*/true);
   if (o != Outcome::kOk) {

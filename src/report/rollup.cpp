@@ -89,6 +89,28 @@ Result<std::pair<int64_t, int64_t>> parse_period(const std::string& text) {
   return std::make_pair(day * kMsPerDay, (day + 1) * kMsPerDay);
 }
 
+// Rollup::storage from the store's volume rows (deleted ones included: they billed until then).
+Status add_storage(Store& store, Rollup* out) {
+  auto rows = store.all_volumes();
+  if (!rows.ok()) return rows.error();
+  std::map<std::string, StorageLine> by;
+  const int64_t end_of = std::min(out->to_ms, out->as_of_ms);
+  for (const VolumeRecord& v : *rows) {
+    if (v.volume_id.empty()) continue;
+    const int64_t gone = v.state == "deleted" ? v.updated_ms : end_of;
+    const int64_t from = std::max(out->from_ms, v.created_ms), to = std::min(end_of, gone);
+    if (to <= from) continue;
+    StorageLine& l = by[v.provider];
+    l.provider = v.provider;
+    l.volumes += 1;
+    l.gb += v.size_gb;
+    l.usd += v.size_gb * v.usd_per_gb_month * (static_cast<double>(to - from) / kMsPerDay) /
+             kDaysPerMonth;
+  }
+  for (auto& [name, l] : by) out->storage.push_back(l);
+  return Status::Ok();
+}
+
 Result<Rollup> build_rollup(Store& store, int64_t from_ms, int64_t to_ms, const std::string& label,
                             TimePoint as_of, const RollupOptions& opt) {
   Rollup out;
@@ -136,6 +158,7 @@ Result<Rollup> build_rollup(Store& store, int64_t from_ms, int64_t to_ms, const 
     if (opt.catalog) in.spec = find_gpu(*opt.catalog, g.key);
     out.rent_vs_buy.push_back(rent_vs_buy(in));
   }
+  if (auto st = add_storage(store, &out); !st.ok()) return st.error();
   return out;
 }
 

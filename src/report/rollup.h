@@ -35,6 +35,16 @@ struct RollupGroup {
   double gpu_hours = 0;
 };
 
+// Volume storage billed in the period, per provider: each of the store's volume mappings
+// (VolumeRecord) from its creation to its deletion (or now), size x price per GB-month, over the
+// part of the period it existed. Storage is billed whether or not a job ran.
+struct StorageLine {
+  std::string provider;
+  int volumes = 0;
+  double gb = 0;
+  double usd = 0;
+};
+
 struct RollupOptions {
   double usd_per_kwh = 0.15;                      // rent vs buy: electricity price
   double life_years = 3;                          // rent vs buy: depreciation period
@@ -49,6 +59,7 @@ struct Rollup {
   RollupGroup total;
   std::vector<RollupGroup> by_pipeline, by_provider, by_gpu;  // most expensive first
   std::vector<RentVsBuy> rent_vs_buy;                         // one per GPU type used
+  std::vector<StorageLine> storage;                           // by provider name
 };
 
 Result<Rollup> build_rollup(Store& store, int64_t from_ms, int64_t to_ms, const std::string& label,

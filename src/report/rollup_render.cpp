@@ -114,6 +114,10 @@ std::string rollup_json(const Rollup& r) {
                          {"gpu_usd", x.gpu_usd},
                          {"cpu_handoff_usd", x.cpu_usd},
                          {"gpu_hours", x.gpu_hours}});
+  j["storage"] = json::array();
+  for (const StorageLine& l : r.storage)
+    j["storage"].push_back(
+        {{"provider", l.provider}, {"volumes", l.volumes}, {"gb", l.gb}, {"usd", l.usd}});
   j["rent_vs_buy"] = json::array();
   for (const RentVsBuy& v : r.rent_vs_buy)
     j["rent_vs_buy"].push_back(
@@ -136,6 +140,10 @@ std::string rollup_markdown(const Rollup& r) {
   groups_md(o, "pipeline", r.by_pipeline);
   groups_md(o, "provider", r.by_provider);
   groups_md(o, "GPU type", r.by_gpu);
+  if (!r.storage.empty()) o << "\n## Volume storage\n\n";
+  for (const StorageLine& l : r.storage)
+    o << "- storage " << l.provider << ": " << l.volumes << " volume(s), " << fixed(l.gb, 0)
+      << " GB: " << money(l.usd) << "\n";
   if (!r.rent_vs_buy.empty()) {
     o << "\n## Rent vs buy\n\n";
     for (const RentVsBuy& v : r.rent_vs_buy) o << "- " << v.gpu << ": " << v.verdict << "\n";
@@ -165,6 +173,11 @@ std::string rollup_html(const Rollup& r) {
   o << svg_bars("cost-by-pipeline", "Cost by pipeline", bars)
     << groups_html("pipeline", r.by_pipeline) << groups_html("provider", r.by_provider)
     << groups_html("GPU type", r.by_gpu);
+  if (!r.storage.empty()) o << "<h2>Volume storage</h2><ul>";
+  for (const StorageLine& l : r.storage)
+    o << "<li>storage " << html(l.provider) << ": " << l.volumes << " volume(s), " << fixed(l.gb, 0)
+      << " GB: " << money(l.usd) << "</li>";
+  if (!r.storage.empty()) o << "</ul>";
   if (!r.rent_vs_buy.empty()) {
     o << "<h2>Rent vs buy</h2><ul>";
     for (const RentVsBuy& v : r.rent_vs_buy)

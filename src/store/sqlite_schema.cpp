@@ -100,6 +100,22 @@ const std::vector<const char*>& migrations() {
           last_fire_ms INTEGER NOT NULL
         );
       )sql",
+      // 4 (volumes, issue 17): which provider volume holds a spec's volume in a region; the only
+      // way back to a volume on providers whose list returns no name (Vast).
+      R"sql(
+        CREATE TABLE volumes (
+          provider TEXT NOT NULL,
+          spec_name TEXT NOT NULL,
+          region TEXT NOT NULL,
+          volume_id TEXT NOT NULL,
+          state TEXT NOT NULL,
+          size_gb INTEGER NOT NULL,
+          usd_per_gb_month REAL NOT NULL,
+          created_ms INTEGER NOT NULL,
+          updated_ms INTEGER NOT NULL,
+          PRIMARY KEY (provider, spec_name, region)
+        );
+      )sql",
   };
   return steps;
 }

@@ -126,6 +126,14 @@ class SqliteStore final : public Store {
   Result<std::optional<int64_t>> last_fire(const std::string& pipeline) override;
   Status set_last_fire(const std::string& pipeline, int64_t fire_ms) override;
 
+  Status put_volume(const VolumeRecord& v) override;
+  Result<std::optional<VolumeRecord>> get_volume(const std::string& provider,
+                                                 const std::string& spec_name,
+                                                 const std::string& region) override;
+  Result<std::vector<VolumeRecord>> live_volumes() override { return volumes_where(true); }
+  Result<std::vector<VolumeRecord>> all_volumes() override { return volumes_where(false); }
+  Result<std::vector<VolumeRecord>> volumes_where(bool live_only);
+
   Status add_calibration(const CalibrationRecord& c) override;
   Result<std::vector<CalibrationRecord>> calibration_samples(const std::string& pipeline,
                                                              const std::string& kind,
@@ -381,6 +389,74 @@ Status SqliteStore::set_last_fire(const std::string& pipeline, int64_t fire_ms) 
   if (!s) return s.error();
   s->bind(pipeline).bind(fire_ms);
   return s->run();
+}
+
+constexpr const char* kVolumeColumns =
+    "provider, spec_name, region, volume_id, state, size_gb, usd_per_gb_month, created_ms, "
+    "updated_ms";
+
+VolumeRecord read_volume(const Stmt& s) {
+  VolumeRecord v;
+  v.provider = s.text(0);
+  v.spec_name = s.text(1);
+  v.region = s.text(2);
+  v.volume_id = s.text(3);
+  v.state = s.text(4);
+  v.size_gb = static_cast<int>(s.int64(5));
+  v.usd_per_gb_month = s.real(6);
+  v.created_ms = s.int64(7);
+  v.updated_ms = s.int64(8);
+  return v;
+}
+
+Status SqliteStore::put_volume(const VolumeRecord& v) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(std::string("INSERT OR REPLACE INTO volumes (") + kVolumeColumns +
+                               ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           "put volume");
+  if (!s) return s.error();
+  s->bind(v.provider)
+      .bind(v.spec_name)
+      .bind(v.region)
+      .bind(v.volume_id)
+      .bind(v.state)
+      .bind(v.size_gb)
+      .bind(v.usd_per_gb_month)
+      .bind(v.created_ms)
+      .bind(v.updated_ms);
+  return s->run();
+}
+
+Result<std::optional<VolumeRecord>> SqliteStore::get_volume(const std::string& provider,
+                                                            const std::string& spec_name,
+                                                            const std::string& region) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(std::string("SELECT ") + kVolumeColumns +
+                               " FROM volumes WHERE provider = ? AND spec_name = ? AND region = ?",
+                           "get volume");
+  if (!s) return s.error();
+  s->bind(provider).bind(spec_name).bind(region);
+  Result<bool> row = s->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<VolumeRecord>();
+  return std::optional<VolumeRecord>(read_volume(*s));
+}
+
+Result<std::vector<VolumeRecord>> SqliteStore::volumes_where(bool live_only) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s =
+      prepare(std::string("SELECT ") + kVolumeColumns + " FROM volumes" +
+                  (live_only ? " WHERE state != 'deleted'" : "") + " ORDER BY created_ms, rowid",
+              "list volumes");
+  if (!s) return s.error();
+  std::vector<VolumeRecord> out;
+  for (;;) {
+    Result<bool> row = s->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back(read_volume(*s));
+  }
+  return out;
 }
 
 }  // namespace

@@ -66,8 +66,10 @@ TEST_P(ProviderContract, CreateRunListDeleteTwiceGetAfterDelete) {
   EXPECT_EQ(vol2->id, vol->id) << "ensure_volume created a second volume of the same name";
   auto vols = p().list_volumes();
   ASSERT_TRUE(vols.ok()) << vols.error().message;
+  // Where the list carries no name (Vast: the spec's Volume has none), the id is what identifies.
   int named = 0;
-  for (const auto& v : *vols) named += v.name == "contract-vol";
+  for (const auto& v : *vols)
+    named += p().volume_names_listed() ? v.name == "contract-vol" : v.id == vol->id;
   EXPECT_EQ(named, 1);
 
   PodRequest r;

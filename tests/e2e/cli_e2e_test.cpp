@@ -13,7 +13,8 @@ namespace {
 TEST(E2ECli, HelpOnEverySubcommandAndVersion) {
   BurstHome home;
   std::string out;
-  for (const char* sub : {"run", "validate", "reap", "jobs", "plan", "gpus", "estimate"}) {
+  for (const char* sub :
+       {"run", "validate", "reap", "jobs", "plan", "gpus", "estimate", "volumes"}) {
     EXPECT_EQ(run_burst(home, {sub, "--help"}, &out, nullptr), 0) << sub;
     EXPECT_NE(out.find("Usage"), std::string::npos) << sub << ": " << out;
   }

@@ -176,5 +176,35 @@ TEST(ReportRentVsBuy, BreakEvenAndVerdictFromPurchasePricePowerAndLife) {
             std::string::npos);
 }
 
+// Issue 17: volume storage is billed whether or not a job ran; the month shows a storage line per
+// provider, each volume's size x price over the part of the period it existed.
+TEST(RollupStorage, AStorageLinePerProviderOverThePartOfThePeriodEachVolumeExisted) {
+  auto store = open_sqlite_store(":memory:");
+  ASSERT_TRUE(store.ok());
+  auto period = parse_period("2026-11");
+  ASSERT_TRUE(period.ok());
+  const int64_t nov1 = period->first;
+  // 100 GB at $0.15 all month (made in October), and 50 GB at $0.07 deleted after 15 days.
+  ASSERT_TRUE((*store)
+                  ->put_volume({"vast", "cache", "Washington, US (machine 1)", "7", "ready", 100,
+                                0.15, nov1 - 5 * kDay, nov1 - 5 * kDay})
+                  .ok());
+  ASSERT_TRUE((*store)
+                  ->put_volume({"runpod", "cache", "US-KS-2", "ab", "deleted", 50, 0.07, nov1,
+                                nov1 + 15 * kDay})
+                  .ok());
+  auto r = build_rollup(**store, period->first, period->second, "2026-11",
+                        from_unix_ms(period->second + kDay), {});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->storage.size(), 2u);
+  EXPECT_EQ(r->storage[0].provider, "runpod");
+  EXPECT_NEAR(r->storage[0].usd, 50 * 0.07 * 15 / 30.44, 1e-6);
+  EXPECT_EQ(r->storage[1].provider, "vast");
+  EXPECT_NEAR(r->storage[1].usd, 100 * 0.15 * 30 / 30.44, 1e-6);
+  const std::string md = rollup_markdown(*r);
+  EXPECT_NE(md.find("- storage vast: 1 volume(s), 100 GB: $14.78"), std::string::npos) << md;
+  EXPECT_NE(md.find("- storage runpod: 1 volume(s), 50 GB: $1.72"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace burst

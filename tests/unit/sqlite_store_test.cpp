@@ -475,3 +475,53 @@ TEST_F(StoreTest, TwoInstancesOpenAFreshFileAtOnce) {
 
 }  // namespace
 }  // namespace burst
+
+namespace burst {
+namespace {
+
+// Issue 17: the spec-volume -> provider-volume mapping is what finds a Vast volume again, so it
+// must survive the process (a reopen), be keyed by (provider, spec volume, region), and keep
+// deleted rows out of live_volumes (but in all_volumes: storage billed until deletion).
+TEST_F(StoreTest, VolumeMappingSurvivesReopenAndIsKeyedByProviderNameRegion) {
+  {
+    auto store = open();
+    ASSERT_NE(store, nullptr);
+    VolumeRecord v{"vast", "tts-cache", "Washington, US (machine 41201)", "", "creating", 10, 0,
+                   1000,   1000};
+    ASSERT_TRUE(store->put_volume(v).ok());  // recorded before the create call
+    v.volume_id = "12345678";
+    v.state = "ready";
+    v.usd_per_gb_month = 0.15;
+    v.updated_ms = 2000;
+    ASSERT_TRUE(store->put_volume(v).ok());  // the same key: replaced, not added
+    VolumeRecord other = v;
+    other.region = "Quebec, CA (machine 41202)";
+    other.volume_id = "999";
+    other.state = "deleted";
+    ASSERT_TRUE(store->put_volume(other).ok());
+  }
+  auto store = open();
+  ASSERT_NE(store, nullptr);
+  auto got = store->get_volume("vast", "tts-cache", "Washington, US (machine 41201)");
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->volume_id, "12345678");
+  EXPECT_EQ((*got)->state, "ready");
+  EXPECT_EQ((*got)->size_gb, 10);
+  EXPECT_DOUBLE_EQ((*got)->usd_per_gb_month, 0.15);
+  EXPECT_EQ((*got)->created_ms, 1000);
+  EXPECT_EQ((*got)->updated_ms, 2000);
+  auto none = store->get_volume("runpod", "tts-cache", "Washington, US (machine 41201)");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  auto live = store->live_volumes();
+  ASSERT_TRUE(live.ok());
+  ASSERT_EQ(live->size(), 1u);
+  EXPECT_EQ((*live)[0].volume_id, "12345678");
+  auto all = store->all_volumes();
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 2u);
+}
+
+}  // namespace
+}  // namespace burst

@@ -135,6 +135,16 @@ TEST(VastJson, VolumeNamesRoundTripThroughVastsAlphabet) {
   EXPECT_EQ(vast::encode_volume_name("tts-cache"), "tts_dcache");
 }
 
+// rentVolume answers {"success":true,"volume_name":"V.<id>"} (Vast OpenAPI): the id is how the
+// volume is found again, since the list has no name.
+TEST(VastJson, RentVolumeAnswerGivesTheVolumeId) {
+  EXPECT_EQ(vast::volume_id_from_name(R"({"success":true,"volume_name":"V.20118481"})"), 20118481);
+  EXPECT_EQ(vast::volume_id_from_name(R"({"success":true})"), 0);
+  EXPECT_EQ(vast::volume_id_from_name(R"({"volume_name":"V."})"), 0);
+  EXPECT_EQ(vast::volume_id_from_name(R"({"volume_name":"V.12x"})"), 0);
+  EXPECT_EQ(vast::volume_id_from_name("not json"), 0);
+}
+
 TEST(VastJson, RegionNamesTheMachine) {
   EXPECT_EQ(vast::region_for("Washington, US", 41201), "Washington, US (machine 41201)");
   EXPECT_EQ(vast::machine_of("Washington, US (machine 41201)"), 41201);
