@@ -45,7 +45,7 @@ struct Workload {
 };
 
 struct Resources {
-  std::vector<std::string> providers;  // allowed providers, in preference order; empty = all
+  std::vector<std::string> providers;  // allowed, in preference order; empty = `local` only
   std::vector<std::string> gpus;       // allowed GPU type names; empty = any
   int gpu_count = 1;
   std::optional<double> min_vram_gb;
