@@ -41,7 +41,7 @@ constexpr long kRssLimitKib = 768 * 1024;
 #else
 constexpr long kRssLimitKib = 256 * 1024;
 #endif
-constexpr int kGraceS = 30;                // a deadline may be overrun by at most this much
+constexpr int kGraceS = 30;  // a deadline may be overrun by at most this much
 
 // A test's pod and what it answers. The shim lives in <home>/shim; `cases` is its POSIX sh body
 // (burst_harness.h, write_pod_shim).

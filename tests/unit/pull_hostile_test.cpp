@@ -236,7 +236,8 @@ TEST_F(PullHostileTest, AnEndlessListingStopsAtTheLimitWithBoundedReads) {
   auto r = pull("out/*");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kInvalid);
-  EXPECT_THAT(r.error().message, HasSubstr("pod sent a listing longer than the limit of 67108864 bytes"));
+  EXPECT_THAT(r.error().message,
+              HasSubstr("pod sent a listing longer than the limit of 67108864 bytes"));
   EXPECT_LE(pod_.bytes_read, (64u << 20) + (64u << 10)) << "it stopped reading at the limit";
   expect_nothing_written();
 }
@@ -249,7 +250,8 @@ TEST_F(PullHostileTest, AnEndlessRecordStopsAtTheRecordLimit) {
   };
   auto r = pull("out/*");
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.error().message, HasSubstr("pod sent a listing record longer than the limit of 8192 bytes"));
+  EXPECT_THAT(r.error().message,
+              HasSubstr("pod sent a listing record longer than the limit of 8192 bytes"));
   EXPECT_THAT(r.error().message, HasSubstr("...")) << "the entry is cut for printing";
   EXPECT_LT(r.error().message.size(), 400u);
   EXPECT_LE(pod_.bytes_read, 128u << 10);
@@ -279,7 +281,8 @@ TEST_F(PullHostileTest, TooManyEntriesAreRefused) {
   limits.max_entries = 10;
   auto r = pull({{"out/*", home_, {}}}, limits);
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.error().message, HasSubstr("pod sent more than the limit of 10 files; at \"out/f10\""));
+  EXPECT_THAT(r.error().message,
+              HasSubstr("pod sent more than the limit of 10 files; at \"out/f10\""));
   expect_nothing_written();
 }
 

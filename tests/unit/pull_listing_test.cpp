@@ -63,12 +63,14 @@ TEST(PullListingTest, LimitsAreErrors) {
   limits.max_record_bytes = 16;
   auto r = parse("0\t1\t1\t644\tout/abcdefghijk" + kNul, 5, limits);
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.error().message, HasSubstr("pod sent a listing record longer than the limit of 16 bytes"));
+  EXPECT_THAT(r.error().message,
+              HasSubstr("pod sent a listing record longer than the limit of 16 bytes"));
   limits = {};
   limits.max_listing_bytes = 30;
   r = parse("0\t1\t1\t644\tout/a" + kNul + "0\t1\t1\t644\tout/b" + kNul + "END" + kNul, 4, limits);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "pod sent a listing longer than the limit of 30 bytes (1 entries so far)");
+  EXPECT_EQ(r.error().message,
+            "pod sent a listing longer than the limit of 30 bytes (1 entries so far)");
 }
 
 TEST(PullHashesTest, ParsesRecordsAndSkipsTarPadding) {
