@@ -7,10 +7,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/offers.h"
 #include "burst/store.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/offers.h"
 #include "cli/spec_errors.h"
 #include "report/calibration.h"
 

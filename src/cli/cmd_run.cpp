@@ -6,11 +6,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/notify.h"
+#include "app/prepare_job.h"
 #include "burst/ssh_keys.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/job_notify.h"
-#include "cli/job_setup.h"
 #include "cli/spec_errors.h"
 #include "job/job_runner.h"
 

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include "app/notify.h"
+#include "app/prepare_job.h"
 #include "burst/remote.h"
 #include "burst/ssh_keys.h"
-#include "cli/job_notify.h"
-#include "cli/job_setup.h"
 
 namespace burst::daemon {
 namespace {

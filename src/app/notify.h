@@ -1,4 +1,4 @@
-// After a job: POST its summary to the configured webhook, if any (report/webhook.h). Used by
+// After a job: POST its summary to the configured webhook, if any (app/webhook.h). Used by
 // `burst run`; burstd can call it the same way. Never fails the job: returns a warning to print
 // ("" when sent or when no webhook is configured).
 #pragma once

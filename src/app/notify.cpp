@@ -1,7 +1,7 @@
-#include "cli/job_notify.h"
+#include "app/notify.h"
 
+#include "app/webhook.h"
 #include "http/curl_http_client.h"
-#include "report/webhook.h"
 
 namespace burst {
 

@@ -1,9 +1,9 @@
-#include "cli/job_setup.h"
+#include "app/prepare_job.h"
 
 #include <unistd.h>
 
+#include "app/offers.h"
 #include "burst/store.h"
-#include "cli/offers.h"
 #include "report/calibration.h"
 
 namespace burst {
