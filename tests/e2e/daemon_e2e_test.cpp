@@ -249,7 +249,7 @@ json comparable(const json& j) {
   return j;
 }
 
-// The markdown report's structure: its headings and the names of its bullet and table rows.
+// The markdown report's structure: its headings and the labels of its bullet and table rows.
 std::vector<std::string> outline(const std::string& md) {
   std::vector<std::string> lines;
   std::istringstream in(md);
@@ -257,7 +257,7 @@ std::vector<std::string> outline(const std::string& md) {
     if (line.rfind("# burst job ", 0) == 0) continue;  // names the job's id
     if (line.rfind("#", 0) == 0) lines.push_back(line);
     if (line.rfind("- ", 0) == 0 || line.rfind("| ", 0) == 0)
-      lines.push_back(line.substr(0, line.find_first_of(":|", 2)));
+      lines.push_back(line.substr(0, line.find_first_of(":|`0123456789", 2)));  // the label
   }
   return lines;
 }
@@ -288,7 +288,7 @@ TEST(E2EDaemon, BurstAndBurstdWriteTheSameReportForTheSameJob) {
 
   const std::string a = cli_home.state() + "/reports/" + cli_id;
   const std::string b = d_home.state() + "/reports/" + d_id;
-  for (const std::string& ext : {".json", ".md", ".html"}) {
+  for (const char* ext : {".json", ".md", ".html"}) {
     EXPECT_TRUE(fs::exists(a + ext)) << "burst run wrote no " << ext;
     EXPECT_TRUE(fs::exists(b + ext)) << "burstd wrote no " << ext;
   }
