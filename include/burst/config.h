@@ -32,7 +32,7 @@ struct CloudConfig {
   std::string ssh_user;         // login user on its pods when the API does not say (Lambda: ubuntu)
 };
 
-// Job notifications (report/webhook.h). The URLs are secrets: never logged or reported.
+// Job notifications (app/webhook.h). The URLs are secrets: never logged or reported.
 struct NotifyConfig {
   std::string webhook;                           // every job; $BURST_WEBHOOK_URL wins
   std::map<std::string, std::string> pipelines;  // pipeline name -> its own webhook

@@ -17,10 +17,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/offers.h"
 #include "burst/clock.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/offers.h"
 #include "cli/spec_errors.h"
 #include "registry.h"
 

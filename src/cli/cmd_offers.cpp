@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/offers.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/offers.h"
 
 namespace burst {
 namespace {

@@ -1,18 +1,15 @@
 // `burst plan FILE`: every candidate priced, the chosen one marked with its go-wide curve,
 // rejected ones with reasons. Creates nothing; providers without a driver are priced from the
 // offline table, and --offers prices a JSON file of offers instead of asking providers.
-#include <unistd.h>
-
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "burst/store.h"
+#include "app/offers.h"
+#include "app/plan_with_history.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/offers.h"
 #include "cli/spec_errors.h"
-#include "report/calibration.h"
 
 namespace burst {
 namespace {
@@ -105,15 +102,9 @@ int cmd_plan(const PlanArgs& args) {
   if (!sources.ok())
     return fail(sources.error().code == ErrorCode::kAuth ? kExitConfig : kExitUsage,
                 sources.error().message);
-  // History calibrates the model's run time for this pipeline, as for `burst run`
-  // (report/calibration.h); the chosen plan's basis then says "calibrated from N runs".
-  PipelineSpec planned = *spec;
-  CalibrationFit fit;
-  if (::access(config->db_path.c_str(), F_OK) == 0)
-    if (auto store = open_sqlite_store(config->db_path); store.ok())
-      fit = apply_calibration(**store, &planned, &sources->input);
-  auto plan = make_plan(planned, sources->input);
-  if (plan.ok()) mark_calibrated(fit, &*plan);
+  // The history `burst run` plans with too (app/plan_with_history.h): the chosen plan's basis then
+  // says "calibrated from N runs".
+  auto plan = plan_with_history(*spec, &sources->input, *config);
   std::vector<Candidate> fallback;
   if (!plan.ok()) {
     CandidateInput ci;

@@ -5,17 +5,15 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "app/finish.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "job/pod_lifecycle.h"
 #include "registry.h"
-#include "report/job_report.h"
 
 namespace burst {
 namespace {
@@ -74,15 +72,7 @@ std::string close_orphaned_job(Store& store, Clock& clock, const Config& config,
               (all_deleted ? "" : " (run `burst reap` again)");
   job.finished_ms = now;
   (void)store.update_job(job);
-  std::error_code ec;
-  std::filesystem::create_directories(config.reports_dir, ec);
-  if (auto report = build_job_report(store, job.id, clock.now()); report.ok()) {
-    const std::string base = config.reports_dir + "/" + job.id;
-    std::ofstream(base + ".json", std::ios::trunc) << report_json(*report);
-    std::ofstream(base + ".md", std::ios::trunc) << report_markdown(*report);
-    job.report_path = base + ".json";
-    (void)store.update_job(job);
-  }
+  (void)write_job_reports(store, config.reports_dir, job.id, clock.now());  // app/finish.h
   return job.error;
 }
 

@@ -6,13 +6,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/prepare_job.h"
+#include "app/run_job.h"
 #include "burst/ssh_keys.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "cli/job_notify.h"
-#include "cli/job_setup.h"
 #include "cli/spec_errors.h"
-#include "job/job_runner.h"
 
 namespace burst {
 namespace {
@@ -73,27 +72,18 @@ int cmd_run(const RunArgs& args) {
   auto connector = make_libssh_connector();
   install_signal_handlers();
 
-  JobInput in;
-  in.job_id = new_job_id(clock.now());
-  in.spec = *spec;
-  in.plan = *plan;
-  in.code = std::move(prepared->code);
-  in.secrets = prepared->secrets;
-  in.ssh_public_key = *key;
-  const std::string job_id = in.job_id;
-  JobDeps deps{**store, clock, *connector, prepared->gpu_provider(), *console, *config, [] {
-                 return g_interrupts.load();
-               }};
-  JobResult result = JobRunner(deps, std::move(in)).run();
-  // A webhook that fails is a warning, never the job's outcome.
-  if (std::string w = notify_job_finished(*config, **store, clock, job_id); !w.empty())
-    std::cerr << "burst: warning: " << w << "\n";
-
+  const std::string job_id = new_job_id(clock.now());
+  auto interrupts = [] { return g_interrupts.load(); };
+  RunJobDeps deps{**store, clock, *connector, *console, *config, interrupts};
+  RunJobOutcome run = run_job(deps, *spec, std::move(*prepared), {job_id, *key});
+  // What failed after the job (the report, the webhook) is a warning, never the job's outcome.
+  for (const auto& w : run.finished.warnings) std::cerr << "burst: warning: " << w << "\n";
+  const JobResult& result = run.result;
   if (args.json) {
     nlohmann::json out = {{"job_id", job_id},
                           {"state", result.state},
                           {"error", result.error},
-                          {"report", result.report_json_path}};
+                          {"report", run.finished.files.json}};
     std::cout << out.dump(2) << std::endl;
   } else if (!result.error.empty()) {
     std::cerr << "burst: job " << job_id << " " << result.state << ": " << result.error << "\n";

@@ -111,7 +111,7 @@ Status read_cloud(const Reader& r, const YAML::Node& providers, const char* name
   return st;
 }
 
-// notify: {webhook: URL, pipelines: {NAME: URL}} (report/webhook.h).
+// notify: {webhook: URL, pipelines: {NAME: URL}} (app/webhook.h).
 Status read_notify(const Reader& r, const YAML::Node& root, Config* c) {
   YAML::Node n = root["notify"];
   if (!n) return Status::Ok();

@@ -139,7 +139,7 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
   if (!local_provider_allowed) {
     // `local` runs the job's `run:` on this machine as burstd's user: not for a token holder
     // unless burstd.yaml says so. A spec without resources.providers runs on `local` (the
-    // default, src/cli/offers.cpp), so it is refused too rather than sent to a paid cloud.
+    // default, src/app/offers.cpp), so it is refused too rather than sent to a paid cloud.
     const auto& allowed = spec->resources.providers;
     if (allowed.empty() || std::find(allowed.begin(), allowed.end(), "local") != allowed.end())
       return error(403, std::string("resources.providers: ") +

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include "app/prepare_job.h"
+#include "app/run_job.h"
 #include "burst/remote.h"
 #include "burst/ssh_keys.h"
-#include "cli/job_notify.h"
-#include "cli/job_setup.h"
 
 namespace burst::daemon {
 namespace {
@@ -68,7 +68,7 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   // offer, the hand-off); its GPU pod is the one in the store.
   auto prepared = prepare_job(spec, "", config_, clock_, env_);
   if (!prepared && why) {
-    JobResult r{"failed", "reattach: plan: " + prepared.error().message, "", ""};
+    JobResult r{"failed", "reattach: plan: " + prepared.error().message};
     return r;
   }
   if (!prepared) return refuse(job_id, spec, "plan: " + prepared.error().message);
@@ -77,25 +77,18 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   if (!key) return refuse(job_id, spec, "ssh key: " + key.error().message);
   auto connector = make_libssh_connector();
   DaemonConsole console(job_id, log_);
-  JobInput in;
-  in.job_id = job_id;
-  in.spec = spec;
-  in.plan = prepared->plan;
-  in.code = std::move(prepared->code);
-  in.secrets = prepared->secrets;
-  in.ssh_public_key = *key;
-  if (why) {
-    in.reattach = true;
-    in.reattach_why = *why;
-  }
-  JobDeps deps{store_, clock_, *connector, prepared->gpu_provider(), console, config_, interrupts};
+  RunJobDeps deps{store_, clock_, *connector, console, config_, interrupts};
   if (caps_) deps.extra_caps = caps_();
   deps.stop_source = "burst cancel or burstd drain";  // both count as the job's interrupts
-  JobResult result = JobRunner(deps, std::move(in)).run();
-  // The same webhook as `burst run`; a failed notification is logged, never the job's outcome.
-  if (std::string w = notify_job_finished(config_, store_, clock_, job_id); !w.empty())
-    log_("job " + job_id + ": warning: " + w);
-  return result;
+  RunJobRequest request{job_id, *key};
+  if (why) {
+    request.reattach = true;
+    request.reattach_why = *why;
+  }
+  // The same run and finish as `burst run` (app/run_job.h): one report writer, one webhook.
+  RunJobOutcome run = run_job(deps, spec, std::move(*prepared), request);
+  for (const auto& w : run.finished.warnings) log_("job " + job_id + ": warning: " + w);
+  return run.result;
 }
 
 }  // namespace burst::daemon

@@ -1,6 +1,7 @@
-// The JobLauncher burstd uses: plans the job as `burst run` does (cli/job_setup.h) and runs it
-// through the same JobRunner. Secrets come from burstd's own environment. Nothing asks for
-// confirmation: a daemon job's cost is bounded by its spec's budget and the daemon's caps.
+// The JobLauncher burstd uses: plans the job as `burst run` does (app/prepare_job.h), then runs
+// and finishes it the same way (app/run_job.h: the runner, the one report writer, the webhook).
+// Secrets come from burstd's own environment. Nothing asks for confirmation: a daemon job's cost
+// is bounded by its spec's budget and the daemon's caps.
 #pragma once
 
 #include <functional>

@@ -1,11 +1,9 @@
 #include "daemon/reconciler.h"
 
-#include <filesystem>
-#include <fstream>
 #include <set>
 
+#include "app/finish.h"
 #include "job/pod_lifecycle.h"
-#include "report/job_report.h"
 
 namespace burst::daemon {
 
@@ -62,19 +60,7 @@ void Reconciler::fail_job(JobRecord job, const std::string& why) {
   job.error = why + "; " + detail + (all_deleted ? "" : " (run `burst reap`)");
   job.finished_ms = to_unix_ms(d_.clock.now());
   (void)d_.store.update_job(job);
-  std::error_code ec;
-  std::filesystem::create_directories(d_.reports_dir, ec);
-  if (auto report = build_job_report(d_.store, job.id, d_.clock.now()); report.ok()) {
-    const std::string base = d_.reports_dir + "/" + job.id;
-    std::ofstream json(base + ".json", std::ios::trunc);
-    json << report_json(*report);
-    std::ofstream md(base + ".md", std::ios::trunc);
-    md << report_markdown(*report);
-    if (json && md) {
-      job.report_path = base + ".json";
-      (void)d_.store.update_job(job);
-    }
-  }
+  (void)write_job_reports(d_.store, d_.reports_dir, job.id, d_.clock.now());  // app/finish.h
 }
 
 bool Reconciler::gpu_pod_running(const JobRecord& job) {

@@ -3,17 +3,11 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <random>
 
 #include "job/job_phases.h"
-#include "report/calibration.h"
-#include "report/job_facts.h"
-#include "report/job_report.h"
 
 namespace burst {
-namespace fs = std::filesystem;
 
 std::string new_job_id(TimePoint now) {
   std::random_device rd;
@@ -31,12 +25,6 @@ JobRunner::~JobRunner() = default;
 namespace {
 
 int64_t now_ms(Clock& c) { return to_unix_ms(c.now()); }
-
-bool write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::trunc);
-  f << text;
-  return static_cast<bool>(f);
-}
 
 }  // namespace
 
@@ -62,7 +50,7 @@ JobResult JobRunner::run() {
     job.phase = to_string(Phase::kPlan);
     job.provider = in_.plan.gpu.provider;
     job.estimate_json = estimate_to_json(in_.plan.estimate);
-    job.facts_json = report_facts_to_json(report_facts_from_plan(in_.spec, in_.plan));
+    job.facts_json = in_.facts_json;
     job.created_ms = now_ms(d_.clock);
     job.owner_pid = getpid();
     if (Status st = d_.store.create_job(job); !st.ok()) {
@@ -145,29 +133,6 @@ JobResult JobRunner::run() {
   }
   watchdog.stop();
 
-  std::error_code ec;
-  fs::create_directories(d_.config.reports_dir, ec);
-  auto report = build_job_report(d_.store, job.id, d_.clock.now());
-  if (report.ok()) {
-    result.report_json_path = d_.config.reports_dir + "/" + job.id + ".json";
-    result.report_md_path = d_.config.reports_dir + "/" + job.id + ".md";
-    bool ok =
-        write_text(result.report_json_path, redact_(report_json(*report))) &&
-        write_text(result.report_md_path, redact_(report_markdown(*report))) &&
-        write_text(d_.config.reports_dir + "/" + job.id + ".html", redact_(report_html(*report)));
-    if (ok) {
-      job.report_path = result.report_json_path;
-      (void)d_.store.update_job(job);
-      d_.console.line(redact_(report_summary(*report)) + "report: " + result.report_md_path);
-    } else {
-      d_.console.line("warning: cannot write the report to " + d_.config.reports_dir);
-    }
-  } else {
-    d_.console.line("warning: cannot build the report: " + report.error().message);
-  }
-  // The measured run against the model's prediction calibrates this pipeline's next plan.
-  if (report.ok())
-    if (auto sample = calibration_sample(*report)) (void)d_.store.add_calibration(*sample);
   result.state = job.state;
   result.error = job.error;
   return result;

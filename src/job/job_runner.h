@@ -48,6 +48,9 @@ struct JobInput {
   ScanResult code;                             // what sync will send
   std::map<std::string, std::string> secrets;  // name -> value, from the local environment
   std::string ssh_public_key;
+  // What the report needs to know beyond the store's rows (report/job_facts.h), captured from the
+  // spec and the plan by the caller (app/run_job.h); recorded as the job's facts_json.
+  std::string facts_json;
   // Reattach (burstd after a restart): the job is in the store with its run phase open and its
   // GPU pod alive; the runner reconnects to the pod, follows the run step's supervisor from the
   // log offsets it saved, and goes on with pull, delete, upload and report as usual. A pod that
@@ -56,11 +59,11 @@ struct JobInput {
   std::string reattach_why = {};  // recorded in the reattach phase, e.g. "burstd pid 42 stopped"
 };
 
+// What the runner returns: the job's end state. Its reports, calibration sample and notification
+// come after, from the store (app/finish.h).
 struct JobResult {
   std::string state;  // succeeded | failed | interrupted
   std::string error;  // redacted
-  std::string report_json_path;
-  std::string report_md_path;
 };
 
 class JobRunner {

@@ -45,6 +45,10 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
   if (!plan.candidates.empty()) f.bound = plan.candidates.front().bound();
   f.calibration_runs = plan.estimate.calibration_runs;
   f.calibration_factor = plan.estimate.calibration_factor;
+  if (spec.upload && plan.handoff && plan.handoff->where != Handoff::kCpuPod) {
+    f.handoff = to_string(plan.handoff->where);
+    f.handoff_why = plan.handoff->why;
+  }
   return f;
 }
 
@@ -65,6 +69,10 @@ std::string report_facts_to_json(const ReportFacts& f) {
   put(j, "budget_usd", f.budget_usd);
   put(j, "deadline_s", f.deadline_s);
   put(j, "max_runtime_s", f.max_runtime_s);
+  if (!f.handoff.empty()) {
+    j["handoff"] = f.handoff;
+    j["handoff_why"] = f.handoff_why;
+  }
   return j.dump();
 }
 
@@ -89,6 +97,8 @@ ReportFacts report_facts_from_json(const std::string& text) {
   f.bound = j.value("bound", "");
   f.calibration_runs = j.value("calibration_runs", 0);
   f.calibration_factor = j.value("calibration_factor", 1.0);
+  f.handoff = j.value("handoff", "");
+  f.handoff_why = j.value("handoff_why", "");
   return f;
 }
 

@@ -32,6 +32,10 @@ struct ReportFacts {
   // the factor (measured / predicted) the run time was multiplied by.
   int calibration_runs = 0;
   double calibration_factor = 1;
+  // Where the plan put the upload when the provider has no CPU pods (plan/handoff.h): "gpu-pod"
+  // or "local", with the plan's one-line reason and both costs; empty otherwise.
+  std::string handoff;
+  std::string handoff_why;
 };
 
 ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan);

@@ -74,16 +74,15 @@ void read_phases(JobReport& r) {
     if (p.phase == "provision" || p.phase == "wait-for-ssh" || p.phase == "setup")
       r.cold_start_s += s;
     if (p.phase == "sync") r.sync_s += s;
-    // The plan phase's detail carries the hand-off choice; the upload phase says how it went.
-    if (size_t at = p.detail.find("hand-off: "); p.phase == "plan" && at != std::string::npos)
-      r.handoff_why = p.detail.substr(at + 10);
+    // Which upload phase ran says where the hand-off went and how; the choice and its reason
+    // are the job's recorded facts (report/job_facts.h), never read back from phase text.
     if (p.phase == "upload-on-gpu-pod" || p.phase == "upload-local") {
       r.handoff = p.phase == "upload-local" ? "local" : "gpu-pod";
       r.handoff_outcome = p.outcome;
     }
   }
-  if (r.handoff.empty() && !r.handoff_why.empty())
-    r.handoff = r.handoff_why.find("from this machine after") == 0 ? "local" : "gpu-pod";
+  if (r.handoff.empty()) r.handoff = r.facts.handoff;
+  r.handoff_why = r.facts.handoff_why;
 }
 
 void compare(JobReport& r) {

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "e2e/burst_harness.h"
@@ -220,6 +222,81 @@ TEST(E2EDaemon, KilledDuringSetupThenRestartedFailsTheJobAndDeletesItsPod) {
   ASSERT_EQ(run_burst(home, {"reap", "--json"}, &reap_out, nullptr), 0);
   EXPECT_EQ(json::parse(reap_out).size(), 0u) << "nothing left to reap: " << reap_out;
   EXPECT_EQ(d->stop(SIGTERM), 0) << d->log();
+}
+
+// What a report says once its ids, times, paths and measured seconds are set aside: the shape of
+// the JSON (every key, every value's type) with the values that must agree kept.
+bool is_volatile(const std::string& key) {
+  static const std::string kVolatile =
+      " id spec created deleted started finished seconds detail pod_id name lifetime_s billed_s "
+      "wall_s gpu_billed_s compute_s cold_start_s sync_s billing_rounding_s utilization "
+      "deadline_slack_pct files bytes text ";
+  return kVolatile.find(" " + key + " ") != std::string::npos;
+}
+
+json comparable(const json& j) {
+  if (j.is_object()) {
+    json out = json::object();
+    for (const auto& [k, v] : j.items())
+      out[k] = is_volatile(k) ? json(v.type_name()) : comparable(v);
+    return out;
+  }
+  if (j.is_array()) {
+    json out = json::array();
+    for (const auto& v : j) out.push_back(comparable(v));
+    return out;
+  }
+  return j;
+}
+
+// The markdown report's structure: its headings and the labels of its bullet and table rows.
+std::vector<std::string> outline(const std::string& md) {
+  std::vector<std::string> lines;
+  std::istringstream in(md);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# burst job ", 0) == 0) continue;  // names the job's id
+    if (line.rfind("#", 0) == 0) lines.push_back(line);
+    if (line.rfind("- ", 0) == 0 || line.rfind("| ", 0) == 0)
+      lines.push_back(line.substr(0, line.find_first_of(":|`0123456789", 2)));  // the label
+  }
+  return lines;
+}
+
+// burst and burstd run and finish a job through the same use case (src/app/run_job.h, one report
+// writer): the same spec, run once by `burst run` and once by burstd, each in a home of its own,
+// leaves the same three report files saying the same things.
+TEST(E2EDaemon, BurstAndBurstdWriteTheSameReportForTheSameJob) {
+  const std::string yaml = "name: parity\nresources: {providers: [local]}\nrun: echo hi\n";
+  BurstHome cli_home;
+  const std::string cli_spec = cli_home.write("parity.yaml", yaml);
+  std::string out, err;
+  ASSERT_EQ(run_burst(cli_home, {"run", cli_spec, "--json"}, &out, &err), 0) << out << err;
+  const json ran = json::parse(out, nullptr, false);
+  ASSERT_TRUE(ran.is_object()) << out;
+  const std::string cli_id = ran["job_id"];
+  EXPECT_EQ(ran["report"], cli_home.state() + "/reports/" + cli_id + ".json");
+
+  BurstHome d_home;
+  const std::string d_spec = d_home.write("parity.yaml", yaml);
+  Burstd d(d_home);
+  ASSERT_TRUE(d.ready()) << d.log();
+  ASSERT_EQ(run_burst(d_home, {"submit", d_spec, "--follow"}, &out, &err), 0)
+      << out << err << d.log();
+  const std::string d_id = out.substr(4, out.find(" queued") - 4);
+  EXPECT_EQ(status_of(d_home, d_id)["report"], d_home.state() + "/reports/" + d_id + ".json");
+  EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
+
+  const std::string a = cli_home.state() + "/reports/" + cli_id;
+  const std::string b = d_home.state() + "/reports/" + d_id;
+  for (const char* ext : {".json", ".md", ".html"}) {
+    EXPECT_TRUE(fs::exists(a + ext)) << "burst run wrote no " << ext;
+    EXPECT_TRUE(fs::exists(b + ext)) << "burstd wrote no " << ext;
+  }
+  const json ja = json::parse(read_file(a + ".json")), jb = json::parse(read_file(b + ".json"));
+  EXPECT_EQ(ja["job"]["state"], "succeeded");
+  EXPECT_EQ(comparable(ja), comparable(jb)) << ja.dump(2) << "\n" << jb.dump(2);
+  EXPECT_EQ(outline(read_file(a + ".md")), outline(read_file(b + ".md")));
+  EXPECT_NE(read_file(b + ".html").find("<html"), std::string::npos);
 }
 
 TEST(E2EDaemon, CancelRunsTeardownAndClientsExplainAMissingDaemon) {

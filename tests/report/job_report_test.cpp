@@ -272,5 +272,70 @@ TEST_F(ReportTest, OldJobsWithoutFactsStillReport) {
   EXPECT_NEAR(r->total_usd, 0.0105, 1e-12);
 }
 
+// The hand-off choice is a recorded fact of the job (report/job_facts.h), never read back out of
+// a phase's text: a job that failed before its upload still says where the upload would have run
+// and why, and a job whose upload ran says how it went.
+TEST_F(ReportTest, HandoffComesFromTheJobsRecordedFacts) {
+  const std::string why = "upload from this machine after the delete: $0.0000 (GPU pod $0.0310)";
+  HistoryJob failed;
+  failed.id = "failed-before-upload";
+  failed.provider = "lambda";
+  failed.phases = {{"plan", 1},   {"provision", 60}, {"wait-for-ssh", 30},  {"sync", 10},
+                   {"setup", 20}, {"run", 30},       {"delete-gpu-pod", 5}, {"report", 0}};
+  failed.outcomes = {{"run", "failed"}};
+  failed.state = "failed";
+  failed.error = "run: exit 1";
+  failed.facts.handoff = "local";
+  failed.facts.handoff_why = why;
+  JobReport r = report(failed);
+  EXPECT_EQ(r.handoff, "local");
+  EXPECT_EQ(r.handoff_why, why);
+  EXPECT_EQ(r.handoff_outcome, "");
+  auto j = nlohmann::json::parse(report_json(r));
+  EXPECT_EQ(j["handoff"]["where"], "local");
+  EXPECT_EQ(j["handoff"]["why"], why);
+  EXPECT_EQ(j["handoff"]["upload"], "not run");
+
+  HistoryJob ran = failed;
+  ran.id = "uploaded";
+  ran.state = "succeeded";
+  ran.error = "";
+  ran.outcomes = {};
+  ran.phases = {
+      {"plan", 1},           {"provision", 60}, {"wait-for-ssh", 30}, {"sync", 10},
+      {"setup", 20},         {"run", 30},       {"pull", 5},          {"upload-on-gpu-pod", 9},
+      {"delete-gpu-pod", 5}, {"report", 0}};
+  ran.facts.handoff = "gpu-pod";
+  ran.facts.handoff_why = "upload from the GPU pod before its delete";
+  JobReport u = report(ran);
+  EXPECT_EQ(u.handoff, "gpu-pod");
+  EXPECT_EQ(u.handoff_why, "upload from the GPU pod before its delete");
+  EXPECT_EQ(u.handoff_outcome, "ok");
+  EXPECT_NE(report_markdown(u).find("hand-off (gpu-pod): upload from the GPU pod before its "
+                                    "delete; upload ok"),
+            std::string::npos)
+      << report_markdown(u);
+}
+
+TEST(ReportFacts, HandoffIsRecordedFromThePlanOnlyWhenTheUploadLeavesTheCpuPod) {
+  PipelineSpec spec;
+  spec.upload = UploadSpec{};
+  Plan plan;
+  plan.gpu.provider = "lambda";
+  HandoffChoice choice;
+  choice.where = Handoff::kLocal;
+  choice.why = "upload from this machine after the delete";
+  plan.handoff = choice;
+  ReportFacts f = report_facts_from_json(report_facts_to_json(report_facts_from_plan(spec, plan)));
+  EXPECT_EQ(f.handoff, "local");
+  EXPECT_EQ(f.handoff_why, "upload from this machine after the delete");
+  plan.handoff->where = Handoff::kCpuPod;
+  EXPECT_EQ(report_facts_from_plan(spec, plan).handoff, "") << "a CPU pod is no hand-off choice";
+  plan.handoff->where = Handoff::kGpuPod;
+  spec.upload.reset();
+  EXPECT_EQ(report_facts_from_plan(spec, plan).handoff, "") << "nothing to upload";
+  EXPECT_EQ(report_facts_from_json("{}").handoff, "") << "jobs recorded before the fact existed";
+}
+
 }  // namespace
 }  // namespace burst

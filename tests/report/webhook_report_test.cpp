@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/webhook.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_http_client.h"
 #include "fakes/temp_dir.h"
 #include "report/job_history.h"
-#include "report/webhook.h"
 
 namespace burst {
 namespace {

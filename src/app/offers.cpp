@@ -1,4 +1,4 @@
-#include "cli/offers.h"
+#include "app/offers.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

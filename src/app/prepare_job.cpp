@@ -1,10 +1,7 @@
-#include "cli/job_setup.h"
+#include "app/prepare_job.h"
 
-#include <unistd.h>
-
-#include "burst/store.h"
-#include "cli/offers.h"
-#include "report/calibration.h"
+#include "app/offers.h"
+#include "app/plan_with_history.h"
 
 namespace burst {
 namespace {
@@ -33,18 +30,6 @@ Status collect_secrets(const PipelineSpec& spec, const std::map<std::string, std
   return make_error(ErrorCode::kInvalid, missing);
 }
 
-// Whether an earlier job of this pipeline succeeded, leaving its weights on the volume.
-bool volume_used_before(const Config& config, const PipelineSpec& spec) {
-  if (access(config.db_path.c_str(), F_OK) != 0) return false;  // plan creates nothing
-  auto store = open_sqlite_store(config.db_path);
-  if (!store.ok()) return false;
-  auto jobs = (*store)->recent_jobs(200);
-  if (!jobs.ok()) return false;
-  for (const auto& j : *jobs)
-    if (j.pipeline == spec.name && j.state == "succeeded") return true;
-  return false;
-}
-
 }  // namespace
 
 Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& provider_override,
@@ -58,7 +43,6 @@ Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& pro
                ? sources.error()
                : make_error(ErrorCode::kInvalid, sources.error().message);
   PlanInput& input = sources->input;
-  input.warm_volume = volume_used_before(config, spec);
   input.max_workers = 1;  // the runner drives one GPU pod; `burst plan` shows wider splits
   if (!spec.code.dir.empty()) {
     auto scanned = scan_code_dir(spec.code);
@@ -67,16 +51,10 @@ Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& pro
     job.code = std::move(*scanned);
     input.code_bytes = static_cast<long>(job.code.bytes);
   }
-  // History calibrates the model's run time for this pipeline (report/calibration.h).
-  PipelineSpec planned = spec;
-  CalibrationFit fit;
-  if (access(config.db_path.c_str(), F_OK) == 0)
-    if (auto store = open_sqlite_store(config.db_path); store.ok())
-      fit = apply_calibration(**store, &planned, &input);
-  auto plan = make_plan(planned, input);
+  // History (a warm volume, the calibrated run time) as for `burst plan`: app/plan_with_history.h.
+  auto plan = plan_with_history(spec, &input, config);
   if (!plan.ok()) return plan.error();
   job.plan = std::move(*plan);
-  mark_calibrated(fit, &job.plan);
   job.providers = std::move(sources->providers);
   return job;
 }

@@ -1,4 +1,4 @@
-#include "report/webhook.h"
+#include "app/webhook.h"
 
 #include <nlohmann/json.hpp>
 

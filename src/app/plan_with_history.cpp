@@ -1,0 +1,39 @@
+#include "app/plan_with_history.h"
+
+#include <unistd.h>
+
+#include <memory>
+
+#include "burst/store.h"
+#include "report/calibration.h"
+
+namespace burst {
+namespace {
+
+// Whether an earlier job of this pipeline succeeded, leaving its weights on the volume.
+bool volume_used_before(Store& store, const PipelineSpec& spec) {
+  auto jobs = store.recent_jobs(200);
+  if (!jobs.ok()) return false;
+  for (const auto& j : *jobs)
+    if (j.pipeline == spec.name && j.state == "succeeded") return true;
+  return false;
+}
+
+}  // namespace
+
+Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config) {
+  PipelineSpec planned = spec;
+  CalibrationFit fit;
+  if (access(config.db_path.c_str(), F_OK) == 0) {  // planning creates nothing
+    if (auto store = open_sqlite_store(config.db_path); store.ok()) {
+      if (volume_used_before(**store, spec)) input->warm_volume = true;
+      fit = apply_calibration(**store, &planned, input);
+    }
+  }
+  auto plan = make_plan(planned, *input);
+  if (!plan.ok()) return plan.error();
+  mark_calibrated(fit, &*plan);
+  return plan;
+}
+
+}  // namespace burst

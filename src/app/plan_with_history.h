@@ -1,0 +1,21 @@
+// The one plan that learns from this machine's history, used by `burst plan`, `burst run` and
+// burstd alike (app/prepare_job.h). Before the planner runs it reads the store, if there is one
+// (planning never creates it):
+//   - warm volume: an earlier job of the same pipeline succeeded, so its weights are expected on
+//     the volume and the cold start loads them at the warm rate;
+//   - calibration: the pipeline's measured run times against the model's predictions
+//     (report/calibration.h); the plan's basis then says "calibrated from N runs".
+// With no store, or one that cannot be read, it is the plain plan of plan/planner.h.
+#pragma once
+
+#include "burst/config.h"
+#include "burst/spec.h"
+#include "plan/planner.h"
+
+namespace burst {
+
+// Sets input->warm_volume from the history (the caller's value stands when there is none).
+// Errors: the planner's own (kInvalid, kNoCapacity).
+Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config);
+
+}  // namespace burst
