@@ -7,20 +7,29 @@
 
 namespace burst {
 
-int cmd_validate(const std::string& path, bool json) {
-  if (json) {
+int cmd_validate(const ValidateArgs& args) {
+  auto options = spec_options_from_flags(args.spec_flags.format, args.spec_flags.env,
+                                         /*for_run=*/false);
+  if (!options.ok()) return fail(kExitUsage, options.error().message);
+  const std::string& path = args.spec;
+  if (args.json) {
     std::vector<SpecError> errors;
-    auto spec = load_spec_file(path, &errors);
+    auto spec = load_spec_file(path, &errors, *options);
     nlohmann::json out = {
-        {"file", path}, {"valid", spec.ok()}, {"errors", nlohmann::json::array()}};
+        {"file", path},
+        {"valid", spec.ok()},
+        {"errors", nlohmann::json::array()},
+        {"notes", spec.ok() ? nlohmann::json(spec->notes) : nlohmann::json::array()}};
+    if (spec.ok()) out["format"] = spec->format;
     if (!spec.ok() && errors.empty()) out["errors"].push_back(spec.error().message);
     for (const auto& e : errors) out["errors"].push_back(e.text);
     std::cout << out.dump(2) << std::endl;
     return spec.ok() ? kExitOk : kExitUsage;
   }
-  auto spec = load_spec_or_print(path);
+  auto spec = load_spec_or_print(path, *options);
   if (!spec.ok()) return kExitUsage;
-  std::cout << path << ": ok (pipeline " << spec->name << ")" << std::endl;
+  std::cout << path << ": ok (" << (spec->format == "skypilot" ? "SkyPilot task, " : "")
+            << "pipeline " << spec->name << ")" << std::endl;
   return kExitOk;
 }
 
