@@ -51,8 +51,6 @@ struct Resources {
   std::optional<double> min_vram_gb;
   std::optional<double> max_usd_per_hour;
   bool spot = false;
-  int nodes = 1;  // pods that run the job together; burst runs one today (`run` refuses more)
-  SourcePos nodes_pos;
 };
 
 struct VolumeSpec {
@@ -119,27 +117,11 @@ struct PipelineSpec {
   std::optional<UploadSpec> upload;
   Budget budget;
   std::optional<Schedule> schedule;
-  // What the reader read but does not use, or assumed ("file:line:col: field: note"); set by
-  // readers of other formats (SkyPilot). The CLI prints them as notes.
-  std::vector<std::string> notes;
-  std::string format = "burst";  // "burst" | "skypilot": the format the file was read as
 };
 
 // One problem found in a spec, already formatted as "file:line:col: field.path: message".
 struct SpecError {
   std::string text;
-};
-
-enum class SpecFormat { kAuto, kBurst, kSkyPilot };
-
-// How a spec file is read. `kAuto` reads a SkyPilot task file (recognised by its keys; see
-// docs/pipeline-spec.md#skypilot) as SkyPilot would, anything else as a burst spec.
-struct SpecLoadOptions {
-  SpecFormat format = SpecFormat::kAuto;
-  std::map<std::string, std::string> env;  // --env K=V: set or replace these env values
-  // true (`run`, burstd): refuse what cannot run yet (resources.nodes > 1, a SkyPilot env left
-  // null with no --env value). false (validate, plan, convert): record them as notes.
-  bool for_run = true;
 };
 
 // Parses and validates a spec file. On failure returns every problem found, in file order; the
@@ -150,15 +132,5 @@ Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecErr
 // Same, for YAML text already in memory; `path` only names it in messages and resolves dirs.
 Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string& path,
                                 std::vector<SpecError>* errors);
-
-// The same with options (format, --env values, run or check).
-Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors,
-                                    const SpecLoadOptions& options);
-Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string& path,
-                                std::vector<SpecError>* errors, const SpecLoadOptions& options);
-
-// `spec` as a burst spec file (YAML) that parse_spec reads back to the same values; relative
-// paths are written relative to spec.dir. Notes become comments. For `burst convert`.
-std::string write_spec_yaml(const PipelineSpec& spec);
 
 }  // namespace burst

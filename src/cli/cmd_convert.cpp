@@ -13,9 +13,10 @@ int cmd_convert(const ConvertArgs& args) {
   auto options = spec_options_from_flags(args.spec_flags.format, args.spec_flags.env,
                                          /*for_run=*/false);
   if (!options.ok()) return fail(kExitUsage, options.error().message);
-  auto spec = load_spec_or_print(args.spec, *options);
+  SpecReadInfo info;
+  auto spec = load_spec_or_print(args.spec, *options, &info);
   if (!spec.ok()) return kExitUsage;
-  std::cout << write_spec_yaml(*spec) << std::flush;
+  std::cout << write_spec_yaml(*spec, info) << std::flush;
   return kExitOk;
 }
 

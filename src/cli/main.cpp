@@ -183,12 +183,13 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : burst::kExitUsageCode;
   }
   if (*help_cmd) {
+    // app.help() would describe `help` itself, the subcommand that was parsed.
     if (help_topic.empty()) {
-      std::cout << app.help();
+      std::cout << app.get_formatter()->make_help(&app, "burst", CLI::AppFormatMode::Normal);
       return 0;
     }
     if (!is_command(app, help_topic)) return unknown_command(app, help_topic);
-    std::cout << app.get_subcommand(help_topic)->help();
+    std::cout << app.get_subcommand(help_topic)->help("burst");
     return 0;
   }
   if (*version_cmd) {

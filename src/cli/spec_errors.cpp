@@ -5,15 +5,18 @@
 
 namespace burst {
 
-Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadOptions& options) {
+Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadOptions& options,
+                                        SpecReadInfo* info) {
   std::vector<SpecError> errors;
-  auto spec = load_spec_file(path, &errors, options);
+  SpecReadInfo local;
+  if (!info) info = &local;
+  auto spec = load_spec_file(path, &errors, options, info);
   if (!spec.ok()) {
     if (errors.empty()) std::cerr << spec.error().message << "\n";
     for (const auto& e : errors) std::cerr << e.text << "\n";
     return spec;
   }
-  for (const std::string& note : spec->notes) std::cerr << "note: " << note << "\n";
+  for (const std::string& note : info->notes) std::cerr << "note: " << note << "\n";
   return spec;
 }
 

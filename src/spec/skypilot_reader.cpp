@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 
+#include "spec/skypilot_resources.h"
 #include "spec/skypilot_task.h"
 #include "spec/spec_checks.h"
 
@@ -18,8 +19,6 @@ using sv = std::string_view;
 constexpr sv kSkyOnlyKeys[] = {"workdir", "num_nodes",      "envs",         "file_mounts",
                                "volumes", "service",        "config",       "inputs",
                                "outputs", "event_callback", "experimental", "pool"};
-constexpr sv kBurstResourceKeys[] = {"providers",        "gpus", "gpu_count", "min_vram_gb",
-                                     "max_usd_per_hour", "spot", "nodes"};
 // Keys a SkyPilot task does not have.
 constexpr sv kBurstOnlyKeys[] = {"version", "workload", "volume",    "image",
                                  "env",     "code",     "artefacts", "pull_on_failure",
@@ -34,12 +33,8 @@ bool has_sky_keys(const YAML::Node& doc) {
       return true;
     if (key == "secrets" && it->second.IsMap()) return true;
     if (key == "resources" && it->second.IsMap()) {
-      for (auto r = it->second.begin(); r != it->second.end(); ++r) {
-        std::string k = key_name(r->first);
-        if (std::find(std::begin(kBurstResourceKeys), std::end(kBurstResourceKeys), k) ==
-            std::end(kBurstResourceKeys))
-          return true;
-      }
+      for (auto r = it->second.begin(); r != it->second.end(); ++r)
+        if (is_skypilot_resource_key(key_name(r->first))) return true;
     }
   }
   return false;
@@ -99,8 +94,9 @@ bool read_skyignore(const std::string& dir, std::vector<std::string>* patterns) 
 
 class Assembler {
  public:
-  Assembler(const SpecLoadOptions& options, PipelineSpec& spec, Problems& problems)
-      : options_(options), spec_(spec), problems_(problems) {}
+  Assembler(const SpecLoadOptions& options, PipelineSpec& spec, Problems& problems,
+            SpecReadInfo& info)
+      : options_(options), spec_(spec), problems_(problems), info_(info) {}
 
   void run(std::vector<SkyTask>& tasks, const std::string& chain_name, SourcePos chain_pos);
 
@@ -115,6 +111,7 @@ class Assembler {
   const SpecLoadOptions& options_;
   PipelineSpec& spec_;
   Problems& problems_;
+  SpecReadInfo& info_;
   std::string mount_script_;
   std::set<std::string> secret_names_;
 };
@@ -230,7 +227,7 @@ void Assembler::skypilot_env(const SkyTask& main) {
   // As SkyPilot sets them on each node; burst runs one node, the head, at rank 0.
   const std::pair<const char*, std::string> vars[] = {
       {"SKYPILOT_NODE_RANK", "0"},
-      {"SKYPILOT_NUM_NODES", std::to_string(r.nodes)},
+      {"SKYPILOT_NUM_NODES", std::to_string(info_.nodes)},
       {"SKYPILOT_NODE_IPS", "127.0.0.1"},
       {"SKYPILOT_NUM_GPUS_PER_NODE", std::to_string(gpus)}};
   for (const auto& [k, v] : vars) spec_.env.emplace(k, v);
@@ -265,9 +262,13 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
   const SkyTask& m = tasks[main];
   name(m, chain_name, chain_pos);
   spec_.resources = m.resources.resources;
-  spec_.resources.nodes = m.num_nodes;
-  spec_.resources.nodes_pos = m.num_nodes_pos;
-  if (m.num_nodes > 1)
+  info_.nodes = m.num_nodes;
+  if (m.num_nodes > 1 && options_.for_run)
+    problems_.add(m.num_nodes_pos, "num_nodes",
+                  "not supported yet: " + std::to_string(m.num_nodes) +
+                      " nodes; burst runs one pod per job today (use 1, or `burst plan` to price "
+                      "it)");
+  else if (m.num_nodes > 1)
     problems_.note(m.num_nodes_pos, "num_nodes",
                    std::to_string(m.num_nodes) +
                        " nodes run as that many workers only once burst supports multi-node "
@@ -325,18 +326,18 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
 }  // namespace
 
 bool looks_like_skypilot(const std::vector<YAML::Node>& docs) {
-  bool burst_keys = false;
-  for (const YAML::Node& doc : docs) {
+  // A key only burst has wins: a burst spec with a typo ("envs") stays a burst spec.
+  for (const YAML::Node& doc : docs)
+    if (has_burst_keys(doc)) return false;
+  for (const YAML::Node& doc : docs)
     if (has_sky_keys(doc)) return true;
-    burst_keys = burst_keys || has_burst_keys(doc);
-  }
-  // Several documents with nothing only burst has: a SkyPilot chain of tasks.
-  return docs.size() > 1 && !burst_keys;
+  // Several documents: a SkyPilot chain of tasks.
+  return docs.size() > 1;
 }
 
 void read_skypilot(const std::vector<YAML::Node>& docs, const SpecLoadOptions& options,
-                   PipelineSpec& spec, Problems& problems) {
-  spec.format = "skypilot";
+                   PipelineSpec& spec, Problems& problems, SpecReadInfo* info) {
+  info->format = "skypilot";
   std::vector<SkyTask> tasks;
   std::string chain_name;
   SourcePos chain_pos;
@@ -356,7 +357,7 @@ void read_skypilot(const std::vector<YAML::Node>& docs, const SpecLoadOptions& o
     if (problems.empty()) problems.add({1, 1}, "(top level)", "no task in the file");
     return;
   }
-  Assembler(options, spec, problems).run(tasks, chain_name, chain_pos);
+  Assembler(options, spec, problems, *info).run(tasks, chain_name, chain_pos);
 }
 
 }  // namespace burst::spec

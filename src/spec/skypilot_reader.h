@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "burst/spec.h"
+#include "burst/spec_formats.h"
 #include "spec/yaml_fields.h"
 
 namespace burst::spec {
@@ -14,12 +15,14 @@ namespace burst::spec {
 // Most documents a SkyPilot file may hold (a chain of tasks).
 inline constexpr size_t kMaxSkyPilotDocuments = 16;
 
-// Whether `docs` is a SkyPilot task file: several documents, or a key only SkyPilot has
-// (workdir, envs, num_nodes, file_mounts, resources.accelerators, a secrets mapping, ...).
+// Whether `docs` is a SkyPilot task file: no key only burst has (version, workload, env, code,
+// ...), and a key only SkyPilot has (workdir, envs, num_nodes, file_mounts, a SkyPilot
+// resources key such as accelerators, a secrets mapping, ...) or several documents.
 bool looks_like_skypilot(const std::vector<YAML::Node>& docs);
 
-// Reads the task (or chain of tasks) into `spec`, whose path and dir are set.
+// Reads the task (or chain of tasks) into `spec`, whose path and dir are set; sets `info`'s
+// format and nodes (its notes are problems.notes()).
 void read_skypilot(const std::vector<YAML::Node>& docs, const SpecLoadOptions& options,
-                   PipelineSpec& spec, Problems& problems);
+                   PipelineSpec& spec, Problems& problems, SpecReadInfo* info);
 
 }  // namespace burst::spec

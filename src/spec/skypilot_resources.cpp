@@ -221,6 +221,11 @@ void read_choices(Fields& f, sv key, const SkyResources& base, SkyResources& out
 
 }  // namespace
 
+bool is_skypilot_resource_key(std::string_view key) {
+  return std::find(std::begin(kResourceFields), std::end(kResourceFields), key) !=
+         std::end(kResourceFields);
+}
+
 SkyResources read_sky_resources(const YAML::Node& node, const std::string& path,
                                 Problems& problems) {
   SkyResources out;

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "burst/spec.h"
 #include "spec/yaml_fields.h"
@@ -20,6 +21,9 @@ struct SkyResources {
   std::optional<int> disk_size_gb;
   SourcePos pos;
 };
+
+// Whether `key` is a key of SkyPilot's resources mapping.
+bool is_skypilot_resource_key(std::string_view key);
 
 // `node` is the value of `path` (e.g. "resources"); a null node is no resources at all.
 SkyResources read_sky_resources(const YAML::Node& node, const std::string& path,

@@ -29,8 +29,20 @@ std::vector<SkyValue> read_values(const YAML::Node& node, const std::string& pat
       std::string item = path + "[" + std::to_string(i) + "]";
       std::optional<std::string> name = read_string(node[i], item, problems);
       if (!name) continue;
-      if (!is_env_name(*name))
+      if (!is_env_name(*name)) {
         problems.add(pos_of(node[i]), item, "not a valid environment variable name");
+        continue;
+      }
+      if (is_reserved_env_name(*name)) {
+        problems.add(pos_of(node[i]), item, "names starting with BURST_ are reserved for burst");
+        continue;
+      }
+      bool dup = false;
+      for (const SkyValue& v : out) dup = dup || v.name == *name;
+      if (dup) {
+        problems.add(pos_of(node[i]), item, *name + " is listed more than once");
+        continue;
+      }
       out.push_back({*name, std::nullopt, pos_of(node[i])});
     }
     return out;

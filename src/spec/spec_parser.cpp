@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "burst/spec.h"
+#include "burst/spec_formats.h"
 #include "spec/skypilot_reader.h"
 #include "spec/spec_checks.h"
 #include "spec/spec_sections.h"
@@ -32,7 +33,7 @@ std::string spec_dir(const std::string& path) {
   return dir.string();
 }
 
-// What `options` asks of either format: --env values, and refusing what cannot run yet.
+// --env values, for either format: they set or replace env values (and stand in for secrets).
 void apply_options(const SpecLoadOptions& options, PipelineSpec& spec, spec::Problems& problems) {
   for (const auto& [name, value] : options.env) {
     if (!spec::is_env_name(name) || spec::is_reserved_env_name(name)) {
@@ -42,18 +43,11 @@ void apply_options(const SpecLoadOptions& options, PipelineSpec& spec, spec::Pro
     spec.env[name] = value;
     std::erase_if(spec.secrets, [&](const SecretRef& s) { return s.name == name; });
   }
-  if (spec.resources.nodes > 1 && options.for_run) {
-    problems.add(spec.resources.nodes_pos,
-                 spec.format == "skypilot" ? "num_nodes" : "resources.nodes",
-                 "not supported yet: " + std::to_string(spec.resources.nodes) +
-                     " nodes; burst runs one pod per job today (use 1, or `burst plan` to price "
-                     "it)");
-  }
 }
 
 Result<PipelineSpec> finish(PipelineSpec spec, const spec::Problems& problems,
-                            std::vector<SpecError>* errors) {
-  spec.notes = problems.notes();
+                            std::vector<SpecError>* errors, SpecReadInfo* info) {
+  if (info) info->notes = problems.notes();
   if (problems.empty()) return spec;
   std::vector<SpecError> sorted = problems.sorted();
   Error error = make_error(ErrorCode::kInvalid, sorted.front().text);
@@ -64,20 +58,24 @@ Result<PipelineSpec> finish(PipelineSpec spec, const spec::Problems& problems,
 }  // namespace
 
 Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string& path,
-                                std::vector<SpecError>* errors, const SpecLoadOptions& options) {
+                                std::vector<SpecError>* errors, const SpecLoadOptions& options,
+                                SpecReadInfo* info) {
   if (errors) errors->clear();
+  SpecReadInfo local_info;
+  if (!info) info = &local_info;
+  *info = SpecReadInfo{};
   spec::Problems problems(path);
   PipelineSpec spec;
   spec.path = path;
   spec.dir = spec_dir(path);
   std::optional<std::vector<YAML::Node>> docs =
       spec::load_documents(yaml_text, problems, spec::kMaxSkyPilotDocuments);
-  if (!docs) return finish(std::move(spec), problems, errors);
+  if (!docs) return finish(std::move(spec), problems, errors, info);
   if (options.format == SpecFormat::kSkyPilot ||
       (options.format == SpecFormat::kAuto && spec::looks_like_skypilot(*docs))) {
-    spec::read_skypilot(*docs, options, spec, problems);
+    spec::read_skypilot(*docs, options, spec, problems, info);
     apply_options(options, spec, problems);
-    return finish(std::move(spec), problems, errors);
+    return finish(std::move(spec), problems, errors, info);
   }
   if (docs->size() > 1) {
     problems.add(spec::pos_of((*docs)[1]), "(top level)",
@@ -98,20 +96,20 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
     spec::parse_schedule(top, spec);
   }
   apply_options(options, spec, problems);
-  return finish(std::move(spec), problems, errors);
+  return finish(std::move(spec), problems, errors, info);
 }
 
 Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string& path,
                                 std::vector<SpecError>* errors) {
-  return parse_spec(yaml_text, path, errors, SpecLoadOptions{});
+  return parse_spec(yaml_text, path, errors, SpecLoadOptions{}, nullptr);
 }
 
 Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors) {
-  return load_spec_file(path, errors, SpecLoadOptions{});
+  return load_spec_file(path, errors, SpecLoadOptions{}, nullptr);
 }
 
 Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors,
-                                    const SpecLoadOptions& options) {
+                                    const SpecLoadOptions& options, SpecReadInfo* info) {
   if (errors) errors->clear();
   // A regular file of at most 1 MiB: /dev/zero, a fifo or a huge file is refused, not read.
   Result<std::string> text = read_small_file(path);
@@ -119,7 +117,7 @@ Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecErr
     if (errors) errors->push_back({text.error().message});
     return text.error();
   }
-  return parse_spec(*text, path, errors, options);
+  return parse_spec(*text, path, errors, options, info);
 }
 
 }  // namespace burst

@@ -30,7 +30,7 @@ constexpr sv kWorkloadFields[] = {"kind",   "params_b", "precision",   "items",
                                   "heads",  "kv_heads", "reference"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {"providers",        "gpus", "gpu_count", "min_vram_gb",
-                                  "max_usd_per_hour", "spot", "nodes"};
+                                  "max_usd_per_hour", "spot"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};
 constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
@@ -221,11 +221,6 @@ void parse_resources(Fields& top, PipelineSpec& spec) {
   out.min_vram_gb = r->positive_number("min_vram_gb");
   out.max_usd_per_hour = r->positive_number("max_usd_per_hour");
   out.spot = r->boolean("spot").value_or(false);
-  if (std::optional<YAML::Node> nodes = r->get("nodes")) {
-    out.nodes = static_cast<int>(
-        read_integer(*nodes, "resources.nodes", 1, 4096, top.problems()).value_or(1));
-    out.nodes_pos = pos_of(*nodes);
-  }
 }
 
 void parse_volume(Fields& top, PipelineSpec& spec) {

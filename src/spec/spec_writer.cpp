@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "burst/spec.h"
+#include "burst/spec_formats.h"
 
 namespace burst {
 namespace {
@@ -95,7 +95,6 @@ void resources(YAML::Emitter& out, const Resources& r) {
   if (r.max_usd_per_hour)
     out << YAML::Key << "max_usd_per_hour" << YAML::Value << number(*r.max_usd_per_hour);
   if (r.spot) out << YAML::Key << "spot" << YAML::Value << "true";
-  if (r.nodes != 1) out << YAML::Key << "nodes" << YAML::Value << r.nodes;
   out << YAML::EndMap;
 }
 
@@ -141,7 +140,7 @@ void steps_and_more(YAML::Emitter& out, const PipelineSpec& spec) {
 
 }  // namespace
 
-std::string write_spec_yaml(const PipelineSpec& spec) {
+std::string write_spec_yaml(const PipelineSpec& spec, const SpecReadInfo& info) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "version" << YAML::Value << 1;
@@ -183,8 +182,8 @@ std::string write_spec_yaml(const PipelineSpec& spec) {
   steps_and_more(out, spec);
   out << YAML::EndMap;
   std::string text =
-      "# burst spec converted from " + one_line(spec.path) + " (" + spec.format + ")\n";
-  for (const std::string& note : spec.notes) text += "# note: " + one_line(note) + "\n";
+      "# burst spec converted from " + one_line(spec.path) + " (" + info.format + ")\n";
+  for (const std::string& note : info.notes) text += "# note: " + one_line(note) + "\n";
   return text + out.c_str() + "\n";
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "burst/spec.h"
+#include "burst/spec_formats.h"
 #include "fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -17,20 +18,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.format = burst::SpecFormat::kSkyPilot;
   options.for_run = false;
   // A path that does not exist, so workdir checks look at nothing real.
+  burst::SpecReadInfo info;
   burst::Result<burst::PipelineSpec> spec =
-      burst::parse_spec(text, "/nonexistent/burst-fuzz/task.yaml", &errors, options);
+      burst::parse_spec(text, "/nonexistent/burst-fuzz/task.yaml", &errors, options, &info);
   if (!spec.ok()) {
     FUZZ_CHECK(!errors.empty() || !spec.error().message.empty());
     return 0;
   }
   // A synced directory must exist to read back, and nothing under /nonexistent does.
   if (!spec->code.dir.empty()) return 0;
-  const std::string converted = burst::write_spec_yaml(*spec);
+  const std::string converted = burst::write_spec_yaml(*spec, info);
   burst::SpecLoadOptions native;
   native.format = burst::SpecFormat::kBurst;
   native.for_run = false;
   burst::Result<burst::PipelineSpec> back =
-      burst::parse_spec(converted, "/nonexistent/burst-fuzz/task.yaml", &errors, native);
+      burst::parse_spec(converted, "/nonexistent/burst-fuzz/task.yaml", &errors, native, nullptr);
   FUZZ_CHECK(back.ok());
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "burst/gpu_catalog.h"
 #include "burst/spec.h"
+#include "burst/spec_formats.h"
 #include "spec/skypilot_accelerators.h"
 
 namespace burst {
@@ -22,25 +23,32 @@ const std::string kDir = std::string(BURST_SOURCE_DIR) + "/tests/data/skypilot/"
 struct Loaded {
   Result<PipelineSpec> spec;
   Lines errors;
+  SpecReadInfo info;
 };
 
-Loaded load(const std::string& name, SpecLoadOptions options = {}) {
+Loaded load(const std::string& name) {
+  SpecLoadOptions options;
   options.for_run = false;  // as validate and plan read it
   std::vector<SpecError> errors;
-  Result<PipelineSpec> spec = load_spec_file(kDir + name, &errors, options);
+  SpecReadInfo info;
+  Result<PipelineSpec> spec = load_spec_file(kDir + name, &errors, options, &info);
   Lines lines;
   for (const SpecError& e : errors) lines.push_back(e.text);
-  return {std::move(spec), lines};
+  return {std::move(spec), lines, info};
 }
 
-Result<PipelineSpec> load_ok(const std::string& name, SpecLoadOptions options = {}) {
-  Loaded l = load(name, options);
+// The spec of a file that must load; the last one's notes are kept for has_note().
+SpecReadInfo g_info;
+Result<PipelineSpec> load_ok(const std::string& name) {
+  Loaded l = load(name);
   EXPECT_TRUE(l.spec.ok()) << name << ": " << (l.errors.empty() ? "" : l.errors.front());
+  g_info = l.info;
   return l.spec;
 }
 
+// Whether the last load_ok() noted `text` ("line:col: field: message") for `spec`.
 bool has_note(const PipelineSpec& spec, const std::string& text) {
-  return std::any_of(spec.notes.begin(), spec.notes.end(),
+  return std::any_of(g_info.notes.begin(), g_info.notes.end(),
                      [&](const std::string& n) { return n == spec.path + ":" + text; });
 }
 
@@ -55,7 +63,7 @@ TEST(SkyPilotReader, MinimalTaskIsReadAsItIs) {
 TEST(SkyPilotReader, AcceleratorStringWithCountIsCaseInsensitive) {
   auto spec = load_ok("accel_string.yaml");
   ASSERT_TRUE(spec.ok());
-  EXPECT_EQ(spec->format, "skypilot");
+  EXPECT_EQ(g_info.format, "skypilot");
   EXPECT_EQ(spec->resources.gpus, Lines{"H100_SXM"});
   EXPECT_EQ(spec->resources.gpu_count, 4);
   EXPECT_EQ(spec->env.at("SKYPILOT_NUM_GPUS_PER_NODE"), "4");
@@ -114,13 +122,13 @@ TEST(SkyPilotReader, LlmServingKeepsImageNotesServiceAndPortsAndNeedsTheNullEnv)
   SpecLoadOptions run;
   run.for_run = true;
   std::vector<SpecError> errors;
-  EXPECT_FALSE(load_spec_file(kDir + "llm_serving.yaml", &errors, run).ok());
+  EXPECT_FALSE(load_spec_file(kDir + "llm_serving.yaml", &errors, run, nullptr).ok());
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].text, kDir +
                                 "llm_serving.yaml:4:3: envs.HF_TOKEN: null: a value must be "
                                 "supplied; pass --env HF_TOKEN=VALUE");
   run.env["HF_TOKEN"] = "hf_abc";
-  auto given = load_spec_file(kDir + "llm_serving.yaml", &errors, run);
+  auto given = load_spec_file(kDir + "llm_serving.yaml", &errors, run, nullptr);
   ASSERT_TRUE(given.ok()) << errors.front().text;
   EXPECT_EQ(given->env.at("HF_TOKEN"), "hf_abc");
   EXPECT_TRUE(given->secrets.empty());
@@ -141,7 +149,7 @@ TEST(SkyPilotReader, FineTuneMapsWorkdirMountsSecretsAndRecordsNodes) {
   EXPECT_EQ(spec->name, "llama-finetune");
   EXPECT_EQ(spec->code.dir, kDir + "code");
   EXPECT_EQ(spec->resources.providers, Lines{"runpod"});
-  EXPECT_EQ(spec->resources.nodes, 2);
+  EXPECT_EQ(g_info.nodes, 2);
   EXPECT_EQ(spec->env.at("SKYPILOT_NUM_NODES"), "2");
   EXPECT_EQ(spec->env.at("EPOCHS"), "3");
   EXPECT_EQ(spec->volume.size_gb, 1024);
@@ -163,7 +171,7 @@ TEST(SkyPilotReader, FineTuneMapsWorkdirMountsSecretsAndRecordsNodes) {
   run.for_run = true;
   run.env = {{"WANDB_API_KEY", "w"}, {"HF_TOKEN", "h"}};
   std::vector<SpecError> errors;
-  EXPECT_FALSE(load_spec_file(kDir + "finetune.yaml", &errors, run).ok());
+  EXPECT_FALSE(load_spec_file(kDir + "finetune.yaml", &errors, run, nullptr).ok());
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].text, kDir +
                                 "finetune.yaml:3:12: num_nodes: not supported yet: 2 nodes; burst "
@@ -246,7 +254,7 @@ TEST(SkyPilotReader, InlineErrorsCarryLineColumnAndField) {
   auto spec = parse_spec(
       "name: x\nresources:\n  accelerators: TPU-v4-8\n  image_id: ami-123\n  cpus: lots\n"
       "envs:\n  BURST_X: 1\nrun: echo\n",
-      "p.yaml", &errors, check);
+      "p.yaml", &errors, check, nullptr);
   ASSERT_FALSE(spec.ok());
   Lines lines;
   for (const SpecError& e : errors) lines.push_back(e.text);
@@ -259,21 +267,22 @@ TEST(SkyPilotReader, InlineErrorsCarryLineColumnAndField) {
                    "\"lots\"",
                    "p.yaml:7:3: envs.BURST_X: names starting with BURST_ are reserved for burst"}));
   auto counts = parse_spec("resources:\n  accelerators: {A100: 1, V100: 2}\nrun: echo\n", "p.yaml",
-                           &errors, check);
+                           &errors, check, nullptr);
   ASSERT_FALSE(counts.ok());
   EXPECT_EQ(errors.at(0).text,
-            "p.yaml:2:28: resources.accelerators: not supported: GPU choices with different "
+            "p.yaml:2:27: resources.accelerators: not supported: GPU choices with different "
             "counts (1 and 2); burst takes one count for every GPU type: use the same count");
-  auto unknown =
-      parse_spec("resources:\n  accelerators: K80:2\nrun: echo\n", "p.yaml", &errors, check);
+  auto unknown = parse_spec("resources:\n  accelerators: K80:2\nrun: echo\n", "p.yaml", &errors,
+                            check, nullptr);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(errors.at(0).text,
             "p.yaml:2:17: resources.accelerators: unknown GPU \"K80\": not in burst's GPU "
             "catalog (`burst gpus` lists it)");
-  auto typo = parse_spec("resources:\n  acelerators: T4\nrun: echo\n", "p.yaml", &errors, check);
+  auto typo = parse_spec("resources:\n  accelerators: T4\n  use_sopt: true\nrun: echo\n", "p.yaml",
+                         &errors, check, nullptr);
   ASSERT_FALSE(typo.ok());
   EXPECT_EQ(errors.at(0).text,
-            "p.yaml:2:3: resources.acelerators: unknown field (did you mean \"accelerators\"?)");
+            "p.yaml:3:3: resources.use_sopt: unknown field (did you mean \"use_spot\"?)");
 }
 
 TEST(SkyPilotReader, FormatFlagForcesEitherReader) {
@@ -281,13 +290,15 @@ TEST(SkyPilotReader, FormatFlagForcesEitherReader) {
   sky.format = SpecFormat::kSkyPilot;
   sky.for_run = false;
   std::vector<SpecError> errors;
-  auto spec = parse_spec("name: hi\nrun: echo\n", "p.yaml", &errors, sky);
+  SpecReadInfo info;
+  auto spec = parse_spec("name: hi\nrun: echo\n", "p.yaml", &errors, sky, &info);
   ASSERT_TRUE(spec.ok());
-  EXPECT_EQ(spec->format, "skypilot");
+  EXPECT_EQ(info.format, "skypilot");
   SpecLoadOptions burst_format;
   burst_format.format = SpecFormat::kBurst;
   EXPECT_FALSE(
-      parse_spec("name: hi\nenvs: {A: b}\nrun: echo\n", "p.yaml", &errors, burst_format).ok());
+      parse_spec("name: hi\nenvs: {A: b}\nrun: echo\n", "p.yaml", &errors, burst_format, nullptr)
+          .ok());
   EXPECT_EQ(errors.at(0).text, "p.yaml:2:1: envs: unknown field (did you mean \"env\"?)");
 }
 
@@ -295,7 +306,8 @@ TEST(SkyPilotReader, EnvFlagOverridesEitherFormat) {
   SpecLoadOptions options;
   options.env["A"] = "from-flag";
   std::vector<SpecError> errors;
-  auto spec = parse_spec("name: hi\nenv: {A: file}\nrun: echo\n", "p.yaml", &errors, options);
+  auto spec =
+      parse_spec("name: hi\nenv: {A: file}\nrun: echo\n", "p.yaml", &errors, options, nullptr);
   ASSERT_TRUE(spec.ok());
   EXPECT_EQ(spec->env.at("A"), "from-flag");
 }
@@ -328,12 +340,12 @@ TEST(SkyPilotConvert, OutputReadsBackToTheSameSpec) {
         "minimal.yaml"}) {
     auto spec = load_ok(name);
     ASSERT_TRUE(spec.ok()) << name;
-    std::string text = write_spec_yaml(*spec);
+    std::string text = write_spec_yaml(*spec, g_info);
     std::vector<SpecError> errors;
     SpecLoadOptions burst_format;
     burst_format.format = SpecFormat::kBurst;
     burst_format.for_run = false;
-    auto back = parse_spec(text, kDir + "converted.yaml", &errors, burst_format);
+    auto back = parse_spec(text, kDir + "converted.yaml", &errors, burst_format, nullptr);
     ASSERT_TRUE(back.ok()) << name << ": " << errors.front().text << "\n" << text;
     EXPECT_EQ(back->name, spec->name) << name;
     EXPECT_EQ(back->resources.gpus, spec->resources.gpus) << name;
@@ -341,7 +353,6 @@ TEST(SkyPilotConvert, OutputReadsBackToTheSameSpec) {
     EXPECT_EQ(back->resources.min_vram_gb, spec->resources.min_vram_gb) << name;
     EXPECT_EQ(back->resources.providers, spec->resources.providers) << name;
     EXPECT_EQ(back->resources.spot, spec->resources.spot) << name;
-    EXPECT_EQ(back->resources.nodes, spec->resources.nodes) << name;
     EXPECT_EQ(back->env, spec->env) << name;
     EXPECT_EQ(back->secrets.size(), spec->secrets.size()) << name;
     EXPECT_EQ(back->image, spec->image) << name;
@@ -352,7 +363,9 @@ TEST(SkyPilotConvert, OutputReadsBackToTheSameSpec) {
     EXPECT_EQ(back->run, spec->run) << name;
     EXPECT_EQ(back->setup, spec->setup) << name;
     EXPECT_EQ(back->upload.has_value(), spec->upload.has_value()) << name;
-    if (back->upload) EXPECT_EQ(back->upload->run, spec->upload->run) << name;
+    if (back->upload) {
+      EXPECT_EQ(back->upload->run, spec->upload->run) << name;
+    }
     EXPECT_EQ(back->workload.kind, spec->workload.kind) << name;
   }
 }
