@@ -41,7 +41,8 @@ void apply_options(const SpecLoadOptions& options, PipelineSpec& spec, spec::Pro
       continue;
     }
     spec.env[name] = value;
-    std::erase_if(spec.secrets, [&](const SecretRef& s) { return s.name == name; });
+    const std::string& given = name;  // clang before 16 cannot capture a structured binding
+    std::erase_if(spec.secrets, [&](const SecretRef& s) { return s.name == given; });
   }
 }
 
