@@ -91,7 +91,10 @@ void print_curve(const Plan& plan) {
 }  // namespace
 
 int cmd_plan(const PlanArgs& args) {
-  auto spec = load_spec_or_print(args.spec);
+  auto spec_options =
+      spec_options_from_flags(args.spec_flags.format, args.spec_flags.env, /*for_run=*/false);
+  if (!spec_options.ok()) return fail(kExitUsage, spec_options.error().message);
+  auto spec = load_spec_or_print(args.spec, *spec_options);
   if (!spec.ok()) return kExitUsage;
   auto config = load_config_or_print();
   if (!config.ok()) return fail(kExitConfig, config.error().message);

@@ -41,7 +41,10 @@ void print_plan(const PipelineSpec& spec, const Plan& plan) {
 }  // namespace
 
 int cmd_run(const RunArgs& args) {
-  auto spec = load_spec_or_print(args.spec);
+  auto spec_options =
+      spec_options_from_flags(args.spec_flags.format, args.spec_flags.env, /*for_run=*/true);
+  if (!spec_options.ok()) return fail(kExitUsage, spec_options.error().message);
+  auto spec = load_spec_or_print(args.spec, *spec_options);
   if (!spec.ok()) return kExitUsage;
   auto config = load_config_or_print();
   if (!config.ok()) return fail(kExitConfig, config.error().message);

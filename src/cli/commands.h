@@ -11,8 +11,16 @@ class App;
 
 namespace burst {
 
+// How a command reads its spec file: --format burst|skypilot (default: recognised by its keys)
+// and --env K=V (repeatable).
+struct SpecFlags {
+  std::string format;
+  std::vector<std::string> env;
+};
+
 struct RunArgs {
   std::string spec;
+  SpecFlags spec_flags;
   std::string provider;  // overrides resources.providers
   bool yes = false;
   bool json = false;
@@ -20,7 +28,19 @@ struct RunArgs {
 };
 int cmd_run(const RunArgs& args);
 
-int cmd_validate(const std::string& spec, bool json);
+struct ValidateArgs {
+  std::string spec;
+  SpecFlags spec_flags;
+  bool json = false;
+};
+int cmd_validate(const ValidateArgs& args);
+
+// `burst convert FILE`: the equivalent burst spec of a (SkyPilot) file, on stdout.
+struct ConvertArgs {
+  std::string spec;
+  SpecFlags spec_flags;
+};
+int cmd_convert(const ConvertArgs& args);
 
 struct ReapArgs {
   bool json = false;
@@ -32,6 +52,7 @@ int cmd_jobs(int limit, bool json);
 
 struct PlanArgs {
   std::string spec;
+  SpecFlags spec_flags;
   std::string provider;
   std::string offers;  // a JSON file of offers instead of the providers
   bool json = false;

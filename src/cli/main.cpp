@@ -1,7 +1,47 @@
 // burst: the CLI. Subcommands are a table of CLI11 apps; each maps to one cmd_* function.
 #include <CLI/CLI.hpp>
+#include <iostream>
 
+#include "cli/command_suggest.h"
 #include "cli/commands.h"
+
+namespace {
+
+// --format and --env, on every command that reads a spec file.
+void add_spec_flags(CLI::App* cmd, burst::SpecFlags& flags) {
+  cmd->add_option("--format", flags.format,
+                  "burst | skypilot (default: recognised by the file's keys)");
+  cmd->add_option("--env", flags.env,
+                  "K=V: set or replace an env value (K alone: take it from this shell); "
+                  "repeatable");
+}
+
+std::vector<std::string> command_names(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; }))
+    names.push_back(c->get_name());
+  return names;
+}
+
+// "burst: unknown command 'x'; did you mean 'y'?" and the list of commands; exit 2.
+int unknown_command(CLI::App& app, const std::string& typed) {
+  std::vector<std::string> names = command_names(app);
+  std::string line = "burst: unknown command '" + typed + "'";
+  if (std::optional<std::string> guess = burst::suggest_command(typed, names))
+    line += "; did you mean '" + *guess + "'?";
+  std::cerr << line << "\ncommands:\n";
+  for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; }))
+    std::fprintf(stderr, "  %-10s %s\n", c->get_name().c_str(), c->get_description().c_str());
+  std::cerr << "(burst help COMMAND shows a command's flags)\n";
+  return burst::kExitUsageCode;
+}
+
+bool is_command(CLI::App& app, const std::string& name) {
+  std::vector<std::string> names = command_names(app);
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"burst: run a pipeline on the cheapest adequate cloud GPU, then delete it"};
@@ -11,18 +51,26 @@ int main(int argc, char** argv) {
   burst::RunArgs run;
   auto* run_cmd =
       app.add_subcommand("run", "Plan and run a pipeline; pods are deleted on every exit path");
-  run_cmd->add_option("file", run.spec, "pipeline spec (YAML)")->required();
+  run_cmd->add_option("file", run.spec, "pipeline spec (YAML, or a SkyPilot task)")->required();
+  add_spec_flags(run_cmd, run.spec_flags);
   run_cmd->add_option("--provider", run.provider,
                       "use this provider instead of resources.providers");
   run_cmd->add_flag("-y,--yes", run.yes, "do not ask before spending money");
   run_cmd->add_flag("--json", run.json, "print the outcome as JSON");
   run_cmd->add_flag("-q,--quiet", run.quiet, "print only errors and the outcome");
 
-  std::string validate_file;
-  bool validate_json = false;
+  burst::ValidateArgs validate;
   auto* validate_cmd = app.add_subcommand("validate", "Check a pipeline spec; creates nothing");
-  validate_cmd->add_option("file", validate_file, "pipeline spec (YAML)")->required();
-  validate_cmd->add_flag("--json", validate_json, "print the result as JSON");
+  validate_cmd->add_option("file", validate.spec, "pipeline spec (YAML, or a SkyPilot task)")
+      ->required();
+  validate_cmd->add_flag("--json", validate.json, "print the result as JSON");
+  add_spec_flags(validate_cmd, validate.spec_flags);
+
+  burst::ConvertArgs convert;
+  auto* convert_cmd = app.add_subcommand(
+      "convert", "Print the burst spec equivalent to a SkyPilot task file; creates nothing");
+  convert_cmd->add_option("file", convert.spec, "SkyPilot task file (or a burst spec)")->required();
+  add_spec_flags(convert_cmd, convert.spec_flags);
 
   burst::ReapArgs reap;
   auto* reap_cmd = app.add_subcommand("reap", "Delete every pod of ours that is still alive");
@@ -38,7 +86,8 @@ int main(int argc, char** argv) {
   burst::PlanArgs plan;
   auto* plan_cmd =
       app.add_subcommand("plan", "Price every candidate GPU for a spec; creates nothing");
-  plan_cmd->add_option("file", plan.spec, "pipeline spec (YAML)")->required();
+  plan_cmd->add_option("file", plan.spec, "pipeline spec (YAML, or a SkyPilot task)")->required();
+  add_spec_flags(plan_cmd, plan.spec_flags);
   plan_cmd->add_option("--provider", plan.provider,
                        "use this provider instead of resources.providers");
   plan_cmd->add_flag("--json", plan.json, "print as JSON");
@@ -118,15 +167,39 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--json", check.json, "print as JSON");
   auto volumes_cmd = burst::add_volumes_command(app);
 
+  std::string help_topic;
+  auto* help_cmd = app.add_subcommand("help", "Show the commands, or one command's flags");
+  help_cmd->add_option("command", help_topic, "a command");
+  auto* version_cmd = app.add_subcommand("version", "Print burst's version");
+
+  // A first word that is no command: name it, suggest one, list them (CLI11 would only say
+  // that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1]))
+    return unknown_command(app, argv[1]);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : burst::kExitUsageCode;
   }
+  if (*help_cmd) {
+    // app.help() would describe `help` itself, the subcommand that was parsed.
+    if (help_topic.empty()) {
+      std::cout << app.get_formatter()->make_help(&app, "burst", CLI::AppFormatMode::Normal);
+      return 0;
+    }
+    if (!is_command(app, help_topic)) return unknown_command(app, help_topic);
+    std::cout << app.get_subcommand(help_topic)->help("burst");
+    return 0;
+  }
+  if (*version_cmd) {
+    std::cout << "burst " << BURST_VERSION << "\n";
+    return 0;
+  }
   if (*run_cmd) return burst::cmd_run(run);
   if (*check_cmd) return burst::cmd_check(check);
-  if (*validate_cmd) return burst::cmd_validate(validate_file, validate_json);
+  if (*validate_cmd) return burst::cmd_validate(validate);
+  if (*convert_cmd) return burst::cmd_convert(convert);
   if (*reap_cmd) return burst::cmd_reap(reap);
   if (*jobs_cmd) return burst::cmd_jobs(jobs_limit, jobs_json);
   if (*plan_cmd) return burst::cmd_plan(plan);

@@ -3,10 +3,20 @@
 #include <string>
 
 #include "burst/spec.h"
+#include "burst/spec_formats.h"
 
 namespace burst {
 
-// Loads a spec, printing every problem to stderr ("burst: " prefix-free, one per line).
-Result<PipelineSpec> load_spec_or_print(const std::string& path);
+// Loads a spec, printing every problem to stderr ("burst: " prefix-free, one per line), and on
+// success its notes ("note: file:line:col: field: ..."), e.g. what a SkyPilot file sets that
+// burst does not use.
+Result<PipelineSpec> load_spec_or_print(const std::string& path,
+                                        const SpecLoadOptions& options = {},
+                                        SpecReadInfo* info = nullptr);
+
+// --format and --env as the commands take them: "" | "burst" | "skypilot", and K=V (or K, read
+// from this environment). Errors name the flag.
+Result<SpecLoadOptions> spec_options_from_flags(const std::string& format,
+                                                const std::vector<std::string>& env, bool for_run);
 
 }  // namespace burst

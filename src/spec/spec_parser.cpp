@@ -8,6 +8,9 @@
 #include <filesystem>
 
 #include "burst/spec.h"
+#include "burst/spec_formats.h"
+#include "spec/skypilot_reader.h"
+#include "spec/spec_checks.h"
 #include "spec/spec_sections.h"
 #include "spec/yaml_fields.h"
 #include "util/small_file.h"
@@ -30,8 +33,22 @@ std::string spec_dir(const std::string& path) {
   return dir.string();
 }
 
+// --env values, for either format: they set or replace env values (and stand in for secrets).
+void apply_options(const SpecLoadOptions& options, PipelineSpec& spec, spec::Problems& problems) {
+  for (const auto& [name, value] : options.env) {
+    if (!spec::is_env_name(name) || spec::is_reserved_env_name(name)) {
+      problems.add({}, "--env " + name, "not a valid environment variable name");
+      continue;
+    }
+    spec.env[name] = value;
+    const std::string& given = name;  // clang before 16 cannot capture a structured binding
+    std::erase_if(spec.secrets, [&](const SecretRef& s) { return s.name == given; });
+  }
+}
+
 Result<PipelineSpec> finish(PipelineSpec spec, const spec::Problems& problems,
-                            std::vector<SpecError>* errors) {
+                            std::vector<SpecError>* errors, SpecReadInfo* info) {
+  if (info) info->notes = problems.notes();
   if (problems.empty()) return spec;
   std::vector<SpecError> sorted = problems.sorted();
   Error error = make_error(ErrorCode::kInvalid, sorted.front().text);
@@ -42,15 +59,30 @@ Result<PipelineSpec> finish(PipelineSpec spec, const spec::Problems& problems,
 }  // namespace
 
 Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string& path,
-                                std::vector<SpecError>* errors) {
+                                std::vector<SpecError>* errors, const SpecLoadOptions& options,
+                                SpecReadInfo* info) {
   if (errors) errors->clear();
+  SpecReadInfo local_info;
+  if (!info) info = &local_info;
+  *info = SpecReadInfo{};
   spec::Problems problems(path);
   PipelineSpec spec;
   spec.path = path;
   spec.dir = spec_dir(path);
-  std::optional<YAML::Node> doc = spec::load_single_document(yaml_text, problems);
-  if (!doc) return finish(std::move(spec), problems, errors);
-  spec::Fields top(*doc, "", kTopFields, problems);
+  std::optional<std::vector<YAML::Node>> docs =
+      spec::load_documents(yaml_text, problems, spec::kMaxSkyPilotDocuments);
+  if (!docs) return finish(std::move(spec), problems, errors, info);
+  if (options.format == SpecFormat::kSkyPilot ||
+      (options.format == SpecFormat::kAuto && spec::looks_like_skypilot(*docs))) {
+    spec::read_skypilot(*docs, options, spec, problems, info);
+    apply_options(options, spec, problems);
+    return finish(std::move(spec), problems, errors, info);
+  }
+  if (docs->size() > 1) {
+    problems.add(spec::pos_of((*docs)[1]), "(top level)",
+                 "expected one YAML document, got " + std::to_string(docs->size()));
+  }
+  spec::Fields top(docs->front(), "", kTopFields, problems);
   if (top.ok()) {
     spec::parse_identity(top, spec);
     spec::parse_workload(top, spec);
@@ -64,10 +96,21 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
     spec::parse_budget(top, spec);
     spec::parse_schedule(top, spec);
   }
-  return finish(std::move(spec), problems, errors);
+  apply_options(options, spec, problems);
+  return finish(std::move(spec), problems, errors, info);
+}
+
+Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string& path,
+                                std::vector<SpecError>* errors) {
+  return parse_spec(yaml_text, path, errors, SpecLoadOptions{}, nullptr);
 }
 
 Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors) {
+  return load_spec_file(path, errors, SpecLoadOptions{}, nullptr);
+}
+
+Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors,
+                                    const SpecLoadOptions& options, SpecReadInfo* info) {
   if (errors) errors->clear();
   // A regular file of at most 1 MiB: /dev/zero, a fifo or a huge file is refused, not read.
   Result<std::string> text = read_small_file(path);
@@ -75,7 +118,7 @@ Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecErr
     if (errors) errors->push_back({text.error().message});
     return text.error();
   }
-  return parse_spec(*text, path, errors);
+  return parse_spec(*text, path, errors, options, info);
 }
 
 }  // namespace burst

@@ -99,6 +99,22 @@ void Problems::add(SourcePos pos, std::string_view field, std::string_view messa
   entries_.push_back({pos, std::move(text)});
 }
 
+void Problems::note(SourcePos pos, std::string_view field, std::string_view message) {
+  std::string text = file_ + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
+                     ": " + std::string(field) + ": " + std::string(message);
+  notes_.push_back({pos, std::move(text)});
+}
+
+std::vector<std::string> Problems::notes() const {
+  std::vector<Entry> entries = notes_;
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.pos.line != b.pos.line ? a.pos.line < b.pos.line : a.pos.column < b.pos.column;
+  });
+  std::vector<std::string> out;
+  for (Entry& e : entries) out.push_back(std::move(e.text));
+  return out;
+}
+
 std::vector<SpecError> Problems::sorted() const {
   std::vector<Entry> entries = entries_;
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
@@ -367,7 +383,8 @@ std::string unexpected_token(const std::string& text, const YAML::Mark& mark) {
 
 }  // namespace
 
-std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems) {
+std::optional<std::vector<YAML::Node>> load_documents(const std::string& text, Problems& problems,
+                                                      size_t max_documents) {
   std::vector<YAML::Node> docs;
   try {
     if (std::optional<YAML::Mark> stuck = stuck_at(text)) {
@@ -387,11 +404,21 @@ std::optional<YAML::Node> load_single_document(const std::string& text, Problems
     problems.add({1, 1}, "(top level)", "the file is empty");
     return std::nullopt;
   }
-  if (docs.size() > 1) {
-    problems.add(pos_of(docs[1]), "(top level)",
-                 "expected one YAML document, got " + std::to_string(docs.size()));
+  if (docs.size() > max_documents) {
+    problems.add(pos_of(docs[max_documents]), "(top level)",
+                 (max_documents == 1
+                      ? std::string("expected one YAML document")
+                      : "expected at most " + std::to_string(max_documents) + " YAML documents") +
+                     ", got " + std::to_string(docs.size()));
+    docs.resize(max_documents);
   }
-  return docs[0];
+  return docs;
+}
+
+std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems) {
+  std::optional<std::vector<YAML::Node>> docs = load_documents(text, problems, 1);
+  if (!docs) return std::nullopt;
+  return docs->front();
 }
 
 }  // namespace burst::spec

@@ -22,7 +22,11 @@ class Problems {
   explicit Problems(std::string file) : file_(std::move(file)) {}
 
   void add(SourcePos pos, std::string_view field, std::string_view message);
+  // Not a problem: something read but not used, or assumed. Kept apart from the problems.
+  void note(SourcePos pos, std::string_view field, std::string_view message);
   bool empty() const { return entries_.empty(); }
+  // The notes, in file order, formatted like problems.
+  std::vector<std::string> notes() const;
   // In file order (line, then column); problems at the same place keep the order they were found.
   std::vector<SpecError> sorted() const;
 
@@ -33,6 +37,7 @@ class Problems {
   };
   std::string file_;
   std::vector<Entry> entries_;
+  std::vector<Entry> notes_;
 };
 
 // The node's position, 1-based.
@@ -41,6 +46,11 @@ SourcePos pos_of(const YAML::Node& node);
 // The text's single YAML document, or nullopt after reporting why there is none (a syntax error,
 // an empty file). A second document is reported but the first is still returned.
 std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems);
+
+// Every YAML document of the text (at most `max_documents`; more is a problem), or nullopt after
+// reporting a syntax error or an empty file.
+std::optional<std::vector<YAML::Node>> load_documents(const std::string& text, Problems& problems,
+                                                      size_t max_documents);
 
 // "a string", "a list", "a mapping" or "nothing", for "expected X, got Y".
 std::string kind_of(const YAML::Node& node);

@@ -1,0 +1,363 @@
+#include "spec/skypilot_reader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "spec/skypilot_resources.h"
+#include "spec/skypilot_task.h"
+#include "spec/spec_checks.h"
+
+namespace burst::spec {
+namespace {
+
+namespace fs = std::filesystem;
+using sv = std::string_view;
+
+// Keys a burst spec does not have; any of them marks a SkyPilot file.
+constexpr sv kSkyOnlyKeys[] = {"workdir", "num_nodes",      "envs",         "file_mounts",
+                               "volumes", "service",        "config",       "inputs",
+                               "outputs", "event_callback", "experimental", "pool"};
+// Keys a SkyPilot task does not have.
+constexpr sv kBurstOnlyKeys[] = {"version", "workload", "volume",    "image",
+                                 "env",     "code",     "artefacts", "pull_on_failure",
+                                 "upload",  "budget",   "schedule"};
+constexpr double kAssumedRunSeconds = 3600;
+
+bool has_sky_keys(const YAML::Node& doc) {
+  if (!doc.IsMap()) return false;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    std::string key = key_name(it->first);
+    if (std::find(std::begin(kSkyOnlyKeys), std::end(kSkyOnlyKeys), key) != std::end(kSkyOnlyKeys))
+      return true;
+    if (key == "secrets" && it->second.IsMap()) return true;
+    if (key == "resources" && it->second.IsMap()) {
+      for (auto r = it->second.begin(); r != it->second.end(); ++r)
+        if (is_skypilot_resource_key(key_name(r->first))) return true;
+    }
+  }
+  return false;
+}
+
+bool has_burst_keys(const YAML::Node& doc) {
+  if (!doc.IsMap()) return false;
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (std::find(std::begin(kBurstOnlyKeys), std::end(kBurstOnlyKeys), key_name(it->first)) !=
+        std::end(kBurstOnlyKeys))
+      return true;
+  return false;
+}
+
+// SkyPilot names are freer than burst's: lower case, other characters become '-'.
+std::string burst_name(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool ok = (l >= 'a' && l <= 'z') || (l >= '0' && l <= '9');
+    if (ok)
+      out += l;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+    if (out.size() == 63) break;
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A shell word for a remote path: "~/x" keeps $HOME expandable, the rest is single-quoted.
+std::string shell_path(const std::string& path) {
+  if (path == "~") return "\"$HOME\"";
+  if (path.starts_with("~/")) return "\"$HOME\"/" + quote(path.substr(2));
+  if (!path.starts_with('/')) return "\"$HOME\"/" + quote(path);  // SkyPilot: relative to ~
+  return quote(path);
+}
+
+// .skyignore replaces .gitignore in SkyPilot: its patterns, and whether it exists.
+bool read_skyignore(const std::string& dir, std::vector<std::string>* patterns) {
+  std::ifstream in(dir + "/.skyignore");
+  if (!in) return false;
+  std::string line;
+  for (int n = 0; n < 10000 && std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line.starts_with('#')) continue;
+    patterns->push_back(line);
+  }
+  return true;
+}
+
+class Assembler {
+ public:
+  Assembler(const SpecLoadOptions& options, PipelineSpec& spec, Problems& problems,
+            SpecReadInfo& info)
+      : options_(options), spec_(spec), problems_(problems), info_(info) {}
+
+  void run(std::vector<SkyTask>& tasks, const std::string& chain_name, SourcePos chain_pos);
+
+ private:
+  void name(const SkyTask& main, const std::string& chain_name, SourcePos chain_pos);
+  void code(const SkyTask& main);
+  void values(const SkyTask& task);
+  void mounts(const SkyTask& main);
+  void skypilot_env(const SkyTask& main);
+  std::string chained(const SkyTask& task, size_t index) const;
+
+  const SpecLoadOptions& options_;
+  PipelineSpec& spec_;
+  Problems& problems_;
+  SpecReadInfo& info_;
+  std::string mount_script_;
+  std::set<std::string> secret_names_;
+};
+
+void Assembler::name(const SkyTask& main, const std::string& chain_name, SourcePos chain_pos) {
+  std::string given = chain_name.empty() ? main.name : chain_name;
+  SourcePos pos = chain_name.empty() ? main.name_pos : chain_pos;
+  std::string stem = fs::path(spec_.path).stem().string();
+  spec_.name = burst_name(given.empty() ? stem : given);
+  if (spec_.name.empty()) spec_.name = "skypilot-task";
+  if (given.empty())
+    problems_.note({1, 1}, "name", "none given: the pipeline is named \"" + spec_.name + "\"");
+  else if (spec_.name != given)
+    problems_.note(pos, "name",
+                   "\"" + given + "\" becomes \"" + spec_.name + "\" (burst's name rules)");
+  spec_.volume.name = spec_.name;
+  spec_.code.remote_dir = "$BURST_VOLUME/" + spec_.name;
+}
+
+void Assembler::code(const SkyTask& main) {
+  std::string dir;
+  if (main.workdir) {
+    dir = (fs::path(spec_.dir) / *main.workdir).lexically_normal().string();
+    if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      problems_.add(main.workdir_pos, "workdir", "directory not found: " + dir);
+      return;
+    }
+  } else if (!main.mounts.empty()) {
+    dir = spec_.dir;
+    problems_.note(main.mounts.front().pos, "file_mounts",
+                   "no workdir: the spec file's directory is synced so these files can be copied");
+  } else {
+    return;
+  }
+  spec_.code.dir = dir;
+  if (read_skyignore(dir, &spec_.code.exclude)) spec_.code.gitignore = false;
+}
+
+void Assembler::values(const SkyTask& task) {
+  for (const SkyValue& v : task.envs) {
+    auto given = options_.env.find(v.name);
+    std::string path = "envs." + v.name;
+    if (!v.value && given == options_.env.end()) {
+      // SkyPilot's null: the value must be supplied at launch.
+      if (options_.for_run)
+        problems_.add(v.pos, path,
+                      "null: a value must be supplied; pass --env " + v.name + "=VALUE");
+      else
+        problems_.note(v.pos, path,
+                       "null: supply it when you run: --env " + v.name +
+                           "=VALUE (or export it: it is read as a secret)");
+      if (secret_names_.insert(v.name).second) spec_.secrets.push_back({v.name, false, v.pos});
+      continue;
+    }
+    std::string value = v.value.value_or("");
+    auto [it, fresh] = spec_.env.emplace(v.name, value);
+    if (!fresh && it->second != value)
+      problems_.add(v.pos, path,
+                    "set to \"" + it->second +
+                        "\" in an earlier task; burst runs the chain with "
+                        "one environment: use the same value");
+  }
+  for (const SkyValue& s : task.secrets) {
+    std::string path = "secrets." + s.name;
+    if (spec_.env.contains(s.name)) {
+      if (s.value || !options_.env.contains(s.name))
+        problems_.add(s.pos, path, s.name + " is also set in envs; give it once");
+      continue;
+    }
+    if (s.value) {
+      spec_.env[s.name] = *s.value;
+      problems_.note(s.pos, path,
+                     "has a value in the file: passed as env (burst reads secrets from your "
+                     "environment; leave it null to keep it out of the file)");
+    } else if (!options_.env.contains(s.name) && secret_names_.insert(s.name).second) {
+      spec_.secrets.push_back({s.name, false, s.pos});
+    }
+  }
+}
+
+void Assembler::mounts(const SkyTask& main) {
+  for (const SkyMount& m : main.mounts) {
+    std::string path = "file_mounts." + m.remote;
+    fs::path local = (fs::path(spec_.dir) / m.local).lexically_normal();
+    if (m.local.starts_with("~")) {
+      problems_.add(m.pos, path,
+                    "not supported: a source outside the synced directory (\"" + m.local +
+                        "\"); copy it under workdir, or fetch it in setup");
+      continue;
+    }
+    fs::path rel = local.lexically_relative(spec_.code.dir);
+    if (spec_.code.dir.empty() || rel.empty() || *rel.begin() == "..") {
+      problems_.add(m.pos, path,
+                    "not supported: a source outside workdir (\"" + m.local +
+                        "\"); put it under workdir, or fetch it in setup");
+      continue;
+    }
+    std::string dst = shell_path(m.remote);
+    // setup starts in the synced code dir, so the source is relative to it.
+    mount_script_ +=
+        "mkdir -p \"$(dirname " + dst + ")\" && cp -a " + quote(rel.string()) + " " + dst + "\n";
+  }
+  if (!mount_script_.empty())
+    problems_.note(main.mounts.front().pos, "file_mounts",
+                   "copied from the synced workdir into place before setup");
+}
+
+void Assembler::skypilot_env(const SkyTask& main) {
+  const Resources& r = spec_.resources;
+  int gpus = main.resources.has_accelerators ? r.gpu_count : 0;
+  // As SkyPilot sets them on each node; burst runs one node, the head, at rank 0.
+  const std::pair<const char*, std::string> vars[] = {
+      {"SKYPILOT_NODE_RANK", "0"},
+      {"SKYPILOT_NUM_NODES", std::to_string(info_.nodes)},
+      {"SKYPILOT_NODE_IPS", "127.0.0.1"},
+      {"SKYPILOT_NUM_GPUS_PER_NODE", std::to_string(gpus)}};
+  for (const auto& [k, v] : vars) spec_.env.emplace(k, v);
+}
+
+std::string Assembler::chained(const SkyTask& task, size_t index) const {
+  std::string label = task.name.empty() ? "task " + std::to_string(index + 1) : task.name;
+  std::string text =
+      "# SkyPilot task " + label + " (line " + std::to_string(task.pos.line) + ")\n(\n";
+  if (!task.setup.empty()) text += task.setup + "\n";
+  if (task.run) text += *task.run + "\n";
+  return text + ")\n";
+}
+
+void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
+                    SourcePos chain_pos) {
+  // The GPU task is the run step; tasks before it run first on the GPU pod, tasks after it are
+  // the upload step (a CPU pod, once the GPU pod is gone).
+  size_t main = tasks.size();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (!tasks[i].resources.has_accelerators) continue;
+    if (main == tasks.size()) {
+      main = i;
+    } else {
+      problems_.add(tasks[i].resources.pos, "resources.accelerators",
+                    "not supported: a second GPU task; burst runs one GPU step per pipeline: "
+                    "split the chain into two files");
+      return;
+    }
+  }
+  if (main == tasks.size()) main = 0;
+  const SkyTask& m = tasks[main];
+  name(m, chain_name, chain_pos);
+  spec_.resources = m.resources.resources;
+  info_.nodes = m.num_nodes;
+  if (m.num_nodes > 1 && options_.for_run)
+    problems_.add(m.num_nodes_pos, "num_nodes",
+                  "not supported yet: " + std::to_string(m.num_nodes) +
+                      " nodes; burst runs one pod per job today (use 1, or `burst plan` to price "
+                      "it)");
+  else if (m.num_nodes > 1)
+    problems_.note(m.num_nodes_pos, "num_nodes",
+                   std::to_string(m.num_nodes) +
+                       " nodes run as that many workers only once burst supports multi-node "
+                       "jobs; today burst runs one pod, and `burst run` refuses this");
+  if (m.resources.image) spec_.image = *m.resources.image;
+  if (m.resources.disk_size_gb) spec_.volume.size_gb = *m.resources.disk_size_gb;
+  if (m.volume) {
+    spec_.volume.mount = m.volume->first;
+    spec_.volume.name = m.volume->second;
+  }
+  code(m);
+  for (const SkyTask& t : tasks) values(t);
+  mounts(m);
+  skypilot_env(m);
+  std::string before;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const SkyTask& t = tasks[i];
+    if (i == main) continue;
+    if (t.workdir && (!m.workdir || *t.workdir != *m.workdir))
+      problems_.add(t.workdir_pos, "workdir",
+                    "not supported: a chained task with its own workdir; burst syncs one");
+    if (!t.mounts.empty() || t.volume || t.num_nodes > 1)
+      problems_.add(t.pos, "(task)",
+                    "not supported in a chained task: file_mounts, volumes or num_nodes; move "
+                    "them to the GPU task");
+    if (i < main) {
+      before += chained(t, i);
+      problems_.note(t.pos, "(task)",
+                     "a CPU task before the GPU task runs on the GPU pod before setup (burst has "
+                     "no CPU step ahead of the GPU step)");
+    } else {
+      if (!spec_.upload) spec_.upload = UploadSpec{t.resources.image.value_or(spec_.image), ""};
+      spec_.upload->run += chained(t, i);
+      problems_.note(t.pos, "(task)",
+                     "a task after the GPU task becomes the upload step: a CPU pod once the GPU "
+                     "pod is gone (hand-off)");
+    }
+  }
+  spec_.setup = mount_script_ + before + m.setup;
+  if (m.run && m.run->find_first_not_of(" \t\r\n") != std::string::npos) {
+    spec_.run = *m.run;
+  } else {
+    spec_.run = "true";
+    problems_.note(m.pos, "run", "no run commands: burst runs setup only");
+  }
+  // No workload facts in a SkyPilot file: price x an assumed run time.
+  spec_.workload.kind = "custom";
+  spec_.workload.reference = WorkloadReference{"local", kAssumedRunSeconds, ""};
+  problems_.note(m.pos, "workload",
+                 "a SkyPilot file has no workload facts: the plan prices each offer as its "
+                 "$/hour x 1 h, an assumed run time (burst convert, then set workload to model "
+                 "it)");
+}
+
+}  // namespace
+
+bool looks_like_skypilot(const std::vector<YAML::Node>& docs) {
+  // A key only burst has wins: a burst spec with a typo ("envs") stays a burst spec.
+  for (const YAML::Node& doc : docs)
+    if (has_burst_keys(doc)) return false;
+  for (const YAML::Node& doc : docs)
+    if (has_sky_keys(doc)) return true;
+  // Several documents: a SkyPilot chain of tasks.
+  return docs.size() > 1;
+}
+
+void read_skypilot(const std::vector<YAML::Node>& docs, const SpecLoadOptions& options,
+                   PipelineSpec& spec, Problems& problems, SpecReadInfo* info) {
+  info->format = "skypilot";
+  std::vector<SkyTask> tasks;
+  std::string chain_name;
+  SourcePos chain_pos;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (docs[i].IsNull()) continue;
+    std::optional<SkyTask> task = read_sky_task(docs[i], problems);
+    if (!task) continue;
+    // A chain may open with a document holding only its name.
+    if (i == 0 && docs.size() > 1 && task->only_name) {
+      chain_name = task->name;
+      chain_pos = task->name_pos;
+      continue;
+    }
+    tasks.push_back(std::move(*task));
+  }
+  if (tasks.empty()) {
+    if (problems.empty()) problems.add({1, 1}, "(top level)", "no task in the file");
+    return;
+  }
+  Assembler(options, spec, problems, *info).run(tasks, chain_name, chain_pos);
+}
+
+}  // namespace burst::spec

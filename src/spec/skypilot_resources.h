@@ -1,0 +1,32 @@
+// A SkyPilot task's `resources` mapping read as SkyPilot reads it (infra and the legacy
+// cloud/region/zone, accelerators, cpus/memory, use_spot, disk_size, disk_tier, image_id, ports,
+// any_of, ordered, autostop, job_recovery, ...), mapped onto burst's Resources. What burst does
+// not use is accepted with a note; what it cannot honour is an error naming the line. Internal
+// to src/spec/.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "burst/spec.h"
+#include "spec/yaml_fields.h"
+
+namespace burst::spec {
+
+struct SkyResources {
+  Resources resources;               // providers, gpus, gpu_count, min_vram_gb, spot
+  bool has_accelerators = false;     // asked for a GPU: the task is a GPU step
+  std::optional<std::string> image;  // from image_id: docker:IMAGE
+  std::optional<int> disk_size_gb;
+  SourcePos pos;
+};
+
+// Whether `key` is a key of SkyPilot's resources mapping.
+bool is_skypilot_resource_key(std::string_view key);
+
+// `node` is the value of `path` (e.g. "resources"); a null node is no resources at all.
+SkyResources read_sky_resources(const YAML::Node& node, const std::string& path,
+                                Problems& problems);
+
+}  // namespace burst::spec

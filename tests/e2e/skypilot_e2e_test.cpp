@@ -1,0 +1,96 @@
+// SkyPilot task files through the real binary (validate, plan, convert, run on the local cloud),
+// and the CLI's answers to an unknown command, `help` and `version`.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "e2e/burst_harness.h"
+
+namespace burst::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kData = std::string(BURST_SOURCE_DIR) + "/tests/data/skypilot/";
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Copies a test file (and the code dir it may use) into the home's work dir.
+std::string stage(const BurstHome& home, const std::string& name) {
+  fs::copy(kData + "code", home.work() + "/code", fs::copy_options::recursive);
+  return home.write(name, read(kData + name));
+}
+
+TEST(E2ESkyPilot, ValidatePlanAndConvertASkyPilotFile) {
+  BurstHome home;
+  const std::string spec = stage(home, "llm_serving.yaml");
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"validate", spec}, &out, &err), 0) << err;
+  EXPECT_EQ(out, spec + ": ok (SkyPilot task, pipeline llm-serving)\n");
+  EXPECT_NE(err.find("note: " + spec + ":7:3: service: ignored"), std::string::npos) << err;
+  // plan: priced as $/hour x the assumed hour, which it says.
+  ASSERT_EQ(run_burst(home, {"plan", spec, "--env", "HF_TOKEN=x"}, &out, &err), 0) << err;
+  EXPECT_NE(err.find("$/hour x 1 h, an assumed run time"), std::string::npos) << err;
+  EXPECT_NE(out.find("chosen: local"), std::string::npos) << out;
+  // convert: a burst spec that validate accepts next to the original.
+  ASSERT_EQ(run_burst(home, {"convert", spec}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("image: \"vllm/vllm-openai:latest\""), std::string::npos) << out;
+  EXPECT_NE(out.find("gpus: [L4, A10G, A100_40GB]"), std::string::npos) << out;
+  const std::string converted = home.write("converted.yaml", out);
+  ASSERT_EQ(run_burst(home, {"validate", converted}, &out, &err), 0) << err;
+  EXPECT_EQ(out, converted + ": ok (pipeline llm-serving)\n");
+}
+
+TEST(E2ESkyPilot, RefusedFeatureExits2NamingTheLine) {
+  BurstHome home;
+  const std::string spec = stage(home, "bucket_mount.yaml");
+  std::string out, err;
+  EXPECT_EQ(run_burst(home, {"validate", spec}, &out, &err), 2);
+  EXPECT_EQ(err, spec +
+                     ":5:14: file_mounts./datasets: not supported: bucket source "
+                     "\"s3://my-bucket/datasets\"; use setup to fetch it (aws s3 cp, gsutil cp, "
+                     "rclone) or put the files under workdir\n");
+}
+
+TEST(E2ESkyPilot, RunsOnTheLocalCloudWithWorkdirAndSkyPilotEnv) {
+  BurstHome home;
+  const std::string spec = stage(home, "local_run.yaml");
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"run", spec, "--yes", "--env", "GREETING=hi"}, &out, &err), 0)
+      << out << err;
+  EXPECT_NE(out.find("hi rank=0 nodes=1 gpus=0"), std::string::npos) << out;
+  EXPECT_NE(out.find("workdir-synced"), std::string::npos) << out;
+}
+
+TEST(E2ECliCommands, UnknownCommandSuggestsAndListsHelpAndVersionWork) {
+  BurstHome home;
+  std::string out, err;
+  EXPECT_EQ(run_burst(home, {"lauch", "task.yaml"}, &out, &err), 2);
+  EXPECT_EQ(err.rfind("burst: unknown command 'lauch'; did you mean 'run'?\ncommands:\n", 0), 0u)
+      << err;
+  EXPECT_NE(err.find("\n  validate   Check a pipeline spec"), std::string::npos) << err;
+  EXPECT_EQ(run_burst(home, {"stauts"}, &out, &err), 2);
+  EXPECT_EQ(err.rfind("burst: unknown command 'stauts'; did you mean 'status'?", 0), 0u) << err;
+  EXPECT_EQ(run_burst(home, {"xyzzy"}, &out, &err), 2);
+  EXPECT_EQ(err.rfind("burst: unknown command 'xyzzy'\ncommands:\n", 0), 0u) << err;
+
+  ASSERT_EQ(run_burst(home, {"help"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("convert"), std::string::npos) << out;
+  ASSERT_EQ(run_burst(home, {"help", "run"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("--env"), std::string::npos) << out;
+  EXPECT_NE(out.find("--format"), std::string::npos) << out;
+  EXPECT_EQ(run_burst(home, {"help", "lauch"}, &out, &err), 2);
+  EXPECT_EQ(err.rfind("burst: unknown command 'lauch'; did you mean 'run'?", 0), 0u) << err;
+  ASSERT_EQ(run_burst(home, {"version"}, &out, &err), 0) << err;
+  EXPECT_EQ(out.rfind("burst ", 0), 0u) << out;
+}
+
+}  // namespace
+}  // namespace burst::testing
