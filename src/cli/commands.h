@@ -25,6 +25,8 @@ int cmd_validate(const std::string& spec, bool json);
 struct ReapArgs {
   bool json = false;
   bool dry_run = false;
+  bool all_installations = false;  // other installations' pods too (asks first)
+  bool yes = false;                // do not ask
 };
 int cmd_reap(const ReapArgs& args);
 

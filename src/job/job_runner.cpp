@@ -11,6 +11,7 @@
 #include "report/calibration.h"
 #include "report/job_facts.h"
 #include "report/job_report.h"
+#include "util/proc_start.h"
 
 namespace burst {
 namespace fs = std::filesystem;
@@ -53,6 +54,7 @@ JobResult JobRunner::run() {
     job = *existing;
     job.state = "running";
     job.owner_pid = getpid();
+    job.owner_start = process_start_time(job.owner_pid);
     (void)d_.store.update_job(job);
   } else {
     job.id = in_.job_id;
@@ -65,6 +67,7 @@ JobResult JobRunner::run() {
     job.facts_json = report_facts_to_json(report_facts_from_plan(in_.spec, in_.plan));
     job.created_ms = now_ms(d_.clock);
     job.owner_pid = getpid();
+    job.owner_start = process_start_time(job.owner_pid);
     if (Status st = d_.store.create_job(job); !st.ok()) {
       result.state = "failed";
       result.error = "cannot record the job: " + st.error().message;
