@@ -71,7 +71,7 @@ TEST_P(Ownership, AnotherInstallationsPodIsListedButNeverTouched) {
 
 INSTANTIATE_TEST_SUITE_P(EmulatedProviders, Ownership,
                          ::testing::Values("runpod", "lambda", "vast"),
-                         [](const auto& info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 }  // namespace
 }  // namespace burst::testing
