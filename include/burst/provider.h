@@ -13,9 +13,13 @@
 
 namespace burst {
 
-// Every pod burst creates is named "burst-<job id>-<role>", which marks it as ours in the
-// provider's own list even if the local database is lost.
+// Every pod burst creates is named "burst-i<installation>-<job id>-<role>" (pod_name below): the
+// prefix marks it as burst's in the provider's own list even if the local database is lost, and
+// the installation id (10 hex digits, made once per state dir: Store::installation_id) says whose,
+// so `burst reap` and burstd delete only their own installation's pods (docs/daemon.md,
+// "Ownership"). Pods made before installation ids are "burst-<job id>-<role>".
 inline constexpr const char* kPodNamePrefix = "burst-";
+inline constexpr size_t kInstallationIdLength = 10;
 
 struct Offer {
   std::string provider;
@@ -127,7 +131,19 @@ class Provider {
   }
 };
 
+// "burst-i<installation>-<job id>-<role>".
+std::string pod_name(const std::string& installation, const std::string& job_id,
+                     const std::string& role);
+// The untagged form "burst-<job id>-<role>", of no installation (tests; pods of older versions).
 std::string pod_name(const std::string& job_id, const std::string& role);
+
+// What a pod's name says. nullopt unless it starts with kPodNamePrefix.
+struct PodNameParts {
+  std::string installation;  // "" when untagged
+  std::string job_id;
+  std::string role;  // "unknown" when the name has no role
+};
+std::optional<PodNameParts> parse_pod_name(const std::string& name);
 const char* to_string(PodState state);
 
 }  // namespace burst

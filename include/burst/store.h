@@ -32,6 +32,9 @@ struct JobRecord {
   int64_t created_ms = 0;
   int64_t finished_ms = 0;  // 0 while running
   int64_t owner_pid = 0;    // the burst process running it (reap leaves a live owner's pods alone)
+  // When that process started (util/proc_start.h): with the pid, it recognises the owner even
+  // after the pid is reused. "" for jobs recorded before start times were kept.
+  std::string owner_start;
 };
 
 struct PhaseRecord {
@@ -145,6 +148,17 @@ class Store {
   virtual Result<std::vector<VolumeRecord>> live_volumes() = 0;
   // Every row, deleted ones included (storage billed until deletion), oldest first.
   virtual Result<std::vector<VolumeRecord>> all_volumes() = 0;
+
+  // Ownership (docs/daemon.md, "Ownership"). This installation's id: made once with the store,
+  // never changed; every pod's name carries it (burst/provider.h, pod_name).
+  virtual Result<std::string> installation_id() = 0;
+  // When a pod of ours the store has no row for was first seen in the provider's list: the first
+  // call for (provider, pod_id) records `now_ms` and returns it, later ones return that time.
+  virtual Result<int64_t> pod_first_seen(const std::string& provider, const std::string& pod_id,
+                                         int64_t now_ms) = 0;
+  // Forgets the first-seen times of `provider`'s pods not in `still_listed` (gone or adopted).
+  virtual Status forget_pods_seen(const std::string& provider,
+                                  const std::vector<std::string>& still_listed) = 0;
 
   virtual Status add_calibration(const CalibrationRecord& c) = 0;
   // A pipeline's measurements of one workload kind, newest first, at most `limit`.

@@ -45,6 +45,8 @@ int cmd_convert(const ConvertArgs& args);
 struct ReapArgs {
   bool json = false;
   bool dry_run = false;
+  bool all_installations = false;  // other installations' pods too (asks first)
+  bool yes = false;                // do not ask
 };
 int cmd_reap(const ReapArgs& args);
 

@@ -76,6 +76,9 @@ int main(int argc, char** argv) {
   auto* reap_cmd = app.add_subcommand("reap", "Delete every pod of ours that is still alive");
   reap_cmd->add_flag("--json", reap.json, "print the outcome as JSON");
   reap_cmd->add_flag("--dry-run", reap.dry_run, "list what would be deleted");
+  reap_cmd->add_flag("--all-installations", reap.all_installations,
+                     "also delete other installations' pods (asks first)");
+  reap_cmd->add_flag("-y,--yes", reap.yes, "do not ask before --all-installations deletes");
 
   int jobs_limit = 20;
   bool jobs_json = false;

@@ -11,15 +11,6 @@
 
 namespace burst::daemon {
 
-bool burst_process_alive(int64_t pid) {
-  if (pid <= 0 || kill(static_cast<pid_t>(pid), 0) != 0) return false;
-  // The pid of a killed burstd may be reused by anything: on Linux, check the name too.
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  if (!comm || !std::getline(comm, name)) return true;  // no /proc (macOS): trust kill()
-  return name.rfind("burst", 0) == 0;
-}
-
 Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
     : config_(std::move(config)), d_(std::move(deps)) {
   SchedulerOptions opt;
@@ -39,7 +30,7 @@ Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
                    d_.clock,
                    d_.providers,
                    d_.make_provider,
-                   [this](const JobRecord& j) { return job_alive(j); },
+                   [this](const JobRecord& j) { return scheduler_->is_running(j.id); },
                    config_.burst.reports_dir,
                    [this](const JobRecord& j, const std::string& why) { return reattach(j, why); }};
   reconciler_ = std::make_unique<Reconciler>(rd, config_.orphan_grace);
@@ -48,18 +39,15 @@ Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
 
 Daemon::~Daemon() { stop(); }
 
-bool Daemon::job_alive(const JobRecord& job) const {
-  if (scheduler_->is_running(job.id)) return true;  // includes a job being reattached
-  if (job.owner_pid == getpid()) return scheduler_->is_running(job.id);
-  return burst_process_alive(job.owner_pid);
-}
-
 std::vector<PodAction> Daemon::reap_now() {
   std::lock_guard<std::mutex> lock(reap_mu_);
-  auto actions = reconciler_->reap();
+  std::vector<std::string> failed;
+  auto actions = reconciler_->reap(&failed);
+  for (const auto& line : failed) d_.log("reap: " + line);
   for (const auto& a : actions)
-    d_.log("reap: " + a.provider + " " + a.pod +
-           (a.job_id.empty() ? "" : " (job " + a.job_id + ")") + ": " + a.outcome);
+    if (a.kind != ReapOutcome::kForeign)  // another installation's: not ours to report each pass
+      d_.log("reap: " + a.provider + " " + a.pod +
+             (a.job_id.empty() ? "" : " (job " + a.job_id + ")") + ": " + a.outcome);
   return actions;
 }
 

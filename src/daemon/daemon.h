@@ -63,7 +63,6 @@ class Daemon {
   std::string admit(const PipelineSpec& spec);
   void spent(double* day_usd, double* month_usd);
   bool reattach(const JobRecord& job, const std::string& why);
-  bool job_alive(const JobRecord& job) const;
   void maintenance_loop();
 
   DaemonConfig config_;
@@ -79,8 +78,5 @@ class Daemon {
   std::condition_variable cv_;
   bool stopping_ = false;
 };
-
-// Whether `pid` is a live burst or burstd process (a job's owner_pid).
-bool burst_process_alive(int64_t pid);
 
 }  // namespace burst::daemon

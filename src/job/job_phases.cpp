@@ -166,8 +166,11 @@ Outcome JobPhases::provision(std::string* detail) {
 
 Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   const Offer& offer = gpu ? in_.plan.gpu : *in_.plan.cpu;
+  // The installation id in the name marks the pod as this state dir's (docs/daemon.md).
+  auto installation = d_.store.installation_id();
+  if (!installation.ok()) return failed(installation.error(), "create pod", detail);
   PodRequest req;
-  req.name = pod_name(in_.job_id, gpu ? "gpu" : "cpu");
+  req.name = pod_name(*installation, in_.job_id, gpu ? "gpu" : "cpu");
   req.job_id = in_.job_id;
   req.gpu = gpu;
   req.gpu_type = offer.gpu_type;

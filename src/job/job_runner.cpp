@@ -6,6 +6,7 @@
 #include <random>
 
 #include "job/job_phases.h"
+#include "util/proc_start.h"
 
 namespace burst {
 
@@ -41,6 +42,7 @@ JobResult JobRunner::run() {
     job = *existing;
     job.state = "running";
     job.owner_pid = getpid();
+    job.owner_start = process_start_time(job.owner_pid);
     (void)d_.store.update_job(job);
   } else {
     job.id = in_.job_id;
@@ -53,6 +55,7 @@ JobResult JobRunner::run() {
     job.facts_json = in_.facts_json;
     job.created_ms = now_ms(d_.clock);
     job.owner_pid = getpid();
+    job.owner_start = process_start_time(job.owner_pid);
     if (Status st = d_.store.create_job(job); !st.ok()) {
       result.state = "failed";
       result.error = "cannot record the job: " + st.error().message;

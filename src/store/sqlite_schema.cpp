@@ -116,6 +116,22 @@ const std::vector<const char*>& migrations() {
           PRIMARY KEY (provider, spec_name, region)
         );
       )sql",
+      // 5 (ownership, issue 20): the installation's id, made once here and never changed (it tags
+      // every pod's name, so reap touches only this installation's pods); when each job's owner
+      // process started (pid + start time recognise it, util/proc_start.h); and when burstd first
+      // saw each pod of ours the store did not know (the orphan grace counts from it, across
+      // restarts). docs/daemon.md, "Ownership".
+      R"sql(
+        CREATE TABLE installation (id TEXT NOT NULL);
+        INSERT INTO installation (id) VALUES (lower(hex(randomblob(5))));
+        ALTER TABLE jobs ADD COLUMN owner_start TEXT NOT NULL DEFAULT '';
+        CREATE TABLE unknown_pods (
+          provider TEXT NOT NULL,
+          pod_id TEXT NOT NULL,
+          first_seen_ms INTEGER NOT NULL,
+          PRIMARY KEY (provider, pod_id)
+        );
+      )sql",
   };
   return steps;
 }

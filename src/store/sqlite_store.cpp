@@ -1,6 +1,7 @@
 // The SQLite implementation of Store: one connection per instance, every statement prepared with
 // bound parameters. Several instances (and processes) may share one file: WAL mode lets readers
 // and a writer overlap, and the busy timeout makes a second writer wait instead of failing.
+#include <algorithm>
 #include <mutex>
 #include <utility>
 
@@ -16,7 +17,7 @@ using sqlite::Stmt;
 
 constexpr const char* kJobColumns =
     "id, pipeline, spec_path, state, phase, provider, error, estimate_json, report_path, "
-    "created_ms, finished_ms, owner_pid, facts_json";
+    "created_ms, finished_ms, owner_pid, facts_json, owner_start";
 constexpr const char* kPodColumns =
     "row_id, job_id, provider, role, name, pod_id, gpu_type, gpu_count, usd_per_hour, "
     "price_source, state, host_key, created_ms, deleted_ms";
@@ -38,6 +39,7 @@ JobRecord read_job(const Stmt& s) {
   j.finished_ms = s.int64(10);
   j.owner_pid = s.int64(11);
   j.facts_json = s.text(12);
+  j.owner_start = s.text(13);
   return j;
 }
 
@@ -134,6 +136,12 @@ class SqliteStore final : public Store {
   Result<std::vector<VolumeRecord>> all_volumes() override { return volumes_where(false); }
   Result<std::vector<VolumeRecord>> volumes_where(bool live_only);
 
+  Result<std::string> installation_id() override;
+  Result<int64_t> pod_first_seen(const std::string& provider, const std::string& pod_id,
+                                 int64_t now_ms) override;
+  Status forget_pods_seen(const std::string& provider,
+                          const std::vector<std::string>& still_listed) override;
+
   Status add_calibration(const CalibrationRecord& c) override;
   Result<std::vector<CalibrationRecord>> calibration_samples(const std::string& pipeline,
                                                              const std::string& kind,
@@ -160,12 +168,12 @@ Status SqliteStore::run_changing(Stmt& stmt, const std::string& missing) {
 Status SqliteStore::create_job(const JobRecord& j) {
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(std::string("INSERT INTO jobs (") + kJobColumns +
-                               ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            "create job");
   if (!s) return s.error();
   s->bind(j.id).bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
   s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.created_ms);
-  s->bind(j.finished_ms).bind(j.owner_pid).bind(j.facts_json);
+  s->bind(j.finished_ms).bind(j.owner_pid).bind(j.facts_json).bind(j.owner_start);
   return s->run();
 }
 
@@ -173,12 +181,13 @@ Status SqliteStore::update_job(const JobRecord& j) {
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(
       "UPDATE jobs SET pipeline = ?, spec_path = ?, state = ?, phase = ?, provider = ?, "
-      "error = ?, estimate_json = ?, report_path = ?, finished_ms = ?, owner_pid = ? WHERE id = ?",
+      "error = ?, estimate_json = ?, report_path = ?, finished_ms = ?, owner_pid = ?, "
+      "owner_start = ? WHERE id = ?",
       "update job");
   if (!s) return s.error();
   s->bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
   s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.finished_ms).bind(j.owner_pid);
-  s->bind(j.id);
+  s->bind(j.owner_start).bind(j.id);
   return run_changing(*s, "store: no job with id " + quoted(j.id));
 }
 
@@ -457,6 +466,61 @@ Result<std::vector<VolumeRecord>> SqliteStore::volumes_where(bool live_only) {
     out.push_back(read_volume(*s));
   }
   return out;
+}
+
+Result<std::string> SqliteStore::installation_id() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare("SELECT id FROM installation LIMIT 1", "get installation id");
+  if (!s) return s.error();
+  Result<bool> row = s->step();
+  if (!row) return row.error();
+  if (!*row) return make_error(ErrorCode::kInternal, "store: the installation id is missing");
+  return s->text(0);
+}
+
+Result<int64_t> SqliteStore::pod_first_seen(const std::string& provider, const std::string& pod_id,
+                                            int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> add = prepare(
+      "INSERT OR IGNORE INTO unknown_pods (provider, pod_id, first_seen_ms) VALUES (?, ?, ?)",
+      "record pod first seen");
+  if (!add) return add.error();
+  add->bind(provider).bind(pod_id).bind(now_ms);
+  if (Status ran = add->run(); !ran) return ran.error();
+  Result<Stmt> get =
+      prepare("SELECT first_seen_ms FROM unknown_pods WHERE provider = ? AND pod_id = ?",
+              "get pod first seen");
+  if (!get) return get.error();
+  get->bind(provider).bind(pod_id);
+  Result<bool> row = get->step();
+  if (!row) return row.error();
+  return *row ? get->int64(0) : now_ms;
+}
+
+Status SqliteStore::forget_pods_seen(const std::string& provider,
+                                     const std::vector<std::string>& still_listed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> list =
+      prepare("SELECT pod_id FROM unknown_pods WHERE provider = ?", "list pods seen");
+  if (!list) return list.error();
+  list->bind(provider);
+  std::vector<std::string> gone;
+  for (;;) {
+    Result<bool> row = list->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    std::string id = list->text(0);
+    if (std::find(still_listed.begin(), still_listed.end(), id) == still_listed.end())
+      gone.push_back(std::move(id));
+  }
+  for (const auto& id : gone) {  // a handful at most: pods of ours the store lost
+    Result<Stmt> del =
+        prepare("DELETE FROM unknown_pods WHERE provider = ? AND pod_id = ?", "forget pod seen");
+    if (!del) return del.error();
+    del->bind(provider).bind(id);
+    if (Status ran = del->run(); !ran) return ran;
+  }
+  return Status::Ok();
 }
 
 }  // namespace

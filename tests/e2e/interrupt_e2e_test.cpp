@@ -114,11 +114,23 @@ TEST(E2EInterrupt, ReapFindsAPodTheStoreNeverHeardOf) {
   ASSERT_FALSE(pod.empty());
   kill(p.pid(), SIGKILL);
   p.wait(10);
-  // The database is lost; the provider's own list (pods named burst-*) still finds the pod.
-  std::filesystem::remove(home.state() + "/burst.db");
+  // The database is lost; the provider's own list (pods named burst-*) still finds the pod. The
+  // new database is a new installation, so the pod reads as another installation's: plain reap
+  // leaves it, and --all-installations asks (no terminal here: refused) or takes --yes.
+  for (const char* f : {"/burst.db", "/burst.db-wal", "/burst.db-shm"})
+    std::filesystem::remove(home.state() + f);
   std::string out, err;
   EXPECT_EQ(run_burst(home, {"reap"}, &out, &err), 0) << out << err;
   EXPECT_NE(out.find("local " + pod), std::string::npos) << out;
+  EXPECT_NE(out.find("left alone; `burst reap --all-installations` deletes it"), std::string::npos)
+      << out;
+  EXPECT_FALSE(pod_processes(pod).empty());
+  EXPECT_EQ(run_burst(home, {"reap", "--all-installations"}, &out, &err), 2) << out << err;
+  EXPECT_NE(err.find("not confirmed; nothing was deleted"), std::string::npos) << err;
+  EXPECT_FALSE(pod_processes(pod).empty());
+  EXPECT_EQ(run_burst(home, {"reap", "--all-installations", "--yes"}, &out, &err), 0) << out << err;
+  EXPECT_NE(out.find("local " + pod + " (job "), std::string::npos) << out;
+  EXPECT_NE(out.find("deleted (confirmed)"), std::string::npos) << out;
   EXPECT_TRUE(pod_processes(pod).empty());
 }
 

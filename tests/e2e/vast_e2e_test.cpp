@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "burst/store.h"
 #include "e2e/cloud_e2e.h"
 
 namespace burst::testing {
@@ -37,7 +38,10 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
   ASSERT_EQ(pods.size(), 1u) << out;
   const auto& pod = pods[0];
   EXPECT_TRUE(pod.gpu);
-  EXPECT_EQ(pod.name.rfind("burst-", 0), 0u) << pod.name;
+  auto store = open_sqlite_store(home.state() + "/burst.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  EXPECT_EQ(pod.name.rfind("burst-i" + *(*store)->installation_id() + "-", 0), 0u)
+      << "the label carries this installation's id: " << pod.name;
   auto vols = cloud.state().volumes("vast");
   ASSERT_EQ(vols.size(), 1u);
   EXPECT_EQ(vols[0].name, "tts_dcache") << "tts-cache in Vast's volume-name alphabet";

@@ -10,31 +10,13 @@
 #include "daemon/reconciler.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_provider.h"
+#include "fakes/forward_provider.h"
 #include "fakes/temp_dir.h"
 
 namespace burst::daemon {
 namespace {
 
 using std::chrono::minutes;
-
-// Hands the reconciler a provider it may own, forwarding to the test's FakeProvider.
-class Forward : public Provider {
- public:
-  explicit Forward(Provider& p) : p_(p) {}
-  std::string name() const override { return p_.name(); }
-  Result<std::vector<Offer>> offers(bool gpu) override { return p_.offers(gpu); }
-  Result<Volume> ensure_volume(const std::string& n, int s, const std::string& r) override {
-    return p_.ensure_volume(n, s, r);
-  }
-  Result<std::vector<Volume>> list_volumes() override { return p_.list_volumes(); }
-  Result<Pod> create_pod(const PodRequest& r) override { return p_.create_pod(r); }
-  Result<Pod> get_pod(const std::string& id) override { return p_.get_pod(id); }
-  Result<std::vector<Pod>> list_pods() override { return p_.list_pods(); }
-  Status delete_pod(const std::string& id) override { return p_.delete_pod(id); }
-
- private:
-  Provider& p_;
-};
 
 class ReconcilerTest : public ::testing::Test {
  protected:
@@ -45,7 +27,7 @@ class ReconcilerTest : public ::testing::Test {
                     clock_,
                     {"fake"},
                     [this](const std::string&) -> Result<std::unique_ptr<Provider>> {
-                      return std::unique_ptr<Provider>(std::make_unique<Forward>(cloud_));
+                      return std::unique_ptr<Provider>(std::make_unique<ForwardProvider>(cloud_));
                     },
                     [this](const JobRecord& j) { return alive_.count(j.id) > 0; },
                     dir_.path()};
@@ -159,24 +141,43 @@ TEST_F(ReconcilerTest, LiveJobsAreLeftAlone) {
   EXPECT_EQ(store_->get_job("j2")->state, "running");
 }
 
-TEST_F(ReconcilerTest, UnknownPodIsDeletedOnlyAfterTheGracePeriod) {
-  cloud_.add_existing("burst-elsewhere-gpu");
+TEST_F(ReconcilerTest, UnknownPodOfThisInstallationIsDeletedOnlyAfterTheGracePeriod) {
+  const std::string name = pod_name(*store_->installation_id(), "elsewhere", "gpu");
+  cloud_.add_existing(name);
   cloud_.add_existing("not-ours");
   Reconciler r = make();
   auto first = r.reap();
   ASSERT_EQ(first.size(), 1u);
   EXPECT_NE(first[0].outcome.find("unknown to the store: deleted if still there after"),
             std::string::npos);
-  EXPECT_TRUE(cloud_.exists_named("burst-elsewhere-gpu"));
+  EXPECT_TRUE(cloud_.exists_named(name));
 
   clock_.advance(minutes(11));
   auto second = r.reap();
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(second[0].outcome, "unknown to the store for 660 s: deleted (confirmed)");
-  EXPECT_FALSE(cloud_.exists_named("burst-elsewhere-gpu"));
+  EXPECT_FALSE(cloud_.exists_named(name));
   EXPECT_TRUE(cloud_.exists_named("not-ours")) << "only burst-* pods are ours";
   EXPECT_EQ(store_->get_job("elsewhere")->error,
             "adopted by burstd: a burst-* pod the store had no record of");
+}
+
+TEST_F(ReconcilerTest, UntaggedAndOtherInstallationsPodsAreLeftAloneWhateverTheirAge) {
+  cloud_.add_existing("burst-elsewhere-gpu");                // made before installation ids
+  cloud_.add_existing(pod_name("0123456789", "j9", "gpu"));  // another state dir's
+  Reconciler r = make();
+  for (int pass = 0; pass < 3; ++pass) {
+    auto actions = r.reap();
+    ASSERT_EQ(actions.size(), 2u);
+    EXPECT_EQ(actions[0].kind, ReapOutcome::kForeign);
+    EXPECT_NE(actions[0].outcome.find("untagged"), std::string::npos) << actions[0].outcome;
+    EXPECT_NE(actions[1].outcome.find("of installation 0123456789, not this one"),
+              std::string::npos)
+        << actions[1].outcome;
+    clock_.advance(minutes(30));
+  }
+  EXPECT_TRUE(cloud_.exists_named("burst-elsewhere-gpu"));
+  EXPECT_TRUE(cloud_.exists_named(pod_name("0123456789", "j9", "gpu")));
 }
 
 TEST_F(ReconcilerTest, PodRowOfAFinishedJobIsDeletedByReap) {

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "burst/provider.h"
 #include "burst/store.h"
 #include "store/sqlite_schema.h"
 
@@ -78,7 +79,8 @@ PodRecord make_pod(const std::string& job_id, const std::string& name, int64_t c
 // Every field, so EXPECT_EQ on these compares (and prints) whole records.
 auto fields(const JobRecord& j) {
   return std::tie(j.id, j.pipeline, j.spec_path, j.state, j.phase, j.provider, j.error,
-                  j.estimate_json, j.report_path, j.created_ms, j.finished_ms, j.owner_pid);
+                  j.estimate_json, j.report_path, j.created_ms, j.finished_ms, j.owner_pid,
+                  j.owner_start);
 }
 
 auto fields(const PodRecord& p) {
@@ -131,6 +133,7 @@ TEST_F(StoreTest, JobRoundTripAndUpdate) {
   job.report_path = "/tmp/r.json";
   job.finished_ms = 1700000099999;
   job.owner_pid = 4242;
+  job.owner_start = "boot-id/123456";
   ASSERT_TRUE(store->update_job(job).ok());
   got = store->get_job(job.id);
   ASSERT_TRUE(got.ok());
@@ -334,6 +337,31 @@ TEST_F(StoreTest, DataSurvivesReopen) {
   Result<std::vector<TransferRecord>> transfers = store->transfers("j");
   ASSERT_TRUE(transfers.ok());
   EXPECT_EQ(transfers->size(), 1u);
+}
+
+// Ownership (docs/daemon.md): the installation id is made once and kept; an unknown pod's
+// first-seen time is recorded once, survives a reopen, and is forgotten once it is not listed.
+TEST_F(StoreTest, InstallationIdAndFirstSeenTimesSurviveReopen) {
+  std::string id;
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    id = store->installation_id().value();
+    EXPECT_EQ(id.size(), kInstallationIdLength);
+    EXPECT_EQ(*store->pod_first_seen("runpod", "p1", 100), 100);
+    EXPECT_EQ(*store->pod_first_seen("runpod", "p1", 200), 100) << "the first sighting stays";
+    EXPECT_EQ(*store->pod_first_seen("runpod", "p2", 300), 300);
+    EXPECT_EQ(*store->pod_first_seen("vast", "p1", 400), 400) << "keyed by provider too";
+  }
+  auto store = open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->installation_id().value(), id) << "made once, never changed";
+  EXPECT_EQ(*store->pod_first_seen("runpod", "p1", 500), 100);
+  ASSERT_TRUE(store->forget_pods_seen("runpod", {"p2"}).ok());
+  EXPECT_EQ(*store->pod_first_seen("runpod", "p1", 600), 600) << "forgotten, then seen afresh";
+  EXPECT_EQ(*store->pod_first_seen("runpod", "p2", 700), 300);
+  EXPECT_EQ(*store->pod_first_seen("vast", "p1", 800), 400) << "another provider's kept";
+  EXPECT_NE(open_sqlite_store(":memory:").value()->installation_id().value(), id);
 }
 
 TEST_F(StoreTest, SchemaVersionIsCurrentAndReopenKeepsIt) {
