@@ -84,6 +84,7 @@ int cmd_run(const RunArgs& args) {
   JobDeps deps{**store, clock, *connector, prepared->gpu_provider(), *console, *config, [] {
                  return g_interrupts.load();
                }};
+  deps.faults = args.faults;
   JobResult result = JobRunner(deps, std::move(in)).run();
   // A webhook that fails is a warning, never the job's outcome.
   if (std::string w = notify_job_finished(*config, **store, clock, job_id); !w.empty())

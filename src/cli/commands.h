@@ -11,12 +11,15 @@ class App;
 
 namespace burst {
 
+class FaultObserver;  // burst/fault_observer.h
+
 struct RunArgs {
   std::string spec;
   std::string provider;  // overrides resources.providers
   bool yes = false;
   bool json = false;
   bool quiet = false;
+  FaultObserver* faults = nullptr;  // the BURST_FAULT hook, when main() installed one
 };
 int cmd_run(const RunArgs& args);
 

@@ -1,7 +1,9 @@
 // burst: the CLI. Subcommands are a table of CLI11 apps; each maps to one cmd_* function.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 
 #include "cli/commands.h"
+#include "util/fault_point.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"burst: run a pipeline on the cheapest adequate cloud GPU, then delete it"};
@@ -124,6 +126,10 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : burst::kExitUsageCode;
   }
+  // The chaos matrix's fault hook (docs/chaos.md) is installed here and handed to the job.
+  const char* fault_env = std::getenv("BURST_FAULT");
+  const auto faults = burst::make_env_fault_hook(fault_env ? fault_env : "");
+  run.faults = faults.get();
   if (*run_cmd) return burst::cmd_run(run);
   if (*check_cmd) return burst::cmd_check(check);
   if (*validate_cmd) return burst::cmd_validate(validate_file, validate_json);
