@@ -22,6 +22,7 @@ RunJobOutcome run_job(const RunJobDeps& d, const PipelineSpec& spec, PreparedJob
                d.console, d.config, d.interrupts};
   deps.extra_caps = d.extra_caps;
   deps.stop_source = d.stop_source;
+  deps.faults = d.faults;
 
   RunJobOutcome out;
   out.result = JobRunner(deps, std::move(in)).run();

@@ -32,6 +32,7 @@ struct RunJobDeps {
   std::vector<BudgetCap> extra_caps = {};  // as JobDeps::extra_caps
   std::string stop_source = "Ctrl-C or SIGTERM";
   HttpClient* webhook_http = nullptr;  // as FinishDeps::http
+  FaultObserver* faults = nullptr;     // as JobDeps::faults (the chaos matrix's hook)
 };
 
 struct RunJobRequest {

@@ -78,6 +78,7 @@ int cmd_run(const RunArgs& args) {
   const std::string job_id = new_job_id(clock.now());
   auto interrupts = [] { return g_interrupts.load(); };
   RunJobDeps deps{**store, clock, *connector, *console, *config, interrupts};
+  deps.faults = args.faults;
   RunJobOutcome run = run_job(deps, *spec, std::move(*prepared), {job_id, *key});
   // What failed after the job (the report, the webhook) is a warning, never the job's outcome.
   for (const auto& w : run.finished.warnings) std::cerr << "burst: warning: " << w << "\n";

@@ -18,6 +18,8 @@ struct SpecFlags {
   std::vector<std::string> env;
 };
 
+class FaultObserver;  // burst/fault_observer.h
+
 struct RunArgs {
   std::string spec;
   SpecFlags spec_flags;
@@ -25,6 +27,7 @@ struct RunArgs {
   bool yes = false;
   bool json = false;
   bool quiet = false;
+  FaultObserver* faults = nullptr;  // the BURST_FAULT hook, when main() installed one
 };
 int cmd_run(const RunArgs& args);
 

@@ -1,9 +1,11 @@
 // burst: the CLI. Subcommands are a table of CLI11 apps; each maps to one cmd_* function.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/command_suggest.h"
 #include "cli/commands.h"
+#include "util/fault_point.h"
 
 namespace {
 
@@ -199,6 +201,10 @@ int main(int argc, char** argv) {
     std::cout << "burst " << BURST_VERSION << "\n";
     return 0;
   }
+  // The chaos matrix's fault hook (docs/chaos.md) is installed here and handed to the job.
+  const char* fault_env = std::getenv("BURST_FAULT");
+  const auto faults = burst::make_env_fault_hook(fault_env ? fault_env : "");
+  run.faults = faults.get();
   if (*run_cmd) return burst::cmd_run(run);
   if (*check_cmd) return burst::cmd_check(check);
   if (*validate_cmd) return burst::cmd_validate(validate);

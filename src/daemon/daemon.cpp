@@ -17,7 +17,6 @@ Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
   opt.max_concurrent = config_.max_concurrent;
   opt.log = d_.log;
   opt.admit = [this](const PipelineSpec& spec) { return admit(spec); };
-  opt.clock_rate = d_.clock_rate;
   opt.resume_failed = [this](const std::string& id, const std::string& error) {
     auto job = d_.store.get_job(id);
     if (!job.ok()) return;

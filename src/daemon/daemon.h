@@ -28,7 +28,6 @@ struct DaemonDeps {
   std::vector<std::string> providers;  // names the reconciler asks
   std::function<Result<std::unique_ptr<Provider>>(const std::string&)> make_provider;
   std::function<void(const std::string&)> log;
-  double clock_rate = 1;  // SchedulerOptions::clock_rate (test-only accelerated clock)
 };
 
 class Daemon {

@@ -17,8 +17,8 @@
 #include "daemon/daemon.h"
 #include "daemon/pipelines.h"
 #include "daemon/real_job_launcher.h"
-#include "daemon/test_clock.h"
 #include "registry.h"
+#include "util/fault_point.h"
 
 namespace {
 
@@ -102,19 +102,10 @@ int main(int argc, char** argv) {
     logger->error("cannot open the store: " + store.error().message);
     return 3;
   }
-  SystemClock system_clock;
-  std::optional<AcceleratedClock> test_clock;  // TEST ONLY (daemon/test_clock.h)
-  if (auto it = env.find("BURSTD_TEST_CLOCK"); it != env.end() && !it->second.empty()) {
-    test_clock = parse_test_clock(it->second);
-    if (!test_clock) {
-      logger->error("BURSTD_TEST_CLOCK: expected <start unix seconds>:<rate>, got " + it->second);
-      return 3;
-    }
-    logger->warn("BURSTD_TEST_CLOCK is set: TEST ONLY, running on an accelerated clock (x" +
-                 std::to_string(test_clock->rate()) + ") that starts at " +
-                 format_utc(test_clock->now()) + "; never use this in production");
-  }
-  Clock& clock = test_clock ? static_cast<Clock&>(*test_clock) : system_clock;
+  SystemClock clock;
+  // The chaos matrix's fault hook (docs/chaos.md), installed here and handed to every job.
+  const auto it_fault = env.find("BURST_FAULT");
+  const auto faults = make_env_fault_hook(it_fault == env.end() ? "" : it_fault->second);
   RealJobLauncher launcher(**store, clock, config->burst, env, log);
   const Config& burst_config = config->burst;
   DaemonDeps deps{clock,
@@ -124,10 +115,10 @@ int main(int argc, char** argv) {
                   [&burst_config, &clock](const std::string& name) {
                     return make_provider(name, burst_config, clock);
                   },
-                  log,
-                  test_clock ? test_clock->rate() : 1.0};
+                  log};
   Daemon daemon(*config, deps);
   launcher.set_caps([&daemon] { return daemon.global_caps(); });
+  launcher.set_faults(faults.get());
   logger->info("burstd " + std::string(BURST_VERSION) + " starting; state " +
                config->burst.state_dir + (config->file.empty() ? "" : "; config " + config->file));
   if (Status st = daemon.start(); !st.ok()) {

@@ -79,6 +79,7 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   DaemonConsole console(job_id, log_);
   RunJobDeps deps{store_, clock_, *connector, console, config_, interrupts};
   if (caps_) deps.extra_caps = caps_();
+  deps.faults = faults_;
   deps.stop_source = "burst cancel or burstd drain";  // both count as the job's interrupts
   RunJobRequest request{job_id, *key};
   if (why) {

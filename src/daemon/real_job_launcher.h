@@ -11,6 +11,7 @@
 
 #include "burst/clock.h"
 #include "burst/config.h"
+#include "burst/fault_observer.h"
 #include "burst/store.h"
 #include "daemon/job_launcher.h"
 
@@ -27,6 +28,8 @@ class RealJobLauncher : public JobLauncher {
                    const std::function<int()>& interrupts) override;
   // What is left of burstd's global caps when a job starts (Daemon::global_caps).
   void set_caps(std::function<std::vector<BudgetCap>()> caps) { caps_ = std::move(caps); }
+  // The chaos matrix's BURST_FAULT hook, installed by main(); every job is told its fault points.
+  void set_faults(FaultObserver* faults) { faults_ = faults; }
 
  private:
   JobResult refuse(const std::string& job_id, const PipelineSpec& spec, const std::string& why);
@@ -39,6 +42,7 @@ class RealJobLauncher : public JobLauncher {
   std::map<std::string, std::string> env_;
   std::function<void(const std::string&)> log_;
   std::function<std::vector<BudgetCap>()> caps_;
+  FaultObserver* faults_ = nullptr;
 };
 
 }  // namespace burst::daemon

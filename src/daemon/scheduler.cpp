@@ -5,7 +5,11 @@
 namespace burst::daemon {
 
 Scheduler::Scheduler(Clock& clock, Store& store, JobLauncher& launcher, SchedulerOptions options)
-    : clock_(clock), store_(store), launcher_(launcher), opt_(std::move(options)) {}
+    : clock_(clock),
+      store_(store),
+      launcher_(launcher),
+      opt_(std::move(options)),
+      waiter_(clock.make_waiter()) {}
 
 Scheduler::~Scheduler() {
   stop();
@@ -237,10 +241,10 @@ void Scheduler::finished(const std::string& id, const JobResult& result) {
       done_threads_.push_back(std::move(it->second.thread));
       running_.erase(it);
     }
-    changed_ = true;
   }
   log("job " + id + " " + result.state + (result.error.empty() ? "" : ": " + result.error));
   cv_.notify_all();
+  waiter_->notify();
 }
 
 void Scheduler::log(const std::string& line) {
@@ -260,32 +264,25 @@ void Scheduler::reap_threads() {
 void Scheduler::run_loop() {
   while (true) {
     std::optional<TimePoint> next = tick();
-    std::unique_lock<std::mutex> lock(mu_);
-    if (stop_) return;
-    auto woken = [&] { return changed_ || stop_; };
-    if (next) {
-      // The clock decides how long; the condition variable only waits. Capped so a clock that
-      // jumps (suspend, NTP) is noticed within a minute.
-      auto wait = std::min<Duration>(std::chrono::duration_cast<Duration>(*next - clock_.now()),
-                                     std::chrono::minutes(1));
-      if (opt_.clock_rate != 1)
-        wait = Duration(static_cast<int64_t>(static_cast<double>(wait.count()) / opt_.clock_rate));
-      if (wait.count() > 0) cv_.wait_for(lock, wait, woken);
-    } else {
-      cv_.wait(lock, woken);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) return;
     }
-    changed_ = false;
-    if (stop_) return;
+    if (!next) {
+      waiter_->wait();
+      continue;
+    }
+    // The fire time is on the wall clock; the wait runs on monotonic time, capped so a wall clock
+    // that jumps (suspend, NTP) is noticed within a minute. Monotonic time is read first: if the
+    // clock moves between the two reads, the wait ends early and tick() runs again, never late.
+    const MonoTime mono = clock_.mono_now();
+    const Duration wait = std::min<Duration>(
+        std::chrono::duration_cast<Duration>(*next - clock_.now()), std::chrono::minutes(1));
+    if (wait.count() > 0) waiter_->wait_until(mono + wait);
   }
 }
 
-void Scheduler::wake() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    changed_ = true;
-  }
-  cv_.notify_all();
-}
+void Scheduler::wake() { waiter_->notify(); }
 
 void Scheduler::stop() {
   {
@@ -293,6 +290,7 @@ void Scheduler::stop() {
     stop_ = true;
   }
   cv_.notify_all();
+  waiter_->notify();
 }
 
 void Scheduler::drain() {

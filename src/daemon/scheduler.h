@@ -3,9 +3,10 @@
 // unless its schedule says `overlap: true`. Jobs run on worker threads through a JobLauncher.
 //
 // Time comes only from the Clock. tick() does everything due at clock.now() and says when the
-// next fire is; run_loop() calls tick() and then waits on a condition variable until that time
-// or until something changes (a submit, a job ending, wake()), so an idle daemon sleeps. Tests
-// drive tick() with a FakeClock and never sleep.
+// next fire is; run_loop() calls tick() and then waits on a Waiter of the clock (monotonic time)
+// until that time or until something changes (a submit, a job ending, wake()), so an idle daemon
+// sleeps. Tests drive tick() or run_loop() with a FakeClock, whose advance() ends the loop's wait,
+// and never sleep.
 #pragma once
 
 #include <atomic>
@@ -57,9 +58,6 @@ struct SchedulerOptions {
   // A reattached job whose runner never took it over (it is still "running" in the store after
   // JobLauncher::resume returned): the daemon fails it and deletes its pods.
   std::function<void(const std::string& job_id, const std::string& error)> resume_failed;
-  // Clock seconds per wall-clock second: 1, except under burstd's test-only accelerated clock
-  // (BURSTD_TEST_CLOCK), where the loop's waits shrink by the same rate.
-  double clock_rate = 1;
 };
 
 class Scheduler {
@@ -139,9 +137,9 @@ class Scheduler {
   SchedulerOptions opt_;
 
   mutable std::mutex mu_;
-  std::mutex log_mu_;  // taken after mu_, never before it
-  std::condition_variable cv_;
-  bool changed_ = false;
+  std::mutex log_mu_;               // taken after mu_, never before it
+  std::condition_variable cv_;      // running_ changed (wait_idle, the destructor)
+  std::unique_ptr<Waiter> waiter_;  // run_loop's sleep; wake(), stop() and job ends notify it
   bool stop_ = false;
   bool draining_ = false;
   std::vector<Entry> pipelines_;

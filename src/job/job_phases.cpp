@@ -9,8 +9,6 @@
 #include "job/volume_binding.h"
 #include "sync/artefact_pull.h"
 #include "sync/transfer_progress.h"
-#include "util/fault_point.h"
-#include "util/retry.h"
 #include "util/terminal_text.h"
 
 namespace burst {
@@ -27,8 +25,20 @@ std::string replace_volume(std::string path, const std::string& volume) {
 double seconds_since(Clock& clock, TimePoint t) {
   return std::chrono::duration<double>(clock.now() - t).count();
 }
+// Elapsed time on the monotonic clock: what a transfer or a wait took.
+double seconds_since(Clock& clock, MonoTime t) {
+  return std::chrono::duration<double>(clock.mono_now() - t).count();
+}
 
 }  // namespace
+
+void JobPhases::fault(std::string_view point, std::string_view suffix) {
+  if (!d_.faults) return;
+  if (suffix.empty()) return d_.faults->reached(point);
+  std::string name(point);
+  name += suffix;
+  d_.faults->reached(name);
+}
 
 JobPhases::JobPhases(JobDeps& deps, JobInput& input, Redactor& redact)
     : d_(deps), in_(input), redact_(redact) {
@@ -152,9 +162,9 @@ Outcome JobPhases::provision(std::string* detail) {
     return failed(st.error(), "re-check offer", detail);
   if (!recheck.empty()) say(recheck);
   const VolumeSpec& v = in_.spec.volume;
-  auto volume = retry<Result<Volume>>(d_.clock, RetryPolicy{}, [&] {
-    return bind_volume(d_.store, d_.provider, d_.clock, v.name, v.size_gb, in_.plan.gpu.region);
-  });
+  // Not retried here: the driver's API call retries what is safe (http/api_call.h).
+  auto volume =
+      bind_volume(d_.store, d_.provider, d_.clock, v.name, v.size_gb, in_.plan.gpu.region);
   if (!volume.ok()) return failed(volume.error(), "volume " + v.name, detail);
   if (!volume->note.empty()) say("volume " + v.name + ": " + volume->note);
   volume_id_ = volume->id;
@@ -186,9 +196,9 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   pod.record.gpu_count = req.gpu_count;
   pod.record.usd_per_hour = req.spot ? *offer.spot_usd_per_hour : offer.usd_per_hour;
   pod.record.price_source = offer.price_source;
-  if (Status readable = check_list_readable(d_.provider, d_.clock); !readable.ok())
+  if (Status readable = check_list_readable(d_.provider); !readable.ok())
     return failed(readable.error(), "create " + pod.record.role + " pod", detail);
-  auto created = create_recorded_pod(d_.store, d_.provider, d_.clock, req, &pod.record);
+  auto created = create_recorded_pod(d_.store, d_.provider, d_.clock, req, &pod.record, d_.faults);
   if (!created.ok()) return failed(created.error(), "create " + pod.record.role + " pod", detail);
   *detail = d_.provider.name() + " pod " + created->id;
   say(pod.record.role + " pod " + created->id + " created (" + offer.gpu_type + ")");
@@ -196,16 +206,18 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
 }
 
 Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattach) {
-  const TimePoint start = d_.clock.now();
+  const MonoTime start = d_.clock.mono_now();
   const TimePoint deadline =
-      start + std::chrono::milliseconds(static_cast<int64_t>(d_.config.ssh_wait_seconds * 1000));
+      d_.clock.now() +
+      std::chrono::milliseconds(static_cast<int64_t>(d_.config.ssh_wait_seconds * 1000));
   auto stop = [&] {
     d_.console.progress("waiting for pod " + pod.record.pod_id + " " +
                         std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + "s");
     moving();
     return interrupted();
   };
-  auto running = wait_until_running(d_.provider, d_.clock, pod.record.pod_id, deadline, stop);
+  auto running =
+      wait_until_running(d_.provider, d_.clock, pod.record.pod_id, deadline, stop, d_.faults);
   if (!running.ok()) return failed(running.error(), "wait for pod", detail);
   if (!reattach) {  // a reattached pod was checked when it was created
     if (Status listed = check_pod_listed(d_.provider, d_.clock, pod.record.pod_id); !listed.ok())
@@ -248,13 +260,13 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
 Outcome JobPhases::sync(std::string* detail) {
   if (in_.spec.code.dir.empty()) return Outcome::kSkipped;
   for (const auto& w : in_.code.warnings) say("warning: " + w);
-  const TimePoint start = d_.clock.now();
+  const MonoTime start = d_.clock.mono_now();
   const SyncTarget target{workdir_, manifest_path_for(gpu_.paths.volume, workdir_)};
   auto stats = sync_code(*gpu_.session, in_.code, target, [&](const SyncStats& s) {
     d_.console.progress(progress_line("sync", {s.files_sent, s.files_to_send, s.bytes_sent,
                                                s.bytes_to_send, seconds_since(d_.clock, start)}));
     moving();
-    fault_point("mid-sync");
+    fault("mid-sync");
   });
   if (!stats.ok()) return failed(stats.error(), "sync", detail);
   const double secs = seconds_since(d_.clock, start);
@@ -297,7 +309,7 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
   auto on_line = [&](bool e, const std::string& l) {
     moving();
     remote_line(e, l);
-    fault_point("mid-", name);  // test hook (docs/chaos.md)
+    fault("mid-", name);
   };
   auto on_offsets = [&](const StepOffsets& o) {
     if (keep_offsets) save_offsets(name, o);
@@ -410,7 +422,7 @@ Outcome JobPhases::pull(std::string* detail) {
   if (!gpu_.session)
     return failed(make_error(ErrorCode::kConnection, "no SSH session to the GPU pod"), "pull",
                   detail);
-  const TimePoint start = d_.clock.now();
+  const MonoTime start = d_.clock.mono_now();
   PullLimits limits;
   if (d_.config.pull_max_gib > 0 && d_.config.pull_max_gib < 1e9)
     limits.max_total_bytes = static_cast<uint64_t>(d_.config.pull_max_gib * (1ull << 30));
@@ -421,7 +433,7 @@ Outcome JobPhases::pull(std::string* detail) {
             "pull", {r.files, r.files_total - r.files_current, r.bytes,
                      r.bytes_total - r.bytes_resumed, seconds_since(d_.clock, start)}));
         moving();
-        fault_point("mid-pull");
+        fault("mid-pull");
       },
       limits);
   if (!result.ok()) return failed(result.error(), "pull", detail);
@@ -455,7 +467,7 @@ Outcome JobPhases::delete_pod(PodHandle& pod, std::string* detail) {
   if (!pod.needs_delete()) return Outcome::kSkipped;
   drop_session(pod);  // close SSH before the sshd goes away
   say("deleting " + pod.record.role + " pod " + pod.record.pod_id);
-  Status st = delete_and_verify(d_.store, d_.provider, d_.clock, &pod.record);
+  Status st = delete_and_verify(d_.store, d_.provider, d_.clock, &pod.record, d_.faults);
   if (!st.ok()) {
     return failed(st.error(), "pod " + pod.record.name + " may still be running; run `burst reap`",
                   detail);
@@ -494,7 +506,7 @@ Outcome JobPhases::upload_local(std::string* detail) {
       in_.spec.upload->run, base + "/upload.sh", view, env,
       [&](bool e, const std::string& l) {
         remote_line(e, l);
-        fault_point("mid-upload");
+        fault("mid-upload");
       },
       [&] { return interrupted(); });
   if (!status.ok()) return failed(status.error(), "upload (this machine)", detail);

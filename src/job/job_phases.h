@@ -5,6 +5,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "job/job_runner.h"
 #include "job/job_watchdog.h"
@@ -59,6 +60,8 @@ class JobPhases {
   void moving() {
     if (watchdog_) watchdog_->progress();
   }
+  // Tells JobDeps::faults (if any) that the job is at `point` + `suffix` ("mid-" + "run").
+  void fault(std::string_view point, std::string_view suffix = {});
   Outcome connect_pod(PodHandle& pod, std::string* detail, bool reattach = false);
   std::string budget_exceeded() const;  // "" or why the budget guard stops the job
   StepOffsets load_offsets(const std::string& step) const;

@@ -13,6 +13,7 @@
 #include "burst/clock.h"
 #include "burst/config.h"
 #include "burst/console.h"
+#include "burst/fault_observer.h"
 #include "burst/provider.h"
 #include "burst/remote.h"
 #include "burst/spec.h"
@@ -39,6 +40,9 @@ struct JobDeps {
   std::vector<BudgetCap> extra_caps = {};
   // What sends the stop requests counted by `interrupts`, named when one stops the job.
   std::string stop_source = "Ctrl-C or SIGTERM";
+  // Told at each fault point (burst/fault_observer.h); none in production unless main() installed
+  // the chaos matrix's BURST_FAULT hook.
+  FaultObserver* faults = nullptr;
 };
 
 struct JobInput {

@@ -1,25 +1,23 @@
 #include "job/pod_lifecycle.h"
 
-#include "util/fault_point.h"
 #include "util/retry.h"
 
 namespace burst {
 
 namespace {
 
-// Reading a pod list is cheap and, when it fails, usually fails for good (an API change): a short
-// retry is enough to ride out a blip without holding a job for minutes.
-RetryPolicy list_policy() { return RetryPolicy{Duration(500), Duration(4000), Duration(10000)}; }
+// Retries live in one place: the driver's API call (http/api_call.h) retries what is safe to
+// retry, so a provider error that reaches this file is final and is never retried here. What
+// this file does repeat is polling for a state (running, listed, gone), on the clock.
 
-Result<std::vector<Pod>> list_with_retry(Provider& provider, Clock& clock) {
-  return retry<Result<std::vector<Pod>>>(clock, list_policy(),
-                                         [&] { return provider.list_pods(); });
-}
+// A pod list that lags behind a create is polled briefly, not for minutes.
+RetryPolicy list_poll() { return RetryPolicy{Duration(500), Duration(4000), Duration(10000)}; }
 
 }  // namespace
 
 Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
-                                const PodRequest& request, PodRecord* record) {
+                                const PodRequest& request, PodRecord* record,
+                                FaultObserver* faults) {
   record->name = request.name;
   record->provider = provider.name();
   record->state = "creating";
@@ -41,7 +39,7 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
     }
     return pod.error();
   }
-  fault_point("after-create");  // test hook: made, but its id not yet recorded
+  if (faults) faults->reached("after-create");  // test hook: made, but its id not yet recorded
   record->pod_id = pod->id;
   record->state = "alive";
   Status st = store.update_pod(*record);
@@ -50,11 +48,12 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
 }
 
 Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
-                               TimePoint deadline, const std::function<bool()>& should_stop) {
+                               TimePoint deadline, const std::function<bool()>& should_stop,
+                               FaultObserver* faults) {
   Duration wait(200);
   while (true) {
     if (should_stop && should_stop()) return make_error(ErrorCode::kInterrupted, "interrupted");
-    fault_point("wait-ssh");
+    if (faults) faults->reached("wait-ssh");
     auto pod = provider.get_pod(pod_id);
     if (pod.ok() && pod->state == PodState::kRunning && pod->ssh.port > 0) return pod;
     if (!pod.ok() && !pod.error().retryable()) return pod.error();
@@ -68,8 +67,8 @@ Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::stri
   }
 }
 
-Status check_list_readable(Provider& provider, Clock& clock) {
-  if (auto listed = list_with_retry(provider, clock); !listed.ok())
+Status check_list_readable(Provider& provider) {
+  if (auto listed = provider.list_pods(); !listed.ok())
     return with_context(listed.error(), "refusing to create a pod, because " + provider.name() +
                                             "'s pod list cannot be read (burst could not find "
                                             "the pod again)");
@@ -77,16 +76,16 @@ Status check_list_readable(Provider& provider, Clock& clock) {
 }
 
 Status check_pod_listed(Provider& provider, Clock& clock, const std::string& pod_id) {
-  const TimePoint deadline = clock.now() + list_policy().total;
-  Duration wait = list_policy().first_wait;
+  const MonoTime deadline = clock.mono_now() + list_poll().total;
+  Duration wait = list_poll().first_wait;
   while (true) {
-    auto pods = list_with_retry(provider, clock);
+    auto pods = provider.list_pods();
     if (!pods.ok())
       return with_context(pods.error(),
                           provider.name() + " pod list, checked after creating pod " + pod_id);
     for (const auto& p : *pods)
       if (p.id == pod_id) return Status::Ok();
-    if (clock.now() + wait > deadline)
+    if (clock.mono_now() + wait > deadline)
       return make_error(ErrorCode::kUnavailable,
                         provider.name() + " reports pod " + pod_id +
                             " running, but its pod list (" + std::to_string(pods->size()) +
@@ -94,7 +93,7 @@ Status check_pod_listed(Provider& provider, Clock& clock, const std::string& pod
                             "list, so it stops here rather than rely on it; the pod is deleted by "
                             "its id");
     clock.sleep_for(wait);
-    wait = std::min(wait * 2, list_policy().max_wait);
+    wait = std::min(wait * 2, list_poll().max_wait);
   }
 }
 
@@ -111,11 +110,11 @@ Result<std::string> find_id_by_name(Provider& provider, const std::string& name)
 
 }  // namespace
 
-Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodRecord* record) {
+Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodRecord* record,
+                         FaultObserver* faults) {
   const RetryPolicy policy;
   if (record->pod_id.empty()) {
-    auto id = retry<Result<std::string>>(clock, policy,
-                                         [&] { return find_id_by_name(provider, record->name); });
+    auto id = find_id_by_name(provider, record->name);
     if (!id.ok()) return with_context(id.error(), "find pod " + record->name);
     if (id->empty()) {  // the provider never made it
       record->state = "create-failed";
@@ -128,18 +127,18 @@ Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodReco
   (void)store.update_pod(*record);
   const std::string what = provider.name() + " pod " + record->pod_id;
 
-  Status del = retry<Status>(clock, policy, [&] { return provider.delete_pod(record->pod_id); });
+  Status del = provider.delete_pod(record->pod_id);
   if (!del.ok()) return with_context(del.error(), "delete " + what);
-  fault_point("after-delete");  // test hook: accepted, not yet verified
+  if (faults) faults->reached("after-delete");  // test hook: accepted, not yet verified
 
   // Accepted is not done: poll until the provider no longer has it.
-  const TimePoint deadline = clock.now() + policy.total;
+  const MonoTime deadline = clock.mono_now() + policy.total;
   Duration wait(200);
   while (true) {
     auto pod = provider.get_pod(record->pod_id);
     if (!pod.ok() && pod.error().code == ErrorCode::kNotFound) break;
     if (pod.ok() && pod->state == PodState::kGone) break;
-    if (clock.now() + wait > deadline)
+    if (clock.mono_now() + wait > deadline)
       return make_error(ErrorCode::kTimeout,
                         "delete " + what + ": still present after the deadline");
     if (pod.ok()) (void)provider.delete_pod(record->pod_id);  // ask again; deletes are idempotent

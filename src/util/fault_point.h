@@ -1,20 +1,23 @@
-// Test hook: fault injection at a job's phase boundaries, for the chaos matrix (docs/chaos.md).
-// Inert unless BURST_FAULT is set in the environment when the process starts:
+// The chaos matrix's fault hook (docs/chaos.md): a FaultObserver that the binaries' main()
+// installs from the BURST_FAULT environment variable; nothing inside src/job/ reads the
+// environment. The variable's forms:
 //
 //   BURST_FAULT=<point>:kill          SIGKILL this process when it first reaches <point>
 //   BURST_FAULT=<point>:pause:<dir>   write <dir>/<point>.reached, then wait (at most 120 s) for
 //                                     <dir>/<point>.go to exist, then go on
 //
-// Points: after-create, wait-ssh, mid-sync, mid-setup, mid-run, mid-pull, after-delete,
-// mid-upload. Each fires at most once per process. The variable is read once; when it is unset a
-// call costs one load and a branch.
+// Points: burst/fault_observer.h. The hook fires at most once per process.
 #pragma once
 
-#include <string_view>
+#include <memory>
+#include <string>
+
+#include "burst/fault_observer.h"
 
 namespace burst {
 
-// `point` + `suffix` names the place ("mid-" + "run"); the suffix avoids building a string.
-void fault_point(std::string_view point, std::string_view suffix = {});
+// The hook for `value` (BURST_FAULT's text), or nullptr when it is empty or malformed (then the
+// job runs with no fault observer at all).
+std::unique_ptr<FaultObserver> make_env_fault_hook(const std::string& value);
 
 }  // namespace burst

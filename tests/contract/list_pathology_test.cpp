@@ -98,7 +98,7 @@ TEST_P(ListPathology, AnUnreadableListStopsEveryCreateAndForgetsNoPod) {
 
     // The runner's check before every create (E2ERunpod.ABrokenPodListMeansNothingIsCreated
     // runs it through `burst run`).
-    Status refused = check_list_readable(provider(), clock_);
+    Status refused = check_list_readable(provider());
     ASSERT_FALSE(refused.ok()) << "a broken list passed the check before a create";
     EXPECT_NE(refused.error().message.find("refusing to create a pod, because " + GetParam() +
                                            "'s pod list cannot be read"),

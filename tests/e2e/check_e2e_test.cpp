@@ -23,11 +23,10 @@ const std::map<std::string, std::string> kKeys = {{"runpod", "rpa_CHECKE2E_never
 const char* const kPublicKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBurstCheckE2E burst@test";
 
 // The emulator's clock, `offset` away from the real one (a provider whose Date header is off).
-class OffsetClock : public Clock {
+class OffsetClock : public SystemClock {
  public:
   explicit OffsetClock(Duration offset) : offset_(offset) {}
   TimePoint now() const override { return std::chrono::system_clock::now() + offset_; }
-  void sleep_for(Duration d) override { SystemClock().sleep_for(d); }
 
  private:
   Duration offset_;

@@ -327,48 +327,5 @@ TEST(E2EDaemon, CancelRunsTeardownAndClientsExplainAMissingDaemon) {
   EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
 }
 
-// The acceptance's schedule test: `* * * * *` on burstd's test-only accelerated clock (x30: a
-// minute every 2 s of wall time). Each run takes longer than a minute of that clock, so a fire
-// comes while the previous run is going: it is skipped, and the runs recorded never overlap.
-TEST(E2EDaemon, EveryMinuteScheduleOnAnAcceleratedClockRunsTwiceWithoutOverlap) {
-  BurstHome home;
-  const std::string spec = home.write("tick.yaml",
-                                      "name: tick\nresources: {providers: [local]}\n"
-                                      "run: |\n  echo tick\n  sleep 2.2\n"
-                                      "schedule: {cron: \"* * * * *\"}\n");
-  // Clock time starts 1 s before a minute: the first fire comes at once.
-  const long long start = (static_cast<long long>(time(nullptr)) / 60 + 1) * 60 - 1;
-  Burstd d(home, "max_concurrent_jobs: 4\npipelines: [" + spec + "]\n",
-           {{"BURSTD_TEST_CLOCK", std::to_string(start) + ":30"}});
-  ASSERT_TRUE(d.ready()) << d.log();
-
-  json done = json::array();
-  for (int i = 0; i < 450 && done.size() < 2; ++i) {  // 45 s at most; ~12 s normally
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::string out;
-    if (run_burst(home, {"status", "--json"}, &out, nullptr) != 0) continue;
-    done = json::array();
-    for (const auto& j : json::parse(out, nullptr, false))
-      if (j.is_object() && j.value("pipeline", "") == "tick" && j.value("state", "") == "succeeded")
-        done.push_back(j);
-  }
-  ASSERT_GE(done.size(), 2u) << done.dump(2) << d.log();
-  std::sort(done.begin(), done.end(),
-            [](const json& a, const json& b) { return a["created"] < b["created"]; });
-  EXPECT_GE(done[1]["created"].get<std::string>(), done[0]["finished"].get<std::string>())
-      << "the second run started after the first ended\n"
-      << done.dump(2);
-  const std::string log = read_file(home.state() + "/logs/burstd.log");
-  EXPECT_NE(log.find("BURSTD_TEST_CLOCK is set: TEST ONLY"), std::string::npos) << log;
-  EXPECT_NE(log.find("tick: fired at "), std::string::npos) << log;
-  EXPECT_NE(log.find("skipped: its previous run is still going"), std::string::npos)
-      << "a fire during a run is skipped, not queued beside it\n"
-      << log;
-  EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
-  std::string reap_out;
-  ASSERT_EQ(run_burst(home, {"reap", "--json"}, &reap_out, nullptr), 0);
-  EXPECT_EQ(json::parse(reap_out).size(), 0u) << reap_out;
-}
-
 }  // namespace
 }  // namespace burst::testing

@@ -3,6 +3,7 @@
 // blocks until the test releases them, so "running" is a state the test controls.
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <thread>
 
 #include "daemon/pipelines.h"
@@ -14,6 +15,7 @@
 namespace burst::daemon {
 namespace {
 
+using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
@@ -56,7 +58,10 @@ class SchedulerTest : public ::testing::Test {
   Scheduler& make(int max_concurrent = 2) {
     SchedulerOptions opt;
     opt.max_concurrent = max_concurrent;
-    opt.log = [this](const std::string& l) { log_.push_back(l); };
+    opt.log = [this](const std::string& l) {
+      std::lock_guard<std::mutex> lock(log_mu_);
+      log_.push_back(l);
+    };
     sched_ = std::make_unique<Scheduler>(clock_, *store_, *launcher_, opt);
     return *sched_;
   }
@@ -67,15 +72,26 @@ class SchedulerTest : public ::testing::Test {
     return n;
   }
   bool logged(const std::string& needle) {
+    std::lock_guard<std::mutex> lock(log_mu_);  // the loop's thread logs too
     for (const auto& l : log_)
       if (l.find(needle) != std::string::npos) return true;
     return false;
+  }
+  // Bounded real-time waits for what the loop's thread does (the fake clock never moves here).
+  template <typename Pred>
+  static bool eventually(Pred pred) {
+    for (int i = 0; i < 2000 && !pred(); ++i) std::this_thread::sleep_for(milliseconds(5));
+    return pred();
+  }
+  bool wait_for_sleepers(int n) {
+    return eventually([&] { return clock_.waiting() >= n; });
   }
 
   FakeClock clock_;  // 2026-01-01T00:00:00Z
   std::unique_ptr<Store> store_;
   std::unique_ptr<FakeJobLauncher> launcher_;
   std::unique_ptr<Scheduler> sched_;
+  std::mutex log_mu_;
   std::vector<std::string> log_;
 };
 
@@ -214,13 +230,55 @@ TEST_F(SchedulerTest, DrainStartsNothingNewAndDropsFires) {
   EXPECT_TRUE(logged("dropped: burstd is draining"));
 }
 
-TEST_F(SchedulerTest, LoopWaitsOnTheClockAndWakesWhenTold) {
+TEST_F(SchedulerTest, LoopWakesWhenToldBeforeItsFireTime) {
   Scheduler& s = make();
   s.set_pipelines({scheduled("loop", "*/5 * * * *")}, true);
   std::thread loop([&] { s.run_loop(); });
-  clock_.advance(minutes(5));  // the fake clock moves; the loop sleeps until told
-  s.wake();
+  ASSERT_TRUE(wait_for_sleepers(1));
+  s.submit(spec_named("adhoc"), "submitted");  // a submit wakes the loop; the clock stays put
   EXPECT_TRUE(launcher_->wait_started(1));
+  EXPECT_EQ(launcher_->started().at(0).rfind("adhoc:", 0), 0u);
+  s.stop();
+  loop.join();
+}
+
+// The loop, not the test, fires the schedule: `* * * * *` on a FakeClock whose advance() ends the
+// loop's timed wait (no wake()). Each run outlasts a minute, so the next fire comes while it is
+// going: it is skipped, and the two runs never overlap.
+TEST_F(SchedulerTest, LoopFiresEveryMinuteOnTheClockAndNeverOverlaps) {
+  Scheduler& s = make();
+  s.set_pipelines({scheduled("tick", "* * * * *")}, true);
+  std::thread loop([&] { s.run_loop(); });
+  ASSERT_TRUE(wait_for_sleepers(1));
+  EXPECT_TRUE(launcher_->started().empty()) << "nothing is due before 00:01";
+
+  clock_.advance(minutes(1));  // 00:01: the loop wakes by itself and fires
+  ASSERT_TRUE(launcher_->wait_started(1));
+  ASSERT_TRUE(wait_for_sleepers(1));
+  clock_.advance(minutes(1));  // 00:02: the first run is still going
+  ASSERT_TRUE(eventually([&] { return logged("skipped: its previous run is still going"); }));
+  EXPECT_EQ(s.jobs().size(), 1u) << "the 00:02 fire is skipped, not queued";
+
+  launcher_->release_all();
+  ASSERT_TRUE(s.wait_idle(seconds(10)));
+  ASSERT_TRUE(wait_for_sleepers(1));
+  clock_.advance(minutes(1));  // 00:03: second run
+  ASSERT_TRUE(launcher_->wait_started(2));
+  ASSERT_TRUE(s.wait_idle(seconds(10)));
+  s.stop();
+  loop.join();
+
+  EXPECT_EQ(launcher_->max_active(), 1);
+  EXPECT_EQ(count_jobs("succeeded"), 2);
+  auto last = store_->last_fire("tick");
+  ASSERT_TRUE(last.ok() && last->has_value());
+  EXPECT_EQ(format_utc(from_unix_ms(**last)), "2026-01-01T00:03:00Z");
+}
+
+TEST_F(SchedulerTest, StopEndsALoopThatWaitsForNothing) {
+  Scheduler& s = make();
+  std::thread loop([&] { s.run_loop(); });  // no pipelines: an untimed wait
+  ASSERT_TRUE(wait_for_sleepers(1));
   s.stop();
   loop.join();
 }

@@ -1,0 +1,351 @@
+// JobRunner in process: FakeProvider + FakeClock + SQLite :memory: + a ShellPod (a pod that is a
+// temp directory; the runner's own supervisor, sync and pull scripts run there for real). Each
+// test runs one job to its end and asserts what the user is left with: the job's state and error,
+// the phases recorded with their outcomes, and every pod deleted and verified gone at the
+// provider. Paths: success, each failure class (provision, SSH, sync, step, pull, a delete that
+// fails once), an interrupt, and a connection lost mid-run.
+#include "job/job_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "burst/fault_observer.h"
+#include "fakes/fake_clock.h"
+#include "fakes/fake_provider.h"
+#include "fakes/shell_pod.h"
+#include "fakes/temp_dir.h"
+#include "job/pod_lifecycle.h"
+#include "sync/code_sync.h"
+
+namespace burst {
+namespace {
+
+class RecordingConsole : public Console {
+ public:
+  void line(const std::string& t) override { add("line", t); }
+  void remote_out(const std::string& l) override { add("out", l); }
+  void remote_err(const std::string& l) override { add("err", l); }
+  void progress(const std::string&) override {}
+  bool confirm(const std::string&) override { return false; }
+  bool saw(const std::string& kind, const std::string& needle) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [k, t] : lines_)
+      if (k == kind && t.find(needle) != std::string::npos) return true;
+    return false;
+  }
+
+ private:
+  void add(const char* kind, const std::string& t) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lines_.emplace_back(kind, t);
+  }
+  std::mutex mu_;
+  std::vector<std::pair<std::string, std::string>> lines_;
+};
+
+// Counts each fault point and runs a test's action at one of them (on the job's thread).
+class PointObserver : public FaultObserver {
+ public:
+  std::string at;
+  std::function<void()> action;
+  void reached(std::string_view point) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++seen_[std::string(point)];
+    if (point == at && action && !fired_) {
+      fired_ = true;
+      action();
+    }
+  }
+  int seen(const std::string& point) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_[point];
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, int> seen_;
+  bool fired_ = false;
+};
+
+class JobRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = open_sqlite_store(":memory:").value();
+    pod_ = std::make_unique<ShellPodConnector>(dir_.path() + "/pod");
+    config_.state_dir = dir_.path() + "/state";
+    config_.reports_dir = dir_.path() + "/reports";
+    config_.logs_dir = dir_.path() + "/logs";
+    config_.ssh_key = dir_.path() + "/id_ed25519";
+    config_.ssh_wait_seconds = 60;
+    std::filesystem::create_directories(config_.logs_dir);
+
+    spec_.name = "job";
+    spec_.path = dir_.path() + "/job.yaml";
+    spec_.dir = dir_.path();
+    spec_.volume.name = "vol";
+    spec_.volume.mount = pod_->volume();
+    spec_.code.remote_dir = "$BURST_VOLUME/job";
+    spec_.setup = "echo setting up";
+    spec_.run = "echo hello from the pod\necho result > out.txt";
+    spec_.artefacts.push_back({"out.txt", dir_.path() + "/out", {}});
+    std::filesystem::create_directories(dir_.path() + "/code");
+    dir_.write("code/main.py", "print('hi')\n");
+    spec_.code.dir = dir_.path() + "/code";
+
+    offer_.provider = provider_.name();
+    offer_.gpu_type = "RTX_4090";
+    offer_.gpu_count = 1;
+    offer_.usd_per_hour = 0.5;
+    offer_.price_source = "offline table";  // not re-checked against live offers
+  }
+
+  JobResult run() {
+    auto code = scan_code_dir(spec_.code);
+    EXPECT_TRUE(code.ok()) << code.error().message;
+    JobInput in;
+    in.job_id = "20260101-000000-test";
+    in.spec = spec_;
+    in.plan.gpu = offer_;
+    in.plan.candidates.clear();
+    if (code.ok()) in.code = *code;
+    in.ssh_public_key = "ssh-ed25519 AAAA test";
+    JobDeps deps{*store_,
+                 clock_,
+                 *pod_,
+                 provider_,
+                 console_,
+                 config_,
+                 [this] { return interrupts_.load(); }};
+    deps.faults = &faults_;
+    return JobRunner(deps, in).run();
+  }
+
+  // phase -> outcome, in the order recorded.
+  std::vector<std::pair<std::string, std::string>> phases() {
+    std::vector<std::pair<std::string, std::string>> out;
+    const auto rows = store_->phases("20260101-000000-test").value();
+    for (const auto& p : rows) out.emplace_back(p.phase, p.outcome);
+    return out;
+  }
+  std::string outcome_of(const std::string& phase) {
+    for (const auto& [p, o] : phases())
+      if (p == phase) return o;
+    return "(not recorded)";
+  }
+  std::string detail_of(const std::string& phase) {
+    const auto rows = store_->phases("20260101-000000-test").value();
+    for (const auto& p : rows)
+      if (p.phase == phase) return p.detail;
+    return "";
+  }
+  JobRecord job() { return store_->get_job("20260101-000000-test").value(); }
+
+  // Every pod the provider ever made is gone there, and its row says deleted with a time.
+  void expect_every_pod_deleted_and_verified() {
+    auto rows = store_->pods_of_job("20260101-000000-test").value();
+    for (const auto& r : rows) {
+      if (r.state == "create-failed") continue;
+      EXPECT_EQ(r.state, "deleted") << r.name;
+      EXPECT_GT(r.deleted_ms, 0) << r.name;
+      const Pod* p = provider_.find(r.pod_id);
+      ASSERT_NE(p, nullptr) << r.pod_id;
+      auto now = provider_.get_pod(r.pod_id);
+      EXPECT_TRUE(!now.ok() && now.error().code == ErrorCode::kNotFound)
+          << r.pod_id << " is still at the provider";
+    }
+    EXPECT_TRUE(store_->live_pods().value().empty());
+  }
+  int creates() {
+    int n = 0;
+    for (const auto& c : provider_.calls_) n += c.rfind("create ", 0) == 0;
+    return n;
+  }
+
+  TempDir dir_;
+  FakeClock clock_;
+  FakeProvider provider_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<ShellPodConnector> pod_;
+  RecordingConsole console_;
+  PointObserver faults_;
+  std::atomic<int> interrupts_{0};
+  Config config_;
+  PipelineSpec spec_;
+  Offer offer_;
+};
+
+TEST_F(JobRunnerTest, SuccessRunsEveryPhasePullsTheArtefactAndDeletesThePod) {
+  JobResult r = run();
+  EXPECT_EQ(r.state, "succeeded") << r.error;
+  EXPECT_EQ(r.error, "");
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"plan", "ok"}, {"provision", "ok"},      {"wait-for-ssh", "ok"},
+      {"sync", "ok"}, {"setup", "ok"},          {"run", "ok"},
+      {"pull", "ok"}, {"delete-gpu-pod", "ok"}, {"report", "ok"}};
+  EXPECT_EQ(phases(), want);
+  EXPECT_EQ(job().state, "succeeded");
+  EXPECT_TRUE(console_.saw("out", "hello from the pod"));
+  std::ifstream pulled(dir_.path() + "/out/out.txt");
+  std::string text;
+  std::getline(pulled, text);
+  EXPECT_EQ(text, "result") << "the artefact came home";
+  EXPECT_TRUE(std::filesystem::exists(pod_->volume() + "/job/main.py")) << "the code was synced";
+  expect_every_pod_deleted_and_verified();
+  EXPECT_EQ(creates(), 1);
+  for (const char* p :
+       {"after-create", "wait-ssh", "mid-sync", "mid-setup", "mid-run", "mid-pull", "after-delete"})
+    EXPECT_GT(faults_.seen(p), 0) << "the observer in JobDeps heard " << p;
+}
+
+TEST_F(JobRunnerTest, ProvisionFailureCreatesNothingAndSaysWhy) {
+  provider_.create_errors.push_back(make_error(ErrorCode::kInvalid, "fake: bad request"));
+  JobResult r = run();
+  EXPECT_EQ(r.state, "failed");
+  EXPECT_NE(r.error.find("bad request"), std::string::npos) << r.error;
+  EXPECT_EQ(outcome_of("provision"), "failed");
+  EXPECT_EQ(outcome_of("wait-for-ssh"), "(not recorded)");
+  EXPECT_EQ(outcome_of("run"), "(not recorded)");
+  EXPECT_EQ(outcome_of("report"), "ok");
+  auto rows = store_->pods_of_job("20260101-000000-test").value();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].state, "create-failed");
+  EXPECT_TRUE(provider_.list_pods().value().empty());
+  EXPECT_EQ(pod_->connects(), 0);
+}
+
+TEST_F(JobRunnerTest, NoSshGivesUpAtTheDeadlineAndDeletesThePod) {
+  pod_->refuse = true;
+  JobResult r = run();
+  EXPECT_EQ(r.state, "failed");
+  EXPECT_NE(r.error.find("ssh"), std::string::npos) << r.error;
+  EXPECT_EQ(outcome_of("wait-for-ssh"), "connection-lost");
+  EXPECT_EQ(outcome_of("run"), "(not recorded)");
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  EXPECT_GT(pod_->connects(), 1) << "it retried while the pod booted";
+  EXPECT_GE(clock_.total_slept(), std::chrono::seconds(50)) << "on the fake clock, not real time";
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(JobRunnerTest, SyncFailureSkipsTheStepsAndDeletesThePod) {
+  pod_->fail_command = [](const std::string& c) -> std::optional<Error> {
+    if (c.find("echo T1") != std::string::npos)  // sync's remote side (sync/code_sync.cpp)
+      return make_error(ErrorCode::kRemoteFailed, "shell pod: no space left on device");
+    return std::nullopt;
+  };
+  JobResult r = run();
+  EXPECT_EQ(r.state, "failed");
+  EXPECT_NE(r.error.find("no space left"), std::string::npos) << r.error;
+  EXPECT_EQ(outcome_of("sync"), "failed");
+  EXPECT_EQ(outcome_of("setup"), "(not recorded)");
+  EXPECT_EQ(outcome_of("run"), "(not recorded)");
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(JobRunnerTest, FailingStepFailsTheJobStillPullsAndDeletes) {
+  spec_.run = "echo partial > out.txt\necho about to fail >&2\nexit 3";
+  JobResult r = run();
+  EXPECT_EQ(r.state, "failed");
+  EXPECT_NE(r.error.find("3"), std::string::npos) << r.error;
+  EXPECT_EQ(outcome_of("run"), "failed");
+  EXPECT_EQ(outcome_of("pull"), "ok") << "pull_on_failure brings what exists home";
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  EXPECT_TRUE(console_.saw("err", "about to fail"));
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() + "/out/out.txt"));
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(JobRunnerTest, PullFailureFailsTheJobAndDeletesThePod) {
+  pod_->fail_command = [](const std::string& c) -> std::optional<Error> {
+    if (c.find("D=$(mktemp -d)") != std::string::npos)  // the pull's listing (artefact_pull.cpp)
+      return make_error(ErrorCode::kRemoteFailed, "shell pod: pull refused");
+    return std::nullopt;
+  };
+  JobResult r = run();
+  EXPECT_EQ(r.state, "failed");
+  EXPECT_NE(r.error.find("pull refused"), std::string::npos) << r.error;
+  EXPECT_EQ(outcome_of("run"), "ok");
+  EXPECT_EQ(outcome_of("pull"), "failed");
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(JobRunnerTest, DeleteThatLingersIsPolledUntilTheProviderSaysGone) {
+  provider_.delete_takes_effect_after_n_gets = 3;  // accepted, gone only later
+  JobResult r = run();
+  EXPECT_EQ(r.state, "succeeded") << r.error;
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  int gets_after_delete = 0;
+  bool deleted = false;
+  for (const auto& c : provider_.calls_) {
+    deleted = deleted || c.rfind("delete ", 0) == 0;
+    gets_after_delete += deleted && c.rfind("get ", 0) == 0;
+  }
+  EXPECT_GE(gets_after_delete, 3) << "it was seen still there";
+  expect_every_pod_deleted_and_verified();
+}
+
+// The driver's API call has retried the delete already (http/api_call.h) and given up: the job
+// fails telling the user to reap, the row stays open, and reap's delete_and_verify finishes it.
+TEST_F(JobRunnerTest, DeleteThatFailsLeavesTheRowForReapWhichVerifiesItGone) {
+  provider_.delete_errors.push_back(
+      make_error(ErrorCode::kUnavailable, "fake: HTTP 503 (gave up after 5 attempts)"));
+  JobResult r = run();
+  EXPECT_EQ(r.state, "failed");
+  EXPECT_NE(r.error.find("burst reap"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("HTTP 503"), std::string::npos) << r.error;
+  EXPECT_EQ(outcome_of("run"), "ok");
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "failed");
+  auto rows = store_->pods_of_job("20260101-000000-test").value();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].state, "deleting") << "left for burst reap";
+  EXPECT_EQ(store_->live_pods().value().size(), 1u);
+  ASSERT_TRUE(delete_and_verify(*store_, provider_, clock_, &rows[0]).ok());  // what reap does
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(JobRunnerTest, InterruptStopsTheRunStepPullsAndDeletes) {
+  spec_.run = "echo started\necho partial > out.txt\nsleep 30\necho never";
+  faults_.at = "mid-run";  // the first line of the run step
+  faults_.action = [this] { interrupts_ = 1; };
+  JobResult r = run();
+  EXPECT_EQ(r.state, "interrupted") << r.error;
+  EXPECT_EQ(outcome_of("run"), "interrupted");
+  EXPECT_EQ(outcome_of("pull"), "ok") << "one interrupt still pulls";
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  EXPECT_FALSE(console_.saw("out", "never"));
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(JobRunnerTest, TwoInterruptsSkipThePullButNeverTheDelete) {
+  spec_.run = "echo started\nsleep 30";
+  faults_.at = "mid-run";
+  faults_.action = [this] { interrupts_ = 2; };
+  JobResult r = run();
+  EXPECT_EQ(r.state, "interrupted") << r.error;
+  EXPECT_EQ(outcome_of("pull"), "skipped");
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(JobRunnerTest, ConnectionLostMidRunFailsTheJobAndDeletesThePodThroughTheApi) {
+  spec_.run = "echo started\nsleep 30";
+  faults_.at = "mid-run";
+  faults_.action = [this] { pod_->broken = true; };  // every session and reconnect fails now
+  JobResult r = run();
+  EXPECT_EQ(r.state, "failed");
+  EXPECT_NE(r.error.find("connection"), std::string::npos) << r.error;
+  EXPECT_EQ(outcome_of("run"), "connection-lost");
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok") << "deleting needs the provider's API, not SSH";
+  expect_every_pod_deleted_and_verified();
+}
+
+}  // namespace
+}  // namespace burst
