@@ -12,7 +12,7 @@
 #include "cli/commands.h"
 #include "cli/offers.h"
 #include "cli/spec_errors.h"
-#include "report/calibration.h"
+#include "plan/calibration.h"
 
 namespace burst {
 namespace {
@@ -105,15 +105,15 @@ int cmd_plan(const PlanArgs& args) {
   if (!sources.ok())
     return fail(sources.error().code == ErrorCode::kAuth ? kExitConfig : kExitUsage,
                 sources.error().message);
-  // History calibrates the model's run time for this pipeline, as for `burst run`
-  // (report/calibration.h); the chosen plan's basis then says "calibrated from N runs".
-  PipelineSpec planned = *spec;
-  CalibrationFit fit;
+  // History calibrates the model's run time for this pipeline per GPU type, as for `burst run`
+  // (plan/calibration.h); the chosen plan's basis then says "calibrated from N runs on ...".
   if (::access(config->db_path.c_str(), F_OK) == 0)
     if (auto store = open_sqlite_store(config->db_path); store.ok())
-      fit = apply_calibration(**store, &planned, &sources->input);
-  auto plan = make_plan(planned, sources->input);
-  if (plan.ok()) mark_calibrated(fit, &*plan);
+      if (auto runs =
+              (*store)->calibration_samples(spec->name, spec->workload.kind, kCalibrationHistory);
+          runs.ok())
+        sources->input.calibration_history = std::move(*runs);
+  auto plan = make_plan(*spec, sources->input);
   std::vector<Candidate> fallback;
   if (!plan.ok()) {
     CandidateInput ci;

@@ -4,7 +4,7 @@
 
 #include "burst/store.h"
 #include "cli/offers.h"
-#include "report/calibration.h"
+#include "plan/calibration.h"
 
 namespace burst {
 namespace {
@@ -67,16 +67,16 @@ Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& pro
     job.code = std::move(*scanned);
     input.code_bytes = static_cast<long>(job.code.bytes);
   }
-  // History calibrates the model's run time for this pipeline (report/calibration.h).
-  PipelineSpec planned = spec;
-  CalibrationFit fit;
+  // History calibrates the model's run time for this pipeline per GPU type (plan/calibration.h).
   if (access(config.db_path.c_str(), F_OK) == 0)
     if (auto store = open_sqlite_store(config.db_path); store.ok())
-      fit = apply_calibration(**store, &planned, &input);
-  auto plan = make_plan(planned, input);
+      if (auto runs =
+              (*store)->calibration_samples(spec.name, spec.workload.kind, kCalibrationHistory);
+          runs.ok())
+        input.calibration_history = std::move(*runs);
+  auto plan = make_plan(spec, input);
   if (!plan.ok()) return plan.error();
   job.plan = std::move(*plan);
-  mark_calibrated(fit, &job.plan);
   job.providers = std::move(sources->providers);
   return job;
 }
