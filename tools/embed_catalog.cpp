@@ -70,7 +70,11 @@ int main(int argc, char** argv) {
            ", " + number(g.vram_gb) + ", " + number(g.mem_bw_gbs) + ", " + number(g.fp16_tflops) +
            ", " + optional_number(g.fp8_tflops) + ", " + number(g.tdp_w) + ", " +
            literal(g.interconnect) + ", " + number(g.interconnect_gbs) + ", " +
-           optional_number(g.purchase_usd) + ", " + literal(g.source) + "},\n";
+           optional_number(g.purchase_usd) + ", " + literal(g.source) + ", " + literal(g.memory) +
+           ", {";
+    for (size_t i = 0; i < g.precisions.size(); ++i)
+      out += (i ? ", " : "") + literal(g.precisions[i]);
+    out += "}},\n";
   }
   out += "  };\n  return catalog;\n}\n\n}  // namespace burst\n";
   // Written through a temporary name, so an interrupted build never leaves half a file.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "burst/gpu_catalog.h"
 #include "burst/result.h"
@@ -30,12 +31,38 @@ struct MemoryBreakdown {
 // its kind needs (e.g. params_b) or has a bad value.
 Result<MemoryBreakdown> memory_need(const Workload& w);
 
-// Fraction of VRAM kept free for fragmentation and the runtime (documented; 0.12).
-inline constexpr double kVramHeadroom = 0.12;
+// Headroom per card: a fixed reserve for the CUDA/ROCm context and runtime plus a fraction for
+// fragmentation, chosen so configurations measured to run are accepted (70B FP8 on one 80 GB
+// card, 8B F16 on a 16 GB card; docs/cost-model.md, "Headroom"). A card's memory is counted in
+// GiB: "80 GB" and "16 GB" cards hold 80 and 16 GiB.
+inline constexpr double kVramReserveGib = 0.5;
+inline constexpr double kVramHeadroom = 0.02;
 
-// Smallest GPU count in {1, 2, 4, 8} whose usable memory (vram x (1 - headroom) each) holds
-// `need`; 0 when even 8 do not.
+// Usable GiB on one card of `gpu`: vram x (1 - kVramHeadroom) - kVramReserveGib.
+double usable_gib(const GpuSpec& gpu);
+
+// Most GPUs one job is ever sized for (nodes of 8 beyond 8).
+inline constexpr int kMaxGpus = 1024;
+
+// Smallest GPU count in {1, 2, 4, 8, 16, 24, ...} whose usable memory holds `need`; 0 when even
+// kMaxGpus do not.
 int gpus_needed(const MemoryBreakdown& need, const GpuSpec& gpu);
+
+// A popular open model's shape, from its published config (sources in src/cost/model_shapes.cpp).
+struct ModelShape {
+  const char* name;
+  double params_b;
+  double active_params_b;  // = params_b unless mixture of experts
+  long layers, hidden, heads, kv_heads, head_dim, vocab, intermediate;
+  bool tied_embeddings;
+  const char* source;
+};
+const std::vector<ModelShape>& model_shapes();
+const ModelShape* find_model(const std::string& name);
+
+// `w` with the fields of its workload.model filled in where `w` leaves them unset; `w` itself
+// when it names no model; kInvalid for an unknown name (listing the built-in ones).
+Result<Workload> with_model_shape(const Workload& w);
 
 // Efficiencies and fixed per-step overhead, fitted to published measurements.
 struct Calibration {

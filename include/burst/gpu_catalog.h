@@ -25,7 +25,14 @@ struct GpuSpec {
   double interconnect_gbs = 0;         // per-GPU GPU-to-GPU bandwidth, GB/s
   std::optional<double> purchase_usd;  // typical street/list price, for rent-vs-buy
   std::string source;                  // where the numbers come from (URL or document)
+  std::string memory;                  // "hbm" | "gddr" | "" (unknown: no technology fallback)
+  // Number formats the tensor units run natively ("fp32", "fp16", "bf16", "fp8", "int8",
+  // "int4"); empty = unknown, every precision accepted.
+  std::vector<std::string> precisions;
 };
+
+// Whether `gpu` runs `precision` natively (true when the catalog does not say).
+bool supports_precision(const GpuSpec& gpu, const std::string& precision);
 
 struct PriceEntry {
   std::string provider;  // "runpod" | "lambda" | "vast"

@@ -41,6 +41,17 @@ struct Workload {
   std::optional<long> hidden;          // hidden size (model dimension)
   std::optional<long> heads;           // attention heads
   std::optional<long> kv_heads;        // key/value heads (fewer than heads with GQA/MQA)
+  // A built-in model shape (burst/cost_model.h model_shapes()) filling every field above and
+  // below that the spec leaves unset.
+  std::string model;
+  std::optional<double> active_params_b;       // mixture of experts: parameters used per token
+  std::optional<long> head_dim;                // per attention head; default hidden / heads
+  std::optional<long> vocab;                   // vocabulary size (embeddings, logits)
+  std::optional<long> intermediate;            // MLP hidden size (LoRA adapter sizes)
+  std::optional<bool> tied_embeddings;         // input and output embeddings shared
+  std::string kv_precision;                    // llm-inference KV cache: fp16 | fp8 | "" (fp16)
+  std::optional<bool> gradient_checkpointing;  // llm-training; default on for lora/qlora
+  std::optional<long> lora_rank;               // lora/qlora adapter rank; default 16
   std::optional<WorkloadReference> reference;
 };
 

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "burst/store.h"
-#include "report/calibration.h"
+#include "plan/calibration.h"
 
 namespace burst {
 namespace {
@@ -22,18 +22,17 @@ bool volume_used_before(Store& store, const PipelineSpec& spec) {
 }  // namespace
 
 Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config) {
-  PipelineSpec planned = spec;
-  CalibrationFit fit;
   if (access(config.db_path.c_str(), F_OK) == 0) {  // planning creates nothing
     if (auto store = open_sqlite_store(config.db_path); store.ok()) {
       if (volume_used_before(**store, spec)) input->warm_volume = true;
-      fit = apply_calibration(**store, &planned, input);
+      // The planner fits each GPU type from these runs (plan/calibration.h).
+      if (auto runs =
+              (*store)->calibration_samples(spec.name, spec.workload.kind, kCalibrationHistory);
+          runs.ok())
+        input->calibration_history = std::move(*runs);
     }
   }
-  auto plan = make_plan(planned, *input);
-  if (!plan.ok()) return plan.error();
-  mark_calibrated(fit, &*plan);
-  return plan;
+  return make_plan(spec, *input);
 }
 
 }  // namespace burst

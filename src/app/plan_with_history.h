@@ -3,8 +3,9 @@
 // (planning never creates it):
 //   - warm volume: an earlier job of the same pipeline succeeded, so its weights are expected on
 //     the volume and the cold start loads them at the warm rate;
-//   - calibration: the pipeline's measured run times against the model's predictions
-//     (report/calibration.h); the plan's basis then says "calibrated from N runs".
+//   - calibration: the pipeline's measured runs (PlanInput::calibration_history), which the
+//     planner fits per GPU type (plan/calibration.h); the plan's basis then says which fit
+//     applied, e.g. "calibrated from 3 runs on RTX_4090".
 // With no store, or one that cannot be read, it is the plain plan of plan/planner.h.
 #pragma once
 

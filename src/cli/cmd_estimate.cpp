@@ -36,9 +36,16 @@ nlohmann::json opt(const std::optional<double>& v) {
 
 Result<EstimateQuery> query_of(const EstimateArgs& a) {
   EstimateQuery q;
-  auto params = parse_params(a.params);
-  if (!params.ok()) return params.error();
-  q.params_b = *params;
+  if (!a.params.empty()) {
+    auto params = parse_params(a.params);
+    if (!params.ok()) return params.error();
+    q.params_b = *params;
+  }
+  q.model = a.model;
+  q.kv_precision = a.kv_precision;
+  if (a.utilization) q.utilization = *a.utilization;
+  if (a.efficiency && !(*a.efficiency > 0 && *a.efficiency <= 1))
+    return make_error(ErrorCode::kInvalid, "--efficiency must be in (0, 1]");
   q.mode = a.mode;
   q.method = a.method;
   q.precision = a.precision;
@@ -78,10 +85,35 @@ int cmd_estimate(const EstimateArgs& args) {
   if (!r.ok()) return fail(kExitUsage, r.error().message);
   const bool infer = r->workload.kind == "llm-inference";
   const MemoryBreakdown& m = r->memory;
+  const Workload& w = r->workload;
+  const double params_b = w.params_b.value_or(0);
+  // The batch-1 decode table (weights read once per token) and rent vs buy, when asked.
+  const double weight_bytes =
+      params_b * 1e9 * *bytes_per_param(w.precision.empty() ? "fp16" : w.precision);
+  const std::vector<DecodeRow> decode = args.efficiency
+                                            ? decode_table(*catalog, weight_bytes, *args.efficiency)
+                                            : std::vector<DecodeRow>{};
+  struct Rvb {
+    std::string gpu;
+    int count;
+    double usd_per_hour;
+    RentVsBuy r;
+  };
+  std::vector<Rvb> rvb;
+  if (args.utilization)
+    for (const GpuEstimate& g : r->gpus) {
+      const GpuSpec* spec = find_gpu(*catalog, g.gpu);
+      if (!spec || !spec->purchase_usd || !g.usd_per_hour || g.count == 0) continue;
+      const double power_h = g.count * spec->tdp_w / 1000.0 * q->usd_per_kwh;
+      rvb.push_back({g.gpu, g.count, *g.usd_per_hour,
+                     rent_vs_buy(*g.usd_per_hour, g.count * *spec->purchase_usd, q->utilization,
+                                 q->life_years, power_h)});
+    }
 
   if (args.json) {
     nlohmann::json out = {{"kind", r->workload.kind},
-                          {"params_b", q->params_b},
+                          {"model", w.model},
+                          {"params_b", params_b},
                           {"memory_gib",
                            {{"weights", m.weights_gib},
                             {"gradients", m.gradients_gib},
@@ -90,6 +122,8 @@ int cmd_estimate(const EstimateArgs& args) {
                             {"kv_cache", m.kv_cache_gib},
                             {"total", m.total_gib()}}},
                           {"headroom", kVramHeadroom},
+                          {"reserve_gib", kVramReserveGib},
+                          {"utilization", q->utilization},
                           {"prices_as_of", prices->as_of},
                           {"usd_per_kwh", q->usd_per_kwh},
                           {"life_years", q->life_years},
@@ -111,15 +145,41 @@ int cmd_estimate(const EstimateArgs& args) {
       }
       out["gpus"].push_back(j);
     }
+    if (args.efficiency) {
+      out["decode_efficiency"] = *args.efficiency;
+      out["decode_table"] = nlohmann::json::array();
+      for (const DecodeRow& d : decode)
+        out["decode_table"].push_back({{"gpu", d.gpu},
+                                       {"peak_tokens_per_s", d.peak_tokens_per_s},
+                                       {"tokens_per_s", d.tokens_per_s}});
+    }
+    if (args.utilization) {
+      out["rent_vs_buy"] = nlohmann::json::array();
+      for (const Rvb& x : rvb)
+        out["rent_vs_buy"].push_back({{"gpu", x.gpu},
+                                      {"count", x.count},
+                                      {"usd_per_hour", x.usd_per_hour},
+                                      {"gpu_hours", x.r.gpu_hours},
+                                      {"rented_usd", x.r.rented_usd},
+                                      {"bought_usd", x.r.bought_usd},
+                                      {"breakeven_utilization", opt(x.r.breakeven_utilization)}});
+    }
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
   }
 
   std::printf(
-      "memory (%s, %g B params): weights %.1f GiB, gradients %.1f, optimizer %.1f, "
-      "activations %.1f, KV cache %.1f; total %.1f GiB (each card keeps %.0f%% free)\n",
-      r->workload.kind.c_str(), q->params_b, m.weights_gib, m.gradients_gib, m.optimizer_gib,
-      m.activations_gib, m.kv_cache_gib, m.total_gib(), kVramHeadroom * 100);
+      "memory (%s%s%s, %g B params): weights %.1f GiB, gradients %.1f, optimizer %.1f, "
+      "activations %.1f, KV cache %.1f; total %.1f GiB (each card keeps %.1f GiB + %.0f%% free)\n",
+      r->workload.kind.c_str(), w.model.empty() ? "" : ", ", w.model.c_str(), params_b,
+      m.weights_gib, m.gradients_gib, m.optimizer_gib, m.activations_gib, m.kv_cache_gib,
+      m.total_gib(), kVramReserveGib, kVramHeadroom * 100);
+  if (infer && w.layers && w.kv_heads)
+    std::printf(
+        "KV cache: 2 x %ld layers x %ld KV heads x %ld dims x %ld tokens x %ld sequences x %s\n",
+        *w.layers, *w.kv_heads, w.head_dim.value_or(w.hidden && w.heads ? *w.hidden / *w.heads : 0),
+        w.context_tokens.value_or(4096), w.concurrency.value_or(1),
+        w.kv_precision == "fp8" ? "1 byte (fp8)" : "2 bytes (fp16)");
   std::printf("%-15s %4s %-10s %10s %8s %-7s %10s", "GPU", "GPUS", "BOUND", "TIME", "$/HOUR",
               "FROM", "EST $");
   if (infer) std::printf(" %9s %9s %9s %10s", "TOK/S", "RENT $/1M", "OWN $/1M", "BREAK-EVEN");
@@ -147,9 +207,30 @@ int cmd_estimate(const EstimateArgs& args) {
       prices->as_of.c_str());
   if (infer)
     std::printf(
-        "owned: catalog purchase price over %g years, power at TDP x $%.2f/kWh; "
-        "break-even: the utilization above which buying beats renting\n",
-        q->life_years, q->usd_per_kwh);
+        "owned: catalog purchase price over %g years at %.0f%% utilization, power at TDP x "
+        "$%.2f/kWh; break-even: the utilization above which buying beats renting\n",
+        q->life_years, q->utilization * 100, q->usd_per_kwh);
+  if (args.efficiency) {
+    std::printf("\nbatch-1 decode, weights read once per token (%.1f GB):\n", weight_bytes / 1e9);
+    std::printf("%-15s %10s %10s\n", "GPU", "100% TOK/S",
+                fmt_opt("%.0f%% TOK/S", *args.efficiency * 100).c_str());
+    for (const DecodeRow& d : decode)
+      std::printf("%-15s %10.1f %10.1f\n", d.gpu.c_str(), d.peak_tokens_per_s, d.tokens_per_s);
+  }
+  if (args.utilization) {
+    std::printf("\nrent vs buy over %g years at %.0f%% utilization:\n", q->life_years,
+                q->utilization * 100);
+    std::printf("%-15s %4s %10s %12s %12s %10s\n", "GPU", "GPUS", "GPU-HOURS", "RENTED $",
+                "BOUGHT $", "BREAK-EVEN");
+    for (const Rvb& x : rvb) {
+      std::string be = "-";
+      if (x.r.breakeven_utilization)
+        be = *x.r.breakeven_utilization > 1 ? "never"
+                                            : fmt_opt("%.1f%%", *x.r.breakeven_utilization * 100);
+      std::printf("%-15s %4d %10.0f %12.0f %12.0f %10s\n", x.gpu.c_str(), x.count,
+                  x.r.gpu_hours * x.count, x.r.rented_usd, x.r.bought_usd, be.c_str());
+    }
+  }
   return kExitOk;
 }
 

@@ -122,7 +122,7 @@ int cmd_plan(const PlanArgs& args) {
   out.reserve(candidates.size() * 120 + 256);
   char line[512];
   std::snprintf(line, sizeof line, "%-2s %-8s %-14s %5s %9s %8s %8s %-10s %9s %9s %5s  %s\n", "",
-                "PROVIDER", "GPU x N", "PODS", "$/HOUR", "NEED GiB", "HAVE GB", "BOUND", "EST MIN",
+                "PROVIDER", "GPU x N", "PODS", "$/HOUR", "NEED GiB", "HAVE GiB", "BOUND", "EST MIN",
                 "EST $", "UTIL", "VERDICT");
   out += line;
   // A terminal table of thousands of offers helps no one: the best few, the rest on --all.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,11 +68,15 @@ int cmd_plan(const PlanArgs& args);
 int cmd_gpus(bool json);
 
 struct EstimateArgs {
-  std::string params;  // "7B", "500M"
+  std::string params;  // "7B", "500M"; optional with --model
+  std::string model;   // a built-in model shape, e.g. llama-3-8b
   std::string mode;    // train | infer | diffusion
   std::string method;  // train: full | lora | qlora
   std::string precision;
   std::string tokens, context, concurrency, items, steps, batch;  // "1M", "4096"
+  std::string kv_precision;                                       // infer: fp16 | fp8
+  std::optional<double> efficiency;   // print the batch-1 decode table at 100% and this
+  std::optional<double> utilization;  // owned $/1M tokens and rent-vs-buy at this utilization
   double usd_per_kwh = 0.15;
   double life_years = 3;
   bool json = false;

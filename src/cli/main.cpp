@@ -103,7 +103,9 @@ int main(int argc, char** argv) {
   burst::EstimateArgs est;
   auto* est_cmd = app.add_subcommand(
       "estimate", "Ad-hoc cost model: memory, time and cost per GPU type, without a spec");
-  est_cmd->add_option("--params", est.params, "model parameters, e.g. 7B, 500M")->required();
+  est_cmd->add_option("--params", est.params, "model parameters, e.g. 7B, 500M");
+  est_cmd->add_option("--model", est.model,
+                      "a built-in model shape, e.g. llama-3-8b, mixtral-8x7b");
   est_cmd->add_option("--mode", est.mode, "train | infer | diffusion")->required();
   est_cmd->add_option("--method", est.method, "train: full (default) | lora | qlora");
   est_cmd->add_option("--precision", est.precision, "fp32 | fp16 | bf16 | fp8 | int8 | int4");
@@ -114,6 +116,11 @@ int main(int argc, char** argv) {
   est_cmd->add_option("--items", est.items, "diffusion: items to generate");
   est_cmd->add_option("--steps", est.steps, "diffusion: denoising steps per item");
   est_cmd->add_option("--batch", est.batch, "items or sequences per batch");
+  est_cmd->add_option("--kv-precision", est.kv_precision, "infer: KV cache fp16 (default) | fp8");
+  est_cmd->add_option("--efficiency", est.efficiency,
+                      "also print the batch-1 decode table at 100% and at this share of peak");
+  est_cmd->add_option("--utilization", est.utilization,
+                      "owned $/1M tokens and rent-vs-buy totals at this utilization (0-1)");
   est_cmd->add_option("--usd-per-kwh", est.usd_per_kwh, "owned: electricity price (0.15)");
   est_cmd->add_option("--life-years", est.life_years, "owned: years to depreciate over (3)");
   est_cmd->add_flag("--json", est.json, "print as JSON");

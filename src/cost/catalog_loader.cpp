@@ -3,6 +3,7 @@
 // The defaults are compiled in (catalog_embedded.cpp); files in the config dir win.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -30,10 +31,13 @@ using sv = std::string_view;
 constexpr sv kCatalogFields[] = {"version", "as_of", "gpus"};
 constexpr sv kGpuFields[] = {"name",         "vendor",           "segment",      "vram_gb",
                              "mem_bw_gbs",   "fp16_tflops",      "fp8_tflops",   "tdp_w",
-                             "interconnect", "interconnect_gbs", "purchase_usd", "source"};
+                             "interconnect", "interconnect_gbs", "purchase_usd", "source",
+                             "memory",       "precisions"};
 constexpr sv kVendors[] = {"nvidia", "amd"};
 constexpr sv kSegments[] = {"consumer", "workstation", "datacenter"};
 constexpr sv kInterconnects[] = {"nvlink", "pcie", "infinity-fabric"};
+constexpr sv kMemories[] = {"hbm", "gddr"};
+constexpr sv kPrecisions[] = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
 
 constexpr sv kPriceFields[] = {"version", "as_of", "source", "entries"};
 constexpr sv kEntryFields[] = {"provider",          "gpu",   "gpu_count", "usd_per_hour",
@@ -97,6 +101,17 @@ std::optional<GpuSpec> read_gpu(const YAML::Node& item, const std::string& path,
   gpu.interconnect_gbs = required_number(f, "interconnect_gbs").value_or(0);
   gpu.purchase_usd = f.positive_number("purchase_usd");
   gpu.source = f.string("source", Need::kRequired).value_or("");
+  gpu.memory = f.one_of("memory", kMemories).value_or("");
+  if (auto list = f.string_list("precisions")) {
+    for (const std::string& p : *list) {
+      if (std::find(std::begin(kPrecisions), std::end(kPrecisions), p) == std::end(kPrecisions))
+        problems.add(
+            spec::pos_of(item["precisions"]), f.path_of("precisions"),
+            "unknown precision \"" + p + "\" (expected fp32, fp16, bf16, fp8, int8 or int4)");
+      else
+        gpu.precisions.push_back(p);
+    }
+  }
   return gpu;
 }
 
@@ -236,6 +251,15 @@ const GpuSpec* find_gpu(const std::vector<GpuSpec>& catalog, const std::string& 
     if (gpu.name == name) return &gpu;
   }
   return nullptr;
+}
+
+}  // namespace burst
+
+namespace burst {
+
+bool supports_precision(const GpuSpec& gpu, const std::string& precision) {
+  if (gpu.precisions.empty() || precision.empty()) return true;
+  return std::find(gpu.precisions.begin(), gpu.precisions.end(), precision) != gpu.precisions.end();
 }
 
 }  // namespace burst

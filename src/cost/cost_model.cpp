@@ -57,13 +57,19 @@ double tp_factor(const GpuSpec& gpu, int gpus, const Calibration& cal) {
   return n * (1.0 - penalty * (n - 1.0) / n);
 }
 
+// Share of the weights a decode step reads: active / total for a mixture of experts.
+double active_fraction(const Workload& w, double active) {
+  auto total = cost::param_count(w);
+  return total.ok() && *total > 0 ? std::min(1.0, active / *total) : 1.0;
+}
+
 Result<StepWork> inference_work(const Workload& w, double params, const MemoryBreakdown& mem) {
   if (!w.tokens || *w.tokens <= 0) return missing("tokens", w.kind);
   StepWork s;
   const long sequences = positive_or(w.concurrency, 1);
   s.batch = static_cast<int>(sequences);
-  // Each decode step reads every weight once and the whole KV cache of the batch.
-  s.bytes = mem.weights_gib * kGiB + mem.kv_cache_gib * kGiB;
+  // Each decode step reads every active weight once and the whole KV cache of the batch.
+  s.bytes = mem.weights_gib * kGiB * active_fraction(w, params) + mem.kv_cache_gib * kGiB;
   s.flops = 2.0 * params * static_cast<double>(sequences);
   const long rounds = w.items ? ceil_div(std::max(*w.items, 1L), sequences) : 1;
   s.steps = rounds * *w.tokens;
@@ -128,8 +134,11 @@ Result<RunTime> custom_time(const Workload& w, const GpuSpec& gpu,
 
 }  // namespace
 
-Result<RunTime> run_time(const Workload& w, const GpuSpec& gpu, int gpus,
+Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
                          const std::vector<GpuSpec>& catalog, const Calibration& cal) {
+  auto shaped = with_model_shape(spec_w);
+  if (!shaped) return shaped.error();
+  const Workload& w = *shaped;
   if (gpus < 1) {
     return make_error(ErrorCode::kInvalid, "gpus must be >= 1 (got " + std::to_string(gpus) + ")");
   }
@@ -137,16 +146,18 @@ Result<RunTime> run_time(const Workload& w, const GpuSpec& gpu, int gpus,
   if (!mem) return mem.error();
   if (w.kind == "custom") return custom_time(w, gpu, catalog);
 
-  const double usable = gpus * gpu.vram_gb * 1e9 * (1.0 - kVramHeadroom);
-  if (mem->total_gib() * kGiB > usable) {
+  if (mem->total_gib() > gpus * usable_gib(gpu)) {
     RunTime t;
     t.bound = "capacity";
     t.compute_s = t.step_s = std::numeric_limits<double>::infinity();
     return t;
   }
 
-  auto params = cost::param_count(w);
-  if (!params) return params.error();
+  auto total_params = cost::param_count(w);
+  if (!total_params) return total_params.error();
+  // A mixture of experts computes (and, at batch 1, reads) only its active parameters per token.
+  const double active = cost::active_param_count(w, *total_params);
+  const double* params = &active;
   Result<StepWork> work = w.kind == "llm-inference" ? inference_work(w, *params, *mem)
                           : w.kind == "diffusion"   ? diffusion_work(w, *params, *mem)
                                                     : training_work(w, *params, *mem);

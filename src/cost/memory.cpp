@@ -1,5 +1,7 @@
 // Memory half of the cost model: bytes per parameter, what a workload needs in GPU memory, and how
 // many GPUs hold it. Formulas and defaults: docs/cost-model.md, "Memory".
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -33,46 +35,90 @@ std::string effective_precision(const Workload& w) {
   return w.kind == "llm-training" ? "bf16" : "fp16";
 }
 
+double active_param_count(const Workload& w, double params) {
+  if (w.active_params_b && *w.active_params_b > 0 && *w.active_params_b * 1e9 < params)
+    return *w.active_params_b * 1e9;
+  return params;
+}
+
+Shape shape_of(const Workload& w, double params) {
+  auto given = [](const std::optional<long>& v) { return v && *v > 0; };
+  Shape s{};
+  // hidden from params ~= 12 x (hidden / 128) x hidden^2, unless given.
+  s.hidden = given(w.hidden) ? static_cast<double>(*w.hidden)
+                             : std::cbrt(params * kShapeHiddenPerLayer / 12.0);
+  s.layers = given(w.layers) ? static_cast<double>(*w.layers)
+                             : std::max(1.0, std::round(s.hidden / kShapeHiddenPerLayer));
+  if (!given(w.hidden) && given(w.layers)) s.hidden = std::sqrt(params / (12.0 * s.layers));
+  s.head_dim = given(w.head_dim) ? static_cast<double>(*w.head_dim)
+               : given(w.heads) && given(w.hidden)
+                   ? static_cast<double>(*w.hidden) / static_cast<double>(*w.heads)
+                   : static_cast<double>(kDefaultHeadDim);
+  s.heads = given(w.heads) ? static_cast<double>(*w.heads) : std::max(1.0, s.hidden / s.head_dim);
+  s.kv_heads = given(w.kv_heads) ? static_cast<double>(*w.kv_heads)
+                                 : std::min(s.heads, static_cast<double>(kDefaultKvHeads));
+  s.vocab = static_cast<double>(given(w.vocab) ? *w.vocab : kDefaultVocab);
+  s.intermediate =
+      given(w.intermediate) ? static_cast<double>(*w.intermediate) : 8.0 / 3 * s.hidden;
+  s.tied = w.tied_embeddings.value_or(false);
+  return s;
+}
+
 namespace {
 
 long positive_or(const std::optional<long>& v, long fallback) {
   return v && *v > 0 ? *v : fallback;
 }
 
-// Training activations: Korthikanti et al. with FlashAttention when the shape is known, else
-// 2 x the bf16 weight bytes.
-double training_activation_bytes(const Workload& w, double params) {
-  if (w.layers && w.hidden && w.context_tokens && *w.layers > 0 && *w.hidden > 0 &&
-      *w.context_tokens > 0) {
-    const double batch = static_cast<double>(positive_or(w.batch, 1));
-    return kActivationBytesPerTokenHidden * static_cast<double>(*w.context_tokens) * batch *
-           static_cast<double>(*w.hidden) * static_cast<double>(*w.layers);
-  }
-  return kTrainActivationBytesPerParam * params;
+// Training activations for one micro-batch (Korthikanti et al. with FlashAttention), or with
+// gradient checkpointing each layer's input plus one layer's full set; plus the logits.
+double training_activation_bytes(const Workload& w, const Shape& s, bool checkpointing) {
+  const double tokens = static_cast<double>(positive_or(w.batch, kTrainMemoryMicroBatch)) *
+                        static_cast<double>(positive_or(w.context_tokens, kTrainDefaultContext));
+  const double per_layer = tokens * s.hidden;
+  const double layers = checkpointing ? kCheckpointBytesPerTokenHidden * per_layer * s.layers +
+                                            kActivationBytesPerTokenHidden * per_layer
+                                      : kActivationBytesPerTokenHidden * per_layer * s.layers;
+  return layers + kLogitBytes * tokens * s.vocab;
 }
 
-// KV cache for every concurrent sequence at its full context.
-double kv_cache_bytes(const Workload& w, double params) {
+// LoRA adapter parameters: rank x (in + out) for q, k, v, o and the three MLP projections, per
+// layer.
+double adapter_params(const Workload& w, const Shape& s) {
+  const double rank = static_cast<double>(positive_or(w.lora_rank, kLoraDefaultRank));
+  const double kv_dim = s.kv_heads * s.head_dim;
+  const double q_dim = s.heads * s.head_dim;
+  const double per_layer =
+      (s.hidden + q_dim) * 2 + (s.hidden + kv_dim) * 2 + 3 * (s.hidden + s.intermediate);
+  return rank * per_layer * s.layers;
+}
+
+// KV cache for every concurrent sequence at the context it uses: 2 (K and V) x layers x KV heads
+// x head_dim x tokens x bytes per value.
+Result<double> kv_cache_bytes(const Workload& w, const Shape& s) {
+  double per_value = 2;
+  if (!w.kv_precision.empty()) {
+    if (w.kv_precision != "fp16" && w.kv_precision != "bf16" && w.kv_precision != "fp8")
+      return make_error(ErrorCode::kInvalid, "unknown kv_precision \"" + w.kv_precision +
+                                                 "\" (expected fp16, bf16 or fp8)");
+    per_value = w.kv_precision == "fp8" ? 1 : 2;
+  }
   const double context = static_cast<double>(positive_or(w.context_tokens, kKvDefaultContext));
   const double sequences = static_cast<double>(positive_or(w.concurrency, 1));
-  if (w.layers && w.hidden && w.kv_heads && w.heads && *w.layers > 0 && *w.hidden > 0 &&
-      *w.kv_heads > 0 && *w.heads > 0) {
-    const double head_dim = static_cast<double>(*w.hidden) / static_cast<double>(*w.heads);
-    return 2.0 * static_cast<double>(*w.layers) * static_cast<double>(*w.kv_heads) * head_dim *
-           context * sequences * kKvBytesPerValue;
-  }
-  return kKvDefaultFraction * (2.0 * params) * (context / kKvDefaultContext) * sequences;
+  return 2.0 * s.layers * s.kv_heads * s.head_dim * context * sequences * per_value;
 }
 
 Result<MemoryBreakdown> training_memory(const Workload& w, double params) {
   MemoryBreakdown m;
   const std::string mode = cost::training_mode(w);
-  m.activations_gib = training_activation_bytes(w, params) / kGiB;
+  const Shape s = shape_of(w, params);
   if (mode == "full") {
     if (!w.precision.empty()) {
       auto bpp = bytes_per_param(w.precision);  // validated, but mixed precision is assumed
       if (!bpp) return bpp.error();
     }
+    m.activations_gib =
+        training_activation_bytes(w, s, w.gradient_checkpointing.value_or(false)) / kGiB;
     m.weights_gib = kTrainWeightBytes * params / kGiB;
     m.gradients_gib = kTrainGradBytes * params / kGiB;
     m.optimizer_gib = kTrainOptimizerBytes * params / kGiB;
@@ -82,14 +128,19 @@ Result<MemoryBreakdown> training_memory(const Workload& w, double params) {
     return make_error(ErrorCode::kInvalid,
                       "unknown llm-training mode \"" + mode + "\" (expected full, lora or qlora)");
   }
-  double base_bpp = kQloraBaseBytes;
-  if (mode == "lora") {
+  m.activations_gib =
+      training_activation_bytes(w, s, w.gradient_checkpointing.value_or(true)) / kGiB;
+  const double embeddings = std::min(params, s.vocab * s.hidden * (s.tied ? 1 : 2));
+  double base = 0;
+  if (mode == "qlora") {
+    base = kQloraBaseBytes * (params - embeddings) + kTrainWeightBytes * embeddings;
+  } else {
     auto bpp = bytes_per_param(effective_precision(w));
     if (!bpp) return bpp.error();
-    base_bpp = *bpp;
+    base = *bpp * params;
   }
-  const double adapters = kAdapterFraction * params;
-  m.weights_gib = (base_bpp * params + kTrainWeightBytes * adapters) / kGiB;
+  const double adapters = adapter_params(w, s);
+  m.weights_gib = (base + kTrainWeightBytes * adapters) / kGiB;
   m.gradients_gib = kTrainGradBytes * adapters / kGiB;
   m.optimizer_gib = kTrainOptimizerBytes * adapters / kGiB;
   return m;
@@ -107,8 +158,11 @@ Result<double> bytes_per_param(const std::string& precision) {
                                              "\" (expected fp32, fp16, bf16, fp8, int8 or int4)");
 }
 
-Result<MemoryBreakdown> memory_need(const Workload& w) {
+Result<MemoryBreakdown> memory_need(const Workload& spec_w) {
   using namespace cost;
+  auto shaped = with_model_shape(spec_w);
+  if (!shaped) return shaped.error();
+  const Workload& w = *shaped;
   if (w.kind == "custom") {
     MemoryBreakdown m;
     if (!w.params_b) return m;  // capacity unknown: the planner relies on min_vram_gb instead
@@ -133,7 +187,9 @@ Result<MemoryBreakdown> memory_need(const Workload& w) {
   MemoryBreakdown m;
   m.weights_gib = *bpp * *params / kGiB;
   if (w.kind == "llm-inference") {
-    m.kv_cache_gib = kv_cache_bytes(w, *params) / kGiB;
+    auto kv = kv_cache_bytes(w, shape_of(w, *params));
+    if (!kv) return kv.error();
+    m.kv_cache_gib = *kv / kGiB;
   } else {  // diffusion
     const double batch = static_cast<double>(positive_or(w.batch, 1));
     m.activations_gib = kDiffusionActivationBytesPerParam * *params * batch / kGiB;
@@ -141,12 +197,19 @@ Result<MemoryBreakdown> memory_need(const Workload& w) {
   return m;
 }
 
+double usable_gib(const GpuSpec& gpu) {
+  return std::max(0.0, gpu.vram_gb * (1.0 - kVramHeadroom) - kVramReserveGib);
+}
+
 int gpus_needed(const MemoryBreakdown& need, const GpuSpec& gpu) {
-  const double need_bytes = need.total_gib() * cost::kGiB;
-  const double usable_each = gpu.vram_gb * 1e9 * (1.0 - kVramHeadroom);
-  if (usable_each <= 0) return 0;
-  for (int n : {1, 2, 4, 8}) {
-    if (n * usable_each >= need_bytes) return n;
+  const double each = usable_gib(gpu);
+  if (each <= 0) return 0;
+  const double need_gib = need.total_gib();
+  for (int n : {1, 2, 4}) {
+    if (n * each >= need_gib) return n;
+  }
+  for (int n = 8; n <= kMaxGpus; n += 8) {
+    if (n * each >= need_gib) return n;
   }
   return 0;
 }

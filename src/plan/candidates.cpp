@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "plan/billing.h"
+#include "plan/calibration.h"
 
 namespace burst {
 namespace {
@@ -54,12 +55,43 @@ struct Modelled {
   int batch = 1;
   std::string bound;
   std::string basis;
+  CalibrationFit fit;
 };
+
+// The precision the work runs its matrix maths in: the spec's, else bf16 for training and fp16
+// otherwise; QLoRA computes in bf16 over its 4-bit weights.
+std::string cost_precision(const Workload& w) {
+  if (w.kind == "llm-training" && w.mode == "qlora") return "bf16";
+  if (!w.precision.empty()) return w.precision;
+  return w.kind == "llm-training" ? "bf16" : "fp16";
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+bool has_history(const CandidateInput& in) { return in.history && !in.history->empty(); }
+
+// The basis line with the fit's note appended.
+std::string with_fit(std::string basis, const CalibrationFit& fit) {
+  if (fit.runs > 0) basis += ", " + fit.note();
+  return basis;
+}
 
 Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const CandidateInput& in) {
   Modelled m;
   const Workload& w = spec.workload;
-  m.have_gb = gpu.vram_gb * count * (1 - kVramHeadroom);
+  m.have_gb = usable_gib(gpu) * count;  // GiB, like need_gib
+  const std::string precision = cost_precision(w);
+  // Weight-only formats (int8, int4) dequantize on any card; compute formats need the units.
+  const bool compute_format = precision == "bf16" || precision == "fp8";
+  if (compute_format && !supports_precision(gpu, precision)) {
+    m.rejected =
+        gpu.name + " has no native " + precision + " (it runs " + join(gpu.precisions) + ")";
+    return m;
+  }
   auto mem = memory_need(w);
   if (!mem.ok()) {
     m.rejected = mem.error().message;
@@ -70,10 +102,13 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
   if (m.gpus_needed == 0 || m.gpus_needed > count) {
     m.bound = "capacity";
     m.rejected = "does not fit: needs " + fmt("%.1f GiB", m.need_gib) + ", has " +
-                 fmt("%.1f GB usable", m.have_gb);
+                 fmt("%.1f GiB usable", m.have_gb);
+    if (m.gpus_needed > count)
+      m.rejected += " (needs " + std::to_string(m.gpus_needed) + " x " + gpu.name + ")";
     return m;
   }
-  auto rt = run_time(w, gpu, count, *in.catalog, in.calibration);
+  if (has_history(in)) m.fit = fit_calibration(*in.history, gpu, w, *in.catalog, in.calibration);
+  auto rt = run_time(w, gpu, count, *in.catalog, apply_fit(in.calibration, m.fit));
   if (!rt.ok()) {
     m.rejected = rt.error().message;
     return m;
@@ -83,7 +118,13 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
   m.steps = rt->steps;
   m.batch = std::max(1, rt->batch);
   m.bound = rt->bound;
-  m.basis = "roofline on " + gpu.name + " x" + std::to_string(count) + ", " + rt->bound + "-bound";
+  if (w.kind == "custom") {  // a measured reference, scaled per GPU type
+    m.run_s *= m.fit.factor;
+    m.step_s *= m.fit.factor;
+  }
+  m.basis = with_fit(
+      "roofline on " + gpu.name + " x" + std::to_string(count) + ", " + rt->bound + "-bound",
+      m.fit);
   return m;
 }
 
@@ -94,6 +135,9 @@ void apply(const Modelled& m, CandidateShape* c) {
   c->run_s = m.run_s;
   c->bound = m.bound;
   c->basis = m.basis;
+  c->calibration_runs = m.fit.runs;
+  c->calibration_factor = m.fit.factor;
+  c->calibration_warnings = m.fit.warnings;
 }
 
 // Run time of one worker's share when `items` are split over k workers. Roofline runs scale by
@@ -263,9 +307,19 @@ std::vector<Candidate> price_candidates(const PipelineSpec& spec, const std::vec
   return price_candidates(spec, view, in);
 }
 
-std::vector<Candidate> price_candidates(const PipelineSpec& spec,
+std::vector<Candidate> price_candidates(const PipelineSpec& named,
                                         const std::vector<const Offer*>& offers,
                                         const CandidateInput& in) {
+  // workload.model's shape filled in once, so sizes below (weights to load) see it.
+  PipelineSpec shaped;
+  const PipelineSpec* sp = &named;
+  if (!named.workload.model.empty())
+    if (auto w = with_model_shape(named.workload); w.ok()) {
+      shaped = named;
+      shaped.workload = std::move(*w);
+      sp = &shaped;
+    }
+  const PipelineSpec& spec = *sp;
   std::vector<Candidate> out;
   out.reserve(offers.size());
   const Workload& w = spec.workload;
@@ -301,10 +355,20 @@ std::vector<Candidate> price_candidates(const PipelineSpec& spec,
         }
       } else if (w.reference) {
         // Custom work without a catalog entry (or the local cloud): the reference, unscaled.
-        c->run_s = w.reference->runtime_seconds;
+        CalibrationFit fit;
+        if (has_history(in)) {
+          GpuSpec self;  // runs on this very type only: no catalog to say what it is
+          self.name = o.gpu_type;
+          fit = fit_calibration(*in.history, self, w, {}, in.calibration);
+        }
+        c->run_s = w.reference->runtime_seconds * fit.factor;
         c->bound = w.reference->bound;
-        c->basis = "workload.reference: " + w.reference->gpu + " measured " +
-                   fmt("%.0f s", c->run_s) + ", unscaled";
+        c->basis = with_fit("workload.reference: " + w.reference->gpu + " measured " +
+                                fmt("%.0f s", w.reference->runtime_seconds) + ", unscaled",
+                            fit);
+        c->calibration_runs = fit.runs;
+        c->calibration_factor = fit.factor;
+        c->calibration_warnings = fit.warnings;
       } else {
         c->basis = "no workload.reference: run time unknown, cost excludes the run";
       }

@@ -12,6 +12,7 @@
 #include "burst/gpu_catalog.h"
 #include "burst/provider.h"
 #include "burst/spec.h"
+#include "burst/store.h"
 
 namespace burst {
 
@@ -47,6 +48,10 @@ struct CandidateShape {
   double run_s = 0;   // the run step on one worker with all the items
   std::string bound;  // bandwidth | compute | capacity | "" (unknown)
   std::string basis;  // where run_s came from, one line
+  // The history fit applied to run_s on this GPU type (plan/calibration.h); runs 0: the prior.
+  int calibration_runs = 0;
+  double calibration_factor = 1;
+  std::vector<std::string> calibration_warnings;  // runs clamped as faster than the card's peak
   // k = 1..N workers (one point when the work has no items); see width_curve().
   std::vector<WidthShape> curve;
 };
@@ -77,7 +82,10 @@ std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> ma
 
 struct CandidateInput {
   const std::vector<GpuSpec>* catalog = nullptr;
-  Calibration calibration;
+  Calibration calibration;  // the prior
+  // The pipeline's recorded runs, newest first: each GPU type gets its own fit of them
+  // (plan/calibration.h), once per shape. Null or empty: the prior everywhere.
+  const std::vector<CalibrationRecord>* history = nullptr;
   long code_bytes = 0;
   bool warm_volume = false;  // a previous job of this pipeline left weights on the volume
   int max_workers = 64;      // widest split considered (1: never go wide)

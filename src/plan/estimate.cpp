@@ -46,7 +46,53 @@ const PriceEntry* cheapest(const PriceTable& prices, const std::string& gpu, int
   return best;
 }
 
+// The biggest instance of `gpu` (cheapest among equals): a node to multiply beyond 8 GPUs.
+const PriceEntry* largest(const PriceTable& prices, const std::string& gpu) {
+  const PriceEntry* best = nullptr;
+  for (const PriceEntry& e : prices.entries) {
+    if (e.gpu != gpu) continue;
+    if (!best || e.gpu_count > best->gpu_count ||
+        (e.gpu_count == best->gpu_count && e.usd_per_hour < best->usd_per_hour))
+      best = &e;
+  }
+  return best;
+}
+
 }  // namespace
+
+std::vector<DecodeRow> decode_table(const std::vector<GpuSpec>& catalog, double weight_bytes,
+                                    double efficiency) {
+  std::vector<DecodeRow> out;
+  if (!(weight_bytes > 0)) return out;
+  for (const GpuSpec& g : catalog) {
+    const double peak = g.mem_bw_gbs * 1e9 / weight_bytes;
+    out.push_back({g.name, peak, peak * efficiency});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const DecodeRow& a, const DecodeRow& b) {
+    return a.peak_tokens_per_s > b.peak_tokens_per_s;
+  });
+  return out;
+}
+
+RentVsBuy rent_vs_buy(double usd_per_hour, double purchase_usd, double utilization,
+                      double life_years, double power_usd_per_hour) {
+  RentVsBuy r;
+  const double life_h = life_years * kHoursPerYear;
+  r.gpu_hours = utilization * life_h;
+  r.rented_usd = r.gpu_hours * usd_per_hour;
+  r.bought_usd = purchase_usd + r.gpu_hours * power_usd_per_hour;
+  if (usd_per_hour > power_usd_per_hour && life_h > 0)
+    r.breakeven_utilization = purchase_usd / (life_h * (usd_per_hour - power_usd_per_hour));
+  return r;
+}
+
+double own_usd_per_mtok(double purchase_usd, double life_years, double utilization,
+                        double power_usd_per_hour, double tokens_per_s) {
+  const double busy_h = life_years * kHoursPerYear * utilization;
+  const double mtok_per_hour = tokens_per_s * 3600 / 1e6;
+  if (!(busy_h > 0) || !(mtok_per_hour > 0)) return 0;
+  return (purchase_usd / busy_h + power_usd_per_hour) / mtok_per_hour;
+}
 
 Result<double> parse_params(const std::string& text) {
   auto v = parse_scaled(text, "--params", 1e9);
@@ -80,9 +126,21 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
                         "--method: \"" + q.method + "\" is not one of full, lora, qlora");
     w.mode = q.method;
   }
-  if (!(q.params_b > 0))
-    return make_error(ErrorCode::kInvalid, "--params must be > 0 (e.g. --params 7B)");
-  w.params_b = q.params_b;
+  if (!(q.params_b > 0) && q.model.empty())
+    return make_error(ErrorCode::kInvalid,
+                      "--params or --model is required (e.g. --params 7B, --model llama-3-8b)");
+  if (q.params_b > 0) w.params_b = q.params_b;
+  w.model = q.model;
+  if (!q.kv_precision.empty()) {
+    if (w.kind != "llm-inference")
+      return make_error(ErrorCode::kInvalid, "--kv-precision only applies to --mode infer");
+    if (q.kv_precision != "fp16" && q.kv_precision != "bf16" && q.kv_precision != "fp8")
+      return make_error(ErrorCode::kInvalid,
+                        "--kv-precision: \"" + q.kv_precision + "\" is not one of fp16, fp8");
+    w.kv_precision = q.kv_precision;
+  }
+  if (!(q.utilization > 0 && q.utilization <= 1))
+    return make_error(ErrorCode::kInvalid, "--utilization must be in (0, 1]");
   w.precision = q.precision;
   if (!q.precision.empty()) {
     auto bpp = bytes_per_param(q.precision);
@@ -106,7 +164,9 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
 Result<EstimateReport> estimate_workload(const EstimateQuery& q,
                                          const std::vector<GpuSpec>& catalog,
                                          const PriceTable& prices, const Calibration& cal) {
-  auto w = workload_from_query(q);
+  auto asked = workload_from_query(q);
+  if (!asked.ok()) return asked.error();
+  auto w = with_model_shape(*asked);
   if (!w.ok()) return w.error();
   auto mem = memory_need(*w);
   if (!mem.ok()) return mem.error();
@@ -125,6 +185,9 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     if (const PriceEntry* p = cheapest(prices, g.name, e.count)) {
       e.usd_per_hour = p->usd_per_hour * e.count / p->gpu_count;  // a bigger box, pro rata
       e.provider = p->provider;
+    } else if (const PriceEntry* node = largest(prices, g.name); node && e.count > 8) {
+      e.usd_per_hour = node->usd_per_hour * e.count / node->gpu_count;  // several nodes
+      e.provider = node->provider;
     }
     if (timed) {
       auto rt = run_time(*w, g, e.count, catalog, cal);
@@ -139,7 +202,8 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
         if (e.usd_per_hour) e.rent_usd_per_mtok = *e.usd_per_hour / mtok_per_hour;
         if (g.purchase_usd) {
           const double capex_h = e.count * *g.purchase_usd / life_h;
-          e.own_usd_per_mtok = (capex_h + power_h) / mtok_per_hour;
+          e.own_usd_per_mtok = own_usd_per_mtok(e.count * *g.purchase_usd, q.life_years,
+                                                q.utilization, power_h, e.tokens_per_s);
           // Over the life: owning = capex + power x hours used; renting = price x hours used.
           if (e.usd_per_hour && *e.usd_per_hour > power_h)
             e.breakeven_utilization = capex_h / (*e.usd_per_hour - power_h);

@@ -15,7 +15,9 @@
 namespace burst {
 
 struct EstimateQuery {
-  double params_b = 0;
+  double params_b = 0;         // 0: from `model`
+  std::string model;           // a built-in model shape (burst/cost_model.h model_shapes())
+  std::string kv_precision;    // infer: "" (fp16) | fp16 | fp8
   std::string mode;            // "train" | "infer" | "diffusion"
   std::string method;          // train: "full" (default) | "lora" | "qlora"
   std::string precision;       // "" = bf16 for train, fp16 otherwise
@@ -27,6 +29,7 @@ struct EstimateQuery {
   std::optional<long> batch;
   double usd_per_kwh = 0.15;  // owned: electricity price (docs/cost-model.md)
   double life_years = 3;      // owned: straight-line depreciation period
+  double utilization = 1;     // owned: share of the life the card is busy (0..1]
 };
 
 struct GpuEstimate {
@@ -40,7 +43,7 @@ struct GpuEstimate {
   // llm-inference only:
   double tokens_per_s = 0;
   std::optional<double> rent_usd_per_mtok;
-  std::optional<double> own_usd_per_mtok;  // at 100% utilization over life_years
+  std::optional<double> own_usd_per_mtok;  // at the query's utilization over life_years
   // Utilization (0..1) above which owning is cheaper than renting; unset when renting never
   // costs more than the electricity, or when there is no purchase or rent price.
   std::optional<double> breakeven_utilization;
@@ -59,6 +62,34 @@ Result<long> parse_count(const std::string& text, const std::string& what);
 
 // kInvalid for an unknown mode/method/precision or a bad number, with the flag named.
 Result<Workload> workload_from_query(const EstimateQuery& q);
+
+// Batch-1 decode speed from bandwidth alone: every weight read once per token, so tokens/s =
+// bandwidth / weight bytes, at 100% of peak and at `efficiency` of it (the reference table).
+struct DecodeRow {
+  std::string gpu;
+  double peak_tokens_per_s = 0;
+  double tokens_per_s = 0;  // x efficiency
+};
+std::vector<DecodeRow> decode_table(const std::vector<GpuSpec>& catalog, double weight_bytes,
+                                    double efficiency);
+
+// Rent vs buy over a card's life at a utilization: GPU-hours used = utilization x life hours;
+// rented = hours x $/hour; bought = purchase + power x hours; break-even = the utilization at
+// which both are equal (purchase / (life hours x ($/hour - power $/hour))); unset when renting
+// costs no more than the power.
+struct RentVsBuy {
+  double gpu_hours = 0;
+  double rented_usd = 0;
+  double bought_usd = 0;
+  std::optional<double> breakeven_utilization;
+};
+RentVsBuy rent_vs_buy(double usd_per_hour, double purchase_usd, double utilization,
+                      double life_years, double power_usd_per_hour = 0);
+
+// Owned cost per 1M tokens: (purchase over the life's busy hours + power per hour) / tokens per
+// busy hour.
+double own_usd_per_mtok(double purchase_usd, double life_years, double utilization,
+                        double power_usd_per_hour, double tokens_per_s);
 
 Result<EstimateReport> estimate_workload(const EstimateQuery& q,
                                          const std::vector<GpuSpec>& catalog,

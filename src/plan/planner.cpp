@@ -80,9 +80,9 @@ std::string comparison(const Candidate& c, const Candidate& chosen) {
     out += " and takes longer (" + fmt_time(c.total_s) + " vs " + fmt_time(chosen.total_s) + ")";
   if (!c.bound().empty() && c.need_gib() > 0 && c.offer.vram_gb && *c.offer.vram_gb > 0) {
     const double vram = *c.offer.vram_gb * std::max(1, c.offer.gpu_count);
-    const double used = c.need_gib() * 1073741824.0 / (vram * 1e9);
+    const double used = c.need_gib() / vram;  // a card's "GB" are GiB (burst/cost_model.h)
     out += "; the workload is " + c.bound() + "-bound and uses " +
-           fmt(used < 0.01 ? "%.1f%%" : "%.0f%%", used * 100) + " of its " + fmt("%.0f GB", vram);
+           fmt(used < 0.01 ? "%.1f%%" : "%.0f%%", used * 100) + " of its " + fmt("%.0f GiB", vram);
   }
   return out;
 }
@@ -146,6 +146,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   CandidateInput ci;
   ci.catalog = in.catalog;
   ci.calibration = in.calibration ? *in.calibration : default_calibration();
+  ci.history = &in.calibration_history;
   ci.code_bytes = in.code_bytes;
   ci.warm_volume = in.warm_volume;
   ci.max_workers = in.max_workers;
@@ -226,6 +227,12 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
                 candidates.begin() + static_cast<long>(best_index) + 1);
   const std::string low = utilization_note(candidates[0]);
   if (!low.empty()) notes.insert(notes.begin(), low);
+  if (const auto& shape = candidates[0].shape) {
+    best->estimate.calibration_runs = shape->calibration_runs;
+    best->estimate.calibration_factor = shape->calibration_factor;
+    notes.insert(notes.begin(), shape->calibration_warnings.begin(),
+                 shape->calibration_warnings.end());
+  }
   best->notes = std::move(notes);
   best->curve = width_curve(candidates[0], spec.resources.max_usd_per_hour);
   best->candidates = std::move(candidates);

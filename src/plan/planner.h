@@ -10,6 +10,7 @@
 
 #include "burst/provider.h"
 #include "burst/spec.h"
+#include "burst/store.h"
 #include "plan/candidates.h"
 #include "plan/handoff.h"
 
@@ -28,7 +29,7 @@ struct Estimate {
   double usd = 0;
   bool run_known = false;  // false when the spec gives nothing to estimate the run from
   std::string basis;       // one line: where the run time came from
-  // Set by the caller when history calibrated the run time (report/calibration.h).
+  // The history fit applied to the chosen GPU type (plan/calibration.h); 0 runs: the prior.
   int calibration_runs = 0;
   double calibration_factor = 1;
 };
@@ -60,8 +61,12 @@ struct PlanInput {
   std::vector<std::string> unusable;  // providers that could not be asked, and why
   int max_workers = 64;               // widest go-wide split (1: one pod, as `burst run` does)
   std::optional<double> boot_s;       // measured provisioning + pull, replacing the constants
-  // The model's efficiencies calibrated from history (report/calibration.h); unset: defaults.
+  // The model's prior efficiencies; unset: default_calibration().
   std::optional<Calibration> calibration;
+  // The pipeline's recorded runs, newest first (Store::calibration_samples(spec.name,
+  // spec.workload.kind, kCalibrationHistory)): each GPU type is calibrated from its own runs, then
+  // its memory technology's, else the prior (plan/calibration.h). Empty: the prior everywhere.
+  std::vector<CalibrationRecord> calibration_history;
 };
 
 // Fails with kInvalid when the workload cannot be modelled (bad params, unknown precision, a GPU

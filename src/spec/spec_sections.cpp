@@ -24,10 +24,31 @@ constexpr sv kProviders[] = {"local", "ssh", "runpod", "lambda", "vast"};
 
 constexpr sv kModes[] = {"full", "lora", "qlora"};
 
-constexpr sv kWorkloadFields[] = {"kind",   "params_b", "precision",   "items",
-                                  "steps",  "batch",    "concurrency", "context_tokens",
-                                  "tokens", "mode",     "layers",      "hidden",
-                                  "heads",  "kv_heads", "reference"};
+constexpr sv kWorkloadFields[] = {"kind",
+                                  "params_b",
+                                  "precision",
+                                  "items",
+                                  "steps",
+                                  "batch",
+                                  "concurrency",
+                                  "context_tokens",
+                                  "tokens",
+                                  "mode",
+                                  "layers",
+                                  "hidden",
+                                  "heads",
+                                  "kv_heads",
+                                  "reference",
+                                  "model",
+                                  "active_params_b",
+                                  "head_dim",
+                                  "vocab",
+                                  "intermediate",
+                                  "tied_embeddings",
+                                  "kv_precision",
+                                  "gradient_checkpointing",
+                                  "lora_rank"};
+constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {"providers",        "gpus", "gpu_count", "min_vram_gb",
                                   "max_usd_per_hour", "spot"};
@@ -192,6 +213,15 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.hidden = w->integer("hidden", 1, LONG_MAX);
   out.heads = w->integer("heads", 1, LONG_MAX);
   out.kv_heads = w->integer("kv_heads", 1, LONG_MAX);
+  out.model = w->string("model").value_or("");
+  out.active_params_b = w->positive_number("active_params_b");
+  out.head_dim = w->integer("head_dim", 1, LONG_MAX);
+  out.vocab = w->integer("vocab", 1, LONG_MAX);
+  out.intermediate = w->integer("intermediate", 1, LONG_MAX);
+  out.tied_embeddings = w->boolean("tied_embeddings");
+  out.kv_precision = w->one_of("kv_precision", kKvPrecisions).value_or("");
+  out.gradient_checkpointing = w->boolean("gradient_checkpointing");
+  out.lora_rank = w->integer("lora_rank", 1, LONG_MAX);
   std::optional<Fields> r = section(*w, "reference", kReferenceFields);
   if (!r) return;
   WorkloadReference ref;

@@ -1,9 +1,10 @@
-// Estimate calibration: what a finished job records, how the next plan's factor is fitted
-// (median, window, clamp), that it scales the roofline exactly, and that a plan made after
-// three runs of the same pipeline uses the calibrated run time and says so.
+// Estimate calibration, the report's side: what a finished job records, and that a plan made
+// after three recorded runs of the same pipeline uses the calibrated run time and says so. The
+// fit's rules are in tests/unit/plan_calibration_test.cpp.
 #include <gtest/gtest.h>
 
 #include "fakes/temp_dir.h"
+#include "plan/calibration.h"
 #include "report/calibration.h"
 #include "report/job_history.h"
 
@@ -12,44 +13,12 @@ namespace {
 
 CalibrationRecord sample(double measured, double predicted) {
   CalibrationRecord c;
+  c.gpu_type = "RTX_4090";
   c.pipeline = "render";
   c.workload_kind = "custom";
   c.measured_s = measured;
   c.predicted_s = predicted;
   return c;
-}
-
-TEST(ReportCalibration, FitIsTheMedianRatioOfTheLatestRunsClamped) {
-  EXPECT_EQ(fit_calibration({}).runs, 0);
-  EXPECT_EQ(fit_calibration({}).note(), "");
-  CalibrationFit three = fit_calibration({sample(150, 100), sample(120, 100), sample(900, 100)});
-  EXPECT_EQ(three.runs, 3);
-  EXPECT_DOUBLE_EQ(three.factor, 1.5);  // median of 1.2, 1.5, 9
-  EXPECT_EQ(three.note(), "calibrated from 3 runs (run time x1.50)");
-  CalibrationFit clamped = fit_calibration({sample(5000, 100)});
-  EXPECT_DOUBLE_EQ(clamped.factor, kCalibrationClamp);
-  std::vector<CalibrationRecord> many(kCalibrationWindow, sample(200, 100));
-  many.push_back(sample(100, 100));  // older than the window
-  CalibrationFit window = fit_calibration(many);
-  EXPECT_EQ(window.runs, kCalibrationWindow);
-  EXPECT_DOUBLE_EQ(window.factor, 2);
-}
-
-TEST(ReportCalibration, ScaledCalibrationMultipliesTheRooflineRunTime) {
-  GpuSpec gpu;
-  gpu.name = "X";
-  gpu.vram_gb = 80;
-  gpu.mem_bw_gbs = 2000;
-  gpu.fp16_tflops = 300;
-  Workload w;
-  w.kind = "llm-inference";
-  w.params_b = 7;
-  w.precision = "fp16";
-  w.tokens = 1000;
-  auto base = run_time(w, gpu, 1, {gpu}, default_calibration());
-  auto scaled = run_time(w, gpu, 1, {gpu}, scale_calibration(default_calibration(), 1.7));
-  ASSERT_TRUE(base.ok() && scaled.ok()) << (base.ok() ? scaled.error() : base.error()).message;
-  EXPECT_NEAR(scaled->compute_s / base->compute_s, 1.7, 1e-9);
 }
 
 TEST(ReportCalibration, FinishedJobRecordsTheModelsOwnPrediction) {
@@ -119,22 +88,22 @@ TEST(ReportCalibration, NextPlanUsesTheCalibratedRunTimeAndSaysSo) {
   o2.pipeline = "other";
   ASSERT_TRUE((*store)->add_calibration(o2).ok());
 
-  PipelineSpec planned = spec;
   PlanInput calibrated_in = in;
-  CalibrationFit fit = apply_calibration(**store, &planned, &calibrated_in);
-  EXPECT_EQ(fit.runs, 3);
-  EXPECT_DOUBLE_EQ(fit.factor, 1.3);
-  auto after = make_plan(planned, calibrated_in);
+  auto runs = (*store)->calibration_samples("render", "custom", kCalibrationHistory);
+  ASSERT_TRUE(runs.ok());
+  calibrated_in.calibration_history = *runs;
+  auto after = make_plan(spec, calibrated_in);
   ASSERT_TRUE(after.ok()) << after.error().message;
-  mark_calibrated(fit, &*after);
+  EXPECT_EQ(after->estimate.calibration_runs, 3);
+  EXPECT_NEAR(after->estimate.calibration_factor, 1.3, 1e-12);
   EXPECT_NEAR(after->estimate.run_s, before->estimate.run_s * 1.3, 1e-6);
   EXPECT_GT(after->estimate.usd, before->estimate.usd);
-  EXPECT_NE(after->estimate.basis.find("calibrated from 3 runs (run time x1.30)"),
+  EXPECT_NE(after->estimate.basis.find("calibrated from 3 runs on RTX_4090 (run time x1.30)"),
             std::string::npos)
       << after->estimate.basis;
   ReportFacts facts = report_facts_from_plan(spec, *after);
   EXPECT_EQ(facts.calibration_runs, 3);
-  EXPECT_DOUBLE_EQ(facts.calibration_factor, 1.3);
+  EXPECT_NEAR(facts.calibration_factor, 1.3, 1e-12);
 }
 
 }  // namespace

@@ -67,18 +67,36 @@ TEST(CostMemory, SevenBillionFullFineTuneMatchesThePinnedBreakdown) {
   EXPECT_NEAR(m->weights_gib, 13.0, 0.05);
   EXPECT_NEAR(m->gradients_gib, 26.1, 0.05);
   EXPECT_NEAR(m->optimizer_gib, 78.2, 0.05);
-  EXPECT_NEAR(m->activations_gib, 26.1, 0.05);
+  // No shape given: hidden 4211 and 33 layers derived from the size; one 2048-token sequence
+  // without checkpointing, 34 bytes per token per hidden unit per layer, plus bf16 logits.
+  EXPECT_NEAR(m->activations_gib, 9.13, 0.005);
   EXPECT_DOUBLE_EQ(m->kv_cache_gib, 0);
-  EXPECT_NEAR(m->total_gib(), 143.4, 0.05);
+  EXPECT_NEAR(m->total_gib(), 126.48, 0.005);
 }
 
-TEST(CostMemory, SevenBillionFullFineTuneNeedsFourEightyGigabyteCards) {
-  // Two cards hold 2 x 80e9 x 0.88 bytes = 131.1 GiB < 143.4 GiB, so the answer is 4, not 2.
+TEST(CostMemory, SevenBillionFullFineTuneNeedsTwoEightyGigabyteCards) {
+  // One card keeps 80 x 0.98 - 0.5 = 77.9 GiB usable < 126.5 GiB; two hold 155.8.
   auto m = memory_need(training_7b());
   ASSERT_TRUE(m.ok());
   const GpuSpec h100 = small_catalog()[0];
-  EXPECT_LT(2 * 80e9 * (1 - kVramHeadroom) / kGiB, m->total_gib());
-  EXPECT_EQ(gpus_needed(*m, h100), 4);
+  EXPECT_DOUBLE_EQ(usable_gib(h100), 77.9);
+  EXPECT_EQ(gpus_needed(*m, h100), 2);
+}
+
+TEST(CostMemory, HeadroomAcceptsConfigurationsMeasuredToRun) {
+  // Llama 3 70B in FP8 on one 80 GB card (4096-token context).
+  Workload big = inference(70.6, "fp8");
+  big.model = "llama-3-70b";
+  auto m70 = memory_need(big);
+  ASSERT_TRUE(m70.ok()) << m70.error().message;
+  EXPECT_EQ(gpus_needed(*m70, small_catalog()[0]), 1) << m70->total_gib();
+  // Llama 3 8B in F16 on a 16 GB card (llama.cpp's 512-token context).
+  Workload small = inference(8.03, "fp16");
+  small.model = "llama-3-8b";
+  small.context_tokens = 512;
+  auto m8 = memory_need(small);
+  ASSERT_TRUE(m8.ok());
+  EXPECT_EQ(gpus_needed(*m8, gpu("RTX_4080", 16, 717, 48.7, "pcie")), 1) << m8->total_gib();
 }
 
 TEST(CostMemory, SeventyBillionFp16FitsNoSingleCard) {
@@ -86,7 +104,9 @@ TEST(CostMemory, SeventyBillionFp16FitsNoSingleCard) {
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_NEAR(m->weights_gib, 130.4, 0.05);
   for (const GpuSpec& g : small_catalog()) EXPECT_GT(gpus_needed(*m, g), 1) << g.name;
-  EXPECT_EQ(gpus_needed(*m, gpu("tiny", 8, 300, 20, "pcie")), 0);
+  // Beyond 8, whole nodes of 8: 131.5 GiB over 7.34 GiB cards is 18, so 24.
+  EXPECT_EQ(gpus_needed(*m, gpu("tiny", 8, 300, 20, "pcie")), 24);
+  EXPECT_EQ(gpus_needed(*m, gpu("speck", 0.6, 300, 20, "pcie")), 0);
 }
 
 TEST(CostMemory, KvCacheFromModelShape) {
@@ -103,29 +123,80 @@ TEST(CostMemory, KvCacheFromModelShape) {
   EXPECT_DOUBLE_EQ(m->kv_cache_gib, 2.0 * 32 * 8 * 128 * 8192 * 4 * 2 / kGiB);  // 4 GiB
 }
 
-TEST(CostMemory, KvCacheDefaultIsTenPercentOfFp16WeightsPer4kSequence) {
+TEST(CostMemory, KvCacheWithoutAShapeAssumesGroupedQueryAttention) {
+  // 7B: 33 layers derived, 8 KV heads of 128 dims; fp16, then fp8.
   Workload w = inference(7, "int4");
   w.context_tokens = 8192;
   w.concurrency = 2;
   auto m = memory_need(w);
   ASSERT_TRUE(m.ok());
   EXPECT_DOUBLE_EQ(m->weights_gib, 3.5e9 / kGiB);
-  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 0.1 * 14e9 * 2 * 2 / kGiB);
+  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 2.0 * 33 * 8 * 128 * 8192 * 2 * 2 / kGiB);
+  w.kv_precision = "fp8";
+  EXPECT_DOUBLE_EQ(memory_need(w)->kv_cache_gib, 2.0 * 33 * 8 * 128 * 8192 * 2 * 1 / kGiB);
 }
 
-TEST(CostMemory, LoraAndQloraTrainOnePercentAdapters) {
+TEST(CostMemory, Llama3SeventyBKvCacheHasEightKvHeads) {
+  Workload w;
+  w.kind = "llm-inference";
+  w.model = "llama-3-70b";
+  w.concurrency = 8;
+  w.context_tokens = 4096;
+  auto m = memory_need(w);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 10.0);  // 2 x 80 layers x 8 x 128 x 4096 x 8 x 2 bytes
+  EXPECT_NEAR(m->weights_gib, 70.6e9 * 2 / kGiB, 1e-9);
+}
+
+TEST(CostMemory, UnknownModelListsTheBuiltInOnes) {
+  Workload w = inference(7, "fp16");
+  w.model = "llama-9";
+  auto m = memory_need(w);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("unknown model \"llama-9\" (built in: llama-2-7b, "),
+            std::string::npos)
+      << m.error().message;
+}
+
+TEST(CostMemory, LoraAndQloraKeepOptimizerStateOnTheAdaptersOnly) {
+  // Llama 3 8B, rank-16 adapters on q, k, v, o and the MLP: 16 x 81920 x 32 = 41.9M params.
   Workload w = training_7b();
+  w.params_b.reset();
+  w.model = "llama-3-8b";
   w.mode = "lora";
   auto lora = memory_need(w);
   ASSERT_TRUE(lora.ok()) << lora.error().message;
-  EXPECT_DOUBLE_EQ(lora->weights_gib, (7e9 * 2 + 7e7 * 2) / kGiB);
-  EXPECT_DOUBLE_EQ(lora->gradients_gib, 7e7 * 4 / kGiB);
-  EXPECT_DOUBLE_EQ(lora->optimizer_gib, 7e7 * 12 / kGiB);
+  const double adapters = 16.0 * ((4096 + 4096) * 2 + (4096 + 1024) * 2 + 3 * (4096 + 14336)) * 32;
+  EXPECT_DOUBLE_EQ(lora->gradients_gib, adapters * 4 / kGiB);
+  EXPECT_DOUBLE_EQ(lora->optimizer_gib, adapters * 12 / kGiB);
+  EXPECT_DOUBLE_EQ(lora->weights_gib, (8.03e9 * 2 + adapters * 2) / kGiB);
   w.mode = "qlora";
   auto qlora = memory_need(w);
   ASSERT_TRUE(qlora.ok());
-  EXPECT_DOUBLE_EQ(qlora->weights_gib, (7e9 * 0.5 + 7e7 * 2) / kGiB);
+  const double embeddings = 128256.0 * 4096 * 2;  // input and output, bf16
+  EXPECT_DOUBLE_EQ(qlora->weights_gib,
+                   (0.516 * (8.03e9 - embeddings) + 2 * embeddings + adapters * 2) / kGiB);
   EXPECT_LT(qlora->total_gib(), lora->total_gib());
+}
+
+// torchtune's README ("Memory and training speed", github.com/pytorch/torchtune, 2024): Llama 3.1
+// 8B QLoRA on one RTX 4090, batch 2, packed sequences of 2048, peak 7.4 GiB. Within 25%.
+TEST(CostMemory, Llama3EightBQloraIsWithinAQuarterOfTorchtunesMeasurement) {
+  Workload w;
+  w.kind = "llm-training";
+  w.mode = "qlora";
+  w.model = "llama-3-8b";
+  w.tokens = 1'000'000;
+  auto defaults = memory_need(w);  // micro-batch 1 of 2048 tokens, checkpointing on
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_NEAR(defaults->total_gib(), 7.27, 0.01);
+  w.batch = 2;
+  w.context_tokens = 2048;
+  auto measured_setup = memory_need(w);
+  ASSERT_TRUE(measured_setup.ok());
+  EXPECT_NEAR(measured_setup->total_gib(), 8.52, 0.01);
+  for (double gib : {defaults->total_gib(), measured_setup->total_gib()})
+    EXPECT_LT(std::fabs(gib - 7.4) / 7.4, 0.25) << gib;
 }
 
 TEST(CostMemory, TrainingActivationsFromModelShape) {
@@ -136,7 +207,13 @@ TEST(CostMemory, TrainingActivationsFromModelShape) {
   w.batch = 2;
   auto m = memory_need(w);
   ASSERT_TRUE(m.ok());
-  EXPECT_DOUBLE_EQ(m->activations_gib, 34.0 * 4096 * 2 * 4096 * 32 / kGiB);  // 34 GiB
+  // 34 GiB of layer activations plus the bf16 logits over a 32000-token vocabulary.
+  EXPECT_DOUBLE_EQ(m->activations_gib,
+                   (34.0 * 4096 * 2 * 4096 * 32 + 2.0 * 2 * 4096 * 32000) / kGiB);
+  w.gradient_checkpointing = true;
+  EXPECT_DOUBLE_EQ(
+      memory_need(w)->activations_gib,
+      (2.0 * 4096 * 2 * 4096 * 32 + 34.0 * 4096 * 2 * 4096 + 2.0 * 2 * 4096 * 32000) / kGiB);
 }
 
 TEST(CostMemory, CustomWithoutParamsNeedsNothingKnown) {
@@ -157,7 +234,8 @@ TEST(CostRoofline, SevenBillionBatchOneDecodeIsBandwidthBoundEverywhere) {
     EXPECT_EQ(t->bound, "bandwidth") << g.name;
     EXPECT_EQ(t->steps, 256);
     EXPECT_EQ(t->batch, 1);
-    const double bytes = 7e9 * 2 * 1.1;  // weights + the default KV cache (4k context)
+    // Weights + the default KV cache: 4096 tokens x 2 x 33 layers x 8 KV heads x 128 x 2 bytes.
+    const double bytes = 7e9 * 2 + 4096.0 * 2 * 33 * 8 * 128 * 2;
     const Calibration& cal = default_calibration();
     EXPECT_NEAR(t->step_s, bytes / (g.mem_bw_gbs * 1e9 * cal.eta_bw) + cal.t0_s, 1e-12);
     EXPECT_NEAR(t->compute_s, t->step_s * 256, 1e-9);
@@ -225,7 +303,7 @@ TEST(CostRoofline, TrainingIsComputeBound) {
 
 TEST(CostRoofline, TooFewGpusIsCapacityBound) {
   const auto catalog = small_catalog();
-  auto t = run_time(training_7b(), catalog[0], 2, catalog, default_calibration());
+  auto t = run_time(training_7b(), catalog[0], 1, catalog, default_calibration());
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->bound, "capacity");
   EXPECT_TRUE(std::isinf(t->compute_s));

@@ -130,7 +130,7 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderTakesAHighBandwidthConsume
       EXPECT_EQ(why_not_chosen(*p, c),
                 "H100_SXM is not in resources.gpus; costs 2.9x the chosen plan ($0.3463 vs "
                 "$0.1206), though it finishes sooner (6.9 min vs 10.5 min); the workload is "
-                "bandwidth-bound and uses 4% of its 80 GB");
+                "bandwidth-bound and uses 3% of its 80 GiB");
     }
   }
 }

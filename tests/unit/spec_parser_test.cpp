@@ -498,6 +498,30 @@ TEST(SpecParser, ReadsCostModelFields) {
   EXPECT_FALSE(bare->budget.deadline_seconds.has_value());
 }
 
+TEST(SpecParser, ReadsModelShapeAndMemoryFields) {
+  std::vector<SpecError> errors;
+  Result<PipelineSpec> spec = parse_spec(
+      "name: x\nrun: echo hi\nworkload:\n  kind: llm-training\n  mode: lora\n"
+      "  model: llama-3-8b\n  lora_rank: 64\n  gradient_checkpointing: false\n"
+      "  active_params_b: 12.9\n  head_dim: 128\n  vocab: 128256\n  intermediate: 14336\n"
+      "  tied_embeddings: true\n",
+      "p.yaml", &errors);
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+  const Workload& w = spec->workload;
+  EXPECT_EQ(w.model, "llama-3-8b");
+  EXPECT_EQ(w.lora_rank, 64);
+  EXPECT_EQ(w.gradient_checkpointing, false);
+  EXPECT_EQ(w.active_params_b, 12.9);
+  EXPECT_EQ(w.head_dim, 128);
+  EXPECT_EQ(w.vocab, 128256);
+  EXPECT_EQ(w.intermediate, 14336);
+  EXPECT_EQ(w.tied_embeddings, true);
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nworkload:\n  kind: llm-inference\n"
+                      "  kv_precision: int3\n"),
+            (Lines{"p.yaml:5:17: workload.kv_precision: must be one of fp16, bf16, fp8; got "
+                   "\"int3\""}));
+}
+
 TEST(SpecErrors, TrainingModeValues) {
   EXPECT_EQ(errors_of("name: x\nrun: echo hi\nworkload: {kind: llm-training, mode: dora}\n"),
             (Lines{"p.yaml:3:38: workload.mode: must be one of full, lora, qlora; got \"dora\""}));
