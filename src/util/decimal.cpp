@@ -2,8 +2,8 @@
 
 #include <cerrno>
 #include <charconv>
-#include <cmath>
 #include <clocale>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
