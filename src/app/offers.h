@@ -60,7 +60,4 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
 Result<OfferSources> offers_from_file(const std::string& path, const std::string& provider_override,
                                       const Config& config);
 
-// The parser behind offers_from_file; `name` only labels messages.
-Result<std::vector<Offer>> parse_offers_json(std::string_view text, const std::string& name);
-
 }  // namespace burst

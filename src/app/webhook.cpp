@@ -1,8 +1,8 @@
 #include "app/webhook.h"
 
-#include <nlohmann/json.hpp>
 
 #include "http/api_call.h"
+#include "json/json_value.h"
 #include "report/report_format.h"
 
 namespace burst {
@@ -28,16 +28,16 @@ std::string notification_text(const JobReport& r) {
 
 std::string notification_body(const JobReport& r) {
   const std::string text = notification_text(r);
-  nlohmann::json j = {{"text", text},
-                      {"content", text.substr(0, 2000)},  // Discord's limit
-                      {"job", r.job.id},
-                      {"pipeline", r.job.pipeline},
-                      {"state", r.job.state},
-                      {"outcome", r.outcome},
-                      {"provider", r.job.provider},
-                      {"gpu_type", r.facts.gpu_type},
-                      {"usd", r.total_usd},
-                      {"wall_s", r.wall_s}};
+  JsonValue j = {{"text", text},
+                 {"content", text.substr(0, 2000)},  // Discord's limit
+                 {"job", r.job.id},
+                 {"pipeline", r.job.pipeline},
+                 {"state", r.job.state},
+                 {"outcome", r.outcome},
+                 {"provider", r.job.provider},
+                 {"gpu_type", r.facts.gpu_type},
+                 {"usd", r.total_usd},
+                 {"wall_s", r.wall_s}};
   if (r.estimate.known) j["estimate_usd"] = r.estimate.usd;
   return j.dump();
 }

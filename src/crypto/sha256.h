@@ -1,6 +1,7 @@
 // SHA-256, streamed. The same digest `sha256sum` prints on the pod, so both sides of a transfer
 // can be compared. The OpenSSL adapter (sha256.cpp) is the only file that includes OpenSSL, and
-// it loads libcrypto on first use.
+// it loads libcrypto on first use. Without libcrypto (which libssh needs too) the first Sha256
+// prints why and ends the process: there is no second implementation.
 #pragma once
 
 #include <cstddef>
@@ -28,8 +29,6 @@ class Sha256 {
 };
 
 std::string sha256_hex(const std::string& data);
-// The portable implementation used when libcrypto cannot be loaded; exposed for its tests.
-std::string portable_sha256_hex(const std::string& data);
 // Hashes the first `limit` bytes of a file (all of it when limit is -1). kNotFound if unreadable.
 Result<std::string> sha256_file(const std::string& path, long long limit = -1);
 

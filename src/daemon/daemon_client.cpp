@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "daemon/daemon_config.h"
+#include "util/socket_calls.h"
 
 namespace burst::daemon {
 namespace {
@@ -27,7 +28,7 @@ class Conn {
       return make_error(ErrorCode::kInvalid, "socket path too long: " + path);
     addr.sun_family = AF_UNIX;
     std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    fd_ = cloexec_socket(AF_UNIX, SOCK_STREAM);
     if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
       return make_error(ErrorCode::kConnection,
                         "no burstd answers on " + path + " (" + std::strerror(errno) +
@@ -36,7 +37,7 @@ class Conn {
   }
   bool send_all(const std::string& s) {
     for (size_t off = 0; off < s.size();) {
-      ssize_t n = ::send(fd_, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+      ssize_t n = send_no_sigpipe(fd_, s.data() + off, s.size() - off);
       if (n <= 0) return false;
       off += static_cast<size_t>(n);
     }

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_set>
 
+#include "json/json_value.h"
 #include "plan/billing.h"
 
 namespace burst {
@@ -245,18 +245,18 @@ std::string why_not_chosen(const Plan& plan, const Candidate& c) {
 }
 
 std::string estimate_to_json(const Estimate& e) {
-  nlohmann::json j = {{"cold_start_s", e.cold_start_s},
-                      {"sync_s", e.sync_s},
-                      {"run_s", e.run_s},
-                      {"pull_s", e.pull_s},
-                      {"upload_s", e.upload_s},
-                      {"total_s", e.total_s},
-                      {"billed_s", e.billed_s},
-                      {"workers", e.workers},
-                      {"utilization", e.utilization},
-                      {"usd", e.usd},
-                      {"run_known", e.run_known},
-                      {"basis", e.basis}};
+  JsonValue j = {{"cold_start_s", e.cold_start_s},
+                 {"sync_s", e.sync_s},
+                 {"run_s", e.run_s},
+                 {"pull_s", e.pull_s},
+                 {"upload_s", e.upload_s},
+                 {"total_s", e.total_s},
+                 {"billed_s", e.billed_s},
+                 {"workers", e.workers},
+                 {"utilization", e.utilization},
+                 {"usd", e.usd},
+                 {"run_known", e.run_known},
+                 {"basis", e.basis}};
   return j.dump();
 }
 

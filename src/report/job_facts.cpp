@@ -1,22 +1,14 @@
 #include "report/job_facts.h"
 
-#include <nlohmann/json.hpp>
-
+#include "json/json_value.h"
 #include "plan/billing.h"
 
 namespace burst {
-using json = nlohmann::json;
 
 namespace {
 
-void put(json& j, const char* key, const std::optional<double>& v) {
+void put(JsonValue& j, const char* key, const std::optional<double>& v) {
   if (v) j[key] = *v;
-}
-
-std::optional<double> get(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
 }
 
 }  // namespace
@@ -53,19 +45,19 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
 }
 
 std::string report_facts_to_json(const ReportFacts& f) {
-  json j = {{"gpu_type", f.gpu_type},
-            {"gpu_count", f.gpu_count},
-            {"gpu_usd_per_hour", f.gpu_usd_per_hour},
-            {"price_source", f.price_source},
-            {"billing_increment_s", f.billing_increment_s},
-            {"billing_minimum_s", f.billing_minimum_s},
-            {"billing_unit", f.billing_unit},
-            {"workload_kind", f.workload_kind},
-            {"units", f.units},
-            {"unit_name", f.unit_name},
-            {"bound", f.bound},
-            {"calibration_runs", f.calibration_runs},
-            {"calibration_factor", f.calibration_factor}};
+  JsonValue j = {{"gpu_type", f.gpu_type},
+                 {"gpu_count", f.gpu_count},
+                 {"gpu_usd_per_hour", f.gpu_usd_per_hour},
+                 {"price_source", f.price_source},
+                 {"billing_increment_s", f.billing_increment_s},
+                 {"billing_minimum_s", f.billing_minimum_s},
+                 {"billing_unit", f.billing_unit},
+                 {"workload_kind", f.workload_kind},
+                 {"units", f.units},
+                 {"unit_name", f.unit_name},
+                 {"bound", f.bound},
+                 {"calibration_runs", f.calibration_runs},
+                 {"calibration_factor", f.calibration_factor}};
   put(j, "budget_usd", f.budget_usd);
   put(j, "deadline_s", f.deadline_s);
   put(j, "max_runtime_s", f.max_runtime_s);
@@ -79,26 +71,27 @@ std::string report_facts_to_json(const ReportFacts& f) {
 ReportFacts report_facts_from_json(const std::string& text) {
   ReportFacts f;
   if (text.empty()) return f;
-  json j = json::parse(text, nullptr, false);
-  if (!j.is_object()) return f;
-  f.gpu_type = j.value("gpu_type", "");
-  f.gpu_count = j.value("gpu_count", 0);
-  f.gpu_usd_per_hour = j.value("gpu_usd_per_hour", 0.0);
-  f.price_source = j.value("price_source", "");
-  f.billing_increment_s = j.value("billing_increment_s", 0.0);
-  f.billing_minimum_s = j.value("billing_minimum_s", 0.0);
-  f.billing_unit = j.value("billing_unit", "");
-  f.budget_usd = get(j, "budget_usd");
-  f.deadline_s = get(j, "deadline_s");
-  f.max_runtime_s = get(j, "max_runtime_s");
-  f.workload_kind = j.value("workload_kind", "");
-  f.units = j.value("units", 0.0);
-  f.unit_name = j.value("unit_name", "");
-  f.bound = j.value("bound", "");
-  f.calibration_runs = j.value("calibration_runs", 0);
-  f.calibration_factor = j.value("calibration_factor", 1.0);
-  f.handoff = j.value("handoff", "");
-  f.handoff_why = j.value("handoff_why", "");
+  auto parsed = JsonValue::parse(text);
+  if (!parsed || !parsed->is_object()) return f;
+  const JsonValue& j = *parsed;
+  f.gpu_type = j.string_or("gpu_type", "");
+  f.gpu_count = static_cast<int>(j.number_or("gpu_count", 0));
+  f.gpu_usd_per_hour = j.number_or("gpu_usd_per_hour", 0.0);
+  f.price_source = j.string_or("price_source", "");
+  f.billing_increment_s = j.number_or("billing_increment_s", 0.0);
+  f.billing_minimum_s = j.number_or("billing_minimum_s", 0.0);
+  f.billing_unit = j.string_or("billing_unit", "");
+  f.budget_usd = j.number("budget_usd");
+  f.deadline_s = j.number("deadline_s");
+  f.max_runtime_s = j.number("max_runtime_s");
+  f.workload_kind = j.string_or("workload_kind", "");
+  f.units = j.number_or("units", 0.0);
+  f.unit_name = j.string_or("unit_name", "");
+  f.bound = j.string_or("bound", "");
+  f.calibration_runs = static_cast<int>(j.number_or("calibration_runs", 0));
+  f.calibration_factor = j.number_or("calibration_factor", 1.0);
+  f.handoff = j.string_or("handoff", "");
+  f.handoff_why = j.string_or("handoff_why", "");
   return f;
 }
 

@@ -1,7 +1,6 @@
 #include "report/job_report.h"
 
-#include <nlohmann/json.hpp>
-
+#include "json/json_value.h"
 #include "plan/billing.h"
 #include "report/recommendations.h"
 
@@ -15,16 +14,17 @@ double seconds_of(const PhaseRecord& p) {
 
 RecordedEstimate parse_estimate(const std::string& text) {
   RecordedEstimate e;
-  auto j = nlohmann::json::parse(text.empty() ? "null" : text, nullptr, false);
-  if (!j.is_object()) return e;
+  auto parsed = JsonValue::parse(text.empty() ? "null" : text);
+  if (!parsed || !parsed->is_object()) return e;
+  const JsonValue& j = *parsed;
   e.known = true;
-  e.usd = j.value("usd", 0.0);
-  e.total_s = j.value("total_s", 0.0);
-  e.run_s = j.value("run_s", 0.0);
-  e.billed_s = j.value("billed_s", 0.0);
-  e.utilization = j.value("utilization", 0.0);
-  e.run_known = j.value("run_known", false);
-  e.basis = j.value("basis", "");
+  e.usd = j.number_or("usd", 0.0);
+  e.total_s = j.number_or("total_s", 0.0);
+  e.run_s = j.number_or("run_s", 0.0);
+  e.billed_s = j.number_or("billed_s", 0.0);
+  e.utilization = j.number_or("utilization", 0.0);
+  e.run_known = j.bool_or("run_known", false);
+  e.basis = j.string_or("basis", "");
   return e;
 }
 

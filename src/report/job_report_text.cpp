@@ -1,12 +1,12 @@
 // The job report as JSON (machine-readable, stable keys), Markdown and terminal lines.
-#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "json/json_value.h"
 #include "report/job_report.h"
 #include "report/report_format.h"
 
 namespace burst {
-using json = nlohmann::json;
+using json = JsonValue;
 using namespace report_fmt;
 
 namespace {
@@ -14,8 +14,8 @@ namespace {
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 json estimate_of(const JobReport& r) {
-  json e = json::parse(r.estimate_json.empty() ? "null" : r.estimate_json, nullptr, false);
-  return e.is_discarded() ? json(nullptr) : e;
+  auto e = json::parse(r.estimate_json.empty() ? "null" : r.estimate_json);
+  return e ? *e : json(nullptr);
 }
 
 // "hand-off: upload from this machine ... (upload ok)" or "" when the job had none.

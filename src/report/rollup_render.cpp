@@ -1,15 +1,15 @@
 // The roll-up as JSON, Markdown and HTML (tables, a cost-by-pipeline chart and the cost-per-run
 // trend by day).
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "json/json_value.h"
 #include "report/report_format.h"
 #include "report/rollup.h"
 #include "report/svg_chart.h"
 
 namespace burst {
-using json = nlohmann::json;
+using json = JsonValue;
 using namespace report_fmt;
 
 namespace {

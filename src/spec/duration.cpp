@@ -1,8 +1,9 @@
 #include "spec/duration.h"
 
 #include <cctype>
-#include <charconv>
 #include <cmath>
+
+#include "util/decimal.h"
 
 namespace burst {
 namespace {
@@ -46,10 +47,9 @@ std::optional<double> parse_duration(std::string_view text) {
     if (len == 0 || len >= text.size()) return std::nullopt;
     std::optional<double> scale = unit_seconds(text[len]);
     if (!scale) return std::nullopt;
-    double value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + len, value);
-    if (ec != std::errc() || end != text.data() + len) return std::nullopt;
-    total += value * *scale;
+    std::optional<double> value = parse_decimal(text.substr(0, len));
+    if (!value) return std::nullopt;
+    total += *value * *scale;
     text.remove_prefix(len + 1);
   }
   if (!std::isfinite(total)) return std::nullopt;

@@ -8,6 +8,7 @@
 
 #include "spec/duration.h"
 #include "spec/spec_checks.h"
+#include "util/decimal.h"
 
 namespace burst::spec {
 namespace {
@@ -78,10 +79,7 @@ bool is_float_text(std::string_view text) {
 std::optional<double> parse_float(std::string_view text) {
   if (!is_float_text(text)) return std::nullopt;
   if (text.starts_with('+')) text.remove_prefix(1);
-  double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
+  return parse_decimal(text);
 }
 
 std::optional<double> plain_number(const YAML::Node& node) {

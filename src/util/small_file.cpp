@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -38,10 +39,16 @@ Result<std::string> read_small_file(const std::string& path, size_t limit) {
     ::close(fd);
     return too_large(path, static_cast<unsigned long long>(st.st_size), limit);
   }
-  std::string text;
-  text.resize(limit + 1);
+  // Sized by fstat (plus one byte to see growth), grown up to limit + 1 if the file grows: a
+  // large limit (an offers file's) costs nothing for a small file.
+  const size_t cap = limit + 1;
+  std::string text(std::min(static_cast<size_t>(st.st_size), limit) + 1, '\0');
   size_t got = 0;
-  while (got < text.size()) {
+  for (;;) {
+    if (got == text.size()) {
+      if (text.size() >= cap) break;
+      text.resize(std::min(cap, text.size() * 2));
+    }
     ssize_t n = ::read(fd, text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {

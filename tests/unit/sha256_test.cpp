@@ -1,5 +1,5 @@
-// SHA-256 must print what `sha256sum` prints, whichever implementation runs: libcrypto's (loaded
-// on first use) or the portable one used without it. Vectors from FIPS 180-4's examples.
+// SHA-256 (libcrypto, loaded on first use) must print what `sha256sum` prints. Vectors from
+// FIPS 180-4's examples.
 #include "crypto/sha256.h"
 
 #include <gtest/gtest.h>
@@ -26,13 +26,6 @@ std::vector<Vector> vectors() {
 
 TEST(Sha256, LibcryptoPathMatchesTheStandardVectors) {
   for (const Vector& v : vectors()) EXPECT_EQ(sha256_hex(v.input), v.digest) << v.input.size();
-}
-
-TEST(Sha256, PortablePathMatchesTheStandardVectors) {
-  for (const Vector& v : vectors())
-    EXPECT_EQ(portable_sha256_hex(v.input), v.digest) << v.input.size();
-  for (size_t n : {55u, 56u, 63u, 64u, 65u, 119u, 120u})
-    EXPECT_EQ(portable_sha256_hex(std::string(n, 'x')), sha256_hex(std::string(n, 'x'))) << n;
 }
 
 TEST(Sha256, StreamedUpdatesEqualOneShot) {
