@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
                   log,
                   test_clock ? test_clock->rate() : 1.0};
   Daemon daemon(*config, deps);
-  launcher.set_caps([&daemon] { return daemon.global_caps(); });
+  launcher.set_caps([&daemon](const std::string& id) { return daemon.caps_for(id); });
   logger->info("burstd " + std::string(BURST_VERSION) + " starting; state " +
                config->burst.state_dir + (config->file.empty() ? "" : "; config " + config->file));
   if (Status st = daemon.start(); !st.ok()) {

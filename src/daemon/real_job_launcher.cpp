@@ -89,7 +89,7 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
     in.reattach_why = *why;
   }
   JobDeps deps{store_, clock_, *connector, prepared->gpu_provider(), console, config_, interrupts};
-  if (caps_) deps.extra_caps = caps_();
+  if (caps_) deps.extra_caps = caps_(job_id);
   deps.stop_source = "burst cancel or burstd drain";  // both count as the job's interrupts
   JobResult result = JobRunner(deps, std::move(in)).run();
   // The same webhook as `burst run`; a failed notification is logged, never the job's outcome.
