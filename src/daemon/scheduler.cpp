@@ -144,6 +144,11 @@ std::optional<TimePoint> Scheduler::tick() {
   std::optional<TimePoint> next;
   for (const auto& e : pipelines_)
     if (e.next && (!next || *e.next < *next)) next = e.next;
+  // A job held by a budget cap is asked again within a minute (a new UTC day frees the cap).
+  const bool held = std::any_of(queue_.begin(), queue_.end(),
+                                [](const Pending& p) { return !p.held_by.empty(); });
+  if (held && !draining_ && (!next || *next > now + std::chrono::minutes(1)))
+    next = now + std::chrono::minutes(1);
   return next;
 }
 

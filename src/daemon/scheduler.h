@@ -93,7 +93,8 @@ class Scheduler {
   // interrupted: its remote command stops and its pods are deleted. kNotFound when neither.
   Status cancel(const std::string& job_id);
 
-  // Fires due schedules and starts queued jobs; returns the next fire time, if any.
+  // Fires due schedules and starts queued jobs; returns the next fire time, if any (at most a
+  // minute away while a queued job is held by a budget cap).
   std::optional<TimePoint> tick();
 
   // Calls tick() and waits (no polling) until the next fire or a change, until stop().

@@ -108,6 +108,10 @@ TEST_F(LedgerTest, JobThatCannotReserveWaitsNamingTheCapAndStartsWhenTheFirstEnd
   for (const auto& q : *rows)
     EXPECT_EQ(q.held_by, q.id == b ? held : "") << "a restarted burstd reads it too";
 
+  const auto next = s.tick();
+  ASSERT_TRUE(next.has_value()) << "a held job wakes the loop again (a new day frees the cap)";
+  EXPECT_EQ(*next, clock_.now() + minutes(1));
+
   launcher_->release(a);
   ASSERT_TRUE(s.wait_idle(seconds(10)));
   s.tick();
