@@ -269,6 +269,10 @@ TEST(E2EDaemon, QueuedJobSurvivesKillAndDrainAndTheNextBurstdRunsIt) {
   d = std::make_unique<Burstd>(home, capped);
   ASSERT_TRUE(d->ready()) << d->log();
   json job = status_of(home, job_id);
+  for (int i = 0; i < 100 && job.value("held_by", "").empty(); ++i) {  // until the first tick
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    job = status_of(home, job_id);
+  }
   EXPECT_EQ(job["state"], "queued") << job.dump() << d->log();
   EXPECT_NE(job.value("held_by", "").find("burstd budget.usd_per_day"), std::string::npos)
       << job.dump();
