@@ -74,7 +74,7 @@ std::vector<BudgetCap> Ledger::caps_for(const std::string& job_id) {
     c.usd = cap.usd;
     c.name = "what other jobs leave of " + cap.name;
     c.live = [this, job_id, cap] {
-      record(job_id);
+      record_soon(job_id);
       ReservationRecord r = reservation_of(store_, job_id, now());
       auto committed = store_.committed_usd(cap, r.day, r.month, job_id);
       // A store that cannot answer stops nothing it could not check before: assume the worst.
@@ -105,7 +105,22 @@ void Ledger::record(const std::string& job_id) {
   }
 }
 
+void Ledger::record_soon(const std::string& job_id) {
+  const TimePoint t = now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = recorded_.find(job_id);
+    if (it != recorded_.end() && t - it->second < std::chrono::seconds(1)) return;
+    recorded_[job_id] = t;
+  }
+  record(job_id);
+}
+
 void Ledger::settle(const std::string& job_id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    recorded_.erase(job_id);
+  }
   record(job_id);
   (void)store_.release_reservation(job_id, to_unix_ms(now()));
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -43,6 +44,8 @@ class Ledger {
 
  private:
   std::vector<LedgerCap> caps() const;
+  // record(), at most once a second per job: the runner checks its caps every ~100 ms.
+  void record_soon(const std::string& job_id);
   TimePoint now() { return billing_.now(clock_.now()); }
 
   Store& store_;
@@ -50,6 +53,7 @@ class Ledger {
   BillingClock billing_;
   mutable std::mutex mu_;  // the caps (reload runs on another thread)
   std::optional<double> usd_per_day_, usd_per_month_;
+  std::map<std::string, TimePoint> recorded_;  // per job, the last record_soon() that wrote
 };
 
 }  // namespace burst::daemon
