@@ -100,6 +100,55 @@ struct VolumeRecord {
   int64_t updated_ms = 0;
 };
 
+// A job burstd accepted and has not finished (docs/daemon.md, "The queue"): written before
+// `burst submit` returns and removed when the job ends, so a restarted burstd finds every job it
+// owes. A row whose job already has a JobRecord was started; the others are still queued.
+struct QueuedJobRecord {
+  std::string id;
+  std::string pipeline;
+  std::string spec_path;
+  std::string spec_text;  // the spec's YAML as submitted (parsed again after a restart)
+  std::string reason;     // "submitted", "schedule 2026-11-22T03:00:00Z", ...
+  int64_t queued_ms = 0;
+  std::string held_by;  // the budget cap that keeps it waiting; "" when none
+};
+
+// The money ledger (docs/daemon.md, "The ledger"). A reservation holds a job's estimated cost
+// against the caps it falls under from before it starts until it ends (released_ms != 0).
+struct ReservationRecord {
+  std::string job_id;
+  std::string pipeline;
+  double usd = 0;
+  std::string day;    // UTC "2026-11-22" the job was admitted; its spend counts on this day
+  std::string month;  // UTC "2026-11"
+  int64_t reserved_ms = 0;
+  int64_t released_ms = 0;  // 0 while the job runs
+};
+
+// Spend as it accrues: one entry per pod and billing interval (its start, from_ms), extended as
+// time passes. Writing the same interval again never adds to it, so a reattached job continues
+// its entries instead of counting its spend twice.
+struct SpendRecord {
+  int64_t pod_row_id = 0;
+  int64_t from_ms = 0;
+  int64_t to_ms = 0;
+  double usd = 0;  // billed for [from_ms, to_ms)
+  std::string job_id;
+  std::string pipeline;
+  std::string day;
+  std::string month;
+};
+
+// One cap in the ledger: a period ("day" = the reservation's UTC day, "month", or "all") and an
+// optional pipeline it is limited to. What counts against it is every other job's accrued
+// spend in that scope plus what is left of their open reservations.
+struct LedgerCap {
+  std::string period = "day";  // "day" | "month" | "all"
+  std::string pipeline;        // "" = every pipeline
+  double usd = 0;
+  std::string name;  // as `burst status` shows it: "burstd budget.usd_per_day"
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -159,6 +208,29 @@ class Store {
   // Forgets the first-seen times of `provider`'s pods not in `still_listed` (gone or adopted).
   virtual Status forget_pods_seen(const std::string& provider,
                                   const std::vector<std::string>& still_listed) = 0;
+
+  // burstd's durable queue (QueuedJobRecord). add_queued fails (kInvalid) on a duplicate id.
+  virtual Status add_queued(const QueuedJobRecord& q) = 0;
+  virtual Result<std::vector<QueuedJobRecord>> queued_jobs() = 0;  // oldest first
+  virtual Status set_queued_hold(const std::string& id, const std::string& held_by) = 0;
+  virtual Status remove_queued(const std::string& id) = 0;  // kNotFound when absent
+
+  // The ledger. reserve() checks, in one transaction, every cap against what is committed in its
+  // scope by other jobs (committed_usd) plus `r.usd`, and writes the reservation only when all
+  // hold: it returns "" then, or the name of the first cap that does not (nothing written). A
+  // job reserving again replaces its reservation.
+  virtual Result<std::string> reserve(const ReservationRecord& r,
+                                      const std::vector<LedgerCap>& caps) = 0;
+  virtual Status release_reservation(const std::string& job_id, int64_t at_ms) = 0;
+  virtual Result<std::vector<ReservationRecord>> open_reservations() = 0;  // oldest first
+  // Inserts the entry (pod_row_id, from_ms) or extends it: to_ms and usd only grow.
+  virtual Status record_spend(const SpendRecord& s) = 0;
+  virtual Result<std::vector<SpendRecord>> spend_of_job(const std::string& job_id) = 0;
+  // Accrued spend of every job but `except_job_id` in the cap's scope (day, month as given) plus
+  // the unspent part of their open reservations.
+  virtual Result<double> committed_usd(const LedgerCap& cap, const std::string& day,
+                                       const std::string& month,
+                                       const std::string& except_job_id) = 0;
 
   virtual Status add_calibration(const CalibrationRecord& c) = 0;
   // A pipeline's measurements of one workload kind, newest first, at most `limit`.

@@ -75,13 +75,17 @@ int cmd_status(const DaemonArgs& args) {
   if (body.is_array()) {
     for (const auto& j : body)
       std::cout << j.value("id", "") << "  " << j.value("pipeline", "") << "  "
-                << j.value("state", "") << "  " << j.value("phase", "") << "\n";
+                << j.value("state", "") << "  " << j.value("phase", "")
+                << (j.value("held_by", "").empty() ? "" : "  waiting for " + j.value("held_by", ""))
+                << "\n";
     if (body.empty()) std::cout << "no jobs\n";
     return kExitOk;
   }
   std::cout << "job " << body.value("id", "") << " (" << body.value("pipeline", "")
             << "): " << body.value("state", "") << ", phase " << body.value("phase", "") << "\n";
   if (!body.value("error", "").empty()) std::cout << "  error: " << body.value("error", "") << "\n";
+  if (!body.value("held_by", "").empty())
+    std::cout << "  waiting for " << body.value("held_by", "") << "\n";
   for (const auto& p : body["phases"])
     std::cout << "  " << p.value("phase", "") << "  " << p.value("outcome", "running") << "  "
               << p.value("detail", "") << "\n";

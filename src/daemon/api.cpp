@@ -122,8 +122,10 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
   const std::string path = req.value("path", "");
   std::vector<SpecError> errors;
   Result<PipelineSpec> spec = make_error(ErrorCode::kInvalid, "");
+  std::string spec_text;  // kept in the queue's row, so a restart parses what was submitted
   if (req.contains("spec") && req["spec"].is_string()) {
-    spec = parse_spec(req["spec"].get<std::string>(), path.empty() ? "(inline)" : path, &errors);
+    spec_text = req["spec"].get<std::string>();
+    spec = parse_spec(spec_text, path.empty() ? "(inline)" : path, &errors);
   } else if (!path.empty()) {
     if (path[0] != '/') return error(400, "path must be absolute: " + path);
     spec = load_spec_file(path, &errors);
@@ -151,7 +153,8 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
                             "api.tcp_allow_local_provider: true in burstd.yaml");
   }
   if (scheduler_.draining()) return error(503, "burstd is draining (shutting down); not queued");
-  std::string id = scheduler_.submit(std::move(*spec), "submitted");
+  std::string id = scheduler_.submit(std::move(*spec), "submitted", spec_text);
+  if (id.empty()) return error(500, "the store refused the job (see burstd's log); not queued");
   return reply(201, {{"id", id}, {"state", "queued"}});
 }
 
@@ -172,7 +175,8 @@ ApiResponse Api::list_jobs() {
                    {"pipeline", j.pipeline},
                    {"state", j.state},
                    {"phase", j.state},
-                   {"reason", j.reason}});
+                   {"reason", j.reason},
+                   {"held_by", j.held_by}});
     listed.insert(j.id);
   }
   if (auto recent = store_.recent_jobs(50); recent.ok())
@@ -191,6 +195,7 @@ ApiResponse Api::job_status(const std::string& id) {
                            {"state", j.state},
                            {"phase", j.state},
                            {"reason", j.reason},
+                           {"held_by", j.held_by},
                            {"phases", json::array()},
                            {"pods", json::array()}});
     return error(404, "no job " + id);

@@ -7,16 +7,19 @@
 #include <fstream>
 
 #include "daemon/pipelines.h"
-#include "report/job_report.h"
 
 namespace burst::daemon {
 
 Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
-    : config_(std::move(config)), d_(std::move(deps)) {
+    : config_(std::move(config)), d_(std::move(deps)), ledger_(d_.store, d_.clock) {
+  ledger_.set_caps(config_.usd_per_day, config_.usd_per_month);
   SchedulerOptions opt;
   opt.max_concurrent = config_.max_concurrent;
   opt.log = d_.log;
-  opt.admit = [this](const PipelineSpec& spec) { return admit(spec); };
+  opt.admit = [this](const std::string& id, const PipelineSpec& spec) {
+    return ledger_.reserve(id, spec);
+  };
+  opt.ended = [this](const std::string& id) { ledger_.settle(id); };
   opt.resume_failed = [this](const std::string& id, const std::string& error) {
     auto job = d_.store.get_job(id);
     if (!job.ok()) return;
@@ -62,60 +65,12 @@ bool Daemon::reattach(const JobRecord& job, const std::string& why) {
   return true;
 }
 
-// The sum of what every job started this UTC day (month) has cost so far.
-void Daemon::spent(double* day_usd, double* month_usd) {
-  const TimePoint now = d_.clock.now();
-  const std::string today = format_utc(now, "%Y-%m-%d"), month = format_utc(now, "%Y-%m");
-  *day_usd = *month_usd = 0;
-  if (auto jobs = d_.store.recent_jobs(5000); jobs.ok()) {
-    for (const auto& j : *jobs) {
-      if (format_utc(from_unix_ms(j.created_ms), "%Y-%m") != month) continue;
-      auto r = build_job_report(d_.store, j.id, now);
-      if (!r.ok()) continue;
-      *month_usd += r->total_usd;
-      if (format_utc(from_unix_ms(j.created_ms), "%Y-%m-%d") == today) *day_usd += r->total_usd;
-    }
-  }
-}
-
-std::vector<BudgetCap> Daemon::global_caps() {
-  std::vector<BudgetCap> caps;
-  if (!config_.usd_per_day && !config_.usd_per_month) return caps;
-  double day_usd = 0, month_usd = 0;
-  spent(&day_usd, &month_usd);
-  if (config_.usd_per_day)
-    caps.push_back({std::max(0.0, *config_.usd_per_day - day_usd),
-                    "what is left today of burstd budget.usd_per_day"});
-  if (config_.usd_per_month)
-    caps.push_back({std::max(0.0, *config_.usd_per_month - month_usd),
-                    "what is left this month of burstd budget.usd_per_month"});
-  return caps;
-}
-
-// The global caps, checked before a job starts; global_caps() bounds it while it runs.
-std::string Daemon::admit(const PipelineSpec&) {
-  if (!config_.usd_per_day && !config_.usd_per_month) return "";
-  double day_usd = 0, month_usd = 0;
-  spent(&day_usd, &month_usd);
-  char buf[160];
-  if (config_.usd_per_day && day_usd >= *config_.usd_per_day) {
-    std::snprintf(buf, sizeof buf,
-                  "global budget: $%.2f spent today (UTC) of budget.usd_per_day $%.2f", day_usd,
-                  *config_.usd_per_day);
-    return buf;
-  }
-  if (config_.usd_per_month && month_usd >= *config_.usd_per_month) {
-    std::snprintf(buf, sizeof buf,
-                  "global budget: $%.2f spent this month of budget.usd_per_month $%.2f", month_usd,
-                  *config_.usd_per_month);
-    return buf;
-  }
-  return "";
-}
-
 Status Daemon::start(bool socket) {
   for (const auto& line : reconciler_->recover_jobs()) d_.log("recover: " + line);
   (void)reap_now();
+  // Reattached jobs keep their reservations; every other one's job ended while burstd was down.
+  ledger_.settle_stale([this](const std::string& id) { return scheduler_->is_running(id); });
+  scheduler_->restore_queue();
   PipelineLoad load = load_pipelines(config_);
   if (!load.errors.empty()) {
     std::string all;
@@ -166,6 +121,7 @@ Status Daemon::reload(const DaemonConfig& config) {
   config_.pipelines_dir = config.pipelines_dir;
   config_.usd_per_day = config.usd_per_day;
   config_.usd_per_month = config.usd_per_month;
+  ledger_.set_caps(config_.usd_per_day, config_.usd_per_month);
   d_.log("reload: " + std::to_string(load.scheduled.size()) + " scheduled pipeline(s)");
   scheduler_->set_pipelines(std::move(load.scheduled), /*apply_missed=*/false);
   return Status::Ok();

@@ -15,6 +15,7 @@
 #include "daemon/api.h"
 #include "daemon/daemon_config.h"
 #include "daemon/job_launcher.h"
+#include "daemon/ledger.h"
 #include "daemon/reconciler.h"
 #include "daemon/scheduler.h"
 #include "daemon/socket_server.h"
@@ -54,18 +55,18 @@ class Daemon {
   Reconciler& reconciler() { return *reconciler_; }
   // One reconcile pass, serialised with the periodic one.
   std::vector<PodAction> reap_now();
-  // What is left of the global daily/monthly caps after every job's spend so far; the runner
-  // stops a job whose accrued cost would cross one (job/budget_guard.h).
-  std::vector<BudgetCap> global_caps();
+  // The global daily/monthly caps as they apply to one job: what other jobs leave of them
+  // (daemon/ledger.h), asked live; the runner stops the job whose accrued cost would cross one.
+  std::vector<BudgetCap> caps_for(const std::string& job_id) { return ledger_.caps_for(job_id); }
+  Ledger& ledger() { return ledger_; }
 
  private:
-  std::string admit(const PipelineSpec& spec);
-  void spent(double* day_usd, double* month_usd);
   bool reattach(const JobRecord& job, const std::string& why);
   void maintenance_loop();
 
   DaemonConfig config_;
   DaemonDeps d_;
+  Ledger ledger_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Reconciler> reconciler_;
   std::unique_ptr<Api> api_;

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
                   },
                   log};
   Daemon daemon(*config, deps);
-  launcher.set_caps([&daemon] { return daemon.global_caps(); });
+  launcher.set_caps([&daemon](const std::string& id) { return daemon.caps_for(id); });
   launcher.set_faults(faults.get());
   logger->info("burstd " + std::string(BURST_VERSION) + " starting; state " +
                config->burst.state_dir + (config->file.empty() ? "" : "; config " + config->file));

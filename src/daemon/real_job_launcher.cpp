@@ -78,7 +78,7 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   auto connector = make_libssh_connector();
   DaemonConsole console(job_id, log_);
   RunJobDeps deps{store_, clock_, *connector, console, config_, interrupts};
-  if (caps_) deps.extra_caps = caps_();
+  if (caps_) deps.extra_caps = caps_(job_id);
   deps.faults = faults_;
   deps.stop_source = "burst cancel or burstd drain";  // both count as the job's interrupts
   RunJobRequest request{job_id, *key};

@@ -26,8 +26,10 @@ class RealJobLauncher : public JobLauncher {
                 const std::function<int()>& interrupts) override;
   JobResult resume(const std::string& job_id, const PipelineSpec& spec, const std::string& why,
                    const std::function<int()>& interrupts) override;
-  // What is left of burstd's global caps when a job starts (Daemon::global_caps).
-  void set_caps(std::function<std::vector<BudgetCap>()> caps) { caps_ = std::move(caps); }
+  // burstd's global caps as they apply to one job (Daemon::caps_for).
+  void set_caps(std::function<std::vector<BudgetCap>(const std::string& job_id)> caps) {
+    caps_ = std::move(caps);
+  }
   // The chaos matrix's BURST_FAULT hook, installed by main(); every job is told its fault points.
   void set_faults(FaultObserver* faults) { faults_ = faults; }
 
@@ -41,7 +43,7 @@ class RealJobLauncher : public JobLauncher {
   const Config& config_;
   std::map<std::string, std::string> env_;
   std::function<void(const std::string&)> log_;
-  std::function<std::vector<BudgetCap>()> caps_;
+  std::function<std::vector<BudgetCap>(const std::string& job_id)> caps_;
   FaultObserver* faults_ = nullptr;
 };
 

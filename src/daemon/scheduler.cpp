@@ -9,7 +9,8 @@ Scheduler::Scheduler(Clock& clock, Store& store, JobLauncher& launcher, Schedule
       store_(store),
       launcher_(launcher),
       opt_(std::move(options)),
-      waiter_(clock.make_waiter()) {}
+      waiter_(clock.make_waiter()),
+      durable_(store) {}
 
 Scheduler::~Scheduler() {
   stop();
@@ -62,17 +63,32 @@ void Scheduler::set_pipelines(std::vector<ScheduledPipeline> pipelines, bool app
   wake();
 }
 
-std::string Scheduler::submit(PipelineSpec spec, const std::string& reason) {
+std::string Scheduler::submit(PipelineSpec spec, const std::string& reason,
+                              const std::string& spec_text) {
   std::string id;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    id = enqueue(std::move(spec), reason);
+    id = enqueue(std::move(spec), reason, spec_text);
   }
   wake();
   return id;
 }
 
-std::string Scheduler::enqueue(PipelineSpec spec, const std::string& reason) {
+void Scheduler::restore_queue() {
+  auto restored =
+      durable_.restore([this](const std::string& l) { log(l); }, to_unix_ms(clock_.now()));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& r : restored) {
+      log("job " + r.id + " (" + r.spec.name + ") queued again after a restart: " + r.reason);
+      queue_.push_back({r.id, std::move(r.spec), r.reason, r.queued_ms, r.held_by});
+    }
+  }
+  wake();
+}
+
+std::string Scheduler::enqueue(PipelineSpec spec, const std::string& reason,
+                               const std::string& spec_text) {
   Pending p;
   p.id = new_job_id(clock_.now());
   auto taken = [&](const std::string& id) {
@@ -83,6 +99,10 @@ std::string Scheduler::enqueue(PipelineSpec spec, const std::string& reason) {
   p.spec = std::move(spec);
   p.reason = reason;
   p.queued_ms = to_unix_ms(clock_.now());
+  if (Status st = durable_.add(p.id, p.spec, spec_text, reason, p.queued_ms); !st.ok()) {
+    log(p.spec.name + ": not queued: " + st.error().message);
+    return "";
+  }
   queue_.push_back(std::move(p));
   return queue_.back().id;
 }
@@ -111,6 +131,7 @@ Status Scheduler::cancel(const std::string& job_id) {
   rec.created_ms = p.queued_ms;
   rec.finished_ms = to_unix_ms(clock_.now());
   (void)store_.create_job(rec);
+  durable_.remove(p.id);
   log("job " + job_id + ": cancelled while queued");
   return Status::Ok();
 }
@@ -124,6 +145,11 @@ std::optional<TimePoint> Scheduler::tick() {
   std::optional<TimePoint> next;
   for (const auto& e : pipelines_)
     if (e.next && (!next || *e.next < *next)) next = e.next;
+  // A job held by a budget cap is asked again within a minute (a new UTC day frees the cap).
+  const bool held = std::any_of(queue_.begin(), queue_.end(),
+                                [](const Pending& p) { return !p.held_by.empty(); });
+  if (held && !draining_ && (!next || *next > now + std::chrono::minutes(1)))
+    next = now + std::chrono::minutes(1);
   return next;
 }
 
@@ -146,7 +172,7 @@ void Scheduler::fire_due(TimePoint now) {
           " skipped: its previous run is still going (schedule.overlap is false)");
     } else {
       std::string id = enqueue(e.p.spec, "schedule " + format_utc(fire));
-      log(name + ": fired at " + format_utc(fire) + " as job " + id);
+      if (!id.empty()) log(name + ": fired at " + format_utc(fire) + " as job " + id);
     }
   }
 }
@@ -172,22 +198,17 @@ void Scheduler::start_ready() {
       ++it;  // waits for its own previous run
       continue;
     }
-    Pending p = std::move(*it);
-    it = queue_.erase(it);
-    if (std::string refused = opt_.admit(p.spec); !refused.empty()) {
-      JobRecord rec;
-      rec.id = p.id;
-      rec.pipeline = p.spec.name;
-      rec.spec_path = p.spec.path;
-      rec.state = "failed";
-      rec.phase = "queued";
-      rec.error = refused;
-      rec.created_ms = p.queued_ms;
-      rec.finished_ms = to_unix_ms(clock_.now());
-      (void)store_.create_job(rec);
-      log("job " + p.id + " not started: " + refused);
+    if (std::string held = opt_.admit(it->id, spec); held != it->held_by) {
+      if (!held.empty()) log("job " + it->id + " waits: " + held);
+      it->held_by = held;
+      durable_.hold(it->id, held);
+    }
+    if (!it->held_by.empty()) {
+      ++it;  // waits for budget; a later, smaller job may still fit
       continue;
     }
+    Pending p = std::move(*it);
+    it = queue_.erase(it);
     const std::string id = p.id;
     Running& r = running_[id];
     r.job = std::move(p);
@@ -234,6 +255,8 @@ void Scheduler::adopt(const std::string& job_id, PipelineSpec spec, const std::s
 }
 
 void Scheduler::finished(const std::string& id, const JobResult& result) {
+  durable_.remove(id);  // before the thread leaves running_: the destructor waits for that
+  opt_.ended(id);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = running_.find(id);
@@ -321,8 +344,9 @@ std::vector<JobView> Scheduler::jobs() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<JobView> out;
   for (const auto& [id, r] : running_)
-    out.push_back({id, r.job.spec.name, "running", r.job.reason, r.job.queued_ms});
-  for (const auto& p : queue_) out.push_back({p.id, p.spec.name, "queued", p.reason, p.queued_ms});
+    out.push_back({id, r.job.spec.name, "running", r.job.reason, r.job.queued_ms, ""});
+  for (const auto& p : queue_)
+    out.push_back({p.id, p.spec.name, "queued", p.reason, p.queued_ms, p.held_by});
   std::stable_sort(out.begin(), out.end(),
                    [](const JobView& a, const JobView& b) { return a.queued_ms < b.queued_ms; });
   return out;

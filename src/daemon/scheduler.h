@@ -1,6 +1,7 @@
 // burstd's queue: scheduled pipelines fire on their cron (src/schedule), submitted jobs wait
-// their turn, at most `max_concurrent` jobs run at once, and a pipeline never overlaps itself
-// unless its schedule says `overlap: true`. Jobs run on worker threads through a JobLauncher.
+// their turn (in the store too, daemon/job_queue.h, so a restart loses none), at most
+// `max_concurrent` jobs run at once, and a pipeline never overlaps itself unless its schedule says
+// `overlap: true`. Jobs run on worker threads through a JobLauncher.
 //
 // Time comes only from the Clock. tick() does everything due at clock.now() and says when the
 // next fire is; run_loop() calls tick() and then waits on a Waiter of the clock (monotonic time)
@@ -24,6 +25,7 @@
 #include "burst/spec.h"
 #include "burst/store.h"
 #include "daemon/job_launcher.h"
+#include "daemon/job_queue.h"
 #include "schedule/cron.h"
 #include "schedule/missed_runs.h"
 #include "schedule/tz.h"
@@ -44,6 +46,7 @@ struct JobView {
   std::string state;   // "queued" | "running"
   std::string reason;  // "submitted", "schedule 2026-11-22T03:00:00Z", "missed run (run-once)"
   int64_t queued_ms = 0;
+  std::string held_by;  // queued: why it may not start yet (a budget cap); "" otherwise
 };
 
 struct SchedulerOptions {
@@ -51,10 +54,12 @@ struct SchedulerOptions {
   // Called from the scheduler's thread and from job threads, one call at a time (the scheduler
   // serialises them), sometimes while it holds its lock: it must not call back into the scheduler.
   std::function<void(const std::string&)> log = [](const std::string&) {};
-  // Before a job starts: a reason to refuse it (the global budget), or "" to let it run.
-  std::function<std::string(const PipelineSpec&)> admit = [](const PipelineSpec&) {
-    return std::string();
-  };
+  // Before a job starts: "" to let it run (burstd reserves its budget here), or what holds it;
+  // a held job stays queued and is asked again on the next tick.
+  std::function<std::string(const std::string& job_id, const PipelineSpec&)> admit =
+      [](const std::string&, const PipelineSpec&) { return std::string(); };
+  // After a job (run or reattached) ended, from its thread, without the scheduler's lock.
+  std::function<void(const std::string& job_id)> ended = [](const std::string&) {};
   // A reattached job whose runner never took it over (it is still "running" in the store after
   // JobLauncher::resume returned): the daemon fails it and deletes its pods.
   std::function<void(const std::string& job_id, const std::string& error)> resume_failed;
@@ -73,8 +78,12 @@ class Scheduler {
   // so a later restart knows what it missed.
   void set_pipelines(std::vector<ScheduledPipeline> pipelines, bool apply_missed);
 
-  // Queues a job; returns its id.
-  std::string submit(PipelineSpec spec, const std::string& reason);
+  // Queues a job: it is a row in the store when this returns its id; "" when the store refused
+  // (nothing queued). `spec_text` is the spec's YAML when it came inline ("" reads spec.path).
+  std::string submit(PipelineSpec spec, const std::string& reason,
+                     const std::string& spec_text = "");
+  // Queues again the jobs an earlier burstd accepted and never started (daemon start).
+  void restore_queue();
   // Runs a job a dead burstd left in its run phase through JobLauncher::resume, now, outside the
   // queue (it counts against the concurrency limit while it runs).
   void adopt(const std::string& job_id, PipelineSpec spec, const std::string& why);
@@ -82,7 +91,8 @@ class Scheduler {
   // interrupted: its remote command stops and its pods are deleted. kNotFound when neither.
   Status cancel(const std::string& job_id);
 
-  // Fires due schedules and starts queued jobs; returns the next fire time, if any.
+  // Fires due schedules and starts queued jobs; returns the next fire time, if any (at most a
+  // minute away while a queued job is held by a budget cap).
   std::optional<TimePoint> tick();
 
   // Calls tick() and waits (no polling) until the next fire or a change, until stop().
@@ -109,6 +119,7 @@ class Scheduler {
     PipelineSpec spec;
     std::string reason;
     int64_t queued_ms = 0;
+    std::string held_by;
   };
   struct Running {
     Pending job;
@@ -128,13 +139,15 @@ class Scheduler {
   void reap_threads();
   void launch(const std::string& id, Running& r,
               std::function<JobResult(const std::function<int()>&)> body);
-  std::string enqueue(PipelineSpec spec, const std::string& reason);
+  std::string enqueue(PipelineSpec spec, const std::string& reason,
+                      const std::string& spec_text = "");
   void log(const std::string& line);  // opt_.log, one call at a time
 
   Clock& clock_;
   Store& store_;
   JobLauncher& launcher_;
   SchedulerOptions opt_;
+  JobQueue durable_;
 
   mutable std::mutex mu_;
   std::mutex log_mu_;               // taken after mu_, never before it

@@ -7,6 +7,18 @@
 
 namespace burst {
 
+TimePoint BillingClock::now(TimePoint wall) {
+  const auto mono = mono_();
+  std::lock_guard<std::mutex> lock(mu_);
+  TimePoint t = wall;
+  if (last_) {
+    const auto elapsed = std::max(mono - last_->second, std::chrono::steady_clock::duration(0));
+    t = std::max(wall, last_->first + std::chrono::duration_cast<TimePoint::duration>(elapsed));
+  }
+  last_ = std::make_pair(t, mono);
+  return t;
+}
+
 double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at) {
   double usd = 0;
   for (const PodRecord& p : pods) {
@@ -23,10 +35,11 @@ std::string budget_stop_reason(const std::vector<PodRecord>& pods, TimePoint now
   if (caps.empty()) return "";
   const double usd = accrued_usd(pods, now + margin);
   for (const BudgetCap& cap : caps) {
-    if (usd <= cap.usd) continue;
+    const double cap_usd = cap.live ? cap.live() : cap.usd;
+    if (usd <= cap_usd) continue;
     char buf[200];
     std::snprintf(buf, sizeof buf, "stopped by budget: accrued $%.4f would cross cap $%.4f (%s)",
-                  usd, cap.usd, cap.name.c_str());
+                  usd, cap_usd, cap.name.c_str());
     return buf;
   }
   return "";

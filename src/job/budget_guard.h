@@ -1,9 +1,14 @@
 // The mid-run budget stop: a running job's accrued cost (each pod's price x its billed time,
 // rounded to the provider's billing increment, plan/billing.h) against its caps: the spec's
 // budget.max_usd and, under burstd, what is left of the global daily/monthly caps. The runner
-// asks while a step runs (job/job_phases.cpp); time comes from the Clock passed in as `now`.
+// asks while a step runs (job/job_phases.cpp); time comes from the Clock passed in as `now`,
+// through a BillingClock so a wall clock stepping back never makes the check late.
 #pragma once
 
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +18,32 @@
 namespace burst {
 
 struct BudgetCap {
+  BudgetCap() = default;
+  BudgetCap(double cap_usd, std::string cap_name, std::function<double()> live_usd = {})
+      : usd(cap_usd), name(std::move(cap_name)), live(std::move(live_usd)) {}
+
   double usd = 0;
   std::string name;  // "budget.max_usd", "burstd budget.usd_per_day (left today)", ...
+  // When set, the cap's current value, asked at every check instead of `usd` (burstd's ledger:
+  // what other jobs have not committed yet changes while this one runs).
+  std::function<double()> live;
+};
+
+// Wall time for billing that never runs backwards: each answer is at least the previous one
+// plus the monotonic time since it, so a wall clock stepped back (NTP, a VM restore) keeps the
+// accrued cost growing. A clock stepping forward is taken as it is (it only bills more). Tests
+// pass a monotonic source of their own. Thread-safe.
+class BillingClock {
+ public:
+  using Mono = std::function<std::chrono::steady_clock::time_point()>;
+  explicit BillingClock(Mono mono = [] { return std::chrono::steady_clock::now(); })
+      : mono_(std::move(mono)) {}
+  TimePoint now(TimePoint wall);
+
+ private:
+  Mono mono_;
+  std::mutex mu_;
+  std::optional<std::pair<TimePoint, std::chrono::steady_clock::time_point>> last_;
 };
 
 // What `pods` have cost by `at`, as billed: from each pod's create request to its confirmed

@@ -359,7 +359,7 @@ std::string JobPhases::budget_exceeded() const {
   std::vector<PodRecord> pods;
   for (const PodHandle* p : {&gpu_, &cpu_})
     if (p->record.row_id != 0) pods.push_back(p->record);
-  return budget_stop_reason(pods, d_.clock.now(), caps_);
+  return budget_stop_reason(pods, billing_clock_.now(d_.clock.now()), caps_);
 }
 
 std::string JobPhases::offsets_path(const std::string& step) const {

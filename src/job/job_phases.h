@@ -79,7 +79,8 @@ class JobPhases {
   std::string volume_id_;  // the provider's id for the spec's volume (ensure_volume)
   std::string error_;
   std::ofstream log_;
-  std::vector<BudgetCap> caps_;  // budget.max_usd and the extra caps from JobDeps
+  std::vector<BudgetCap> caps_;         // budget.max_usd and the extra caps from JobDeps
+  mutable BillingClock billing_clock_;  // the budget check's time: never runs backwards
   JobWatchdog* watchdog_ = nullptr;
 
  public:

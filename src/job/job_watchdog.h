@@ -73,6 +73,7 @@ class JobWatchdog {
   TimePoint run_start_{};
   double max_seconds_ = 0;
   TimePoint last_progress_{};
+  BillingClock billing_clock_;  // the budget check's time: never runs backwards
   TimePoint fired_at_{};
   std::string reason_;
   bool aborted_ = false;

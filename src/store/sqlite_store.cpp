@@ -3,9 +3,11 @@
 // and a writer overlap, and the busy timeout makes a second writer wait instead of failing.
 #include <algorithm>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 #include "burst/store.h"
+#include "store/sqlite_ledger.h"
 #include "store/sqlite_schema.h"
 #include "store/sqlite_stmt.h"
 
@@ -142,12 +144,45 @@ class SqliteStore final : public Store {
   Status forget_pods_seen(const std::string& provider,
                           const std::vector<std::string>& still_listed) override;
 
+  // The queue and the ledger live in sqlite_ledger.cpp; each call holds the connection lock.
+  Status add_queued(const QueuedJobRecord& q) override { return locked(sqlite::add_queued, q); }
+  Result<std::vector<QueuedJobRecord>> queued_jobs() override {
+    return locked(sqlite::queued_jobs);
+  }
+  Status set_queued_hold(const std::string& id, const std::string& held_by) override {
+    return locked(sqlite::set_queued_hold, id, held_by);
+  }
+  Status remove_queued(const std::string& id) override { return locked(sqlite::remove_queued, id); }
+  Result<std::string> reserve(const ReservationRecord& r,
+                              const std::vector<LedgerCap>& caps) override {
+    return locked(sqlite::reserve, r, caps);
+  }
+  Status release_reservation(const std::string& job_id, int64_t at_ms) override {
+    return locked(sqlite::release_reservation, job_id, at_ms);
+  }
+  Result<std::vector<ReservationRecord>> open_reservations() override {
+    return locked(sqlite::open_reservations);
+  }
+  Status record_spend(const SpendRecord& e) override { return locked(sqlite::record_spend, e); }
+  Result<std::vector<SpendRecord>> spend_of_job(const std::string& job_id) override {
+    return locked(sqlite::spend_of_job, job_id);
+  }
+  Result<double> committed_usd(const LedgerCap& cap, const std::string& day,
+                               const std::string& month, const std::string& except) override {
+    return locked(sqlite::committed_usd, cap, day, month, except);
+  }
+
   Status add_calibration(const CalibrationRecord& c) override;
   Result<std::vector<CalibrationRecord>> calibration_samples(const std::string& pipeline,
                                                              const std::string& kind,
                                                              int limit) override;
 
  private:
+  template <typename F, typename... Args>
+  std::invoke_result_t<F, sqlite3*, const Args&...> locked(F f, const Args&... args) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return f(db_.get(), args...);
+  }
   Result<Stmt> prepare(const std::string& sql, std::string op) {
     return Stmt::prepare(db_.get(), sql.c_str(), std::move(op));
   }

@@ -327,5 +327,44 @@ TEST(E2EDaemon, CancelRunsTeardownAndClientsExplainAMissingDaemon) {
   EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
 }
 
+// Issue 20: the queue is in the store. A job held by the daily cap (its budget.max_usd does not
+// fit) survives a SIGKILL and a SIGTERM drain still queued, `burst status` says which cap holds
+// it, and the burstd started after them with a larger cap runs it.
+TEST(E2EDaemon, QueuedJobSurvivesKillAndDrainAndTheNextBurstdRunsIt) {
+  BurstHome home;
+  const std::string spec = home.write(
+      "held.yaml",
+      "name: held\nresources: {providers: [local]}\nbudget: {max_usd: 1}\nrun: echo ran\n");
+  const std::string capped = "max_concurrent_jobs: 2\nbudget:\n  usd_per_day: 0.5\n";
+  auto d = std::make_unique<Burstd>(home, capped);
+  ASSERT_TRUE(d->ready()) << d->log();
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"submit", spec}, &out, &err), 0) << out << err;
+  const std::string job_id = out.substr(4, out.find(" queued") - 4);
+  ASSERT_EQ(d->stop(SIGKILL), 128 + SIGKILL);
+
+  d = std::make_unique<Burstd>(home, capped);
+  ASSERT_TRUE(d->ready()) << d->log();
+  json job = status_of(home, job_id);
+  for (int i = 0; i < 100 && job.value("held_by", "").empty(); ++i) {  // until the first tick
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    job = status_of(home, job_id);
+  }
+  EXPECT_EQ(job["state"], "queued") << job.dump() << d->log();
+  EXPECT_NE(job.value("held_by", "").find("burstd budget.usd_per_day"), std::string::npos)
+      << job.dump();
+  ASSERT_EQ(run_burst(home, {"status", job_id}, &out, nullptr), 0);
+  EXPECT_NE(out.find("waiting for budget: burstd budget.usd_per_day"), std::string::npos) << out;
+  ASSERT_EQ(d->stop(SIGTERM), 0) << d->log();
+
+  d = std::make_unique<Burstd>(home, "max_concurrent_jobs: 2\nbudget:\n  usd_per_day: 5\n");
+  ASSERT_TRUE(d->ready()) << d->log();
+  for (int i = 0; i < 400 && status_of(home, job_id).value("state", "") != "succeeded"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(status_of(home, job_id).value("state", ""), "succeeded") << d->log();
+  EXPECT_EQ(d->stop(SIGTERM), 0) << d->log();
+}
+
+
 }  // namespace
 }  // namespace burst::testing

@@ -1,0 +1,74 @@
+#include "daemon/job_queue.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace burst::daemon {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return "";
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Status JobQueue::add(const std::string& id, const PipelineSpec& spec, const std::string& spec_text,
+                     const std::string& reason, int64_t queued_ms) {
+  QueuedJobRecord q;
+  q.id = id;
+  q.pipeline = spec.name;
+  q.spec_path = spec.path;
+  q.spec_text = spec_text.empty() ? read_file(spec.path) : spec_text;
+  q.reason = reason;
+  q.queued_ms = queued_ms;
+  return store_.add_queued(q);
+}
+
+void JobQueue::hold(const std::string& id, const std::string& held_by) {
+  (void)store_.set_queued_hold(id, held_by);
+}
+
+void JobQueue::remove(const std::string& id) { (void)store_.remove_queued(id); }
+
+std::vector<RestoredJob> JobQueue::restore(const std::function<void(const std::string&)>& log,
+                                           int64_t now_ms) {
+  std::vector<RestoredJob> out;
+  auto rows = store_.queued_jobs();
+  if (!rows.ok()) {
+    log("queue: cannot read the queue from the store: " + rows.error().message);
+    return out;
+  }
+  for (const QueuedJobRecord& q : *rows) {
+    if (store_.get_job(q.id).ok()) {  // it started before the restart: recovery's job now
+      remove(q.id);
+      continue;
+    }
+    std::vector<SpecError> errors;
+    Result<PipelineSpec> spec = q.spec_text.empty() ? load_spec_file(q.spec_path, &errors)
+                                                    : parse_spec(q.spec_text, q.spec_path, &errors);
+    if (!spec.ok()) {
+      JobRecord rec;
+      rec.id = q.id;
+      rec.pipeline = q.pipeline;
+      rec.spec_path = q.spec_path;
+      rec.state = "failed";
+      rec.phase = "queued";
+      rec.error = "queued before burstd restarted; its spec no longer loads: " +
+                  (errors.empty() ? spec.error().message : errors.front().text);
+      rec.created_ms = q.queued_ms;
+      rec.finished_ms = now_ms;
+      (void)store_.create_job(rec);
+      remove(q.id);
+      log("job " + q.id + ": " + rec.error);
+      continue;
+    }
+    out.push_back({q.id, std::move(*spec), q.reason, q.queued_ms, q.held_by});
+  }
+  return out;
+}
+
+}  // namespace burst::daemon

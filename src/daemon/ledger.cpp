@@ -1,0 +1,135 @@
+#include "daemon/ledger.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+
+namespace burst::daemon {
+namespace {
+
+// The job's reservation, or one made up from its record (a job from before the ledger).
+ReservationRecord reservation_of(Store& store, const std::string& job_id, TimePoint now) {
+  if (auto open = store.open_reservations(); open.ok())
+    for (const auto& r : *open)
+      if (r.job_id == job_id) return r;
+  ReservationRecord r;
+  r.job_id = job_id;
+  TimePoint day = now;
+  if (auto job = store.get_job(job_id); job.ok()) {
+    r.pipeline = job->pipeline;
+    if (job->created_ms) day = from_unix_ms(job->created_ms);
+  }
+  r.day = format_utc(day, "%Y-%m-%d");
+  r.month = format_utc(day, "%Y-%m");
+  return r;
+}
+
+}  // namespace
+
+void Ledger::set_caps(std::optional<double> usd_per_day, std::optional<double> usd_per_month) {
+  std::lock_guard<std::mutex> lock(mu_);
+  usd_per_day_ = usd_per_day;
+  usd_per_month_ = usd_per_month;
+}
+
+std::vector<LedgerCap> Ledger::caps() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<LedgerCap> out;
+  if (usd_per_day_) out.push_back({"day", "", *usd_per_day_, "burstd budget.usd_per_day"});
+  if (usd_per_month_) out.push_back({"month", "", *usd_per_month_, "burstd budget.usd_per_month"});
+  return out;
+}
+
+std::string Ledger::reserve(const std::string& job_id, const PipelineSpec& spec) {
+  const TimePoint t = now();
+  ReservationRecord r;
+  r.job_id = job_id;
+  r.pipeline = spec.name;
+  r.usd = spec.budget.max_usd.value_or(0);
+  r.day = format_utc(t, "%Y-%m-%d");
+  r.month = format_utc(t, "%Y-%m");
+  r.reserved_ms = to_unix_ms(t);
+  const std::vector<LedgerCap> all = caps();
+  auto held = store_.reserve(r, all);
+  if (!held.ok()) return "budget: cannot reserve: " + held.error().message;
+  if (held->empty()) return "";
+  for (const LedgerCap& cap : all) {
+    if (cap.name != *held) continue;
+    auto sum = store_.committed_usd(cap, r.day, r.month, job_id);
+    const double committed = sum.ok() ? *sum : 0;
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  "budget: %s ($%.4f committed of $%.4f; this job reserves $%.4f, its "
+                  "budget.max_usd)",
+                  cap.name.c_str(), committed, cap.usd, r.usd);
+    return buf;
+  }
+  return "budget: " + *held;
+}
+
+std::vector<BudgetCap> Ledger::caps_for(const std::string& job_id) {
+  std::vector<BudgetCap> out;
+  for (const LedgerCap& cap : caps()) {
+    BudgetCap c;
+    c.usd = cap.usd;
+    c.name = "what other jobs leave of " + cap.name;
+    c.live = [this, job_id, cap] {
+      record_soon(job_id);
+      ReservationRecord r = reservation_of(store_, job_id, now());
+      auto committed = store_.committed_usd(cap, r.day, r.month, job_id);
+      // A store that cannot answer stops nothing it could not check before: assume the worst.
+      return committed.ok() ? std::max(0.0, cap.usd - *committed) : 0.0;
+    };
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void Ledger::record(const std::string& job_id) {
+  const TimePoint at = now();
+  auto pods = store_.pods_of_job(job_id);
+  if (!pods.ok()) return;
+  const ReservationRecord r = reservation_of(store_, job_id, at);
+  for (const PodRecord& p : *pods) {
+    if (p.state == "create-failed" || p.created_ms == 0) continue;
+    SpendRecord e;
+    e.pod_row_id = p.row_id;
+    e.from_ms = p.created_ms;
+    e.to_ms = p.deleted_ms ? p.deleted_ms : std::max(p.created_ms, to_unix_ms(at));
+    e.usd = accrued_usd({p}, at);
+    e.job_id = job_id;
+    e.pipeline = r.pipeline;
+    e.day = r.day;
+    e.month = r.month;
+    (void)store_.record_spend(e);
+  }
+}
+
+void Ledger::record_soon(const std::string& job_id) {
+  const TimePoint t = now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = recorded_.find(job_id);
+    if (it != recorded_.end() && t - it->second < std::chrono::seconds(1)) return;
+    recorded_[job_id] = t;
+  }
+  record(job_id);
+}
+
+void Ledger::settle(const std::string& job_id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    recorded_.erase(job_id);
+  }
+  record(job_id);
+  (void)store_.release_reservation(job_id, to_unix_ms(now()));
+}
+
+void Ledger::settle_stale(const std::function<bool(const std::string&)>& running) {
+  auto open = store_.open_reservations();
+  if (!open.ok()) return;
+  for (const auto& r : *open)
+    if (!running(r.job_id)) settle(r.job_id);
+}
+
+}  // namespace burst::daemon

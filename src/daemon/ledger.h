@@ -1,0 +1,59 @@
+// burstd's money ledger over the Store (docs/daemon.md, "The ledger"). Before a job starts it
+// reserves the job's estimated cost (its budget.max_usd; 0 when it has none) against every cap
+// it falls under (burstd's budget.usd_per_day and usd_per_month) in one store transaction, so
+// two jobs never both count on the same dollars. While it runs, its spend is recorded per pod and
+// billing interval and its caps are what other jobs have not committed (their spend plus the
+// rest of their reservations): its own spend counts once, however often burstd restarts and
+// reattaches it. When it ends its final spend is recorded and its reservation released.
+// Time for billing comes from a BillingClock over the Clock, so it never runs backwards.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "burst/clock.h"
+#include "burst/spec.h"
+#include "burst/store.h"
+#include "job/budget_guard.h"
+
+namespace burst::daemon {
+
+class Ledger {
+ public:
+  Ledger(Store& store, Clock& clock) : store_(store), clock_(clock) {}
+
+  // burstd's global caps (config and reload); nullopt: no such cap.
+  void set_caps(std::optional<double> usd_per_day, std::optional<double> usd_per_month);
+
+  // "" when the job's estimate is reserved; otherwise what holds it, for `burst status`:
+  // "budget: burstd budget.usd_per_day ($0.0900 committed of $0.1000; this job needs $0.0500)".
+  std::string reserve(const std::string& job_id, const PipelineSpec& spec);
+  // The caps the runner checks the job's accrued cost against (job/budget_guard.h), live.
+  std::vector<BudgetCap> caps_for(const std::string& job_id);
+  // Records the job's spend up to now (or each pod's deletion). Idempotent.
+  void record(const std::string& job_id);
+  // The job ended: its final spend is recorded and its reservation released.
+  void settle(const std::string& job_id);
+  // At start: settles every open reservation whose job is not `running` (it ended while burstd
+  // was down, or recovery failed it); reattached jobs keep theirs.
+  void settle_stale(const std::function<bool(const std::string&)>& running);
+
+ private:
+  std::vector<LedgerCap> caps() const;
+  // record(), at most once a second per job: the runner checks its caps every ~100 ms.
+  void record_soon(const std::string& job_id);
+  TimePoint now() { return billing_.now(clock_.now()); }
+
+  Store& store_;
+  Clock& clock_;
+  BillingClock billing_;
+  mutable std::mutex mu_;  // the caps (reload runs on another thread)
+  std::optional<double> usd_per_day_, usd_per_month_;
+  std::map<std::string, TimePoint> recorded_;  // per job, the last record_soon() that wrote
+};
+
+}  // namespace burst::daemon
