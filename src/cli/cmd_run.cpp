@@ -13,6 +13,7 @@
 #include "cli/job_setup.h"
 #include "cli/spec_errors.h"
 #include "job/job_runner.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -70,7 +71,7 @@ int cmd_run(const RunArgs& args) {
   if (!key.ok()) return fail(kExitConfig, key.error().message);
   auto store = open_store(*config);
   if (!store.ok()) return fail(kExitConfig, store.error().message);
-  auto connector = make_libssh_connector();
+  auto connector = make_connector(plan->gpu.provider);
   install_signal_handlers();
 
   JobInput in;

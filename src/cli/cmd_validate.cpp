@@ -4,13 +4,14 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/spec_errors.h"
+#include "registry.h"
 
 namespace burst {
 
 int cmd_validate(const std::string& path, bool json) {
   if (json) {
     std::vector<SpecError> errors;
-    auto spec = load_spec_file(path, &errors);
+    auto spec = load_spec_file(path, &errors, provider_names());
     nlohmann::json out = {
         {"file", path}, {"valid", spec.ok()}, {"errors", nlohmann::json::array()}};
     if (!spec.ok() && errors.empty()) out["errors"].push_back(spec.error().message);

@@ -6,6 +6,7 @@
 #include "burst/ssh_keys.h"
 #include "cli/job_notify.h"
 #include "cli/job_setup.h"
+#include "registry.h"
 
 namespace burst::daemon {
 namespace {
@@ -75,7 +76,7 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   for (const auto& w : prepared->warnings) log_("job " + job_id + ": warning: " + w);
   auto key = ensure_keypair(config_.ssh_key);
   if (!key) return refuse(job_id, spec, "ssh key: " + key.error().message);
-  auto connector = make_libssh_connector();
+  auto connector = make_connector(prepared->plan.gpu.provider);
   DaemonConsole console(job_id, log_);
   JobInput in;
   in.job_id = job_id;

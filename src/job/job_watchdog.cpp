@@ -94,7 +94,7 @@ std::string JobWatchdog::find_reason() {
     std::snprintf(buf, sizeof buf, "stopped: budget.max_runtime (%.0f s) reached", max_seconds);
     return buf;
   }
-  if (!cfg_.caps.empty() && pods_) return budget_stop_reason(pods_(), now, cfg_.caps);
+  if (!cfg_.caps.empty() && pods_) return budget_stop_reason(pods_(), now, cfg_.caps, cfg_.billing);
   return "";
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/billing.h"
+#include "plan/handoff.h"
 #include "report/recommendations.h"
 
 namespace burst {
@@ -78,12 +79,13 @@ void read_phases(JobReport& r) {
     if (size_t at = p.detail.find("hand-off: "); p.phase == "plan" && at != std::string::npos)
       r.handoff_why = p.detail.substr(at + 10);
     if (p.phase == "upload-on-gpu-pod" || p.phase == "upload-local") {
-      r.handoff = p.phase == "upload-local" ? "local" : "gpu-pod";
+      r.handoff = to_string(p.phase == "upload-local" ? Handoff::kLocal : Handoff::kGpuPod);
       r.handoff_outcome = p.outcome;
     }
   }
   if (r.handoff.empty() && !r.handoff_why.empty())
-    r.handoff = r.handoff_why.find("from this machine after") == 0 ? "local" : "gpu-pod";
+    r.handoff = to_string(r.handoff_why.find("from this machine after") == 0 ? Handoff::kLocal
+                                                                             : Handoff::kGpuPod);
 }
 
 void compare(JobReport& r) {

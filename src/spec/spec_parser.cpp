@@ -42,7 +42,8 @@ Result<PipelineSpec> finish(PipelineSpec spec, const spec::Problems& problems,
 }  // namespace
 
 Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string& path,
-                                std::vector<SpecError>* errors) {
+                                std::vector<SpecError>* errors,
+                                const std::vector<std::string>& providers) {
   if (errors) errors->clear();
   spec::Problems problems(path);
   PipelineSpec spec;
@@ -54,7 +55,7 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
   if (top.ok()) {
     spec::parse_identity(top, spec);
     spec::parse_workload(top, spec);
-    spec::parse_resources(top, spec);
+    spec::parse_resources(top, spec, providers);
     spec::parse_volume(top, spec);
     spec::parse_env(top, spec);
     spec::parse_secrets(top, spec);
@@ -67,7 +68,8 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
   return finish(std::move(spec), problems, errors);
 }
 
-Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors) {
+Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors,
+                                    const std::vector<std::string>& providers) {
   if (errors) errors->clear();
   // A regular file of at most 1 MiB: /dev/zero, a fifo or a huge file is refused, not read.
   Result<std::string> text = read_small_file(path);
@@ -75,7 +77,7 @@ Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecErr
     if (errors) errors->push_back({text.error().message});
     return text.error();
   }
-  return parse_spec(*text, path, errors);
+  return parse_spec(*text, path, errors, providers);
 }
 
 }  // namespace burst

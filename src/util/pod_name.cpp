@@ -6,6 +6,11 @@ std::string pod_name(const std::string& job_id, const std::string& role) {
   return std::string(kPodNamePrefix) + job_id + "-" + role;
 }
 
+const ProviderTraits& unknown_provider_traits() {
+  static const ProviderTraits kUnknown{};
+  return kUnknown;
+}
+
 const char* to_string(PodState state) {
   switch (state) {
     case PodState::kPending:
