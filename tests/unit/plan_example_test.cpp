@@ -60,6 +60,7 @@ class PlanExample : public ::testing::Test {
       offers_.push_back(Offer{e.provider, e.gpu, e.gpu_count, g->vram_gb, e.usd_per_hour,
                               e.spot_usd_per_hour, e.region, true, "offline table"});
     }
+    attach_traits(&offers_);  // as gather_offers does: RunPod's row (its 60 s boot prior)
   }
   Result<Plan> plan(const PipelineSpec& spec) {
     PlanInput in;
