@@ -55,34 +55,176 @@ std::unique_ptr<Provider> make_vast(const Config& c, Clock& clock) {
   return make_vast_provider(o, http_for(vc), clock);
 }
 
+// Billing rules as published (checked 2026-11-22; docs/cost-model.md, "Billing"). Boot priors:
+// provisioning + image pull, observed ranges from the providers' docs (docs/cost-model.md).
+ProviderTraits local_traits() {
+  ProviderTraits t;
+  t.billing = {1, 0, "second", "the local cloud costs nothing; per second"};
+  t.boot_s = 2;  // an sshd process on 127.0.0.1
+  t.runs_here = true;
+  return t;
+}
+
+ProviderTraits runpod_traits() {
+  ProviderTraits t;
+  t.billing = {1, 0, "second",
+               "docs.runpod.io/accounts-billing/billing: all compute and storage charges are "
+               "billed per second"};
+  t.boot_s = 60;
+  t.offline_prices = true;
+  t.cloud_config = true;
+  t.default_base_url = RunpodOptions{}.base_url;
+  t.api_key_env = "RUNPOD_API_KEY";
+  t.ssh_user = "root";
+  return t;
+}
+
+ProviderTraits lambda_traits() {
+  ProviderTraits t;
+  t.billing = {60, 0, "minute",
+               "docs.lambda.ai/public-cloud/billing: on-demand instances bill in one-minute "
+               "increments"};
+  // No CPU-only instances (shared/provider-apis/REFERENCE.md §3): the upload hand-off.
+  t.cpu_pods = false;
+  t.boot_s = 180;
+  t.offline_prices = true;
+  t.cloud_config = true;
+  t.default_base_url = LambdaOptions{}.base_url;
+  t.api_key_env = "LAMBDA_API_KEY";
+  t.ssh_user = LambdaOptions{}.ssh_user;
+  return t;
+}
+
+ProviderTraits vast_traits() {
+  ProviderTraits t;
+  t.billing = {1, 0, "second", "vast.ai/pricing: on-demand and interruptible, per-second billing"};
+  // A volume lives on one machine, so no other (CPU) instance can mount it (REFERENCE.md §4).
+  t.cpu_pods = false;
+  t.boot_s = 90;
+  t.offline_prices = true;
+  t.cloud_config = true;
+  t.default_base_url = VastOptions{}.base_url;
+  t.api_key_env = "VAST_API_KEY";
+  t.ssh_user = "root";
+  return t;
+}
+
+ProviderTraits ssh_traits() {
+  ProviderTraits t;
+  t.live_offers = false;  // no driver yet
+  return t;
+}
+
+std::deque<ProviderEntry>& table() {
+  static std::deque<ProviderEntry> rows = [] {
+    std::deque<ProviderEntry> t = {
+        {"local", "this machine: pods are sshd processes on 127.0.0.1, volumes are directories",
+         &make_local, local_traits()},
+        {"runpod", "RunPod (REST v2): GPU and CPU pods, network volumes; key from RUNPOD_API_KEY",
+         &make_runpod, runpod_traits()},
+        {"lambda",
+         "Lambda Cloud (API v1): GPU VMs, file systems at /lambda/nfs/<name>; key from "
+         "LAMBDA_API_KEY",
+         &make_lambda, lambda_traits()},
+        {"vast",
+         "Vast.ai: GPU instances on one machine, volumes local to it; key from VAST_API_KEY",
+         &make_vast, vast_traits()},
+        {"ssh", "your own hosts over SSH: driver not in this build yet", nullptr, ssh_traits()},
+    };
+    for (ProviderEntry& e : t) e.traits.name = e.name;
+    return t;
+  }();
+  return rows;
+}
+
+const ProviderEntry* find_entry(std::string_view name) {
+  for (const ProviderEntry& e : table())
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
 }  // namespace
 
-const std::vector<ProviderEntry>& provider_table() {
-  static const std::vector<ProviderEntry> table = {
-      {"local", "this machine: pods are sshd processes on 127.0.0.1, volumes are directories",
-       &make_local},
-      {"runpod", "RunPod (REST v2): GPU and CPU pods, network volumes; key from RUNPOD_API_KEY",
-       &make_runpod},
-      {"lambda",
-       "Lambda Cloud (API v1): GPU VMs, file systems at /lambda/nfs/<name>; key from "
-       "LAMBDA_API_KEY",
-       &make_lambda},
-      {"vast", "Vast.ai: GPU instances on one machine, volumes local to it; key from VAST_API_KEY",
-       &make_vast},
-      {"ssh", "your own hosts over SSH: driver not in this build yet", nullptr},
-  };
-  return table;
+const std::deque<ProviderEntry>& provider_table() { return table(); }
+
+const ProviderTraits* find_provider_traits(std::string_view name) {
+  const ProviderEntry* e = find_entry(name);
+  return e ? &e->traits : nullptr;
+}
+
+std::vector<ProviderTraits> all_provider_traits() {
+  std::vector<ProviderTraits> out;
+  for (const ProviderEntry& e : table()) out.push_back(e.traits);
+  return out;
+}
+
+std::vector<std::string> provider_names() {
+  std::vector<std::string> out;
+  for (const ProviderEntry& e : table()) out.emplace_back(e.name);
+  return out;
+}
+
+std::vector<std::string> cloud_provider_names() {
+  std::vector<std::string> out;
+  for (const ProviderEntry& e : table())
+    if (!e.traits.api_key_env.empty()) out.emplace_back(e.name);
+  return out;
+}
+
+std::vector<std::string> offline_price_provider_names() {
+  std::vector<std::string> out;
+  for (const ProviderEntry& e : table())
+    if (e.traits.offline_prices) out.emplace_back(e.name);
+  return out;
+}
+
+std::string default_provider_name() {
+  for (const ProviderEntry& e : table())
+    if (e.traits.runs_here) return e.name;
+  return table().front().name;
+}
+
+void attach_traits(std::vector<Offer>* offers) {
+  // Offers arrive grouped by provider: one look-up per run of the same name.
+  const std::string* last = nullptr;
+  const ProviderTraits* traits = nullptr;
+  for (Offer& o : *offers) {
+    if (!last || o.provider != *last) {
+      traits = find_provider_traits(o.provider);
+      last = &o.provider;
+    }
+    o.traits = traits;
+  }
 }
 
 Result<std::unique_ptr<Provider>> make_provider(const std::string& name, const Config& config,
                                                 Clock& clock) {
-  for (const auto& e : provider_table()) {
-    if (name != e.name) continue;
-    if (!e.make)
-      return make_error(ErrorCode::kUnavailable, name + ": driver not in this build yet");
-    return e.make(config, clock);
-  }
-  return make_error(ErrorCode::kInvalid, "unknown provider \"" + name + "\"");
+  const ProviderEntry* e = find_entry(name);
+  if (!e) return make_error(ErrorCode::kInvalid, "unknown provider \"" + name + "\"");
+  if (!e->make) return make_error(ErrorCode::kUnavailable, name + ": driver not in this build yet");
+  return e->make(config, clock);
+}
+
+std::unique_ptr<RemoteConnector> make_connector(const std::string& provider) {
+  const ProviderTraits* t = find_provider_traits(provider);
+  if (t && t->connector) return t->connector();
+  return make_libssh_connector();
+}
+
+Status register_provider_for_tests(ProviderEntry entry) {
+  if (find_entry(entry.name))
+    return make_error(ErrorCode::kInvalid,
+                      std::string("provider \"") + entry.name + "\" is already in the table");
+  entry.traits.name = entry.name;
+  table().push_back(std::move(entry));
+  return Status::Ok();
+}
+
+void unregister_provider_for_tests(std::string_view name) {
+  std::deque<ProviderEntry>& t = table();
+  t.erase(
+      std::remove_if(t.begin(), t.end(), [&](const ProviderEntry& e) { return name == e.name; }),
+      t.end());
 }
 
 }  // namespace burst

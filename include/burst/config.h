@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "burst/provider.h"
 #include "burst/result.h"
 
 namespace burst {
@@ -49,13 +50,16 @@ struct Config {
   double ssh_wait_seconds = 600;  // pod boot + sshd up, before giving up
   double pull_max_gib = 1024;     // per job: a pod listing more artefact bytes fails the pull
   LocalCloudConfig local;
-  std::map<std::string, CloudConfig> clouds;  // "runpod", "lambda", "vast": always present
+  std::map<std::string, CloudConfig> clouds;  // every cloud_config provider: always present
   NotifyConfig notify;
 };
 
 // Reads the config. `env` is the process environment (passed in so tests control it). Errors name
-// the file, line, column and field like spec errors do.
-Result<Config> load_config(const std::map<std::string, std::string>& env);
+// the file, line, column and field like spec errors do. `providers` is every provider this build
+// knows (providers/registry.h, all_provider_traits()): which config sections exist, each cloud's
+// default base URL and API key variable. The config knows no provider itself.
+Result<Config> load_config(const std::map<std::string, std::string>& env,
+                           const std::vector<ProviderTraits>& providers);
 
 // Makes burst's directories private, on every start of burst and burstd: the state dir, the
 // config dir, the logs and reports dirs and the database's dir become 0700 (group and other bits

@@ -52,15 +52,18 @@ struct PriceTable {
 // Parse YAML text (`name` only labels error messages: "<name>:<line>:<col>: <field>: <message>").
 Result<std::vector<GpuSpec>> parse_gpu_catalog(const std::string& yaml_text,
                                                const std::string& name);
-// With `catalog`, every entry's GPU must be in it.
+// With `catalog`, every entry's GPU must be in it. `providers`: the names an entry may price (the
+// registry's rows with offline prices, providers/registry.h), handed in.
 Result<PriceTable> parse_price_table(const std::string& yaml_text, const std::string& name,
+                                     const std::vector<std::string>& providers,
                                      const std::vector<GpuSpec>* catalog = nullptr);
 
 // The catalog and price table compiled into the binary (from config/), unless `config_dir`
 // holds gpus.yaml / prices.yaml, which then win. The built-in catalog is parsed at build time
 // (tools/embed_catalog.cpp), so loading it costs no YAML parse at run time.
 Result<std::vector<GpuSpec>> load_gpu_catalog(const std::string& config_dir);
-Result<PriceTable> load_price_table(const std::string& config_dir);
+Result<PriceTable> load_price_table(const std::string& config_dir,
+                                    const std::vector<std::string>& providers);
 
 const GpuSpec* find_gpu(const std::vector<GpuSpec>& catalog, const std::string& name);
 

@@ -21,6 +21,47 @@ namespace burst {
 inline constexpr const char* kPodNamePrefix = "burst-";
 inline constexpr size_t kInstallationIdLength = 10;
 
+class RemoteConnector;  // burst/remote.h
+
+// How a provider rounds the time it bills: per second, per minute or per hour, with any minimum
+// charge (plan/billing.h bills through it; sources cited in docs/cost-model.md, "Billing").
+struct BillingRule {
+  double increment_s = 1;  // billed time is rounded up to a multiple of this
+  double minimum_s = 0;    // at least this much is billed per pod
+  std::string unit;        // "second" | "minute" | "hour", for messages
+  std::string source;      // where the rule is published
+};
+
+// What the rest of burst needs to know about a provider, as data: one row of the registry
+// (providers/registry.cpp) holds it, and the modules that may not include providers/ (plan, cost,
+// spec, config, job) are handed it, on an Offer or by their caller. Nothing outside providers/
+// compares provider names; it reads these traits instead. The defaults describe a provider burst
+// knows nothing about (offers from a file naming one): per-second billing, CPU pods, 90 s boot.
+struct ProviderTraits {
+  std::string name;
+  BillingRule billing{1, 0, "second", "assumed for a provider with no known rule"};
+  // Rents CPU-only pods that can mount the GPU pod's volume, so the upload runs on one (the
+  // default hand-off); false: the planner picks GPU pod or this machine (plan/handoff.h).
+  bool cpu_pods = true;
+  double boot_s = 90;  // provisioning + image pull before SSH answers: the planner's prior
+  // Pods are processes on this machine (the local cloud): free, never modelled against the GPU
+  // catalog, never split across workers, exempt from price caps, and not for remote submitters.
+  bool runs_here = false;
+  bool live_offers = true;      // offers() asks the provider's API now
+  bool offline_prices = false;  // config/prices.yaml may price it when its API cannot
+  // config.yaml's providers.<name> section: cloud fields (base_url, api_key, timeout_seconds,
+  // ssh_user), or the local machine's (root, sshd, prices).
+  bool cloud_config = false;
+  std::string default_base_url;  // "" when it has no HTTP API
+  std::string api_key_env;       // environment variable holding its API key; "" when none
+  std::string ssh_user;          // default login user on its pods ("" : set by the driver per pod)
+  // How burst reaches a pod of this provider; null: SSH through libssh (make_libssh_connector).
+  std::unique_ptr<RemoteConnector> (*connector)() = nullptr;
+};
+
+// The traits of a provider burst knows nothing about (the defaults above).
+const ProviderTraits& unknown_provider_traits();
+
 struct Offer {
   std::string provider;
   std::string gpu_type;  // catalog name, e.g. "RTX_4090"; "cpu" for CPU-only offers
@@ -31,7 +72,14 @@ struct Offer {
   std::string region;
   bool available = true;
   std::string price_source;  // "live offer" | "offline table" | "config"
+  // The provider's registry row, set where offers enter burst (providers/registry.h,
+  // attach_traits); null: unknown_provider_traits(). Points at a row that lives for the process.
+  const ProviderTraits* traits = nullptr;
 };
+
+inline const ProviderTraits& traits_of(const Offer& o) {
+  return o.traits ? *o.traits : unknown_provider_traits();
+}
 
 struct Volume {
   std::string id;

@@ -18,6 +18,10 @@ struct SourcePos {
   int column = 0;  // 1-based
 };
 
+// workload.reference.gpu for a runtime measured on this machine (any GPU or none): a name in
+// the spec's vocabulary, used as is rather than scaled through the GPU catalog.
+inline constexpr const char* kThisMachineGpu = "local";  // not a provider name
+
 struct WorkloadReference {
   std::string gpu;             // GPU type the runtime was measured on ("local" allowed)
   double runtime_seconds = 0;  // measured wall time of the whole run step on that GPU
@@ -137,11 +141,15 @@ struct SpecError {
 
 // Parses and validates a spec file. On failure returns every problem found, in file order; the
 // caller prints them one per line and exits 2. Writes nothing; besides the file it only looks
-// at code.dir and reads the time zone database (schedule.timezone).
-Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors);
+// at code.dir and reads the time zone database (schedule.timezone). `providers` is what
+// resources.providers may name, in the order messages list them: the registry's names
+// (providers/registry.h, provider_names()), handed in so the spec knows no provider itself.
+Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors,
+                                    const std::vector<std::string>& providers);
 
 // Same, for YAML text already in memory; `path` only names it in messages and resolves dirs.
 Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string& path,
-                                std::vector<SpecError>* errors);
+                                std::vector<SpecError>* errors,
+                                const std::vector<std::string>& providers);
 
 }  // namespace burst

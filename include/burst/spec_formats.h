@@ -21,6 +21,9 @@ struct SpecLoadOptions {
   // true (`run`, burstd): refuse what cannot run yet (num_nodes > 1, a SkyPilot env left null
   // with no --env value). false (validate, plan, convert): note them instead.
   bool for_run = true;
+  // What resources.providers may name, in the order messages list them: the registry's names
+  // (providers/registry.h, provider_names()), handed in so the spec knows no provider itself.
+  std::vector<std::string> providers;
 };
 
 // What the reader found besides the spec.

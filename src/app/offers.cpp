@@ -32,6 +32,8 @@ bool has_api_key(const Config& config, const std::string& provider) {
 namespace {
 
 std::string key_variable(const std::string& provider) {
+  if (const ProviderTraits* t = find_provider_traits(provider); t && !t->api_key_env.empty())
+    return t->api_key_env;
   std::string var = provider;
   for (auto& c : var) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return var + "_API_KEY";
@@ -64,7 +66,7 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
   out.catalog = std::make_shared<const std::vector<GpuSpec>>(std::move(*catalog));
   std::vector<std::string> names = spec.resources.providers;
   if (!provider_override.empty()) names = {provider_override};
-  if (names.empty()) names = {"local"};
+  if (names.empty()) names = {default_provider_name()};
   std::vector<std::string> without_driver;
   // Each provider's offers are fetched on its own thread (each driver has its own HTTP client),
   // so the slowest API, not their sum, sets the wait; results are merged in `names` order.
@@ -127,7 +129,7 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
   }
   if (!offline_table && out.providers.empty() && !no_key.empty()) return no_api_key(no_key.front());
   if (offline_table && !without_driver.empty()) {
-    auto table = load_price_table(config.config_dir);
+    auto table = load_price_table(config.config_dir, offline_price_provider_names());
     if (!table.ok()) return table.error();
     out.price_table_as_of = table->as_of;
     for (const PriceEntry& e : table->entries) {
@@ -155,6 +157,8 @@ Result<OfferSources> gather_offers(const PipelineSpec& spec, const std::string& 
       out.table_note += ": no API key for " + list;
     }
   }
+  attach_traits(&out.input.gpu_offers);
+  attach_traits(&out.input.cpu_offers);
   out.input.catalog = out.catalog.get();
   return out;
 }
@@ -184,6 +188,7 @@ Result<OfferSources> offers_from_file(const std::string& path, const std::string
   }
   if (!provider_override.empty()) out.input.providers = {provider_override};
   out.input.gpu_offers = std::move(*offers);
+  attach_traits(&out.input.gpu_offers);
   out.input.catalog = out.catalog.get();
   return out;
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "registry.h"
 #include "util/terminal_text.h"
 
 namespace burst {
@@ -83,7 +84,7 @@ int fail(int code, const std::string& message) {
 }
 
 Result<Config> load_config_or_print() {
-  auto config = load_config(environment_map());
+  auto config = load_config(environment_map(), all_provider_traits());
   if (config.ok())
     if (Status st = make_private_dirs(*config); !st.ok()) return st.error();
   return config;

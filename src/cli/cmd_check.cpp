@@ -27,7 +27,6 @@
 namespace burst {
 namespace {
 
-const std::vector<std::string> kClouds = {"runpod", "lambda", "vast"};
 constexpr double kMaxClockSkewS = 60;
 
 enum class Verdict { kOk, kFail, kWarn, kSkipped };
@@ -305,16 +304,26 @@ void check_provider(const std::string& name, const Config& config, Clock& clock,
 int cmd_check(const CheckArgs& args) {
   std::optional<PipelineSpec> spec;
   if (!args.spec.empty()) {
-    auto s = load_spec_or_print(args.spec);
+    auto options = spec_options_from_flags("", {}, /*for_run=*/false);
+    auto s = options.ok() ? load_spec_or_print(args.spec, *options)
+                          : Result<PipelineSpec>(options.error());
     if (!s.ok()) return kExitUsage;
     spec = std::move(*s);
   }
   // Read as it is, before make_private_dirs would tighten it: the check reports what is wrong.
-  auto config = load_config(environment_map());
+  auto config = load_config(environment_map(), all_provider_traits());
   if (!config.ok()) return fail(kExitConfig, config.error().message);
-  for (const auto& p : args.providers)
-    if (std::find(kClouds.begin(), kClouds.end(), p) == kClouds.end() && p != "local")
-      return fail(kExitUsage, "unknown provider \"" + p + "\" (runpod, lambda, vast, local)");
+  // Checkable: the clouds with an account, and the providers that run here (nothing to check).
+  const std::vector<std::string> clouds = cloud_provider_names();
+  std::string checkable;
+  for (const auto& c : clouds) checkable += (checkable.empty() ? "" : ", ") + c;
+  for (const auto& e : provider_table())
+    if (e.traits.runs_here) checkable += std::string(checkable.empty() ? "" : ", ") + e.name;
+  for (const auto& p : args.providers) {
+    const ProviderTraits* t = find_provider_traits(p);
+    if (!t || (t->api_key_env.empty() && !t->runs_here))
+      return fail(kExitUsage, "unknown provider \"" + p + "\" (" + checkable + ")");
+  }
 
   std::vector<CheckLine> lines;
   std::string public_key;
@@ -327,15 +336,16 @@ int cmd_check(const CheckArgs& args) {
     names = spec->resources.providers;
     asked_for = true;
   }
-  if (names.empty()) names = kClouds;
+  if (names.empty()) names = clouds;
   SystemClock clock;
   for (const auto& name : names) {
-    if (name == "local") {
-      lines.push_back({"api key", "local", Verdict::kSkipped,
-                       "local: needs no account (this machine)", "", false});
+    const ProviderTraits* t = find_provider_traits(name);
+    if (t && t->runs_here) {
+      lines.push_back({"api key", name, Verdict::kSkipped,
+                       name + ": needs no account (this machine)", "", false});
       continue;
     }
-    if (std::find(kClouds.begin(), kClouds.end(), name) == kClouds.end()) {
+    if (!t || t->api_key_env.empty()) {
       lines.push_back({"api key", name, Verdict::kSkipped,
                        name + ": not checkable (no driver with an account in this build)", "",
                        false});

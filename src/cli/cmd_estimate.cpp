@@ -7,6 +7,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "plan/estimate.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -79,7 +80,7 @@ int cmd_estimate(const EstimateArgs& args) {
   if (!config.ok()) return fail(kExitConfig, config.error().message);
   auto catalog = load_gpu_catalog(config->config_dir);
   if (!catalog.ok()) return fail(kExitConfig, catalog.error().message);
-  auto prices = load_price_table(config->config_dir);
+  auto prices = load_price_table(config->config_dir, offline_price_provider_names());
   if (!prices.ok()) return fail(kExitConfig, prices.error().message);
   auto r = estimate_workload(*q, *catalog, *prices, default_calibration());
   if (!r.ok()) return fail(kExitUsage, r.error().message);

@@ -11,12 +11,10 @@
 #include "app/offers.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
-
-// The clouds `burst offers` asks by default (the local provider is not a market).
-const std::vector<std::string> kClouds = {"runpod", "lambda", "vast"};
 
 bool same_ignoring_case(const std::string& a, const std::string& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -103,7 +101,7 @@ int cmd_offers(const OffersArgs& args) {
   auto config = load_config_or_print();
   if (!config.ok()) return fail(kExitConfig, config.error().message);
   PipelineSpec spec;
-  spec.resources.providers = kClouds;
+  spec.resources.providers = cloud_provider_names();  // the local provider is not a market
   SystemClock clock;
   auto sources = gather_offers(spec, args.provider, *config, clock, /*offline_table=*/true);
   if (!sources.ok())

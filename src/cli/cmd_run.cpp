@@ -12,6 +12,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/spec_errors.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -72,7 +73,7 @@ int cmd_run(const RunArgs& args) {
   if (!key.ok()) return fail(kExitConfig, key.error().message);
   auto store = open_store(*config);
   if (!store.ok()) return fail(kExitConfig, store.error().message);
-  auto connector = make_libssh_connector();
+  auto connector = make_connector(plan->gpu.provider);
   install_signal_handlers();
 
   const std::string job_id = new_job_id(clock.now());

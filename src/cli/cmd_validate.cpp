@@ -4,6 +4,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/spec_errors.h"
+#include "registry.h"
 
 namespace burst {
 

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "registry.h"
+
 namespace burst {
 
 Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadOptions& options,
@@ -24,6 +26,7 @@ Result<SpecLoadOptions> spec_options_from_flags(const std::string& format,
                                                 const std::vector<std::string>& env, bool for_run) {
   SpecLoadOptions options;
   options.for_run = for_run;
+  options.providers = provider_names();  // what resources.providers may name (registry.h)
   if (format == "skypilot") {
     options.format = SpecFormat::kSkyPilot;
   } else if (format == "burst") {

@@ -49,12 +49,16 @@ class Reader {
 
   Status check_keys(const YAML::Node& map, const std::string& prefix,
                     std::initializer_list<const char*> known) const {
+    return check_keys(map, prefix, std::vector<std::string>(known.begin(), known.end()));
+  }
+  Status check_keys(const YAML::Node& map, const std::string& prefix,
+                    const std::vector<std::string>& known) const {
     if (!map.IsMap())
       return error(map, prefix.empty() ? "(top level)" : prefix, "expected a mapping");
     for (const auto& kv : map) {
       std::string key = kv.first.as<std::string>();
       bool ok = false;
-      for (const char* k : known) ok = ok || key == k;
+      for (const std::string& k : known) ok = ok || key == k;
       if (!ok) return error(kv.first, prefix.empty() ? key : prefix + "." + key, "unknown field");
     }
     return Status::Ok();
@@ -86,20 +90,11 @@ class Reader {
   std::string file_;
 };
 
-// The public APIs, and the environment variables their own CLIs read the key from.
-struct CloudDefault {
-  const char* name;
-  const char* base_url;
-  const char* key_env;
-};
-const CloudDefault kClouds[] = {{"runpod", "https://api.runpod.io", "RUNPOD_API_KEY"},
-                                {"lambda", "https://cloud.lambda.ai", "LAMBDA_API_KEY"},
-                                {"vast", "https://console.vast.ai", "VAST_API_KEY"}};
-
-Status read_cloud(const Reader& r, const YAML::Node& providers, const char* name, Config* c) {
+Status read_cloud(const Reader& r, const YAML::Node& providers, const std::string& name,
+                  Config* c) {
   YAML::Node n = providers[name];
   if (!n) return Status::Ok();
-  const std::string at = std::string("providers.") + name;
+  const std::string at = "providers." + name;
   CloudConfig& cc = c->clouds[name];
   Status st = r.check_keys(n, at, {"base_url", "api_key", "timeout_seconds", "ssh_user"});
   if (st.ok()) st = r.string_field(n, "base_url", at + ".base_url", &cc.base_url);
@@ -150,7 +145,29 @@ Status check_key_file_mode(const std::string& path, const Config& c) {
                                              path + "` or pass the key in the environment instead");
 }
 
-Status read_file(const std::string& path, Config* c) {
+// The local machine's section (root, sshd, prices): the first provider that runs here.
+Status read_local(const Reader& r, const YAML::Node& providers,
+                  const std::vector<ProviderTraits>& known, Config* c) {
+  const ProviderTraits* here = nullptr;
+  for (const ProviderTraits& t : known)
+    if (t.runs_here && !here) here = &t;
+  if (!here) return Status::Ok();
+  YAML::Node local = providers[here->name];
+  if (!local) return Status::Ok();
+  const std::string at = "providers." + here->name;
+  Status st = r.check_keys(local, at, {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"});
+  if (st.ok()) st = r.string_field(local, "root", at + ".root", &c->local.root);
+  if (st.ok()) st = r.string_field(local, "sshd", at + ".sshd", &c->local.sshd);
+  if (st.ok())
+    st = r.number_field(local, "gpu_usd_per_hour", at + ".gpu_usd_per_hour",
+                        &c->local.gpu_usd_per_hour);
+  if (st.ok())
+    st = r.number_field(local, "cpu_usd_per_hour", at + ".cpu_usd_per_hour",
+                        &c->local.cpu_usd_per_hour);
+  return st;
+}
+
+Status read_file(const std::string& path, const std::vector<ProviderTraits>& known, Config* c) {
   // A regular file of at most 1 MiB (util/small_file.h): never a device or fifo read for ever.
   Result<std::string> text = read_small_file(path);
   if (!text.ok()) return text.error();
@@ -177,35 +194,30 @@ Status read_file(const std::string& path, Config* c) {
   if (st.ok() && !root["providers"]) st = check_key_file_mode(path, *c);
   if (!st.ok() || !root["providers"]) return st;
   YAML::Node providers = root["providers"];
-  st = r.check_keys(providers, "providers", {"local", "runpod", "lambda", "vast"});
-  for (const auto& d : kClouds)
-    if (st.ok()) st = read_cloud(r, providers, d.name, c);
+  // A section per provider with one: the clouds' (ProviderTraits::cloud_config) and this
+  // machine's (runs_here), in the registry's order.
+  std::vector<std::string> sections;
+  for (const ProviderTraits& t : known)
+    if (t.cloud_config || t.runs_here) sections.push_back(t.name);
+  st = r.check_keys(providers, "providers", sections);
+  for (const ProviderTraits& t : known)
+    if (st.ok() && t.cloud_config) st = read_cloud(r, providers, t.name, c);
   if (st.ok()) st = check_key_file_mode(path, *c);
-  YAML::Node local = providers["local"];
-  if (!st.ok() || !local) return st;
-  st = r.check_keys(local, "providers.local",
-                    {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"});
-  if (st.ok()) st = r.string_field(local, "root", "providers.local.root", &c->local.root);
-  if (st.ok()) st = r.string_field(local, "sshd", "providers.local.sshd", &c->local.sshd);
-  if (st.ok())
-    st = r.number_field(local, "gpu_usd_per_hour", "providers.local.gpu_usd_per_hour",
-                        &c->local.gpu_usd_per_hour);
-  if (st.ok())
-    st = r.number_field(local, "cpu_usd_per_hour", "providers.local.cpu_usd_per_hour",
-                        &c->local.cpu_usd_per_hour);
-  return st;
+  if (!st.ok()) return st;
+  return read_local(r, providers, known, c);
 }
 
 }  // namespace
 
-Result<Config> load_config(const std::map<std::string, std::string>& env) {
+Result<Config> load_config(const std::map<std::string, std::string>& env,
+                           const std::vector<ProviderTraits>& providers) {
   Config c;
   c.config_dir = pick_dir(env, "BURST_CONFIG_DIR", "XDG_CONFIG_HOME", ".config/burst");
   fs::path file = fs::path(c.config_dir) / "config.yaml";
   std::error_code ec;
   if (fs::exists(file, ec)) {
     c.config_file = file.string();
-    Status st = read_file(c.config_file, &c);
+    Status st = read_file(c.config_file, providers, &c);
     if (!st.ok()) return st.error();
   }
   if (c.state_dir.empty())
@@ -216,13 +228,16 @@ Result<Config> load_config(const std::map<std::string, std::string>& env) {
   if (c.ssh_key.empty()) c.ssh_key = c.config_dir + "/id_ed25519";
   if (c.local.root.empty()) c.local.root = c.state_dir + "/local";
   if (!get(env, "BURST_WEBHOOK_URL").empty()) c.notify.webhook = get(env, "BURST_WEBHOOK_URL");
-  for (const auto& d : kClouds) {
-    CloudConfig& cc = c.clouds[d.name];
-    if (cc.base_url.empty()) cc.base_url = d.base_url;
+  // The public APIs, and the environment variables their own CLIs read the key from: each
+  // cloud's registry row.
+  for (const ProviderTraits& t : providers) {
+    if (!t.cloud_config) continue;
+    CloudConfig& cc = c.clouds[t.name];
+    if (cc.base_url.empty()) cc.base_url = t.default_base_url;
     while (!cc.base_url.empty() && cc.base_url.back() == '/') cc.base_url.pop_back();
-    if (!get(env, d.key_env).empty()) {
-      cc.api_key = get(env, d.key_env);
-      cc.api_key_source = d.key_env;
+    if (!t.api_key_env.empty() && !get(env, t.api_key_env).empty()) {
+      cc.api_key = get(env, t.api_key_env);
+      cc.api_key_source = t.api_key_env;
     }
   }
   return c;

@@ -93,7 +93,8 @@ Status make_private_dirs(const Config& c) {
     if (Status st = make_private_tree(top, top == c.state_dir ? &subdirs : nullptr); !st.ok())
       return st;
     for (const auto& sub : subdirs) {
-      if (fs::path(sub).filename() == "local") continue;  // the local cloud's pods: their own
+      // The local cloud's root (its pods' homes): their own modes.
+      if (fs::path(sub).lexically_normal() == fs::path(c.local.root).lexically_normal()) continue;
       if (!once(sub)) continue;
       if (Status st = make_private_tree(sub, nullptr); !st.ok()) return st;
     }

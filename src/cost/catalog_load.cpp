@@ -14,7 +14,8 @@ Result<std::vector<GpuSpec>> load_gpu_catalog(const std::string& config_dir) {
   return builtin_gpu_catalog();
 }
 
-Result<PriceTable> load_price_table(const std::string& config_dir) {
+Result<PriceTable> load_price_table(const std::string& config_dir,
+                                    const std::vector<std::string>& providers) {
   Result<std::vector<GpuSpec>> catalog = load_gpu_catalog(config_dir);
   if (!catalog) return catalog.error();
   std::string path;
@@ -23,7 +24,7 @@ Result<PriceTable> load_price_table(const std::string& config_dir) {
   if (error) return *error;
   // Checked against the catalog in use, which may be the config dir's.
   return parse_price_table(text ? *text : std::string(kEmbedded_prices_yaml),
-                           text ? path : "<built-in prices.yaml>", &*catalog);
+                           text ? path : "<built-in prices.yaml>", providers, &*catalog);
 }
 
 }  // namespace burst

@@ -42,7 +42,6 @@ constexpr sv kPrecisions[] = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
 constexpr sv kPriceFields[] = {"version", "as_of", "source", "entries"};
 constexpr sv kEntryFields[] = {"provider",          "gpu",   "gpu_count", "usd_per_hour",
                                "spot_usd_per_hour", "region"};
-constexpr sv kProviders[] = {"runpod", "lambda", "vast"};
 
 Error to_error(const Problems& problems) {
   std::string message;
@@ -145,11 +144,12 @@ std::optional<std::vector<GpuSpec>> parse_catalog_into(const std::string& yaml_t
 }
 
 std::optional<PriceEntry> read_entry(const YAML::Node& item, const std::string& path,
-                                     const std::vector<GpuSpec>* catalog, Problems& problems) {
+                                     const std::vector<GpuSpec>* catalog,
+                                     const std::vector<sv>& providers, Problems& problems) {
   Fields f(item, path, kEntryFields, problems);
   if (!f.ok()) return std::nullopt;
   PriceEntry entry;
-  entry.provider = f.one_of("provider", kProviders, Need::kRequired).value_or("");
+  entry.provider = f.one_of("provider", providers, Need::kRequired).value_or("");
   if (std::optional<YAML::Node> gpu = f.get("gpu", Need::kRequired)) {
     entry.gpu = spec::read_string(*gpu, path + ".gpu", problems).value_or("");
     if (catalog && !entry.gpu.empty() && !find_gpu(*catalog, entry.gpu)) {
@@ -175,7 +175,7 @@ std::optional<PriceEntry> read_entry(const YAML::Node& item, const std::string& 
 // `catalog`, when given, is what entries' GPU names are checked against.
 std::optional<PriceTable> parse_prices_into(const std::string& yaml_text,
                                             const std::vector<GpuSpec>* catalog,
-                                            Problems& problems) {
+                                            const std::vector<sv>& providers, Problems& problems) {
   std::optional<YAML::Node> doc = spec::load_single_document(yaml_text, problems);
   if (!doc) return std::nullopt;
   Fields top(*doc, "", kPriceFields, problems);
@@ -189,7 +189,7 @@ std::optional<PriceTable> parse_prices_into(const std::string& yaml_text,
   std::map<std::tuple<std::string, std::string, int>, int> first_line;
   for (size_t i = 0; i < list->size(); ++i) {
     std::string path = "entries[" + std::to_string(i) + "]";
-    std::optional<PriceEntry> entry = read_entry((*list)[i], path, catalog, problems);
+    std::optional<PriceEntry> entry = read_entry((*list)[i], path, catalog, providers, problems);
     if (!entry) continue;
     SourcePos pos = spec::pos_of((*list)[i]);
     auto [it, added] =
@@ -239,9 +239,11 @@ Result<std::vector<GpuSpec>> parse_gpu_catalog(const std::string& yaml_text,
 }
 
 Result<PriceTable> parse_price_table(const std::string& yaml_text, const std::string& name,
+                                     const std::vector<std::string>& providers,
                                      const std::vector<GpuSpec>* catalog) {
   Problems problems(name);
-  std::optional<PriceTable> table = parse_prices_into(yaml_text, catalog, problems);
+  const std::vector<sv> known(providers.begin(), providers.end());
+  std::optional<PriceTable> table = parse_prices_into(yaml_text, catalog, known, problems);
   if (!problems.empty() || !table) return to_error(problems);
   return std::move(*table);
 }

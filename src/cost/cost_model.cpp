@@ -117,7 +117,7 @@ Result<RunTime> custom_time(const Workload& w, const GpuSpec& gpu,
   t.steps = 1;
   t.bound = ref.bound == "compute" ? "compute" : "bandwidth";
   t.compute_s = ref.runtime_seconds;
-  if (ref.gpu != "local" && !ref.gpu.empty()) {
+  if (ref.gpu != kThisMachineGpu && !ref.gpu.empty()) {
     auto it = std::find_if(catalog.begin(), catalog.end(),
                            [&](const GpuSpec& g) { return g.name == ref.gpu; });
     if (it == catalog.end()) {

@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "registry.h"
+
 namespace burst::daemon {
 namespace {
 
@@ -125,10 +127,10 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
   std::string spec_text;  // kept in the queue's row, so a restart parses what was submitted
   if (req.contains("spec") && req["spec"].is_string()) {
     spec_text = req["spec"].get<std::string>();
-    spec = parse_spec(spec_text, path.empty() ? "(inline)" : path, &errors);
+    spec = parse_spec(spec_text, path.empty() ? "(inline)" : path, &errors, provider_names());
   } else if (!path.empty()) {
     if (path[0] != '/') return error(400, "path must be absolute: " + path);
-    spec = load_spec_file(path, &errors);
+    spec = load_spec_file(path, &errors, provider_names());
   } else {
     return error(400, "give the spec's \"path\" (absolute) or its text as \"spec\"");
   }
@@ -139,11 +141,17 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
     return error(400, "invalid spec", list);
   }
   if (!local_provider_allowed) {
-    // `local` runs the job's `run:` on this machine as burstd's user: not for a token holder
-    // unless burstd.yaml says so. A spec without resources.providers runs on `local` (the
-    // default, src/app/offers.cpp), so it is refused too rather than sent to a paid cloud.
+    // A provider that runs steps on this machine (ProviderTraits::runs_here: `local`) runs the
+    // job's `run:` as burstd's user: not for a token holder unless burstd.yaml says so. A spec
+    // without resources.providers runs on the default provider (the local one,
+    // default_provider_name()), so it is refused too rather than sent to a paid cloud.
     const auto& allowed = spec->resources.providers;
-    if (allowed.empty() || std::find(allowed.begin(), allowed.end(), "local") != allowed.end())
+    auto runs_here = [](const std::string& name) {
+      const ProviderTraits* t = find_provider_traits(name);
+      return t && t->runs_here;
+    };
+    if ((allowed.empty() && runs_here(default_provider_name())) ||
+        std::any_of(allowed.begin(), allowed.end(), runs_here))
       return error(403, std::string("resources.providers: ") +
                             (allowed.empty() ? "none named, so the job would use the local "
                                                "provider (the default), which"

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "daemon/pipelines.h"
+#include "registry.h"
 
 namespace burst::daemon {
 
@@ -55,7 +56,7 @@ std::vector<PodAction> Daemon::reap_now() {
 
 bool Daemon::reattach(const JobRecord& job, const std::string& why) {
   std::vector<SpecError> errors;
-  auto spec = load_spec_file(job.spec_path, &errors);
+  auto spec = load_spec_file(job.spec_path, &errors, provider_names());
   if (!spec.ok()) {
     d_.log("job " + job.id + ": cannot reattach: its spec " + job.spec_path +
            " does not load: " + (errors.empty() ? spec.error().message : errors.front().text));

@@ -13,6 +13,7 @@
 
 #include "daemon/daemon_config.h"
 #include "util/socket_calls.h"
+#include "registry.h"
 
 namespace burst::daemon {
 namespace {
@@ -153,7 +154,7 @@ std::string resolve_socket(const std::string& flag) {
     return it->second;
   auto config = load_daemon_config("", env);
   if (config) return config->socket;
-  auto base = load_config(env);
+  auto base = load_config(env, all_provider_traits());
   return base ? base->state_dir + "/burstd.sock" : "burstd.sock";
 }
 

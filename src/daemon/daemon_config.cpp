@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "registry.h"
 #include "spec/duration.h"
 #include "util/small_file.h"
 
@@ -176,7 +177,7 @@ Result<std::string> read_token_file(const std::string& path) {
 
 Result<DaemonConfig> load_daemon_config(const std::string& path,
                                         const std::map<std::string, std::string>& env) {
-  auto base = load_config(env);
+  auto base = load_config(env, all_provider_traits());
   if (!base) return base.error();
   DaemonConfig c;
   std::string file = path.empty() ? base->config_dir + "/burstd.yaml" : path;
@@ -205,7 +206,7 @@ Result<DaemonConfig> load_daemon_config(const std::string& path,
   if (!state.empty()) {  // every path under the state dir follows it
     auto moved = env;
     moved["BURST_STATE_DIR"] = state;
-    base = load_config(moved);
+    base = load_config(moved, all_provider_traits());
     if (!base) return base.error();
   }
   c.burst = std::move(*base);

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <set>
 
+#include "registry.h"
+
 namespace burst::daemon {
 namespace fs = std::filesystem;
 
@@ -41,7 +43,7 @@ PipelineLoad load_pipelines(const DaemonConfig& config) {
   std::set<std::string> names;
   for (const auto& file : files) {
     std::vector<SpecError> errors;
-    auto spec = load_spec_file(file, &errors);
+    auto spec = load_spec_file(file, &errors, provider_names());
     if (!spec) {
       if (errors.empty()) out.errors.push_back(file + ": " + spec.error().message);
       for (const auto& e : errors) out.errors.push_back(e.text);

@@ -6,6 +6,7 @@
 #include "app/run_job.h"
 #include "burst/remote.h"
 #include "burst/ssh_keys.h"
+#include "registry.h"
 
 namespace burst::daemon {
 namespace {
@@ -75,7 +76,7 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   for (const auto& w : prepared->warnings) log_("job " + job_id + ": warning: " + w);
   auto key = ensure_keypair(config_.ssh_key);
   if (!key) return refuse(job_id, spec, "ssh key: " + key.error().message);
-  auto connector = make_libssh_connector();
+  auto connector = make_connector(prepared->plan.gpu.provider);
   DaemonConsole console(job_id, log_);
   RunJobDeps deps{store_, clock_, *connector, console, config_, interrupts};
   if (caps_) deps.extra_caps = caps_(job_id);

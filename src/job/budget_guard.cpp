@@ -19,21 +19,22 @@ TimePoint BillingClock::now(TimePoint wall) {
   return t;
 }
 
-double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at) {
+double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const BillingRule& billing) {
   double usd = 0;
   for (const PodRecord& p : pods) {
     if (p.state == "create-failed" || p.created_ms == 0) continue;
     const int64_t end = p.deleted_ms ? p.deleted_ms : to_unix_ms(at);
     const double lifetime_s = std::max<int64_t>(0, end - p.created_ms) / 1000.0;
-    usd += billed_seconds(billing_rule(p.provider), lifetime_s) / 3600.0 * p.usd_per_hour;
+    usd += billed_seconds(billing, lifetime_s) / 3600.0 * p.usd_per_hour;
   }
   return usd;
 }
 
 std::string budget_stop_reason(const std::vector<PodRecord>& pods, TimePoint now,
-                               const std::vector<BudgetCap>& caps, Duration margin) {
+                               const std::vector<BudgetCap>& caps, const BillingRule& billing,
+                               Duration margin) {
   if (caps.empty()) return "";
-  const double usd = accrued_usd(pods, now + margin);
+  const double usd = accrued_usd(pods, now + margin, billing);
   for (const BudgetCap& cap : caps) {
     const double cap_usd = cap.live ? cap.live() : cap.usd;
     if (usd <= cap_usd) continue;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "burst/clock.h"
+#include "burst/provider.h"
 #include "burst/store.h"
 
 namespace burst {
@@ -47,9 +48,10 @@ class BillingClock {
 };
 
 // What `pods` have cost by `at`, as billed: from each pod's create request to its confirmed
-// deletion (or `at`), rounded per its provider's billing rule. Pods that were never created
-// (create-failed) cost nothing.
-double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at);
+// deletion (or `at`), rounded per `billing`, the job's provider's rule (one job's pods are all of
+// one provider; ProviderTraits::billing). Pods that were never created (create-failed) cost
+// nothing.
+double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const BillingRule& billing);
 
 // The time a stop and a delete take: a cap counts as crossed when the cost billed `margin` from
 // now would exceed it, so the pod is gone before the bill passes the cap.
@@ -58,6 +60,7 @@ inline constexpr Duration kBudgetMargin = std::chrono::seconds(30);
 // "" while every cap holds; otherwise why the job must stop:
 // "stopped by budget: accrued $0.5100 would cross cap $0.5000 (budget.max_usd)".
 std::string budget_stop_reason(const std::vector<PodRecord>& pods, TimePoint now,
-                               const std::vector<BudgetCap>& caps, Duration margin = kBudgetMargin);
+                               const std::vector<BudgetCap>& caps, const BillingRule& billing,
+                               Duration margin = kBudgetMargin);
 
 }  // namespace burst

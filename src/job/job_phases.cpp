@@ -227,14 +227,14 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   pod.target = {running->ssh.host, running->ssh.port, running->ssh.user, d_.config.ssh_key,
                 reattach ? pod.record.host_key : ""};
   auto session = connect_with_retry(d_.connector, pod.target, d_.clock, deadline, stop);
-  if (!session.ok()) return failed(session.error(), "ssh", detail);
+  if (!session.ok()) return failed(session.error(), "ssh", detail);  // not a provider name
   adopt_session(pod, std::move(*session));
   pod.record.host_key = pod.target.pinned_host_key;
   (void)d_.store.update_pod(pod.record);
   // Some providers mount the volume at their own fixed path (Lambda): that is $BURST_VOLUME.
   auto paths = probe_pod(
       *pod.session, running->volume_path.empty() ? in_.spec.volume.mount : running->volume_path);
-  if (!paths.ok()) return failed(paths.error(), "ssh", detail);
+  if (!paths.ok()) return failed(paths.error(), "ssh", detail);  // not a provider name
   pod.paths = *paths;
   workdir_ = replace_volume(in_.spec.code.remote_dir, pod.paths.volume);
   if (reattach) {  // env.sh and the workdir are there from the first connection
@@ -359,7 +359,8 @@ std::string JobPhases::budget_exceeded() const {
   std::vector<PodRecord> pods;
   for (const PodHandle* p : {&gpu_, &cpu_})
     if (p->record.row_id != 0) pods.push_back(p->record);
-  return budget_stop_reason(pods, billing_clock_.now(d_.clock.now()), caps_);
+  return budget_stop_reason(pods, billing_clock_.now(d_.clock.now()), caps_,
+                            traits_of(in_.plan.gpu).billing);
 }
 
 std::string JobPhases::offsets_path(const std::string& step) const {
@@ -500,7 +501,7 @@ Outcome JobPhases::upload_local(std::string* detail) {
   env["BURST_JOB_ID"] = in_.job_id;
   env["BURST_PIPELINE"] = in_.spec.name;
   env["BURST_WORKDIR"] = view;
-  env["BURST_HANDOFF"] = "local";
+  env["BURST_HANDOFF"] = "local";  // not a provider name: the hand-off
   say("upload on this machine in " + view);
   auto status = run_local_step(
       in_.spec.upload->run, base + "/upload.sh", view, env,

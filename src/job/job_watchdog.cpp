@@ -95,7 +95,7 @@ std::string JobWatchdog::find_reason() {
     return buf;
   }
   if (!cfg_.caps.empty() && pods_)
-    return budget_stop_reason(pods_(), billing_clock_.now(now), cfg_.caps);
+    return budget_stop_reason(pods_(), billing_clock_.now(now), cfg_.caps, cfg_.billing);
   return "";
 }
 

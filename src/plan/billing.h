@@ -1,21 +1,11 @@
-// How each provider rounds the time it bills: per second, per minute or per hour, with any
-// minimum charge. The planner bills every pod through this, so a 61 s job on a per-minute cloud
-// costs two minutes. Sources are cited in billing.cpp and docs/cost-model.md ("Billing").
+// Billed time under a provider's BillingRule (burst/provider.h: each registry row carries its
+// provider's rule, cited in providers/registry.cpp and docs/cost-model.md, "Billing"). The planner
+// bills every pod through this, so a 61 s job on a per-minute cloud costs two minutes.
 #pragma once
 
-#include <string>
+#include "burst/provider.h"
 
 namespace burst {
-
-struct BillingRule {
-  double increment_s = 1;  // billed time is rounded up to a multiple of this
-  double minimum_s = 0;    // at least this much is billed per pod
-  std::string unit;        // "second" | "minute" | "hour", for messages
-  std::string source;      // where the rule is published
-};
-
-// The rule for a provider name; an unknown provider is assumed to bill per second (documented).
-const BillingRule& billing_rule(const std::string& provider);
 
 // Seconds billed for a pod that exists `seconds`: rounded up to the rule's increment, at least
 // its minimum. 0 stays 0.

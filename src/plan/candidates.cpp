@@ -32,7 +32,7 @@ std::string fmt_time(double s) { return s < 120 ? fmt("%.0f s", s) : fmt("%.0f m
 // Constraints from resources that do not need the model: names, count, price.
 std::string static_rejection(const Resources& r, const Offer& o, double price) {
   if (!o.available) return "not available now";
-  if (o.provider == "local") return "";
+  if (traits_of(o).runs_here) return "";
   if (!r.gpus.empty() && std::find(r.gpus.begin(), r.gpus.end(), o.gpu_type) == r.gpus.end())
     return o.gpu_type + " is not in resources.gpus";
   if (o.gpu_count < r.gpu_count) return "fewer GPUs than resources.gpu_count";
@@ -161,12 +161,12 @@ struct Limits {
 // The price-free curve for k = 1..N workers, skipping a k whose share equals k-1's (same time,
 // one more cold start: never better).
 std::vector<WidthShape> shape_curve(const Workload& w, const Modelled* m, const Limits& lim,
-                                    int max_workers, const std::string& provider,
+                                    int max_workers, const ProviderTraits& provider,
                                     const CandidateShape& c) {
   std::vector<WidthShape> out;
-  const BillingRule& rule = billing_rule(provider);
+  const BillingRule& rule = provider.billing;
   const bool splittable =
-      w.items && *w.items > 1 && w.kind != "llm-training" && c.run_s > 0 && provider != "local";
+      w.items && *w.items > 1 && w.kind != "llm-training" && c.run_s > 0 && !provider.runs_here;
   const long items = splittable ? *w.items : 1;
   const int n = splittable ? static_cast<int>(std::min<long>(items, std::max(1, max_workers))) : 1;
   long last_share = -1;
@@ -187,7 +187,7 @@ std::vector<WidthShape> shape_curve(const Workload& w, const Modelled* m, const 
 }
 
 bool within_price(const Candidate& c, int workers, const std::optional<double>& cap) {
-  return c.offer.provider == "local" || !cap || workers * c.price <= *cap + 1e-9;
+  return traits_of(c.offer).runs_here || !cap || workers * c.price <= *cap + 1e-9;
 }
 
 // Settles on the cheapest allowed k (ties: faster) of c.shape, up to `widest` workers. Returns a
@@ -198,7 +198,7 @@ std::string go_wide(const Limits& lim, int widest, const std::vector<int>& best_
   // The price cap allows at most `cap / price` workers; the curve's points are in worker order,
   // so the best allowed point is the shape's best among the points up to that width.
   int allowed = widest;
-  if (c->offer.provider != "local" && lim.max_usd_per_hour && c->price > 0)
+  if (!traits_of(c->offer).runs_here && lim.max_usd_per_hour && c->price > 0)
     allowed = static_cast<int>(
         std::min<double>(allowed, std::floor((*lim.max_usd_per_hour + 1e-9) / c->price)));
   const WidthShape* best = nullptr;
@@ -291,10 +291,12 @@ std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> ma
   return out;
 }
 
-double cold_start_seconds(const std::string& provider, double weight_bytes, bool warm_volume) {
-  if (provider == "local") return 2;
-  // Provisioning + image pull, observed ranges from the providers' docs (docs/cost-model.md).
-  double boot = provider == "runpod" ? 60 : provider == "lambda" ? 180 : 90;
+double cold_start_seconds(const ProviderTraits& provider, double weight_bytes, bool warm_volume) {
+  // This machine's pods load nothing over a network: the boot prior is the whole cold start.
+  if (provider.runs_here) return provider.boot_s;
+  // Provisioning + image pull: the row's prior, observed ranges from the providers' docs
+  // (docs/cost-model.md).
+  double boot = provider.boot_s;
   double load = weight_bytes / (warm_volume ? kWarmLoadBytesPerSecond : kColdLoadBytesPerSecond);
   return boot + load;
 }
@@ -344,7 +346,7 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       Modelled m;
       bool modelled = false;
       const GpuSpec* gpu = in.catalog ? find_gpu(*in.catalog, o.gpu_type) : nullptr;
-      if (o.provider != "local" && (modelled_kind || (w.reference && gpu))) {
+      if (!traits_of(o).runs_here && (modelled_kind || (w.reference && gpu))) {
         if (!gpu) {
           shape.model_reason = o.gpu_type + " is not in the GPU catalog";
         } else {
@@ -372,12 +374,12 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       } else {
         c->basis = "no workload.reference: run time unknown, cost excludes the run";
       }
-      const double boot = o.provider != "local" && in.boot_s ? *in.boot_s : -1;
+      const double boot = !traits_of(o).runs_here && in.boot_s ? *in.boot_s : -1;
       c->cold_start_s = boot >= 0 ? boot + weight_bytes / (in.warm_volume ? kWarmLoadBytesPerSecond
                                                                           : kColdLoadBytesPerSecond)
-                                  : cold_start_seconds(o.provider, weight_bytes, in.warm_volume);
+                                  : cold_start_seconds(traits_of(o), weight_bytes, in.warm_volume);
       c->sync_s = sync_s;
-      c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, o.provider, *c);
+      c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, traits_of(o), *c);
       shape.best_upto = prefix_best(c->curve);
       shape.shape = std::move(c);
     }

@@ -102,8 +102,9 @@ std::vector<Candidate> price_candidates(const PipelineSpec& spec,
                                         const std::vector<const Offer*>& offers,
                                         const CandidateInput& input);
 
-// Seconds from "create" until the run can start, by provider: provisioning and image pull, plus
-// loading `weight_bytes` from a warm volume or downloading them cold (docs/cost-model.md).
-double cold_start_seconds(const std::string& provider, double weight_bytes, bool warm_volume);
+// Seconds from "create" until the run can start on the provider: its boot prior (provisioning and
+// image pull), plus loading `weight_bytes` from a warm volume or downloading them cold
+// (docs/cost-model.md).
+double cold_start_seconds(const ProviderTraits& provider, double weight_bytes, bool warm_volume);
 
 }  // namespace burst

@@ -28,15 +28,9 @@ const char* to_string(Handoff h) {
     case Handoff::kGpuPod:
       return "gpu-pod";
     case Handoff::kLocal:
-      return "local";
+      return "local";  // not a provider name: the hand-off
   }
   return "?";
-}
-
-bool has_cpu_pods(const std::string& provider) {
-  // Lambda has no CPU-only instances; a Vast volume lives on one machine, so no other (CPU)
-  // instance can mount it (shared/provider-apis/REFERENCE.md §3, §4).
-  return provider != "lambda" && provider != "vast";
 }
 
 HandoffChoice choose_handoff(const HandoffInput& in) {

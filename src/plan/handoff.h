@@ -1,5 +1,6 @@
 // Where the upload step runs when the provider has no CPU pod that can mount the GPU pod's volume
-// (Lambda: no CPU-only instances; Vast: volumes live on one machine). Two choices, priced by one
+// (ProviderTraits::cpu_pods false; Lambda: no CPU-only instances; Vast: volumes live on one
+// machine). Two choices, priced by one
 // pure function:
 //   gpu-pod  run the upload on the GPU pod after the pull, before deleting it: costs the extra
 //            GPU time it bills (rounded to the provider's billing increment; time already paid
@@ -21,9 +22,6 @@ enum class Handoff {
 };
 
 const char* to_string(Handoff h);  // "cpu-pod" | "gpu-pod" | "local"
-
-// Whether the provider rents CPU-only pods that can mount the GPU pod's volume.
-bool has_cpu_pods(const std::string& provider);
 
 // Assumptions (documented; override per call). A cloud VM's uplink is far faster than a home
 // one: 50 MB/s is a conservative figure for a data-centre instance, 2.5 MB/s (20 Mbit/s) a

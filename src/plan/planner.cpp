@@ -37,8 +37,8 @@ Estimate estimate_of(const Candidate& c, const std::optional<Offer>& cpu) {
   e.basis = c.basis();
   if (c.workers > 1) e.basis += ", " + std::to_string(c.workers) + " workers";
   if (cpu) {
-    e.upload_s = cold_start_seconds(cpu->provider, 0, true) + 10;
-    e.usd += billed_seconds(billing_rule(cpu->provider), e.upload_s) / 3600.0 * cpu->usd_per_hour;
+    e.upload_s = cold_start_seconds(traits_of(*cpu), 0, true) + 10;
+    e.usd += billed_seconds(traits_of(*cpu).billing, e.upload_s) / 3600.0 * cpu->usd_per_hour;
   }
   return e;
 }
@@ -55,7 +55,7 @@ std::optional<Error> invalid_workload(const PipelineSpec& spec, const std::vecto
     auto mem = memory_need(w);
     if (!mem.ok()) return make_error(ErrorCode::kInvalid, mem.error().message);
   }
-  if (w.reference && !w.reference->gpu.empty() && w.reference->gpu != "local" &&
+  if (w.reference && !w.reference->gpu.empty() && w.reference->gpu != kThisMachineGpu &&
       !find_gpu(cat, w.reference->gpu))
     return make_error(ErrorCode::kInvalid, "workload.reference.gpu \"" + w.reference->gpu +
                                                "\" is not in the GPU catalog");
@@ -106,7 +106,7 @@ std::string utilization_note(const Candidate& c) {
     what = "the code sync (" + fmt("%.0f s", c.sync_s()) + ")";
   }
   if (rounding > biggest) {
-    what = "the provider's per-" + billing_rule(c.offer.provider).unit + " billing (" +
+    what = "the provider's per-" + traits_of(c.offer).billing.unit + " billing (" +
            fmt("%.0f s", rounding) + " rounded up)";
   }
   return "over-provisioned: expected utilization " + fmt("%.0f%%", c.utilization * 100) +
@@ -176,8 +176,8 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     }
     std::optional<Offer> cpu;
     std::optional<HandoffChoice> handoff;
-    if (spec.upload && !has_cpu_pods(c.offer.provider)) {
-      handoff = choose_handoff({c.offer.usd_per_hour, billing_rule(c.offer.provider).increment_s,
+    if (spec.upload && !traits_of(c.offer).cpu_pods) {
+      handoff = choose_handoff({c.offer.usd_per_hour, traits_of(c.offer).billing.increment_s,
                                 c.total_s, kDefaultUploadBytes, !spec.artefacts.empty()});
     } else if (spec.upload) {
       for (const Offer& o : in.cpu_offers)

@@ -19,7 +19,7 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
   f.gpu_count = spec.resources.gpu_count;
   f.gpu_usd_per_hour = plan.gpu.usd_per_hour;
   f.price_source = plan.gpu.price_source;
-  const BillingRule& rule = billing_rule(plan.gpu.provider);
+  const BillingRule& rule = traits_of(plan.gpu).billing;
   f.billing_increment_s = rule.increment_s > 0 ? rule.increment_s : 1;
   f.billing_minimum_s = rule.minimum_s;
   f.billing_unit = rule.unit;

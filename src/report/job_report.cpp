@@ -2,6 +2,7 @@
 
 #include "json/json_value.h"
 #include "plan/billing.h"
+#include "plan/handoff.h"
 #include "report/recommendations.h"
 
 namespace burst {
@@ -77,7 +78,7 @@ void read_phases(JobReport& r) {
     // Which upload phase ran says where the hand-off went and how; the choice and its reason
     // are the job's recorded facts (report/job_facts.h), never read back from phase text.
     if (p.phase == "upload-on-gpu-pod" || p.phase == "upload-local") {
-      r.handoff = p.phase == "upload-local" ? "local" : "gpu-pod";
+      r.handoff = to_string(p.phase == "upload-local" ? Handoff::kLocal : Handoff::kGpuPod);
       r.handoff_outcome = p.outcome;
     }
   }

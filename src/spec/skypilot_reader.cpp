@@ -316,7 +316,7 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
   }
   // No workload facts in a SkyPilot file: price x an assumed run time.
   spec_.workload.kind = "custom";
-  spec_.workload.reference = WorkloadReference{"local", kAssumedRunSeconds, ""};
+  spec_.workload.reference = WorkloadReference{kThisMachineGpu, kAssumedRunSeconds, ""};
   problems_.note(m.pos, "workload",
                  "a SkyPilot file has no workload facts: the plan prices each offer as its "
                  "$/hour x 1 h, an assumed run time (burst convert, then set workload to model "
@@ -343,7 +343,7 @@ void read_skypilot(const std::vector<YAML::Node>& docs, const SpecLoadOptions& o
   SourcePos chain_pos;
   for (size_t i = 0; i < docs.size(); ++i) {
     if (docs[i].IsNull()) continue;
-    std::optional<SkyTask> task = read_sky_task(docs[i], problems);
+    std::optional<SkyTask> task = read_sky_task(docs[i], options.providers, problems);
     if (!task) continue;
     // A chain may open with a document holding only its name.
     if (i == 0 && docs.size() > 1 && task->only_name) {

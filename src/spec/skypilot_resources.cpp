@@ -36,8 +36,6 @@ constexpr sv kResourceFields[] = {"infra",
                                   "priority",
                                   "_docker_login_config"};
 constexpr sv kDiskTiers[] = {"low", "medium", "high", "ultra", "best"};
-// SkyPilot infra names that are burst providers.
-constexpr sv kBurstClouds[] = {"runpod", "lambda", "vast", "ssh"};
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -50,13 +48,14 @@ void add_provider(Resources& r, const std::string& name) {
 }
 
 // "aws", "aws/us-east-1", "k8s/my-context", "runpod/US": the cloud decides; the rest is noted.
+// `providers`: burst's provider names (the registry's, handed in); a SkyPilot cloud of the same
+// name is that provider.
 void read_cloud(const YAML::Node& node, const std::string& path, bool split, Resources& out,
-                Problems& problems) {
+                const std::vector<std::string>& providers, Problems& problems) {
   std::optional<std::string> text = read_string(node, path, problems);
   if (!text) return;
   std::string cloud = lower(split ? text->substr(0, text->find('/')) : *text);
-  if (std::find(std::begin(kBurstClouds), std::end(kBurstClouds), cloud) !=
-      std::end(kBurstClouds)) {
+  if (std::find(providers.begin(), providers.end(), cloud) != providers.end()) {
     add_provider(out, cloud);
     if (split && text->find('/') != std::string::npos)
       problems.note(pos_of(node), path, "region and zone are not used: burst picks the offer");
@@ -105,12 +104,13 @@ void read_image(const YAML::Node& node, const std::string& path, SkyResources& o
 }
 
 // One resources mapping (the top level or an any_of/ordered item) onto `out`.
-void read_fields(Fields& f, SkyResources& out, Problems& problems) {
+void read_fields(Fields& f, SkyResources& out, const std::vector<std::string>& providers,
+                 Problems& problems) {
   Resources& r = out.resources;
   if (std::optional<YAML::Node> n = f.get("infra"))
-    read_cloud(*n, f.path_of("infra"), true, r, problems);
+    read_cloud(*n, f.path_of("infra"), true, r, providers, problems);
   if (std::optional<YAML::Node> n = f.get("cloud"))
-    read_cloud(*n, f.path_of("cloud"), false, r, problems);
+    read_cloud(*n, f.path_of("cloud"), false, r, providers, problems);
   for (sv key : {sv("region"), sv("zone")})
     if (std::optional<YAML::Node> n = f.get(key))
       problems.note(pos_of(*n), f.path_of(key), "not used: burst picks the offer");
@@ -156,7 +156,7 @@ void read_fields(Fields& f, SkyResources& out, Problems& problems) {
 
 // any_of / ordered: each item over the top-level values; GPU names are pooled.
 void read_choices(Fields& f, sv key, const SkyResources& base, SkyResources& out,
-                  Problems& problems) {
+                  const std::vector<std::string>& providers, Problems& problems) {
   std::optional<YAML::Node> list = f.get(key);
   if (!list) return;
   std::string path = f.path_of(key);
@@ -182,7 +182,7 @@ void read_choices(Fields& f, sv key, const SkyResources& base, SkyResources& out
                    "not supported: any_of or ordered inside " + std::string(key));
       continue;
     }
-    read_fields(item, one, problems);
+    read_fields(item, one, providers, problems);
     const Resources& r = one.resources;
     if (count && *count != r.gpu_count) {
       problems.add(item.pos(), item_path,
@@ -227,20 +227,20 @@ bool is_skypilot_resource_key(std::string_view key) {
 }
 
 SkyResources read_sky_resources(const YAML::Node& node, const std::string& path,
-                                Problems& problems) {
+                                const std::vector<std::string>& providers, Problems& problems) {
   SkyResources out;
   out.pos = pos_of(node);
   if (node.IsNull()) return out;
   Fields f(node, path, kResourceFields, problems);
   if (!f.ok()) return out;
-  read_fields(f, out, problems);
+  read_fields(f, out, providers, problems);
   if (f.get("any_of") && f.get("ordered")) {
     problems.add(f.pos(), path, "any_of and ordered: give one of them");
     return out;
   }
   SkyResources base = out;
-  read_choices(f, "any_of", base, out, problems);
-  read_choices(f, "ordered", base, out, problems);
+  read_choices(f, "any_of", base, out, providers, problems);
+  read_choices(f, "ordered", base, out, providers, problems);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "burst/spec.h"
 #include "spec/yaml_fields.h"
@@ -26,7 +27,8 @@ struct SkyResources {
 bool is_skypilot_resource_key(std::string_view key);
 
 // `node` is the value of `path` (e.g. "resources"); a null node is no resources at all.
+// `providers`: burst's provider names (the registry's), which SkyPilot clouds of the same name map to.
 SkyResources read_sky_resources(const YAML::Node& node, const std::string& path,
-                                Problems& problems);
+                                const std::vector<std::string>& providers, Problems& problems);
 
 }  // namespace burst::spec

@@ -165,7 +165,8 @@ void read_volumes(const YAML::Node& node, const std::string& path, SkyTask& task
 
 std::span<const std::string_view> skypilot_task_fields() { return kTaskFields; }
 
-std::optional<SkyTask> read_sky_task(const YAML::Node& doc, Problems& problems) {
+std::optional<SkyTask> read_sky_task(const YAML::Node& doc, const std::vector<std::string>& providers,
+                                     Problems& problems) {
   Fields f(doc, "", kTaskFields, problems);
   if (!f.ok()) return std::nullopt;
   SkyTask task;
@@ -189,7 +190,7 @@ std::optional<SkyTask> read_sky_task(const YAML::Node& doc, Problems& problems) 
     task.num_nodes_pos = pos_of(*n);
   }
   if (std::optional<YAML::Node> n = f.get("resources"))
-    task.resources = read_sky_resources(*n, "resources", problems);
+    task.resources = read_sky_resources(*n, "resources", providers, problems);
   if (std::optional<YAML::Node> n = f.get("envs"))
     task.envs = read_values(*n, "envs", false, problems);
   if (std::optional<YAML::Node> n = f.get("secrets"))

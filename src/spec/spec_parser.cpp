@@ -86,7 +86,7 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
   if (top.ok()) {
     spec::parse_identity(top, spec);
     spec::parse_workload(top, spec);
-    spec::parse_resources(top, spec);
+    spec::parse_resources(top, spec, options.providers);
     spec::parse_volume(top, spec);
     spec::parse_env(top, spec);
     spec::parse_secrets(top, spec);
@@ -101,12 +101,18 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
 }
 
 Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string& path,
-                                std::vector<SpecError>* errors) {
-  return parse_spec(yaml_text, path, errors, SpecLoadOptions{}, nullptr);
+                                std::vector<SpecError>* errors,
+                                const std::vector<std::string>& providers) {
+  SpecLoadOptions options;
+  options.providers = providers;
+  return parse_spec(yaml_text, path, errors, options, nullptr);
 }
 
-Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors) {
-  return load_spec_file(path, errors, SpecLoadOptions{}, nullptr);
+Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors,
+                                    const std::vector<std::string>& providers) {
+  SpecLoadOptions options;
+  options.providers = providers;
+  return load_spec_file(path, errors, options, nullptr);
 }
 
 Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors,

@@ -20,7 +20,6 @@ using sv = std::string_view;
 constexpr sv kKinds[] = {"diffusion", "llm-inference", "llm-training", "custom"};
 constexpr sv kPrecisions[] = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
 constexpr sv kBounds[] = {"bandwidth", "compute"};
-constexpr sv kProviders[] = {"local", "ssh", "runpod", "lambda", "vast"};
 
 constexpr sv kModes[] = {"full", "lora", "qlora"};
 
@@ -55,7 +54,7 @@ constexpr sv kResourceFields[] = {"providers",        "gpus", "gpu_count", "min_
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};
 constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
-constexpr sv kArtefactFields[] = {"remote", "local"};
+constexpr sv kArtefactFields[] = {"remote", "local"};  // not a provider name
 constexpr sv kUploadFields[] = {"image", "run"};
 constexpr sv kBudgetFields[] = {"max_usd", "max_runtime", "deadline"};
 constexpr sv kScheduleFields[] = {"cron", "timezone", "missed", "overlap"};
@@ -146,7 +145,8 @@ std::optional<Artefact> read_artefact(const YAML::Node& item, const std::string&
                  "must be relative to the code dir or start with $BURST_VOLUME/, got \"" +
                      *remote_text + "\"");
   }
-  std::optional<std::string> local = fields.string("local", Need::kRequired);
+  std::optional<std::string> local =
+      fields.string("local", Need::kRequired);  // not a provider name
   if (!remote_text || !local) return std::nullopt;
   artefact.remote = *remote_text;
   artefact.local = resolve_local(spec_dir, *local);
@@ -231,7 +231,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.reference = ref;
 }
 
-void parse_resources(Fields& top, PipelineSpec& spec) {
+void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::string>& providers) {
   std::optional<Fields> r = section(top, "resources", kResourceFields);
   if (!r) return;
   Resources& out = spec.resources;
@@ -240,9 +240,10 @@ void parse_resources(Fields& top, PipelineSpec& spec) {
       top.problems().add(pos_of(*list), "resources.providers",
                          "expected a list, got " + kind_of(*list));
     }
+    const std::vector<sv> known(providers.begin(), providers.end());
     for (size_t i = 0; list->IsSequence() && i < list->size(); ++i) {
       std::string path = item_path("resources.providers", i);
-      std::optional<std::string> p = read_one_of((*list)[i], path, kProviders, top.problems());
+      std::optional<std::string> p = read_one_of((*list)[i], path, known, top.problems());
       if (p) out.providers.push_back(*p);
     }
   }

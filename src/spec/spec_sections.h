@@ -10,7 +10,8 @@ namespace burst::spec {
 // name, version and image first: later sections default to them.
 void parse_identity(Fields& top, PipelineSpec& spec);
 void parse_workload(Fields& top, PipelineSpec& spec);
-void parse_resources(Fields& top, PipelineSpec& spec);
+// `providers`: the names resources.providers may hold (the registry's, handed in).
+void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::string>& providers);
 void parse_volume(Fields& top, PipelineSpec& spec);
 void parse_env(Fields& top, PipelineSpec& spec);
 void parse_secrets(Fields& top, PipelineSpec& spec);  // after parse_env

@@ -34,6 +34,11 @@ std::optional<PodNameParts> parse_pod_name(const std::string& name) {
   return parts;
 }
 
+const ProviderTraits& unknown_provider_traits() {
+  static const ProviderTraits kUnknown{};
+  return kUnknown;
+}
+
 const char* to_string(PodState state) {
   switch (state) {
     case PodState::kPending:

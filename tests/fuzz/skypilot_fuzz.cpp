@@ -9,6 +9,7 @@
 
 #include "burst/spec.h"
 #include "burst/spec_formats.h"
+#include "registry.h"
 #include "fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -16,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<burst::SpecError> errors;
   burst::SpecLoadOptions options;
   options.format = burst::SpecFormat::kSkyPilot;
+  options.providers = burst::provider_names();
   options.for_run = false;
   // A path that does not exist, so workdir checks look at nothing real.
   burst::SpecReadInfo info;

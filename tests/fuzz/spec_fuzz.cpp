@@ -8,13 +8,15 @@
 
 #include "burst/spec.h"
 #include "fuzz_check.h"
+#include "registry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const std::vector<std::string> kProviders = burst::provider_names();
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::vector<burst::SpecError> errors;
   // A path that does not exist, so code.dir checks look at nothing real.
   burst::Result<burst::PipelineSpec> spec =
-      burst::parse_spec(text, "/nonexistent/burst-fuzz/job.yaml", &errors);
+      burst::parse_spec(text, "/nonexistent/burst-fuzz/job.yaml", &errors, kProviders);
   if (!spec.ok()) FUZZ_CHECK(!errors.empty() || !spec.error().message.empty());
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "fakes/fake_clock.h"
 #include "fakes/fake_http_client.h"
 #include "fakes/temp_dir.h"
+#include "registry.h"
 #include "report/job_history.h"
 
 namespace burst {
@@ -89,16 +90,16 @@ TEST(WebhookReportConfig, ReadFromConfigYamlAndTheEnvironment) {
   ::chmod((dir.path() + "/config.yaml").c_str(), 0600);  // webhook URLs are secrets
   std::map<std::string, std::string> env{{"BURST_CONFIG_DIR", dir.path()},
                                          {"BURST_STATE_DIR", dir.path() + "/state"}};
-  auto c = load_config(env);
+  auto c = load_config(env, all_provider_traits());
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->notify.webhook, "https://global/x");
   EXPECT_EQ(c->notify.pipelines.at("train"), "https://train/y");
   env["BURST_WEBHOOK_URL"] = "https://env/z";
-  auto e = load_config(env);
+  auto e = load_config(env, all_provider_traits());
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->notify.webhook, "https://env/z");
   dir.write("config.yaml", "notify:\n  hook: x\n");
-  auto bad = load_config(env);
+  auto bad = load_config(env, all_provider_traits());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("notify.hook: unknown field"), std::string::npos)
       << bad.error().message;

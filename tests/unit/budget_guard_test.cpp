@@ -5,9 +5,15 @@
 #include <gtest/gtest.h>
 
 #include "fakes/fake_clock.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
+
+// The provider's billing rule, from its registry row (ProviderTraits::billing).
+const BillingRule& rule(const std::string& provider) {
+  return find_provider_traits(provider)->billing;
+}
 
 PodRecord pod(const std::string& provider, double usd_per_hour, TimePoint created) {
   PodRecord p;
@@ -26,10 +32,11 @@ TEST(BudgetGuard, PerSecondBillingStopsJustBeforeTheCap) {
   std::vector<PodRecord> pods{pod("runpod", 3.60, clock.now())};
   const std::vector<BudgetCap> caps{{0.10, "budget.max_usd"}};
   clock.advance(std::chrono::seconds(60));
-  EXPECT_NEAR(accrued_usd(pods, clock.now()), 0.06, 1e-9);
-  EXPECT_EQ(budget_stop_reason(pods, clock.now(), caps), "") << "60 s + 30 s margin: $0.09";
+  EXPECT_NEAR(accrued_usd(pods, clock.now(), rule("runpod")), 0.06, 1e-9);
+  EXPECT_EQ(budget_stop_reason(pods, clock.now(), caps, rule("runpod")), "")
+      << "60 s + 30 s margin: $0.09";
   clock.advance(std::chrono::seconds(11));
-  EXPECT_EQ(budget_stop_reason(pods, clock.now(), caps),
+  EXPECT_EQ(budget_stop_reason(pods, clock.now(), caps, rule("runpod")),
             "stopped by budget: accrued $0.1010 would cross cap $0.1000 (budget.max_usd)");
 }
 
@@ -39,9 +46,9 @@ TEST(BudgetGuard, PerMinuteBillingCountsTheWholeNextMinute) {
   std::vector<PodRecord> pods{pod("lambda", 0.60, clock.now())};
   const std::vector<BudgetCap> caps{{0.02, "budget.max_usd"}};
   clock.advance(std::chrono::seconds(89));  // +30 s margin: 119 s billed as 2 minutes
-  EXPECT_EQ(budget_stop_reason(pods, clock.now(), caps), "");
+  EXPECT_EQ(budget_stop_reason(pods, clock.now(), caps, rule("lambda")), "");
   clock.advance(std::chrono::seconds(2));  // 121 s would bill a third minute
-  EXPECT_NE(budget_stop_reason(pods, clock.now(), caps)
+  EXPECT_NE(budget_stop_reason(pods, clock.now(), caps, rule("lambda"))
                 .find("accrued $0.0300 would cross cap "
                       "$0.0200"),
             std::string::npos);
@@ -56,14 +63,14 @@ TEST(BudgetGuard, DeletedAndFailedPodsAndSeveralCaps) {
   never.state = "create-failed";
   std::vector<PodRecord> pods{gone, never};
   clock.advance(std::chrono::hours(1));
-  EXPECT_NEAR(accrued_usd(pods, clock.now()), 0.10, 1e-9);
+  EXPECT_NEAR(accrued_usd(pods, clock.now(), rule("runpod")), 0.10, 1e-9);
   // The tighter of the job's cap and what burstd's daily cap has left wins.
   const std::vector<BudgetCap> caps{{5.0, "budget.max_usd"},
                                     {0.05, "what is left today of burstd budget.usd_per_day"}};
-  EXPECT_EQ(budget_stop_reason(pods, clock.now(), caps),
+  EXPECT_EQ(budget_stop_reason(pods, clock.now(), caps, rule("runpod")),
             "stopped by budget: accrued $0.1000 would cross cap $0.0500 (what is left today of "
             "burstd budget.usd_per_day)");
-  EXPECT_EQ(budget_stop_reason(pods, clock.now(), {}), "") << "no cap, no stop";
+  EXPECT_EQ(budget_stop_reason(pods, clock.now(), {}, rule("runpod")), "") << "no cap, no stop";
 }
 
 }  // namespace

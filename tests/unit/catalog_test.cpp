@@ -12,6 +12,7 @@
 
 #include "burst/gpu_catalog.h"
 #include "fakes/temp_dir.h"
+#include "registry.h"
 
 namespace burst {
 
@@ -58,7 +59,7 @@ std::string catalog_error(const std::string& yaml) {
 }
 
 std::string price_error(const std::string& yaml) {
-  Result<PriceTable> table = parse_price_table(yaml, "p.yaml");
+  Result<PriceTable> table = parse_price_table(yaml, "p.yaml", offline_price_provider_names());
   return table.ok() ? "(parsed)" : table.error().message;
 }
 
@@ -155,7 +156,7 @@ TEST(CatalogData, PinnedDatasheetValues) {
 
 TEST(CatalogData, EveryPriceNamesACatalogGpuAndSpotIsCheaper) {
   std::vector<GpuSpec> gpus = embedded_catalog();
-  Result<PriceTable> table = load_price_table("");
+  Result<PriceTable> table = load_price_table("", offline_price_provider_names());
   ASSERT_TRUE(table.ok()) << table.error().message;
   EXPECT_FALSE(table->as_of.empty());
   EXPECT_FALSE(table->source.empty());
@@ -190,7 +191,7 @@ TEST(CatalogLoad, ConfigDirFilesWin) {
   ASSERT_TRUE(gpus.ok()) << gpus.error().message;
   ASSERT_EQ(gpus->size(), 1u);
   EXPECT_EQ(gpus->front().name, "TEST_GPU");
-  Result<PriceTable> table = load_price_table(dir.path());
+  Result<PriceTable> table = load_price_table(dir.path(), offline_price_provider_names());
   ASSERT_TRUE(table.ok()) << table.error().message;
   ASSERT_EQ(table->entries.size(), 1u);
   EXPECT_EQ(table->entries[0].gpu, "TEST_GPU");
@@ -201,9 +202,9 @@ TEST(CatalogLoad, ConfigDirFilesWin) {
 TEST(CatalogLoad, PriceForAGpuNotInTheCatalog) {
   TempDir dir;
   dir.write("prices.yaml", replaced(kOnePrice, "gpu: TEST_GPU", "gpu: H100_SXM"));
-  EXPECT_TRUE(load_price_table(dir.path()).ok());
+  EXPECT_TRUE(load_price_table(dir.path(), offline_price_provider_names()).ok());
   dir.write("gpus.yaml", kOneGpu);  // the override catalog has no H100_SXM
-  Result<PriceTable> table = load_price_table(dir.path());
+  Result<PriceTable> table = load_price_table(dir.path(), offline_price_provider_names());
   ASSERT_FALSE(table.ok());
   EXPECT_EQ(table.error().message,
             dir.path() +
@@ -214,7 +215,7 @@ TEST(CatalogLoad, PriceForAGpuNotInTheCatalog) {
 TEST(CatalogLoad, BrokenOverrideCatalogFailsPrices) {
   TempDir dir;
   dir.write("gpus.yaml", "gpus: 3\n");
-  Result<PriceTable> table = load_price_table(dir.path());
+  Result<PriceTable> table = load_price_table(dir.path(), offline_price_provider_names());
   ASSERT_FALSE(table.ok());
   EXPECT_EQ(table.error().message,
             dir.path() + "/gpus.yaml:1:1: as_of: required field is missing\n" + dir.path() +

@@ -5,6 +5,7 @@
 
 #include "burst/config.h"
 #include "fakes/temp_dir.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -17,7 +18,7 @@ std::map<std::string, std::string> env_for(const TempDir& dir) {
 
 TEST(CloudConfig, DefaultsToThePublicApisWithNoKey) {
   TempDir dir;
-  auto c = load_config(env_for(dir));
+  auto c = load_config(env_for(dir), all_provider_traits());
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->clouds.at("runpod").base_url, "https://api.runpod.io");
   EXPECT_EQ(c->clouds.at("lambda").base_url, "https://cloud.lambda.ai");
@@ -32,7 +33,7 @@ TEST(CloudConfig, KeysComeFromTheProvidersOwnEnvironmentVariables) {
   env["RUNPOD_API_KEY"] = "rpa_env";
   env["LAMBDA_API_KEY"] = "lam_env";
   env["VAST_API_KEY"] = "vast_env";
-  auto c = load_config(env);
+  auto c = load_config(env, all_provider_traits());
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->clouds.at("runpod").api_key, "rpa_env");
   EXPECT_EQ(c->clouds.at("runpod").api_key_source, "RUNPOD_API_KEY");
@@ -46,7 +47,7 @@ TEST(CloudConfig, ReadsBaseUrlTimeoutAndKeyFromAPrivateFile) {
             "providers:\n  runpod:\n    base_url: http://127.0.0.1:9/runpod/\n"
             "    api_key: rpa_file\n    timeout_seconds: 2\n");
   ::chmod((dir.path() + "/config.yaml").c_str(), 0600);
-  auto c = load_config(env_for(dir));
+  auto c = load_config(env_for(dir), all_provider_traits());
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->clouds.at("runpod").base_url, "http://127.0.0.1:9/runpod");  // trailing / dropped
   EXPECT_EQ(c->clouds.at("runpod").api_key, "rpa_file");
@@ -55,7 +56,7 @@ TEST(CloudConfig, ReadsBaseUrlTimeoutAndKeyFromAPrivateFile) {
 
   auto env = env_for(dir);
   env["RUNPOD_API_KEY"] = "rpa_env";
-  auto c2 = load_config(env);
+  auto c2 = load_config(env, all_provider_traits());
   ASSERT_TRUE(c2.ok());
   EXPECT_EQ(c2->clouds.at("runpod").api_key, "rpa_env");  // the environment wins
 }
@@ -65,7 +66,7 @@ TEST(CloudConfig, RefusesAKeyInAFileOthersCanReadSayingWhy) {
   dir.write("config.yaml", "providers:\n  runpod:\n    api_key: rpa_file_secret\n");
   const std::string file = dir.path() + "/config.yaml";
   ::chmod(file.c_str(), 0644);
-  auto c = load_config(env_for(dir));
+  auto c = load_config(env_for(dir), all_provider_traits());
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().code, ErrorCode::kInvalid);
   EXPECT_EQ(c.error().message,
@@ -81,7 +82,7 @@ TEST(CloudConfig, RefusesAWebhookUrlInAFileOthersCanRead) {
   dir.write("config.yaml", "notify:\n  webhook: https://hooks.example/T0/B0/tok3n\n");
   const std::string file = dir.path() + "/config.yaml";
   ::chmod(file.c_str(), 0640);
-  auto c = load_config(env_for(dir));
+  auto c = load_config(env_for(dir), all_provider_traits());
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().message,
             file +
@@ -90,20 +91,20 @@ TEST(CloudConfig, RefusesAWebhookUrlInAFileOthersCanRead) {
                 file + "` or pass the key in the environment instead");
   EXPECT_EQ(c.error().message.find("tok3n"), std::string::npos);
   ::chmod(file.c_str(), 0600);
-  EXPECT_TRUE(load_config(env_for(dir)).ok());
+  EXPECT_TRUE(load_config(env_for(dir), all_provider_traits()).ok());
 }
 
 TEST(CloudConfig, AFileWithoutAKeyNeedsNoSpecialMode) {
   TempDir dir;
   dir.write("config.yaml", "providers:\n  runpod:\n    base_url: http://127.0.0.1:9\n");
   ::chmod((dir.path() + "/config.yaml").c_str(), 0644);
-  EXPECT_TRUE(load_config(env_for(dir)).ok());
+  EXPECT_TRUE(load_config(env_for(dir), all_provider_traits()).ok());
 }
 
 TEST(CloudConfig, UnknownFieldIsNamed) {
   TempDir dir;
   dir.write("config.yaml", "providers:\n  runpod:\n    apikey: x\n");
-  auto c = load_config(env_for(dir));
+  auto c = load_config(env_for(dir), all_provider_traits());
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("providers.runpod.apikey: unknown field"), std::string::npos)
       << c.error().message;

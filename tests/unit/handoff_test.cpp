@@ -4,8 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "registry.h"
+
 namespace burst {
 namespace {
+
+// Whether the provider's registry row rents CPU pods (ProviderTraits::cpu_pods).
+bool has_cpu_pods(const std::string& provider) { return find_provider_traits(provider)->cpu_pods; }
 
 HandoffInput input(double usd_per_hour, double increment, double before, double bytes) {
   HandoffInput in;

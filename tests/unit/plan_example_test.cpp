@@ -12,6 +12,7 @@
 #include "burst/gpu_catalog.h"
 #include "fakes/temp_dir.h"
 #include "plan/planner.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -28,7 +29,7 @@ PipelineSpec load_copy(const TempDir& dir, const std::string& text) {
   std::filesystem::create_directory(dir.path() + "/tts-render");
   dir.write("tts-render.yaml", text);
   std::vector<SpecError> errors;
-  auto spec = load_spec_file(dir.path() + "/tts-render.yaml", &errors);
+  auto spec = load_spec_file(dir.path() + "/tts-render.yaml", &errors, provider_names());
   EXPECT_TRUE(spec.ok()) << (errors.empty() ? "" : errors[0].text);
   return spec.ok() ? *spec : PipelineSpec{};
 }
@@ -50,7 +51,7 @@ class PlanExample : public ::testing::Test {
  protected:
   void SetUp() override {
     auto cat = load_gpu_catalog(dir_.path());
-    auto table = load_price_table(dir_.path());
+    auto table = load_price_table(dir_.path(), offline_price_provider_names());
     ASSERT_TRUE(cat.ok() && table.ok());
     catalog_ = *cat;
     for (const PriceEntry& e : table->entries) {
@@ -59,6 +60,7 @@ class PlanExample : public ::testing::Test {
       offers_.push_back(Offer{e.provider, e.gpu, e.gpu_count, g->vram_gb, e.usd_per_hour,
                               e.spot_usd_per_hour, e.region, true, "offline table"});
     }
+    attach_traits(&offers_);  // as gather_offers does: RunPod's row (its 60 s boot prior)
   }
   Result<Plan> plan(const PipelineSpec& spec) {
     PlanInput in;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "plan/planner.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -22,6 +23,7 @@ std::vector<GpuSpec> catalog() {
 PlanInput input(const std::vector<GpuSpec>& cat) {
   Offer o;
   o.provider = "runpod";
+  o.traits = find_provider_traits(o.provider);
   o.gpu_type = "RTX_4090";
   o.gpu_count = 1;
   o.vram_gb = 24;

@@ -8,13 +8,20 @@
 
 #include "plan/billing.h"
 #include "plan/planner.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
 
+// The provider's billing rule, from its registry row (ProviderTraits::billing).
+const BillingRule& billing_rule(const std::string& provider) {
+  return find_provider_traits(provider)->billing;
+}
+
 Offer offer(const std::string& provider, const std::string& gpu, double usd_per_hour) {
   Offer o;
   o.provider = provider;
+  o.traits = find_provider_traits(provider);
   o.gpu_type = gpu;
   o.gpu_count = 1;
   o.vram_gb = 24;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "registry.h"
+
 namespace burst {
 namespace {
 
@@ -14,6 +16,7 @@ Offer offer(const std::string& provider, const std::string& gpu, double usd_per_
             std::optional<double> vram_gb = 24, int count = 1) {
   Offer o;
   o.provider = provider;
+  o.traits = find_provider_traits(provider);  // null for a name not in the registry
   o.gpu_type = gpu;
   o.gpu_count = count;
   o.vram_gb = vram_gb;

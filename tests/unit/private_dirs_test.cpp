@@ -10,6 +10,7 @@
 
 #include "burst/config.h"
 #include "fakes/temp_dir.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -32,7 +33,8 @@ void make(const std::string& path, unsigned mode, bool dir) {
 Config config_in(const std::string& root) {
   auto c = load_config({{"BURST_STATE_DIR", root + "/state"},
                         {"BURST_CONFIG_DIR", root + "/config"},
-                        {"HOME", root}});
+                        {"HOME", root}},
+                       all_provider_traits());
   EXPECT_TRUE(c.ok());
   return *c;
 }
@@ -86,9 +88,9 @@ TEST(PrivateDirs, ADirOfAnotherUserIsRefusedNamingIt) {
   } else {
     theirs = "/usr";  // root's
   }
-  auto c = load_config({{"BURST_STATE_DIR", theirs},
-                        {"BURST_CONFIG_DIR", t.path() + "/config"},
-                        {"HOME", t.path()}});
+  auto c = load_config(
+      {{"BURST_STATE_DIR", theirs}, {"BURST_CONFIG_DIR", t.path() + "/config"}, {"HOME", t.path()}},
+      all_provider_traits());
   ASSERT_TRUE(c.ok());
   Status st = make_private_dirs(*c);
   ASSERT_FALSE(st.ok());

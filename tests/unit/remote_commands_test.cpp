@@ -19,6 +19,7 @@
 #include "burst/spec.h"
 #include "fakes/temp_dir.h"
 #include "job/remote_steps.h"
+#include "registry.h"
 #include "sync/artefact_pull.h"
 #include "sync/code_sync.h"
 #include "util/shell.h"
@@ -328,16 +329,16 @@ TEST_F(RemoteCommands, PullAndSyncCommandsQuoteTheirPathsAndPatterns) {
 TEST(RemoteCommandsSpec, AMountWithAControlCharacterOrRelativeIsRefused) {
   std::vector<SpecError> errors;
   auto bad = parse_spec("name: x\nrun: echo hi\nvolume:\n  mount: \"/ws\\ntouch PWNED\"\n",
-                        "/w/job.yaml", &errors);
+                        "/w/job.yaml", &errors, provider_names());
   ASSERT_FALSE(bad.ok());
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].text, "/w/job.yaml:4:10: volume.mount: must not contain control characters");
-  auto rel =
-      parse_spec("name: x\nrun: echo hi\nvolume:\n  mount: \"-rf\"\n", "/w/job.yaml", &errors);
+  auto rel = parse_spec("name: x\nrun: echo hi\nvolume:\n  mount: \"-rf\"\n", "/w/job.yaml",
+                        &errors, provider_names());
   ASSERT_FALSE(rel.ok());
   EXPECT_NE(errors.at(0).text.find("volume.mount: must be an absolute path"), std::string::npos);
   auto ok = parse_spec("name: x\nrun: echo hi\nvolume:\n  mount: \"/my ws/$(x)\"\n", "/w/job.yaml",
-                       &errors);
+                       &errors, provider_names());
   ASSERT_TRUE(ok.ok()) << "other bytes are fine: they are quoted";
   EXPECT_EQ(ok->volume.mount, "/my ws/$(x)");
 }

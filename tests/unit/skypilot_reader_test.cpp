@@ -11,6 +11,7 @@
 #include "burst/gpu_catalog.h"
 #include "burst/spec.h"
 #include "burst/spec_formats.h"
+#include "registry.h"
 #include "spec/skypilot_accelerators.h"
 
 namespace burst {
@@ -29,6 +30,7 @@ struct Loaded {
 Loaded load(const std::string& name) {
   SpecLoadOptions options;
   options.for_run = false;  // as validate and plan read it
+  options.providers = provider_names();
   std::vector<SpecError> errors;
   SpecReadInfo info;
   Result<PipelineSpec> spec = load_spec_file(kDir + name, &errors, options, &info);

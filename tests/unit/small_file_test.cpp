@@ -12,6 +12,7 @@
 #include "burst/config.h"
 #include "burst/spec.h"
 #include "fakes/temp_dir.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -43,23 +44,26 @@ TEST(SmallFile, TheSpecLoaderRefusesDevicesFifosAndHugeFiles) {
   const std::string fifo = t.path() + "/spec.yaml";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::vector<SpecError> errors;
-  auto spec = load_spec_file(fifo, &errors);
+  auto spec = load_spec_file(fifo, &errors, provider_names());
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.error().message, fifo + ": not a regular file");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].text, fifo + ": not a regular file");
-  EXPECT_EQ(load_spec_file("/dev/zero", &errors).error().message, "/dev/zero: not a regular file");
+  EXPECT_EQ(load_spec_file("/dev/zero", &errors, provider_names()).error().message,
+            "/dev/zero: not a regular file");
 }
 
 TEST(SmallFile, TheConfigLoaderRefusesANonRegularConfigYaml) {
   TempDir t;
   std::filesystem::create_directories(t.path() + "/config/config.yaml");  // a directory
-  auto c = load_config({{"BURST_CONFIG_DIR", t.path() + "/config"}, {"HOME", t.path()}});
+  auto c = load_config({{"BURST_CONFIG_DIR", t.path() + "/config"}, {"HOME", t.path()}},
+                       all_provider_traits());
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().message, t.path() + "/config/config.yaml: not a regular file");
   std::filesystem::remove(t.path() + "/config/config.yaml");
   std::ofstream(t.path() + "/config/config.yaml") << "# " << std::string(3 << 20, 'x') << "\n";
-  c = load_config({{"BURST_CONFIG_DIR", t.path() + "/config"}, {"HOME", t.path()}});
+  c = load_config({{"BURST_CONFIG_DIR", t.path() + "/config"}, {"HOME", t.path()}},
+                  all_provider_traits());
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("config.yaml: too large (3145731 bytes; the limit is 1 MiB)"),
             std::string::npos)

@@ -13,6 +13,7 @@
 
 #include "burst/spec.h"
 #include "fakes/temp_dir.h"
+#include "registry.h"
 #include "spec/duration.h"
 #include "spec/spec_checks.h"
 
@@ -25,7 +26,7 @@ using Lines = std::vector<std::string>;
 // Every problem parse_spec reports for `yaml`, read as "p.yaml".
 Lines errors_of(const std::string& yaml, const std::string& path = "p.yaml") {
   std::vector<SpecError> errors;
-  Result<PipelineSpec> spec = parse_spec(yaml, path, &errors);
+  Result<PipelineSpec> spec = parse_spec(yaml, path, &errors, provider_names());
   Lines out;
   for (const SpecError& e : errors) out.push_back(e.text);
   if (spec.ok()) {
@@ -116,7 +117,8 @@ TEST(SpecParser, ExampleFileParses) {
   std::string examples = std::string(BURST_SOURCE_DIR) + "/examples";
   if (!fs::is_directory(examples + "/tts-render")) GTEST_SKIP() << "examples/tts-render missing";
   std::vector<SpecError> errors;
-  Result<PipelineSpec> spec = load_spec_file(examples + "/tts-render.yaml", &errors);
+  Result<PipelineSpec> spec =
+      load_spec_file(examples + "/tts-render.yaml", &errors, provider_names());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_TRUE(errors.empty());
   EXPECT_EQ(spec->path, examples + "/tts-render.yaml");
@@ -134,7 +136,7 @@ TEST(SpecParser, ExampleTextResolvesDirsAgainstTheSpecFile) {
   ASSERT_FALSE(text.empty());
   std::string path = tmp.path() + "/tts-render.yaml";
   std::ofstream(path) << text;
-  Result<PipelineSpec> spec = load_spec_file(path, nullptr);
+  Result<PipelineSpec> spec = load_spec_file(path, nullptr, provider_names());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(spec->dir, tmp.path());
   EXPECT_EQ(spec->code.dir, tmp.path() + "/tts-render");
@@ -143,7 +145,8 @@ TEST(SpecParser, ExampleTextResolvesDirsAgainstTheSpecFile) {
 }
 
 TEST(SpecParser, MinimalSpecGetsDefaults) {
-  Result<PipelineSpec> spec = parse_spec("name: x\nrun: echo hi\n", "p.yaml", nullptr);
+  Result<PipelineSpec> spec =
+      parse_spec("name: x\nrun: echo hi\n", "p.yaml", nullptr, provider_names());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(spec->path, "p.yaml");
   EXPECT_EQ(spec->dir, fs::current_path().string());
@@ -193,7 +196,7 @@ budget: {max_runtime: 1h30m}
 workload: {kind: custom, reference: {gpu: H100, runtime: 90}}
 schedule: {cron: "@daily"}
 )",
-                                         path, nullptr);
+                                         path, nullptr, provider_names());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(spec->dir, tmp.path());
   EXPECT_EQ(spec->env,
@@ -216,7 +219,7 @@ TEST(SpecParser, ReadsYamlNumbers) {
   Result<PipelineSpec> spec = parse_spec(
       "name: x\nrun: a\nresources: {min_vram_gb: 1e1, max_usd_per_hour: .5, gpu_count: 0x2}\n"
       "workload: {kind: custom, params_b: +7}\n",
-      "p.yaml", nullptr);
+      "p.yaml", nullptr, provider_names());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(spec->resources.min_vram_gb, 10);
   EXPECT_EQ(spec->resources.max_usd_per_hour, 0.5);
@@ -318,8 +321,8 @@ TEST(SpecErrors, EnumValues) {
                    "llm-training, custom; got \"difusion\"",
                    "p.yaml:5:14: workload.precision: must be one of fp32, fp16, bf16, fp8, int8, "
                    "int4; got \"fp64\"",
-                   "p.yaml:7:22: resources.providers[1]: must be one of local, ssh, runpod, "
-                   "lambda, vast; got \"aws\""}));
+                   "p.yaml:7:22: resources.providers[1]: must be one of local, runpod, "
+                   "lambda, vast, ssh; got \"aws\""}));
 }
 
 TEST(SpecErrors, Ranges) {
@@ -416,7 +419,7 @@ TEST(SpecParser, ScheduleOptions) {
   Result<PipelineSpec> spec = parse_spec(
       "name: x\nrun: a\nschedule:\n  cron: \"*/15 9-17 * * MON-FRI\"\n"
       "  timezone: Europe/London\n  missed: skip\n  overlap: true\n",
-      "p.yaml", nullptr);
+      "p.yaml", nullptr, provider_names());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(spec->schedule->cron, "*/15 9-17 * * MON-FRI");
   EXPECT_EQ(spec->schedule->timezone, "Europe/London");
@@ -463,7 +466,7 @@ TEST(SpecErrors, UnreadableFile) {
   TempDir tmp;
   std::string path = tmp.path() + "/missing.yaml";
   std::vector<SpecError> errors;
-  Result<PipelineSpec> spec = load_spec_file(path, &errors);
+  Result<PipelineSpec> spec = load_spec_file(path, &errors, provider_names());
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.error().message, path + ": cannot read file: No such file or directory");
   ASSERT_EQ(errors.size(), 1u);
@@ -483,7 +486,7 @@ TEST(SpecParser, ReadsCostModelFields) {
   Result<PipelineSpec> spec = parse_spec(
       "name: x\nrun: echo hi\nworkload:\n  kind: llm-training\n  mode: qlora\n  layers: 32\n"
       "  hidden: 4096\n  heads: 32\n  kv_heads: 8\nbudget: {deadline: 6h}\n",
-      "p.yaml", &errors);
+      "p.yaml", &errors, provider_names());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(spec->workload.mode, "qlora");
   EXPECT_EQ(spec->workload.layers, 32);
@@ -491,7 +494,8 @@ TEST(SpecParser, ReadsCostModelFields) {
   EXPECT_EQ(spec->workload.heads, 32);
   EXPECT_EQ(spec->workload.kv_heads, 8);
   EXPECT_EQ(spec->budget.deadline_seconds, 6 * 3600);
-  Result<PipelineSpec> bare = parse_spec("name: x\nrun: echo hi\n", "p.yaml", &errors);
+  Result<PipelineSpec> bare =
+      parse_spec("name: x\nrun: echo hi\n", "p.yaml", &errors, provider_names());
   ASSERT_TRUE(bare.ok());
   EXPECT_EQ(bare->workload.mode, "");
   EXPECT_FALSE(bare->workload.layers.has_value());

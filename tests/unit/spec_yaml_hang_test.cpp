@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "burst/spec.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
 
 std::string first_error(const std::string& yaml) {
   std::vector<SpecError> errors;
-  Result<PipelineSpec> spec = parse_spec(yaml, "p.yaml", &errors);
+  Result<PipelineSpec> spec = parse_spec(yaml, "p.yaml", &errors, provider_names());
   EXPECT_FALSE(spec.ok());
   return errors.empty() ? "" : errors.front().text;
 }
@@ -38,9 +39,12 @@ TEST(SpecYamlHang, ACommaAfterAValueIsASyntaxErrorNotAHang) {
 
 TEST(SpecYamlHang, CommasElsewhereAreStillPlainYaml) {
   std::vector<SpecError> errors;
-  EXPECT_TRUE(parse_spec("name: x\nrun: echo a,b\nenv: {A: \"1,2\"}\n", "p.yaml", &errors).ok());
   EXPECT_TRUE(
-      parse_spec("name: x\nrun: echo a ,b\nenv: {A: 'x', B: '[1, 2]'}\n", "p.yaml", &errors).ok());
+      parse_spec("name: x\nrun: echo a,b\nenv: {A: \"1,2\"}\n", "p.yaml", &errors, provider_names())
+          .ok());
+  EXPECT_TRUE(parse_spec("name: x\nrun: echo a ,b\nenv: {A: 'x', B: '[1, 2]'}\n", "p.yaml", &errors,
+                         provider_names())
+                  .ok());
 }
 
 }  // namespace
