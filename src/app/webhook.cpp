@@ -1,6 +1,5 @@
 #include "app/webhook.h"
 
-
 #include "http/api_call.h"
 #include "json/json_value.h"
 #include "report/report_format.h"

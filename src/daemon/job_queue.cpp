@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "registry.h"
+
 namespace burst::daemon {
 namespace {
 
@@ -48,8 +50,9 @@ std::vector<RestoredJob> JobQueue::restore(const std::function<void(const std::s
       continue;
     }
     std::vector<SpecError> errors;
-    Result<PipelineSpec> spec = q.spec_text.empty() ? load_spec_file(q.spec_path, &errors)
-                                                    : parse_spec(q.spec_text, q.spec_path, &errors);
+    Result<PipelineSpec> spec =
+        q.spec_text.empty() ? load_spec_file(q.spec_path, &errors, provider_names())
+                            : parse_spec(q.spec_text, q.spec_path, &errors, provider_names());
     if (!spec.ok()) {
       JobRecord rec;
       rec.id = q.id;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <mutex>
 
+#include "registry.h"
+
 namespace burst::daemon {
 namespace {
 
@@ -96,7 +98,8 @@ void Ledger::record(const std::string& job_id) {
     e.pod_row_id = p.row_id;
     e.from_ms = p.created_ms;
     e.to_ms = p.deleted_ms ? p.deleted_ms : std::max(p.created_ms, to_unix_ms(at));
-    e.usd = accrued_usd({p}, at);
+    const ProviderTraits* traits = find_provider_traits(p.provider);
+    e.usd = accrued_usd({p}, at, (traits ? *traits : unknown_provider_traits()).billing);
     e.job_id = job_id;
     e.pipeline = r.pipeline;
     e.day = r.day;

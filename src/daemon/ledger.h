@@ -24,7 +24,8 @@ namespace burst::daemon {
 
 class Ledger {
  public:
-  Ledger(Store& store, Clock& clock) : store_(store), clock_(clock) {}
+  Ledger(Store& store, Clock& clock)
+      : store_(store), clock_(clock), billing_([&clock] { return clock.mono_now(); }) {}
 
   // burstd's global caps (config and reload); nullopt: no such cap.
   void set_caps(std::optional<double> usd_per_day, std::optional<double> usd_per_month);

@@ -9,8 +9,8 @@ Scheduler::Scheduler(Clock& clock, Store& store, JobLauncher& launcher, Schedule
       store_(store),
       launcher_(launcher),
       opt_(std::move(options)),
-      waiter_(clock.make_waiter()),
-      durable_(store) {}
+      durable_(store),
+      waiter_(clock.make_waiter()) {}
 
 Scheduler::~Scheduler() {
   stop();

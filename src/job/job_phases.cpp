@@ -41,7 +41,10 @@ void JobPhases::fault(std::string_view point, std::string_view suffix) {
 }
 
 JobPhases::JobPhases(JobDeps& deps, JobInput& input, Redactor& redact)
-    : d_(deps), in_(input), redact_(redact) {
+    : d_(deps),
+      in_(input),
+      redact_(redact),
+      billing_clock_([this] { return d_.clock.mono_now(); }) {
   std::error_code ec;
   fs::create_directories(d_.config.logs_dir, ec);
   log_.open(d_.config.logs_dir + "/" + in_.job_id + ".log", std::ios::app);

@@ -10,7 +10,8 @@ JobWatchdog::JobWatchdog(Clock& clock, std::function<int()> interrupts,
       interrupts_(std::move(interrupts)),
       pods_(std::move(pods)),
       cfg_(std::move(config)),
-      last_progress_(clock.now()) {}
+      last_progress_(clock.now()),
+      billing_clock_([&clock] { return clock.mono_now(); }) {}
 
 JobWatchdog::~JobWatchdog() { stop(); }
 

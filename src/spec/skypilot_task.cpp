@@ -165,7 +165,8 @@ void read_volumes(const YAML::Node& node, const std::string& path, SkyTask& task
 
 std::span<const std::string_view> skypilot_task_fields() { return kTaskFields; }
 
-std::optional<SkyTask> read_sky_task(const YAML::Node& doc, const std::vector<std::string>& providers,
+std::optional<SkyTask> read_sky_task(const YAML::Node& doc,
+                                     const std::vector<std::string>& providers,
                                      Problems& problems) {
   Fields f(doc, "", kTaskFields, problems);
   if (!f.ok()) return std::nullopt;

@@ -51,7 +51,7 @@ struct SkyTask {
 };
 
 // Reads one document; nullopt when it is not a mapping (reported).
-std::optional<SkyTask> read_sky_task(const YAML::Node& doc, const std::vector<std::string>& providers,
-                                     Problems& problems);
+std::optional<SkyTask> read_sky_task(const YAML::Node& doc,
+                                     const std::vector<std::string>& providers, Problems& problems);
 
 }  // namespace burst::spec

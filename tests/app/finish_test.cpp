@@ -18,6 +18,7 @@
 #include "fakes/fake_http_client.h"
 #include "fakes/fake_provider.h"
 #include "fakes/temp_dir.h"
+#include "registry.h"
 #include "report/job_facts.h"
 #include "report/job_history.h"
 
@@ -184,7 +185,7 @@ class RunJobTest : public FinishTest {
   void SetUp() override {
     FinishTest::SetUp();
     auto parsed = parse_spec("name: in-process\nrun: echo hi\nvolume: {name: v}\n",
-                             dir_.path() + "/job.yaml", nullptr);
+                             dir_.path() + "/job.yaml", nullptr, provider_names());
     ASSERT_TRUE(parsed.ok()) << parsed.error().message;
     spec_ = *parsed;
     offer_.provider = "local";

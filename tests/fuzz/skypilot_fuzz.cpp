@@ -9,8 +9,8 @@
 
 #include "burst/spec.h"
 #include "burst/spec_formats.h"
-#include "registry.h"
 #include "fuzz_check.h"
+#include "registry.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -17,6 +17,7 @@
 #include "fakes/temp_dir.h"
 #include "plan/estimate.h"
 #include "plan/planner.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -116,10 +117,10 @@ TEST(CostReference, TtsExampleWithoutAllowListNeverPicksACardWithoutNativeBf16) 
   std::filesystem::create_directory(dir.path() + "/tts-render");
   dir.write("tts-render.yaml", text);
   std::vector<SpecError> errors;
-  auto spec = load_spec_file(dir.path() + "/tts-render.yaml", &errors);
+  auto spec = load_spec_file(dir.path() + "/tts-render.yaml", &errors, provider_names());
   ASSERT_TRUE(spec.ok()) << (errors.empty() ? "" : errors[0].text);
   ASSERT_TRUE(spec->resources.gpus.empty());
-  auto table = load_price_table(dir.path());
+  auto table = load_price_table(dir.path(), offline_price_provider_names());
   ASSERT_TRUE(table.ok());
   PlanInput in;
   in.providers = {"runpod", "vast", "lambda"};

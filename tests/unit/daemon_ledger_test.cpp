@@ -8,9 +8,13 @@
 #include "daemon/scheduler.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_job_launcher.h"
+#include "registry.h"
 
 namespace burst::daemon {
 namespace {
+
+// The pods here are RunPod's: its billing rule, from its registry row.
+const BillingRule& runpod_billing() { return find_provider_traits("runpod")->billing; }
 
 using std::chrono::minutes;
 using std::chrono::seconds;
@@ -135,7 +139,9 @@ TEST_F(LedgerTest, TwoConcurrentJobsNeverExceedTheDailyCapTogether) {
     clock_.advance(seconds(5));
     for (const std::string id : {"a", "b"}) {
       if (!live.count(id)) continue;
-      if (budget_stop_reason(pods(id), clock_.now(), id == "a" ? caps_a : caps_b).empty()) continue;
+      if (budget_stop_reason(pods(id), clock_.now(), id == "a" ? caps_a : caps_b, runpod_billing())
+              .empty())
+        continue;
       PodRecord p = pods(id).front();
       p.state = "deleted";
       p.deleted_ms = to_unix_ms(clock_.now());
@@ -145,7 +151,8 @@ TEST_F(LedgerTest, TwoConcurrentJobsNeverExceedTheDailyCapTogether) {
     }
   }
   EXPECT_TRUE(live.empty()) << "both were stopped";
-  const double billed = accrued_usd(pods("a"), clock_.now()) + accrued_usd(pods("b"), clock_.now());
+  const double billed = accrued_usd(pods("a"), clock_.now(), runpod_billing()) +
+                        accrued_usd(pods("b"), clock_.now(), runpod_billing());
   EXPECT_LE(billed, 0.10);
   EXPECT_NEAR(total_spend(), billed, 1e-9) << "the ledger holds exactly what the pods cost";
 }
@@ -167,13 +174,13 @@ TEST_F(LedgerTest, ReattachedJobsSpendCountsOnceAndContinuesTheSameEntry) {
   after.set_caps(0.15, std::nullopt);
   after.settle_stale([](const std::string& id) { return id == "a"; });  // reattached
   auto caps = after.caps_for("a");
-  EXPECT_EQ(budget_stop_reason(pods("a"), clock_.now(), caps), "")
+  EXPECT_EQ(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "")
       << "$0.10 + 30 s margin is under $0.15";
   auto rows = store_->spend_of_job("a");
   ASSERT_EQ(rows->size(), 1u);
   EXPECT_NEAR(rows->front().usd, 0.10, 1e-6);
   clock_.advance(minutes(4) + seconds(40));  // $0.1467 + margin: crosses
-  EXPECT_NE(budget_stop_reason(pods("a"), clock_.now(), caps), "");
+  EXPECT_NE(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "");
 }
 
 TEST(BillingClock, AWallClockSteppedBackKeepsTheBudgetCheckOnTime) {
@@ -188,12 +195,13 @@ TEST(BillingClock, AWallClockSteppedBackKeepsTheBudgetCheckOnTime) {
   const std::vector<BudgetCap> caps{{0.10, "budget.max_usd"}};
   wall.advance(seconds(60));
   mono += seconds(60);
-  EXPECT_EQ(budget_stop_reason({p}, billing.now(wall.now()), caps), "");
+  EXPECT_EQ(budget_stop_reason({p}, billing.now(wall.now()), caps, runpod_billing()), "");
   wall.advance(-std::chrono::hours(1));  // NTP steps the wall clock back an hour
   mono += seconds(20);
   const TimePoint t = billing.now(wall.now());
   EXPECT_EQ(to_unix_ms(t) - p.created_ms, 80000) << "80 s of monotonic time have passed";
-  EXPECT_NE(budget_stop_reason({p}, t, caps), "") << "80 s + 30 s margin crosses $0.10";
+  EXPECT_NE(budget_stop_reason({p}, t, caps, runpod_billing()), "")
+      << "80 s + 30 s margin crosses $0.10";
 }
 
 }  // namespace

@@ -509,7 +509,7 @@ TEST(SpecParser, ReadsModelShapeAndMemoryFields) {
       "  model: llama-3-8b\n  lora_rank: 64\n  gradient_checkpointing: false\n"
       "  active_params_b: 12.9\n  head_dim: 128\n  vocab: 128256\n  intermediate: 14336\n"
       "  tied_embeddings: true\n",
-      "p.yaml", &errors);
+      "p.yaml", &errors, provider_names());
   ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
   const Workload& w = spec->workload;
   EXPECT_EQ(w.model, "llama-3-8b");

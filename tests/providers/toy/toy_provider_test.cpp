@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "burst/store.h"
-#include "cli/offers.h"
+#include "app/offers.h"
 #include "fakes/temp_dir.h"
 #include "job/job_runner.h"
 #include "registry.h"
