@@ -13,7 +13,9 @@ std::string fmt(const char* f, double v) {
 }
 
 // A run on the local cloud or a CPU: never evidence about a GPU.
-bool not_a_gpu(const std::string& type) { return type.empty() || type == "local" || type == "cpu"; }
+bool not_a_gpu(const std::string& type) {
+  return type.empty() || type == kThisMachineGpu || type == "cpu";
+}
 
 // The bound the model predicts for `w` on `g` with the prior: "bandwidth" | "compute" |
 // "capacity" | "" (not modelled). Measured references keep their own bound.

@@ -106,7 +106,7 @@ void steps_and_more(YAML::Emitter& out, const PipelineSpec& spec) {
     for (const Artefact& a : spec.artefacts) {
       out << YAML::BeginMap;
       key_string(out, "remote", a.remote);
-      key_string(out, "local", relative(spec, a.local));
+      key_string(out, "local", relative(spec, a.local));  // not a provider name
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -101,7 +101,8 @@ TEST(E2ESecurity, WhatBurstWritesLocallyIsPrivateToTheUser) {
   for (const auto& f : files_under(home.root() + "/config")) {
     if (f.size() > 4 && f.substr(f.size() - 4) == ".pub") continue;
     EXPECT_EQ(mode_of(f) & 077, 0u) << f;
-    keys += f.find("id_ed25519") != std::string::npos;
+    // The private key itself; its creation lock (id_ed25519.lock) must be private too.
+    keys += f.size() >= 11 && f.substr(f.size() - 11) == "/id_ed25519";
   }
   EXPECT_EQ(keys, 1) << "the generated key lives in the config dir";
 }

@@ -347,6 +347,7 @@ TEST(SkyPilotConvert, OutputReadsBackToTheSameSpec) {
     SpecLoadOptions burst_format;
     burst_format.format = SpecFormat::kBurst;
     burst_format.for_run = false;
+    burst_format.providers = provider_names();
     auto back = parse_spec(text, kDir + "converted.yaml", &errors, burst_format, nullptr);
     ASSERT_TRUE(back.ok()) << name << ": " << errors.front().text << "\n" << text;
     EXPECT_EQ(back->name, spec->name) << name;

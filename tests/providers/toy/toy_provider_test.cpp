@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "burst/store.h"
 #include "app/offers.h"
+#include "burst/store.h"
 #include "fakes/temp_dir.h"
 #include "job/job_runner.h"
 #include "registry.h"
@@ -82,7 +82,9 @@ TEST(ToyProvider, IsAFolderAndARowFromOffersThroughPlanToTheRunnersCreateAndDele
   EXPECT_EQ(result.state, "failed");
   EXPECT_NE(result.error.find(kToyConnectRefusal), std::string::npos) << result.error;
   EXPECT_EQ(toy_connects(), connects_before + 1) << "the runner used the row's connector";
-  EXPECT_TRUE(called("create " + pod_name("toy1", "gpu")));
+  auto installation = (*store)->installation_id();
+  ASSERT_TRUE(installation.ok());
+  EXPECT_TRUE(called("create " + pod_name(*installation, "toy1", "gpu")));
   EXPECT_TRUE(called("delete "));
   auto pods = (*store)->pods_of_job("toy1");
   ASSERT_TRUE(pods.ok());
