@@ -98,7 +98,7 @@ int cmd_estimate(const EstimateArgs& args) {
     std::string gpu;
     int count;
     double usd_per_hour;
-    RentVsBuy r;
+    RentBuyTotals r;
   };
   std::vector<Rvb> rvb;
   if (args.utilization)
@@ -107,8 +107,8 @@ int cmd_estimate(const EstimateArgs& args) {
       if (!spec || !spec->purchase_usd || !g.usd_per_hour || g.count == 0) continue;
       const double power_h = g.count * spec->tdp_w / 1000.0 * q->usd_per_kwh;
       rvb.push_back({g.gpu, g.count, *g.usd_per_hour,
-                     rent_vs_buy(*g.usd_per_hour, g.count * *spec->purchase_usd, q->utilization,
-                                 q->life_years, power_h)});
+                     rent_buy_totals(*g.usd_per_hour, g.count * *spec->purchase_usd, q->utilization,
+                                     q->life_years, power_h)});
     }
 
   if (args.json) {

@@ -74,9 +74,9 @@ std::vector<DecodeRow> decode_table(const std::vector<GpuSpec>& catalog, double 
   return out;
 }
 
-RentVsBuy rent_vs_buy(double usd_per_hour, double purchase_usd, double utilization,
-                      double life_years, double power_usd_per_hour) {
-  RentVsBuy r;
+RentBuyTotals rent_buy_totals(double usd_per_hour, double purchase_usd, double utilization,
+                              double life_years, double power_usd_per_hour) {
+  RentBuyTotals r;
   const double life_h = life_years * kHoursPerYear;
   r.gpu_hours = utilization * life_h;
   r.rented_usd = r.gpu_hours * usd_per_hour;

@@ -76,15 +76,16 @@ std::vector<DecodeRow> decode_table(const std::vector<GpuSpec>& catalog, double 
 // Rent vs buy over a card's life at a utilization: GPU-hours used = utilization x life hours;
 // rented = hours x $/hour; bought = purchase + power x hours; break-even = the utilization at
 // which both are equal (purchase / (life hours x ($/hour - power $/hour))); unset when renting
-// costs no more than the power.
-struct RentVsBuy {
+// costs no more than the power. (Not report/rent_vs_buy.h's RentVsBuy, the monthly roll-up's
+// verdict: one name for two types broke the one-definition rule.)
+struct RentBuyTotals {
   double gpu_hours = 0;
   double rented_usd = 0;
   double bought_usd = 0;
   std::optional<double> breakeven_utilization;
 };
-RentVsBuy rent_vs_buy(double usd_per_hour, double purchase_usd, double utilization,
-                      double life_years, double power_usd_per_hour = 0);
+RentBuyTotals rent_buy_totals(double usd_per_hour, double purchase_usd, double utilization,
+                              double life_years, double power_usd_per_hour = 0);
 
 // Owned cost per 1M tokens: (purchase over the life's busy hours + power per hour) / tokens per
 // busy hour.

@@ -50,14 +50,14 @@ TEST(CostReference, BatchOneDecodeTableForSevenBillionFp16) {
 
 TEST(CostReference, AHundredRentVersusBuyTotals) {
   // $5.12/GPU-hour rented vs a $12,000 card, 3 years at 70% utilization.
-  const RentVsBuy r = rent_vs_buy(5.12, 12000, 0.70, 3);
+  const RentBuyTotals r = rent_buy_totals(5.12, 12000, 0.70, 3);
   EXPECT_DOUBLE_EQ(r.gpu_hours, 18396);
   EXPECT_NEAR(r.rented_usd, 94187.52, 1e-6);  // reference $94,187
   EXPECT_DOUBLE_EQ(r.bought_usd, 12000);
   ASSERT_TRUE(r.breakeven_utilization);
   EXPECT_NEAR(*r.breakeven_utilization, 0.0892, 0.00005);  // 12000 / (26280 h x $5.12)
   // With power counted, buying costs more and breaks even later.
-  const RentVsBuy powered = rent_vs_buy(5.12, 12000, 0.70, 3, 0.06);
+  const RentBuyTotals powered = rent_buy_totals(5.12, 12000, 0.70, 3, 0.06);
   EXPECT_NEAR(powered.bought_usd, 12000 + 18396 * 0.06, 1e-6);
   EXPECT_GT(*powered.breakeven_utilization, *r.breakeven_utilization);
 }
