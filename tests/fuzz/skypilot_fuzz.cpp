@@ -32,6 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string converted = burst::write_spec_yaml(*spec, info);
   burst::SpecLoadOptions native;
   native.format = burst::SpecFormat::kBurst;
+  native.providers = options.providers;
   native.for_run = false;
   burst::Result<burst::PipelineSpec> back =
       burst::parse_spec(converted, "/nonexistent/burst-fuzz/task.yaml", &errors, native, nullptr);
