@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <utility>
+
+#include "util/decimal.h"
 
 namespace burst::spec {
 namespace {
@@ -78,11 +79,10 @@ std::string trim(std::string_view s) {
   return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
 }
 
+// util/decimal.h: libc++ 14 (the Mac's) has no floating-point std::from_chars.
 std::optional<double> parse_number(std::string_view text) {
-  double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
-    return std::nullopt;
+  std::optional<double> value = parse_decimal(text);
+  if (!value || !std::isfinite(*value)) return std::nullopt;
   return value;
 }
 
