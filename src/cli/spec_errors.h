@@ -10,8 +10,7 @@ namespace burst {
 // Loads a spec, printing every problem to stderr ("burst: " prefix-free, one per line), and on
 // success its notes ("note: file:line:col: field: ..."), e.g. what a SkyPilot file sets that
 // burst does not use.
-Result<PipelineSpec> load_spec_or_print(const std::string& path,
-                                        const SpecLoadOptions& options,
+Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadOptions& options,
                                         SpecReadInfo* info = nullptr);
 
 // --format and --env as the commands take them: "" | "burst" | "skypilot", and K=V (or K, read

@@ -12,8 +12,8 @@
 #include <cstring>
 
 #include "daemon/daemon_config.h"
-#include "util/socket_calls.h"
 #include "registry.h"
+#include "util/socket_calls.h"
 
 namespace burst::daemon {
 namespace {

@@ -5,17 +5,6 @@
 namespace burst::sqlite {
 namespace {
 
-template <typename T, typename Read>
-Result<std::vector<T>> collect(Stmt& stmt, Read read) {
-  std::vector<T> out;
-  while (true) {
-    Result<bool> row = stmt.step();
-    if (!row) return row.error();
-    if (!*row) return out;
-    out.push_back(read(stmt));
-  }
-}
-
 Status run_changing(sqlite3* db, Stmt& stmt, const std::string& missing) {
   Status ran = stmt.run();
   if (!ran) return ran;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "burst/result.h"
 
@@ -58,5 +59,22 @@ class Stmt {
   int next_index_ = 1;
   int bind_rc_ = SQLITE_OK;
 };
+
+// Steps a bound statement to the end, turning each row into a T with `read(const Stmt&)`.
+template <typename T, typename Read>
+Result<std::vector<T>> collect(Stmt& stmt, Read read) {
+  std::vector<T> out;
+  while (true) {
+    Result<bool> row = stmt.step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    out.push_back(read(stmt));
+  }
+}
+// The same, with T taken from a reader function's return type.
+template <typename T>
+Result<std::vector<T>> collect(Stmt& stmt, T (*read)(const Stmt&)) {
+  return collect<T, T (*)(const Stmt&)>(stmt, read);
+}
 
 }  // namespace burst::sqlite

@@ -92,18 +92,6 @@ void bind_pod_fields(Stmt& s, const PodRecord& p) {
   s.bind(p.created_ms).bind(p.deleted_ms);
 }
 
-// Steps a bound statement to the end, turning each row into a T.
-template <typename T>
-Result<std::vector<T>> collect(Stmt& stmt, T (*read)(const Stmt&)) {
-  std::vector<T> out;
-  while (true) {
-    Result<bool> row = stmt.step();
-    if (!row) return row.error();
-    if (!*row) return out;
-    out.push_back(read(stmt));
-  }
-}
-
 class SqliteStore final : public Store {
  public:
   explicit SqliteStore(DbPtr db) : db_(std::move(db)) {}

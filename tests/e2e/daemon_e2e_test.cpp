@@ -365,6 +365,5 @@ TEST(E2EDaemon, QueuedJobSurvivesKillAndDrainAndTheNextBurstdRunsIt) {
   EXPECT_EQ(d->stop(SIGTERM), 0) << d->log();
 }
 
-
 }  // namespace
 }  // namespace burst::testing
