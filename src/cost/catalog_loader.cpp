@@ -17,15 +17,15 @@
 
 #include "burst/gpu_catalog.h"
 #include "cost/catalog_sources.h"
-#include "spec/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 namespace burst {
 
 namespace {
 
-using spec::Fields;
-using spec::Need;
-using spec::Problems;
+using yaml::Fields;
+using yaml::Need;
+using yaml::Problems;
 using sv = std::string_view;
 
 constexpr sv kCatalogFields[] = {"version", "as_of", "gpus"};
@@ -54,16 +54,16 @@ void check_version(Fields& top) {
   std::optional<YAML::Node> node = top.get("version");
   if (!node) return;
   std::optional<long> version =
-      spec::read_integer(*node, "version", LONG_MIN, LONG_MAX, top.problems());
+      yaml::read_integer(*node, "version", LONG_MIN, LONG_MAX, top.problems());
   if (version && *version != 1) {
-    top.problems().add(spec::pos_of(*node), "version",
+    top.problems().add(yaml::pos_of(*node), "version",
                        "unsupported version " + node->Scalar() + " (this burst reads version 1)");
   }
 }
 
 std::optional<double> required_number(Fields& fields, sv key) {
   std::optional<YAML::Node> node = fields.get(key, Need::kRequired);
-  return node ? spec::read_positive_number(*node, fields.path_of(key), fields.problems())
+  return node ? yaml::read_positive_number(*node, fields.path_of(key), fields.problems())
               : std::nullopt;
 }
 
@@ -72,12 +72,12 @@ std::optional<YAML::Node> required_list(Fields& top, sv key) {
   std::optional<YAML::Node> list = top.get(key, Need::kRequired);
   if (!list) return std::nullopt;
   if (!list->IsSequence()) {
-    top.problems().add(spec::pos_of(*list), top.path_of(key),
-                       "expected a list, got " + spec::kind_of(*list));
+    top.problems().add(yaml::pos_of(*list), top.path_of(key),
+                       "expected a list, got " + yaml::kind_of(*list));
     return std::nullopt;
   }
   if (list->size() == 0) {
-    top.problems().add(spec::pos_of(*list), top.path_of(key), "must not be empty");
+    top.problems().add(yaml::pos_of(*list), top.path_of(key), "must not be empty");
     return std::nullopt;
   }
   return list;
@@ -105,7 +105,7 @@ std::optional<GpuSpec> read_gpu(const YAML::Node& item, const std::string& path,
     for (const std::string& p : *list) {
       if (std::find(std::begin(kPrecisions), std::end(kPrecisions), p) == std::end(kPrecisions))
         problems.add(
-            spec::pos_of(item["precisions"]), f.path_of("precisions"),
+            yaml::pos_of(item["precisions"]), f.path_of("precisions"),
             "unknown precision \"" + p + "\" (expected fp32, fp16, bf16, fp8, int8 or int4)");
       else
         gpu.precisions.push_back(p);
@@ -116,7 +116,7 @@ std::optional<GpuSpec> read_gpu(const YAML::Node& item, const std::string& path,
 
 std::optional<std::vector<GpuSpec>> parse_catalog_into(const std::string& yaml_text,
                                                        Problems& problems) {
-  std::optional<YAML::Node> doc = spec::load_single_document(yaml_text, problems);
+  std::optional<YAML::Node> doc = yaml::load_single_document(yaml_text, problems);
   if (!doc) return std::nullopt;
   Fields top(*doc, "", kCatalogFields, problems);
   if (!top.ok()) return std::nullopt;
@@ -130,7 +130,7 @@ std::optional<std::vector<GpuSpec>> parse_catalog_into(const std::string& yaml_t
     std::string path = "gpus[" + std::to_string(i) + "]";
     std::optional<GpuSpec> gpu = read_gpu((*list)[i], path, problems);
     if (!gpu || gpu->name.empty()) continue;
-    SourcePos pos = spec::pos_of((*list)[i]["name"]);
+    SourcePos pos = yaml::pos_of((*list)[i]["name"]);
     auto [it, added] = first_line.emplace(gpu->name, pos.line);
     if (!added) {
       problems.add(pos, path + ".name",
@@ -151,21 +151,21 @@ std::optional<PriceEntry> read_entry(const YAML::Node& item, const std::string& 
   PriceEntry entry;
   entry.provider = f.one_of("provider", providers, Need::kRequired).value_or("");
   if (std::optional<YAML::Node> gpu = f.get("gpu", Need::kRequired)) {
-    entry.gpu = spec::read_string(*gpu, path + ".gpu", problems).value_or("");
+    entry.gpu = yaml::read_string(*gpu, path + ".gpu", problems).value_or("");
     if (catalog && !entry.gpu.empty() && !find_gpu(*catalog, entry.gpu)) {
-      problems.add(spec::pos_of(*gpu), path + ".gpu",
+      problems.add(yaml::pos_of(*gpu), path + ".gpu",
                    "unknown GPU \"" + entry.gpu + "\" (not in the GPU catalog)");
     }
   }
   if (std::optional<YAML::Node> count = f.get("gpu_count", Need::kRequired)) {
     entry.gpu_count = static_cast<int>(
-        spec::read_integer(*count, path + ".gpu_count", 1, 1024, problems).value_or(0));
+        yaml::read_integer(*count, path + ".gpu_count", 1, 1024, problems).value_or(0));
   }
   entry.usd_per_hour = required_number(f, "usd_per_hour").value_or(0);
   entry.spot_usd_per_hour = f.positive_number("spot_usd_per_hour");
   if (entry.spot_usd_per_hour && entry.usd_per_hour > 0 &&
       *entry.spot_usd_per_hour >= entry.usd_per_hour) {
-    problems.add(spec::pos_of(item["spot_usd_per_hour"]), path + ".spot_usd_per_hour",
+    problems.add(yaml::pos_of(item["spot_usd_per_hour"]), path + ".spot_usd_per_hour",
                  "must be less than usd_per_hour");
   }
   entry.region = f.string("region", Need::kRequired).value_or("");
@@ -176,7 +176,7 @@ std::optional<PriceEntry> read_entry(const YAML::Node& item, const std::string& 
 std::optional<PriceTable> parse_prices_into(const std::string& yaml_text,
                                             const std::vector<GpuSpec>* catalog,
                                             const std::vector<sv>& providers, Problems& problems) {
-  std::optional<YAML::Node> doc = spec::load_single_document(yaml_text, problems);
+  std::optional<YAML::Node> doc = yaml::load_single_document(yaml_text, problems);
   if (!doc) return std::nullopt;
   Fields top(*doc, "", kPriceFields, problems);
   if (!top.ok()) return std::nullopt;
@@ -191,7 +191,7 @@ std::optional<PriceTable> parse_prices_into(const std::string& yaml_text,
     std::string path = "entries[" + std::to_string(i) + "]";
     std::optional<PriceEntry> entry = read_entry((*list)[i], path, catalog, providers, problems);
     if (!entry) continue;
-    SourcePos pos = spec::pos_of((*list)[i]);
+    SourcePos pos = yaml::pos_of((*list)[i]);
     auto [it, added] =
         first_line.emplace(std::tuple(entry->provider, entry->gpu, entry->gpu_count), pos.line);
     if (!added) {

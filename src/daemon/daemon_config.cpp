@@ -13,7 +13,7 @@
 #include <iterator>
 
 #include "registry.h"
-#include "spec/duration.h"
+#include "util/duration.h"
 #include "util/small_file.h"
 
 namespace burst::daemon {

@@ -11,9 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "spec/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 namespace burst::spec {
+
+// The spec reads its YAML with the one field reader (src/yaml/yaml_fields.h).
+using namespace burst::yaml;
 
 // The catalog name for a SkyPilot or catalog GPU name, or nullopt when it names no catalog GPU.
 std::optional<std::string> catalog_gpu_name(std::string_view skypilot_name);

@@ -8,9 +8,12 @@
 
 #include "burst/spec.h"
 #include "burst/spec_formats.h"
-#include "spec/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 namespace burst::spec {
+
+// The spec reads its YAML with the one field reader (src/yaml/yaml_fields.h).
+using namespace burst::yaml;
 
 // Most documents a SkyPilot file may hold (a chain of tasks).
 inline constexpr size_t kMaxSkyPilotDocuments = 16;

@@ -11,9 +11,12 @@
 #include <vector>
 
 #include "burst/spec.h"
-#include "spec/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 namespace burst::spec {
+
+// The spec reads its YAML with the one field reader (src/yaml/yaml_fields.h).
+using namespace burst::yaml;
 
 struct SkyResources {
   Resources resources;               // providers, gpus, gpu_count, min_vram_gb, spot

@@ -12,9 +12,12 @@
 #include <vector>
 
 #include "spec/skypilot_resources.h"
-#include "spec/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 namespace burst::spec {
+
+// The spec reads its YAML with the one field reader (src/yaml/yaml_fields.h).
+using namespace burst::yaml;
 
 // All SkyPilot task keys.
 std::span<const std::string_view> skypilot_task_fields();

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/suggest.h"
+
 namespace burst::spec {
 
 // ^[a-z0-9][a-z0-9-]{0,62}$: pipeline and volume names (they become pod and volume names).
@@ -20,13 +22,8 @@ bool is_reserved_env_name(std::string_view name);
 // A remote artefact path: relative with no ".." part and no leading '/', or "$BURST_VOLUME/...".
 bool is_valid_artefact_remote(std::string_view remote);
 
-// Levenshtein distance.
-size_t edit_distance(std::string_view a, std::string_view b);
-
-// The known field a mistyped key most likely meant: the closest within edit distance 2 (and less
-// than the key's length, so "x" suggests nothing), else one the key is a prefix of or that is a
-// prefix of the key. nullopt when nothing is close.
-std::optional<std::string> suggest_field(std::string_view key,
-                                         std::span<const std::string_view> known);
+// edit_distance and suggest_field (util/suggest.h), as the spec has always named them.
+using burst::edit_distance;
+using burst::suggest_field;
 
 }  // namespace burst::spec

@@ -1,7 +1,6 @@
 // Entry points of the spec parser: YAML text in, a validated PipelineSpec (or every problem) out.
-// The section parsers are in spec_sections.cpp, the typed node readers in yaml_fields.cpp.
-#include <yaml-cpp/yaml.h>
-
+// The section parsers are in spec_sections.cpp, the typed node readers in
+// src/yaml/yaml_fields.cpp.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,8 +11,8 @@
 #include "spec/skypilot_reader.h"
 #include "spec/spec_checks.h"
 #include "spec/spec_sections.h"
-#include "spec/yaml_fields.h"
 #include "util/small_file.h"
+#include "yaml/yaml_fields.h"
 
 namespace burst {
 namespace {

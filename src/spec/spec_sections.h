@@ -3,9 +3,12 @@
 #pragma once
 
 #include "burst/spec.h"
-#include "spec/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 namespace burst::spec {
+
+// The spec reads its YAML with the one field reader (src/yaml/yaml_fields.h).
+using namespace burst::yaml;
 
 // name, version and image first: later sections default to them.
 void parse_identity(Fields& top, PipelineSpec& spec);

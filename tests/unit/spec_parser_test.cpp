@@ -14,7 +14,7 @@
 #include "burst/spec.h"
 #include "fakes/temp_dir.h"
 #include "registry.h"
-#include "spec/duration.h"
+#include "util/duration.h"
 #include "spec/spec_checks.h"
 
 namespace burst {

@@ -1,4 +1,4 @@
-#include "spec/yaml_fields.h"
+#include "yaml/yaml_fields.h"
 
 #include <yaml-cpp/eventhandler.h>
 
@@ -6,11 +6,11 @@
 #include <charconv>
 #include <sstream>
 
-#include "spec/duration.h"
-#include "spec/spec_checks.h"
 #include "util/decimal.h"
+#include "util/duration.h"
+#include "util/suggest.h"
 
-namespace burst::spec {
+namespace burst::yaml {
 namespace {
 
 // Appends rather than `"\"" + std::string(...)`, which trips GCC 12's -Wrestrict at -O3.
@@ -419,4 +419,4 @@ std::optional<YAML::Node> load_single_document(const std::string& text, Problems
   return docs->front();
 }
 
-}  // namespace burst::spec
+}  // namespace burst::yaml

@@ -1,6 +1,8 @@
-// Typed, position-aware reads of yaml-cpp nodes for the spec parser. Every reader reports its own
-// problems (with the node's file position and field path) and returns nullopt, so the parser can
-// carry on and report every problem in one pass. yaml-cpp stays inside src/spec/.
+// The YAML adapter's field reader: typed, position-aware reads of yaml-cpp nodes for every YAML
+// file burst reads (the spec, config.yaml, burstd.yaml, gpus.yaml, prices.yaml). Every reader
+// reports its own problems ("file:line:col: field.path: message") and returns nullopt, so a parser
+// can carry on and report every problem in one pass. Only src/yaml/ includes yaml-cpp; the modules
+// that read YAML include this header (tools/layering.cmake).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -14,7 +16,7 @@
 
 #include "burst/spec.h"
 
-namespace burst::spec {
+namespace burst::yaml {
 
 // Collects problems as "file:line:col: field.path: message".
 class Problems {
@@ -121,4 +123,4 @@ class Fields {
   std::map<std::string, Entry, std::less<>> entries_;
 };
 
-}  // namespace burst::spec
+}  // namespace burst::yaml

@@ -1,4 +1,4 @@
-#include "spec/duration.h"
+#include "util/duration.h"
 
 #include <cctype>
 #include <cmath>
