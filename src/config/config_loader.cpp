@@ -1,12 +1,13 @@
-// Reads config.yaml; the only yaml-cpp user outside src/spec.
+// Reads config.yaml with the YAML field reader (src/yaml/yaml_fields.h): every problem, each as
+// "file:line:col: field: message".
 #include <sys/stat.h>
-#include <yaml-cpp/yaml.h>
 
 #include <cstdio>
 #include <filesystem>
 
 #include "burst/config.h"
 #include "util/small_file.h"
+#include "yaml/yaml_fields.h"
 
 extern char** environ;
 
@@ -37,90 +38,56 @@ std::string pick_dir(const std::map<std::string, std::string>& env, const char* 
   return get(env, "HOME") + "/" + home_rel;
 }
 
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+using yaml::Fields;
+using yaml::Problems;
+using sv = std::string_view;
 
-  Error error(const YAML::Node& n, const std::string& field, const std::string& msg) const {
-    return make_error(ErrorCode::kInvalid, file_ + ":" + std::to_string(n.Mark().line + 1) + ":" +
-                                               std::to_string(n.Mark().column + 1) + ": " + field +
-                                               ": " + msg);
-  }
+constexpr sv kTopFields[] = {"state_dir",    "reports_dir", "ssh_key", "ssh_wait_seconds",
+                             "pull_max_gib", "providers",   "notify"};
+constexpr sv kCloudFields[] = {"base_url", "api_key", "timeout_seconds", "ssh_user"};
+constexpr sv kLocalFields[] = {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"};
+constexpr sv kNotifyFields[] = {"webhook", "pipelines"};
 
-  Status check_keys(const YAML::Node& map, const std::string& prefix,
-                    std::initializer_list<const char*> known) const {
-    return check_keys(map, prefix, std::vector<std::string>(known.begin(), known.end()));
-  }
-  Status check_keys(const YAML::Node& map, const std::string& prefix,
-                    const std::vector<std::string>& known) const {
-    if (!map.IsMap())
-      return error(map, prefix.empty() ? "(top level)" : prefix, "expected a mapping");
-    for (const auto& kv : map) {
-      std::string key = kv.first.as<std::string>();
-      bool ok = false;
-      for (const std::string& k : known) ok = ok || key == k;
-      if (!ok) return error(kv.first, prefix.empty() ? key : prefix + "." + key, "unknown field");
-    }
-    return Status::Ok();
-  }
+void read_string(Fields& f, sv key, std::string* out) {
+  if (std::optional<std::string> s = f.string(key)) *out = std::move(*s);
+}
 
-  Status string_field(const YAML::Node& map, const char* key, const std::string& path,
-                      std::string* out) const {
-    YAML::Node n = map[key];
-    if (!n) return Status::Ok();
-    if (!n.IsScalar()) return error(n, path, "expected a string");
-    *out = n.Scalar();
-    return Status::Ok();
-  }
+void read_number(Fields& f, sv key, double* out) {
+  if (std::optional<double> n = f.non_negative_number(key)) *out = *n;
+}
 
-  Status number_field(const YAML::Node& map, const char* key, const std::string& path,
-                      double* out) const {
-    YAML::Node n = map[key];
-    if (!n) return Status::Ok();
-    try {
-      *out = n.as<double>();
-    } catch (const YAML::Exception&) {
-      return error(n, path, "expected a number, got \"" + (n.IsScalar() ? n.Scalar() : "?") + "\"");
-    }
-    if (*out < 0) return error(n, path, "must not be negative");
-    return Status::Ok();
-  }
-
- private:
-  std::string file_;
-};
-
-Status read_cloud(const Reader& r, const YAML::Node& providers, const std::string& name,
-                  Config* c) {
-  YAML::Node n = providers[name];
-  if (!n) return Status::Ok();
-  const std::string at = "providers." + name;
+void read_cloud(Fields& providers, const std::string& name, Config* c) {
+  std::optional<YAML::Node> n = providers.get(name);
+  if (!n) return;
   CloudConfig& cc = c->clouds[name];
-  Status st = r.check_keys(n, at, {"base_url", "api_key", "timeout_seconds", "ssh_user"});
-  if (st.ok()) st = r.string_field(n, "base_url", at + ".base_url", &cc.base_url);
-  if (st.ok()) st = r.string_field(n, "ssh_user", at + ".ssh_user", &cc.ssh_user);
-  if (st.ok()) st = r.string_field(n, "api_key", at + ".api_key", &cc.api_key);
-  if (st.ok())
-    st = r.number_field(n, "timeout_seconds", at + ".timeout_seconds", &cc.timeout_seconds);
-  if (st.ok() && !cc.api_key.empty()) cc.api_key_source = "config.yaml";
-  return st;
+  Fields f(*n, providers.path_of(name), kCloudFields, providers.problems());
+  if (!f.ok()) return;
+  read_string(f, "base_url", &cc.base_url);
+  read_string(f, "ssh_user", &cc.ssh_user);
+  read_string(f, "api_key", &cc.api_key);
+  read_number(f, "timeout_seconds", &cc.timeout_seconds);
+  if (!cc.api_key.empty()) cc.api_key_source = "config.yaml";
 }
 
 // notify: {webhook: URL, pipelines: {NAME: URL}} (app/webhook.h).
-Status read_notify(const Reader& r, const YAML::Node& root, Config* c) {
-  YAML::Node n = root["notify"];
-  if (!n) return Status::Ok();
-  Status st = r.check_keys(n, "notify", {"webhook", "pipelines"});
-  if (st.ok()) st = r.string_field(n, "webhook", "notify.webhook", &c->notify.webhook);
-  YAML::Node p = n["pipelines"];
-  if (!st.ok() || !p) return st;
-  if (!p.IsMap()) return r.error(p, "notify.pipelines", "expected a mapping of pipeline: URL");
-  for (const auto& kv : p) {
-    const std::string name = kv.first.as<std::string>();
-    st = r.string_field(p, name.c_str(), "notify.pipelines." + name, &c->notify.pipelines[name]);
-    if (!st.ok()) return st;
+void read_notify(Fields& top, Config* c) {
+  std::optional<YAML::Node> n = top.get("notify");
+  if (!n) return;
+  Fields f(*n, "notify", kNotifyFields, top.problems());
+  if (!f.ok()) return;
+  read_string(f, "webhook", &c->notify.webhook);
+  std::optional<YAML::Node> p = f.get("pipelines");
+  if (!p) return;
+  if (!p->IsMap()) {
+    f.problems().add(yaml::pos_of(*p), "notify.pipelines", "expected a mapping of pipeline: URL");
+    return;
   }
-  return st;
+  for (const auto& kv : *p) {
+    const std::string name = yaml::key_name(kv.first);
+    std::optional<std::string> url =
+        yaml::read_string(kv.second, "notify.pipelines." + name, f.problems());
+    if (url) c->notify.pipelines[name] = std::move(*url);
+  }
 }
 
 // A key in a file others can read is a leaked key: refuse the file rather than use it.
@@ -146,65 +113,54 @@ Status check_key_file_mode(const std::string& path, const Config& c) {
 }
 
 // The local machine's section (root, sshd, prices): the first provider that runs here.
-Status read_local(const Reader& r, const YAML::Node& providers,
-                  const std::vector<ProviderTraits>& known, Config* c) {
+void read_local(Fields& providers, const std::vector<ProviderTraits>& known, Config* c) {
   const ProviderTraits* here = nullptr;
   for (const ProviderTraits& t : known)
     if (t.runs_here && !here) here = &t;
-  if (!here) return Status::Ok();
-  YAML::Node local = providers[here->name];
-  if (!local) return Status::Ok();
-  const std::string at = "providers." + here->name;
-  Status st = r.check_keys(local, at, {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"});
-  if (st.ok()) st = r.string_field(local, "root", at + ".root", &c->local.root);
-  if (st.ok()) st = r.string_field(local, "sshd", at + ".sshd", &c->local.sshd);
-  if (st.ok())
-    st = r.number_field(local, "gpu_usd_per_hour", at + ".gpu_usd_per_hour",
-                        &c->local.gpu_usd_per_hour);
-  if (st.ok())
-    st = r.number_field(local, "cpu_usd_per_hour", at + ".cpu_usd_per_hour",
-                        &c->local.cpu_usd_per_hour);
-  return st;
+  if (!here) return;
+  std::optional<YAML::Node> local = providers.get(here->name);
+  if (!local) return;
+  Fields f(*local, providers.path_of(here->name), kLocalFields, providers.problems());
+  if (!f.ok()) return;
+  read_string(f, "root", &c->local.root);
+  read_string(f, "sshd", &c->local.sshd);
+  read_number(f, "gpu_usd_per_hour", &c->local.gpu_usd_per_hour);
+  read_number(f, "cpu_usd_per_hour", &c->local.cpu_usd_per_hour);
 }
 
 Status read_file(const std::string& path, const std::vector<ProviderTraits>& known, Config* c) {
   // A regular file of at most 1 MiB (util/small_file.h): never a device or fifo read for ever.
   Result<std::string> text = read_small_file(path);
   if (!text.ok()) return text.error();
-  YAML::Node root;
-  try {
-    root = YAML::Load(*text);
-  } catch (const YAML::ParserException& e) {
-    return make_error(ErrorCode::kInvalid, path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                               std::to_string(e.mark.column + 1) +
-                                               ": YAML syntax error: " + e.msg);
+  Problems problems(path);
+  // An empty file is an empty config: every field is optional.
+  std::optional<YAML::Node> root = yaml::load_optional_document(*text, problems);
+  if (root && !root->IsNull()) {
+    Fields top(*root, "", kTopFields, problems);
+    if (top.ok()) {
+      read_string(top, "state_dir", &c->state_dir);
+      read_string(top, "reports_dir", &c->reports_dir);
+      read_string(top, "ssh_key", &c->ssh_key);
+      read_number(top, "ssh_wait_seconds", &c->ssh_wait_seconds);
+      read_number(top, "pull_max_gib", &c->pull_max_gib);
+      read_notify(top, c);
+      if (std::optional<YAML::Node> node = top.get("providers")) {
+        // A section per provider with one: the clouds' (ProviderTraits::cloud_config) and this
+        // machine's (runs_here), in the registry's order.
+        std::vector<sv> sections;
+        for (const ProviderTraits& t : known)
+          if (t.cloud_config || t.runs_here) sections.push_back(t.name);
+        Fields providers(*node, "providers", sections, problems);
+        if (providers.ok()) {
+          for (const ProviderTraits& t : known)
+            if (t.cloud_config) read_cloud(providers, t.name, c);
+          read_local(providers, known, c);
+        }
+      }
+    }
   }
-  if (root.IsNull()) return Status::Ok();
-  Reader r(path);
-  Status st = r.check_keys(root, "",
-                           {"state_dir", "reports_dir", "ssh_key", "ssh_wait_seconds",
-                            "pull_max_gib", "providers", "notify"});
-  if (st.ok()) st = r.string_field(root, "state_dir", "state_dir", &c->state_dir);
-  if (st.ok()) st = r.string_field(root, "reports_dir", "reports_dir", &c->reports_dir);
-  if (st.ok()) st = r.string_field(root, "ssh_key", "ssh_key", &c->ssh_key);
-  if (st.ok())
-    st = r.number_field(root, "ssh_wait_seconds", "ssh_wait_seconds", &c->ssh_wait_seconds);
-  if (st.ok()) st = r.number_field(root, "pull_max_gib", "pull_max_gib", &c->pull_max_gib);
-  if (st.ok()) st = read_notify(r, root, c);
-  if (st.ok() && !root["providers"]) st = check_key_file_mode(path, *c);
-  if (!st.ok() || !root["providers"]) return st;
-  YAML::Node providers = root["providers"];
-  // A section per provider with one: the clouds' (ProviderTraits::cloud_config) and this
-  // machine's (runs_here), in the registry's order.
-  std::vector<std::string> sections;
-  for (const ProviderTraits& t : known)
-    if (t.cloud_config || t.runs_here) sections.push_back(t.name);
-  st = r.check_keys(providers, "providers", sections);
-  for (const ProviderTraits& t : known)
-    if (st.ok() && t.cloud_config) st = read_cloud(r, providers, t.name, c);
-  if (st.ok()) st = check_key_file_mode(path, *c);
-  if (!st.ok()) return st;
-  return read_local(r, providers, known, c);
+  if (!problems.empty()) return problems.to_error();
+  return check_key_file_mode(path, *c);
 }
 
 }  // namespace

@@ -123,6 +123,12 @@ std::vector<SpecError> Problems::sorted() const {
   return out;
 }
 
+Error Problems::to_error() const {
+  std::string message;
+  for (const SpecError& e : sorted()) message += (message.empty() ? "" : "\n") + e.text;
+  return make_error(ErrorCode::kInvalid, message);
+}
+
 SourcePos pos_of(const YAML::Node& node) {
   YAML::Mark mark = node.Mark();
   if (mark.is_null()) return {};
@@ -183,6 +189,18 @@ std::optional<double> read_positive_number(const YAML::Node& node, const std::st
   return value;
 }
 
+std::optional<double> read_non_negative_number(const YAML::Node& node, const std::string& path,
+                                               Problems& problems) {
+  std::optional<double> value = plain_number(node);
+  if (!value) {
+    problems.add(pos_of(node), path, "expected a number, " + got(node));
+  } else if (*value < 0) {
+    problems.add(pos_of(node), path, "must not be negative, got " + node.Scalar());
+    value.reset();
+  }
+  return value;
+}
+
 std::optional<bool> read_bool(const YAML::Node& node, const std::string& path, Problems& problems) {
   // YAML 1.2 booleans only: "yes", "on" and friends are the classic YAML 1.1 surprise.
   if (is_plain(node)) {
@@ -195,13 +213,16 @@ std::optional<bool> read_bool(const YAML::Node& node, const std::string& path, P
 }
 
 std::optional<double> read_duration(const YAML::Node& node, const std::string& path,
-                                    Problems& problems) {
+                                    Problems& problems, Zero zero) {
   std::optional<double> seconds = plain_number(node);
   if (!seconds && node.IsScalar()) seconds = parse_duration(node.Scalar());
   if (!seconds) {
     problems.add(pos_of(node), path,
                  "expected a duration like \"90s\", \"30m\" or \"2h\", " + got(node));
-  } else if (*seconds <= 0) {
+  } else if (zero == Zero::kAllowed && *seconds < 0) {
+    problems.add(pos_of(node), path, "must not be negative, got " + node.Scalar());
+    seconds.reset();
+  } else if (zero == Zero::kRejected && *seconds <= 0) {
     problems.add(pos_of(node), path, "must be greater than 0, got " + node.Scalar());
     seconds.reset();
   }
@@ -254,7 +275,7 @@ std::optional<std::string> read_script(const YAML::Node& node, const std::string
 }
 
 Fields::Fields(const YAML::Node& node, std::string path, std::span<const std::string_view> known,
-               Problems& problems)
+               Problems& problems, Unknown unknown)
     : path_(std::move(path)), problems_(problems), pos_(pos_of(node)) {
   if (path_.empty()) pos_ = {1, 1};
   if (!node.IsMap()) {
@@ -263,16 +284,24 @@ Fields::Fields(const YAML::Node& node, std::string path, std::span<const std::st
     return;
   }
   ok_ = true;
-  for (auto it = node.begin(); it != node.end(); ++it) check_key(it->first, it->second, known);
+  for (auto it = node.begin(); it != node.end(); ++it)
+    check_key(it->first, it->second, known, unknown);
 }
 
 void Fields::check_key(const YAML::Node& key, const YAML::Node& value,
-                       std::span<const std::string_view> known) {
+                       std::span<const std::string_view> known, Unknown unknown) {
   std::string name = key_name(key);
   if (std::find(known.begin(), known.end(), name) == known.end()) {
     std::optional<std::string> guess = suggest_field(name, known);
-    problems_.add(pos_of(key), path_of(name),
-                  guess ? "unknown field (did you mean \"" + *guess + "\"?)" : "unknown field");
+    std::string message = "unknown field";
+    if (guess) {
+      message += " (did you mean \"" + *guess + "\"?)";
+    } else if (unknown == Unknown::kSuggestOrList && !known.empty()) {
+      std::string list;
+      for (std::string_view k : known) list.append(list.empty() ? "" : ", ").append(k);
+      message += " (" + list + ")";
+    }
+    problems_.add(pos_of(key), path_of(name), message);
   } else if (entries_.contains(name)) {
     problems_.add(pos_of(key), path_of(name), "duplicate field");
   } else {
@@ -315,9 +344,14 @@ std::optional<bool> Fields::boolean(std::string_view key) {
   return node ? read_bool(*node, path_of(key), problems_) : std::nullopt;
 }
 
-std::optional<double> Fields::duration(std::string_view key, Need need) {
+std::optional<double> Fields::non_negative_number(std::string_view key) {
+  std::optional<YAML::Node> node = get(key);
+  return node ? read_non_negative_number(*node, path_of(key), problems_) : std::nullopt;
+}
+
+std::optional<double> Fields::duration(std::string_view key, Need need, Zero zero) {
   std::optional<YAML::Node> node = get(key, need);
-  return node ? read_duration(*node, path_of(key), problems_) : std::nullopt;
+  return node ? read_duration(*node, path_of(key), problems_, zero) : std::nullopt;
 }
 
 std::optional<std::string> Fields::one_of(std::string_view key,
@@ -379,10 +413,10 @@ std::string unexpected_token(const std::string& text, const YAML::Mark& mark) {
   return "unexpected text here";
 }
 
-}  // namespace
-
-std::optional<std::vector<YAML::Node>> load_documents(const std::string& text, Problems& problems,
-                                                      size_t max_documents) {
+// The documents, or nullopt after reporting why there are none. An empty text is one null
+// document when `empty_ok`, else a problem.
+std::optional<std::vector<YAML::Node>> load(const std::string& text, Problems& problems,
+                                            size_t max_documents, bool empty_ok) {
   std::vector<YAML::Node> docs;
   try {
     if (std::optional<YAML::Mark> stuck = stuck_at(text)) {
@@ -399,6 +433,7 @@ std::optional<std::vector<YAML::Node>> load_documents(const std::string& text, P
     return std::nullopt;
   }
   if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+    if (empty_ok) return std::vector<YAML::Node>{YAML::Node()};
     problems.add({1, 1}, "(top level)", "the file is empty");
     return std::nullopt;
   }
@@ -411,6 +446,19 @@ std::optional<std::vector<YAML::Node>> load_documents(const std::string& text, P
     docs.resize(max_documents);
   }
   return docs;
+}
+
+}  // namespace
+
+std::optional<std::vector<YAML::Node>> load_documents(const std::string& text, Problems& problems,
+                                                      size_t max_documents) {
+  return load(text, problems, max_documents, false);
+}
+
+std::optional<YAML::Node> load_optional_document(const std::string& text, Problems& problems) {
+  std::optional<std::vector<YAML::Node>> docs = load(text, problems, 1, true);
+  if (!docs) return std::nullopt;
+  return docs->front();
 }
 
 std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems) {

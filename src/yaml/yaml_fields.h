@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "burst/result.h"
 #include "burst/spec.h"
 
 namespace burst::yaml {
@@ -31,6 +32,8 @@ class Problems {
   std::vector<std::string> notes() const;
   // In file order (line, then column); problems at the same place keep the order they were found.
   std::vector<SpecError> sorted() const;
+  // The problems, sorted, one a line, as one kInvalid error: for readers that stop at a bad file.
+  Error to_error() const;
 
  private:
   struct Entry {
@@ -48,6 +51,10 @@ SourcePos pos_of(const YAML::Node& node);
 // The text's single YAML document, or nullopt after reporting why there is none (a syntax error,
 // an empty file). A second document is reported but the first is still returned.
 std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems);
+
+// Like load_single_document, but an empty text (or one of comments only) is a null node, not a
+// problem: for files whose every field is optional (config.yaml, burstd.yaml).
+std::optional<YAML::Node> load_optional_document(const std::string& text, Problems& problems);
 
 // Every YAML document of the text (at most `max_documents`; more is a problem), or nullopt after
 // reporting a syntax error or an empty file.
@@ -67,9 +74,15 @@ std::optional<long> read_integer(const YAML::Node& node, const std::string& path
                                  long max, Problems& problems);
 std::optional<double> read_positive_number(const YAML::Node& node, const std::string& path,
                                            Problems& problems);
+// A number that may be 0: "must not be negative" below it.
+std::optional<double> read_non_negative_number(const YAML::Node& node, const std::string& path,
+                                               Problems& problems);
 std::optional<bool> read_bool(const YAML::Node& node, const std::string& path, Problems& problems);
+// Seconds: a YAML number, or a string such as "90s" or "1h30m" (util/duration.h). Greater than 0
+// unless `zero` allows 0.
+enum class Zero { kRejected, kAllowed };
 std::optional<double> read_duration(const YAML::Node& node, const std::string& path,
-                                    Problems& problems);
+                                    Problems& problems, Zero zero = Zero::kRejected);
 std::optional<std::string> read_one_of(const YAML::Node& node, const std::string& path,
                                        std::span<const std::string_view> allowed,
                                        Problems& problems);
@@ -82,13 +95,17 @@ std::optional<std::string> read_script(const YAML::Node& node, const std::string
 
 enum class Need { kOptional, kRequired };
 
+// What an unknown key's problem offers: the closest known field ("did you mean"), or failing
+// that, for a short list, every known field.
+enum class Unknown { kSuggest, kSuggestOrList };
+
 // A mapping's entries, checked against the fields it may have: reports "expected a mapping",
 // unknown keys (with a suggestion) and duplicate keys (the first one wins).
 class Fields {
  public:
   // An empty `path` means the top level, whose missing fields are reported at 1:1.
   Fields(const YAML::Node& node, std::string path, std::span<const std::string_view> known,
-         Problems& problems);
+         Problems& problems, Unknown unknown = Unknown::kSuggest);
 
   bool ok() const { return ok_; }
   Problems& problems() { return problems_; }
@@ -101,8 +118,10 @@ class Fields {
   std::optional<std::string> string(std::string_view key, Need need = Need::kOptional);
   std::optional<long> integer(std::string_view key, long min, long max);
   std::optional<double> positive_number(std::string_view key);
+  std::optional<double> non_negative_number(std::string_view key);
   std::optional<bool> boolean(std::string_view key);
-  std::optional<double> duration(std::string_view key, Need need = Need::kOptional);
+  std::optional<double> duration(std::string_view key, Need need = Need::kOptional,
+                                 Zero zero = Zero::kRejected);
   std::optional<std::string> one_of(std::string_view key, std::span<const std::string_view> allowed,
                                     Need need = Need::kOptional);
   std::optional<std::vector<std::string>> string_list(std::string_view key);
@@ -114,7 +133,7 @@ class Fields {
     YAML::Node value;
   };
   void check_key(const YAML::Node& key, const YAML::Node& value,
-                 std::span<const std::string_view> known);
+                 std::span<const std::string_view> known, Unknown unknown);
 
   std::string path_;
   Problems& problems_;
