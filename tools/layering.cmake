@@ -36,7 +36,7 @@ set(ALLOW_providers "contracts;http;crypto;remote;config;cost;json;<nlohmann>")
 set(ALLOW_app       "contracts;spec;config;cost;plan;job;report;sync;schedule;store;remote;http;crypto;json;providers")
 # The front ends: option parsing, printing, burstd's server. `burst daemon` is burstd's client.
 set(ALLOW_cli       "contracts;spec;config;cost;plan;job;report;sync;schedule;store;remote;http;crypto;json;providers;app;daemon;<nlohmann>;<CLI11>")
-set(ALLOW_daemon    "contracts;spec;config;cost;plan;job;report;sync;schedule;store;remote;http;crypto;json;providers;app;<nlohmann>;<yaml-cpp>;<httplib>;<spdlog>;<CLI11>")
+set(ALLOW_daemon    "contracts;spec;config;cost;plan;job;report;sync;schedule;store;remote;http;crypto;json;providers;app;yaml;<nlohmann>;<httplib>;<spdlog>;<CLI11>")
 
 # --- Known exceptions, each to be removed by the work it names: "file regex@allowed@why". ---
 set(EXCEPTIONS

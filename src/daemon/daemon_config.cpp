@@ -1,11 +1,11 @@
-// Reads burstd.yaml: a yaml-cpp adapter, like src/config/config_loader.cpp.
+// Reads burstd.yaml with the YAML field reader (src/yaml/yaml_fields.h), like config.yaml.
 #include "daemon/daemon_config.h"
 
 #include <sys/stat.h>
-#include <yaml-cpp/yaml.h>
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -13,144 +13,129 @@
 #include <iterator>
 
 #include "registry.h"
-#include "util/duration.h"
 #include "util/small_file.h"
+#include "yaml/yaml_fields.h"
 
 namespace burst::daemon {
 namespace fs = std::filesystem;
 namespace {
 
-class Reader {
- public:
-  Reader(std::string file, std::string dir) : file_(std::move(file)), dir_(std::move(dir)) {}
+using yaml::Fields;
+using yaml::Problems;
+using yaml::Unknown;
+using sv = std::string_view;
 
-  Error error(const YAML::Node& n, const std::string& field, const std::string& msg) const {
-    return make_error(ErrorCode::kInvalid, file_ + ":" + std::to_string(n.Mark().line + 1) + ":" +
-                                               std::to_string(n.Mark().column + 1) + ": " + field +
-                                               ": " + msg);
-  }
-  std::string path(const YAML::Node& n) const {
-    std::string p = n.as<std::string>();
+constexpr sv kTopFields[] = {"state_dir",           "database",  "socket",    "log_file",
+                             "log_max_mb",          "log_files", "pipelines", "pipelines_dir",
+                             "max_concurrent_jobs", "budget",    "api",       "orphan_grace",
+                             "drain_timeout"};
+constexpr sv kBudgetFields[] = {"usd_per_day", "usd_per_month"};
+constexpr sv kApiFields[] = {"tcp", "token_file", "tcp_allow_local_provider"};
+
+// A path as written, made absolute: "~/" is $HOME, a relative one is relative to the file.
+class Paths {
+ public:
+  explicit Paths(std::string dir) : dir_(std::move(dir)) {}
+  std::string resolve(const std::string& p) const {
     if (p.rfind("~/", 0) == 0 && getenv("HOME")) return std::string(getenv("HOME")) + p.substr(1);
     return fs::path(p).is_absolute() ? p : (fs::path(dir_) / p).lexically_normal().string();
   }
-  Result<std::string> text(const YAML::Node& n, const std::string& field) const {
-    if (!n.IsScalar() || n.as<std::string>().empty())
-      return error(n, field, "expected a non-empty string");
-    return n.as<std::string>();
-  }
-  Result<double> number(const YAML::Node& n, const std::string& field, double min) const {
-    double v = 0;
-    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v))
-      return error(n, field, "expected a number, got \"" + n.as<std::string>("") + "\"");
-    if (v < min)
-      return error(n, field, "must be at least " + std::to_string(static_cast<int>(min)));
-    return v;
-  }
-  Result<bool> flag(const YAML::Node& n, const std::string& field) const {
-    bool v = false;
-    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v))
-      return error(n, field, "expected true or false, got \"" + n.as<std::string>("") + "\"");
-    return v;
-  }
-  Result<Duration> duration(const YAML::Node& n, const std::string& field) const {
-    auto t = text(n, field);
-    if (!t) return t.error();
-    auto secs = parse_duration(*t);
-    if (!secs)
-      return error(n, field, "expected a duration such as 90s, 10m or 1h, got \"" + *t + "\"");
-    return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(*secs));
+  void read(Fields& f, sv key, std::string* out) const {
+    if (std::optional<std::string> p = f.string(key)) *out = resolve(*p);
   }
 
  private:
-  std::string file_, dir_;
+  std::string dir_;
 };
 
-Status read_fields(const YAML::Node& root, const Reader& r, DaemonConfig* c, std::string* state,
-                   std::string* db) {
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    const YAML::Node& v = kv.second;
-    if (key == "state_dir") {
-      *state = r.path(v);
-    } else if (key == "database") {
-      *db = r.path(v);
-    } else if (key == "socket") {
-      c->socket = r.path(v);
-    } else if (key == "log_file") {
-      c->log_file = r.path(v);
-    } else if (key == "log_max_mb" || key == "log_files" || key == "max_concurrent_jobs") {
-      auto n = r.number(v, key, 1);
-      if (!n) return n.error();
-      int i = static_cast<int>(*n);
-      (key == "log_max_mb"  ? c->log_max_mb
-       : key == "log_files" ? c->log_files
-                            : c->max_concurrent) = i;
-    } else if (key == "pipelines") {
-      if (!v.IsSequence()) return r.error(v, key, "expected a list of spec files");
-      for (const auto& p : v) c->pipelines.push_back(r.path(p));
-    } else if (key == "pipelines_dir") {
-      c->pipelines_dir = r.path(v);
-    } else if (key == "budget") {
-      if (!v.IsMap()) return r.error(v, key, "expected a mapping");
-      for (const auto& b : v) {
-        const std::string bk = b.first.as<std::string>();
-        if (bk != "usd_per_day" && bk != "usd_per_month")
-          return r.error(b.first, "budget." + bk, "unknown field (usd_per_day, usd_per_month)");
-        auto n = r.number(b.second, "budget." + bk, 0);
-        if (!n) return n.error();
-        (bk == "usd_per_day" ? c->usd_per_day : c->usd_per_month) = *n;
-      }
-    } else if (key == "api") {
-      if (!v.IsMap()) return r.error(v, key, "expected a mapping");
-      for (const auto& a : v) {
-        const std::string ak = a.first.as<std::string>();
-        if (ak == "tcp") {
-          auto t = r.text(a.second, "api.tcp");
-          if (!t) return t.error();
-          const size_t colon = t->rfind(':');
-          int port = -1;
-          if (colon != std::string::npos && colon > 0) {
-            try {
-              size_t used = 0;
-              port = std::stoi(t->substr(colon + 1), &used);
-              if (used != t->size() - colon - 1) port = -1;
-            } catch (const std::exception&) {
-              port = -1;
-            }
-          }
-          if (port < 0 || port > 65535)
-            return r.error(a.second, "api.tcp", "expected HOST:PORT such as 127.0.0.1:8787");
-          c->tcp_host = t->substr(0, colon);
-          c->tcp_port = port;
-        } else if (ak == "token_file") {
-          c->token_file = r.path(a.second);
-        } else if (ak == "tcp_allow_local_provider") {
-          auto f = r.flag(a.second, "api.tcp_allow_local_provider");
-          if (!f) return f.error();
-          c->tcp_allow_local_provider = *f;
-        } else {
-          return r.error(a.first, "api." + ak,
-                         "unknown field (tcp, token_file, tcp_allow_local_provider)");
-        }
-      }
-      if (c->tcp_port >= 0 && c->token_file.empty())
-        return r.error(v, "api.tcp",
-                       "a TCP listener needs api.token_file (no TCP without a token)");
-      if (c->tcp_port >= 0) {
-        auto token = read_token_file(c->token_file);
-        if (!token) return r.error(v, "api.token_file", token.error().message);
-        c->api_token = *token;
-      }
-    } else if (key == "orphan_grace" || key == "drain_timeout") {
-      auto d = r.duration(v, key);
-      if (!d) return d.error();
-      (key == "orphan_grace" ? c->orphan_grace : c->drain_timeout) = *d;
-    } else {
-      return r.error(kv.first, key, "unknown field");
+void read_int(Fields& f, sv key, int* out) {
+  if (std::optional<long> n = f.integer(key, 1, INT_MAX)) *out = static_cast<int>(*n);
+}
+
+void read_duration(Fields& f, sv key, Duration* out) {
+  if (std::optional<double> secs = f.duration(key, yaml::Need::kOptional, yaml::Zero::kAllowed))
+    *out = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(*secs));
+}
+
+// "HOST:PORT" -> port, or -1.
+int port_of(const std::string& t) {
+  const size_t colon = t.rfind(':');
+  if (colon == std::string::npos || colon == 0) return -1;
+  try {
+    size_t used = 0;
+    int port = std::stoi(t.substr(colon + 1), &used);
+    return used == t.size() - colon - 1 && port <= 65535 ? port : -1;
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+void read_api(Fields& top, const Paths& paths, DaemonConfig* c) {
+  std::optional<YAML::Node> v = top.get("api");
+  if (!v) return;
+  Problems& problems = top.problems();
+  Fields api(*v, "api", kApiFields, problems, Unknown::kSuggestOrList);
+  if (!api.ok()) return;
+  if (std::optional<YAML::Node> tcp = api.get("tcp")) {
+    std::optional<std::string> t = yaml::read_string(*tcp, "api.tcp", problems);
+    if (t && t->empty()) problems.add(yaml::pos_of(*tcp), "api.tcp", "expected a non-empty string");
+    int port = t && !t->empty() ? port_of(*t) : -1;
+    if (t && !t->empty() && port < 0)
+      problems.add(yaml::pos_of(*tcp), "api.tcp", "expected HOST:PORT such as 127.0.0.1:8787");
+    if (port >= 0) {
+      c->tcp_host = t->substr(0, t->rfind(':'));
+      c->tcp_port = port;
     }
   }
-  return Status::Ok();
+  paths.read(api, "token_file", &c->token_file);
+  if (std::optional<bool> f = api.boolean("tcp_allow_local_provider"))
+    c->tcp_allow_local_provider = *f;
+  if (c->tcp_port < 0) return;
+  if (c->token_file.empty()) {
+    problems.add(yaml::pos_of(*v), "api.tcp",
+                 "a TCP listener needs api.token_file (no TCP without a token)");
+    return;
+  }
+  Result<std::string> token = read_token_file(c->token_file);
+  if (!token) {
+    problems.add(yaml::pos_of(*v), "api.token_file", token.error().message);
+    return;
+  }
+  c->api_token = *token;
+}
+
+void read_fields(Fields& top, const Paths& paths, DaemonConfig* c, std::string* state,
+                 std::string* db) {
+  paths.read(top, "state_dir", state);
+  paths.read(top, "database", db);
+  paths.read(top, "socket", &c->socket);
+  paths.read(top, "log_file", &c->log_file);
+  read_int(top, "log_max_mb", &c->log_max_mb);
+  read_int(top, "log_files", &c->log_files);
+  read_int(top, "max_concurrent_jobs", &c->max_concurrent);
+  if (std::optional<YAML::Node> v = top.get("pipelines")) {
+    if (!v->IsSequence()) {
+      top.problems().add(yaml::pos_of(*v), "pipelines",
+                         "expected a list of spec files, got " + yaml::kind_of(*v));
+    } else {
+      for (size_t i = 0; i < v->size(); ++i) {
+        std::optional<std::string> p =
+            yaml::read_string((*v)[i], "pipelines[" + std::to_string(i) + "]", top.problems());
+        if (p) c->pipelines.push_back(paths.resolve(*p));
+      }
+    }
+  }
+  paths.read(top, "pipelines_dir", &c->pipelines_dir);
+  if (std::optional<YAML::Node> v = top.get("budget")) {
+    Fields budget(*v, "budget", kBudgetFields, top.problems(), Unknown::kSuggestOrList);
+    if (budget.ok()) {
+      if (auto n = budget.non_negative_number("usd_per_day")) c->usd_per_day = *n;
+      if (auto n = budget.non_negative_number("usd_per_month")) c->usd_per_month = *n;
+    }
+  }
+  read_api(top, paths, c);
+  read_duration(top, "orphan_grace", &c->orphan_grace);
+  read_duration(top, "drain_timeout", &c->drain_timeout);
 }
 
 }  // namespace
@@ -187,19 +172,15 @@ Result<DaemonConfig> load_daemon_config(const std::string& path,
     c.file = file;
     Result<std::string> text = read_small_file(file);  // regular, at most 1 MiB
     if (!text.ok()) return text.error();
-    YAML::Node root;
-    try {
-      root = YAML::Load(*text);
-    } catch (const YAML::Exception& e) {
-      return make_error(ErrorCode::kInvalid, file + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                                 std::to_string(e.mark.column + 1) + ": " + e.msg);
+    Problems problems(file);
+    // An empty file means every default.
+    std::optional<YAML::Node> root = yaml::load_optional_document(*text, problems);
+    if (root && !root->IsNull()) {
+      Fields top(*root, "", kTopFields, problems);
+      if (top.ok())
+        read_fields(top, Paths(fs::absolute(file, ec).parent_path().string()), &c, &state, &db);
     }
-    Reader r(file, fs::absolute(file, ec).parent_path().string());
-    if (!root.IsNull()) {
-      if (!root.IsMap()) return r.error(root, "(top level)", "expected a mapping");
-      Status st = read_fields(root, r, &c, &state, &db);
-      if (!st) return st.error();
-    }
+    if (!problems.empty()) return problems.to_error();
   } else if (!path.empty()) {
     return make_error(ErrorCode::kInvalid, file + ": no such file");
   }
