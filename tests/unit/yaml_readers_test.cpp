@@ -89,5 +89,18 @@ TEST(YamlReaders, BurstdYamlReadsItsFields) {
   EXPECT_EQ(c->drain_timeout, std::chrono::seconds(90));
 }
 
+// The example shipped in config/ reads under the field reader's rules (integers, durations).
+TEST(YamlReaders, TheShippedBurstdYamlLoads) {
+  TempDir dir;
+  auto c = daemon::load_daemon_config(std::string(BURST_SOURCE_DIR) + "/config/burstd.yaml",
+                                      {{"HOME", dir.path()},
+                                       {"BURST_CONFIG_DIR", dir.path() + "/config"},
+                                       {"BURST_STATE_DIR", dir.path() + "/state"}});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->log_max_mb, 10);
+  EXPECT_EQ(c->orphan_grace, std::chrono::minutes(10));
+  EXPECT_EQ(c->drain_timeout, std::chrono::minutes(30));
+}
+
 }  // namespace
 }  // namespace burst
