@@ -252,7 +252,7 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
     c.env_file = pod.paths.pod_dir + "/env.docker";
     pod.container = c;
   }
-  if (reattach) {  // env.sh and the workdir are there from the first connection
+  if (reattach) {  // the env file, the image and the workdir are there from the first connection
     *detail = pod.target.user + "@" + pod.target.host + ":" + std::to_string(pod.target.port);
     return Outcome::kOk;
   }
