@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <random>
 
+#include "docker_shim.h"
 #include "local/local_provider.h"
 
 namespace burst::fakecloud {
@@ -263,6 +264,20 @@ Result<FakePod> CloudState::create_pod(FakePod p) {
   std::lock_guard<std::mutex> lock(mu_);
   pods_[p.id] = p;
   return p;
+}
+
+Result<std::string> CloudState::vm_docker_bin() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (docker_bin_.empty()) {
+    auto bin = install_docker_shim(o_.state_dir + "/vm-docker");
+    if (!bin.ok()) return bin.error();
+    docker_bin_ = *bin;
+  }
+  return docker_bin_;
+}
+
+std::string CloudState::docker_calls_log() const {
+  return (fs::absolute(o_.state_dir) / "vm-docker" / "calls.log").string();
 }
 
 void CloudState::advance(FakePod& p) {

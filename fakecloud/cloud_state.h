@@ -147,6 +147,11 @@ class CloudState {
   std::vector<FakePod> live_pods();
   std::vector<FakePod> all_pods() const;
 
+  // The emulated VMs' `docker` (docker_shim.h), installed under the state dir on first use: the
+  // directory to put first on a VM's PATH. docker_calls_log(): every call it took, for tests.
+  Result<std::string> vm_docker_bin();
+  std::string docker_calls_log() const;
+
   // Account SSH keys (providers that authorise account keys on new pods, e.g. Vast).
   void add_account_key(const std::string& provider, const std::string& public_key);
   std::vector<std::string> account_keys(const std::string& provider) const;
@@ -175,6 +180,7 @@ class CloudState {
   int in_flight_ = 0;
   mutable std::condition_variable logged_;
   std::map<std::string, std::vector<std::string>> account_keys_;  // provider -> keys
+  std::string docker_bin_;                                        // "" until installed
 };
 
 const char* to_string(Phase p);

@@ -248,6 +248,11 @@ void launch(CloudState& state, const httplib::Request& req, httplib::Response& r
   p.public_key = key->public_key;
   p.usd_per_hour = type->cents / 100.0;
   p.ports = {"22/tcp"};
+  // The VM's image ships docker with the NVIDIA runtime (REFERENCE.md §3.2): here the strict
+  // shim (docker_shim.h), first on the VM's PATH.
+  auto docker = state.vm_docker_bin();
+  if (!docker.ok()) return fail(res, 500, "global/internal-error", docker.error().message);
+  p.env["PATH"] = *docker + ":/usr/local/bin:/usr/bin:/bin";
   json extra = b;
   std::vector<std::string> names;
   for (const auto& t : all_types(f, &names))

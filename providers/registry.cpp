@@ -92,6 +92,10 @@ ProviderTraits lambda_traits() {
   t.default_base_url = LambdaOptions{}.base_url;
   t.api_key_env = "LAMBDA_API_KEY";
   t.ssh_user = LambdaOptions{}.ssh_user;
+  // Instances are VMs booted from a machine image; "there is no container concept" and a
+  // container image runs with `docker run --gpus all` on the VM (REFERENCE.md §3.2, and the
+  // launch example's user_data in §3.4), so the spec's image is run that way.
+  t.steps_in_container = true;
   return t;
 }
 

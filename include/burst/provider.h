@@ -55,6 +55,11 @@ struct ProviderTraits {
   std::string default_base_url;  // "" when it has no HTTP API
   std::string api_key_env;       // environment variable holding its API key; "" when none
   std::string ssh_user;          // default login user on its pods ("" : set by the driver per pod)
+  // The provider rents VMs, not containers: its pods ignore the spec's image, so the runner pulls
+  // the image once per pod and runs every step inside it with `docker run` on the VM (the synced
+  // workdir, the volume and the pod's dir bind-mounted at the same paths, the job's env from a
+  // 0600 --env-file, the GPUs through the NVIDIA runtime). job/step_container.h.
+  bool steps_in_container = false;
   // How burst reaches a pod of this provider; null: SSH through libssh (make_libssh_connector).
   std::unique_ptr<RemoteConnector> (*connector)() = nullptr;
 };

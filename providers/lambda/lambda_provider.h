@@ -1,6 +1,7 @@
 // Lambda Cloud through its API v1 (https://cloud.lambda.ai/api/v1). Lambda launches VMs, not
-// containers: the spec's image is not used (instances boot Lambda Stack, Ubuntu with Python and
-// CUDA). Offers come from GET /instance-types (price in cents per hour, regions with capacity);
+// containers: instances boot Lambda Stack (Ubuntu with CUDA and docker), and the job runner runs
+// the steps in the spec's image with docker on the VM (the registry row's steps_in_container;
+// job/step_container.h). Offers come from GET /instance-types (price in cents per hour, regions with capacity);
 // volumes are file systems found or created by name in a region, mounted by Lambda at the fixed
 // path /lambda/nfs/<name> (which becomes $BURST_VOLUME); SSH keys are account keys referenced by
 // name, so burst registers its public key once under a stable name; instances are reached as

@@ -240,7 +240,19 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   if (!paths.ok()) return failed(paths.error(), "ssh", detail);  // not a provider name
   pod.paths = *paths;
   workdir_ = replace_volume(in_.spec.code.remote_dir, pod.paths.volume);
-  if (reattach) {  // env.sh and the workdir are there from the first connection
+  if (traits_of(in_.plan.gpu).steps_in_container) {
+    StepContainer c;
+    const bool cpu = &pod == &cpu_;
+    c.image = cpu && in_.spec.upload && !in_.spec.upload->image.empty() ? in_.spec.upload->image
+                                                                        : in_.spec.image;
+    c.prefix = container_prefix(in_.job_id);
+    c.gpus = !cpu;
+    c.mounts = {workdir_, pod.paths.volume, pod.paths.pod_dir};
+    c.workdir = workdir_;
+    c.env_file = pod.paths.pod_dir + "/env.docker";
+    pod.container = c;
+  }
+  if (reattach) {  // the env file, the image and the workdir are there from the first connection
     *detail = pod.target.user + "@" + pod.target.host + ":" + std::to_string(pod.target.port);
     return Outcome::kOk;
   }
@@ -251,11 +263,40 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   env["BURST_PIPELINE"] = in_.spec.name;
   env["BURST_WORKDIR"] = workdir_;
   Status st = pod.session->mkdirs(workdir_, 0755);
-  if (st.ok()) st = install_env(*pod.session, pod.paths, env);
+  if (st.ok() && pod.container) {
+    auto text = docker_env_file(env);  // over SFTP, 0600: no value on a command line
+    st = text.ok() ? pod.session->write_file(pod.container->env_file, *text, 0600) : text.error();
+  } else if (st.ok()) {
+    st = install_env(*pod.session, pod.paths, env);
+  }
   if (!st.ok()) return failed(st.error(), "prepare pod", detail);
+  if (pod.container) {
+    Outcome pulled = pull_step_image(pod, stop, detail);
+    if (pulled != Outcome::kOk) return pulled;
+  }
   *detail = pod.target.user + "@" + pod.target.host + ":" + std::to_string(pod.target.port) +
             ", host key " + pod.target.pinned_host_key;
+  if (pod.container) *detail += ", steps in image " + pod.container->image;
   say("ssh " + pod.target.host + ":" + std::to_string(pod.target.port) + " ready after " +
+      std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + " s");
+  return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
+}
+
+Outcome JobPhases::pull_step_image(PodHandle& pod, const std::function<bool()>& stop,
+                                   std::string* detail) {
+  const std::string& image = pod.container->image;
+  const MonoTime start = d_.clock.mono_now();
+  say("pulling the spec's image " + image + " on pod " + pod.record.pod_id +
+      " (its steps run in it, with docker)");
+  Status st = pull_image(
+      *pod.session, image,
+      [&](bool is_err, const std::string& line) {
+        moving();
+        remote_line(is_err, line);
+      },
+      stop);
+  if (!st.ok()) return failed(st.error(), "pull image", detail);
+  say("image " + image + " ready in " +
       std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + " s");
   return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
 }
@@ -317,10 +358,10 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
   auto on_offsets = [&](const StepOffsets& o) {
     if (keep_offsets) save_offsets(name, o);
   };
-  auto status =
-      reattach
-          ? follow_step(*pod.session, pod.paths, name, from, on_line, on_offsets, stop)
-          : run_step(*pod.session, pod.paths, name, script, workdir_, on_line, on_offsets, stop);
+  auto status = reattach
+                    ? follow_step(*pod.session, pod.paths, name, from, on_line, on_offsets, stop)
+                    : run_step(*pod.session, pod.paths, name, script, workdir_, on_line, on_offsets,
+                               stop, StepTimeouts{}, pod.container ? &*pod.container : nullptr);
   if (keep_offsets) {  // only a reattach reads them, and this follower saw the step to its end
     std::error_code ec;
     fs::remove(offsets_path(name), ec);
@@ -331,7 +372,7 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
     if (!(watchdog_ && watchdog_->aborted())) {
       say("stopping the remote " + name + " command");
       moving();
-      stop_step(*pod.session, pod.paths, name);
+      stop_step(*pod.session, pod.paths, name, pod.container ? &*pod.container : nullptr);
     }
     if (over_time) {
       return failed(make_error(ErrorCode::kTimeout,

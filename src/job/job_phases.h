@@ -3,7 +3,9 @@
 #pragma once
 
 #include <fstream>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +13,7 @@
 #include "job/job_watchdog.h"
 #include "job/phase_machine.h"
 #include "job/remote_steps.h"
+#include "job/step_container.h"
 
 namespace burst {
 
@@ -19,6 +22,9 @@ struct PodHandle {
   SshTarget target;
   std::unique_ptr<RemoteSession> session;
   PodPaths paths;
+  // Set when the provider runs steps inside the spec's image on its VMs
+  // (ProviderTraits::steps_in_container).
+  std::optional<StepContainer> container;
   bool needs_delete() const {
     return record.row_id != 0 && record.state != "deleted" && record.state != "create-failed";
   }
@@ -47,6 +53,8 @@ class JobPhases {
   Outcome provision(std::string* detail);
   Outcome wait_ssh(std::string* detail);
   Outcome sync(std::string* detail);
+  // Pulls pod.container's image on the pod (once per pod, from connect_pod), its output logged.
+  Outcome pull_step_image(PodHandle& pod, const std::function<bool()>& stop, std::string* detail);
   Outcome step(const std::string& name, const std::string& script, PodHandle& pod,
                double max_seconds, std::string* detail);
   Outcome pull(std::string* detail);

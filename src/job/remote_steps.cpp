@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "job/step_answers.h"
+#include "job/step_container.h"
 #include "util/shell.h"
 
 namespace burst {
@@ -79,16 +80,23 @@ std::string step_base(const PodPaths& paths, const std::string& step) {
 constexpr char kSentinel[] = "\036burst-follow\036\n";
 
 // Starts the supervisor (needs b=<step base>); exits 1 if it cannot.
-std::string launch_command(const PodPaths& paths, const std::string& workdir) {
+// With a container (job/step_container.h) the supervisor runs the step in it, and the env file
+// is docker's, not sourced on the VM.
+std::string launch_command(const PodPaths& paths, const std::string& workdir,
+                           const StepContainer* container, const std::string& step) {
   // The supervisor gets its files' common prefix as $0, so no path is quoted twice. setsid makes
   // it a session and process group leader: its pid is the group stop_step signals, and it is out
   // of the SSH session, which may die (burstd killed, network lost) without stopping the step.
-  const std::string sup =
-      "echo $$ > \"$0.pid.tmp\" && mv \"$0.pid.tmp\" \"$0.pid\"; "
-      "if command -v bash >/dev/null 2>&1; then bash -e \"$0.sh\" >\"$0.out\" 2>\"$0.err\"; "
-      "else sh -e \"$0.sh\" >\"$0.out\" 2>\"$0.err\"; fi; "
-      "echo $? > \"$0.status.tmp\" && mv \"$0.status.tmp\" \"$0.status\"";
-  return "cd " + shell_quote(workdir) + " && . " + shell_quote(paths.pod_dir + "/env.sh") +
+  const std::string body =
+      container ? "(" + docker_command_prelude() +
+                      container_run_command(*container, paths.pod_dir, step) +
+                      ") >\"$0.out\" 2>\"$0.err\"; "
+                : "if command -v bash >/dev/null 2>&1; then bash -e \"$0.sh\" >\"$0.out\" "
+                  "2>\"$0.err\"; else sh -e \"$0.sh\" >\"$0.out\" 2>\"$0.err\"; fi; ";
+  const std::string sup = "echo $$ > \"$0.pid.tmp\" && mv \"$0.pid.tmp\" \"$0.pid\"; " + body +
+                          "echo $? > \"$0.status.tmp\" && mv \"$0.status.tmp\" \"$0.status\"";
+  const std::string env = container ? "" : " && . " + shell_quote(paths.pod_dir + "/env.sh");
+  return "cd " + shell_quote(workdir) + env +
          " && rm -f \"$b.pid\" \"$b.status\" && : > \"$b.out\" && : > \"$b.err\" || exit 1; "
          "s=" +
          shell_quote(sup) +
@@ -274,20 +282,24 @@ Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::s
                      const std::string& script, const std::string& workdir,
                      const std::function<void(bool, const std::string&)>& on_line,
                      const std::function<void(const StepOffsets&)>& on_offsets,
-                     const std::function<bool()>& should_stop, const StepTimeouts& limits) {
+                     const std::function<bool()>& should_stop, const StepTimeouts& limits,
+                     const StepContainer* container) {
   Status st = session.write_file(paths.pod_dir + "/" + step + ".sh", script + "\n", 0700);
   if (!st.ok()) return st.error();
-  return follow(session, paths, step, launch_command(paths, workdir), {}, limits, on_line,
-                on_offsets, should_stop);
+  return follow(session, paths, step, launch_command(paths, workdir, container, step), {}, limits,
+                on_line, on_offsets, should_stop);
 }
 
-void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step) {
+void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
+               const StepContainer* container) {
   const std::string pid_file = shell_quote(paths.pod_dir + "/" + step + ".pid");
   (void)capture_small(  // its answer is ignored, and read no further than kMaxAnswer
       session, "p=$(cat " + pid_file +
                    " 2>/dev/null) && [ -n \"$p\" ] && "
                    "{ kill -TERM -- -$p 2>/dev/null || kill -TERM $p 2>/dev/null; sleep 1; "
                    "kill -KILL -- -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; true");
+  // The client's SIGTERM reached the container (docker forwards it); SIGKILL did not.
+  if (container) (void)capture_small(session, container_kill_command(*container, step));
 }
 
 }  // namespace burst

@@ -19,6 +19,8 @@
 
 namespace burst {
 
+struct StepContainer;  // job/step_container.h
+
 struct PodPaths {
   std::string volume;   // the persistent volume's root as the pod sees it ($BURST_VOLUME)
   std::string pod_dir;  // the pod's private scratch dir ($BURST_POD_DIR)
@@ -54,12 +56,14 @@ struct StepTimeouts {
 // Uploads `script` as <pod_dir>/<step>.sh, starts it under the supervisor with bash -e (sh -e
 // without bash) in `workdir` after sourcing env.sh (the environment, never argv, carries the
 // secrets), and follows it as follow_step does from the start, all in one SSH command. Returns
-// the step's exit status.
+// the step's exit status. With `container` the step runs inside the spec's image instead
+// (job/step_container.h: its env file replaces env.sh).
 Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
                      const std::string& script, const std::string& workdir,
                      const std::function<void(bool, const std::string&)>& on_line,
                      const std::function<void(const StepOffsets&)>& on_offsets,
-                     const std::function<bool()>& should_stop, const StepTimeouts& limits = {});
+                     const std::function<bool()>& should_stop, const StepTimeouts& limits = {},
+                     const StepContainer* container = nullptr);
 
 // Streams the output of a step already started by run_step from `from` until the supervisor
 // writes the exit status, and returns it (reattach). Output arrives line by line on
@@ -80,6 +84,8 @@ Status check_step_files(RemoteSession& session, const PodPaths& paths, const std
 
 // Sends SIGTERM, then SIGKILL, to the step's process group. Best effort: the pod's deletion is
 // what guarantees nothing keeps running.
-void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step);
+// With `container`, its container is killed too.
+void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
+               const StepContainer* container = nullptr);
 
 }  // namespace burst
