@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "burst/result.h"
+#include "burst/states.h"
 
 namespace burst {
 
@@ -20,7 +21,7 @@ struct JobRecord {
   std::string id;        // "20261122-070941-ab12cd"
   std::string pipeline;  // spec name
   std::string spec_path;
-  std::string state;  // "running" | "succeeded" | "failed" | "interrupted"
+  JobState state = JobState::kRunning;  // never kQueued in the store
   std::string phase;  // current or last phase name
   std::string provider;
   std::string error;          // why it failed, redacted; empty on success
@@ -57,7 +58,7 @@ struct PodRecord {
   int gpu_count = 0;
   double usd_per_hour = 0;   // price captured at creation
   std::string price_source;  // "config" | "offline table" | "live offer"
-  std::string state;         // "creating" | "alive" | "deleting" | "deleted" | "create-failed"
+  PodRecordState state = PodRecordState::kCreating;
   std::string host_key;      // pinned on first SSH contact; empty before
   int64_t created_ms = 0;    // when create was requested
   int64_t deleted_ms = 0;    // when deletion was confirmed

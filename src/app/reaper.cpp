@@ -13,7 +13,7 @@ namespace burst {
 namespace {
 
 bool is_live_row(const PodRecord& pod) {
-  return pod.state != "deleted" && pod.state != "create-failed";
+  return may_exist(pod.state);
 }
 
 std::string pod_key(const PodRecord& pod) { return pod.pod_id.empty() ? pod.name : pod.pod_id; }
@@ -99,7 +99,7 @@ std::vector<PodAction> Reaper::fail_orphaned_job(JobRecord job, const std::strin
   if (detail.empty()) detail = "no pod was alive";
   (void)d_.store.end_phase(job.id, "recover", to_unix_ms(d_.clock.now()),
                            all_deleted ? "ok" : "failed", detail);
-  job.state = "failed";
+  job.state = JobState::kFailed;
   job.phase = "recover";
   job.error = why + "; " + detail + (all_deleted ? "" : " (run `burst reap` again)");
   job.finished_ms = to_unix_ms(d_.clock.now());
@@ -119,7 +119,7 @@ std::vector<PodAction> Reaper::reap(const ReapOptions& o, std::vector<std::strin
   std::set<int64_t> handled;  // pod rows already dealt with
   auto jobs = d_.store.recent_jobs(1000);
   for (const JobRecord& job : jobs.ok() ? *jobs : std::vector<JobRecord>{}) {
-    if (job.state != "running" || job_alive(job)) continue;
+    if (job.state != JobState::kRunning || job_alive(job)) continue;
     if (o.dry_run) {
       for (const PodRecord& pod : *known)
         if (pod.job_id == job.id) {
@@ -141,7 +141,7 @@ std::vector<PodAction> Reaper::reap(const ReapOptions& o, std::vector<std::strin
   for (const PodRecord& pod : live.ok() ? *live : std::vector<PodRecord>{}) {
     if (handled.count(pod.row_id)) continue;
     auto job = d_.store.get_job(pod.job_id);
-    if (job.ok() && job->state == "running" && job_alive(*job)) {
+    if (job.ok() && job->state == JobState::kRunning && job_alive(*job)) {
       out.push_back({pod.provider, pod_key(pod), pod.job_id,
                      "skipped: job " + pod.job_id + " is still running in another burst process",
                      ReapOutcome::kSkipped});
@@ -232,7 +232,7 @@ PodAction Reaper::adopt_and_delete(Provider& p, const Pod& pod, const PodNamePar
     JobRecord job;
     job.id = parts.job_id;
     job.pipeline = "(unknown)";
-    job.state = "failed";
+    job.state = JobState::kFailed;
     job.phase = "reap";
     job.provider = p.name();
     job.error = "adopted by " + d_.actor + ": a burst-* pod the store had no record of";
@@ -248,7 +248,7 @@ PodAction Reaper::adopt_and_delete(Provider& p, const Pod& pod, const PodNamePar
   rec.gpu_type = pod.gpu_type;
   rec.usd_per_hour = pod.usd_per_hour;
   rec.price_source = "adopted by " + d_.actor;
-  rec.state = "alive";
+  rec.state = PodRecordState::kAlive;
   rec.created_ms = to_unix_ms(first_seen);
   if (auto row = d_.store.add_pod(rec); row.ok()) rec.row_id = *row;
   Status st = delete_and_verify(d_.store, p, d_.clock, &rec);

@@ -392,7 +392,7 @@ Outcome JobPhases::reattach_gpu(std::string* detail) {
   auto pods = d_.store.pods_of_job(in_.job_id);
   if (!pods.ok()) return failed(pods.error(), "reattach", detail);
   for (const PodRecord& p : *pods)
-    if (p.role == "gpu" && p.state != "deleted" && p.state != "create-failed") gpu_.record = p;
+    if (p.role == "gpu" && may_exist(p.state)) gpu_.record = p;
   if (gpu_.record.row_id == 0)
     return failed(make_error(ErrorCode::kNotFound, "the job has no live GPU pod"), "reattach",
                   detail);

@@ -20,7 +20,7 @@ struct PodHandle {
   std::unique_ptr<RemoteSession> session;
   PodPaths paths;
   bool needs_delete() const {
-    return record.row_id != 0 && record.state != "deleted" && record.state != "create-failed";
+    return record.row_id != 0 && may_exist(record.state);
   }
 };
 

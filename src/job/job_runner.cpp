@@ -35,12 +35,12 @@ JobResult JobRunner::run() {
   if (in_.reattach) {
     auto existing = d_.store.get_job(in_.job_id);
     if (!existing.ok()) {
-      result.state = "failed";
+      result.state = JobState::kFailed;
       result.error = "cannot reattach: " + existing.error().message;
       return result;
     }
     job = *existing;
-    job.state = "running";
+    job.state = JobState::kRunning;
     job.owner_pid = getpid();
     job.owner_start = process_start_time(job.owner_pid);
     (void)d_.store.update_job(job);
@@ -48,7 +48,7 @@ JobResult JobRunner::run() {
     job.id = in_.job_id;
     job.pipeline = in_.spec.name;
     job.spec_path = in_.spec.path;
-    job.state = "running";
+    job.state = JobState::kRunning;
     job.phase = to_string(Phase::kPlan);
     job.provider = in_.plan.gpu.provider;
     job.estimate_json = estimate_to_json(in_.plan.estimate);
@@ -57,7 +57,7 @@ JobResult JobRunner::run() {
     job.owner_pid = getpid();
     job.owner_start = process_start_time(job.owner_pid);
     if (Status st = d_.store.create_job(job); !st.ok()) {
-      result.state = "failed";
+      result.state = JobState::kFailed;
       result.error = "cannot record the job: " + st.error().message;
       return result;
     }
@@ -105,7 +105,8 @@ JobResult JobRunner::run() {
     const std::string name = to_string(phase);
     if (phase == Phase::kReport) {
       const bool stopped = interrupted || d_.interrupts() > 0;
-      job.state = !facts.job_failed ? "succeeded" : (stopped ? "interrupted" : "failed");
+      job.state = !facts.job_failed ? JobState::kSucceeded
+                                     : (stopped ? JobState::kInterrupted : JobState::kFailed);
       job.error = phases.error();
       job.finished_ms = now_ms(d_.clock);
     }

@@ -15,6 +15,7 @@
 #include "burst/console.h"
 #include "burst/fault_observer.h"
 #include "burst/provider.h"
+#include "burst/states.h"
 #include "burst/remote.h"
 #include "burst/spec.h"
 #include "burst/store.h"
@@ -66,7 +67,7 @@ struct JobInput {
 // What the runner returns: the job's end state. Its reports, calibration sample and notification
 // come after, from the store (app/finish.h).
 struct JobResult {
-  std::string state;  // succeeded | failed | interrupted
+  JobState state = JobState::kFailed;  // kSucceeded | kFailed | kInterrupted
   std::string error;  // redacted
 };
 

@@ -35,11 +35,11 @@ std::optional<double> error_pct(double actual, double estimate) {
 }
 
 std::string outcome_of(const JobRecord& job) {
-  if (job.state == "interrupted") return "cancelled";
-  if (job.state == "failed" && (job.error.find("budget.max_runtime") != std::string::npos ||
+  if (job.state == JobState::kInterrupted) return "cancelled";
+  if (job.state == JobState::kFailed && (job.error.find("budget.max_runtime") != std::string::npos ||
                                 job.error.find("stopped by budget") != std::string::npos))
     return "budget-stop";
-  return job.state;
+  return to_string(job.state);
 }
 
 void price_pods(JobReport& r, std::vector<PodRecord> pods) {
@@ -47,8 +47,8 @@ void price_pods(JobReport& r, std::vector<PodRecord> pods) {
   bool any_created = false;
   for (PodRecord& p : pods) {
     PodCost c{std::move(p)};
-    const bool failed = c.pod.state == "create-failed";
-    c.confirmed_deleted = c.pod.state == "deleted" || failed;
+    const bool failed = c.pod.state == PodRecordState::kCreateFailed;
+    c.confirmed_deleted = c.pod.state == PodRecordState::kDeleted || failed;
     const int64_t end = c.pod.deleted_ms ? c.pod.deleted_ms : r.as_of_ms;
     c.lifetime_s = failed ? 0 : std::max<int64_t>(0, end - c.pod.created_ms) / 1000.0;
     // No recorded rule (older jobs): the measured lifetime, as reports always showed it.

@@ -72,7 +72,8 @@ std::string report_html(const JobReport& r) {
     << row({"GPU", std::to_string(r.facts.gpu_count) + " x " + r.facts.gpu_type})
     << row({"price at creation", money(r.facts.gpu_usd_per_hour) + "/h (" + r.facts.price_source +
                                      ", billed per " + r.facts.billing_unit + ")"})
-    << row({"state", r.job.state + (r.outcome != r.job.state ? " (" + r.outcome + ")" : "") +
+    << row({"state", to_string(r.job.state) +
+                         (r.outcome != to_string(r.job.state) ? " (" + r.outcome + ")" : "") +
                          (r.no_pod ? ", no pod created: $0" : "")})
     << row({"error", r.job.error.empty() ? "-" : r.job.error})
     << row({"started", utc(r.job.created_ms)})

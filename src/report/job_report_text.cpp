@@ -26,8 +26,8 @@ std::string handoff_line(const JobReport& r, const char* indent) {
 }
 
 std::string state_line(const JobReport& r) {
-  std::string s = r.job.state;
-  if (r.outcome != r.job.state) s += " (" + r.outcome + ")";
+  std::string s = to_string(r.job.state);
+  if (r.outcome != s) s += " (" + r.outcome + ")";
   if (r.no_pod) s += ", no pod created: $0";
   return s;
 }
@@ -39,7 +39,7 @@ std::string report_json(const JobReport& r) {
   j["job"] = {{"id", r.job.id},
               {"pipeline", r.job.pipeline},
               {"spec", r.job.spec_path},
-              {"state", r.job.state},
+              {"state", to_string(r.job.state)},
               {"outcome", r.outcome},
               {"no_pod", r.no_pod},
               {"error", r.job.error},

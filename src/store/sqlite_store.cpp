@@ -26,12 +26,24 @@ constexpr const char* kPodColumns =
 
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
-JobRecord read_job(const Stmt& s) {
+// States are stored as the text burst/states.h's to_string gives: the very strings burst wrote
+// before the states were typed, so existing databases need no migration. A string this burst does
+// not know (a newer burst's state, a hand edit) is an error naming the row, never a default.
+Error unknown_state(const std::string& row, const std::string& text) {
+  return make_error(ErrorCode::kInvalid, "store: " + row + " has unknown state " + quoted(text) +
+                                             " (written by a newer burst?)");
+}
+
+Result<JobRecord> read_job(const Stmt& s) {
   JobRecord j;
   j.id = s.text(0);
   j.pipeline = s.text(1);
   j.spec_path = s.text(2);
-  j.state = s.text(3);
+  const std::string state = s.text(3);
+  if (auto st = job_state_from_string(state))
+    j.state = *st;
+  else
+    return unknown_state("job " + quoted(j.id), state);
   j.phase = s.text(4);
   j.provider = s.text(5);
   j.error = s.text(6);
@@ -56,7 +68,7 @@ PhaseRecord read_phase(const Stmt& s) {
   return p;
 }
 
-PodRecord read_pod(const Stmt& s) {
+Result<PodRecord> read_pod(const Stmt& s) {
   PodRecord p;
   p.row_id = s.int64(0);
   p.job_id = s.text(1);
@@ -68,7 +80,12 @@ PodRecord read_pod(const Stmt& s) {
   p.gpu_count = static_cast<int>(s.int64(7));
   p.usd_per_hour = s.real(8);
   p.price_source = s.text(9);
-  p.state = s.text(10);
+  const std::string state = s.text(10);
+  if (auto st = pod_record_state_from_string(state))
+    p.state = *st;
+  else
+    return unknown_state("pod row " + std::to_string(p.row_id) + " (job " + quoted(p.job_id) + ")",
+                         state);
   p.host_key = s.text(11);
   p.created_ms = s.int64(12);
   p.deleted_ms = s.int64(13);
@@ -88,7 +105,11 @@ TransferRecord read_transfer(const Stmt& s) {
 // Binds every pod field but row_id, in kPodColumns order.
 void bind_pod_fields(Stmt& s, const PodRecord& p) {
   s.bind(p.job_id).bind(p.provider).bind(p.role).bind(p.name).bind(p.pod_id).bind(p.gpu_type);
-  s.bind(p.gpu_count).bind(p.usd_per_hour).bind(p.price_source).bind(p.state).bind(p.host_key);
+  s.bind(p.gpu_count)
+      .bind(p.usd_per_hour)
+      .bind(p.price_source)
+      .bind(std::string(to_string(p.state)))
+      .bind(p.host_key);
   s.bind(p.created_ms).bind(p.deleted_ms);
 }
 
@@ -194,7 +215,12 @@ Status SqliteStore::create_job(const JobRecord& j) {
                                ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            "create job");
   if (!s) return s.error();
-  s->bind(j.id).bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
+  s->bind(j.id)
+      .bind(j.pipeline)
+      .bind(j.spec_path)
+      .bind(std::string(to_string(j.state)))
+      .bind(j.phase)
+      .bind(j.provider);
   s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.created_ms);
   s->bind(j.finished_ms).bind(j.owner_pid).bind(j.facts_json).bind(j.owner_start);
   return s->run();
@@ -208,7 +234,11 @@ Status SqliteStore::update_job(const JobRecord& j) {
       "owner_start = ? WHERE id = ?",
       "update job");
   if (!s) return s.error();
-  s->bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
+  s->bind(j.pipeline)
+      .bind(j.spec_path)
+      .bind(std::string(to_string(j.state)))
+      .bind(j.phase)
+      .bind(j.provider);
   s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.finished_ms).bind(j.owner_pid);
   s->bind(j.owner_start).bind(j.id);
   return run_changing(*s, "store: no job with id " + quoted(j.id));
@@ -311,6 +341,7 @@ Result<std::vector<PodRecord>> SqliteStore::pods_of_job(const std::string& job_i
 Result<std::vector<PodRecord>> SqliteStore::live_pods() {
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(std::string("SELECT ") + kPodColumns +
+                               // to_string(PodRecordState::kDeleted), kCreateFailed
                                " FROM pods WHERE state NOT IN ('deleted', 'create-failed') "
                                "ORDER BY created_ms, row_id",
                            "list live pods");

@@ -32,7 +32,7 @@ class FakeJobLauncher : public daemon::JobLauncher {
     rec.id = id;
     rec.pipeline = spec.name;
     rec.spec_path = spec.path;
-    rec.state = "running";
+    rec.state = JobState::kRunning;
     rec.phase = "run";
     rec.owner_pid = getpid();
     (void)store_.create_job(rec);
@@ -48,7 +48,7 @@ class FakeJobLauncher : public daemon::JobLauncher {
     --active_;
     const bool cancelled = interrupts() > 0;
     lock.unlock();
-    rec.state = cancelled ? "interrupted" : "succeeded";
+    rec.state = cancelled ? JobState::kInterrupted : JobState::kSucceeded;
     rec.phase = "report";
     rec.finished_ms = 2;
     (void)store_.end_phase(id, "run", 2, cancelled ? "interrupted" : "ok", "");

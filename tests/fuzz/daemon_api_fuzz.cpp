@@ -94,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   JobRecord job;
   job.id = "j1";
   job.pipeline = "tts";
-  job.state = "failed";
+  job.state = JobState::kFailed;
   job.phase = "report";
   job.report_path = dir + "/j1.json";
   job.created_ms = 1000;
@@ -108,7 +108,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pod.role = "gpu";
   pod.name = "burst-j1-gpu";
   pod.pod_id = "local-1";
-  pod.state = "alive";
+  pod.state = PodRecordState::kAlive;
   (void)store->add_pod(pod);
 
   FakeClock clock;

@@ -1,0 +1,46 @@
+// The typed states of the records in the Store (burst/store.h): a job's state and a pod row's
+// state. Callers compare these enums, never strings. The strings exist in two places only: the
+// store adapter (src/store/), whose SQLite text columns hold exactly the strings to_string gives
+// (the same ones burst always wrote, so stored data needs no migration), and JSON/report output,
+// which users and tests read. from_string returns nullopt for a string it does not know; the store
+// adapter turns that into an error naming the row, never a silent default.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string_view>
+
+namespace burst {
+
+enum class JobState {
+  kQueued,   // accepted by burstd, not started (burstd's queue; never a jobs-table row)
+  kRunning,  // started and not finished, or its owner died before finishing (reap fails it)
+  kSucceeded,
+  kFailed,
+  kInterrupted,  // stopped by a signal, a cancel or the runtime budget
+};
+
+// A pod row's lifecycle (PodRecord). Not the provider's view of a pod (burst/provider.h PodState).
+enum class PodRecordState {
+  kCreating,      // written before the provider's create call; the id may still be unknown
+  kAlive,         // create returned an id
+  kDeleting,      // delete asked, not yet confirmed
+  kDeleted,       // deletion confirmed
+  kCreateFailed,  // create surely made no pod
+};
+
+const char* to_string(JobState s);        // "queued", "running", "succeeded", ...
+const char* to_string(PodRecordState s);  // "creating", "alive", ..., "create-failed"
+std::optional<JobState> job_state_from_string(std::string_view s);
+std::optional<PodRecordState> pod_record_state_from_string(std::string_view s);
+
+// Prints to_string (test failure messages, logs).
+std::ostream& operator<<(std::ostream& os, JobState s);
+std::ostream& operator<<(std::ostream& os, PodRecordState s);
+
+// The pod may exist at the provider (may bill): anything but deleted or create-failed.
+inline bool may_exist(PodRecordState s) {
+  return s != PodRecordState::kDeleted && s != PodRecordState::kCreateFailed;
+}
+
+}  // namespace burst
