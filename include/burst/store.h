@@ -22,7 +22,7 @@ struct JobRecord {
   std::string pipeline;  // spec name
   std::string spec_path;
   JobState state = JobState::kRunning;  // never kQueued in the store
-  std::string phase;  // current or last phase name
+  std::string phase;                    // current or last phase name
   std::string provider;
   std::string error;          // why it failed, redacted; empty on success
   std::string estimate_json;  // the plan's estimate, as JSON text
@@ -59,9 +59,9 @@ struct PodRecord {
   double usd_per_hour = 0;   // price captured at creation
   std::string price_source;  // "config" | "offline table" | "live offer"
   PodRecordState state = PodRecordState::kCreating;
-  std::string host_key;      // pinned on first SSH contact; empty before
-  int64_t created_ms = 0;    // when create was requested
-  int64_t deleted_ms = 0;    // when deletion was confirmed
+  std::string host_key;    // pinned on first SSH contact; empty before
+  int64_t created_ms = 0;  // when create was requested
+  int64_t deleted_ms = 0;  // when deletion was confirmed
 };
 
 struct TransferRecord {

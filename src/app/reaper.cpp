@@ -12,9 +12,7 @@
 namespace burst {
 namespace {
 
-bool is_live_row(const PodRecord& pod) {
-  return may_exist(pod.state);
-}
+bool is_live_row(const PodRecord& pod) { return may_exist(pod.state); }
 
 std::string pod_key(const PodRecord& pod) { return pod.pod_id.empty() ? pod.name : pod.pod_id; }
 

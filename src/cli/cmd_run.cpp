@@ -91,7 +91,8 @@ int cmd_run(const RunArgs& args) {
                           {"report", run.finished.files.json}};
     std::cout << out.dump(2) << std::endl;
   } else if (!result.error.empty()) {
-    std::cerr << "burst: job " << job_id << " " << to_string(result.state) << ": " << result.error << "\n";
+    std::cerr << "burst: job " << job_id << " " << to_string(result.state) << ": " << result.error
+              << "\n";
   }
   if (result.state == JobState::kSucceeded) return kExitOk;
   if (result.state == JobState::kInterrupted) return kExitInterrupted;

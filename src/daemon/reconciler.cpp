@@ -16,8 +16,7 @@ bool Reconciler::gpu_pod_running(const JobRecord& job) {
   auto pods = d_.store.pods_of_job(job.id);
   if (!pods.ok()) return false;
   for (const PodRecord& pod : *pods) {
-    if (pod.role != "gpu" || pod.pod_id.empty() || !may_exist(pod.state))
-      continue;
+    if (pod.role != "gpu" || pod.pod_id.empty() || !may_exist(pod.state)) continue;
     std::string cannot;
     Provider* p = reaper_.provider(pod.provider, &cannot);
     if (!p) return false;

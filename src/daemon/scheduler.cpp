@@ -265,7 +265,8 @@ void Scheduler::finished(const std::string& id, const JobResult& result) {
       running_.erase(it);
     }
   }
-  log("job " + id + " " + to_string(result.state) + (result.error.empty() ? "" : ": " + result.error));
+  log("job " + id + " " + to_string(result.state) +
+      (result.error.empty() ? "" : ": " + result.error));
   cv_.notify_all();
   waiter_->notify();
 }

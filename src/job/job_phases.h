@@ -19,9 +19,7 @@ struct PodHandle {
   SshTarget target;
   std::unique_ptr<RemoteSession> session;
   PodPaths paths;
-  bool needs_delete() const {
-    return record.row_id != 0 && may_exist(record.state);
-  }
+  bool needs_delete() const { return record.row_id != 0 && may_exist(record.state); }
 };
 
 class JobPhases {

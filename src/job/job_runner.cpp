@@ -106,7 +106,7 @@ JobResult JobRunner::run() {
     if (phase == Phase::kReport) {
       const bool stopped = interrupted || d_.interrupts() > 0;
       job.state = !facts.job_failed ? JobState::kSucceeded
-                                     : (stopped ? JobState::kInterrupted : JobState::kFailed);
+                                    : (stopped ? JobState::kInterrupted : JobState::kFailed);
       job.error = phases.error();
       job.finished_ms = now_ms(d_.clock);
     }

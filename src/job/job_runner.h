@@ -15,9 +15,9 @@
 #include "burst/console.h"
 #include "burst/fault_observer.h"
 #include "burst/provider.h"
-#include "burst/states.h"
 #include "burst/remote.h"
 #include "burst/spec.h"
+#include "burst/states.h"
 #include "burst/store.h"
 #include "job/budget_guard.h"
 #include "plan/planner.h"
@@ -68,7 +68,7 @@ struct JobInput {
 // come after, from the store (app/finish.h).
 struct JobResult {
   JobState state = JobState::kFailed;  // kSucceeded | kFailed | kInterrupted
-  std::string error;  // redacted
+  std::string error;                   // redacted
 };
 
 class JobRunner {

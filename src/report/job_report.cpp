@@ -36,8 +36,9 @@ std::optional<double> error_pct(double actual, double estimate) {
 
 std::string outcome_of(const JobRecord& job) {
   if (job.state == JobState::kInterrupted) return "cancelled";
-  if (job.state == JobState::kFailed && (job.error.find("budget.max_runtime") != std::string::npos ||
-                                job.error.find("stopped by budget") != std::string::npos))
+  if (job.state == JobState::kFailed &&
+      (job.error.find("budget.max_runtime") != std::string::npos ||
+       job.error.find("stopped by budget") != std::string::npos))
     return "budget-stop";
   return to_string(job.state);
 }

@@ -187,7 +187,9 @@ TEST_F(PodLifecycle, OnlyErrorsThatProveNoPodWasMadeMarkCreateFailed) {
 TEST_F(PodLifecycle, DeleteErrorIsNotRetriedAgainHereAndReapFinishesIt) {
   const std::string id = create_ok();
   provider_.delete_errors = {make_error(ErrorCode::kUnavailable, "503 (gave up after 5 attempts)")};
-  provider_.on_delete = [&](const std::string&) { EXPECT_EQ(stored().state, PodRecordState::kDeleting); };
+  provider_.on_delete = [&](const std::string&) {
+    EXPECT_EQ(stored().state, PodRecordState::kDeleting);
+  };
   Status st = delete_and_verify(*store_, provider_, clock_, &record_);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "delete fake pod " + id + ": 503 (gave up after 5 attempts)");

@@ -14,8 +14,10 @@ namespace {
 
 TEST(States, EveryJobStateRoundTripsThroughItsStoredString) {
   const std::vector<std::pair<JobState, std::string>> all = {
-      {JobState::kQueued, "queued"},       {JobState::kRunning, "running"},
-      {JobState::kSucceeded, "succeeded"}, {JobState::kFailed, "failed"},
+      {JobState::kQueued, "queued"},
+      {JobState::kRunning, "running"},
+      {JobState::kSucceeded, "succeeded"},
+      {JobState::kFailed, "failed"},
       {JobState::kInterrupted, "interrupted"}};
   for (const auto& [state, text] : all) {
     EXPECT_EQ(to_string(state), text);
