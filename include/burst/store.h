@@ -40,10 +40,10 @@ struct JobRecord {
 
 struct PhaseRecord {
   std::string job_id;
-  std::string phase;
+  Phase phase = Phase::kPlan;
   int64_t started_ms = 0;
-  int64_t ended_ms = 0;  // 0 while in progress
-  std::string outcome;   // "" while in progress, then "ok" | "failed" | "skipped" | "interrupted"
+  int64_t ended_ms = 0;            // 0 while in progress
+  std::optional<Outcome> outcome;  // nullopt while in progress
   std::string detail;
 };
 
@@ -163,11 +163,10 @@ class Store {
   // Jobs created in [from_ms, to_ms), oldest first.
   virtual Result<std::vector<JobRecord>> jobs_between(int64_t from_ms, int64_t to_ms) = 0;
 
-  virtual Status begin_phase(const std::string& job_id, const std::string& phase,
-                             int64_t at_ms) = 0;
+  virtual Status begin_phase(const std::string& job_id, Phase phase, int64_t at_ms) = 0;
   // Closes the most recent open row of that phase; kNotFound when none is open.
-  virtual Status end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
-                           const std::string& outcome, const std::string& detail) = 0;
+  virtual Status end_phase(const std::string& job_id, Phase phase, int64_t at_ms, Outcome outcome,
+                           const std::string& detail) = 0;
   virtual Result<std::vector<PhaseRecord>> phases(const std::string& job_id) = 0;  // in order
 
   // Writes the row and returns its row_id.

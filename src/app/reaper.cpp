@@ -48,7 +48,7 @@ std::string Reaper::open_phase(const JobRecord& job) {
   std::string open = job.phase;  // the runner records a phase in the job once it has ended
   if (auto phases = d_.store.phases(job.id); phases.ok())
     for (const auto& p : *phases)
-      if (p.ended_ms == 0) open = p.phase;
+      if (p.ended_ms == 0) open = to_string(p.phase);
   return open;
 }
 
@@ -77,9 +77,9 @@ std::vector<PodAction> Reaper::fail_orphaned_job(JobRecord job, const std::strin
   if (auto phases = d_.store.phases(job.id); phases.ok())
     for (const auto& p : *phases)
       if (p.ended_ms == 0)
-        (void)d_.store.end_phase(job.id, p.phase, now, "interrupted",
+        (void)d_.store.end_phase(job.id, p.phase, now, Outcome::kInterrupted,
                                  "the process running the job stopped during this phase");
-  (void)d_.store.begin_phase(job.id, "recover", now);
+  (void)d_.store.begin_phase(job.id, Phase::kRecover, now);
   std::vector<PodAction> actions;
   std::string detail;
   bool all_deleted = true;
@@ -95,10 +95,10 @@ std::vector<PodAction> Reaper::fail_orphaned_job(JobRecord job, const std::strin
     }
   }
   if (detail.empty()) detail = "no pod was alive";
-  (void)d_.store.end_phase(job.id, "recover", to_unix_ms(d_.clock.now()),
-                           all_deleted ? "ok" : "failed", detail);
+  (void)d_.store.end_phase(job.id, Phase::kRecover, to_unix_ms(d_.clock.now()),
+                           all_deleted ? Outcome::kOk : Outcome::kFailed, detail);
   job.state = JobState::kFailed;
-  job.phase = "recover";
+  job.phase = to_string(Phase::kRecover);
   job.error = why + "; " + detail + (all_deleted ? "" : " (run `burst reap` again)");
   job.finished_ms = to_unix_ms(d_.clock.now());
   (void)d_.store.update_job(job);

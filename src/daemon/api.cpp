@@ -212,10 +212,10 @@ ApiResponse Api::job_status(const std::string& id) {
   json phases = json::array();
   if (auto ps = store_.phases(id); ps.ok())
     for (const auto& p : *ps)
-      phases.push_back({{"phase", p.phase},
+      phases.push_back({{"phase", to_string(p.phase)},
                         {"started", format_utc(from_unix_ms(p.started_ms))},
                         {"ended", p.ended_ms ? format_utc(from_unix_ms(p.ended_ms)) : ""},
-                        {"outcome", p.outcome},
+                        {"outcome", to_string(p.outcome)},
                         {"detail", p.detail}});
   out["phases"] = phases;
   json pods = json::array();

@@ -155,6 +155,10 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
     case Phase::kReport:
     case Phase::kDone:
       return Outcome::kOk;
+    case Phase::kReattach:  // recorded rows, never executed as a machine phase
+    case Phase::kRecover:
+      *detail = std::string("not a phase the runner executes: ") + to_string(phase);
+      return Outcome::kFailed;
   }
   return Outcome::kFailed;
 }
@@ -294,7 +298,7 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
     // max_runtime counts from the run phase's start, before burstd restarted.
     if (auto rows = d_.store.phases(in_.job_id); rows.ok())
       for (const auto& r : *rows)
-        if (r.phase == "run") start = from_unix_ms(r.started_ms);
+        if (r.phase == Phase::kRun) start = from_unix_ms(r.started_ms);
     from = load_offsets(name);
     say("continuing the run step's output from byte " + std::to_string(from.out) +
         " (stdout) and " + std::to_string(from.err) + " (stderr)");

@@ -88,7 +88,7 @@ JobResult JobRunner::run() {
   if (in_.reattach) {
     phase = Phase::kRun;
     run_open = true;
-    (void)d_.store.begin_phase(job.id, "reattach", now_ms(d_.clock));
+    (void)d_.store.begin_phase(job.id, Phase::kReattach, now_ms(d_.clock));
     std::string detail;
     Outcome outcome;
     try {
@@ -98,8 +98,9 @@ JobResult JobRunner::run() {
       detail = std::string("internal error: ") + e.what();
       phases.fail(detail);
     }
-    (void)d_.store.end_phase(job.id, "reattach", now_ms(d_.clock),
-                             outcome == Outcome::kOk ? "ok" : "failed", redact_(detail));
+    (void)d_.store.end_phase(job.id, Phase::kReattach, now_ms(d_.clock),
+                             outcome == Outcome::kOk ? Outcome::kOk : Outcome::kFailed,
+                             redact_(detail));
   }
   while (phase != Phase::kDone) {
     const std::string name = to_string(phase);
@@ -113,7 +114,7 @@ JobResult JobRunner::run() {
     // The job's phase column names the phase in progress (what `burst status` shows).
     job.phase = name;
     (void)d_.store.update_job(job);
-    if (!run_open) (void)d_.store.begin_phase(job.id, name, now_ms(d_.clock));
+    if (!run_open) (void)d_.store.begin_phase(job.id, phase, now_ms(d_.clock));
     run_open = false;
     watchdog.progress();
     phases.say("==> " + name);
@@ -131,7 +132,7 @@ JobResult JobRunner::run() {
     if (outcome == Outcome::kFailed || outcome == Outcome::kInterrupted ||
         outcome == Outcome::kConnectionLost)
       facts.job_failed = true;
-    (void)d_.store.end_phase(job.id, name, now_ms(d_.clock), to_string(outcome), redact_(detail));
+    (void)d_.store.end_phase(job.id, phase, now_ms(d_.clock), outcome, redact_(detail));
     if (phase != Phase::kReport) job.error = phases.error();
     (void)d_.store.update_job(job);
     phase = next_phase(phase, outcome, facts);

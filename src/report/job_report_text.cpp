@@ -67,9 +67,9 @@ std::string report_json(const JobReport& r) {
                          {"usd", c.usd}});
   j["phases"] = json::array();
   for (const auto& p : r.phases)
-    j["phases"].push_back({{"phase", p.phase},
+    j["phases"].push_back({{"phase", to_string(p.phase)},
                            {"pod", phase_role(p.phase)},
-                           {"outcome", p.outcome},
+                           {"outcome", to_string(p.outcome)},
                            {"detail", p.detail},
                            {"started", utc(p.started_ms)},
                            {"seconds", p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0}});
@@ -173,8 +173,8 @@ std::string report_markdown(const JobReport& r) {
   for (const auto& rec : r.recommendations) o << "- **" << rec.id << "**: " << rec.text << "\n";
   o << "\n## Phases\n\n| phase | pod | outcome | seconds | detail |\n|---|---|---|---|---|\n";
   for (const auto& p : r.phases)
-    o << "| " << p.phase << " | " << phase_role(p.phase) << " | " << p.outcome << " | "
-      << secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0) << " | " << p.detail
+    o << "| " << to_string(p.phase) << " | " << phase_role(p.phase) << " | " << to_string(p.outcome)
+      << " | " << secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0) << " | " << p.detail
       << " |\n";
   o << "\n## Transfers\n\nsynced " << bytes(r.bytes_synced) << ", pulled " << bytes(r.bytes_pulled)
     << "\n";

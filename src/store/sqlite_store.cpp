@@ -57,13 +57,26 @@ Result<JobRecord> read_job(const Stmt& s) {
   return j;
 }
 
-PhaseRecord read_phase(const Stmt& s) {
+Result<PhaseRecord> read_phase(const Stmt& s) {
   PhaseRecord p;
   p.job_id = s.text(0);
-  p.phase = s.text(1);
+  const std::string phase = s.text(1);
+  if (auto ph = phase_from_string(phase))
+    p.phase = *ph;
+  else
+    return make_error(ErrorCode::kInvalid, "store: a phase row of job " + quoted(p.job_id) +
+                                               " has unknown phase " + quoted(phase) +
+                                               " (written by a newer burst?)");
   p.started_ms = s.int64(2);
-  p.ended_ms = s.int64(3);  // NULL (open) reads as 0
-  p.outcome = s.text(4);
+  p.ended_ms = s.int64(3);                // NULL (open) reads as 0
+  const std::string outcome = s.text(4);  // "" while the phase is open
+  if (!outcome.empty()) {
+    p.outcome = outcome_from_string(outcome);
+    if (!p.outcome)
+      return make_error(ErrorCode::kInvalid, "store: phase " + quoted(phase) + " of job " +
+                                                 quoted(p.job_id) + " has unknown outcome " +
+                                                 quoted(outcome) + " (written by a newer burst?)");
+  }
   p.detail = s.text(5);
   return p;
 }
@@ -123,9 +136,9 @@ class SqliteStore final : public Store {
   Result<std::vector<JobRecord>> recent_jobs(int limit) override;
   Result<std::vector<JobRecord>> jobs_between(int64_t from_ms, int64_t to_ms) override;
 
-  Status begin_phase(const std::string& job_id, const std::string& phase, int64_t at_ms) override;
-  Status end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
-                   const std::string& outcome, const std::string& detail) override;
+  Status begin_phase(const std::string& job_id, Phase phase, int64_t at_ms) override;
+  Status end_phase(const std::string& job_id, Phase phase, int64_t at_ms, Outcome outcome,
+                   const std::string& detail) override;
   Result<std::vector<PhaseRecord>> phases(const std::string& job_id) override;
 
   Result<int64_t> add_pod(const PodRecord& pod) override;
@@ -266,28 +279,28 @@ Result<std::vector<JobRecord>> SqliteStore::recent_jobs(int limit) {
   return collect(*s, read_job);
 }
 
-Status SqliteStore::begin_phase(const std::string& job_id, const std::string& phase,
-                                int64_t at_ms) {
+Status SqliteStore::begin_phase(const std::string& job_id, Phase phase, int64_t at_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(
       "INSERT INTO phases (job_id, phase, started_ms, ended_ms, outcome, detail) "
       "VALUES (?, ?, ?, NULL, '', '')",
       "begin phase");
   if (!s) return s.error();
-  s->bind(job_id).bind(phase).bind(at_ms);
+  s->bind(job_id).bind(std::string(to_string(phase))).bind(at_ms);
   return s->run();
 }
 
-Status SqliteStore::end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
-                              const std::string& outcome, const std::string& detail) {
+Status SqliteStore::end_phase(const std::string& job_id, Phase phase, int64_t at_ms,
+                              Outcome outcome, const std::string& detail) {
+  const std::string name = to_string(phase);
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(
       "UPDATE phases SET ended_ms = ?, outcome = ?, detail = ? WHERE id = "
       "(SELECT max(id) FROM phases WHERE job_id = ? AND phase = ? AND ended_ms IS NULL)",
       "end phase");
   if (!s) return s.error();
-  s->bind(at_ms).bind(outcome).bind(detail).bind(job_id).bind(phase);
-  return run_changing(*s, "store: no open phase " + quoted(phase) + " for job " + quoted(job_id));
+  s->bind(at_ms).bind(std::string(to_string(outcome))).bind(detail).bind(job_id).bind(name);
+  return run_changing(*s, "store: no open phase " + quoted(name) + " for job " + quoted(job_id));
 }
 
 Result<std::vector<PhaseRecord>> SqliteStore::phases(const std::string& job_id) {

@@ -100,8 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   job.created_ms = 1000;
   job.finished_ms = 2000;
   (void)store->create_job(job);
-  (void)store->begin_phase("j1", "run", 1000);
-  (void)store->end_phase("j1", "run", 2000, "failed", "exit 1");
+  (void)store->begin_phase("j1", Phase::kRun, 1000);
+  (void)store->end_phase("j1", Phase::kRun, 2000, Outcome::kFailed, "exit 1");
   PodRecord pod;
   pod.job_id = "j1";
   pod.provider = "local";

@@ -95,7 +95,9 @@ inline void record_history(Store& store, HistoryJob h) {
     return p;
   };
   for (const auto& [phase, seconds] : h.phases) {
-    ASSERT_TRUE(store.begin_phase(h.id, phase, t).ok());
+    const std::optional<Phase> named = phase_from_string(phase);
+    ASSERT_TRUE(named) << phase;
+    ASSERT_TRUE(store.begin_phase(h.id, *named, t).ok());
     if (phase == "provision") {
       gpu = make_pod("gpu", h.gpu_usd_per_hour);
       if (h.gpu_create_fails) {
@@ -118,7 +120,11 @@ inline void record_history(Store& store, HistoryJob h) {
       ASSERT_TRUE(store.update_pod(*cpu).ok());
     }
     const std::string outcome = outcome_of(h, phase);
-    ASSERT_TRUE(store.end_phase(h.id, phase, t, outcome, outcome == "ok" ? "" : h.error).ok());
+    ASSERT_TRUE(outcome_from_string(outcome)) << outcome;
+    ASSERT_TRUE(store
+                    .end_phase(h.id, *named, t, *outcome_from_string(outcome),
+                               outcome == "ok" ? "" : h.error)
+                    .ok());
   }
   if (h.synced_bytes) {
     ASSERT_TRUE(store.add_transfer({h.id, "sync", 3, h.synced_bytes, 2000}).ok());

@@ -48,7 +48,7 @@ class ReconcilerTest : public ::testing::Test {
     job.provider = "fake";
     job.owner_pid = 999999;
     EXPECT_TRUE(store_->create_job(job).ok());
-    EXPECT_TRUE(store_->begin_phase(id, "run", to_unix_ms(clock_.now())).ok());
+    EXPECT_TRUE(store_->begin_phase(id, Phase::kRun, to_unix_ms(clock_.now())).ok());
     Pod pod = cloud_.add_existing("burst-" + id + "-gpu");
     PodRecord rec;
     rec.job_id = id;
@@ -86,9 +86,9 @@ TEST_F(ReconcilerTest, JobOfADeadDaemonIsFailedItsPodDeletedAndTheReportSaysSo) 
                 pod + " deleted (confirmed)");
   auto phases = *store_->phases("j1");
   ASSERT_EQ(phases.size(), 2u);
-  EXPECT_EQ(phases[0].outcome, "interrupted");
-  EXPECT_EQ(phases[1].phase, "recover");
-  EXPECT_EQ(phases[1].outcome, "ok");
+  EXPECT_EQ(phases[0].outcome, Outcome::kInterrupted);
+  EXPECT_EQ(phases[1].phase, Phase::kRecover);
+  EXPECT_EQ(phases[1].outcome, Outcome::kOk);
   EXPECT_TRUE(store_->live_pods()->empty());
 
   std::ifstream f(job->report_path);

@@ -131,7 +131,7 @@ class JobRunnerTest : public ::testing::Test {
   std::vector<std::pair<std::string, std::string>> phases() {
     std::vector<std::pair<std::string, std::string>> out;
     const auto rows = store_->phases("20260101-000000-test").value();
-    for (const auto& p : rows) out.emplace_back(p.phase, p.outcome);
+    for (const auto& p : rows) out.emplace_back(to_string(p.phase), to_string(p.outcome));
     return out;
   }
   std::string outcome_of(const std::string& phase) {
@@ -142,7 +142,7 @@ class JobRunnerTest : public ::testing::Test {
   std::string detail_of(const std::string& phase) {
     const auto rows = store_->phases("20260101-000000-test").value();
     for (const auto& p : rows)
-      if (p.phase == phase) return p.detail;
+      if (to_string(p.phase) == phase) return p.detail;
     return "";
   }
   JobRecord job() { return store_->get_job("20260101-000000-test").value(); }

@@ -79,7 +79,7 @@ struct Installation {
     job.owner_pid = pid;
     job.owner_start = start;
     EXPECT_TRUE(store->create_job(job).ok());
-    EXPECT_TRUE(store->begin_phase(job_id, "run", to_unix_ms(clock.now())).ok());
+    EXPECT_TRUE(store->begin_phase(job_id, Phase::kRun, to_unix_ms(clock.now())).ok());
     Pod pod = cloud.add_existing(pod_name(id(), job_id, "gpu"));
     PodRecord rec;
     rec.job_id = job_id;

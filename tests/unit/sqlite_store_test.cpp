@@ -189,43 +189,43 @@ TEST_F(StoreTest, PhasesInOrderWithOpenAndClosedRows) {
   auto store = open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-  ASSERT_TRUE(store->begin_phase("j", "provision", 10).ok());
-  ASSERT_TRUE(store->end_phase("j", "provision", 20, "ok", "2 pods").ok());
-  ASSERT_TRUE(store->begin_phase("j", "sync", 20).ok());
-  ASSERT_TRUE(store->begin_phase("j", "run", 30).ok());
-  ASSERT_TRUE(store->end_phase("j", "sync", 40, "failed", "rsync exit 23").ok());
+  ASSERT_TRUE(store->begin_phase("j", Phase::kProvision, 10).ok());
+  ASSERT_TRUE(store->end_phase("j", Phase::kProvision, 20, Outcome::kOk, "2 pods").ok());
+  ASSERT_TRUE(store->begin_phase("j", Phase::kSync, 20).ok());
+  ASSERT_TRUE(store->begin_phase("j", Phase::kRun, 30).ok());
+  ASSERT_TRUE(store->end_phase("j", Phase::kSync, 40, Outcome::kFailed, "rsync exit 23").ok());
 
   Result<std::vector<PhaseRecord>> phases = store->phases("j");
   ASSERT_TRUE(phases.ok());
   ASSERT_EQ(phases->size(), 3u);
   const PhaseRecord& p0 = (*phases)[0];
   EXPECT_EQ(p0.job_id, "j");
-  EXPECT_EQ(p0.phase, "provision");
+  EXPECT_EQ(p0.phase, Phase::kProvision);
   EXPECT_EQ(p0.started_ms, 10);
   EXPECT_EQ(p0.ended_ms, 20);
-  EXPECT_EQ(p0.outcome, "ok");
+  EXPECT_EQ(p0.outcome, Outcome::kOk);
   EXPECT_EQ(p0.detail, "2 pods");
-  EXPECT_EQ((*phases)[1].phase, "sync");
+  EXPECT_EQ((*phases)[1].phase, Phase::kSync);
   EXPECT_EQ((*phases)[1].ended_ms, 40);
-  EXPECT_EQ((*phases)[1].outcome, "failed");
+  EXPECT_EQ((*phases)[1].outcome, Outcome::kFailed);
   EXPECT_EQ((*phases)[1].detail, "rsync exit 23");
-  EXPECT_EQ((*phases)[2].phase, "run");
+  EXPECT_EQ((*phases)[2].phase, Phase::kRun);
   EXPECT_EQ((*phases)[2].started_ms, 30);
   EXPECT_EQ((*phases)[2].ended_ms, 0);
-  EXPECT_EQ((*phases)[2].outcome, "");
+  EXPECT_EQ((*phases)[2].outcome, std::nullopt);
 }
 
 TEST_F(StoreTest, EndPhaseWithoutBeginIsNotFound) {
   auto store = open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-  Status ended = store->end_phase("j", "run", 5, "ok", "");
+  Status ended = store->end_phase("j", Phase::kRun, 5, Outcome::kOk, "");
   ASSERT_FALSE(ended.ok());
   EXPECT_EQ(ended.error().code, ErrorCode::kNotFound);
   // A closed row is not open any more: ending it twice is also kNotFound.
-  ASSERT_TRUE(store->begin_phase("j", "run", 5).ok());
-  ASSERT_TRUE(store->end_phase("j", "run", 0, "ok", "").ok());
-  ended = store->end_phase("j", "run", 7, "ok", "");
+  ASSERT_TRUE(store->begin_phase("j", Phase::kRun, 5).ok());
+  ASSERT_TRUE(store->end_phase("j", Phase::kRun, 0, Outcome::kOk, "").ok());
+  ended = store->end_phase("j", Phase::kRun, 7, Outcome::kOk, "");
   ASSERT_FALSE(ended.ok());
   EXPECT_EQ(ended.error().code, ErrorCode::kNotFound);
 }
@@ -340,6 +340,37 @@ TEST_F(StoreTest, StatesAreStoredAsTheirStringsAndUnknownOnesAreErrorsNamingTheR
   EXPECT_FALSE(store->pods_of_jobs_between(0, 100).ok());
 }
 
+TEST_F(StoreTest, PhasesAreStoredAsTheirNamesAndUnknownOnesAreErrorsNamingTheJob) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  ASSERT_TRUE(store->begin_phase("j", Phase::kDeleteGpu, 10).ok());
+  ASSERT_TRUE(store->end_phase("j", Phase::kDeleteGpu, 20, Outcome::kConnectionLost, "").ok());
+  auto db = sqlite::open_database(db_path_.string());
+  ASSERT_TRUE(db.ok());
+  {
+    auto s = sqlite::Stmt::prepare(db->get(), "SELECT phase, outcome FROM phases", "read");
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE(s->step().ok());
+    EXPECT_EQ(s->text(0), "delete-gpu-pod");
+    EXPECT_EQ(s->text(1), "connection-lost");
+  }
+
+  ASSERT_TRUE(sqlite::exec(db->get(), "UPDATE phases SET outcome = 'partly'", "edit").ok());
+  Result<std::vector<PhaseRecord>> phases = store->phases("j");
+  ASSERT_FALSE(phases.ok());
+  EXPECT_EQ(phases.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(phases.error().message,
+            "store: phase \"delete-gpu-pod\" of job \"j\" has unknown outcome \"partly\" "
+            "(written by a newer burst?)");
+  ASSERT_TRUE(sqlite::exec(db->get(), "UPDATE phases SET phase = 'warm-up'", "edit").ok());
+  phases = store->phases("j");
+  ASSERT_FALSE(phases.ok());
+  EXPECT_EQ(phases.error().message,
+            "store: a phase row of job \"j\" has unknown phase \"warm-up\" (written by a newer "
+            "burst?)");
+}
+
 TEST_F(StoreTest, TransfersRoundTripInOrder) {
   auto store = open();
   ASSERT_TRUE(store);
@@ -369,7 +400,7 @@ TEST_F(StoreTest, DataSurvivesReopen) {
     auto store = open();
     ASSERT_TRUE(store);
     ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-    ASSERT_TRUE(store->begin_phase("j", "provision", 10).ok());
+    ASSERT_TRUE(store->begin_phase("j", Phase::kProvision, 10).ok());
     Result<int64_t> row = store->add_pod(pod);
     ASSERT_TRUE(row.ok());
     pod.row_id = *row;
@@ -384,7 +415,7 @@ TEST_F(StoreTest, DataSurvivesReopen) {
   ASSERT_TRUE(phases.ok());
   ASSERT_EQ(phases->size(), 1u);
   // The phase left open before the reopen can still be closed.
-  EXPECT_TRUE(store->end_phase("j", "provision", 20, "interrupted", "").ok());
+  EXPECT_TRUE(store->end_phase("j", Phase::kProvision, 20, Outcome::kInterrupted, "").ok());
   Result<std::vector<PodRecord>> live = store->live_pods();
   ASSERT_TRUE(live.ok());
   ASSERT_EQ(live->size(), 1u);
@@ -494,16 +525,16 @@ TEST_F(StoreTest, TwoInstancesWriteConcurrently) {
   ASSERT_TRUE(a && b);
   ASSERT_TRUE(a->create_job(make_job("j", 1)).ok());
   constexpr int kWrites = 100;
-  auto writer = [](Store* s, const std::string& prefix, int* failures) {
+  auto writer = [](Store* s, const std::string& prefix, Phase phase, int* failures) {
     for (int i = 0; i < kWrites; ++i) {
       if (!s->add_pod(make_pod("j", prefix + std::to_string(i), i)).ok()) ++*failures;
-      if (!s->begin_phase("j", prefix, i).ok()) ++*failures;
+      if (!s->begin_phase("j", phase, i).ok()) ++*failures;
     }
   };
   int fail_a = 0;
   int fail_b = 0;
-  std::thread ta(writer, a.get(), "a", &fail_a);
-  std::thread tb(writer, b.get(), "b", &fail_b);
+  std::thread ta(writer, a.get(), "a", Phase::kSync, &fail_a);
+  std::thread tb(writer, b.get(), "b", Phase::kRun, &fail_b);
   ta.join();
   tb.join();
   EXPECT_EQ(fail_a, 0);

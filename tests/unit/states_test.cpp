@@ -41,10 +41,51 @@ TEST(States, EveryPodRecordStateRoundTripsThroughItsStoredString) {
   EXPECT_STREQ(to_string(static_cast<PodRecordState>(all.size())), "?");
 }
 
+TEST(States, EveryPhaseAndOutcomeRoundTripsThroughItsStoredString) {
+  const std::vector<std::pair<Phase, std::string>> phases = {
+      {Phase::kPlan, "plan"},
+      {Phase::kProvision, "provision"},
+      {Phase::kWaitSsh, "wait-for-ssh"},
+      {Phase::kSync, "sync"},
+      {Phase::kSetup, "setup"},
+      {Phase::kRun, "run"},
+      {Phase::kPull, "pull"},
+      {Phase::kDeleteGpu, "delete-gpu-pod"},
+      {Phase::kCpuProvision, "cpu-provision"},
+      {Phase::kUpload, "upload"},
+      {Phase::kDeleteCpu, "delete-cpu-pod"},
+      {Phase::kUploadOnGpu, "upload-on-gpu-pod"},
+      {Phase::kUploadLocal, "upload-local"},
+      {Phase::kReport, "report"},
+      {Phase::kDone, "done"},
+      {Phase::kReattach, "reattach"},
+      {Phase::kRecover, "recover"}};
+  for (const auto& [phase, text] : phases) {
+    EXPECT_EQ(to_string(phase), text);
+    EXPECT_EQ(phase_from_string(text), phase) << text;
+  }
+  EXPECT_STREQ(to_string(static_cast<Phase>(phases.size())), "?");
+
+  const std::vector<std::pair<Outcome, std::string>> outcomes = {
+      {Outcome::kOk, "ok"},
+      {Outcome::kFailed, "failed"},
+      {Outcome::kInterrupted, "interrupted"},
+      {Outcome::kConnectionLost, "connection-lost"},
+      {Outcome::kSkipped, "skipped"}};
+  for (const auto& [outcome, text] : outcomes) {
+    EXPECT_EQ(to_string(outcome), text);
+    EXPECT_EQ(outcome_from_string(text), outcome) << text;
+  }
+  EXPECT_STREQ(to_string(static_cast<Outcome>(outcomes.size())), "?");
+  EXPECT_STREQ(to_string(std::optional<Outcome>()), "") << "a phase in progress has no outcome";
+}
+
 TEST(States, UnknownTextIsRefusedNeverDefaulted) {
-  for (const char* s : {"", "Running", "running ", "done", "?", "create_failed"}) {
+  for (const char* s : {"", "Running", "running ", "finished", "?", "create_failed"}) {
     EXPECT_FALSE(job_state_from_string(s).has_value()) << s;
     EXPECT_FALSE(pod_record_state_from_string(s).has_value()) << s;
+    EXPECT_FALSE(phase_from_string(s).has_value()) << s;
+    EXPECT_FALSE(outcome_from_string(s).has_value()) << s;
   }
   EXPECT_FALSE(job_state_from_string("alive").has_value()) << "a pod state is not a job state";
   EXPECT_FALSE(pod_record_state_from_string("failed").has_value());
