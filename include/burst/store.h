@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "burst/result.h"
+#include "burst/states.h"
 
 namespace burst {
 
@@ -20,8 +21,8 @@ struct JobRecord {
   std::string id;        // "20261122-070941-ab12cd"
   std::string pipeline;  // spec name
   std::string spec_path;
-  std::string state;  // "running" | "succeeded" | "failed" | "interrupted"
-  std::string phase;  // current or last phase name
+  JobState state = JobState::kRunning;  // never kQueued in the store
+  std::string phase;                    // current or last phase name
   std::string provider;
   std::string error;          // why it failed, redacted; empty on success
   std::string estimate_json;  // the plan's estimate, as JSON text
@@ -39,10 +40,10 @@ struct JobRecord {
 
 struct PhaseRecord {
   std::string job_id;
-  std::string phase;
+  Phase phase = Phase::kPlan;
   int64_t started_ms = 0;
-  int64_t ended_ms = 0;  // 0 while in progress
-  std::string outcome;   // "" while in progress, then "ok" | "failed" | "skipped" | "interrupted"
+  int64_t ended_ms = 0;            // 0 while in progress
+  std::optional<Outcome> outcome;  // nullopt while in progress
   std::string detail;
 };
 
@@ -57,10 +58,10 @@ struct PodRecord {
   int gpu_count = 0;
   double usd_per_hour = 0;   // price captured at creation
   std::string price_source;  // "config" | "offline table" | "live offer"
-  std::string state;         // "creating" | "alive" | "deleting" | "deleted" | "create-failed"
-  std::string host_key;      // pinned on first SSH contact; empty before
-  int64_t created_ms = 0;    // when create was requested
-  int64_t deleted_ms = 0;    // when deletion was confirmed
+  PodRecordState state = PodRecordState::kCreating;
+  std::string host_key;    // pinned on first SSH contact; empty before
+  int64_t created_ms = 0;  // when create was requested
+  int64_t deleted_ms = 0;  // when deletion was confirmed
 };
 
 struct TransferRecord {
@@ -162,11 +163,10 @@ class Store {
   // Jobs created in [from_ms, to_ms), oldest first.
   virtual Result<std::vector<JobRecord>> jobs_between(int64_t from_ms, int64_t to_ms) = 0;
 
-  virtual Status begin_phase(const std::string& job_id, const std::string& phase,
-                             int64_t at_ms) = 0;
+  virtual Status begin_phase(const std::string& job_id, Phase phase, int64_t at_ms) = 0;
   // Closes the most recent open row of that phase; kNotFound when none is open.
-  virtual Status end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
-                           const std::string& outcome, const std::string& detail) = 0;
+  virtual Status end_phase(const std::string& job_id, Phase phase, int64_t at_ms, Outcome outcome,
+                           const std::string& detail) = 0;
   virtual Result<std::vector<PhaseRecord>> phases(const std::string& job_id) = 0;  // in order
 
   // Writes the row and returns its row_id.

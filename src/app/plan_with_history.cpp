@@ -15,7 +15,7 @@ bool volume_used_before(Store& store, const PipelineSpec& spec) {
   auto jobs = store.recent_jobs(200);
   if (!jobs.ok()) return false;
   for (const auto& j : *jobs)
-    if (j.pipeline == spec.name && j.state == "succeeded") return true;
+    if (j.pipeline == spec.name && j.state == JobState::kSucceeded) return true;
   return false;
 }
 

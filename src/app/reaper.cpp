@@ -12,9 +12,7 @@
 namespace burst {
 namespace {
 
-bool is_live_row(const PodRecord& pod) {
-  return pod.state != "deleted" && pod.state != "create-failed";
-}
+bool is_live_row(const PodRecord& pod) { return may_exist(pod.state); }
 
 std::string pod_key(const PodRecord& pod) { return pod.pod_id.empty() ? pod.name : pod.pod_id; }
 
@@ -50,7 +48,7 @@ std::string Reaper::open_phase(const JobRecord& job) {
   std::string open = job.phase;  // the runner records a phase in the job once it has ended
   if (auto phases = d_.store.phases(job.id); phases.ok())
     for (const auto& p : *phases)
-      if (p.ended_ms == 0) open = p.phase;
+      if (p.ended_ms == 0) open = to_string(p.phase);
   return open;
 }
 
@@ -79,9 +77,9 @@ std::vector<PodAction> Reaper::fail_orphaned_job(JobRecord job, const std::strin
   if (auto phases = d_.store.phases(job.id); phases.ok())
     for (const auto& p : *phases)
       if (p.ended_ms == 0)
-        (void)d_.store.end_phase(job.id, p.phase, now, "interrupted",
+        (void)d_.store.end_phase(job.id, p.phase, now, Outcome::kInterrupted,
                                  "the process running the job stopped during this phase");
-  (void)d_.store.begin_phase(job.id, "recover", now);
+  (void)d_.store.begin_phase(job.id, Phase::kRecover, now);
   std::vector<PodAction> actions;
   std::string detail;
   bool all_deleted = true;
@@ -97,10 +95,10 @@ std::vector<PodAction> Reaper::fail_orphaned_job(JobRecord job, const std::strin
     }
   }
   if (detail.empty()) detail = "no pod was alive";
-  (void)d_.store.end_phase(job.id, "recover", to_unix_ms(d_.clock.now()),
-                           all_deleted ? "ok" : "failed", detail);
-  job.state = "failed";
-  job.phase = "recover";
+  (void)d_.store.end_phase(job.id, Phase::kRecover, to_unix_ms(d_.clock.now()),
+                           all_deleted ? Outcome::kOk : Outcome::kFailed, detail);
+  job.state = JobState::kFailed;
+  job.phase = to_string(Phase::kRecover);
   job.error = why + "; " + detail + (all_deleted ? "" : " (run `burst reap` again)");
   job.finished_ms = to_unix_ms(d_.clock.now());
   (void)d_.store.update_job(job);
@@ -119,7 +117,7 @@ std::vector<PodAction> Reaper::reap(const ReapOptions& o, std::vector<std::strin
   std::set<int64_t> handled;  // pod rows already dealt with
   auto jobs = d_.store.recent_jobs(1000);
   for (const JobRecord& job : jobs.ok() ? *jobs : std::vector<JobRecord>{}) {
-    if (job.state != "running" || job_alive(job)) continue;
+    if (job.state != JobState::kRunning || job_alive(job)) continue;
     if (o.dry_run) {
       for (const PodRecord& pod : *known)
         if (pod.job_id == job.id) {
@@ -141,7 +139,7 @@ std::vector<PodAction> Reaper::reap(const ReapOptions& o, std::vector<std::strin
   for (const PodRecord& pod : live.ok() ? *live : std::vector<PodRecord>{}) {
     if (handled.count(pod.row_id)) continue;
     auto job = d_.store.get_job(pod.job_id);
-    if (job.ok() && job->state == "running" && job_alive(*job)) {
+    if (job.ok() && job->state == JobState::kRunning && job_alive(*job)) {
       out.push_back({pod.provider, pod_key(pod), pod.job_id,
                      "skipped: job " + pod.job_id + " is still running in another burst process",
                      ReapOutcome::kSkipped});
@@ -232,7 +230,7 @@ PodAction Reaper::adopt_and_delete(Provider& p, const Pod& pod, const PodNamePar
     JobRecord job;
     job.id = parts.job_id;
     job.pipeline = "(unknown)";
-    job.state = "failed";
+    job.state = JobState::kFailed;
     job.phase = "reap";
     job.provider = p.name();
     job.error = "adopted by " + d_.actor + ": a burst-* pod the store had no record of";
@@ -248,7 +246,7 @@ PodAction Reaper::adopt_and_delete(Provider& p, const Pod& pod, const PodNamePar
   rec.gpu_type = pod.gpu_type;
   rec.usd_per_hour = pod.usd_per_hour;
   rec.price_source = "adopted by " + d_.actor;
-  rec.state = "alive";
+  rec.state = PodRecordState::kAlive;
   rec.created_ms = to_unix_ms(first_seen);
   if (auto row = d_.store.add_pod(rec); row.ok()) rec.row_id = *row;
   Status st = delete_and_verify(d_.store, p, d_.clock, &rec);

@@ -31,7 +31,7 @@ std::string notification_body(const JobReport& r) {
                  {"content", text.substr(0, 2000)},  // Discord's limit
                  {"job", r.job.id},
                  {"pipeline", r.job.pipeline},
-                 {"state", r.job.state},
+                 {"state", to_string(r.job.state)},
                  {"outcome", r.outcome},
                  {"provider", r.job.provider},
                  {"gpu_type", r.facts.gpu_type},

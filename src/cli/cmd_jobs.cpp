@@ -28,7 +28,7 @@ int cmd_jobs(int limit, bool json) {
     if (json) {
       out.push_back({{"id", j.id},
                      {"pipeline", j.pipeline},
-                     {"state", j.state},
+                     {"state", to_string(j.state)},
                      {"phase", j.phase},
                      {"provider", j.provider},
                      {"started", format_utc(from_unix_ms(j.created_ms))},
@@ -38,7 +38,7 @@ int cmd_jobs(int limit, bool json) {
                      {"report", j.report_path}});
     } else {
       std::printf("%-22s %-16s %-12s %-15s %-8s %9.1f %9.4f\n", j.id.c_str(), j.pipeline.c_str(),
-                  j.state.c_str(), j.phase.c_str(), j.provider.c_str(), secs, usd);
+                  to_string(j.state), j.phase.c_str(), j.provider.c_str(), secs, usd);
     }
   }
   if (json)

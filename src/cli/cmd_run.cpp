@@ -86,15 +86,16 @@ int cmd_run(const RunArgs& args) {
   const JobResult& result = run.result;
   if (args.json) {
     nlohmann::json out = {{"job_id", job_id},
-                          {"state", result.state},
+                          {"state", to_string(result.state)},
                           {"error", result.error},
                           {"report", run.finished.files.json}};
     std::cout << out.dump(2) << std::endl;
   } else if (!result.error.empty()) {
-    std::cerr << "burst: job " << job_id << " " << result.state << ": " << result.error << "\n";
+    std::cerr << "burst: job " << job_id << " " << to_string(result.state) << ": " << result.error
+              << "\n";
   }
-  if (result.state == "succeeded") return kExitOk;
-  if (result.state == "interrupted") return kExitInterrupted;
+  if (result.state == JobState::kSucceeded) return kExitOk;
+  if (result.state == JobState::kInterrupted) return kExitInterrupted;
   return kExitFailure;
 }
 

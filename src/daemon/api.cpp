@@ -52,7 +52,7 @@ bool safe_id(const std::string& id) {
 json job_json(const JobRecord& j) {
   return {{"id", j.id},
           {"pipeline", j.pipeline},
-          {"state", j.state},
+          {"state", to_string(j.state)},
           {"phase", j.phase},
           {"provider", j.provider},
           {"error", j.error},
@@ -64,7 +64,7 @@ json job_json(const JobRecord& j) {
 json pod_json(const PodRecord& p) {
   return {{"provider", p.provider}, {"pod", p.pod_id},
           {"name", p.name},         {"job_id", p.job_id},
-          {"role", p.role},         {"state", p.state},
+          {"role", p.role},         {"state", to_string(p.state)},
           {"gpu", p.gpu_type},      {"usd_per_hour", p.usd_per_hour}};
 }
 
@@ -108,7 +108,7 @@ ApiResponse Api::handle(const ApiRequest& r) {
 
 ApiResponse Api::health() {
   int queued = 0;
-  for (const auto& j : scheduler_.jobs()) queued += j.state == "queued";
+  for (const auto& j : scheduler_.jobs()) queued += j.state == JobState::kQueued;
   return reply(200, {{"pid", getpid()},
                      {"draining", scheduler_.draining()},
                      {"running", scheduler_.running_count()},
@@ -163,14 +163,14 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
   if (scheduler_.draining()) return error(503, "burstd is draining (shutting down); not queued");
   std::string id = scheduler_.submit(std::move(*spec), "submitted", spec_text);
   if (id.empty()) return error(500, "the store refused the job (see burstd's log); not queued");
-  return reply(201, {{"id", id}, {"state", "queued"}});
+  return reply(201, {{"id", id}, {"state", to_string(JobState::kQueued)}});
 }
 
 ApiResponse Api::list_jobs() {
   json out = json::array();
   std::set<std::string> listed;
   for (const auto& j : scheduler_.jobs()) {
-    if (j.state == "running") {
+    if (j.state == JobState::kRunning) {
       if (auto rec = store_.get_job(j.id); rec.ok()) {
         json v = job_json(*rec);
         v["reason"] = j.reason;
@@ -181,8 +181,8 @@ ApiResponse Api::list_jobs() {
     }
     out.push_back({{"id", j.id},
                    {"pipeline", j.pipeline},
-                   {"state", j.state},
-                   {"phase", j.state},
+                   {"state", to_string(j.state)},
+                   {"phase", to_string(j.state)},
                    {"reason", j.reason},
                    {"held_by", j.held_by}});
     listed.insert(j.id);
@@ -200,8 +200,8 @@ ApiResponse Api::job_status(const std::string& id) {
       if (j.id == id)
         return reply(200, {{"id", j.id},
                            {"pipeline", j.pipeline},
-                           {"state", j.state},
-                           {"phase", j.state},
+                           {"state", to_string(j.state)},
+                           {"phase", to_string(j.state)},
                            {"reason", j.reason},
                            {"held_by", j.held_by},
                            {"phases", json::array()},
@@ -212,10 +212,10 @@ ApiResponse Api::job_status(const std::string& id) {
   json phases = json::array();
   if (auto ps = store_.phases(id); ps.ok())
     for (const auto& p : *ps)
-      phases.push_back({{"phase", p.phase},
+      phases.push_back({{"phase", to_string(p.phase)},
                         {"started", format_utc(from_unix_ms(p.started_ms))},
                         {"ended", p.ended_ms ? format_utc(from_unix_ms(p.ended_ms)) : ""},
-                        {"outcome", p.outcome},
+                        {"outcome", to_string(p.outcome)},
                         {"detail", p.detail}});
   out["phases"] = phases;
   json pods = json::array();
@@ -232,7 +232,7 @@ LogChunk Api::read_log(const std::string& job_id, int64_t offset, size_t max_byt
   bool queued = false;
   for (const auto& j : scheduler_.jobs()) queued = queued || j.id == job_id;
   c.found = rec.ok() || queued;
-  c.finished = rec.ok() && rec->state != "running" && !scheduler_.is_running(job_id);
+  c.finished = rec.ok() && rec->state != JobState::kRunning && !scheduler_.is_running(job_id);
   std::ifstream f(config_.logs_dir + "/" + job_id + ".log", std::ios::binary);
   if (!f) return c;
   f.seekg(offset);

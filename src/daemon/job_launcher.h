@@ -26,7 +26,7 @@ class JobLauncher {
   virtual JobResult resume(const std::string& job_id, const PipelineSpec& spec,
                            const std::string& why, const std::function<int()>& interrupts) {
     (void)job_id, (void)spec, (void)why, (void)interrupts;
-    return JobResult{"failed", "this launcher cannot reattach"};
+    return JobResult{JobState::kFailed, "this launcher cannot reattach"};
   }
 };
 

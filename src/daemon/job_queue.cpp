@@ -58,7 +58,7 @@ std::vector<RestoredJob> JobQueue::restore(const std::function<void(const std::s
       rec.id = q.id;
       rec.pipeline = q.pipeline;
       rec.spec_path = q.spec_path;
-      rec.state = "failed";
+      rec.state = JobState::kFailed;
       rec.phase = "queued";
       rec.error = "queued before burstd restarted; its spec no longer loads: " +
                   (errors.empty() ? spec.error().message : errors.front().text);

@@ -93,7 +93,7 @@ void Ledger::record(const std::string& job_id) {
   if (!pods.ok()) return;
   const ReservationRecord r = reservation_of(store_, job_id, at);
   for (const PodRecord& p : *pods) {
-    if (p.state == "create-failed" || p.created_ms == 0) continue;
+    if (p.state == PodRecordState::kCreateFailed || p.created_ms == 0) continue;
     SpendRecord e;
     e.pod_row_id = p.row_id;
     e.from_ms = p.created_ms;

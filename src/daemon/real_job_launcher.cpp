@@ -41,14 +41,14 @@ JobResult RealJobLauncher::refuse(const std::string& job_id, const PipelineSpec&
   rec.id = job_id;
   rec.pipeline = spec.name;
   rec.spec_path = spec.path;
-  rec.state = "failed";
-  rec.phase = "plan";
+  rec.state = JobState::kFailed;
+  rec.phase = to_string(Phase::kPlan);
   rec.error = why;
   rec.created_ms = rec.finished_ms = to_unix_ms(clock_.now());
   rec.owner_pid = getpid();
   (void)store_.create_job(rec);
   JobResult result;
-  result.state = "failed";
+  result.state = JobState::kFailed;
   result.error = why;
   return result;
 }
@@ -69,7 +69,7 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   // offer, the hand-off); its GPU pod is the one in the store.
   auto prepared = prepare_job(spec, "", config_, clock_, env_);
   if (!prepared && why) {
-    JobResult r{"failed", "reattach: plan: " + prepared.error().message};
+    JobResult r{JobState::kFailed, "reattach: plan: " + prepared.error().message};
     return r;
   }
   if (!prepared) return refuse(job_id, spec, "plan: " + prepared.error().message);

@@ -16,9 +16,7 @@ bool Reconciler::gpu_pod_running(const JobRecord& job) {
   auto pods = d_.store.pods_of_job(job.id);
   if (!pods.ok()) return false;
   for (const PodRecord& pod : *pods) {
-    if (pod.role != "gpu" || pod.pod_id.empty() || pod.state == "deleted" ||
-        pod.state == "create-failed")
-      continue;
+    if (pod.role != "gpu" || pod.pod_id.empty() || !may_exist(pod.state)) continue;
     std::string cannot;
     Provider* p = reaper_.provider(pod.provider, &cannot);
     if (!p) return false;
@@ -33,7 +31,7 @@ std::vector<std::string> Reconciler::recover_jobs() {
   auto jobs = d_.store.recent_jobs(1000);
   if (!jobs) return {"recover: cannot list jobs: " + jobs.error().message};
   for (const JobRecord& job : *jobs) {
-    if (job.state != "running" || reaper_.job_alive(job)) continue;
+    if (job.state != JobState::kRunning || reaper_.job_alive(job)) continue;
     const std::string stopped = reaper_.why_stopped(job);
     std::string no;  // why it is not reattached
     if (!d_.reattach)

@@ -125,7 +125,7 @@ Status Scheduler::cancel(const std::string& job_id) {
   rec.id = p.id;
   rec.pipeline = p.spec.name;
   rec.spec_path = p.spec.path;
-  rec.state = "interrupted";
+  rec.state = JobState::kInterrupted;
   rec.phase = "queued";
   rec.error = "cancelled while queued; nothing was created";
   rec.created_ms = p.queued_ms;
@@ -229,7 +229,7 @@ void Scheduler::launch(const std::string& id, Running& r,
     try {
       result = body([interrupts] { return interrupts->load(); });
     } catch (const std::exception& e) {
-      result.state = "failed";
+      result.state = JobState::kFailed;
       result.error = std::string("internal error: ") + e.what();
     }
     finished(id, result);
@@ -248,7 +248,7 @@ void Scheduler::adopt(const std::string& job_id, PipelineSpec spec, const std::s
   launch(job_id, r, [this, job_id, spec_ptr, why](const std::function<int()>& interrupts) {
     JobResult result = launcher_.resume(job_id, *spec_ptr, why, interrupts);
     auto rec = store_.get_job(job_id);
-    if (rec.ok() && rec->state == "running" && opt_.resume_failed)
+    if (rec.ok() && rec->state == JobState::kRunning && opt_.resume_failed)
       opt_.resume_failed(job_id, result.error);
     return result;
   });
@@ -265,7 +265,8 @@ void Scheduler::finished(const std::string& id, const JobResult& result) {
       running_.erase(it);
     }
   }
-  log("job " + id + " " + result.state + (result.error.empty() ? "" : ": " + result.error));
+  log("job " + id + " " + to_string(result.state) +
+      (result.error.empty() ? "" : ": " + result.error));
   cv_.notify_all();
   waiter_->notify();
 }
@@ -344,9 +345,9 @@ std::vector<JobView> Scheduler::jobs() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<JobView> out;
   for (const auto& [id, r] : running_)
-    out.push_back({id, r.job.spec.name, "running", r.job.reason, r.job.queued_ms, ""});
+    out.push_back({id, r.job.spec.name, JobState::kRunning, r.job.reason, r.job.queued_ms, ""});
   for (const auto& p : queue_)
-    out.push_back({p.id, p.spec.name, "queued", p.reason, p.queued_ms, p.held_by});
+    out.push_back({p.id, p.spec.name, JobState::kQueued, p.reason, p.queued_ms, p.held_by});
   std::stable_sort(out.begin(), out.end(),
                    [](const JobView& a, const JobView& b) { return a.queued_ms < b.queued_ms; });
   return out;

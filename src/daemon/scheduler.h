@@ -43,7 +43,7 @@ struct ScheduledPipeline {
 struct JobView {
   std::string id;
   std::string pipeline;
-  std::string state;   // "queued" | "running"
+  JobState state = JobState::kQueued;  // kQueued | kRunning
   std::string reason;  // "submitted", "schedule 2026-11-22T03:00:00Z", "missed run (run-once)"
   int64_t queued_ms = 0;
   std::string held_by;  // queued: why it may not start yet (a budget cap); "" otherwise

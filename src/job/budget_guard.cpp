@@ -22,7 +22,7 @@ TimePoint BillingClock::now(TimePoint wall) {
 double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const BillingRule& billing) {
   double usd = 0;
   for (const PodRecord& p : pods) {
-    if (p.state == "create-failed" || p.created_ms == 0) continue;
+    if (p.state == PodRecordState::kCreateFailed || p.created_ms == 0) continue;
     const int64_t end = p.deleted_ms ? p.deleted_ms : to_unix_ms(at);
     const double lifetime_s = std::max<int64_t>(0, end - p.created_ms) / 1000.0;
     usd += billed_seconds(billing, lifetime_s) / 3600.0 * p.usd_per_hour;

@@ -155,6 +155,10 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
     case Phase::kReport:
     case Phase::kDone:
       return Outcome::kOk;
+    case Phase::kReattach:  // recorded rows, never executed as a machine phase
+    case Phase::kRecover:
+      *detail = std::string("not a phase the runner executes: ") + to_string(phase);
+      return Outcome::kFailed;
   }
   return Outcome::kFailed;
 }
@@ -335,7 +339,7 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
     // max_runtime counts from the run phase's start, before burstd restarted.
     if (auto rows = d_.store.phases(in_.job_id); rows.ok())
       for (const auto& r : *rows)
-        if (r.phase == "run") start = from_unix_ms(r.started_ms);
+        if (r.phase == Phase::kRun) start = from_unix_ms(r.started_ms);
     from = load_offsets(name);
     say("continuing the run step's output from byte " + std::to_string(from.out) +
         " (stdout) and " + std::to_string(from.err) + " (stderr)");
@@ -433,7 +437,7 @@ Outcome JobPhases::reattach_gpu(std::string* detail) {
   auto pods = d_.store.pods_of_job(in_.job_id);
   if (!pods.ok()) return failed(pods.error(), "reattach", detail);
   for (const PodRecord& p : *pods)
-    if (p.role == "gpu" && p.state != "deleted" && p.state != "create-failed") gpu_.record = p;
+    if (p.role == "gpu" && may_exist(p.state)) gpu_.record = p;
   if (gpu_.record.row_id == 0)
     return failed(make_error(ErrorCode::kNotFound, "the job has no live GPU pod"), "reattach",
                   detail);

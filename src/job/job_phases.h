@@ -25,9 +25,7 @@ struct PodHandle {
   // Set when the provider runs steps inside the spec's image on its VMs
   // (ProviderTraits::steps_in_container).
   std::optional<StepContainer> container;
-  bool needs_delete() const {
-    return record.row_id != 0 && record.state != "deleted" && record.state != "create-failed";
-  }
+  bool needs_delete() const { return record.row_id != 0 && may_exist(record.state); }
 };
 
 class JobPhases {

@@ -35,12 +35,12 @@ JobResult JobRunner::run() {
   if (in_.reattach) {
     auto existing = d_.store.get_job(in_.job_id);
     if (!existing.ok()) {
-      result.state = "failed";
+      result.state = JobState::kFailed;
       result.error = "cannot reattach: " + existing.error().message;
       return result;
     }
     job = *existing;
-    job.state = "running";
+    job.state = JobState::kRunning;
     job.owner_pid = getpid();
     job.owner_start = process_start_time(job.owner_pid);
     (void)d_.store.update_job(job);
@@ -48,7 +48,7 @@ JobResult JobRunner::run() {
     job.id = in_.job_id;
     job.pipeline = in_.spec.name;
     job.spec_path = in_.spec.path;
-    job.state = "running";
+    job.state = JobState::kRunning;
     job.phase = to_string(Phase::kPlan);
     job.provider = in_.plan.gpu.provider;
     job.estimate_json = estimate_to_json(in_.plan.estimate);
@@ -57,7 +57,7 @@ JobResult JobRunner::run() {
     job.owner_pid = getpid();
     job.owner_start = process_start_time(job.owner_pid);
     if (Status st = d_.store.create_job(job); !st.ok()) {
-      result.state = "failed";
+      result.state = JobState::kFailed;
       result.error = "cannot record the job: " + st.error().message;
       return result;
     }
@@ -88,7 +88,7 @@ JobResult JobRunner::run() {
   if (in_.reattach) {
     phase = Phase::kRun;
     run_open = true;
-    (void)d_.store.begin_phase(job.id, "reattach", now_ms(d_.clock));
+    (void)d_.store.begin_phase(job.id, Phase::kReattach, now_ms(d_.clock));
     std::string detail;
     Outcome outcome;
     try {
@@ -98,21 +98,23 @@ JobResult JobRunner::run() {
       detail = std::string("internal error: ") + e.what();
       phases.fail(detail);
     }
-    (void)d_.store.end_phase(job.id, "reattach", now_ms(d_.clock),
-                             outcome == Outcome::kOk ? "ok" : "failed", redact_(detail));
+    (void)d_.store.end_phase(job.id, Phase::kReattach, now_ms(d_.clock),
+                             outcome == Outcome::kOk ? Outcome::kOk : Outcome::kFailed,
+                             redact_(detail));
   }
   while (phase != Phase::kDone) {
     const std::string name = to_string(phase);
     if (phase == Phase::kReport) {
       const bool stopped = interrupted || d_.interrupts() > 0;
-      job.state = !facts.job_failed ? "succeeded" : (stopped ? "interrupted" : "failed");
+      job.state = !facts.job_failed ? JobState::kSucceeded
+                                    : (stopped ? JobState::kInterrupted : JobState::kFailed);
       job.error = phases.error();
       job.finished_ms = now_ms(d_.clock);
     }
     // The job's phase column names the phase in progress (what `burst status` shows).
     job.phase = name;
     (void)d_.store.update_job(job);
-    if (!run_open) (void)d_.store.begin_phase(job.id, name, now_ms(d_.clock));
+    if (!run_open) (void)d_.store.begin_phase(job.id, phase, now_ms(d_.clock));
     run_open = false;
     watchdog.progress();
     phases.say("==> " + name);
@@ -130,7 +132,7 @@ JobResult JobRunner::run() {
     if (outcome == Outcome::kFailed || outcome == Outcome::kInterrupted ||
         outcome == Outcome::kConnectionLost)
       facts.job_failed = true;
-    (void)d_.store.end_phase(job.id, name, now_ms(d_.clock), to_string(outcome), redact_(detail));
+    (void)d_.store.end_phase(job.id, phase, now_ms(d_.clock), outcome, redact_(detail));
     if (phase != Phase::kReport) job.error = phases.error();
     (void)d_.store.update_job(job);
     phase = next_phase(phase, outcome, facts);

@@ -17,6 +17,7 @@
 #include "burst/provider.h"
 #include "burst/remote.h"
 #include "burst/spec.h"
+#include "burst/states.h"
 #include "burst/store.h"
 #include "job/budget_guard.h"
 #include "plan/planner.h"
@@ -66,8 +67,8 @@ struct JobInput {
 // What the runner returns: the job's end state. Its reports, calibration sample and notification
 // come after, from the store (app/finish.h).
 struct JobResult {
-  std::string state;  // succeeded | failed | interrupted
-  std::string error;  // redacted
+  JobState state = JobState::kFailed;  // kSucceeded | kFailed | kInterrupted
+  std::string error;                   // redacted
 };
 
 class JobRunner {

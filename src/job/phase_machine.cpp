@@ -2,58 +2,6 @@
 
 namespace burst {
 
-const char* to_string(Phase p) {
-  switch (p) {
-    case Phase::kPlan:
-      return "plan";
-    case Phase::kProvision:
-      return "provision";
-    case Phase::kWaitSsh:
-      return "wait-for-ssh";
-    case Phase::kSync:
-      return "sync";
-    case Phase::kSetup:
-      return "setup";
-    case Phase::kRun:
-      return "run";
-    case Phase::kPull:
-      return "pull";
-    case Phase::kDeleteGpu:
-      return "delete-gpu-pod";
-    case Phase::kCpuProvision:
-      return "cpu-provision";
-    case Phase::kUpload:
-      return "upload";
-    case Phase::kDeleteCpu:
-      return "delete-cpu-pod";
-    case Phase::kUploadOnGpu:
-      return "upload-on-gpu-pod";
-    case Phase::kUploadLocal:
-      return "upload-local";
-    case Phase::kReport:
-      return "report";
-    case Phase::kDone:
-      return "done";
-  }
-  return "?";
-}
-
-const char* to_string(Outcome o) {
-  switch (o) {
-    case Outcome::kOk:
-      return "ok";
-    case Outcome::kFailed:
-      return "failed";
-    case Outcome::kInterrupted:
-      return "interrupted";
-    case Outcome::kConnectionLost:
-      return "connection-lost";
-    case Outcome::kSkipped:
-      return "skipped";
-  }
-  return "?";
-}
-
 Phase next_phase(Phase current, Outcome outcome, const JobFacts& f) {
   const bool ok = outcome == Outcome::kOk || outcome == Outcome::kSkipped;
   switch (current) {
@@ -93,6 +41,8 @@ Phase next_phase(Phase current, Outcome outcome, const JobFacts& f) {
       return Phase::kReport;
     case Phase::kReport:
     case Phase::kDone:
+    case Phase::kReattach:  // recorded rows, never the machine's current phase
+    case Phase::kRecover:
       return Phase::kDone;
   }
   return Phase::kDone;

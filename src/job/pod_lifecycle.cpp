@@ -20,7 +20,7 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
                                 FaultObserver* faults) {
   record->name = request.name;
   record->provider = provider.name();
-  record->state = "creating";
+  record->state = PodRecordState::kCreating;
   record->created_ms = to_unix_ms(clock.now());
   auto row = store.add_pod(*record);
   if (!row.ok()) return with_context(row.error(), "cannot record the pod before creating it");
@@ -33,7 +33,7 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
                                c == ErrorCode::kNoCapacity || c == ErrorCode::kNotFound ||
                                c == ErrorCode::kRateLimited;
     if (surely_absent) {
-      record->state = "create-failed";
+      record->state = PodRecordState::kCreateFailed;
       record->deleted_ms = to_unix_ms(clock.now());
       (void)store.update_pod(*record);
     }
@@ -41,7 +41,7 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
   }
   if (faults) faults->reached("after-create");  // test hook: made, but its id not yet recorded
   record->pod_id = pod->id;
-  record->state = "alive";
+  record->state = PodRecordState::kAlive;
   Status st = store.update_pod(*record);
   if (!st.ok()) return with_context(st.error(), "pod " + pod->id + " created but not recorded");
   return pod;
@@ -117,13 +117,13 @@ Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodReco
     auto id = find_id_by_name(provider, record->name);
     if (!id.ok()) return with_context(id.error(), "find pod " + record->name);
     if (id->empty()) {  // the provider never made it
-      record->state = "create-failed";
+      record->state = PodRecordState::kCreateFailed;
       record->deleted_ms = to_unix_ms(clock.now());
       return store.update_pod(*record);
     }
     record->pod_id = *id;
   }
-  record->state = "deleting";
+  record->state = PodRecordState::kDeleting;
   (void)store.update_pod(*record);
   const std::string what = provider.name() + " pod " + record->pod_id;
 
@@ -145,7 +145,7 @@ Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodReco
     clock.sleep_for(wait);
     wait = std::min(wait * 2, Duration(5000));
   }
-  record->state = "deleted";
+  record->state = PodRecordState::kDeleted;
   record->deleted_ms = to_unix_ms(clock.now());
   return store.update_pod(*record);
 }

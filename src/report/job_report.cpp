@@ -35,11 +35,12 @@ std::optional<double> error_pct(double actual, double estimate) {
 }
 
 std::string outcome_of(const JobRecord& job) {
-  if (job.state == "interrupted") return "cancelled";
-  if (job.state == "failed" && (job.error.find("budget.max_runtime") != std::string::npos ||
-                                job.error.find("stopped by budget") != std::string::npos))
+  if (job.state == JobState::kInterrupted) return "cancelled";
+  if (job.state == JobState::kFailed &&
+      (job.error.find("budget.max_runtime") != std::string::npos ||
+       job.error.find("stopped by budget") != std::string::npos))
     return "budget-stop";
-  return job.state;
+  return to_string(job.state);
 }
 
 void price_pods(JobReport& r, std::vector<PodRecord> pods) {
@@ -47,8 +48,8 @@ void price_pods(JobReport& r, std::vector<PodRecord> pods) {
   bool any_created = false;
   for (PodRecord& p : pods) {
     PodCost c{std::move(p)};
-    const bool failed = c.pod.state == "create-failed";
-    c.confirmed_deleted = c.pod.state == "deleted" || failed;
+    const bool failed = c.pod.state == PodRecordState::kCreateFailed;
+    c.confirmed_deleted = c.pod.state == PodRecordState::kDeleted || failed;
     const int64_t end = c.pod.deleted_ms ? c.pod.deleted_ms : r.as_of_ms;
     c.lifetime_s = failed ? 0 : std::max<int64_t>(0, end - c.pod.created_ms) / 1000.0;
     // No recorded rule (older jobs): the measured lifetime, as reports always showed it.
@@ -71,15 +72,15 @@ void price_pods(JobReport& r, std::vector<PodRecord> pods) {
 void read_phases(JobReport& r) {
   for (const PhaseRecord& p : r.phases) {
     const double s = seconds_of(p);
-    if (p.phase == "run") r.compute_s += s;
-    if (p.phase == "provision" || p.phase == "wait-for-ssh" || p.phase == "setup")
+    if (p.phase == Phase::kRun) r.compute_s += s;
+    if (p.phase == Phase::kProvision || p.phase == Phase::kWaitSsh || p.phase == Phase::kSetup)
       r.cold_start_s += s;
-    if (p.phase == "sync") r.sync_s += s;
+    if (p.phase == Phase::kSync) r.sync_s += s;
     // Which upload phase ran says where the hand-off went and how; the choice and its reason
     // are the job's recorded facts (report/job_facts.h), never read back from phase text.
-    if (p.phase == "upload-on-gpu-pod" || p.phase == "upload-local") {
-      r.handoff = to_string(p.phase == "upload-local" ? Handoff::kLocal : Handoff::kGpuPod);
-      r.handoff_outcome = p.outcome;
+    if (p.phase == Phase::kUploadOnGpu || p.phase == Phase::kUploadLocal) {
+      r.handoff = to_string(p.phase == Phase::kUploadLocal ? Handoff::kLocal : Handoff::kGpuPod);
+      r.handoff_outcome = to_string(p.outcome);
     }
   }
   if (r.handoff.empty()) r.handoff = r.facts.handoff;
@@ -105,13 +106,24 @@ void compare(JobReport& r) {
 
 }  // namespace
 
-std::string phase_role(const std::string& phase) {
-  if (phase == "provision" || phase == "wait-for-ssh" || phase == "sync" || phase == "setup" ||
-      phase == "run" || phase == "pull" || phase == "upload-on-gpu-pod" ||
-      phase == "delete-gpu-pod")
-    return "gpu";
-  if (phase == "cpu-provision" || phase == "upload" || phase == "delete-cpu-pod") return "cpu";
-  return "";
+std::string phase_role(Phase phase) {
+  switch (phase) {
+    case Phase::kProvision:
+    case Phase::kWaitSsh:
+    case Phase::kSync:
+    case Phase::kSetup:
+    case Phase::kRun:
+    case Phase::kPull:
+    case Phase::kUploadOnGpu:
+    case Phase::kDeleteGpu:
+      return "gpu";
+    case Phase::kCpuProvision:
+    case Phase::kUpload:
+    case Phase::kDeleteCpu:
+      return "cpu";
+    default:
+      return "";
+  }
 }
 
 JobReport assemble_job_report(const JobRecord& job, std::vector<PhaseRecord> phases,

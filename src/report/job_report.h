@@ -82,7 +82,7 @@ JobReport assemble_job_report(const JobRecord& job, std::vector<PhaseRecord> pha
                               TimePoint as_of);
 
 // Which pod a phase ran on: "gpu", "cpu" or "" (this machine).
-std::string phase_role(const std::string& phase);
+std::string phase_role(Phase phase);
 
 std::string report_json(const JobReport& r);
 std::string report_markdown(const JobReport& r);

@@ -11,13 +11,13 @@ using namespace report_fmt;
 
 namespace {
 
-std::string phase_color(const std::string& phase) {
-  if (phase == "run") return "#59a14f";
-  if (phase == "provision" || phase == "cpu-provision" || phase == "wait-for-ssh" ||
-      phase == "setup")
+std::string phase_color(Phase phase) {
+  if (phase == Phase::kRun) return "#59a14f";
+  if (phase == Phase::kProvision || phase == Phase::kCpuProvision || phase == Phase::kWaitSsh ||
+      phase == Phase::kSetup)
     return "#f28e2b";
-  if (phase == "sync" || phase == "pull") return "#4e79a7";
-  if (phase.rfind("delete", 0) == 0) return "#bab0ac";
+  if (phase == Phase::kSync || phase == Phase::kPull) return "#4e79a7";
+  if (phase == Phase::kDeleteGpu || phase == Phase::kDeleteCpu) return "#bab0ac";
   return "#b07aa1";
 }
 
@@ -31,8 +31,9 @@ std::string pod_gantt(const JobReport& r, const PodCost& c) {
     if (phase_role(p.phase) != c.pod.role) continue;
     const double start = (static_cast<double>(p.started_ms) - origin) / 1000.0;
     const double end = p.ended_ms ? (static_cast<double>(p.ended_ms) - origin) / 1000.0 : start;
-    rows.push_back({p.phase, start, end, phase_color(p.phase),
-                    p.phase + " " + p.outcome + ": " + secs(end - start)});
+    const std::string name = to_string(p.phase);
+    rows.push_back({name, start, end, phase_color(p.phase),
+                    name + " " + to_string(p.outcome) + ": " + secs(end - start)});
   }
   double span = c.billed_s;
   for (const GanttBar& b : rows) span = std::max(span, b.end_s);
@@ -72,7 +73,8 @@ std::string report_html(const JobReport& r) {
     << row({"GPU", std::to_string(r.facts.gpu_count) + " x " + r.facts.gpu_type})
     << row({"price at creation", money(r.facts.gpu_usd_per_hour) + "/h (" + r.facts.price_source +
                                      ", billed per " + r.facts.billing_unit + ")"})
-    << row({"state", r.job.state + (r.outcome != r.job.state ? " (" + r.outcome + ")" : "") +
+    << row({"state", to_string(r.job.state) +
+                         (r.outcome != to_string(r.job.state) ? " (" + r.outcome + ")" : "") +
                          (r.no_pod ? ", no pod created: $0" : "")})
     << row({"error", r.job.error.empty() ? "-" : r.job.error})
     << row({"started", utc(r.job.created_ms)})
@@ -137,7 +139,7 @@ std::string report_html(const JobReport& r) {
   if (r.pods.empty()) o << "<p>No pod was created.</p>";
   o << "<table><tr><th>phase</th><th>pod</th><th>outcome</th><th>seconds</th><th>detail</th></tr>";
   for (const auto& p : r.phases)
-    o << row({p.phase, phase_role(p.phase), p.outcome,
+    o << row({to_string(p.phase), phase_role(p.phase), to_string(p.outcome),
               secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0), p.detail});
   o << "</table><h2>Transfers</h2><p>synced " << bytes(r.bytes_synced) << ", pulled "
     << bytes(r.bytes_pulled) << "</p><p class=\"muted\">Built from the store alone at "

@@ -26,8 +26,8 @@ std::string handoff_line(const JobReport& r, const char* indent) {
 }
 
 std::string state_line(const JobReport& r) {
-  std::string s = r.job.state;
-  if (r.outcome != r.job.state) s += " (" + r.outcome + ")";
+  std::string s = to_string(r.job.state);
+  if (r.outcome != s) s += " (" + r.outcome + ")";
   if (r.no_pod) s += ", no pod created: $0";
   return s;
 }
@@ -39,7 +39,7 @@ std::string report_json(const JobReport& r) {
   j["job"] = {{"id", r.job.id},
               {"pipeline", r.job.pipeline},
               {"spec", r.job.spec_path},
-              {"state", r.job.state},
+              {"state", to_string(r.job.state)},
               {"outcome", r.outcome},
               {"no_pod", r.no_pod},
               {"error", r.job.error},
@@ -67,9 +67,9 @@ std::string report_json(const JobReport& r) {
                          {"usd", c.usd}});
   j["phases"] = json::array();
   for (const auto& p : r.phases)
-    j["phases"].push_back({{"phase", p.phase},
+    j["phases"].push_back({{"phase", to_string(p.phase)},
                            {"pod", phase_role(p.phase)},
-                           {"outcome", p.outcome},
+                           {"outcome", to_string(p.outcome)},
                            {"detail", p.detail},
                            {"started", utc(p.started_ms)},
                            {"seconds", p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0}});
@@ -173,8 +173,8 @@ std::string report_markdown(const JobReport& r) {
   for (const auto& rec : r.recommendations) o << "- **" << rec.id << "**: " << rec.text << "\n";
   o << "\n## Phases\n\n| phase | pod | outcome | seconds | detail |\n|---|---|---|---|---|\n";
   for (const auto& p : r.phases)
-    o << "| " << p.phase << " | " << phase_role(p.phase) << " | " << p.outcome << " | "
-      << secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0) << " | " << p.detail
+    o << "| " << to_string(p.phase) << " | " << phase_role(p.phase) << " | " << to_string(p.outcome)
+      << " | " << secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0) << " | " << p.detail
       << " |\n";
   o << "\n## Transfers\n\nsynced " << bytes(r.bytes_synced) << ", pulled " << bytes(r.bytes_pulled)
     << "\n";

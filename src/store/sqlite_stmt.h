@@ -76,5 +76,19 @@ template <typename T>
 Result<std::vector<T>> collect(Stmt& stmt, T (*read)(const Stmt&)) {
   return collect<T, T (*)(const Stmt&)>(stmt, read);
 }
+// The same for a reader that can fail (a stored value this burst does not know): the first
+// failing row's error is the answer.
+template <typename T>
+Result<std::vector<T>> collect(Stmt& stmt, Result<T> (*read)(const Stmt&)) {
+  std::vector<T> out;
+  while (true) {
+    Result<bool> row = stmt.step();
+    if (!row) return row.error();
+    if (!*row) return out;
+    Result<T> value = read(stmt);
+    if (!value) return value.error();
+    out.push_back(std::move(*value));
+  }
+}
 
 }  // namespace burst::sqlite

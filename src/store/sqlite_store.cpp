@@ -26,12 +26,24 @@ constexpr const char* kPodColumns =
 
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
-JobRecord read_job(const Stmt& s) {
+// States are stored as the text burst/states.h's to_string gives: the very strings burst wrote
+// before the states were typed, so existing databases need no migration. A string this burst does
+// not know (a newer burst's state, a hand edit) is an error naming the row, never a default.
+Error unknown_state(const std::string& row, const std::string& text) {
+  return make_error(ErrorCode::kInvalid, "store: " + row + " has unknown state " + quoted(text) +
+                                             " (written by a newer burst?)");
+}
+
+Result<JobRecord> read_job(const Stmt& s) {
   JobRecord j;
   j.id = s.text(0);
   j.pipeline = s.text(1);
   j.spec_path = s.text(2);
-  j.state = s.text(3);
+  const std::string state = s.text(3);
+  if (auto st = job_state_from_string(state))
+    j.state = *st;
+  else
+    return unknown_state("job " + quoted(j.id), state);
   j.phase = s.text(4);
   j.provider = s.text(5);
   j.error = s.text(6);
@@ -45,18 +57,31 @@ JobRecord read_job(const Stmt& s) {
   return j;
 }
 
-PhaseRecord read_phase(const Stmt& s) {
+Result<PhaseRecord> read_phase(const Stmt& s) {
   PhaseRecord p;
   p.job_id = s.text(0);
-  p.phase = s.text(1);
+  const std::string phase = s.text(1);
+  if (auto ph = phase_from_string(phase))
+    p.phase = *ph;
+  else
+    return make_error(ErrorCode::kInvalid, "store: a phase row of job " + quoted(p.job_id) +
+                                               " has unknown phase " + quoted(phase) +
+                                               " (written by a newer burst?)");
   p.started_ms = s.int64(2);
-  p.ended_ms = s.int64(3);  // NULL (open) reads as 0
-  p.outcome = s.text(4);
+  p.ended_ms = s.int64(3);                // NULL (open) reads as 0
+  const std::string outcome = s.text(4);  // "" while the phase is open
+  if (!outcome.empty()) {
+    p.outcome = outcome_from_string(outcome);
+    if (!p.outcome)
+      return make_error(ErrorCode::kInvalid, "store: phase " + quoted(phase) + " of job " +
+                                                 quoted(p.job_id) + " has unknown outcome " +
+                                                 quoted(outcome) + " (written by a newer burst?)");
+  }
   p.detail = s.text(5);
   return p;
 }
 
-PodRecord read_pod(const Stmt& s) {
+Result<PodRecord> read_pod(const Stmt& s) {
   PodRecord p;
   p.row_id = s.int64(0);
   p.job_id = s.text(1);
@@ -68,7 +93,12 @@ PodRecord read_pod(const Stmt& s) {
   p.gpu_count = static_cast<int>(s.int64(7));
   p.usd_per_hour = s.real(8);
   p.price_source = s.text(9);
-  p.state = s.text(10);
+  const std::string state = s.text(10);
+  if (auto st = pod_record_state_from_string(state))
+    p.state = *st;
+  else
+    return unknown_state("pod row " + std::to_string(p.row_id) + " (job " + quoted(p.job_id) + ")",
+                         state);
   p.host_key = s.text(11);
   p.created_ms = s.int64(12);
   p.deleted_ms = s.int64(13);
@@ -88,7 +118,11 @@ TransferRecord read_transfer(const Stmt& s) {
 // Binds every pod field but row_id, in kPodColumns order.
 void bind_pod_fields(Stmt& s, const PodRecord& p) {
   s.bind(p.job_id).bind(p.provider).bind(p.role).bind(p.name).bind(p.pod_id).bind(p.gpu_type);
-  s.bind(p.gpu_count).bind(p.usd_per_hour).bind(p.price_source).bind(p.state).bind(p.host_key);
+  s.bind(p.gpu_count)
+      .bind(p.usd_per_hour)
+      .bind(p.price_source)
+      .bind(std::string(to_string(p.state)))
+      .bind(p.host_key);
   s.bind(p.created_ms).bind(p.deleted_ms);
 }
 
@@ -102,9 +136,9 @@ class SqliteStore final : public Store {
   Result<std::vector<JobRecord>> recent_jobs(int limit) override;
   Result<std::vector<JobRecord>> jobs_between(int64_t from_ms, int64_t to_ms) override;
 
-  Status begin_phase(const std::string& job_id, const std::string& phase, int64_t at_ms) override;
-  Status end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
-                   const std::string& outcome, const std::string& detail) override;
+  Status begin_phase(const std::string& job_id, Phase phase, int64_t at_ms) override;
+  Status end_phase(const std::string& job_id, Phase phase, int64_t at_ms, Outcome outcome,
+                   const std::string& detail) override;
   Result<std::vector<PhaseRecord>> phases(const std::string& job_id) override;
 
   Result<int64_t> add_pod(const PodRecord& pod) override;
@@ -194,7 +228,12 @@ Status SqliteStore::create_job(const JobRecord& j) {
                                ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            "create job");
   if (!s) return s.error();
-  s->bind(j.id).bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
+  s->bind(j.id)
+      .bind(j.pipeline)
+      .bind(j.spec_path)
+      .bind(std::string(to_string(j.state)))
+      .bind(j.phase)
+      .bind(j.provider);
   s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.created_ms);
   s->bind(j.finished_ms).bind(j.owner_pid).bind(j.facts_json).bind(j.owner_start);
   return s->run();
@@ -208,7 +247,11 @@ Status SqliteStore::update_job(const JobRecord& j) {
       "owner_start = ? WHERE id = ?",
       "update job");
   if (!s) return s.error();
-  s->bind(j.pipeline).bind(j.spec_path).bind(j.state).bind(j.phase).bind(j.provider);
+  s->bind(j.pipeline)
+      .bind(j.spec_path)
+      .bind(std::string(to_string(j.state)))
+      .bind(j.phase)
+      .bind(j.provider);
   s->bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.finished_ms).bind(j.owner_pid);
   s->bind(j.owner_start).bind(j.id);
   return run_changing(*s, "store: no job with id " + quoted(j.id));
@@ -236,28 +279,28 @@ Result<std::vector<JobRecord>> SqliteStore::recent_jobs(int limit) {
   return collect(*s, read_job);
 }
 
-Status SqliteStore::begin_phase(const std::string& job_id, const std::string& phase,
-                                int64_t at_ms) {
+Status SqliteStore::begin_phase(const std::string& job_id, Phase phase, int64_t at_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(
       "INSERT INTO phases (job_id, phase, started_ms, ended_ms, outcome, detail) "
       "VALUES (?, ?, ?, NULL, '', '')",
       "begin phase");
   if (!s) return s.error();
-  s->bind(job_id).bind(phase).bind(at_ms);
+  s->bind(job_id).bind(std::string(to_string(phase))).bind(at_ms);
   return s->run();
 }
 
-Status SqliteStore::end_phase(const std::string& job_id, const std::string& phase, int64_t at_ms,
-                              const std::string& outcome, const std::string& detail) {
+Status SqliteStore::end_phase(const std::string& job_id, Phase phase, int64_t at_ms,
+                              Outcome outcome, const std::string& detail) {
+  const std::string name = to_string(phase);
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(
       "UPDATE phases SET ended_ms = ?, outcome = ?, detail = ? WHERE id = "
       "(SELECT max(id) FROM phases WHERE job_id = ? AND phase = ? AND ended_ms IS NULL)",
       "end phase");
   if (!s) return s.error();
-  s->bind(at_ms).bind(outcome).bind(detail).bind(job_id).bind(phase);
-  return run_changing(*s, "store: no open phase " + quoted(phase) + " for job " + quoted(job_id));
+  s->bind(at_ms).bind(std::string(to_string(outcome))).bind(detail).bind(job_id).bind(name);
+  return run_changing(*s, "store: no open phase " + quoted(name) + " for job " + quoted(job_id));
 }
 
 Result<std::vector<PhaseRecord>> SqliteStore::phases(const std::string& job_id) {
@@ -311,6 +354,7 @@ Result<std::vector<PodRecord>> SqliteStore::pods_of_job(const std::string& job_i
 Result<std::vector<PodRecord>> SqliteStore::live_pods() {
   std::lock_guard<std::mutex> lock(mu_);
   Result<Stmt> s = prepare(std::string("SELECT ") + kPodColumns +
+                               // to_string(PodRecordState::kDeleted), kCreateFailed
                                " FROM pods WHERE state NOT IN ('deleted', 'create-failed') "
                                "ORDER BY created_ms, row_id",
                            "list live pods");

@@ -95,7 +95,7 @@ TEST_F(FinishTest, WritesEachFormatOnceRecordsTheSampleOnceAndNotifiesOnce) {
   auto job = store_->get_job(h.id);
   ASSERT_TRUE(job.ok());
   EXPECT_EQ(job->report_path, base + ".json") << "burst status and burstd show this path";
-  EXPECT_EQ(job->state, "succeeded") << "finishing never changes the outcome";
+  EXPECT_EQ(job->state, JobState::kSucceeded) << "finishing never changes the outcome";
 
   EXPECT_TRUE(f.calibration_recorded);
   auto samples = store_->calibration_samples(h.pipeline, "custom", 100);
@@ -109,7 +109,7 @@ TEST_F(FinishTest, WritesEachFormatOnceRecordsTheSampleOnceAndNotifiesOnce) {
 TEST_F(FinishTest, EveryFileGoesThroughTheJobsRedactor) {
   HistoryJob h;
   h.phases = full_phases(30);
-  h.state = "failed";
+  h.state = JobState::kFailed;
   h.error = "run: exit 3: token sekret-7f3a-do-not-print";
   h.outcomes = {{"run", "failed"}};
   record_history(*store_, h);
@@ -155,7 +155,7 @@ TEST_F(FinishTest, AFailedWebhookIsAWarningWithoutTheUrl) {
 TEST_F(FinishTest, WriteJobReportsIsTheWriterForJobsEndedWithoutTheirRunner) {
   HistoryJob h;
   h.phases = {{"plan", 1}, {"provision", 60}};
-  h.state = "failed";
+  h.state = JobState::kFailed;
   h.error = "the process running it stopped during phase wait-for-ssh";
   record_history(*store_, h);
   auto files = write_job_reports(*store_, config_.reports_dir, h.id, clock_.now());
@@ -230,7 +230,7 @@ TEST_F(RunJobTest, TheRunnerAloneWritesNoReportAndRunJobFinishesOnce) {
   in.plan = job.plan;
   JobDeps deps{*store_, clock_, connector_, *provider, console, config_, [] { return 0; }};
   JobResult alone = JobRunner(deps, std::move(in)).run();
-  EXPECT_EQ(alone.state, "failed");
+  EXPECT_EQ(alone.state, JobState::kFailed);
   EXPECT_FALSE(fs::exists(config_.reports_dir)) << "the runner writes no report";
   EXPECT_EQ(store_->get_job("runner-only")->report_path, "");
   EXPECT_TRUE(http_.requests().empty()) << "the runner sends no webhook";
@@ -239,7 +239,7 @@ TEST_F(RunJobTest, TheRunnerAloneWritesNoReportAndRunJobFinishesOnce) {
   run_deps.webhook_http = &http_;
   RunJobOutcome run =
       run_job(run_deps, spec_, prepared(&provider), {"with-finish", "ssh-ed25519 AAAA"});
-  EXPECT_EQ(run.result.state, "failed");
+  EXPECT_EQ(run.result.state, JobState::kFailed);
   EXPECT_NE(run.result.error.find("ssh refused"), std::string::npos) << run.result.error;
   EXPECT_EQ(names_in(config_.reports_dir),
             (std::vector<std::string>{"with-finish.html", "with-finish.json", "with-finish.md"}));

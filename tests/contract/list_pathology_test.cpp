@@ -26,7 +26,7 @@ class ListPathology : public ::testing::TestWithParam<std::string> {
     JobRecord job;
     job.id = "j1";
     job.pipeline = "pathology";
-    job.state = "running";
+    job.state = JobState::kRunning;
     job.created_ms = to_unix_ms(clock_.now());
     ASSERT_TRUE(store_->create_job(job).ok());
     auto offers = provider().offers(true);
@@ -110,15 +110,15 @@ TEST_P(ListPathology, AnUnreadableListStopsEveryCreateAndForgetsNoPod) {
     // record, not be concluded "never created" from a list burst cannot read.
     PodRecord unresolved = known;
     unresolved.pod_id.clear();
-    unresolved.state = "creating";
+    unresolved.state = PodRecordState::kCreating;
     Status st = delete_and_verify(*store_, provider(), clock_, &unresolved);
     ASSERT_FALSE(st.ok());
-    EXPECT_NE(unresolved.state, "create-failed");
-    EXPECT_NE(unresolved.state, "deleted");
+    EXPECT_NE(unresolved.state, PodRecordState::kCreateFailed);
+    EXPECT_NE(unresolved.state, PodRecordState::kDeleted);
 
     // Deleting by id needs no list.
     ASSERT_TRUE(delete_and_verify(*store_, provider(), clock_, &known).ok());
-    EXPECT_EQ(known.state, "deleted");
+    EXPECT_EQ(known.state, PodRecordState::kDeleted);
     EXPECT_TRUE(cloud().live_pods().empty());
     set_list_fault("");
   }

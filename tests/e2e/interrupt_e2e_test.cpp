@@ -158,7 +158,7 @@ TEST(E2EInterrupt, ReapSaysWhenItCannotReachACloudThatHasOneOfOurPods) {
     JobRecord job;
     job.id = "j-lost";
     job.pipeline = "lost";
-    job.state = "failed";
+    job.state = JobState::kFailed;
     job.provider = "runpod";
     ASSERT_TRUE((*store)->create_job(job).ok());
     PodRecord pod;
@@ -167,7 +167,7 @@ TEST(E2EInterrupt, ReapSaysWhenItCannotReachACloudThatHasOneOfOurPods) {
     pod.role = "gpu";
     pod.name = "burst-j-lost-gpu";
     pod.pod_id = "rp-123";
-    pod.state = "alive";
+    pod.state = PodRecordState::kAlive;
     ASSERT_TRUE((*store)->add_pod(pod).ok());
   }
   // No RUNPOD_API_KEY in this home: reap cannot act, and must say so rather than drop the pod.

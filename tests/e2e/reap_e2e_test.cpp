@@ -22,7 +22,7 @@ void record_running_job(const BurstHome& home, const std::string& id, pid_t owne
   JobRecord job;
   job.id = id;
   job.pipeline = "reused";
-  job.state = "running";
+  job.state = JobState::kRunning;
   job.phase = "plan";
   job.provider = "local";
   job.owner_pid = owner;
@@ -47,8 +47,8 @@ TEST(E2EReap, AJobWhoseOwnerPidNowBelongsToAnotherProcessIsFailed) {
   EXPECT_EQ(out.find("j-alive"), std::string::npos) << "its owner lives: " << out;
   auto store = open_sqlite_store(home.state() + "/burst.db");
   ASSERT_TRUE(store.ok());
-  EXPECT_EQ((*store)->get_job("j-reused")->state, "failed");
-  EXPECT_EQ((*store)->get_job("j-alive")->state, "running");
+  EXPECT_EQ((*store)->get_job("j-reused")->state, JobState::kFailed);
+  EXPECT_EQ((*store)->get_job("j-alive")->state, JobState::kRunning);
   ::kill(other, SIGKILL);
   ::waitpid(other, nullptr, 0);
 }

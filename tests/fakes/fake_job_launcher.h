@@ -32,11 +32,11 @@ class FakeJobLauncher : public daemon::JobLauncher {
     rec.id = id;
     rec.pipeline = spec.name;
     rec.spec_path = spec.path;
-    rec.state = "running";
+    rec.state = JobState::kRunning;
     rec.phase = "run";
     rec.owner_pid = getpid();
     (void)store_.create_job(rec);
-    (void)store_.begin_phase(id, "run", 1);
+    (void)store_.begin_phase(id, Phase::kRun, 1);
     std::unique_lock<std::mutex> lock(mu_);
     started_.push_back(spec.name + ":" + id);
     ++active_;
@@ -48,10 +48,11 @@ class FakeJobLauncher : public daemon::JobLauncher {
     --active_;
     const bool cancelled = interrupts() > 0;
     lock.unlock();
-    rec.state = cancelled ? "interrupted" : "succeeded";
+    rec.state = cancelled ? JobState::kInterrupted : JobState::kSucceeded;
     rec.phase = "report";
     rec.finished_ms = 2;
-    (void)store_.end_phase(id, "run", 2, cancelled ? "interrupted" : "ok", "");
+    (void)store_.end_phase(id, Phase::kRun, 2, cancelled ? Outcome::kInterrupted : Outcome::kOk,
+                           "");
     (void)store_.update_job(rec);
     JobResult result;
     result.state = rec.state;

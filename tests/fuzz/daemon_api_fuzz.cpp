@@ -94,21 +94,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   JobRecord job;
   job.id = "j1";
   job.pipeline = "tts";
-  job.state = "failed";
+  job.state = JobState::kFailed;
   job.phase = "report";
   job.report_path = dir + "/j1.json";
   job.created_ms = 1000;
   job.finished_ms = 2000;
   (void)store->create_job(job);
-  (void)store->begin_phase("j1", "run", 1000);
-  (void)store->end_phase("j1", "run", 2000, "failed", "exit 1");
+  (void)store->begin_phase("j1", Phase::kRun, 1000);
+  (void)store->end_phase("j1", Phase::kRun, 2000, Outcome::kFailed, "exit 1");
   PodRecord pod;
   pod.job_id = "j1";
   pod.provider = "local";
   pod.role = "gpu";
   pod.name = "burst-j1-gpu";
   pod.pod_id = "local-1";
-  pod.state = "alive";
+  pod.state = PodRecordState::kAlive;
   (void)store->add_pod(pod);
 
   FakeClock clock;

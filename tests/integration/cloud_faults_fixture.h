@@ -133,7 +133,7 @@ class CloudFaults : public ::testing::Test {
     JobRecord job;
     job.id = "j1";
     job.pipeline = "faults";
-    job.state = "running";
+    job.state = JobState::kRunning;
     job.created_ms = to_unix_ms(clock_.now());
     ASSERT_TRUE(store_->create_job(job).ok());
   }

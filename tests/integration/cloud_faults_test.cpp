@@ -47,7 +47,7 @@ TEST_P(Faulted, HappyPathLeavesNothing) {
     EXPECT_FALSE(made[0].volume_id.empty());
   }
   ASSERT_TRUE(verify_delete(&rec).ok());
-  EXPECT_EQ(rec.state, "deleted");
+  EXPECT_EQ(rec.state, PodRecordState::kDeleted);
   EXPECT_TRUE(live().empty());
 }
 
@@ -161,7 +161,7 @@ TEST_P(Faulted, ACreateThatTimesOutButMadeThePodIsFoundByNameNotRepeated) {
   if (c_.count_create_after_timeout) {
     EXPECT_EQ(requests(c_.create_method, c_.create_path, c_.create_ok_status), 1);
   }
-  EXPECT_EQ(rec.state, "alive");
+  EXPECT_EQ(rec.state, PodRecordState::kAlive);
   EXPECT_EQ(rec.pod_id, pod->id);
   ASSERT_TRUE(verify_delete(&rec).ok());
   EXPECT_TRUE(live().empty());
@@ -192,7 +192,7 @@ TEST_P(Faulted, ADeleteThatLingersIsPolledUntilReallyGone) {
   f.delete_lingers = 4;
   set(f);
   ASSERT_TRUE(verify_delete(&rec).ok());
-  EXPECT_EQ(rec.state, "deleted");
+  EXPECT_EQ(rec.state, PodRecordState::kDeleted);
   EXPECT_GE(requests("GET", c_.get_path + pod->id, 200), c_.lingering_gets)
       << "it was seen still there";
   EXPECT_TRUE(live().empty());
@@ -209,7 +209,7 @@ TEST_P(Faulted, ADeleteThatNeverTakesFailsLoudlyNamingThePodThenReapWorks) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message,
             "delete " + c_.name + " pod " + pod->id + ": still present after the deadline");
-  EXPECT_EQ(rec.state, "deleting") << "left for burst reap";
+  EXPECT_EQ(rec.state, PodRecordState::kDeleting) << "left for burst reap";
   EXPECT_EQ(live().size(), 1u);
   set(Faults{});  // the provider recovers; reap's delete_and_verify deletes it
   ASSERT_TRUE(verify_delete(&rec).ok());
@@ -237,7 +237,7 @@ TEST_P(Faulted, AMalformedListIsAnErrorNeverZeroPods) {
     EXPECT_NE(st.error().message.find("find pod burst-j1-gpu"), std::string::npos)
         << st.error().message;
   }
-  EXPECT_NE(lost.state, "create-failed");
+  EXPECT_NE(lost.state, PodRecordState::kCreateFailed);
   set(Faults{});
   ASSERT_TRUE(verify_delete(&lost).ok());
   EXPECT_EQ(lost.pod_id, pod->id);
@@ -275,7 +275,7 @@ TEST_P(Faulted, NoCapacityShowsInOffersAndCreateSaysSo) {
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.error().code, ErrorCode::kNoCapacity);
   EXPECT_EQ(pod.error().message, c_.no_capacity_error(req));
-  EXPECT_EQ(rec.state, "create-failed");
+  EXPECT_EQ(rec.state, PodRecordState::kCreateFailed);
   EXPECT_EQ(pods_named(req.name), 0);
   EXPECT_TRUE(live().empty());
 }
@@ -292,7 +292,7 @@ TEST_P(Faulted, AuthFailureSaysTheKeyWasRefusedWithoutShowingIt) {
     ASSERT_FALSE(pod.ok());
     EXPECT_EQ(pod.error().code, ErrorCode::kAuth);
     EXPECT_EQ(pod.error().message, c_.auth_error);
-    EXPECT_EQ(rec.state, "create-failed");
+    EXPECT_EQ(rec.state, PodRecordState::kCreateFailed);
   } else {
     EXPECT_EQ(fails(*driver_, c_.auth_call, &code), c_.auth_error);
     EXPECT_EQ(code, ErrorCode::kAuth);

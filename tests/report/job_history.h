@@ -21,7 +21,7 @@ struct HistoryJob {
   std::string id = "20261110-120000-0001";
   std::string pipeline = "tts-render";
   std::string provider = "runpod";
-  std::string state = "succeeded";  // succeeded | failed | interrupted
+  JobState state = JobState::kSucceeded;  // kSucceeded | kFailed | kInterrupted
   std::string error;
   int64_t start_ms = 1762776000000;  // 2025-11-10T12:00:00Z; tests set their own
   // Phases in order with their seconds; outcome "ok" unless listed in `outcomes`.
@@ -67,7 +67,7 @@ inline void record_history(Store& store, HistoryJob h) {
   job.id = h.id;
   job.pipeline = h.pipeline;
   job.spec_path = "/work/" + h.pipeline + ".yaml";
-  job.state = "running";
+  job.state = JobState::kRunning;
   job.phase = "plan";
   job.provider = h.provider;
   job.estimate_json = h.estimate_json;
@@ -87,7 +87,7 @@ inline void record_history(Store& store, HistoryJob h) {
     p.gpu_count = role == "gpu" ? h.gpu_count : 0;
     p.usd_per_hour = price;
     p.price_source = "live offer";
-    p.state = "alive";
+    p.state = PodRecordState::kAlive;
     p.created_ms = t;
     auto row = store.add_pod(p);
     EXPECT_TRUE(row.ok());
@@ -95,11 +95,13 @@ inline void record_history(Store& store, HistoryJob h) {
     return p;
   };
   for (const auto& [phase, seconds] : h.phases) {
-    ASSERT_TRUE(store.begin_phase(h.id, phase, t).ok());
+    const std::optional<Phase> named = phase_from_string(phase);
+    ASSERT_TRUE(named) << phase;
+    ASSERT_TRUE(store.begin_phase(h.id, *named, t).ok());
     if (phase == "provision") {
       gpu = make_pod("gpu", h.gpu_usd_per_hour);
       if (h.gpu_create_fails) {
-        gpu->state = "create-failed";
+        gpu->state = PodRecordState::kCreateFailed;
         gpu->pod_id = "";
         gpu->deleted_ms = t + 1000;
         ASSERT_TRUE(store.update_pod(*gpu).ok());
@@ -108,17 +110,21 @@ inline void record_history(Store& store, HistoryJob h) {
     if (phase == "cpu-provision") cpu = make_pod("cpu", h.cpu_usd_per_hour);
     t += static_cast<int64_t>(std::llround(seconds * 1000));
     if (phase == "delete-gpu-pod" && gpu && !h.gpu_create_fails && !h.leave_gpu_alive) {
-      gpu->state = "deleted";
+      gpu->state = PodRecordState::kDeleted;
       gpu->deleted_ms = t;
       ASSERT_TRUE(store.update_pod(*gpu).ok());
     }
     if (phase == "delete-cpu-pod" && cpu) {
-      cpu->state = "deleted";
+      cpu->state = PodRecordState::kDeleted;
       cpu->deleted_ms = t;
       ASSERT_TRUE(store.update_pod(*cpu).ok());
     }
     const std::string outcome = outcome_of(h, phase);
-    ASSERT_TRUE(store.end_phase(h.id, phase, t, outcome, outcome == "ok" ? "" : h.error).ok());
+    ASSERT_TRUE(outcome_from_string(outcome)) << outcome;
+    ASSERT_TRUE(store
+                    .end_phase(h.id, *named, t, *outcome_from_string(outcome),
+                               outcome == "ok" ? "" : h.error)
+                    .ok());
   }
   if (h.synced_bytes) {
     ASSERT_TRUE(store.add_transfer({h.id, "sync", 3, h.synced_bytes, 2000}).ok());

@@ -90,7 +90,7 @@ TEST_F(ReportTest, FailureMidRunCostsWhatThePodBilledAndHasNoEstimateError) {
   h.phases = {{"plan", 1},  {"provision", 60}, {"wait-for-ssh", 30},  {"sync", 10}, {"setup", 20},
               {"run", 100}, {"pull", 15},      {"delete-gpu-pod", 5}, {"report", 0}};
   h.outcomes = {{"run", "failed"}};
-  h.state = "failed";
+  h.state = JobState::kFailed;
   h.error = "run: exited with status 3";
   JobReport r = report(h);
   ASSERT_EQ(r.pods.size(), 1u);
@@ -106,7 +106,7 @@ TEST_F(ReportTest, CancelledJobAppearsWithItsCost) {
   h.phases = {{"plan", 1},   {"provision", 60}, {"wait-for-ssh", 30},  {"sync", 10},
               {"setup", 20}, {"run", 50},       {"delete-gpu-pod", 5}, {"report", 0}};
   h.outcomes = {{"run", "interrupted"}};
-  h.state = "interrupted";
+  h.state = JobState::kInterrupted;
   h.error = "run: interrupted";
   JobReport r = report(h);
   EXPECT_EQ(r.outcome, "cancelled");
@@ -119,7 +119,7 @@ TEST_F(ReportTest, BudgetStopIsNamedAndRecommendsRaisingTheLimit) {
   h.phases = {{"plan", 1},  {"provision", 60}, {"wait-for-ssh", 30},  {"sync", 10}, {"setup", 20},
               {"run", 300}, {"pull", 15},      {"delete-gpu-pod", 5}, {"report", 0}};
   h.outcomes = {{"run", "failed"}};
-  h.state = "failed";
+  h.state = JobState::kFailed;
   h.error = "run: exceeded budget.max_runtime (300 s); stopped";
   h.facts.max_runtime_s = 300;
   JobReport r = report(h);
@@ -137,7 +137,7 @@ TEST_F(ReportTest, JobThatNeverCreatedAPodCostsZeroAndIsMarked) {
   none.phases = {{"plan", 1}, {"provision", 2}, {"delete-gpu-pod", 1}, {"report", 0}};
   none.outcomes = {{"provision", "failed"}};
   none.gpu_create_fails = true;
-  none.state = "failed";
+  none.state = JobState::kFailed;
   none.error = "provision: no capacity";
   JobReport r = report(none);
   ASSERT_EQ(r.pods.size(), 1u);
@@ -152,7 +152,7 @@ TEST_F(ReportTest, JobThatNeverCreatedAPodCostsZeroAndIsMarked) {
   HistoryJob planned_only;  // the plan failed: no pod row at all
   planned_only.id = "20261110-140000-0003";
   planned_only.phases = {{"plan", 1}, {"report", 0}};
-  planned_only.state = "failed";
+  planned_only.state = JobState::kFailed;
   JobReport p = report(planned_only);
   EXPECT_TRUE(p.no_pod);
   EXPECT_EQ(p.total_usd, 0);
@@ -252,7 +252,7 @@ TEST_F(ReportTest, OldJobsWithoutFactsStillReport) {
   JobRecord job;
   job.id = "old";
   job.pipeline = "p";
-  job.state = "succeeded";
+  job.state = JobState::kSucceeded;
   job.phase = "report";
   job.provider = "runpod";
   job.created_ms = 1000;
@@ -262,7 +262,7 @@ TEST_F(ReportTest, OldJobsWithoutFactsStillReport) {
   p.job_id = "old";
   p.role = "gpu";
   p.usd_per_hour = 3.6;
-  p.state = "deleted";
+  p.state = PodRecordState::kDeleted;
   p.created_ms = 1000;
   p.deleted_ms = 11500;  // 10.5 s: unrounded without a recorded rule
   ASSERT_TRUE(store_->add_pod(p).ok());
@@ -283,7 +283,7 @@ TEST_F(ReportTest, HandoffComesFromTheJobsRecordedFacts) {
   failed.phases = {{"plan", 1},   {"provision", 60}, {"wait-for-ssh", 30},  {"sync", 10},
                    {"setup", 20}, {"run", 30},       {"delete-gpu-pod", 5}, {"report", 0}};
   failed.outcomes = {{"run", "failed"}};
-  failed.state = "failed";
+  failed.state = JobState::kFailed;
   failed.error = "run: exit 1";
   failed.facts.handoff = "local";
   failed.facts.handoff_why = why;
@@ -298,7 +298,7 @@ TEST_F(ReportTest, HandoffComesFromTheJobsRecordedFacts) {
 
   HistoryJob ran = failed;
   ran.id = "uploaded";
-  ran.state = "succeeded";
+  ran.state = JobState::kSucceeded;
   ran.error = "";
   ran.outcomes = {};
   ran.phases = {

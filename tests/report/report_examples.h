@@ -56,7 +56,7 @@ inline void record_example_month(Store& store) {
                   {"sync", 6},   {"setup", 80},         {"run", 40},
                   {"pull", 9},   {"delete-gpu-pod", 3}, {"report", 0.1}};
       h.outcomes = {{"run", "failed"}};
-      h.state = "failed";
+      h.state = JobState::kFailed;
       h.error = "run: exited with status 1";
     }
     record_history(store, h);
@@ -76,7 +76,7 @@ inline void record_example_month(Store& store) {
     if (w == 2) {  // cancelled by its owner
       t.phases[5].second = 1200;
       t.outcomes = {{"run", "interrupted"}};
-      t.state = "interrupted";
+      t.state = JobState::kInterrupted;
       t.error = "run: interrupted";
     }
     t.estimate_json =
@@ -98,7 +98,7 @@ inline void record_example_month(Store& store) {
       e.phases = {{"plan", 1}, {"provision", 3}, {"delete-gpu-pod", 1}, {"report", 0}};
       e.outcomes = {{"provision", "failed"}};
       e.gpu_create_fails = true;
-      e.state = "failed";
+      e.state = JobState::kFailed;
       e.error = "provision: vast: no capacity for RTX_3090";
     }
     record_history(store, e);

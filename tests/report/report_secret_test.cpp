@@ -58,7 +58,7 @@ TEST(ReportSecrets, PlantedMarkerAppearsInNoReport) {
     h.start_ms = 1794312000000;  // 2026-11-10T12:00:00Z
     h.phases = full_phases(100);
     h.outcomes = {{"run", "failed"}};
-    h.state = "failed";
+    h.state = JobState::kFailed;
     h.error = "run: token=[secret E2E_TOKEN] rejected";  // as the Redactor leaves it
     record_history(**store, h);
   }

@@ -43,7 +43,7 @@ class RollupReportTest : public ::testing::Test {
                      {"sync", 10}, {"setup", 20},         {"run", 100},
                      {"pull", 15}, {"delete-gpu-pod", 5}, {"report", 0}};  // 240 s: $0.199333
     failed.outcomes = {{"run", "failed"}};
-    failed.state = "failed";
+    failed.state = JobState::kFailed;
     failed.error = "run: exited with status 3";
     add(failed, "nov-failed", kNov10 + kDay);
     HistoryJob train = ok;
@@ -57,13 +57,13 @@ class RollupReportTest : public ::testing::Test {
     cancelled.phases = {{"plan", 1},   {"provision", 60}, {"wait-for-ssh", 30},  {"sync", 10},
                         {"setup", 20}, {"run", 50},       {"delete-gpu-pod", 5}, {"report", 0}};
     cancelled.outcomes = {{"run", "interrupted"}};  // 175 s -> 180 s billed: $0.09
-    cancelled.state = "interrupted";
+    cancelled.state = JobState::kInterrupted;
     add(cancelled, "nov-cancelled", kNov10 + 3 * kDay);
     HistoryJob none = train;
     none.phases = {{"plan", 1}, {"provision", 2}, {"delete-gpu-pod", 1}, {"report", 0}};
     none.outcomes = {{"provision", "failed"}};
     none.gpu_create_fails = true;
-    none.state = "failed";
+    none.state = JobState::kFailed;
     add(none, "nov-nopod", kNov10 + 4 * kDay);
     add(ok, "oct-ok", kNov10 - 20 * kDay);
     add(ok, "dec-ok", kNov10 + 25 * kDay);

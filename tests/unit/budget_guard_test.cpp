@@ -20,7 +20,7 @@ PodRecord pod(const std::string& provider, double usd_per_hour, TimePoint create
   p.row_id = 1;
   p.provider = provider;
   p.role = "gpu";
-  p.state = "alive";
+  p.state = PodRecordState::kAlive;
   p.usd_per_hour = usd_per_hour;
   p.created_ms = to_unix_ms(created);
   return p;
@@ -57,10 +57,10 @@ TEST(BudgetGuard, PerMinuteBillingCountsTheWholeNextMinute) {
 TEST(BudgetGuard, DeletedAndFailedPodsAndSeveralCaps) {
   FakeClock clock;
   PodRecord gone = pod("runpod", 36.0, clock.now());  // $0.01 a second
-  gone.state = "deleted";
+  gone.state = PodRecordState::kDeleted;
   gone.deleted_ms = gone.created_ms + 10'000;  // billed 10 s only: $0.10
   PodRecord never = pod("runpod", 1000.0, clock.now());
-  never.state = "create-failed";
+  never.state = PodRecordState::kCreateFailed;
   std::vector<PodRecord> pods{gone, never};
   clock.advance(std::chrono::hours(1));
   EXPECT_NEAR(accrued_usd(pods, clock.now(), rule("runpod")), 0.10, 1e-9);

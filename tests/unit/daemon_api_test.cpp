@@ -143,7 +143,7 @@ TEST_F(ApiTest, PodsReapHealthAndUnknownEndpoints) {
   JobRecord job;
   job.id = "j1";
   job.pipeline = "p";
-  job.state = "running";
+  job.state = JobState::kRunning;
   ASSERT_TRUE(store_->create_job(job).ok());
   PodRecord pod;
   pod.job_id = "j1";
@@ -151,7 +151,7 @@ TEST_F(ApiTest, PodsReapHealthAndUnknownEndpoints) {
   pod.role = "gpu";
   pod.name = "burst-j1-gpu";
   pod.pod_id = "local-1";
-  pod.state = "alive";
+  pod.state = PodRecordState::kAlive;
   ASSERT_TRUE(store_->add_pod(pod).ok());
   json pods = json::parse(call("GET", "/v1/pods").body);
   ASSERT_EQ(pods.size(), 1u);

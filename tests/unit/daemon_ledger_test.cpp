@@ -43,14 +43,14 @@ class LedgerTest : public ::testing::Test {
     JobRecord j;
     j.id = id;
     j.pipeline = "p";
-    j.state = "running";
+    j.state = JobState::kRunning;
     j.created_ms = to_unix_ms(clock_.now());
     EXPECT_TRUE(store_->create_job(j).ok());
     PodRecord p;
     p.job_id = id;
     p.provider = "runpod";
     p.role = "gpu";
-    p.state = "alive";
+    p.state = PodRecordState::kAlive;
     p.usd_per_hour = usd_per_hour;
     p.created_ms = to_unix_ms(clock_.now());
     auto row = store_->add_pod(p);
@@ -84,7 +84,7 @@ TEST_F(LedgerTest, RestartedSchedulerRunsWhatTheEarlierOneQueuedAndDrainKeeps) {
   second.tick();
   ASSERT_TRUE(launcher_->wait_started(1));
   ASSERT_TRUE(second.wait_idle(seconds(10)));
-  EXPECT_EQ(store_->recent_jobs(10)->at(0).state, "succeeded");
+  EXPECT_EQ(store_->recent_jobs(10)->at(0).state, JobState::kSucceeded);
   EXPECT_TRUE(store_->queued_jobs()->empty()) << "the row goes when the job ends";
 }
 
@@ -143,7 +143,7 @@ TEST_F(LedgerTest, TwoConcurrentJobsNeverExceedTheDailyCapTogether) {
               .empty())
         continue;
       PodRecord p = pods(id).front();
-      p.state = "deleted";
+      p.state = PodRecordState::kDeleted;
       p.deleted_ms = to_unix_ms(clock_.now());
       ASSERT_TRUE(store_->update_pod(p).ok());
       ledger.settle(id);
@@ -189,7 +189,7 @@ TEST(BillingClock, AWallClockSteppedBackKeepsTheBudgetCheckOnTime) {
   BillingClock billing([&] { return mono; });
   PodRecord p;
   p.provider = "runpod";
-  p.state = "alive";
+  p.state = PodRecordState::kAlive;
   p.usd_per_hour = 3.60;  // $0.001 a second
   p.created_ms = to_unix_ms(wall.now());
   const std::vector<BudgetCap> caps{{0.10, "budget.max_usd"}};

@@ -43,12 +43,12 @@ class ReconcilerTest : public ::testing::Test {
     JobRecord job;
     job.id = id;
     job.pipeline = "tts";
-    job.state = "running";
+    job.state = JobState::kRunning;
     job.phase = "setup";  // the last phase that ended; "run" is open
     job.provider = "fake";
     job.owner_pid = 999999;
     EXPECT_TRUE(store_->create_job(job).ok());
-    EXPECT_TRUE(store_->begin_phase(id, "run", to_unix_ms(clock_.now())).ok());
+    EXPECT_TRUE(store_->begin_phase(id, Phase::kRun, to_unix_ms(clock_.now())).ok());
     Pod pod = cloud_.add_existing("burst-" + id + "-gpu");
     PodRecord rec;
     rec.job_id = id;
@@ -56,7 +56,7 @@ class ReconcilerTest : public ::testing::Test {
     rec.role = "gpu";
     rec.name = pod.name;
     rec.pod_id = pod.id;
-    rec.state = "alive";
+    rec.state = PodRecordState::kAlive;
     rec.created_ms = to_unix_ms(clock_.now());
     EXPECT_TRUE(store_->add_pod(rec).ok());
     return pod.id;
@@ -79,16 +79,16 @@ TEST_F(ReconcilerTest, JobOfADeadDaemonIsFailedItsPodDeletedAndTheReportSaysSo) 
   EXPECT_FALSE(cloud_.exists_named("burst-j1-gpu"));
 
   auto job = store_->get_job("j1");
-  EXPECT_EQ(job->state, "failed");
+  EXPECT_EQ(job->state, JobState::kFailed);
   EXPECT_EQ(job->error,
             "the process running it (pid 999999) stopped during phase run; burstd failed the job "
             "on restart (reattach is off, no reattach); gpu pod " +
                 pod + " deleted (confirmed)");
   auto phases = *store_->phases("j1");
   ASSERT_EQ(phases.size(), 2u);
-  EXPECT_EQ(phases[0].outcome, "interrupted");
-  EXPECT_EQ(phases[1].phase, "recover");
-  EXPECT_EQ(phases[1].outcome, "ok");
+  EXPECT_EQ(phases[0].outcome, Outcome::kInterrupted);
+  EXPECT_EQ(phases[1].phase, Phase::kRecover);
+  EXPECT_EQ(phases[1].outcome, Outcome::kOk);
   EXPECT_TRUE(store_->live_pods()->empty());
 
   std::ifstream f(job->report_path);
@@ -113,7 +113,7 @@ TEST_F(ReconcilerTest, RunPhaseJobWithARunningPodIsHandedToReattachAndKeepsItsPo
             "j1: the process running it (pid 999999) stopped during phase run; burstd restarted "
             "and reattached");
   EXPECT_TRUE(cloud_.exists_named("burst-j1-gpu")) << "the pod is the reattached run's";
-  EXPECT_EQ(store_->get_job("j1")->state, "running");
+  EXPECT_EQ(store_->get_job("j1")->state, JobState::kRunning);
   EXPECT_EQ(store_->phases("j1")->back().ended_ms, 0) << "the run phase stays open";
 }
 
@@ -125,7 +125,7 @@ TEST_F(ReconcilerTest, RunPhaseJobWhosePodIsGoneIsFailedNotReattached) {
   (void)r.recover_jobs();
   EXPECT_TRUE(reattached_.empty());
   auto job = store_->get_job("j1");
-  EXPECT_EQ(job->state, "failed");
+  EXPECT_EQ(job->state, JobState::kFailed);
   EXPECT_NE(job->error.find("(its GPU pod is not running, no reattach)"), std::string::npos)
       << job->error;
 }
@@ -138,7 +138,7 @@ TEST_F(ReconcilerTest, LiveJobsAreLeftAlone) {
   auto actions = r.reap();
   EXPECT_TRUE(actions.empty());
   EXPECT_TRUE(cloud_.exists_named("burst-j2-gpu"));
-  EXPECT_EQ(store_->get_job("j2")->state, "running");
+  EXPECT_EQ(store_->get_job("j2")->state, JobState::kRunning);
 }
 
 TEST_F(ReconcilerTest, UnknownPodOfThisInstallationIsDeletedOnlyAfterTheGracePeriod) {
@@ -183,7 +183,7 @@ TEST_F(ReconcilerTest, UntaggedAndOtherInstallationsPodsAreLeftAloneWhateverThei
 TEST_F(ReconcilerTest, PodRowOfAFinishedJobIsDeletedByReap) {
   running_job("j3");
   JobRecord job = *store_->get_job("j3");
-  job.state = "failed";
+  job.state = JobState::kFailed;
   ASSERT_TRUE(store_->update_job(job).ok());
   Reconciler r = make();
   auto actions = r.reap();

@@ -68,7 +68,7 @@ class SchedulerTest : public ::testing::Test {
   int count_jobs(const std::string& state) {
     auto jobs = store_->recent_jobs(100);
     int n = 0;
-    for (const auto& j : *jobs) n += j.state == state;
+    for (const auto& j : *jobs) n += to_string(j.state) == state;
     return n;
   }
   bool logged(const std::string& needle) {
@@ -142,7 +142,7 @@ TEST_F(SchedulerTest, ConcurrencyLimitHoldsTheRestInTheQueue) {
   ASSERT_TRUE(launcher_->wait_started(2));
   EXPECT_EQ(s.running_count(), 2);
   int queued = 0;
-  for (const auto& j : s.jobs()) queued += j.state == "queued";
+  for (const auto& j : s.jobs()) queued += j.state == JobState::kQueued;
   EXPECT_EQ(queued, 3);
 
   launcher_->block = false;
@@ -210,12 +210,12 @@ TEST_F(SchedulerTest, CancelDropsAQueuedJobAndInterruptsARunningOne) {
   ASSERT_TRUE(s.cancel(b).ok());
   auto rec = store_->get_job(b);
   ASSERT_TRUE(rec.ok());
-  EXPECT_EQ(rec->state, "interrupted");
+  EXPECT_EQ(rec->state, JobState::kInterrupted);
   EXPECT_EQ(rec->error, "cancelled while queued; nothing was created");
 
   ASSERT_TRUE(s.cancel(a).ok());
   ASSERT_TRUE(s.wait_idle(seconds(10)));
-  EXPECT_EQ(store_->get_job(a)->state, "interrupted");
+  EXPECT_EQ(store_->get_job(a)->state, JobState::kInterrupted);
   EXPECT_EQ(s.cancel("nope").error().code, ErrorCode::kNotFound);
 }
 

@@ -131,7 +131,7 @@ class JobRunnerTest : public ::testing::Test {
   std::vector<std::pair<std::string, std::string>> phases() {
     std::vector<std::pair<std::string, std::string>> out;
     const auto rows = store_->phases("20260101-000000-test").value();
-    for (const auto& p : rows) out.emplace_back(p.phase, p.outcome);
+    for (const auto& p : rows) out.emplace_back(to_string(p.phase), to_string(p.outcome));
     return out;
   }
   std::string outcome_of(const std::string& phase) {
@@ -142,7 +142,7 @@ class JobRunnerTest : public ::testing::Test {
   std::string detail_of(const std::string& phase) {
     const auto rows = store_->phases("20260101-000000-test").value();
     for (const auto& p : rows)
-      if (p.phase == phase) return p.detail;
+      if (to_string(p.phase) == phase) return p.detail;
     return "";
   }
   JobRecord job() { return store_->get_job("20260101-000000-test").value(); }
@@ -151,8 +151,8 @@ class JobRunnerTest : public ::testing::Test {
   void expect_every_pod_deleted_and_verified() {
     auto rows = store_->pods_of_job("20260101-000000-test").value();
     for (const auto& r : rows) {
-      if (r.state == "create-failed") continue;
-      EXPECT_EQ(r.state, "deleted") << r.name;
+      if (r.state == PodRecordState::kCreateFailed) continue;
+      EXPECT_EQ(r.state, PodRecordState::kDeleted) << r.name;
       EXPECT_GT(r.deleted_ms, 0) << r.name;
       const Pod* p = provider_.find(r.pod_id);
       ASSERT_NE(p, nullptr) << r.pod_id;
@@ -183,14 +183,14 @@ class JobRunnerTest : public ::testing::Test {
 
 TEST_F(JobRunnerTest, SuccessRunsEveryPhasePullsTheArtefactAndDeletesThePod) {
   JobResult r = run();
-  EXPECT_EQ(r.state, "succeeded") << r.error;
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
   EXPECT_EQ(r.error, "");
   const std::vector<std::pair<std::string, std::string>> want = {
       {"plan", "ok"}, {"provision", "ok"},      {"wait-for-ssh", "ok"},
       {"sync", "ok"}, {"setup", "ok"},          {"run", "ok"},
       {"pull", "ok"}, {"delete-gpu-pod", "ok"}, {"report", "ok"}};
   EXPECT_EQ(phases(), want);
-  EXPECT_EQ(job().state, "succeeded");
+  EXPECT_EQ(job().state, JobState::kSucceeded);
   EXPECT_TRUE(console_.saw("out", "hello from the pod"));
   std::ifstream pulled(dir_.path() + "/out/out.txt");
   std::string text;
@@ -207,7 +207,7 @@ TEST_F(JobRunnerTest, SuccessRunsEveryPhasePullsTheArtefactAndDeletesThePod) {
 TEST_F(JobRunnerTest, ProvisionFailureCreatesNothingAndSaysWhy) {
   provider_.create_errors.push_back(make_error(ErrorCode::kInvalid, "fake: bad request"));
   JobResult r = run();
-  EXPECT_EQ(r.state, "failed");
+  EXPECT_EQ(r.state, JobState::kFailed);
   EXPECT_NE(r.error.find("bad request"), std::string::npos) << r.error;
   EXPECT_EQ(outcome_of("provision"), "failed");
   EXPECT_EQ(outcome_of("wait-for-ssh"), "(not recorded)");
@@ -215,7 +215,7 @@ TEST_F(JobRunnerTest, ProvisionFailureCreatesNothingAndSaysWhy) {
   EXPECT_EQ(outcome_of("report"), "ok");
   auto rows = store_->pods_of_job("20260101-000000-test").value();
   ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].state, "create-failed");
+  EXPECT_EQ(rows[0].state, PodRecordState::kCreateFailed);
   EXPECT_TRUE(provider_.list_pods().value().empty());
   EXPECT_EQ(pod_->connects(), 0);
 }
@@ -223,7 +223,7 @@ TEST_F(JobRunnerTest, ProvisionFailureCreatesNothingAndSaysWhy) {
 TEST_F(JobRunnerTest, NoSshGivesUpAtTheDeadlineAndDeletesThePod) {
   pod_->refuse = true;
   JobResult r = run();
-  EXPECT_EQ(r.state, "failed");
+  EXPECT_EQ(r.state, JobState::kFailed);
   EXPECT_NE(r.error.find("ssh"), std::string::npos) << r.error;
   EXPECT_EQ(outcome_of("wait-for-ssh"), "connection-lost");
   EXPECT_EQ(outcome_of("run"), "(not recorded)");
@@ -240,7 +240,7 @@ TEST_F(JobRunnerTest, SyncFailureSkipsTheStepsAndDeletesThePod) {
     return std::nullopt;
   };
   JobResult r = run();
-  EXPECT_EQ(r.state, "failed");
+  EXPECT_EQ(r.state, JobState::kFailed);
   EXPECT_NE(r.error.find("no space left"), std::string::npos) << r.error;
   EXPECT_EQ(outcome_of("sync"), "failed");
   EXPECT_EQ(outcome_of("setup"), "(not recorded)");
@@ -252,7 +252,7 @@ TEST_F(JobRunnerTest, SyncFailureSkipsTheStepsAndDeletesThePod) {
 TEST_F(JobRunnerTest, FailingStepFailsTheJobStillPullsAndDeletes) {
   spec_.run = "echo partial > out.txt\necho about to fail >&2\nexit 3";
   JobResult r = run();
-  EXPECT_EQ(r.state, "failed");
+  EXPECT_EQ(r.state, JobState::kFailed);
   EXPECT_NE(r.error.find("3"), std::string::npos) << r.error;
   EXPECT_EQ(outcome_of("run"), "failed");
   EXPECT_EQ(outcome_of("pull"), "ok") << "pull_on_failure brings what exists home";
@@ -269,7 +269,7 @@ TEST_F(JobRunnerTest, PullFailureFailsTheJobAndDeletesThePod) {
     return std::nullopt;
   };
   JobResult r = run();
-  EXPECT_EQ(r.state, "failed");
+  EXPECT_EQ(r.state, JobState::kFailed);
   EXPECT_NE(r.error.find("pull refused"), std::string::npos) << r.error;
   EXPECT_EQ(outcome_of("run"), "ok");
   EXPECT_EQ(outcome_of("pull"), "failed");
@@ -280,7 +280,7 @@ TEST_F(JobRunnerTest, PullFailureFailsTheJobAndDeletesThePod) {
 TEST_F(JobRunnerTest, DeleteThatLingersIsPolledUntilTheProviderSaysGone) {
   provider_.delete_takes_effect_after_n_gets = 3;  // accepted, gone only later
   JobResult r = run();
-  EXPECT_EQ(r.state, "succeeded") << r.error;
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
   EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
   int gets_after_delete = 0;
   bool deleted = false;
@@ -298,14 +298,14 @@ TEST_F(JobRunnerTest, DeleteThatFailsLeavesTheRowForReapWhichVerifiesItGone) {
   provider_.delete_errors.push_back(
       make_error(ErrorCode::kUnavailable, "fake: HTTP 503 (gave up after 5 attempts)"));
   JobResult r = run();
-  EXPECT_EQ(r.state, "failed");
+  EXPECT_EQ(r.state, JobState::kFailed);
   EXPECT_NE(r.error.find("burst reap"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find("HTTP 503"), std::string::npos) << r.error;
   EXPECT_EQ(outcome_of("run"), "ok");
   EXPECT_EQ(outcome_of("delete-gpu-pod"), "failed");
   auto rows = store_->pods_of_job("20260101-000000-test").value();
   ASSERT_EQ(rows.size(), 1u);
-  EXPECT_EQ(rows[0].state, "deleting") << "left for burst reap";
+  EXPECT_EQ(rows[0].state, PodRecordState::kDeleting) << "left for burst reap";
   EXPECT_EQ(store_->live_pods().value().size(), 1u);
   ASSERT_TRUE(delete_and_verify(*store_, provider_, clock_, &rows[0]).ok());  // what reap does
   expect_every_pod_deleted_and_verified();
@@ -316,7 +316,7 @@ TEST_F(JobRunnerTest, InterruptStopsTheRunStepPullsAndDeletes) {
   faults_.at = "mid-run";  // the first line of the run step
   faults_.action = [this] { interrupts_ = 1; };
   JobResult r = run();
-  EXPECT_EQ(r.state, "interrupted") << r.error;
+  EXPECT_EQ(r.state, JobState::kInterrupted) << r.error;
   EXPECT_EQ(outcome_of("run"), "interrupted");
   EXPECT_EQ(outcome_of("pull"), "ok") << "one interrupt still pulls";
   EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
@@ -329,7 +329,7 @@ TEST_F(JobRunnerTest, TwoInterruptsSkipThePullButNeverTheDelete) {
   faults_.at = "mid-run";
   faults_.action = [this] { interrupts_ = 2; };
   JobResult r = run();
-  EXPECT_EQ(r.state, "interrupted") << r.error;
+  EXPECT_EQ(r.state, JobState::kInterrupted) << r.error;
   EXPECT_EQ(outcome_of("pull"), "skipped");
   EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
   expect_every_pod_deleted_and_verified();
@@ -340,7 +340,7 @@ TEST_F(JobRunnerTest, ConnectionLostMidRunFailsTheJobAndDeletesThePodThroughTheA
   faults_.at = "mid-run";
   faults_.action = [this] { pod_->broken = true; };  // every session and reconnect fails now
   JobResult r = run();
-  EXPECT_EQ(r.state, "failed");
+  EXPECT_EQ(r.state, JobState::kFailed);
   EXPECT_NE(r.error.find("connection"), std::string::npos) << r.error;
   EXPECT_EQ(outcome_of("run"), "connection-lost");
   EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok") << "deleting needs the provider's API, not SSH";

@@ -113,7 +113,7 @@ TEST(JobWatchdog, TheMoneyCapFiresOnTheStoresPods) {
   PodRecord p;
   p.row_id = 1;
   p.provider = "runpod";
-  p.state = "alive";
+  p.state = PodRecordState::kAlive;
   p.usd_per_hour = 3.60;  // $0.001 a second
   p.created_ms = to_unix_ms(f.clock.now());
   f.pods = {p};

@@ -25,7 +25,7 @@ class PodLifecycle : public ::testing::Test {
     JobRecord job;
     job.id = "j1";
     job.pipeline = "render";
-    job.state = "running";
+    job.state = JobState::kRunning;
     job.created_ms = to_unix_ms(clock_.now());
     ASSERT_TRUE(store_->create_job(job).ok());
     record_.job_id = "j1";
@@ -76,7 +76,7 @@ TEST_F(PodLifecycle, RowIsCreatingBeforeTheProviderIsAskedAndAliveAfter) {
   provider_.on_create = [&](const PodRequest& req) {
     hook_ran = true;
     PodRecord row = stored();
-    EXPECT_EQ(row.state, "creating");
+    EXPECT_EQ(row.state, PodRecordState::kCreating);
     EXPECT_EQ(row.name, req.name);
     EXPECT_EQ(row.pod_id, "");
     EXPECT_EQ(row.provider, "fake");
@@ -93,7 +93,7 @@ TEST_F(PodLifecycle, RowIsCreatingBeforeTheProviderIsAskedAndAliveAfter) {
   EXPECT_EQ(pod->name, "burst-j1-gpu");
 
   PodRecord row = stored();
-  EXPECT_EQ(row.state, "alive");
+  EXPECT_EQ(row.state, PodRecordState::kAlive);
   EXPECT_EQ(row.pod_id, "p1");
   EXPECT_EQ(row.row_id, record_.row_id);
   EXPECT_EQ(row.gpu_type, "RTX_4090");
@@ -107,7 +107,7 @@ TEST_F(PodLifecycle, CreateTimeoutThatMadeThePodIsFoundByNameAndDeleted) {
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.error().code, ErrorCode::kTimeout);
   EXPECT_TRUE(provider_.exists_named("burst-j1-gpu"));  // the leak this guards against
-  EXPECT_EQ(stored().state, "creating");
+  EXPECT_EQ(stored().state, PodRecordState::kCreating);
   EXPECT_EQ(stored().pod_id, "");
 
   // As reap would: start from what the store knows.
@@ -121,7 +121,7 @@ TEST_F(PodLifecycle, CreateTimeoutThatMadeThePodIsFoundByNameAndDeleted) {
   EXPECT_EQ(provider_.calls_, (std::vector<std::string>{"list", "delete p1", "get p1"}));
   EXPECT_FALSE(provider_.exists_named("burst-j1-gpu"));
   PodRecord row = stored();
-  EXPECT_EQ(row.state, "deleted");
+  EXPECT_EQ(row.state, PodRecordState::kDeleted);
   EXPECT_EQ(row.pod_id, "p1");
   EXPECT_EQ(row.deleted_ms, to_unix_ms(clock_.now()));
 }
@@ -129,12 +129,12 @@ TEST_F(PodLifecycle, CreateTimeoutThatMadeThePodIsFoundByNameAndDeleted) {
 TEST_F(PodLifecycle, CreateTimeoutThatMadeNothingEndsCreateFailedWithoutADelete) {
   provider_.create_errors = {make_error(ErrorCode::kTimeout, "gateway timeout")};
   ASSERT_FALSE(create_recorded_pod(*store_, provider_, clock_, request(), &record_).ok());
-  EXPECT_EQ(stored().state, "creating");
+  EXPECT_EQ(stored().state, PodRecordState::kCreating);
   Status st = delete_and_verify(*store_, provider_, clock_, &record_);
   ASSERT_TRUE(st.ok()) << st.error().message;
   EXPECT_EQ(count_calls("list"), 1);
   EXPECT_EQ(count_calls("delete p1"), 0);
-  EXPECT_EQ(stored().state, "create-failed");
+  EXPECT_EQ(stored().state, PodRecordState::kCreateFailed);
   EXPECT_TRUE(store_->live_pods()->empty());
 }
 
@@ -157,7 +157,7 @@ TEST_F(PodLifecycle, CreateNoCapacityMarksTheRowCreateFailed) {
   EXPECT_EQ(pod.error().code, ErrorCode::kNoCapacity);
   EXPECT_EQ(pod.error().message, "no RTX_4090 in eu");  // the provider's own words
   PodRecord row = stored();
-  EXPECT_EQ(row.state, "create-failed");
+  EXPECT_EQ(row.state, PodRecordState::kCreateFailed);
   EXPECT_EQ(row.deleted_ms, to_unix_ms(clock_.now()));
   EXPECT_TRUE(store_->live_pods()->empty());
 }
@@ -178,7 +178,7 @@ TEST_F(PodLifecycle, OnlyErrorsThatProveNoPodWasMadeMarkCreateFailed) {
     ASSERT_FALSE(create_recorded_pod(*store_, provider_, clock_, request(), &rec).ok());
     auto rows = store_->pods_of_job("j1");
     ASSERT_TRUE(rows.ok());
-    EXPECT_EQ(rows->back().state, c.state);
+    EXPECT_EQ(to_string(rows->back().state), std::string(c.state));
   }
 }
 
@@ -187,15 +187,17 @@ TEST_F(PodLifecycle, OnlyErrorsThatProveNoPodWasMadeMarkCreateFailed) {
 TEST_F(PodLifecycle, DeleteErrorIsNotRetriedAgainHereAndReapFinishesIt) {
   const std::string id = create_ok();
   provider_.delete_errors = {make_error(ErrorCode::kUnavailable, "503 (gave up after 5 attempts)")};
-  provider_.on_delete = [&](const std::string&) { EXPECT_EQ(stored().state, "deleting"); };
+  provider_.on_delete = [&](const std::string&) {
+    EXPECT_EQ(stored().state, PodRecordState::kDeleting);
+  };
   Status st = delete_and_verify(*store_, provider_, clock_, &record_);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "delete fake pod " + id + ": 503 (gave up after 5 attempts)");
   EXPECT_EQ(count_calls("delete " + id), 1);
-  EXPECT_EQ(stored().state, "deleting") << "left for burst reap";
+  EXPECT_EQ(stored().state, PodRecordState::kDeleting) << "left for burst reap";
   Status again = delete_and_verify(*store_, provider_, clock_, &record_);
   ASSERT_TRUE(again.ok()) << again.error().message;
-  EXPECT_EQ(stored().state, "deleted");
+  EXPECT_EQ(stored().state, PodRecordState::kDeleted);
 }
 
 TEST_F(PodLifecycle, NonRetryableDeleteErrorFailsAtOnceAndLeavesDeleting) {
@@ -207,7 +209,7 @@ TEST_F(PodLifecycle, NonRetryableDeleteErrorFailsAtOnceAndLeavesDeleting) {
   EXPECT_EQ(st.error().message, "delete fake pod " + id + ": 401 bad key");
   EXPECT_EQ(count_calls("delete " + id), 1);
   EXPECT_EQ(clock_.total_slept(), Duration(0));
-  EXPECT_EQ(stored().state, "deleting");
+  EXPECT_EQ(stored().state, PodRecordState::kDeleting);
 }
 
 TEST_F(PodLifecycle, DeleteThatTakesEffectLaterEndsDeleted) {
@@ -219,7 +221,7 @@ TEST_F(PodLifecycle, DeleteThatTakesEffectLaterEndsDeleted) {
   EXPECT_EQ(count_calls("get " + id), 4);  // three still there, the fourth not found
   EXPECT_EQ(clock_.total_slept(), Duration(200 + 400 + 800));
   PodRecord row = stored();
-  EXPECT_EQ(row.state, "deleted");
+  EXPECT_EQ(row.state, PodRecordState::kDeleted);
   EXPECT_EQ(row.deleted_ms, to_unix_ms(clock_.now()));
   EXPECT_EQ(row.deleted_ms, asked_ms + 1400);  // confirmed when gone, not when asked
   EXPECT_TRUE(store_->live_pods()->empty());
@@ -235,7 +237,7 @@ TEST_F(PodLifecycle, DeleteThatNeverTakesEffectTimesOutAndStaysDeleting) {
   EXPECT_EQ(st.error().message, "delete fake pod " + id + ": still present after the deadline");
   EXPECT_TRUE(provider_.exists_named("burst-j1-gpu"));
   PodRecord row = stored();
-  EXPECT_EQ(row.state, "deleting");
+  EXPECT_EQ(row.state, PodRecordState::kDeleting);
   EXPECT_EQ(row.deleted_ms, 0);
   auto live = store_->live_pods();
   ASSERT_TRUE(live.ok());
@@ -251,7 +253,7 @@ TEST_F(PodLifecycle, DeletingAnAlreadyGonePodSucceeds) {
   Status st = delete_and_verify(*store_, provider_, clock_, &record_);
   ASSERT_TRUE(st.ok()) << st.error().message;
   EXPECT_EQ(provider_.calls_, (std::vector<std::string>{"delete " + id, "get " + id}));
-  EXPECT_EQ(stored().state, "deleted");
+  EXPECT_EQ(stored().state, PodRecordState::kDeleted);
 }
 
 }  // namespace

@@ -73,13 +73,13 @@ struct Installation {
     JobRecord job;
     job.id = job_id;
     job.pipeline = "tts";
-    job.state = "running";
+    job.state = JobState::kRunning;
     job.phase = "setup";
     job.provider = "fake";
     job.owner_pid = pid;
     job.owner_start = start;
     EXPECT_TRUE(store->create_job(job).ok());
-    EXPECT_TRUE(store->begin_phase(job_id, "run", to_unix_ms(clock.now())).ok());
+    EXPECT_TRUE(store->begin_phase(job_id, Phase::kRun, to_unix_ms(clock.now())).ok());
     Pod pod = cloud.add_existing(pod_name(id(), job_id, "gpu"));
     PodRecord rec;
     rec.job_id = job_id;
@@ -87,7 +87,7 @@ struct Installation {
     rec.role = "gpu";
     rec.name = pod.name;
     rec.pod_id = pod.id;
-    rec.state = "alive";
+    rec.state = PodRecordState::kAlive;
     EXPECT_TRUE(store->add_pod(rec).ok());
     return pod.name;
   }
@@ -136,7 +136,7 @@ TEST_F(ReaperTest, ReusedOwnerPidIsDeadToBurstReap) {
   EXPECT_EQ(actions[0].outcome, "deleted (confirmed)");
   EXPECT_FALSE(cloud_.exists_named(pod));
   auto job = a.store->get_job("j1");
-  EXPECT_EQ(job->state, "failed");
+  EXPECT_EQ(job->state, JobState::kFailed);
   EXPECT_EQ(job->error, "the process running it (pid " + std::to_string(reused.pid()) +
                             ") stopped during phase run; burst reap failed the job; gpu pod p1 "
                             "deleted (confirmed)");
@@ -152,7 +152,7 @@ TEST_F(ReaperTest, ReusedOwnerPidIsDeadToBurstd) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("job j1 failed: the process running it"), std::string::npos) << lines[0];
   EXPECT_FALSE(cloud_.exists_named(pod));
-  EXPECT_EQ(a.store->get_job("j1")->state, "failed");
+  EXPECT_EQ(a.store->get_job("j1")->state, JobState::kFailed);
 }
 
 TEST_F(ReaperTest, ALiveOwnerKeepsItsPodForBoth) {
@@ -167,7 +167,7 @@ TEST_F(ReaperTest, ALiveOwnerKeepsItsPodForBoth) {
   EXPECT_TRUE(burstd.recover_jobs().empty());
   EXPECT_TRUE(burstd.reap().empty());
   EXPECT_TRUE(cloud_.exists_named(pod));
-  EXPECT_EQ(a.store->get_job("j1")->state, "running");
+  EXPECT_EQ(a.store->get_job("j1")->state, JobState::kRunning);
 }
 
 // Two state dirs on one cloud account: B never touches A's live pod, neither `burst reap` nor
@@ -243,7 +243,7 @@ TEST_F(ReaperTest, DryRunChangesNothing) {
   ASSERT_EQ(actions.size(), 2u);
   for (const auto& act : actions) EXPECT_EQ(act.outcome, "would delete");
   EXPECT_TRUE(cloud_.exists_named(pod));
-  EXPECT_EQ(a.store->get_job("j1")->state, "running");
+  EXPECT_EQ(a.store->get_job("j1")->state, JobState::kRunning);
 }
 
 TEST(PodName, CarriesTheInstallationAndParsesBack) {

@@ -50,7 +50,7 @@ JobRecord make_job(const std::string& id, int64_t created_ms) {
   j.id = id;
   j.pipeline = "finetune";
   j.spec_path = "/home/u/specs/finetune.yaml";
-  j.state = "running";
+  j.state = JobState::kRunning;
   j.phase = "provision";
   j.provider = "runpod";
   j.error = "";
@@ -71,7 +71,7 @@ PodRecord make_pod(const std::string& job_id, const std::string& name, int64_t c
   p.gpu_count = 2;
   p.usd_per_hour = 4.78;
   p.price_source = "live offer";
-  p.state = "creating";
+  p.state = PodRecordState::kCreating;
   p.created_ms = created_ms;
   return p;
 }
@@ -125,7 +125,7 @@ TEST_F(StoreTest, JobRoundTripAndUpdate) {
   ASSERT_TRUE(got.ok());
   expect_job_eq(*got, job);
 
-  job.state = "failed";
+  job.state = JobState::kFailed;
   job.phase = "run";
   job.provider = "vast";
   job.error = "exit status 3; quote ' and \"double\"";
@@ -189,43 +189,43 @@ TEST_F(StoreTest, PhasesInOrderWithOpenAndClosedRows) {
   auto store = open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-  ASSERT_TRUE(store->begin_phase("j", "provision", 10).ok());
-  ASSERT_TRUE(store->end_phase("j", "provision", 20, "ok", "2 pods").ok());
-  ASSERT_TRUE(store->begin_phase("j", "sync", 20).ok());
-  ASSERT_TRUE(store->begin_phase("j", "run", 30).ok());
-  ASSERT_TRUE(store->end_phase("j", "sync", 40, "failed", "rsync exit 23").ok());
+  ASSERT_TRUE(store->begin_phase("j", Phase::kProvision, 10).ok());
+  ASSERT_TRUE(store->end_phase("j", Phase::kProvision, 20, Outcome::kOk, "2 pods").ok());
+  ASSERT_TRUE(store->begin_phase("j", Phase::kSync, 20).ok());
+  ASSERT_TRUE(store->begin_phase("j", Phase::kRun, 30).ok());
+  ASSERT_TRUE(store->end_phase("j", Phase::kSync, 40, Outcome::kFailed, "rsync exit 23").ok());
 
   Result<std::vector<PhaseRecord>> phases = store->phases("j");
   ASSERT_TRUE(phases.ok());
   ASSERT_EQ(phases->size(), 3u);
   const PhaseRecord& p0 = (*phases)[0];
   EXPECT_EQ(p0.job_id, "j");
-  EXPECT_EQ(p0.phase, "provision");
+  EXPECT_EQ(p0.phase, Phase::kProvision);
   EXPECT_EQ(p0.started_ms, 10);
   EXPECT_EQ(p0.ended_ms, 20);
-  EXPECT_EQ(p0.outcome, "ok");
+  EXPECT_EQ(p0.outcome, Outcome::kOk);
   EXPECT_EQ(p0.detail, "2 pods");
-  EXPECT_EQ((*phases)[1].phase, "sync");
+  EXPECT_EQ((*phases)[1].phase, Phase::kSync);
   EXPECT_EQ((*phases)[1].ended_ms, 40);
-  EXPECT_EQ((*phases)[1].outcome, "failed");
+  EXPECT_EQ((*phases)[1].outcome, Outcome::kFailed);
   EXPECT_EQ((*phases)[1].detail, "rsync exit 23");
-  EXPECT_EQ((*phases)[2].phase, "run");
+  EXPECT_EQ((*phases)[2].phase, Phase::kRun);
   EXPECT_EQ((*phases)[2].started_ms, 30);
   EXPECT_EQ((*phases)[2].ended_ms, 0);
-  EXPECT_EQ((*phases)[2].outcome, "");
+  EXPECT_EQ((*phases)[2].outcome, std::nullopt);
 }
 
 TEST_F(StoreTest, EndPhaseWithoutBeginIsNotFound) {
   auto store = open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-  Status ended = store->end_phase("j", "run", 5, "ok", "");
+  Status ended = store->end_phase("j", Phase::kRun, 5, Outcome::kOk, "");
   ASSERT_FALSE(ended.ok());
   EXPECT_EQ(ended.error().code, ErrorCode::kNotFound);
   // A closed row is not open any more: ending it twice is also kNotFound.
-  ASSERT_TRUE(store->begin_phase("j", "run", 5).ok());
-  ASSERT_TRUE(store->end_phase("j", "run", 0, "ok", "").ok());
-  ended = store->end_phase("j", "run", 7, "ok", "");
+  ASSERT_TRUE(store->begin_phase("j", Phase::kRun, 5).ok());
+  ASSERT_TRUE(store->end_phase("j", Phase::kRun, 0, Outcome::kOk, "").ok());
+  ended = store->end_phase("j", Phase::kRun, 7, Outcome::kOk, "");
   ASSERT_FALSE(ended.ok());
   EXPECT_EQ(ended.error().code, ErrorCode::kNotFound);
 }
@@ -243,10 +243,10 @@ TEST_F(StoreTest, PodLifecycleAndLivePods) {
   ASSERT_EQ(pods->size(), 1u);
   expect_pod_eq((*pods)[0], pod);
   EXPECT_EQ((*pods)[0].pod_id, "");
-  EXPECT_EQ((*pods)[0].state, "creating");
+  EXPECT_EQ((*pods)[0].state, PodRecordState::kCreating);
 
   pod.pod_id = "abc123xyz";
-  pod.state = "alive";
+  pod.state = PodRecordState::kAlive;
   pod.host_key = "ssh-ed25519 AAAAC3Nza...";
   ASSERT_TRUE(store->update_pod(pod).ok());
   pods = store->pods_of_job("j");
@@ -272,7 +272,7 @@ TEST_F(StoreTest, LivePodsExcludeDeletedAndCreateFailedOldestFirst) {
                         {"e", "create-failed", 60}, {"b", "creating", 200}, {"a2", "alive", 100}};
   for (const Case& c : cases) {
     PodRecord p = make_pod("j", c.name, c.created_ms);
-    p.state = c.state;
+    p.state = *pod_record_state_from_string(c.state);
     ASSERT_TRUE(store->add_pod(p).ok());
   }
   Result<std::vector<PodRecord>> live = store->live_pods();
@@ -283,6 +283,92 @@ TEST_F(StoreTest, LivePodsExcludeDeletedAndCreateFailedOldestFirst) {
   Result<std::vector<PodRecord>> all = store->pods_of_job("j");
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 6u);
+}
+
+// States are typed in memory (burst/states.h) but stored as the same text as always, so a
+// database written before they were typed reads unchanged; a state this burst does not know is
+// an error that names the row, never a silent default.
+TEST_F(StoreTest, StatesAreStoredAsTheirStringsAndUnknownOnesAreErrorsNamingTheRow) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j-old", 1)).ok());
+  PodRecord pod = make_pod("j-old", "p", 1);
+  pod.state = PodRecordState::kCreateFailed;
+  Result<int64_t> row = store->add_pod(pod);
+  ASSERT_TRUE(row.ok());
+
+  auto db = sqlite::open_database(db_path_.string());
+  ASSERT_TRUE(db.ok());
+  auto text_of = [&](const char* sql) {
+    auto s = sqlite::Stmt::prepare(db->get(), sql, "read");
+    EXPECT_TRUE(s.ok());
+    Result<bool> r = s->step();
+    EXPECT_TRUE(r.ok() && *r);
+    return s->text(0);
+  };
+  EXPECT_EQ(text_of("SELECT state FROM jobs WHERE id = 'j-old'"), "running");
+  EXPECT_EQ(text_of("SELECT state FROM pods"), "create-failed");
+
+  // What an older burst wrote reads back as the enum.
+  ASSERT_TRUE(sqlite::exec(db->get(), "UPDATE jobs SET state = 'interrupted'", "edit").ok());
+  ASSERT_TRUE(sqlite::exec(db->get(), "UPDATE pods SET state = 'deleting'", "edit").ok());
+  EXPECT_EQ(store->get_job("j-old")->state, JobState::kInterrupted);
+  EXPECT_EQ(store->pods_of_job("j-old")->at(0).state, PodRecordState::kDeleting);
+
+  // What it does not know is refused, by every reader of the row.
+  ASSERT_TRUE(sqlite::exec(db->get(), "UPDATE jobs SET state = 'paused'", "edit").ok());
+  ASSERT_TRUE(sqlite::exec(db->get(), "UPDATE pods SET state = 'hibernating'", "edit").ok());
+  Result<JobRecord> job = store->get_job("j-old");
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(job.error().message,
+            "store: job \"j-old\" has unknown state \"paused\" (written by a newer burst?)");
+  Result<std::vector<JobRecord>> recent = store->recent_jobs(10);
+  ASSERT_FALSE(recent.ok());
+  EXPECT_EQ(recent.error().message, job.error().message);
+  EXPECT_FALSE(store->jobs_between(0, 100).ok());
+
+  const std::string pod_error = "store: pod row " + std::to_string(*row) +
+                                " (job \"j-old\") has unknown state \"hibernating\" (written by "
+                                "a newer burst?)";
+  Result<std::vector<PodRecord>> pods = store->pods_of_job("j-old");
+  ASSERT_FALSE(pods.ok());
+  EXPECT_EQ(pods.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(pods.error().message, pod_error);
+  ASSERT_FALSE(store->live_pods().ok());
+  EXPECT_EQ(store->live_pods().error().message, pod_error);
+  EXPECT_FALSE(store->pods_of_jobs_between(0, 100).ok());
+}
+
+TEST_F(StoreTest, PhasesAreStoredAsTheirNamesAndUnknownOnesAreErrorsNamingTheJob) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  ASSERT_TRUE(store->begin_phase("j", Phase::kDeleteGpu, 10).ok());
+  ASSERT_TRUE(store->end_phase("j", Phase::kDeleteGpu, 20, Outcome::kConnectionLost, "").ok());
+  auto db = sqlite::open_database(db_path_.string());
+  ASSERT_TRUE(db.ok());
+  {
+    auto s = sqlite::Stmt::prepare(db->get(), "SELECT phase, outcome FROM phases", "read");
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE(s->step().ok());
+    EXPECT_EQ(s->text(0), "delete-gpu-pod");
+    EXPECT_EQ(s->text(1), "connection-lost");
+  }
+
+  ASSERT_TRUE(sqlite::exec(db->get(), "UPDATE phases SET outcome = 'partly'", "edit").ok());
+  Result<std::vector<PhaseRecord>> phases = store->phases("j");
+  ASSERT_FALSE(phases.ok());
+  EXPECT_EQ(phases.error().code, ErrorCode::kInvalid);
+  EXPECT_EQ(phases.error().message,
+            "store: phase \"delete-gpu-pod\" of job \"j\" has unknown outcome \"partly\" "
+            "(written by a newer burst?)");
+  ASSERT_TRUE(sqlite::exec(db->get(), "UPDATE phases SET phase = 'warm-up'", "edit").ok());
+  phases = store->phases("j");
+  ASSERT_FALSE(phases.ok());
+  EXPECT_EQ(phases.error().message,
+            "store: a phase row of job \"j\" has unknown phase \"warm-up\" (written by a newer "
+            "burst?)");
 }
 
 TEST_F(StoreTest, TransfersRoundTripInOrder) {
@@ -314,7 +400,7 @@ TEST_F(StoreTest, DataSurvivesReopen) {
     auto store = open();
     ASSERT_TRUE(store);
     ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-    ASSERT_TRUE(store->begin_phase("j", "provision", 10).ok());
+    ASSERT_TRUE(store->begin_phase("j", Phase::kProvision, 10).ok());
     Result<int64_t> row = store->add_pod(pod);
     ASSERT_TRUE(row.ok());
     pod.row_id = *row;
@@ -329,7 +415,7 @@ TEST_F(StoreTest, DataSurvivesReopen) {
   ASSERT_TRUE(phases.ok());
   ASSERT_EQ(phases->size(), 1u);
   // The phase left open before the reopen can still be closed.
-  EXPECT_TRUE(store->end_phase("j", "provision", 20, "interrupted", "").ok());
+  EXPECT_TRUE(store->end_phase("j", Phase::kProvision, 20, Outcome::kInterrupted, "").ok());
   Result<std::vector<PodRecord>> live = store->live_pods();
   ASSERT_TRUE(live.ok());
   ASSERT_EQ(live->size(), 1u);
@@ -421,7 +507,7 @@ TEST_F(StoreTest, TwoInstancesShareOneFile) {
   ASSERT_TRUE(row.ok());
   PodRecord pod = make_pod("other-job", "p", 10);
   pod.row_id = *row;
-  pod.state = "deleted";
+  pod.state = PodRecordState::kDeleted;
   ASSERT_TRUE(b->update_pod(pod).ok());
   EXPECT_TRUE(b->get_job("run-job").ok());
   EXPECT_TRUE(a->get_job("other-job").ok());
@@ -439,16 +525,16 @@ TEST_F(StoreTest, TwoInstancesWriteConcurrently) {
   ASSERT_TRUE(a && b);
   ASSERT_TRUE(a->create_job(make_job("j", 1)).ok());
   constexpr int kWrites = 100;
-  auto writer = [](Store* s, const std::string& prefix, int* failures) {
+  auto writer = [](Store* s, const std::string& prefix, Phase phase, int* failures) {
     for (int i = 0; i < kWrites; ++i) {
       if (!s->add_pod(make_pod("j", prefix + std::to_string(i), i)).ok()) ++*failures;
-      if (!s->begin_phase("j", prefix, i).ok()) ++*failures;
+      if (!s->begin_phase("j", phase, i).ok()) ++*failures;
     }
   };
   int fail_a = 0;
   int fail_b = 0;
-  std::thread ta(writer, a.get(), "a", &fail_a);
-  std::thread tb(writer, b.get(), "b", &fail_b);
+  std::thread ta(writer, a.get(), "a", Phase::kSync, &fail_a);
+  std::thread tb(writer, b.get(), "b", Phase::kRun, &fail_b);
   ta.join();
   tb.join();
   EXPECT_EQ(fail_a, 0);

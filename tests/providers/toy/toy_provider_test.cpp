@@ -79,7 +79,7 @@ TEST(ToyProvider, IsAFolderAndARowFromOffersThroughPlanToTheRunnersCreateAndDele
                console, config, [] { return 0; }};
   JobResult result = JobRunner(deps, std::move(in)).run();
 
-  EXPECT_EQ(result.state, "failed");
+  EXPECT_EQ(result.state, JobState::kFailed);
   EXPECT_NE(result.error.find(kToyConnectRefusal), std::string::npos) << result.error;
   EXPECT_EQ(toy_connects(), connects_before + 1) << "the runner used the row's connector";
   auto installation = (*store)->installation_id();
