@@ -223,8 +223,10 @@ def describe(error):
 
 
 class Checker:
-    def __init__(self, spec, log_path):
+    def __init__(self, spec, log_path, defects=()):
         self.spec = spec
+        self.defects = list(defects)
+        self.unlisted = {"request": 0, "response": 0}
         self.lock = threading.Lock()
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.calls = collections.Counter()
@@ -236,13 +238,26 @@ class Checker:
                 "what": what, "where": where}
         if status is not None:
             line["status"] = status
+        defect = self.listed_defect(line)
+        if defect:
+            line["spec_defect"] = defect
         with self.lock:
             self.count[direction] += 1
+            if not defect:
+                self.unlisted[direction] += 1
             norm_where = re.sub(r"\[\d+\]", "[*]", where)
-            self.kinds[(direction, method, operation or path, what, norm_where)] += 1
+            self.kinds[(direction, method, operation or path, what, norm_where, defect)] += 1
             if self.log:
                 self.log.write(json.dumps(line) + "\n")
                 self.log.flush()
+
+    def listed_defect(self, line):
+        """The id of the --defects entry this violation is, or None."""
+        for d in self.defects:
+            if all(re.search(d[k], str(line.get(k) or "")) for k in
+                   ("direction", "method", "operation", "what", "where") if k in d):
+                return d["id"]
+        return None
 
     def validate(self, schema, value):
         if schema is None:
@@ -419,12 +434,16 @@ class Checker:
         self.body_errors("response", method, full_path, template, schema, value, status)
 
     def summary(self, spec_path):
-        kinds = [{"direction": d, "method": m, "operation": o, "what": w, "where": wh, "count": n}
-                 for (d, m, o, w, wh), n in sorted(self.kinds.items())]
+        kinds = [{"direction": d, "method": m, "operation": o, "what": w, "where": wh,
+                  "spec_defect": sd, "count": n}
+                 for (d, m, o, w, wh, sd), n in sorted(self.kinds.items(),
+                                                       key=lambda kv: str(kv[0]))]
         return {"spec": spec_path, "calls": sum(self.calls.values()),
                 "calls_by_operation": dict(sorted(self.calls.items())),
                 "request_violations": self.count["request"],
                 "response_violations": self.count["response"],
+                "request_violations_not_listed": self.unlisted["request"],
+                "response_violations_not_listed": self.unlisted["response"],
                 "distinct_violations": kinds}
 
 
@@ -496,9 +515,16 @@ def main():
     ap.add_argument("--listen", default="127.0.0.1:0", help="HOST:PORT (port 0: any free one)")
     ap.add_argument("--log", help="append one JSON line per violation here")
     ap.add_argument("--summary", help="write the summary JSON here at exit")
+    ap.add_argument("--defects", help="JSON list of known spec defects: {id, and regexes for any "
+                    "of direction, method, operation, what, where}; matching violations are "
+                    "still logged and counted, with their id, and counted apart as listed")
     args = ap.parse_args()
     spec = Spec(args.spec)
-    checker = Checker(spec, args.log)
+    defects = []
+    if args.defects:
+        with open(args.defects, encoding="utf-8") as f:
+            defects = json.load(f)
+    checker = Checker(spec, args.log, defects)
     host, _, port = args.listen.rpartition(":")
     server = Server((host or "127.0.0.1", int(port)), make_handler(checker, args.upstream))
     print("listening on http://%s:%d" % server.server_address[:2], flush=True)
@@ -513,11 +539,13 @@ def main():
     if args.summary:
         with open(args.summary, "w", encoding="utf-8") as f:
             json.dump(s, f, indent=1)
-    print("%s: %d calls, %d request violations, %d response violations" % (
-        args.spec, s["calls"], s["request_violations"], s["response_violations"]),
-        file=sys.stderr)
+    print("%s: %d calls, %d request violations (%d not listed as spec defects), %d response "
+          "violations (%d not listed)" % (
+              args.spec, s["calls"], s["request_violations"], s["request_violations_not_listed"],
+              s["response_violations"], s["response_violations_not_listed"]), file=sys.stderr)
     for k in s["distinct_violations"]:
-        print("  %(count)4d x %(direction)s %(method)s %(operation)s: %(what)s at %(where)s" % k,
+        print("  %(count)4d x %(direction)s %(method)s %(operation)s: %(what)s at %(where)s" % k
+              + (" [spec defect %s]" % k["spec_defect"] if k["spec_defect"] else ""),
               file=sys.stderr)
 
 
