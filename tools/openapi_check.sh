@@ -10,7 +10,8 @@
 # `burst check`, `burst volumes`, `burst reap` and `burst offers` with a wrong key through it.
 # Prints the calls and violation counts per provider; the violations (one JSON line each) and
 # the proxy's summary are kept in the printed work dir. Violations that are defects of the
-# published spec itself (tools/openapi_spec_defects.json; the evidence is in docs/providers.md, "Validated against the official OpenAPI specs") are counted apart.
+# published spec itself (tools/openapi_spec_defects.json; the evidence is in docs/providers.md,
+# "Validated against the official OpenAPI specs") are counted apart.
 # Exit status: 0 when every command succeeded and every violation is a listed spec defect.
 set -u
 specs=${1:?usage: tools/openapi_check.sh SPECS_DIR [BUILD_DIR] [PROVIDER...]}
