@@ -303,6 +303,7 @@ class Checker:
         if slash:
             self.report("request", method, full_path, template,
                         "trailing slash: the spec's path is %s" % template, "path")
+        self.check_security(method, full_path, template, op, headers, parsed.query)
         # Parameters: the path item's, overridden by the operation's (name + in).
         params = {}
         for p in (item.get("parameters") or []) + (op.get("parameters") or []):
@@ -360,6 +361,30 @@ class Checker:
             return op
         self.body_errors("request", method, full_path, template, schema, value)
         return op
+
+    def check_security(self, method, full_path, template, op, headers, query):
+        """One of the operation's (or the document's) security requirements is met."""
+        reqs = op.get("security", self.spec.doc.get("security"))
+        if not reqs:
+            return
+        schemes = (self.spec.doc.get("components") or {}).get("securitySchemes") or {}
+        auth = headers.get("Authorization", "") or ""
+        qs = urllib.parse.parse_qs(query)
+
+        def met(name):
+            sch = self.spec.deref(schemes.get(name) or {})
+            if sch.get("type") == "http":
+                return auth.lower().startswith(str(sch.get("scheme", "")).lower() + " ")
+            if sch.get("type") == "apiKey":
+                where = sch.get("in")
+                return (where == "header" and sch.get("name") in headers) or \
+                    (where == "query" and sch.get("name") in qs)
+            return True  # oauth2 / openIdConnect / mutualTLS: not checked
+
+        if not any(all(met(n) for n in req) for req in reqs):
+            self.report("request", method, full_path, template,
+                        "no security requirement met (%s)" %
+                        " or ".join("+".join(r) or "none" for r in reqs), "header Authorization")
 
     def check_param(self, method, full_path, template, p, where, name, raw):
         schema = p.get("schema")
