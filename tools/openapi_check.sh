@@ -98,9 +98,11 @@ for p in "${providers[@]}"; do
   python3 - "$dir/summary.json" "$p" <<'EOF' || status=1
 import json, sys
 s = json.load(open(sys.argv[1]))
-print("%s: %d calls, %d request violations (%d not listed as spec defects), "
+print("%s: %d calls (JSON bodies checked against a schema: %d requests, %d responses), "
+      "%d request violations (%d not listed as spec defects), "
       "%d response violations (%d not listed)" % (
-          sys.argv[2], s["calls"], s["request_violations"], s["request_violations_not_listed"],
+          sys.argv[2], s["calls"], s["request_bodies_checked"], s["response_bodies_checked"],
+          s["request_violations"], s["request_violations_not_listed"],
           s["response_violations"], s["response_violations_not_listed"]))
 for k in s["distinct_violations"]:
     print("  %(count)4d x %(direction)s %(method)s %(operation)s: %(what)s at %(where)s" % k

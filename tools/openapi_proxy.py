@@ -230,8 +230,10 @@ class Checker:
         self.lock = threading.Lock()
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
         self.calls = collections.Counter()
+        self.statuses = collections.Counter()
         self.kinds = collections.Counter()
         self.count = {"request": 0, "response": 0}
+        self.bodies_checked = {"request": 0, "response": 0}
 
     def report(self, direction, method, path, operation, what, where, status=None):
         line = {"direction": direction, "method": method, "path": path, "operation": operation,
@@ -266,6 +268,9 @@ class Checker:
         return sorted(v.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
 
     def body_errors(self, direction, method, full_path, template, schema, value, status=None):
+        if schema is not None:
+            with self.lock:
+                self.bodies_checked[direction] += 1
         errors = self.validate(schema, value)
         # A subschema that fails evaluates none of its properties, so unevaluatedProperties then
         # also lists properties the spec does define: say so rather than hide it.
@@ -429,6 +434,8 @@ class Checker:
         if op is None:
             return
         template, _, _, _ = self.operation(method, full_path)
+        with self.lock:
+            self.statuses["%s %s -> %d" % (method, template, status)] += 1
         responses = op.get("responses") or {}
         resp = None
         for key in (str(status), "%dXX" % (status // 100), "%dxx" % (status // 100), "default"):
@@ -465,6 +472,9 @@ class Checker:
                                                        key=lambda kv: str(kv[0]))]
         return {"spec": spec_path, "calls": sum(self.calls.values()),
                 "calls_by_operation": dict(sorted(self.calls.items())),
+                "answers_by_status": dict(sorted(self.statuses.items())),
+                "request_bodies_checked": self.bodies_checked["request"],
+                "response_bodies_checked": self.bodies_checked["response"],
                 "request_violations": self.count["request"],
                 "response_violations": self.count["response"],
                 "request_violations_not_listed": self.unlisted["request"],
