@@ -44,7 +44,8 @@ from referencing.jsonschema import DRAFT4, DRAFT202012
 BASE = "urn:openapi"
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "te", "upgrade",
-               "proxy-authorization", "proxy-authenticate", "trailer", "content-length", "host"}
+               "proxy-authorization", "proxy-authenticate", "trailer", "content-length", "host",
+               "expect", "accept-encoding"}  # the proxy reads bodies: ask for them plain
 
 
 def load_spec(path):
