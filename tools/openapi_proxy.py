@@ -3,7 +3,7 @@
 
     tools/openapi_proxy.py --spec ../shared/provider-apis/runpod-rest-v2/openapi.json \
         --upstream http://127.0.0.1:8700/runpod --listen 127.0.0.1:0 \
-        --log violations.jsonl --summary summary.json
+        --log violations.jsonl --summary summary.json [--defects tools/openapi_spec_defects.json]
 
 Prints "listening on http://HOST:PORT" (then flushes) and forwards every request to the upstream
 (burst-fakecloud's emulator of that provider: point the provider's base_url at the proxy). Each
