@@ -236,7 +236,8 @@ class VastProvider : public Provider {
 
   Status delete_pod(const std::string& id) override {
     if (auto st = need_key(); !st.ok()) return st.error();
-    auto r = call("DELETE", "/api/v0/instances/" + percent_encode(id) + "/", "{}");
+    // destroyInstance documents no request body (vast-cli sends {}; a DELETE's body means nothing).
+    auto r = call("DELETE", "/api/v0/instances/" + percent_encode(id) + "/");
     if (!r.ok() && r.error().code == ErrorCode::kNotFound) return Status::Ok();  // already gone
     if (!r.ok()) return r.error();
     return Status::Ok();

@@ -235,6 +235,14 @@ TEST_F(VastFaults, EmulatorAnswersAsTheSpecDocumentsAndTheDriverReadsThem) {
   auto running = nlohmann::json::parse(get("/api/v0/instances/" + pod->id + "/")->body);
   EXPECT_TRUE(running["instances"]["ssh_port"].is_number_integer()) << running.dump();
   ASSERT_TRUE(verify_delete(&rec).ok());
+  // destroyInstance documents no request body, so the driver's DELETE carries none.
+  int destroys = 0;
+  for (const auto& e : cloud_.state().request_log())
+    if (e.method == "DELETE" && e.path == "/vast/api/v0/instances/" + pod->id + "/") {
+      ++destroys;
+      EXPECT_EQ(e.body, "") << "destroyInstance takes no body";
+    }
+  EXPECT_GE(destroys, 1);
   auto gone = get("/api/v0/instances/" + pod->id + "/");
   ASSERT_TRUE(gone.ok());
   EXPECT_EQ(gone->status, 400);
