@@ -7,6 +7,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "util/suggest.h"
+
 namespace burst::schedule {
 namespace {
 
@@ -84,20 +86,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 // The entry of `dir` closest to `want` (any case, at most 2 edits), or "".
 std::string closest_entry(const std::filesystem::path& dir, std::string_view want, bool want_dir) {
