@@ -1,11 +1,11 @@
 // Lambda Cloud through its API v1 (https://cloud.lambda.ai/api/v1). Lambda launches VMs, not
 // containers: instances boot Lambda Stack (Ubuntu with CUDA and docker), and the job runner runs
 // the steps in the spec's image with docker on the VM (the registry row's steps_in_container;
-// job/step_container.h). Offers come from GET /instance-types (price in cents per hour, regions with capacity);
-// volumes are file systems found or created by name in a region, mounted by Lambda at the fixed
-// path /lambda/nfs/<name> (which becomes $BURST_VOLUME); SSH keys are account keys referenced by
-// name, so burst registers its public key once under a stable name; instances are reached as
-// ubuntu@<ip>:22 and deleted with instance-operations/terminate. There are no CPU-only
+// job/step_container.h). Offers come from GET /instance-types (price in cents per hour, regions
+// with capacity); volumes are file systems found or created by name in a region, mounted by Lambda
+// at the fixed path /lambda/nfs/<name> (which becomes $BURST_VOLUME); SSH keys are account keys
+// referenced by name, so burst registers its public key once under a stable name; instances are
+// reached as ubuntu@<ip>:22 and deleted with instance-operations/terminate. There are no CPU-only
 // instances: the upload hand-off is priced by plan/handoff.h instead. Sources: Lambda Cloud API
 // 1.8.3 OpenAPI spec, digested in shared/provider-apis/REFERENCE.md §3.
 #pragma once

@@ -270,8 +270,8 @@ std::vector<std::string> outline(const std::string& md) {
   std::istringstream in(md);
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("# burst job ", 0) == 0) continue;  // names the job's id
-    if (line == "## Recommendations") continue;         // present when any is (see above)
-    if (line.rfind("- **", 0) == 0) {                   // a recommendation: "- **id**: text"
+    if (line == "## Recommendations") continue;        // present when any is (see above)
+    if (line.rfind("- **", 0) == 0) {                  // a recommendation: "- **id**: text"
       const std::string id = line.substr(4, line.find("**", 4) - 4);
       if (measured_recommendation(id)) continue;
     }

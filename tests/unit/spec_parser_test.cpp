@@ -14,8 +14,8 @@
 #include "burst/spec.h"
 #include "fakes/temp_dir.h"
 #include "registry.h"
-#include "util/duration.h"
 #include "spec/spec_checks.h"
+#include "util/duration.h"
 
 namespace burst {
 namespace {
