@@ -101,7 +101,7 @@ bool known_engine(const std::string& engine);
 // The calibration run_time applies to `w` on `gpu`: for llm-inference, the decode fit of (engine,
 // family), falling back to (engine, memory), ("", family), ("", memory), each scaled by how far
 // `cal` is from default_calibration() (so a fit from history still applies); otherwise `cal`.
-// Efficiencies stay <= 1.
+// No engine named means vLLM on an HBM card and any engine ("") on others. Efficiencies stay <= 1.
 Calibration effective_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal);
 
 struct RunTime {

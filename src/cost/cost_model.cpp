@@ -59,8 +59,11 @@ bool known_engine(const std::string& engine) {
 Calibration effective_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal) {
   if (w.kind != "llm-inference" || gpu.memory.empty()) return cal;
   const std::string family = gpu.memory + " " + gpu.vendor;
+  // No engine named: on HBM (datacenter) cards the serving engine of a cloud deployment is vLLM
+  // or TensorRT-LLM, not llama.cpp, so vLLM's fit; on GDDR cards, the fit of every engine.
+  const std::string named = !w.engine.empty() ? w.engine : gpu.memory == "hbm" ? "vllm" : "";
   const DecodeFit* hit = nullptr;
-  for (const std::string& engine : {w.engine, std::string()}) {
+  for (const std::string& engine : {named, std::string()}) {
     for (const std::string& fam : {family, gpu.memory}) {
       for (const DecodeFit& f : decode_fits())
         if (!hit && engine == f.engine && fam == f.family) hit = &f;

@@ -65,7 +65,9 @@ TEST(CostDecode, EachFitAppliesToItsEngineAndFamily) {
     const GpuSpec g = space == std::string::npos
                           ? card(family, "othervendor")
                           : card(family.substr(0, space), family.substr(space + 1));
-    const Calibration c = effective_calibration(decode(f.engine), g, default_calibration());
+    // The engine-agnostic fits are what an engine without its own fit gets (PyTorch has none).
+    const std::string engine = std::string(f.engine).empty() ? "pytorch" : f.engine;
+    const Calibration c = effective_calibration(decode(engine), g, default_calibration());
     EXPECT_DOUBLE_EQ(c.eta_bw, std::min(1.0, f.eta_bw)) << f.engine << " / " << f.family;
     EXPECT_DOUBLE_EQ(c.t0_s, f.t0_s) << f.engine << " / " << f.family;
     EXPECT_GT(f.rows, 0) << "a fit without data: " << f.engine << " / " << f.family;
@@ -81,6 +83,23 @@ TEST(CostDecode, AnUnfittedEngineFallsBackToItsMemoryTechnology) {
       effective_calibration(decode("tensorrt-llm"), card("hbm", "nobody"), default_calibration());
   EXPECT_DOUBLE_EQ(c.eta_bw, hbm->eta_bw);
   EXPECT_DOUBLE_EQ(c.t0_s, hbm->t0_s);
+}
+
+TEST(CostDecode, NoEngineNamedMeansVllmOnHbmAndAnyEngineOnGddr) {
+  const Calibration& prior = default_calibration();
+  const Calibration vllm = effective_calibration(decode("vllm"), card("hbm", "nvidia"), prior);
+  const Calibration hbm = effective_calibration(decode(""), card("hbm", "nvidia"), prior);
+  EXPECT_DOUBLE_EQ(hbm.eta_bw, vllm.eta_bw);
+  EXPECT_DOUBLE_EQ(hbm.t0_s, vllm.t0_s);
+  const Calibration llama =
+      effective_calibration(decode("llama.cpp"), card("hbm", "nvidia"), prior);
+  EXPECT_LT(llama.eta_bw, hbm.eta_bw);  // llama.cpp reaches less of an HBM card's bandwidth
+  const DecodeFit* gddr = nullptr;
+  for (const DecodeFit& f : decode_fits())
+    if (std::string(f.engine).empty() && std::string(f.family) == "gddr nvidia") gddr = &f;
+  ASSERT_NE(gddr, nullptr);
+  const Calibration g = effective_calibration(decode(""), card("gddr", "nvidia"), prior);
+  EXPECT_DOUBLE_EQ(g.eta_bw, gddr->eta_bw);
 }
 
 TEST(CostDecode, OtherKindsAndUnknownMemoryKeepThePrior) {
