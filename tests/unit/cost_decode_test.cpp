@@ -207,6 +207,33 @@ TEST(CostDecode, HeldOutRowsOfTheValidationTable) {
   }
 }
 
+TEST(CostDecode, BatchingRaisesThroughputUpToTheComputeRoof) {
+  GpuSpec g = card("gddr", "nvidia");  // 1000 GB/s, 165.2 TFLOPS
+  g.vram_gb = 192;                     // room for 2048 sequences' KV cache at 512 tokens
+  const std::vector<GpuSpec> catalog{g};
+  Workload w = decode("llama.cpp");
+  w.context_tokens = 512;
+  double last = 0;
+  long roof = 0;
+  for (long c = 1; c <= 2048; c *= 2) {
+    w.concurrency = c;
+    auto t = run_time(w, g, 1, catalog, default_calibration());
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    const double tokens_per_s = static_cast<double>(c) / t->step_s;
+    EXPECT_GT(tokens_per_s, last) << c;  // more sequences never lower throughput
+    if (t->bound == "compute" && roof == 0) roof = c;
+    if (roof == 0) {
+      EXPECT_EQ(t->bound, "bandwidth") << c;
+    }
+    last = tokens_per_s;
+  }
+  ASSERT_GT(roof, 1);  // bandwidth-bound at batch 1, compute-bound by 2048 sequences
+  // Past the roof, tokens/s approaches flops / (2 x params) and no more.
+  const double ceiling = 165.2e12 * default_calibration().eta_compute / (2 * 8.03e9);
+  EXPECT_LT(last, ceiling);
+  EXPECT_GT(last, 0.8 * ceiling);
+}
+
 TEST(CostDecode, KvCapacityIsTheLargestConcurrencyThatFits) {
   // Llama 3 70B fp16 on 2 x 80 GB (77.9 GiB usable each): 131.5 GiB of weights leave 24.3 GiB;
   // a 4096-token sequence's KV cache is 2 x 80 x 8 x 128 x 4096 x 2 B = 1.25 GiB: 19 sequences.
