@@ -48,6 +48,11 @@ inline constexpr int kMaxGpus = 1024;
 // kMaxGpus do not.
 int gpus_needed(const MemoryBreakdown& need, const GpuSpec& gpu);
 
+// KV-cache capacity: the most sequences of `w`'s context (context_tokens, default 4096) that fit
+// beside its weights on `gpus` x `gpu`, each card's usable memory as usable_gib counts it. 0 when
+// the weights alone do not fit. llm-inference only (0 for other kinds or a bad workload).
+long max_concurrency(const Workload& w, const GpuSpec& gpu, int gpus);
+
 // A popular open model's shape, from its published config (sources in src/cost/model_shapes.cpp).
 struct ModelShape {
   const char* name;
@@ -77,12 +82,38 @@ struct Calibration {
 // The calibration burst ships with (see docs/cost-model.md for the fit).
 const Calibration& default_calibration();
 
+// LLM decode efficiency per serving engine and memory family, fitted to published measurements
+// (docs/cost-model.md, "Validation"). engine "" = no engine named; family = "gddr nvidia" etc.
+// (GpuSpec::memory + " " + vendor), or just the memory technology for every vendor.
+struct DecodeFit {
+  const char* engine;
+  const char* family;
+  double eta_bw;
+  double t0_s;
+  int rows;  // in-sample measurements behind it
+};
+const std::vector<DecodeFit>& decode_fits();
+
+// Serving engines `workload.engine` / `--engine` accept.
+inline constexpr const char* kEngines[] = {"llama.cpp", "vllm", "tensorrt-llm", "pytorch"};
+bool known_engine(const std::string& engine);
+
+// The calibration run_time applies to `w` on `gpu`: for llm-inference, the decode fit of (engine,
+// family), falling back to (engine, memory), ("", family), ("", memory), each scaled by how far
+// `cal` is from default_calibration() (so a fit from history still applies); otherwise `cal`.
+// No engine named means vLLM on an HBM card and any engine ("") on others. Efficiencies stay <= 1.
+Calibration effective_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal);
+
 struct RunTime {
   double compute_s = 0;  // the whole run step's compute time on this candidate
   double step_s = 0;     // one step (decode token, denoising step, training step)
   long steps = 0;
   std::string bound;  // "bandwidth" | "compute" | "capacity"
   int batch = 1;      // items or sequences processed together
+  // llm-inference: prefill of one round's prompts (context_tokens - tokens per sequence, when
+  // context_tokens is given and larger), compute-bound; compute_s includes it once per round.
+  double prefill_s = 0;
+  long rounds = 1;
 };
 
 // Time of the run step for `w` on `gpus` x `gpu`, by the roofline

@@ -33,7 +33,7 @@ struct WorkloadReference {
 struct Workload {
   std::string kind;                    // "llm-inference" | "llm-training" | "diffusion" | "custom"
   std::optional<double> params_b;      // parameters, billions
-  std::string precision;               // fp32 | fp16 | bf16 | fp8 | int8 | int4 | ""
+  std::string precision;               // fp32 fp16 bf16 fp8 int8 int4 q8_0 q4_k_m q4_0 or ""
   std::optional<long> items;           // units of work (questions, images, requests)
   std::optional<long> steps;           // denoising steps per item
   std::optional<long> batch;           // items per batch
@@ -54,6 +54,7 @@ struct Workload {
   std::optional<long> intermediate;            // MLP hidden size (LoRA adapter sizes)
   std::optional<bool> tied_embeddings;         // input and output embeddings shared
   std::string kv_precision;                    // llm-inference KV cache: fp16 | fp8 | "" (fp16)
+  std::string engine;                          // llm-inference: llama.cpp, vllm, tensorrt-llm...
   std::optional<bool> gradient_checkpointing;  // llm-training; default on for lora/qlora
   std::optional<long> lora_rank;               // lora/qlora adapter rank; default 16
   std::optional<WorkloadReference> reference;

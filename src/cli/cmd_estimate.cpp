@@ -44,6 +44,8 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   }
   q.model = a.model;
   q.kv_precision = a.kv_precision;
+  q.engine = a.engine;
+  q.gpus = a.gpus;
   if (a.utilization) q.utilization = *a.utilization;
   if (a.efficiency && !(*a.efficiency > 0 && *a.efficiency <= 1))
     return make_error(ErrorCode::kInvalid, "--efficiency must be in (0, 1]");
@@ -140,6 +142,7 @@ int cmd_estimate(const EstimateArgs& args) {
                           {"usd", opt(g.usd)}};
       if (infer) {
         j["tokens_per_s"] = g.tokens_per_s;
+        j["max_concurrency"] = g.max_concurrency;
         j["rent_usd_per_mtok"] = opt(g.rent_usd_per_mtok);
         j["own_usd_per_mtok"] = opt(g.own_usd_per_mtok);
         j["breakeven_utilization"] = opt(g.breakeven_utilization);

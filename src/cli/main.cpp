@@ -117,6 +117,8 @@ int main(int argc, char** argv) {
   est_cmd->add_option("--steps", est.steps, "diffusion: denoising steps per item");
   est_cmd->add_option("--batch", est.batch, "items or sequences per batch");
   est_cmd->add_option("--kv-precision", est.kv_precision, "infer: KV cache fp16 (default) | fp8");
+  est_cmd->add_option("--engine", est.engine, "infer: llama.cpp | vllm | tensorrt-llm | pytorch");
+  est_cmd->add_option("--gpus", est.gpus, "price exactly this many GPUs of each type");
   est_cmd->add_option("--efficiency", est.efficiency,
                       "also print the batch-1 decode table at 100% and at this share of peak");
   est_cmd->add_option("--utilization", est.utilization,

@@ -26,6 +26,62 @@ const Calibration& default_calibration() {
   return kDefault;
 }
 
+const std::vector<DecodeFit>& decode_fits() {
+  // Fitted by bench/validate_cost_model.py --fit: least absolute relative error over the
+  // in-sample single-GPU throughput rows of bench/validation/measurements.csv (held-out rows never
+  // enter). A group of one row fits eta_bw alone, with t0 of its memory technology. Residuals:
+  // docs/cost-model.md, "Validation". A family fit equal to its memory technology's fit had no
+  // other vendor's rows.
+  static const std::vector<DecodeFit> kFits{
+      // engine, family, eta_bw, t0_s, rows      in-sample RMS residual, worst
+      {"llama.cpp", "gddr nvidia", 0.960, 0.00270, 15},  // 5.0%, +8.8%
+      {"llama.cpp", "gddr amd", 0.761, 0.00278, 1},      // the RX 7900 XTX row
+      {"llama.cpp", "gddr", 0.964, 0.00278, 16},         // 6.5%, +17.5%
+      {"llama.cpp", "hbm nvidia", 0.464, 0.00162, 8},    // 25.3%, +50.8%
+      {"llama.cpp", "hbm", 0.464, 0.00162, 8},           // 25.3%, +50.8%
+      {"vllm", "hbm nvidia", 0.794, 0.00218, 1},         // the A100 40GB concurrency-8 row
+      {"vllm", "hbm", 0.794, 0.00218, 1},                //
+      {"", "gddr nvidia", 0.960, 0.00270, 15},           // 5.0%, +8.8%
+      {"", "gddr amd", 0.761, 0.00278, 1},               //
+      {"", "gddr", 0.964, 0.00278, 16},                  // 6.5%, +17.5%
+      {"", "hbm nvidia", 0.518, 0.00218, 9},             // 28.0%, +64.6% (with the vLLM row)
+      {"", "hbm", 0.518, 0.00218, 9},                    // 28.0%, +64.6%
+  };
+  return kFits;
+}
+
+bool known_engine(const std::string& engine) {
+  for (const char* e : kEngines)
+    if (engine == e) return true;
+  return false;
+}
+
+Calibration effective_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal) {
+  if (w.kind != "llm-inference" || gpu.memory.empty()) return cal;
+  const std::string family = gpu.memory + " " + gpu.vendor;
+  // No engine named: on HBM (datacenter) cards the serving engine of a cloud deployment is vLLM
+  // or TensorRT-LLM, not llama.cpp, so vLLM's fit; on GDDR cards, the fit of every engine.
+  const std::string named = !w.engine.empty() ? w.engine : gpu.memory == "hbm" ? "vllm" : "";
+  const DecodeFit* hit = nullptr;
+  for (const std::string& engine : {named, std::string()}) {
+    for (const std::string& fam : {family, gpu.memory}) {
+      for (const DecodeFit& f : decode_fits())
+        if (!hit && engine == f.engine && fam == f.family) hit = &f;
+    }
+  }
+  if (!hit) return cal;
+  const Calibration& prior = default_calibration();
+  Calibration c = cal;
+  // A history fit (plan/calibration.h apply_fit) divides the prior's eta_bw by its time factor,
+  // capped at 1, and multiplies t0 by it; where the cap hid the factor, t0 still carries it.
+  double eta_scale = cal.eta_bw / prior.eta_bw;
+  if (cal.eta_bw >= 1.0 && prior.t0_s > 0 && cal.t0_s > 0)
+    eta_scale = std::max(eta_scale, prior.t0_s / cal.t0_s);
+  c.eta_bw = std::min(1.0, hit->eta_bw * eta_scale);
+  c.t0_s = prior.t0_s > 0 ? hit->t0_s * cal.t0_s / prior.t0_s : hit->t0_s;
+  return c;
+}
+
 namespace {
 
 using cost::kGiB;
@@ -36,6 +92,8 @@ struct StepWork {
   double flops = 0;
   long steps = 0;
   int batch = 1;
+  double prefill_flops = 0;  // per round (llm-inference)
+  long rounds = 1;
 };
 
 long positive_or(const std::optional<long>& v, long fallback) {
@@ -73,6 +131,11 @@ Result<StepWork> inference_work(const Workload& w, double params, const MemoryBr
   s.flops = 2.0 * params * static_cast<double>(sequences);
   const long rounds = w.items ? ceil_div(std::max(*w.items, 1L), sequences) : 1;
   s.steps = rounds * *w.tokens;
+  s.rounds = rounds;
+  // The prompt is the context not generated: its tokens go through every active weight once.
+  if (w.context_tokens && *w.context_tokens > *w.tokens)
+    s.prefill_flops =
+        2.0 * params * static_cast<double>((*w.context_tokens - *w.tokens) * sequences);
   return s;
 }
 
@@ -135,7 +198,7 @@ Result<RunTime> custom_time(const Workload& w, const GpuSpec& gpu,
 }  // namespace
 
 Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
-                         const std::vector<GpuSpec>& catalog, const Calibration& cal) {
+                         const std::vector<GpuSpec>& catalog, const Calibration& given_cal) {
   auto shaped = with_model_shape(spec_w);
   if (!shaped) return shaped.error();
   const Workload& w = *shaped;
@@ -165,6 +228,7 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
 
   double tflops = gpu.fp16_tflops;
   if (cost::effective_precision(w) == "fp8" && gpu.fp8_tflops) tflops = *gpu.fp8_tflops;
+  const Calibration cal = effective_calibration(w, gpu, given_cal);
   const double scale = tp_factor(gpu, gpus, cal);
   const double bw = gpu.mem_bw_gbs * 1e9 * cal.eta_bw * scale;
   const double flops = tflops * 1e12 * cal.eta_compute * scale;
@@ -180,7 +244,10 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
   t.step_s = std::max(t_bw, t_compute) + cal.t0_s;
   t.steps = work->steps;
   t.batch = work->batch;
-  t.compute_s = t.step_s * static_cast<double>(t.steps);
+  t.rounds = work->rounds;
+  t.prefill_s = work->prefill_flops / flops;
+  t.compute_s =
+      t.step_s * static_cast<double>(t.steps) + t.prefill_s * static_cast<double>(t.rounds);
   return t;
 }
 

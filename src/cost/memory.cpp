@@ -154,8 +154,15 @@ Result<double> bytes_per_param(const std::string& precision) {
   if (precision == "fp16" || precision == "bf16") return 2.0;
   if (precision == "fp8" || precision == "int8") return 1.0;
   if (precision == "int4") return 0.5;
-  return make_error(ErrorCode::kInvalid, "unknown precision \"" + precision +
-                                             "\" (expected fp32, fp16, bf16, fp8, int8 or int4)");
+  // GGUF formats at their real size (llama.cpp ggml-quants block layouts): Q8_0 and Q4_0 store 32
+  // weights with one fp16 scale, 34 and 18 bytes (8.5 and 4.5 bits); Q4_K_M mixes Q4_K and Q6_K
+  // tensors, 4.85 bits on average (Llama 3 8B 4.58 GiB, 70B 39.59 GiB as llama.cpp reports).
+  if (precision == "q8_0") return 8.5 / 8;
+  if (precision == "q4_k_m") return 4.85 / 8;
+  if (precision == "q4_0") return 4.5 / 8;
+  return make_error(ErrorCode::kInvalid,
+                    "unknown precision \"" + precision +
+                        "\" (expected fp32, fp16, bf16, fp8, int8, int4, q8_0, q4_k_m or q4_0)");
 }
 
 Result<MemoryBreakdown> memory_need(const Workload& spec_w) {
@@ -199,6 +206,17 @@ Result<MemoryBreakdown> memory_need(const Workload& spec_w) {
 
 double usable_gib(const GpuSpec& gpu) {
   return std::max(0.0, gpu.vram_gb * (1.0 - kVramHeadroom) - kVramReserveGib);
+}
+
+long max_concurrency(const Workload& spec_w, const GpuSpec& gpu, int gpus) {
+  if (spec_w.kind != "llm-inference" || gpus < 1) return 0;
+  Workload one = spec_w;
+  one.concurrency = 1;
+  auto m = memory_need(one);
+  if (!m || !(m->kv_cache_gib > 0)) return 0;
+  const double free_gib = usable_gib(gpu) * gpus - m->weights_gib;
+  if (free_gib < m->kv_cache_gib) return 0;
+  return static_cast<long>(std::min(1e9, std::floor(free_gib / m->kv_cache_gib)));
 }
 
 int gpus_needed(const MemoryBreakdown& need, const GpuSpec& gpu) {

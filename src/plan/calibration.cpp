@@ -82,7 +82,7 @@ CalibrationFit fit_calibration(const std::vector<CalibrationRecord>& history, co
                                const Calibration& prior) {
   CalibrationFit fit;
   fit.bound = model_bound(w, gpu, catalog, prior);
-  const double eta = prior_efficiency(w, fit.bound, prior);
+  const double eta = prior_efficiency(w, fit.bound, effective_calibration(w, gpu, prior));
   const bool target_gpu = !not_a_gpu(gpu.name);
   Tier own, family;
   // Bounds of the other GPU types, each worked out once.

@@ -141,6 +141,17 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   }
   if (!(q.utilization > 0 && q.utilization <= 1))
     return make_error(ErrorCode::kInvalid, "--utilization must be in (0, 1]");
+  if (!q.engine.empty()) {
+    if (w.kind != "llm-inference")
+      return make_error(ErrorCode::kInvalid, "--engine only applies to --mode infer");
+    if (!known_engine(q.engine))
+      return make_error(ErrorCode::kInvalid, "--engine: \"" + q.engine +
+                                                 "\" is not one of llama.cpp, vllm, "
+                                                 "tensorrt-llm, pytorch");
+    w.engine = q.engine;
+  }
+  if (q.gpus && (*q.gpus < 1 || *q.gpus > kMaxGpus))
+    return make_error(ErrorCode::kInvalid, "--gpus must be in 1.." + std::to_string(kMaxGpus));
   w.precision = q.precision;
   if (!q.precision.empty()) {
     auto bpp = bytes_per_param(q.precision);
@@ -177,6 +188,7 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     GpuEstimate e;
     e.gpu = g.name;
     e.count = gpus_needed(*mem, g);
+    if (q.gpus) e.count = e.count > 0 && e.count <= *q.gpus ? *q.gpus : 0;
     if (e.count == 0) {
       e.bound = "capacity";
       out.gpus.push_back(e);
@@ -189,6 +201,7 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
       e.usd_per_hour = node->usd_per_hour * e.count / node->gpu_count;  // several nodes
       e.provider = node->provider;
     }
+    e.max_concurrency = max_concurrency(*w, g, e.count);
     if (timed) {
       auto rt = run_time(*w, g, e.count, catalog, cal);
       if (!rt.ok()) return rt.error();

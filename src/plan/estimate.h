@@ -27,6 +27,8 @@ struct EstimateQuery {
   std::optional<long> items;        // diffusion
   std::optional<long> steps;        // diffusion: denoising steps per item
   std::optional<long> batch;
+  std::string engine;         // infer: llama.cpp | vllm | tensorrt-llm | pytorch | "" (none named)
+  std::optional<int> gpus;    // price exactly this many GPUs of each type (no fit when too few)
   double usd_per_kwh = 0.15;  // owned: electricity price (docs/cost-model.md)
   double life_years = 3;      // owned: straight-line depreciation period
   double utilization = 1;     // owned: share of the life the card is busy (0..1]
@@ -42,6 +44,7 @@ struct GpuEstimate {
   std::optional<double> usd;           // seconds x usd_per_hour
   // llm-inference only:
   double tokens_per_s = 0;
+  long max_concurrency = 0;  // sequences at the query's context that fit in `count` GPUs
   std::optional<double> rent_usd_per_mtok;
   std::optional<double> own_usd_per_mtok;  // at the query's utilization over life_years
   // Utilization (0..1) above which owning is cheaper than renting; unset when renting never

@@ -18,7 +18,9 @@ using sv = std::string_view;
 
 // Allowed values, in the order the docs and error messages list them.
 constexpr sv kKinds[] = {"diffusion", "llm-inference", "llm-training", "custom"};
-constexpr sv kPrecisions[] = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+constexpr sv kPrecisions[] = {"fp32", "fp16", "bf16",   "fp8", "int8",
+                              "int4", "q8_0", "q4_k_m", "q4_0"};  // the last three: GGUF weights
+constexpr sv kEngines[] = {"llama.cpp", "vllm", "tensorrt-llm", "pytorch"};
 constexpr sv kBounds[] = {"bandwidth", "compute"};
 
 constexpr sv kModes[] = {"full", "lora", "qlora"};
@@ -45,6 +47,7 @@ constexpr sv kWorkloadFields[] = {"kind",
                                   "intermediate",
                                   "tied_embeddings",
                                   "kv_precision",
+                                  "engine",  // llm-inference serving engine
                                   "gradient_checkpointing",
                                   "lora_rank"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
@@ -220,6 +223,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.intermediate = w->integer("intermediate", 1, LONG_MAX);
   out.tied_embeddings = w->boolean("tied_embeddings");
   out.kv_precision = w->one_of("kv_precision", kKvPrecisions).value_or("");
+  out.engine = w->one_of("engine", kEngines).value_or("");
   out.gradient_checkpointing = w->boolean("gradient_checkpointing");
   out.lora_rank = w->integer("lora_rank", 1, LONG_MAX);
   std::optional<Fields> r = section(*w, "reference", kReferenceFields);

@@ -364,7 +364,8 @@ TEST(CostErrors, InvalidInputsGiveExactMessages) {
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, ErrorCode::kInvalid);
   EXPECT_EQ(p.error().message,
-            "unknown precision \"fp7\" (expected fp32, fp16, bf16, fp8, int8 or int4)");
+            "unknown precision \"fp7\" (expected fp32, fp16, bf16, fp8, int8, int4, q8_0, q4_k_m "
+            "or q4_0)");
   EXPECT_EQ(bytes_per_param("fp7").error().message, p.error().message);
 
   auto r = run_time(custom("X100", "bandwidth"), catalog[0], 1, catalog, default_calibration());

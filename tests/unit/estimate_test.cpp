@@ -124,9 +124,9 @@ TEST(CostEstimate, BadFlagsAreClearErrors) {
             "--mode: \"serve\" is not one of train, infer, diffusion");
   q.mode = "train";
   q.precision = "fp7";
-  EXPECT_EQ(
-      workload_from_query(q).error().message,
-      "--precision: unknown precision \"fp7\" (expected fp32, fp16, bf16, fp8, int8 or int4)");
+  EXPECT_EQ(workload_from_query(q).error().message,
+            "--precision: unknown precision \"fp7\" (expected fp32, fp16, bf16, fp8, int8, int4, "
+            "q8_0, q4_k_m or q4_0)");
   q.precision = "";
   q.method = "dpo";
   EXPECT_EQ(workload_from_query(q).error().message,

@@ -64,7 +64,8 @@ TEST(PlanInvalid, UnknownPrecision) {
   PipelineSpec s = diffusion();
   s.workload.precision = "fp7";
   EXPECT_EQ(error_of(s),
-            "unknown precision \"fp7\" (expected fp32, fp16, bf16, fp8, int8 or int4)");
+            "unknown precision \"fp7\" (expected fp32, fp16, bf16, fp8, int8, int4, q8_0, q4_k_m "
+            "or q4_0)");
 }
 
 TEST(PlanInvalid, GpuNameNotInTheCatalog) {

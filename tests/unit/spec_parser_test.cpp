@@ -320,7 +320,7 @@ TEST(SpecErrors, EnumValues) {
             (Lines{"p.yaml:4:9: workload.kind: must be one of diffusion, llm-inference, "
                    "llm-training, custom; got \"difusion\"",
                    "p.yaml:5:14: workload.precision: must be one of fp32, fp16, bf16, fp8, int8, "
-                   "int4; got \"fp64\"",
+                   "int4, q8_0, q4_k_m, q4_0; got \"fp64\"",
                    "p.yaml:7:22: resources.providers[1]: must be one of local, runpod, "
                    "lambda, vast, ssh; got \"aws\""}));
 }

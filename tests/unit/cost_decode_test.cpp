@@ -1,0 +1,273 @@
+// LLM decode time per serving engine and memory family (the fitted efficiencies of
+// docs/cost-model.md, "Validation"), prefill, GGUF formats at their real size, and the estimate's
+// --engine / --gpus.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "burst/gpu_catalog.h"
+#include "burst/spec.h"
+#include "plan/estimate.h"
+
+namespace burst {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+GpuSpec card(const std::string& memory, const std::string& vendor) {
+  GpuSpec g;
+  g.name = "CARD";
+  g.vendor = vendor;
+  g.memory = memory;
+  g.vram_gb = 48;
+  g.mem_bw_gbs = 1000;
+  g.fp16_tflops = 165.2;
+  g.interconnect = "pcie";
+  return g;
+}
+
+Workload decode(const std::string& engine) {
+  Workload w;
+  w.kind = "llm-inference";
+  w.model = "llama-3-8b";
+  w.precision = "fp16";
+  w.engine = engine;
+  w.tokens = 128;
+  return w;
+}
+
+TEST(CostDecode, GgufFormatsAtTheirRealSize) {
+  EXPECT_DOUBLE_EQ(*bytes_per_param("q8_0"), 34.0 / 32);  // 32 weights + an fp16 scale
+  EXPECT_DOUBLE_EQ(*bytes_per_param("q4_0"), 18.0 / 32);
+  EXPECT_DOUBLE_EQ(*bytes_per_param("q4_k_m"), 4.85 / 8);
+  // llama.cpp's llama-bench reports LLaMA 7B (6.74 B parameters) at 12.55 GiB in F16, 6.67 GiB in
+  // Q8_0 and 3.56 GiB in Q4_0 (github.com/ggml-org/llama.cpp/pull/4766).
+  Workload w;
+  w.kind = "llm-inference";
+  w.params_b = 6.74;
+  for (auto [precision, measured] :
+       {std::pair<const char*, double>{"fp16", 12.55}, {"q8_0", 6.67}, {"q4_0", 3.56}}) {
+    w.precision = precision;
+    auto m = memory_need(w);
+    ASSERT_TRUE(m.ok()) << precision;
+    EXPECT_NEAR(m->weights_gib, measured, measured * 0.01) << precision;
+  }
+}
+
+TEST(CostDecode, EachFitAppliesToItsEngineAndFamily) {
+  ASSERT_FALSE(decode_fits().empty());
+  for (const DecodeFit& f : decode_fits()) {
+    const std::string family = f.family;
+    const auto space = family.find(' ');
+    const GpuSpec g = space == std::string::npos
+                          ? card(family, "othervendor")
+                          : card(family.substr(0, space), family.substr(space + 1));
+    // The engine-agnostic fits are what an engine without its own fit gets (PyTorch has none).
+    const std::string engine = std::string(f.engine).empty() ? "pytorch" : f.engine;
+    const Calibration c = effective_calibration(decode(engine), g, default_calibration());
+    EXPECT_DOUBLE_EQ(c.eta_bw, std::min(1.0, f.eta_bw)) << f.engine << " / " << f.family;
+    EXPECT_DOUBLE_EQ(c.t0_s, f.t0_s) << f.engine << " / " << f.family;
+    EXPECT_GT(f.rows, 0) << "a fit without data: " << f.engine << " / " << f.family;
+  }
+}
+
+TEST(CostDecode, AnUnfittedEngineFallsBackToItsMemoryTechnology) {
+  const DecodeFit* hbm = nullptr;
+  for (const DecodeFit& f : decode_fits())
+    if (std::string(f.engine).empty() && std::string(f.family) == "hbm") hbm = &f;
+  ASSERT_NE(hbm, nullptr) << "no engine-agnostic HBM fit";
+  const Calibration c =
+      effective_calibration(decode("tensorrt-llm"), card("hbm", "nobody"), default_calibration());
+  EXPECT_DOUBLE_EQ(c.eta_bw, hbm->eta_bw);
+  EXPECT_DOUBLE_EQ(c.t0_s, hbm->t0_s);
+}
+
+TEST(CostDecode, NoEngineNamedMeansVllmOnHbmAndAnyEngineOnGddr) {
+  const Calibration& prior = default_calibration();
+  const Calibration vllm = effective_calibration(decode("vllm"), card("hbm", "nvidia"), prior);
+  const Calibration hbm = effective_calibration(decode(""), card("hbm", "nvidia"), prior);
+  EXPECT_DOUBLE_EQ(hbm.eta_bw, vllm.eta_bw);
+  EXPECT_DOUBLE_EQ(hbm.t0_s, vllm.t0_s);
+  const Calibration llama =
+      effective_calibration(decode("llama.cpp"), card("hbm", "nvidia"), prior);
+  EXPECT_LT(llama.eta_bw, hbm.eta_bw);  // llama.cpp reaches less of an HBM card's bandwidth
+  const DecodeFit* gddr = nullptr;
+  for (const DecodeFit& f : decode_fits())
+    if (std::string(f.engine).empty() && std::string(f.family) == "gddr nvidia") gddr = &f;
+  ASSERT_NE(gddr, nullptr);
+  const Calibration g = effective_calibration(decode(""), card("gddr", "nvidia"), prior);
+  EXPECT_DOUBLE_EQ(g.eta_bw, gddr->eta_bw);
+}
+
+TEST(CostDecode, OtherKindsAndUnknownMemoryKeepThePrior) {
+  const Calibration& prior = default_calibration();
+  Calibration c = effective_calibration(decode("llama.cpp"), card("", "nvidia"), prior);
+  EXPECT_DOUBLE_EQ(c.eta_bw, prior.eta_bw);
+  EXPECT_DOUBLE_EQ(c.t0_s, prior.t0_s);
+  Workload diffusion = decode("");
+  diffusion.kind = "diffusion";
+  c = effective_calibration(diffusion, card("gddr", "nvidia"), prior);
+  EXPECT_DOUBLE_EQ(c.eta_bw, prior.eta_bw);
+  EXPECT_DOUBLE_EQ(c.t0_s, prior.t0_s);
+}
+
+TEST(CostDecode, AFitFromHistoryStillScalesTheEngineFit) {
+  const Calibration& prior = default_calibration();
+  Calibration slower = prior;
+  slower.eta_bw = prior.eta_bw / 2;  // history says: twice the modelled time
+  slower.t0_s = prior.t0_s * 2;
+  const GpuSpec g = card("gddr", "nvidia");
+  const Calibration base = effective_calibration(decode("llama.cpp"), g, prior);
+  const Calibration scaled = effective_calibration(decode("llama.cpp"), g, slower);
+  EXPECT_NEAR(scaled.eta_bw, base.eta_bw / 2, 1e-12);
+  EXPECT_NEAR(scaled.t0_s, base.t0_s * 2, 1e-12);
+}
+
+TEST(CostDecode, PrefillIsComputeBoundAndPaidOncePerRound) {
+  const GpuSpec g = card("gddr", "nvidia");
+  const std::vector<GpuSpec> catalog{g};
+  Workload w = decode("llama.cpp");
+  auto plain = run_time(w, g, 1, catalog, default_calibration());
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->prefill_s, 0);  // no context given: no prompt
+  w.context_tokens = 4096;         // 3968 prompt tokens + 128 generated
+  w.concurrency = 2;
+  w.items = 4;  // two rounds of two sequences
+  auto t = run_time(w, g, 1, catalog, default_calibration());
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  const double flops = 2 * 8.03e9 * 3968 * 2;
+  EXPECT_NEAR(t->prefill_s, flops / (165.2e12 * default_calibration().eta_compute), 1e-12);
+  EXPECT_EQ(t->rounds, 2);
+  EXPECT_NEAR(t->compute_s, t->step_s * 256 + 2 * t->prefill_s, 1e-9);
+  w.context_tokens = 128;  // all of it generated
+  t = run_time(w, g, 1, catalog, default_calibration());
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->prefill_s, 0);
+}
+
+TEST(CostDecode, EstimateTakesAnEngineAndAFixedGpuCount) {
+  EstimateQuery q;
+  q.model = "llama-3-70b";
+  q.mode = "infer";
+  q.precision = "fp16";
+  q.tokens = 1000;
+  q.engine = "ollama";
+  auto bad = workload_from_query(q);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "--engine: \"ollama\" is not one of llama.cpp, vllm, tensorrt-llm, pytorch");
+  q.engine = "vllm";
+  q.gpus = 8;
+  const std::vector<GpuSpec> catalog{card("hbm", "nvidia")};  // 48 GB: 70B fp16 needs 4
+  auto r = estimate_workload(q, catalog, PriceTable{}, default_calibration());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->workload.engine, "vllm");
+  ASSERT_EQ(r->gpus.size(), 1u);
+  EXPECT_EQ(r->gpus[0].count, 8);
+  q.gpus = 2;  // too few: no fit
+  r = estimate_workload(q, catalog, PriceTable{}, default_calibration());
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->gpus[0].count, 0);
+  EXPECT_GT(2 * 70.6e9 / kGiB, 2 * usable_gib(catalog[0]));
+}
+
+// Two held-out rows of the validation table (docs/cost-model.md), on the shipped catalog: they
+// never entered the fit, so these pin what the fit predicts, not what it was fitted to.
+TEST(CostDecode, HeldOutRowsOfTheValidationTable) {
+  const std::vector<GpuSpec> catalog = *load_gpu_catalog("/nonexistent-config-dir");
+  struct Row {
+    const char* gpu;
+    const char* engine;
+    const char* model;
+    const char* precision;
+    long context, tokens, concurrency;
+    double measured, tolerance;
+  };
+  for (const Row& r : {
+           // XiongjieDai/GPU-Benchmarks-on-LLM-Inference: llama.cpp tg512, Llama 3 8B Q4_K_M.
+           Row{"RTX_4090", "llama.cpp", "llama-3-8b", "q4_k_m", 512, 512, 1, 130.58, 0.05},
+           // johnmusgrave.com vLLM sweep: Llama 3.1 8B BF16 on an A100 40GB, concurrency 1.
+           Row{"A100_40GB", "vllm", "llama-3.1-8b", "bf16", 1152, 128, 1, 75, 0.15},
+       }) {
+    const GpuSpec* g = find_gpu(catalog, r.gpu);
+    ASSERT_NE(g, nullptr) << r.gpu;
+    Workload w = decode(r.engine);
+    w.model = r.model;
+    w.precision = r.precision;
+    w.context_tokens = r.context;
+    w.tokens = r.tokens;
+    w.concurrency = r.concurrency;
+    auto t = run_time(w, *g, 1, catalog, default_calibration());
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    const double tokens_per_s = static_cast<double>(r.concurrency) / t->step_s;
+    EXPECT_NEAR(tokens_per_s / r.measured, 1.0, r.tolerance) << r.gpu << ": " << tokens_per_s;
+  }
+}
+
+TEST(CostDecode, BatchingRaisesThroughputUpToTheComputeRoof) {
+  GpuSpec g = card("gddr", "nvidia");  // 1000 GB/s, 165.2 TFLOPS
+  g.vram_gb = 192;                     // room for 2048 sequences' KV cache at 512 tokens
+  const std::vector<GpuSpec> catalog{g};
+  Workload w = decode("llama.cpp");
+  w.context_tokens = 512;
+  double last = 0;
+  long roof = 0;
+  for (long c = 1; c <= 2048; c *= 2) {
+    w.concurrency = c;
+    auto t = run_time(w, g, 1, catalog, default_calibration());
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    const double tokens_per_s = static_cast<double>(c) / t->step_s;
+    EXPECT_GT(tokens_per_s, last) << c;  // more sequences never lower throughput
+    if (t->bound == "compute" && roof == 0) roof = c;
+    if (roof == 0) {
+      EXPECT_EQ(t->bound, "bandwidth") << c;
+    }
+    last = tokens_per_s;
+  }
+  ASSERT_GT(roof, 1);  // bandwidth-bound at batch 1, compute-bound by 2048 sequences
+  // Past the roof, tokens/s approaches flops / (2 x params) and no more.
+  const double ceiling = 165.2e12 * default_calibration().eta_compute / (2 * 8.03e9);
+  EXPECT_LT(last, ceiling);
+  EXPECT_GT(last, 0.8 * ceiling);
+}
+
+TEST(CostDecode, KvCapacityIsTheLargestConcurrencyThatFits) {
+  // Llama 3 70B fp16 on 2 x 80 GB (77.9 GiB usable each): 131.5 GiB of weights leave 24.3 GiB;
+  // a 4096-token sequence's KV cache is 2 x 80 x 8 x 128 x 4096 x 2 B = 1.25 GiB: 19 sequences.
+  GpuSpec g = card("hbm", "nvidia");
+  g.vram_gb = 80;
+  Workload w = decode("vllm");
+  w.model = "llama-3-70b";
+  w.context_tokens = 4096;
+  const long n = max_concurrency(w, g, 2);
+  EXPECT_EQ(n, 19);
+  w.concurrency = n;
+  EXPECT_LE(memory_need(w)->total_gib(), 2 * usable_gib(g));
+  w.concurrency = n + 1;
+  EXPECT_GT(memory_need(w)->total_gib(), 2 * usable_gib(g));
+  EXPECT_EQ(max_concurrency(w, g, 1), 0);  // the weights alone do not fit one card
+  w.kv_precision = "fp8";                  // half the bytes per sequence: twice the sequences
+  EXPECT_EQ(max_concurrency(w, g, 2), 38);
+}
+
+TEST(CostDecode, SpecNamesTheEngineAndAGgufFormat) {
+  const std::string head =
+      "name: x\nrun: echo hi\nresources:\n  providers: [local]\nworkload:\n"
+      "  kind: llm-inference\n  params_b: 8\n  precision: q4_k_m\n";
+  std::vector<SpecError> errors;
+  auto spec = parse_spec(head + "  engine: llama.cpp\n", "p.yaml", &errors, {"local"});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->workload.engine, "llama.cpp");
+  EXPECT_EQ(spec->workload.precision, "q4_k_m");
+  spec = parse_spec(head + "  engine: ollama\n", "p.yaml", &errors, {"local"});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().message,
+            "p.yaml:9:11: workload.engine: must be one of llama.cpp, vllm, tensorrt-llm, pytorch; "
+            "got \"ollama\"");
+}
+
+}  // namespace
+}  // namespace burst
