@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   }
   auto logger = make_logger(*config);
   auto log = [logger](const std::string& line) { logger->info(line); };
-  auto store = open_sqlite_store(config->burst.db_path);
+  auto store = open_store(config->burst.store_url, config->burst.db_path);
   if (!store) {
     logger->error("cannot open the store: " + store.error().message);
     return 3;
