@@ -40,6 +40,8 @@ std::string numbered(const std::string& sql) {
 }  // namespace
 
 Result<ConnPtr> connect(const std::string& conninfo) {
+  if (Status loaded = libpq_dl::load(); !loaded)
+    return make_error(loaded.error().code, "store: " + loaded.error().message);
   // Processed in order, the later winning: the caller's string (expanded from dbname) overrides
   // these defaults.
   const char* keys[] = {"connect_timeout", "application_name", "dbname", nullptr};

@@ -2,10 +2,9 @@
 // two adapters read alike: statements are written with "?" placeholders (rewritten to $1..$n) and
 // bound in order; every value travels as text. Every failure becomes
 // Error{kInternal or kConnection, "store: <operation>: <server message>"}; no message carries the
-// connection string. Only src/store/ includes libpq-fe.h.
+// connection string. Only src/store/ includes libpq-fe.h; libpq itself is loaded on first use
+// (libpq_api.h).
 #pragma once
-
-#include <libpq-fe.h>
 
 #include <cstdint>
 #include <memory>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "burst/result.h"
+#include "store/libpq_calls.h"
 
 namespace burst::pg {
 
@@ -22,8 +22,9 @@ struct ConnCloser {
 };
 using ConnPtr = std::unique_ptr<PGconn, ConnCloser>;
 
-// Connects (10 s connect timeout unless the string sets one); kConnection, with the target
-// redacted (redact_store_url) and libpq's reason, when the server cannot be reached.
+// Loads libpq (kUnavailable when it is not installed) and connects (10 s connect timeout unless
+// the string sets one); kConnection, with the target redacted (redact_store_url) and libpq's
+// reason, when the server cannot be reached.
 Result<ConnPtr> connect(const std::string& conninfo);
 
 // Before each store operation (never inside a transaction): a connection the server dropped
