@@ -2,8 +2,10 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <string_view>
 
 #include "burst/store.h"
+#include "util/decimal.h"
 
 namespace burst::pg {
 namespace {
@@ -79,10 +81,11 @@ int64_t Rows::int64(int row, int col) const {
 }
 
 double Rows::real(int row, int col) const {
-  const char* s = PQgetvalue(res_.get(), row, col);
-  double v = 0;
-  std::from_chars(s, s + PQgetlength(res_.get(), row, col), v);
-  return v;
+  // PostgreSQL writes a float8 in its shortest exact form ("4.78", "1e-05"), which reads back as
+  // the same double.
+  const std::string_view s(PQgetvalue(res_.get(), row, col),
+                           static_cast<size_t>(PQgetlength(res_.get(), row, col)));
+  return parse_decimal(s).value_or(0);
 }
 
 Query::Query(const std::string& sql, std::string op) : sql_(numbered(sql)), op_(std::move(op)) {}
