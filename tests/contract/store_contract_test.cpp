@@ -7,6 +7,7 @@
 // server starts once; it skips, saying why, where the server binaries are missing.
 #include <gtest/gtest.h>
 
+#include <barrier>
 #include <set>
 #include <string>
 #include <thread>
@@ -591,6 +592,39 @@ TEST_P(StoreContract, LeaseTwoClaimersNeverGetTheSameJob) {
   for (const std::string& id : got_b) EXPECT_TRUE(all.insert(id).second) << id << " claimed twice";
   EXPECT_EQ(got_a.size() + got_b.size(), static_cast<size_t>(kJobs));
   EXPECT_EQ(all.size(), static_cast<size_t>(kJobs));
+}
+
+// Two daemons reserving against one daily cap at once: the store serialises the check and the
+// write, so the reservations never add up past the cap. Each round is a new day (a fresh cap),
+// the two start it together, and each reserves twice 0.3 against 1.0: three fit, a fourth not.
+TEST_P(StoreContract, LedgerConcurrentReservationsFromTwoConnectionsNeverExceedTheCap) {
+  auto a = open();
+  auto b = open();
+  ASSERT_TRUE(a && b);
+  constexpr int kDays = 20;
+  auto day_of = [](int d) {
+    return std::string("2026-01-") + (d < 9 ? "0" : "") + std::to_string(d + 1);
+  };
+  std::barrier together(2);
+  auto reserver = [&](Store* s, const std::string& who, int* errors) {
+    for (int d = 0; d < kDays; ++d) {
+      together.arrive_and_wait();
+      for (int i = 0; i < 2; ++i) {
+        auto held =
+            s->reserve(reservation(who + std::to_string(d * 2 + i), 0.3, day_of(d)), {kDay});
+        if (!held.ok()) ++*errors;
+      }
+    }
+  };
+  int errors_a = 0;
+  int errors_b = 0;
+  std::thread ta(reserver, a.get(), "a", &errors_a);
+  std::thread tb(reserver, b.get(), "b", &errors_b);
+  ta.join();
+  tb.join();
+  EXPECT_EQ(errors_a + errors_b, 0);
+  for (int d = 0; d < kDays; ++d)
+    EXPECT_NEAR(*a->committed_usd(kDay, day_of(d), "", ""), 0.9, 1e-9) << day_of(d);
 }
 
 TEST(StoreSchemas, PostgresHasAsManyStepsAsSqlite) {
