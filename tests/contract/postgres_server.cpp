@@ -76,7 +76,9 @@ void PostgresServer::start() {
     std::cerr << "[ SKIPPED ] PostgreSQL store tests: " << skip_reason_ << std::endl;
     return;
   }
-  std::string tmpl = (fs::temp_directory_path() / "burst-pg-XXXXXX").string();
+  // As root the server runs as `postgres`, which may not reach $TMPDIR (say /root/tmp): /tmp.
+  const fs::path base = ::geteuid() == 0 ? fs::path("/tmp") : fs::temp_directory_path();
+  std::string tmpl = (base / "burst-pg-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) {
     error_ = "mkdtemp failed for the PostgreSQL data dir";
     return;
