@@ -16,7 +16,7 @@ RUN scripts/test
 
 FROM debian:12-slim
 RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-      ca-certificates libcurl4 libssh-4 libssl3 libspdlog1.10 libfmt9 libcpp-httplib0.11 \
+      ca-certificates libcurl4 libssh-4 libssl3 libspdlog1.10 libfmt9 libcpp-httplib0.11 libpq5 \
       openssh-server openssh-client procps tzdata \
     && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --create-home --home-dir /home/burst --uid 10001 burst \

@@ -43,7 +43,10 @@ struct Config {
   std::string config_dir;
   std::string config_file;  // the file read, or "" when none existed
   std::string state_dir;
-  std::string db_path;            // <state dir>/burst.db
+  std::string db_path;  // <state dir>/burst.db
+  // A team's shared PostgreSQL ("postgres://burst@db.example/burst"), or "" for the SQLite file
+  // at db_path (burst/store.h, open_store). A password in it makes config.yaml a secret (0600).
+  std::string store_url;
   std::string reports_dir;        // default: <state dir>/reports
   std::string logs_dir;           // <state dir>/logs
   std::string ssh_key;            // default: <config dir>/id_ed25519 (generated on first use)

@@ -1,5 +1,6 @@
 // Durable state: jobs, their phase transitions, and every pod burst ever asked a provider for.
-// The SQLite adapter (src/store/) is the only implementation outside tests. Times are Unix ms.
+// Two adapters (src/store/): SQLite, one file per installation, and PostgreSQL, one database a
+// team's daemons share (docs/daemon.md, "A team on PostgreSQL"). Times are Unix ms.
 //
 // The pod rows are the safety net against leaks: a row is written *before* the provider's create
 // call (state "creating", name known, id unknown) and updated with the id the moment create
@@ -112,6 +113,9 @@ struct QueuedJobRecord {
   std::string reason;     // "submitted", "schedule 2026-11-22T03:00:00Z", ...
   int64_t queued_ms = 0;
   std::string held_by;  // the budget cap that keeps it waiting; "" when none
+  // The lease (claim_queued): which daemon holds the job and until when; "" and 0 when none.
+  std::string lease_owner;
+  int64_t lease_expires_ms = 0;
 };
 
 // The money ledger (docs/daemon.md, "The ledger"). A reservation holds a job's estimated cost
@@ -215,6 +219,23 @@ class Store {
   virtual Status set_queued_hold(const std::string& id, const std::string& held_by) = 0;
   virtual Status remove_queued(const std::string& id) = 0;  // kNotFound when absent
 
+  // Leases (docs/daemon.md, "Leases"): daemons sharing one store claim a queued job before they
+  // start or reattach it. claim_queued takes the oldest row no live lease holds (none, or one that
+  // expired at or before now_ms) for `owner` until now_ms + lease_ms, in one transaction, and
+  // returns it; nullopt when every row is held. Two claimers never get the same row while its
+  // lease lives. `owner` names one daemon process (not the installation, which a team shares).
+  virtual Result<std::optional<QueuedJobRecord>> claim_queued(const std::string& owner,
+                                                              int64_t now_ms, int64_t lease_ms) = 0;
+  // burstd's start: takes the store's one daemon slot for as long as this connection lives; false
+  // when another connection holds it. burstd does not claim jobs with leases yet, so a second
+  // burstd on one PostgreSQL database (and schema) refuses to start instead of running the same
+  // queued jobs twice. SQLite: always true (one burstd per state dir is its socket's rule).
+  virtual Result<bool> take_daemon_slot() = 0;
+  // Extends `owner`'s lease on `id` to now_ms + lease_ms. kNotFound when the row is gone or
+  // another owner claimed it after the lease expired: the job is no longer this daemon's.
+  virtual Status renew_lease(const std::string& id, const std::string& owner, int64_t now_ms,
+                             int64_t lease_ms) = 0;
+
   // The ledger. reserve() checks, in one transaction, every cap against what is committed in its
   // scope by other jobs (committed_usd) plus `r.usd`, and writes the reservation only when all
   // hold: it returns "" then, or the name of the first cap that does not (nothing written). A
@@ -242,5 +263,21 @@ class Store {
 // Opens (creating if needed) the SQLite database at `path` (":memory:" for tests) and migrates its
 // schema to the current version. Fails with kInvalid if the file is from a newer burst.
 Result<std::unique_ptr<Store>> open_sqlite_store(const std::string& path);
+
+// Connects to PostgreSQL with a libpq connection string ("postgres://user@host/db", or
+// "host=/run/postgresql dbname=burst") and migrates the schema in the current search_path, once
+// even when several daemons start at once. The password is best left out of it: libpq reads
+// PGPASSWORD, PGPASSFILE and ~/.pgpass. Errors never carry the password (redact_store_url).
+// kInvalid when the database is from a newer burst; kConnection when the server cannot be reached.
+Result<std::unique_ptr<Store>> open_postgres_store(const std::string& conninfo);
+
+// Whether `store` (config.yaml's `store:`) names a PostgreSQL database: postgres:// or
+// postgresql://.
+bool is_postgres_url(const std::string& store);
+// The same text with any password replaced by "***" (URL userinfo and password= / ?password=),
+// for logs and errors.
+std::string redact_store_url(const std::string& store);
+// config.yaml's `store:` when set (a PostgreSQL URL), else the SQLite file at `db_path`.
+Result<std::unique_ptr<Store>> open_store(const std::string& store_url, const std::string& db_path);
 
 }  // namespace burst

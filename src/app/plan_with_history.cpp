@@ -22,8 +22,9 @@ bool volume_used_before(Store& store, const PipelineSpec& spec) {
 }  // namespace
 
 Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config) {
-  if (access(config.db_path.c_str(), F_OK) == 0) {  // planning creates nothing
-    if (auto store = open_sqlite_store(config.db_path); store.ok()) {
+  // Planning creates no SQLite file; a team's PostgreSQL store is always there.
+  if (!config.store_url.empty() || access(config.db_path.c_str(), F_OK) == 0) {
+    if (auto store = open_store(config.store_url, config.db_path); store.ok()) {
       if (volume_used_before(**store, spec)) input->warm_volume = true;
       // The planner fits each GPU type from these runs (plan/calibration.h).
       if (auto runs =

@@ -91,7 +91,7 @@ Result<Config> load_config_or_print() {
 }
 
 Result<std::unique_ptr<Store>> open_store(const Config& config) {
-  return open_sqlite_store(config.db_path);
+  return open_store(config.store_url, config.db_path);
 }
 
 std::unique_ptr<Console> make_terminal_console(bool quiet) {

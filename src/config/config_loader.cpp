@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "burst/config.h"
+#include "burst/store.h"
 #include "util/small_file.h"
 #include "yaml/yaml_fields.h"
 
@@ -43,7 +44,7 @@ using yaml::Problems;
 using sv = std::string_view;
 
 constexpr sv kTopFields[] = {"state_dir",    "reports_dir", "ssh_key", "ssh_wait_seconds",
-                             "pull_max_gib", "providers",   "notify"};
+                             "pull_max_gib", "providers",   "notify",  "store"};
 constexpr sv kCloudFields[] = {"base_url", "api_key", "timeout_seconds", "ssh_user"};
 constexpr sv kLocalFields[] = {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"};
 constexpr sv kNotifyFields[] = {"webhook", "pipelines"};
@@ -101,6 +102,8 @@ Status check_key_file_mode(const std::string& path, const Config& c) {
     holder = "a webhook URL (notify.webhook), whose token is a secret,";
   if (holder.empty() && !c.notify.pipelines.empty())
     holder = "webhook URLs (notify.pipelines), whose tokens are secrets,";
+  if (holder.empty() && redact_store_url(c.store_url) != c.store_url)
+    holder = "a database password (store)";
   if (holder.empty()) return Status::Ok();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Status::Ok();
@@ -144,6 +147,11 @@ Status read_file(const std::string& path, const std::vector<ProviderTraits>& kno
       read_number(top, "ssh_wait_seconds", &c->ssh_wait_seconds);
       read_number(top, "pull_max_gib", &c->pull_max_gib);
       read_notify(top, c);
+      read_string(top, "store", &c->store_url);
+      if (!c->store_url.empty() && !is_postgres_url(c->store_url))
+        problems.add(top.pos(), "store",
+                     "must be a postgres:// or postgresql:// URL (leave it out for the SQLite "
+                     "file in the state dir)");
       if (std::optional<YAML::Node> node = top.get("providers")) {
         // A section per provider with one: the clouds' (ProviderTraits::cloud_config) and this
         // machine's (runs_here), in the registry's order.

@@ -97,9 +97,15 @@ int main(int argc, char** argv) {
   }
   auto logger = make_logger(*config);
   auto log = [logger](const std::string& line) { logger->info(line); };
-  auto store = open_sqlite_store(config->burst.db_path);
+  auto store = open_store(config->burst.store_url, config->burst.db_path);
   if (!store) {
     logger->error("cannot open the store: " + store.error().message);
+    return 3;
+  }
+  if (auto slot = (*store)->take_daemon_slot(); !slot.ok() || !*slot) {
+    logger->error(slot.ok() ? "another burstd uses this store's PostgreSQL database; run one per "
+                              "database (docs/daemon.md, \"A team on PostgreSQL\")"
+                            : "cannot take the store's daemon slot: " + slot.error().message);
     return 3;
   }
   SystemClock clock;

@@ -32,23 +32,81 @@ Status add_queued(sqlite3* db, const QueuedJobRecord& q) {
   return ran;
 }
 
+namespace {
+
+constexpr const char* kQueueColumns =
+    "id, pipeline, spec_path, spec_text, reason, queued_ms, held_by, lease_owner, "
+    "lease_expires_ms";
+
+QueuedJobRecord read_queued(const Stmt& st) {
+  QueuedJobRecord q;
+  q.id = st.text(0);
+  q.pipeline = st.text(1);
+  q.spec_path = st.text(2);
+  q.spec_text = st.text(3);
+  q.reason = st.text(4);
+  q.queued_ms = st.int64(5);
+  q.held_by = st.text(6);
+  q.lease_owner = st.text(7);
+  q.lease_expires_ms = st.int64(8);
+  return q;
+}
+
+}  // namespace
+
 Result<std::vector<QueuedJobRecord>> queued_jobs(sqlite3* db) {
-  Result<Stmt> s = Stmt::prepare(db,
-                                 "SELECT id, pipeline, spec_path, spec_text, reason, queued_ms, "
-                                 "held_by FROM job_queue ORDER BY queued_ms, id",
-                                 "list queued jobs");
+  Result<Stmt> s = Stmt::prepare(
+      db,
+      (std::string("SELECT ") + kQueueColumns + " FROM job_queue ORDER BY queued_ms, id").c_str(),
+      "list queued jobs");
   if (!s) return s.error();
-  return collect<QueuedJobRecord>(*s, [](const Stmt& st) {
-    QueuedJobRecord q;
-    q.id = st.text(0);
-    q.pipeline = st.text(1);
-    q.spec_path = st.text(2);
-    q.spec_text = st.text(3);
-    q.reason = st.text(4);
-    q.queued_ms = st.int64(5);
-    q.held_by = st.text(6);
-    return q;
-  });
+  return collect(*s, read_queued);
+}
+
+Result<std::optional<QueuedJobRecord>> claim_queued(sqlite3* db, const std::string& owner,
+                                                    int64_t now_ms, int64_t lease_ms) {
+  // BEGIN IMMEDIATE: a second process claiming at once waits for this one, then sees its lease.
+  if (Status begun = exec(db, "BEGIN IMMEDIATE", "begin claim"); !begun) return begun.error();
+  auto fail = [&](Error e) -> Result<std::optional<QueuedJobRecord>> {
+    (void)exec(db, "ROLLBACK", "roll back claim");
+    return e;
+  };
+  Result<Stmt> pick =
+      Stmt::prepare(db,
+                    (std::string("SELECT ") + kQueueColumns +
+                     " FROM job_queue WHERE lease_owner = '' OR lease_expires_ms <= ? "
+                     "ORDER BY queued_ms, id LIMIT 1")
+                        .c_str(),
+                    "claim a queued job");
+  if (!pick) return fail(pick.error());
+  pick->bind(now_ms);
+  Result<bool> row = pick->step();
+  if (!row) return fail(row.error());
+  if (!*row) {
+    if (Status done = exec(db, "COMMIT", "commit claim"); !done) return fail(done.error());
+    return std::optional<QueuedJobRecord>();
+  }
+  QueuedJobRecord q = read_queued(*pick);
+  q.lease_owner = owner;
+  q.lease_expires_ms = now_ms + lease_ms;
+  Result<Stmt> take =
+      Stmt::prepare(db, "UPDATE job_queue SET lease_owner = ?, lease_expires_ms = ? WHERE id = ?",
+                    "claim queued job " + q.id);
+  if (!take) return fail(take.error());
+  take->bind(owner).bind(q.lease_expires_ms).bind(q.id);
+  if (Status ran = take->run(); !ran) return fail(ran.error());
+  if (Status done = exec(db, "COMMIT", "commit claim"); !done) return fail(done.error());
+  return std::optional<QueuedJobRecord>(std::move(q));
+}
+
+Status renew_lease(sqlite3* db, const std::string& id, const std::string& owner, int64_t now_ms,
+                   int64_t lease_ms) {
+  Result<Stmt> s = Stmt::prepare(
+      db, "UPDATE job_queue SET lease_expires_ms = ? WHERE id = ? AND lease_owner = ?",
+      "renew lease of job " + id);
+  if (!s) return s.error();
+  s->bind(now_ms + lease_ms).bind(id).bind(owner);
+  return run_changing(db, *s, "store: the lease of job " + id + " is no longer " + owner + "'s");
 }
 
 Status set_queued_hold(sqlite3* db, const std::string& id, const std::string& held_by) {

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ Status add_queued(sqlite3* db, const QueuedJobRecord& q);
 Result<std::vector<QueuedJobRecord>> queued_jobs(sqlite3* db);
 Status set_queued_hold(sqlite3* db, const std::string& id, const std::string& held_by);
 Status remove_queued(sqlite3* db, const std::string& id);
+Result<std::optional<QueuedJobRecord>> claim_queued(sqlite3* db, const std::string& owner,
+                                                    int64_t now_ms, int64_t lease_ms);
+Status renew_lease(sqlite3* db, const std::string& id, const std::string& owner, int64_t now_ms,
+                   int64_t lease_ms);
 
 Result<std::string> reserve(sqlite3* db, const ReservationRecord& r,
                             const std::vector<LedgerCap>& caps);

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "store/portable_migrations.h"
+
 namespace burst::sqlite {
 namespace {
 
@@ -132,49 +134,10 @@ const std::vector<const char*>& migrations() {
           PRIMARY KEY (provider, pod_id)
         );
       )sql",
-      // 6 (queue, issue 20): burstd's durable queue; a job is a row before `burst submit` returns
-      // and until it ends, so kill -9, drain and restart lose nothing (docs/daemon.md).
-      R"sql(
-        CREATE TABLE job_queue (
-          id VARCHAR(64) PRIMARY KEY,
-          pipeline TEXT NOT NULL,
-          spec_path TEXT NOT NULL,
-          spec_text TEXT NOT NULL,
-          reason TEXT NOT NULL,
-          queued_ms BIGINT NOT NULL,
-          held_by TEXT NOT NULL
-        );
-        CREATE INDEX job_queue_queued_ms ON job_queue(queued_ms);
-      )sql",
-      // 7 (ledger, issue 20): reservations against the budget caps and spend per pod interval.
-      // No foreign keys: a reservation is written before its job's record exists.
-      R"sql(
-        CREATE TABLE ledger_reservations (
-          job_id VARCHAR(64) PRIMARY KEY,
-          pipeline TEXT NOT NULL,
-          usd DOUBLE PRECISION NOT NULL,
-          day VARCHAR(10) NOT NULL,
-          month VARCHAR(7) NOT NULL,
-          reserved_ms BIGINT NOT NULL,
-          released_ms BIGINT NOT NULL
-        );
-        CREATE INDEX ledger_reservations_day ON ledger_reservations(day);
-        CREATE INDEX ledger_reservations_month ON ledger_reservations(month);
-        CREATE TABLE ledger_spend (
-          pod_row_id BIGINT NOT NULL,
-          from_ms BIGINT NOT NULL,
-          to_ms BIGINT NOT NULL,
-          usd DOUBLE PRECISION NOT NULL,
-          job_id VARCHAR(64) NOT NULL,
-          pipeline TEXT NOT NULL,
-          day VARCHAR(10) NOT NULL,
-          month VARCHAR(7) NOT NULL,
-          PRIMARY KEY (pod_row_id, from_ms)
-        );
-        CREATE INDEX ledger_spend_job ON ledger_spend(job_id);
-        CREATE INDEX ledger_spend_day ON ledger_spend(day);
-        CREATE INDEX ledger_spend_month ON ledger_spend(month);
-      )sql",
+      // 6 to 8 (issue 20): the queue, the ledger and leases, in SQL PostgreSQL runs too.
+      store_sql::kQueueStep,
+      store_sql::kLedgerStep,
+      store_sql::kLeaseStep,
   };
   return steps;
 }

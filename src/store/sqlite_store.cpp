@@ -175,6 +175,15 @@ class SqliteStore final : public Store {
     return locked(sqlite::set_queued_hold, id, held_by);
   }
   Status remove_queued(const std::string& id) override { return locked(sqlite::remove_queued, id); }
+  Result<std::optional<QueuedJobRecord>> claim_queued(const std::string& owner, int64_t now_ms,
+                                                      int64_t lease_ms) override {
+    return locked(sqlite::claim_queued, owner, now_ms, lease_ms);
+  }
+  Result<bool> take_daemon_slot() override { return true; }
+  Status renew_lease(const std::string& id, const std::string& owner, int64_t now_ms,
+                     int64_t lease_ms) override {
+    return locked(sqlite::renew_lease, id, owner, now_ms, lease_ms);
+  }
   Result<std::string> reserve(const ReservationRecord& r,
                               const std::vector<LedgerCap>& caps) override {
     return locked(sqlite::reserve, r, caps);

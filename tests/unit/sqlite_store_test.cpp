@@ -1,5 +1,7 @@
-// The SQLite Store: round trips, phase and pod life cycles, durability, schema versioning, file
-// permissions, and two instances sharing one file. Every test works in its own mkdtemp directory.
+// What only the SQLite Store has: its error texts, states as text in the file, schema versioning
+// in user_version, file permissions, and processes sharing one file. The contract every store
+// keeps (round trips, life cycles, the queue, the ledger, leases) is
+// tests/contract/store_contract_test.cpp. Every test works in its own mkdtemp directory.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,11 +15,11 @@
 #include <memory>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
 #include "burst/provider.h"
 #include "burst/store.h"
+#include "contract/store_records.h"
 #include "store/sqlite_schema.h"
 
 namespace burst {
@@ -45,53 +47,8 @@ void write_user_version(const fs::path& db, uint32_t v) {
   io.write(b, 4);
 }
 
-JobRecord make_job(const std::string& id, int64_t created_ms) {
-  JobRecord j;
-  j.id = id;
-  j.pipeline = "finetune";
-  j.spec_path = "/home/u/specs/finetune.yaml";
-  j.state = JobState::kRunning;
-  j.phase = "provision";
-  j.provider = "runpod";
-  j.error = "";
-  j.estimate_json = R"({"usd":1.25,"minutes":30})";
-  j.report_path = "";
-  j.created_ms = created_ms;
-  j.finished_ms = 0;
-  return j;
-}
-
-PodRecord make_pod(const std::string& job_id, const std::string& name, int64_t created_ms) {
-  PodRecord p;
-  p.job_id = job_id;
-  p.provider = "runpod";
-  p.role = "gpu";
-  p.name = name;
-  p.gpu_type = "H100 80GB";
-  p.gpu_count = 2;
-  p.usd_per_hour = 4.78;
-  p.price_source = "live offer";
-  p.state = PodRecordState::kCreating;
-  p.created_ms = created_ms;
-  return p;
-}
-
-// Every field, so EXPECT_EQ on these compares (and prints) whole records.
-auto fields(const JobRecord& j) {
-  return std::tie(j.id, j.pipeline, j.spec_path, j.state, j.phase, j.provider, j.error,
-                  j.estimate_json, j.report_path, j.created_ms, j.finished_ms, j.owner_pid,
-                  j.owner_start);
-}
-
-auto fields(const PodRecord& p) {
-  return std::tie(p.row_id, p.job_id, p.provider, p.role, p.name, p.pod_id, p.gpu_type, p.gpu_count,
-                  p.usd_per_hour, p.price_source, p.state, p.host_key, p.created_ms, p.deleted_ms);
-}
-
-void expect_job_eq(const JobRecord& a, const JobRecord& b) { EXPECT_EQ(fields(a), fields(b)); }
-
-// A REAL column stores the double's 8 bytes, so the price comes back exactly.
-void expect_pod_eq(const PodRecord& a, const PodRecord& b) { EXPECT_EQ(fields(a), fields(b)); }
+using testing::make_job;
+using testing::make_pod;
 
 class StoreTest : public ::testing::Test {
  protected:
@@ -116,42 +73,6 @@ class StoreTest : public ::testing::Test {
   fs::path db_path_;
 };
 
-TEST_F(StoreTest, JobRoundTripAndUpdate) {
-  auto store = open();
-  ASSERT_TRUE(store);
-  JobRecord job = make_job("20261122-070941-ab12cd", 1700000000123);
-  ASSERT_TRUE(store->create_job(job).ok());
-  Result<JobRecord> got = store->get_job(job.id);
-  ASSERT_TRUE(got.ok());
-  expect_job_eq(*got, job);
-
-  job.state = JobState::kFailed;
-  job.phase = "run";
-  job.provider = "vast";
-  job.error = "exit status 3; quote ' and \"double\"";
-  job.estimate_json = "{}";
-  job.report_path = "/tmp/r.json";
-  job.finished_ms = 1700000099999;
-  job.owner_pid = 4242;
-  job.owner_start = "boot-id/123456";
-  ASSERT_TRUE(store->update_job(job).ok());
-  got = store->get_job(job.id);
-  ASSERT_TRUE(got.ok());
-  expect_job_eq(*got, job);
-}
-
-TEST_F(StoreTest, UnknownJobIsNotFound) {
-  auto store = open();
-  ASSERT_TRUE(store);
-  Result<JobRecord> got = store->get_job("nope");
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.error().code, ErrorCode::kNotFound);
-  EXPECT_EQ(got.error().message, "store: no job with id \"nope\"");
-  Status updated = store->update_job(make_job("nope", 1));
-  ASSERT_FALSE(updated.ok());
-  EXPECT_EQ(updated.error().code, ErrorCode::kNotFound);
-}
-
 TEST_F(StoreTest, SqliteErrorsAreInternalWithOperation) {
   auto store = open();
   ASSERT_TRUE(store);
@@ -165,124 +86,6 @@ TEST_F(StoreTest, SqliteErrorsAreInternalWithOperation) {
   Result<int64_t> orphan = store->add_pod(make_pod("no-such-job", "p", 1));
   ASSERT_FALSE(orphan.ok());
   EXPECT_EQ(orphan.error().message, "store: add pod: FOREIGN KEY constraint failed");
-}
-
-TEST_F(StoreTest, RecentJobsNewestFirstWithLimit) {
-  auto store = open();
-  ASSERT_TRUE(store);
-  for (int64_t t : {300, 100, 500, 200, 400}) {
-    ASSERT_TRUE(store->create_job(make_job("job-" + std::to_string(t), t)).ok());
-  }
-  Result<std::vector<JobRecord>> jobs = store->recent_jobs(3);
-  ASSERT_TRUE(jobs.ok());
-  ASSERT_EQ(jobs->size(), 3u);
-  EXPECT_EQ((*jobs)[0].id, "job-500");
-  EXPECT_EQ((*jobs)[1].id, "job-400");
-  EXPECT_EQ((*jobs)[2].id, "job-300");
-  jobs = store->recent_jobs(10);
-  ASSERT_TRUE(jobs.ok());
-  EXPECT_EQ(jobs->size(), 5u);
-  EXPECT_EQ(jobs->back().id, "job-100");
-}
-
-TEST_F(StoreTest, PhasesInOrderWithOpenAndClosedRows) {
-  auto store = open();
-  ASSERT_TRUE(store);
-  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-  ASSERT_TRUE(store->begin_phase("j", Phase::kProvision, 10).ok());
-  ASSERT_TRUE(store->end_phase("j", Phase::kProvision, 20, Outcome::kOk, "2 pods").ok());
-  ASSERT_TRUE(store->begin_phase("j", Phase::kSync, 20).ok());
-  ASSERT_TRUE(store->begin_phase("j", Phase::kRun, 30).ok());
-  ASSERT_TRUE(store->end_phase("j", Phase::kSync, 40, Outcome::kFailed, "rsync exit 23").ok());
-
-  Result<std::vector<PhaseRecord>> phases = store->phases("j");
-  ASSERT_TRUE(phases.ok());
-  ASSERT_EQ(phases->size(), 3u);
-  const PhaseRecord& p0 = (*phases)[0];
-  EXPECT_EQ(p0.job_id, "j");
-  EXPECT_EQ(p0.phase, Phase::kProvision);
-  EXPECT_EQ(p0.started_ms, 10);
-  EXPECT_EQ(p0.ended_ms, 20);
-  EXPECT_EQ(p0.outcome, Outcome::kOk);
-  EXPECT_EQ(p0.detail, "2 pods");
-  EXPECT_EQ((*phases)[1].phase, Phase::kSync);
-  EXPECT_EQ((*phases)[1].ended_ms, 40);
-  EXPECT_EQ((*phases)[1].outcome, Outcome::kFailed);
-  EXPECT_EQ((*phases)[1].detail, "rsync exit 23");
-  EXPECT_EQ((*phases)[2].phase, Phase::kRun);
-  EXPECT_EQ((*phases)[2].started_ms, 30);
-  EXPECT_EQ((*phases)[2].ended_ms, 0);
-  EXPECT_EQ((*phases)[2].outcome, std::nullopt);
-}
-
-TEST_F(StoreTest, EndPhaseWithoutBeginIsNotFound) {
-  auto store = open();
-  ASSERT_TRUE(store);
-  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-  Status ended = store->end_phase("j", Phase::kRun, 5, Outcome::kOk, "");
-  ASSERT_FALSE(ended.ok());
-  EXPECT_EQ(ended.error().code, ErrorCode::kNotFound);
-  // A closed row is not open any more: ending it twice is also kNotFound.
-  ASSERT_TRUE(store->begin_phase("j", Phase::kRun, 5).ok());
-  ASSERT_TRUE(store->end_phase("j", Phase::kRun, 0, Outcome::kOk, "").ok());
-  ended = store->end_phase("j", Phase::kRun, 7, Outcome::kOk, "");
-  ASSERT_FALSE(ended.ok());
-  EXPECT_EQ(ended.error().code, ErrorCode::kNotFound);
-}
-
-TEST_F(StoreTest, PodLifecycleAndLivePods) {
-  auto store = open();
-  ASSERT_TRUE(store);
-  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-  PodRecord pod = make_pod("j", "burst-j-gpu-0", 100);
-  Result<int64_t> row = store->add_pod(pod);
-  ASSERT_TRUE(row.ok());
-  pod.row_id = *row;
-  Result<std::vector<PodRecord>> pods = store->pods_of_job("j");
-  ASSERT_TRUE(pods.ok());
-  ASSERT_EQ(pods->size(), 1u);
-  expect_pod_eq((*pods)[0], pod);
-  EXPECT_EQ((*pods)[0].pod_id, "");
-  EXPECT_EQ((*pods)[0].state, PodRecordState::kCreating);
-
-  pod.pod_id = "abc123xyz";
-  pod.state = PodRecordState::kAlive;
-  pod.host_key = "ssh-ed25519 AAAAC3Nza...";
-  ASSERT_TRUE(store->update_pod(pod).ok());
-  pods = store->pods_of_job("j");
-  ASSERT_TRUE(pods.ok());
-  ASSERT_EQ(pods->size(), 1u);
-  expect_pod_eq((*pods)[0], pod);
-
-  PodRecord missing = pod;
-  missing.row_id = pod.row_id + 1000;
-  EXPECT_EQ(store->update_pod(missing).error().code, ErrorCode::kNotFound);
-}
-
-TEST_F(StoreTest, LivePodsExcludeDeletedAndCreateFailedOldestFirst) {
-  auto store = open();
-  ASSERT_TRUE(store);
-  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-  struct Case {
-    const char* name;
-    const char* state;
-    int64_t created_ms;
-  };
-  const Case cases[] = {{"c", "deleting", 300},     {"a", "alive", 100},    {"d", "deleted", 50},
-                        {"e", "create-failed", 60}, {"b", "creating", 200}, {"a2", "alive", 100}};
-  for (const Case& c : cases) {
-    PodRecord p = make_pod("j", c.name, c.created_ms);
-    p.state = *pod_record_state_from_string(c.state);
-    ASSERT_TRUE(store->add_pod(p).ok());
-  }
-  Result<std::vector<PodRecord>> live = store->live_pods();
-  ASSERT_TRUE(live.ok());
-  std::vector<std::string> names;
-  for (const PodRecord& p : *live) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"a", "a2", "b", "c"}));
-  Result<std::vector<PodRecord>> all = store->pods_of_job("j");
-  ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all->size(), 6u);
 }
 
 // States are typed in memory (burst/states.h) but stored as the same text as always, so a
@@ -371,85 +174,6 @@ TEST_F(StoreTest, PhasesAreStoredAsTheirNamesAndUnknownOnesAreErrorsNamingTheJob
             "burst?)");
 }
 
-TEST_F(StoreTest, TransfersRoundTripInOrder) {
-  auto store = open();
-  ASSERT_TRUE(store);
-  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-  ASSERT_TRUE(store->create_job(make_job("other", 2)).ok());
-  TransferRecord sync{"j", "sync", 1234, 5'000'000'000, 65000};
-  TransferRecord pull{"j", "pull", 7, 1024, 900};
-  ASSERT_TRUE(store->add_transfer(sync).ok());
-  ASSERT_TRUE(store->add_transfer(TransferRecord{"other", "sync", 1, 1, 1}).ok());
-  ASSERT_TRUE(store->add_transfer(pull).ok());
-  Result<std::vector<TransferRecord>> got = store->transfers("j");
-  ASSERT_TRUE(got.ok());
-  ASSERT_EQ(got->size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    const TransferRecord& want = i == 0 ? sync : pull;
-    EXPECT_EQ((*got)[i].job_id, want.job_id);
-    EXPECT_EQ((*got)[i].direction, want.direction);
-    EXPECT_EQ((*got)[i].files, want.files);
-    EXPECT_EQ((*got)[i].bytes, want.bytes);
-    EXPECT_EQ((*got)[i].millis, want.millis);
-  }
-}
-
-TEST_F(StoreTest, DataSurvivesReopen) {
-  PodRecord pod = make_pod("j", "burst-j-gpu-0", 100);
-  {
-    auto store = open();
-    ASSERT_TRUE(store);
-    ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
-    ASSERT_TRUE(store->begin_phase("j", Phase::kProvision, 10).ok());
-    Result<int64_t> row = store->add_pod(pod);
-    ASSERT_TRUE(row.ok());
-    pod.row_id = *row;
-    ASSERT_TRUE(store->add_transfer(TransferRecord{"j", "sync", 1, 2, 3}).ok());
-  }
-  auto store = open();
-  ASSERT_TRUE(store);
-  Result<JobRecord> job = store->get_job("j");
-  ASSERT_TRUE(job.ok());
-  expect_job_eq(*job, make_job("j", 1));
-  Result<std::vector<PhaseRecord>> phases = store->phases("j");
-  ASSERT_TRUE(phases.ok());
-  ASSERT_EQ(phases->size(), 1u);
-  // The phase left open before the reopen can still be closed.
-  EXPECT_TRUE(store->end_phase("j", Phase::kProvision, 20, Outcome::kInterrupted, "").ok());
-  Result<std::vector<PodRecord>> live = store->live_pods();
-  ASSERT_TRUE(live.ok());
-  ASSERT_EQ(live->size(), 1u);
-  expect_pod_eq((*live)[0], pod);
-  Result<std::vector<TransferRecord>> transfers = store->transfers("j");
-  ASSERT_TRUE(transfers.ok());
-  EXPECT_EQ(transfers->size(), 1u);
-}
-
-// Ownership (docs/daemon.md): the installation id is made once and kept; an unknown pod's
-// first-seen time is recorded once, survives a reopen, and is forgotten once it is not listed.
-TEST_F(StoreTest, InstallationIdAndFirstSeenTimesSurviveReopen) {
-  std::string id;
-  {
-    auto store = open();
-    ASSERT_TRUE(store);
-    id = store->installation_id().value();
-    EXPECT_EQ(id.size(), kInstallationIdLength);
-    EXPECT_EQ(*store->pod_first_seen("runpod", "p1", 100), 100);
-    EXPECT_EQ(*store->pod_first_seen("runpod", "p1", 200), 100) << "the first sighting stays";
-    EXPECT_EQ(*store->pod_first_seen("runpod", "p2", 300), 300);
-    EXPECT_EQ(*store->pod_first_seen("vast", "p1", 400), 400) << "keyed by provider too";
-  }
-  auto store = open();
-  ASSERT_TRUE(store);
-  EXPECT_EQ(store->installation_id().value(), id) << "made once, never changed";
-  EXPECT_EQ(*store->pod_first_seen("runpod", "p1", 500), 100);
-  ASSERT_TRUE(store->forget_pods_seen("runpod", {"p2"}).ok());
-  EXPECT_EQ(*store->pod_first_seen("runpod", "p1", 600), 600) << "forgotten, then seen afresh";
-  EXPECT_EQ(*store->pod_first_seen("runpod", "p2", 700), 300);
-  EXPECT_EQ(*store->pod_first_seen("vast", "p1", 800), 400) << "another provider's kept";
-  EXPECT_NE(open_sqlite_store(":memory:").value()->installation_id().value(), id);
-}
-
 TEST_F(StoreTest, SchemaVersionIsCurrentAndReopenKeepsIt) {
   ASSERT_TRUE(open());
   ASSERT_FALSE(fs::exists(db_path_.string() + "-wal"));  // checkpointed on close
@@ -497,56 +221,6 @@ TEST_F(StoreTest, InMemoryDatabaseWorks) {
   EXPECT_FALSE(fs::exists(":memory:"));
 }
 
-TEST_F(StoreTest, TwoInstancesShareOneFile) {
-  auto a = open();
-  auto b = open();
-  ASSERT_TRUE(a && b);
-  ASSERT_TRUE(a->create_job(make_job("run-job", 1)).ok());
-  ASSERT_TRUE(b->create_job(make_job("other-job", 2)).ok());
-  Result<int64_t> row = a->add_pod(make_pod("other-job", "p", 10));
-  ASSERT_TRUE(row.ok());
-  PodRecord pod = make_pod("other-job", "p", 10);
-  pod.row_id = *row;
-  pod.state = PodRecordState::kDeleted;
-  ASSERT_TRUE(b->update_pod(pod).ok());
-  EXPECT_TRUE(b->get_job("run-job").ok());
-  EXPECT_TRUE(a->get_job("other-job").ok());
-  Result<std::vector<PodRecord>> live = a->live_pods();
-  ASSERT_TRUE(live.ok());
-  EXPECT_TRUE(live->empty());
-  Result<std::vector<JobRecord>> jobs = a->recent_jobs(10);
-  ASSERT_TRUE(jobs.ok());
-  EXPECT_EQ(jobs->size(), 2u);
-}
-
-TEST_F(StoreTest, TwoInstancesWriteConcurrently) {
-  auto a = open();
-  auto b = open();
-  ASSERT_TRUE(a && b);
-  ASSERT_TRUE(a->create_job(make_job("j", 1)).ok());
-  constexpr int kWrites = 100;
-  auto writer = [](Store* s, const std::string& prefix, Phase phase, int* failures) {
-    for (int i = 0; i < kWrites; ++i) {
-      if (!s->add_pod(make_pod("j", prefix + std::to_string(i), i)).ok()) ++*failures;
-      if (!s->begin_phase("j", phase, i).ok()) ++*failures;
-    }
-  };
-  int fail_a = 0;
-  int fail_b = 0;
-  std::thread ta(writer, a.get(), "a", Phase::kSync, &fail_a);
-  std::thread tb(writer, b.get(), "b", Phase::kRun, &fail_b);
-  ta.join();
-  tb.join();
-  EXPECT_EQ(fail_a, 0);
-  EXPECT_EQ(fail_b, 0);
-  Result<std::vector<PodRecord>> pods = b->pods_of_job("j");
-  ASSERT_TRUE(pods.ok());
-  EXPECT_EQ(pods->size(), 2u * kWrites);
-  Result<std::vector<PhaseRecord>> phases = a->phases("j");
-  ASSERT_TRUE(phases.ok());
-  EXPECT_EQ(phases->size(), 2u * kWrites);
-}
-
 // `burst run` and `burst reap` are separate processes: a forked child writes while the parent does.
 TEST_F(StoreTest, TwoProcessesWriteConcurrently) {
   auto store = open();
@@ -574,67 +248,6 @@ TEST_F(StoreTest, TwoProcessesWriteConcurrently) {
   Result<std::vector<PodRecord>> pods = store->pods_of_job("j");
   ASSERT_TRUE(pods.ok());
   EXPECT_EQ(pods->size(), 2u * kWrites);
-}
-
-TEST_F(StoreTest, TwoInstancesOpenAFreshFileAtOnce) {
-  std::unique_ptr<Store> stores[2];
-  std::thread t0([&] { stores[0] = open(); });
-  std::thread t1([&] { stores[1] = open(); });
-  t0.join();
-  t1.join();
-  ASSERT_TRUE(stores[0] && stores[1]);
-  ASSERT_TRUE(stores[0]->create_job(make_job("j", 1)).ok());
-  EXPECT_TRUE(stores[1]->get_job("j").ok());
-}
-
-}  // namespace
-}  // namespace burst
-
-namespace burst {
-namespace {
-
-// Issue 17: the spec-volume -> provider-volume mapping is what finds a Vast volume again, so it
-// must survive the process (a reopen), be keyed by (provider, spec volume, region), and keep
-// deleted rows out of live_volumes (but in all_volumes: storage billed until deletion).
-TEST_F(StoreTest, VolumeMappingSurvivesReopenAndIsKeyedByProviderNameRegion) {
-  {
-    auto store = open();
-    ASSERT_NE(store, nullptr);
-    VolumeRecord v{"vast", "tts-cache", "Washington, US (machine 41201)", "", "creating", 10, 0,
-                   1000,   1000};
-    ASSERT_TRUE(store->put_volume(v).ok());  // recorded before the create call
-    v.volume_id = "12345678";
-    v.state = "ready";
-    v.usd_per_gb_month = 0.15;
-    v.updated_ms = 2000;
-    ASSERT_TRUE(store->put_volume(v).ok());  // the same key: replaced, not added
-    VolumeRecord other = v;
-    other.region = "Quebec, CA (machine 41202)";
-    other.volume_id = "999";
-    other.state = "deleted";
-    ASSERT_TRUE(store->put_volume(other).ok());
-  }
-  auto store = open();
-  ASSERT_NE(store, nullptr);
-  auto got = store->get_volume("vast", "tts-cache", "Washington, US (machine 41201)");
-  ASSERT_TRUE(got.ok()) << got.error().message;
-  ASSERT_TRUE(got->has_value());
-  EXPECT_EQ((*got)->volume_id, "12345678");
-  EXPECT_EQ((*got)->state, "ready");
-  EXPECT_EQ((*got)->size_gb, 10);
-  EXPECT_DOUBLE_EQ((*got)->usd_per_gb_month, 0.15);
-  EXPECT_EQ((*got)->created_ms, 1000);
-  EXPECT_EQ((*got)->updated_ms, 2000);
-  auto none = store->get_volume("runpod", "tts-cache", "Washington, US (machine 41201)");
-  ASSERT_TRUE(none.ok());
-  EXPECT_FALSE(none->has_value());
-  auto live = store->live_volumes();
-  ASSERT_TRUE(live.ok());
-  ASSERT_EQ(live->size(), 1u);
-  EXPECT_EQ((*live)[0].volume_id, "12345678");
-  auto all = store->all_volumes();
-  ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all->size(), 2u);
 }
 
 }  // namespace
