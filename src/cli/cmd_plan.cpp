@@ -127,13 +127,24 @@ int cmd_plan(const PlanArgs& args) {
   const std::vector<Candidate>& candidates = plan.ok() ? plan->candidates : fallback;
   if (args.json) return print_json(*spec, plan, candidates, args.all);
 
-  std::string out;
-  out.reserve(candidates.size() * 120 + 256);
-  char line[512];
-  std::snprintf(line, sizeof line, "%-2s %-8s %-14s %5s %9s %8s %8s %-10s %9s %9s %5s  %s\n", "",
-                "PROVIDER", "GPU x N", "PODS", "$/HOUR", "NEED GiB", "HAVE GiB", "BOUND", "EST MIN",
-                "EST $", "UTIL", "VERDICT");
-  out += line;
+  const auto r = Table::kRight;
+  Table table({{""},
+               {"PROVIDER"},
+               {"GPU x N"},
+               {"PODS", r},
+               {"$/HOUR", r},
+               {"NEED GiB", r},
+               {"HAVE GiB", r},
+               {"BOUND"},
+               {"EST MIN", r},
+               {"EST $", r},
+               {"UTIL", r},
+               {"VERDICT"}});
+  auto num = [](double v, const char* f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v);
+    return std::string(buf);
+  };
   // A terminal table of thousands of offers helps no one: the best few, the rest on --all.
   constexpr int kShownWithoutAll = 20;
   int hidden = 0;
@@ -151,19 +162,16 @@ int cmd_plan(const PlanArgs& args) {
     }
     ++shown;
     const bool chosen = plan.ok() && i == 0;
-    const std::string gpu = c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count);
     const std::string why = plan.ok() && !chosen ? why_not_chosen(*plan, c) : "";
     const std::string verdict = chosen ? "chosen" : !why.empty() ? why : c.rejected;
-    std::snprintf(
-        line, sizeof line, "%-2s %-8s %-14s %5d %9.2f %8.1f %8.1f %-10s %9.1f %9.4f %4.0f%%  ",
-        chosen ? "*" : "", c.offer.provider.c_str(), gpu.c_str(), c.workers, c.offer.usd_per_hour,
-        c.need_gib(), c.have_gb(), c.bound().empty() ? "-" : c.bound().c_str(), c.total_s / 60,
-        c.usd, c.utilization * 100);
-    out += line;
-    out += verdict.empty() ? "ok" : verdict;
-    out += '\n';
+    table.add({chosen ? "*" : "", c.offer.provider,
+               c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count),
+               std::to_string(c.workers), num(c.offer.usd_per_hour, "%.2f"),
+               num(c.need_gib(), "%.1f"), num(c.have_gb(), "%.1f"),
+               c.bound().empty() ? "-" : c.bound(), num(c.total_s / 60, "%.1f"), num(c.usd, "%.4f"),
+               num(c.utilization * 100, "%.0f%%"), verdict.empty() ? "ok" : verdict});
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::cout << table.render() << std::flush;
   if (more) std::printf("(%d more candidates that fit, dearer; --all shows them)\n", more);
   if (hidden)
     std::printf("(%d rejected candidates hidden; --all shows them with reasons)\n", hidden);
