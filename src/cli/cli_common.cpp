@@ -78,11 +78,6 @@ void install_signal_handlers() {
   signal(SIGPIPE, SIG_IGN);
 }
 
-int fail(int code, const std::string& message) {
-  std::cerr << "burst: " << terminal_safe(message) << std::endl;
-  return code;
-}
-
 Result<Config> load_config_or_print() {
   auto config = load_config(environment_map(), all_provider_traits());
   if (config.ok())

@@ -1,4 +1,4 @@
-// Shared plumbing for the subcommands: exit codes, config and store opening, the console.
+// Shared plumbing for the subcommands: config and store opening, the console.
 #pragma once
 
 #include <atomic>
@@ -8,23 +8,13 @@
 #include "burst/config.h"
 #include "burst/console.h"
 #include "burst/store.h"
+#include "cli/exit_codes.h"
 
 namespace burst {
-
-enum ExitCode {
-  kExitOk = 0,
-  kExitFailure = 1,
-  kExitUsage = 2,   // bad arguments or a bad spec
-  kExitConfig = 3,  // bad config or credentials
-  kExitInterrupted = 130,
-};
 
 // Counts SIGINT/SIGTERM since install_signal_handlers().
 extern std::atomic<int> g_interrupts;
 void install_signal_handlers();
-
-// Prints "burst: <message>" to stderr and returns `code`.
-int fail(int code, const std::string& message);
 
 Result<Config> load_config_or_print();
 Result<std::unique_ptr<Store>> open_store(const Config& config);

@@ -307,7 +307,7 @@ int cmd_check(const CheckArgs& args) {
     auto options = spec_options_from_flags("", {}, /*for_run=*/false);
     auto s = options.ok() ? load_spec_or_print(args.spec, *options)
                           : Result<PipelineSpec>(options.error());
-    if (!s.ok()) return kExitUsage;
+    if (!s.ok()) return spec_exit_code(s.error());
     spec = std::move(*s);
   }
   // Read as it is, before make_private_dirs would tighten it: the check reports what is wrong.

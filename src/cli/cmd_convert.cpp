@@ -15,7 +15,7 @@ int cmd_convert(const ConvertArgs& args) {
   if (!options.ok()) return fail(kExitUsage, options.error().message);
   SpecReadInfo info;
   auto spec = load_spec_or_print(args.spec, *options, &info);
-  if (!spec.ok()) return kExitUsage;
+  if (!spec.ok()) return spec_exit_code(spec.error());
   std::cout << write_spec_yaml(*spec, info) << std::flush;
   return kExitOk;
 }

@@ -5,6 +5,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/table.h"
 #include "report/job_report.h"
 
 namespace burst {
@@ -18,9 +19,13 @@ int cmd_jobs(int limit, bool json) {
   if (!jobs.ok()) return fail(kExitFailure, jobs.error().message);
   SystemClock clock;
   nlohmann::json out = nlohmann::json::array();
-  if (!json && !jobs->empty())
-    std::printf("%-22s %-16s %-12s %-15s %-8s %9s %9s\n", "JOB", "PIPELINE", "STATE", "PHASE",
-                "PROVIDER", "SECONDS", "COST");
+  Table table({{"JOB"},
+               {"PIPELINE"},
+               {"STATE"},
+               {"PHASE"},
+               {"PROVIDER"},
+               {"SECONDS", Table::kRight},
+               {"COST", Table::kRight}});
   for (const JobRecord& j : *jobs) {
     auto r = build_job_report(**store, j.id, clock.now());
     double usd = r.ok() ? r->total_usd : 0;
@@ -37,14 +42,18 @@ int cmd_jobs(int limit, bool json) {
                      {"error", j.error},
                      {"report", j.report_path}});
     } else {
-      std::printf("%-22s %-16s %-12s %-15s %-8s %9.1f %9.4f\n", j.id.c_str(), j.pipeline.c_str(),
-                  to_string(j.state), j.phase.c_str(), j.provider.c_str(), secs, usd);
+      char s[32], u[32];
+      std::snprintf(s, sizeof s, "%.1f", secs);
+      std::snprintf(u, sizeof u, "$%.4f", usd);
+      table.add({j.id, j.pipeline, to_string(j.state), j.phase, j.provider, s, u});
     }
   }
   if (json)
     std::cout << out.dump(2) << std::endl;
   else if (jobs->empty())
     std::cout << "no jobs yet\n";
+  else
+    std::cout << table.render();
   return kExitOk;
 }
 

@@ -11,6 +11,8 @@
 #include "app/offers.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/run_flags.h"
+#include "cli/table.h"
 #include "registry.h"
 
 namespace burst {
@@ -103,7 +105,9 @@ int cmd_offers(const OffersArgs& args) {
   PipelineSpec spec;
   spec.resources.providers = cloud_provider_names();  // the local provider is not a market
   SystemClock clock;
-  auto sources = gather_offers(spec, args.provider, *config, clock, /*offline_table=*/true);
+  auto provider = apply_provider_flag(&spec, args.providers);
+  if (!provider.ok()) return fail(provider.error());
+  auto sources = gather_offers(spec, *provider, *config, clock, /*offline_table=*/true);
   if (!sources.ok())
     return fail(sources.error().code == ErrorCode::kAuth ? kExitConfig : kExitUsage,
                 sources.error().message);
@@ -145,19 +149,31 @@ int cmd_offers(const OffersArgs& args) {
   if (!sources->table_providers.empty())
     std::cout << sources->table_note << " [table]: " << joined(sources->table_providers) << "\n";
   for (const auto& why : sources->input.unusable) std::cout << "  note: " << why << "\n";
-  std::printf("%-8s %-16s %3s %6s %9s %9s %-5s %s\n", "PROVIDER", "GPU", "N", "VRAM", "$/H",
-              "SPOT $/H", "AVAIL", "REGION");
+  Table table({{"PROVIDER"},
+               {"GPU"},
+               {"N", Table::kRight},
+               {"VRAM", Table::kRight},
+               {"$/H", Table::kRight},
+               {"SPOT $/H", Table::kRight},
+               {"AVAIL"},
+               {"REGION"}});
   for (const Offer* p : offers) {
     const Offer& o = *p;
-    char vram[16] = "-", spot[16] = "-";
+    char vram[16] = "-", spot[16] = "-", price[16];
     if (o.vram_gb) std::snprintf(vram, sizeof vram, "%.0f", *o.vram_gb);
     if (o.spot_usd_per_hour) std::snprintf(spot, sizeof spot, "%.3f", *o.spot_usd_per_hour);
-    std::printf("%-8s %-16s %3d %6s %9.3f %9s %-5s %s%s\n", o.provider.c_str(), o.gpu_type.c_str(),
-                o.gpu_count, vram, o.usd_per_hour, spot, o.available ? "yes" : "no",
-                o.region.c_str(), o.price_source == "live offer" ? "" : "  [table]");
+    std::snprintf(price, sizeof price, "%.3f", o.usd_per_hour);
+    // A table price is no claim about what is rentable now.
+    const bool live = o.price_source == "live offer";
+    table.add({o.provider, o.gpu_type, std::to_string(o.gpu_count), vram, price, spot,
+               !live         ? "?"
+               : o.available ? "yes"
+                             : "no",
+               o.region + (live ? "" : "  [table]")});
   }
   if (offers.empty())
-    std::cout << "no offers" << (args.gpu.empty() ? "" : " for " + args.gpu) << "\n";
+    return fail(kExitNotFound, "no offers" + (args.gpu.empty() ? "" : " for " + args.gpu));
+  std::cout << table.render();
   return kExitOk;
 }
 

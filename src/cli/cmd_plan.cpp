@@ -9,7 +9,9 @@
 #include "app/plan_with_history.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/run_flags.h"
 #include "cli/spec_errors.h"
+#include "cli/table.h"
 
 namespace burst {
 namespace {
@@ -95,13 +97,20 @@ int cmd_plan(const PlanArgs& args) {
       spec_options_from_flags(args.spec_flags.format, args.spec_flags.env, /*for_run=*/false);
   if (!spec_options.ok()) return fail(kExitUsage, spec_options.error().message);
   auto spec = load_spec_or_print(args.spec, *spec_options);
-  if (!spec.ok()) return kExitUsage;
+  if (!spec.ok()) return spec_exit_code(spec.error());
   auto config = load_config_or_print();
-  if (!config.ok()) return fail(kExitConfig, config.error().message);
+  if (!config.ok()) return fail(config.error(), ErrorOrigin::kConfig);
+  auto provider = apply_provider_flag(&*spec, args.providers);
+  if (!provider.ok()) return fail(provider.error());
+  if (!args.gpus.empty()) {
+    auto catalog = load_gpu_catalog(config->config_dir);
+    if (!catalog.ok()) return fail(catalog.error(), ErrorOrigin::kConfig);
+    if (Status st = apply_gpus_flag(&*spec, args.gpus, *catalog); !st.ok()) return fail(st.error());
+  }
   SystemClock clock;
   auto sources = args.offers.empty()
-                     ? gather_offers(*spec, args.provider, *config, clock, /*offline_table=*/true)
-                     : offers_from_file(args.offers, args.provider, *config);
+                     ? gather_offers(*spec, *provider, *config, clock, /*offline_table=*/true)
+                     : offers_from_file(args.offers, *provider, *config);
   if (!sources.ok())
     return fail(sources.error().code == ErrorCode::kAuth ? kExitConfig : kExitUsage,
                 sources.error().message);
@@ -118,13 +127,24 @@ int cmd_plan(const PlanArgs& args) {
   const std::vector<Candidate>& candidates = plan.ok() ? plan->candidates : fallback;
   if (args.json) return print_json(*spec, plan, candidates, args.all);
 
-  std::string out;
-  out.reserve(candidates.size() * 120 + 256);
-  char line[512];
-  std::snprintf(line, sizeof line, "%-2s %-8s %-14s %5s %9s %8s %8s %-10s %9s %9s %5s  %s\n", "",
-                "PROVIDER", "GPU x N", "PODS", "$/HOUR", "NEED GiB", "HAVE GiB", "BOUND", "EST MIN",
-                "EST $", "UTIL", "VERDICT");
-  out += line;
+  const auto r = Table::kRight;
+  Table table({{""},
+               {"PROVIDER"},
+               {"GPU x N"},
+               {"PODS", r},
+               {"$/HOUR", r},
+               {"NEED GiB", r},
+               {"HAVE GiB", r},
+               {"BOUND"},
+               {"EST MIN", r},
+               {"EST $", r},
+               {"UTIL", r},
+               {"VERDICT"}});
+  auto num = [](double v, const char* f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v);
+    return std::string(buf);
+  };
   // A terminal table of thousands of offers helps no one: the best few, the rest on --all.
   constexpr int kShownWithoutAll = 20;
   int hidden = 0;
@@ -142,19 +162,16 @@ int cmd_plan(const PlanArgs& args) {
     }
     ++shown;
     const bool chosen = plan.ok() && i == 0;
-    const std::string gpu = c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count);
     const std::string why = plan.ok() && !chosen ? why_not_chosen(*plan, c) : "";
     const std::string verdict = chosen ? "chosen" : !why.empty() ? why : c.rejected;
-    std::snprintf(
-        line, sizeof line, "%-2s %-8s %-14s %5d %9.2f %8.1f %8.1f %-10s %9.1f %9.4f %4.0f%%  ",
-        chosen ? "*" : "", c.offer.provider.c_str(), gpu.c_str(), c.workers, c.offer.usd_per_hour,
-        c.need_gib(), c.have_gb(), c.bound().empty() ? "-" : c.bound().c_str(), c.total_s / 60,
-        c.usd, c.utilization * 100);
-    out += line;
-    out += verdict.empty() ? "ok" : verdict;
-    out += '\n';
+    table.add({chosen ? "*" : "", c.offer.provider,
+               c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count),
+               std::to_string(c.workers), num(c.offer.usd_per_hour, "%.2f"),
+               num(c.need_gib(), "%.1f"), num(c.have_gb(), "%.1f"),
+               c.bound().empty() ? "-" : c.bound(), num(c.total_s / 60, "%.1f"), num(c.usd, "%.4f"),
+               num(c.utilization * 100, "%.0f%%"), verdict.empty() ? "ok" : verdict});
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::cout << table.render() << std::flush;
   if (more) std::printf("(%d more candidates that fit, dearer; --all shows them)\n", more);
   if (hidden)
     std::printf("(%d rejected candidates hidden; --all shows them with reasons)\n", hidden);
@@ -180,9 +197,22 @@ int cmd_gpus(bool json) {
   auto catalog = load_gpu_catalog(config->config_dir);
   if (!catalog.ok()) return fail(kExitConfig, catalog.error().message);
   nlohmann::json out = nlohmann::json::array();
-  if (!json)
-    std::printf("%-14s %-7s %-11s %7s %8s %8s %8s %6s %-15s %8s\n", "GPU", "VENDOR", "SEGMENT",
-                "VRAM GB", "BW GB/s", "FP16 TF", "FP8 TF", "TDP W", "INTERCONNECT", "PRICE $");
+  const auto r = Table::kRight;
+  Table table({{"GPU"},
+               {"VENDOR"},
+               {"SEGMENT"},
+               {"VRAM GB", r},
+               {"BW GB/s", r},
+               {"FP16 TF", r},
+               {"FP8 TF", r},
+               {"TDP W", r},
+               {"INTERCONNECT"},
+               {"PRICE $", r}});
+  auto num = [](double v, const char* f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v);
+    return std::string(buf);
+  };
   for (const GpuSpec& g : *catalog) {
     if (json) {
       out.push_back({{"name", g.name},
@@ -199,14 +229,17 @@ int cmd_gpus(bool json) {
                      {"source", g.source}});
     } else {
       std::string ic = g.interconnect + " " + std::to_string(static_cast<int>(g.interconnect_gbs));
-      std::printf("%-14s %-7s %-11s %7.0f %8.0f %8.1f %8s %6.0f %-15s %8s\n", g.name.c_str(),
-                  g.vendor.c_str(), g.segment.c_str(), g.vram_gb, g.mem_bw_gbs, g.fp16_tflops,
-                  g.fp8_tflops ? std::to_string(static_cast<int>(*g.fp8_tflops)).c_str() : "-",
-                  g.tdp_w, ic.c_str(),
-                  g.purchase_usd ? std::to_string(static_cast<int>(*g.purchase_usd)).c_str() : "-");
+      table.add({g.name, g.vendor, g.segment, num(g.vram_gb, "%.0f"), num(g.mem_bw_gbs, "%.0f"),
+                 num(g.fp16_tflops, "%.1f"),
+                 g.fp8_tflops ? std::to_string(static_cast<int>(*g.fp8_tflops)) : "-",
+                 num(g.tdp_w, "%.0f"), ic,
+                 g.purchase_usd ? std::to_string(static_cast<int>(*g.purchase_usd)) : "-"});
     }
   }
-  if (json) std::cout << out.dump(2) << std::endl;
+  if (json)
+    std::cout << out.dump(2) << std::endl;
+  else
+    std::cout << table.render();
   return kExitOk;
 }
 

@@ -90,13 +90,11 @@ int cmd_report(const ReportArgs& args) {
   if (id.empty()) {
     auto latest = (*store)->recent_jobs(1);
     if (!latest.ok()) return fail(kExitFailure, latest.error().message);
-    if (latest->empty()) return fail(kExitFailure, "no jobs yet");
+    if (latest->empty()) return fail(kExitNotFound, "no jobs yet");
     id = latest->front().id;
   }
   auto report = build_job_report(**store, id, clock.now());
-  if (!report.ok())
-    return fail(report.error().code == ErrorCode::kNotFound ? kExitUsage : kExitFailure,
-                report.error().message);
+  if (!report.ok()) return fail(report.error());  // an unknown job exits 4
   return emit(args.format == "json"   ? report_json(*report)
               : args.format == "html" ? report_html(*report)
                                       : report_markdown(*report),

@@ -11,6 +11,7 @@
 #include "burst/ssh_keys.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/run_flags.h"
 #include "cli/spec_errors.h"
 #include "registry.h"
 
@@ -39,26 +40,77 @@ void print_plan(const PipelineSpec& spec, const Plan& plan) {
   if (spec.budget.max_usd) std::cout << "  budget:  " << money(*spec.budget.max_usd) << "\n";
 }
 
+// The plan as --json prints it with --dryrun.
+nlohmann::json plan_json(const PipelineSpec& spec, const Plan& plan) {
+  nlohmann::json out = {{"pipeline", spec.name},
+                        {"dryrun", true},
+                        {"provider", plan.gpu.provider},
+                        {"gpu", plan.gpu.gpu_type},
+                        {"gpu_count", std::max(1, spec.resources.gpu_count)},
+                        {"usd_per_hour", plan.gpu.usd_per_hour},
+                        {"price_source", plan.gpu.price_source},
+                        {"estimate_s", plan.estimate.total_s},
+                        {"estimate_usd", plan.estimate.usd},
+                        {"basis", plan.estimate.basis},
+                        {"volume", spec.volume.name}};
+  if (plan.cpu) out["upload_provider"] = plan.cpu->provider;
+  return out;
+}
+
+// --detach: the job goes to burstd as `burst submit FILE` sends it. Flags that change the spec
+// here cannot travel with it (burstd reads the file), so they are refused, not dropped.
+int detach(const RunArgs& args) {
+  if (!args.spec_flags.env.empty() || !args.secrets.empty() || !args.gpus.empty() ||
+      !args.providers.empty() || args.dryrun)
+    return fail(kExitUsage,
+                "--detach: burstd runs the file as written; --env, --secret, --gpus, --provider "
+                "and --dryrun cannot go with it (put them in the spec)");
+  DaemonArgs submit;
+  submit.target = args.spec;
+  submit.socket = args.socket;
+  submit.json = args.json;
+  return cmd_submit(submit);
+}
+
 }  // namespace
 
 int cmd_run(const RunArgs& args) {
+  if (args.detach) return detach(args);
   auto spec_options =
       spec_options_from_flags(args.spec_flags.format, args.spec_flags.env, /*for_run=*/true);
   if (!spec_options.ok()) return fail(kExitUsage, spec_options.error().message);
   auto spec = load_spec_or_print(args.spec, *spec_options);
-  if (!spec.ok()) return kExitUsage;
+  if (!spec.ok()) return spec_exit_code(spec.error());
   auto config = load_config_or_print();
-  if (!config.ok()) return fail(kExitConfig, config.error().message);
+  if (!config.ok()) return fail(config.error(), ErrorOrigin::kConfig);
+  auto provider = apply_provider_flag(&*spec, args.providers);
+  if (!provider.ok()) return fail(provider.error());
+  if (!args.gpus.empty()) {
+    auto catalog = load_gpu_catalog(config->config_dir);
+    if (!catalog.ok()) return fail(catalog.error(), ErrorOrigin::kConfig);
+    if (Status st = apply_gpus_flag(&*spec, args.gpus, *catalog); !st.ok()) return fail(st.error());
+  }
+  std::map<std::string, std::string> env = environment_map();
+  if (Status st = apply_secret_flags(&*spec, args.secrets, &env); !st.ok()) return fail(st.error());
   SystemClock clock;
-  auto prepared = prepare_job(*spec, args.provider, *config, clock, environment_map());
+  auto prepared = prepare_job(*spec, *provider, *config, clock, env);
   if (!prepared.ok()) {
     const Error& e = prepared.error();
-    if (e.message.rfind(spec->path + ":", 0) == 0) {  // secrets: file:line:col, as spec errors
-      std::cerr << e.message << "\n";
+    if (e.message.rfind(spec->path + ":", 0) == 0 && !json_errors()) {
+      std::cerr << e.message << "\n";  // secrets: file:line:col, as spec errors
       return kExitUsage;
     }
-    if (e.code == ErrorCode::kAuth) return fail(kExitConfig, e.message);  // key missing/refused
-    return fail(e.code == ErrorCode::kInvalid ? kExitUsage : kExitFailure, e.message);
+    return fail(e);  // kAuth (a key missing or refused) exits 3, kInvalid 2
+  }
+  if (args.dryrun) {
+    for (const auto& w : prepared->warnings) std::cerr << "burst: warning: " << w << "\n";
+    if (args.json) {
+      std::cout << plan_json(*spec, prepared->plan).dump(2) << std::endl;
+    } else {
+      print_plan(*spec, prepared->plan);
+      std::cout << "dry run: nothing was created\n";
+    }
+    return kExitOk;
   }
   for (const auto& w : prepared->warnings) std::cerr << "burst: warning: " << w << "\n";
   const Plan* plan = &prepared->plan;
@@ -66,13 +118,12 @@ int cmd_run(const RunArgs& args) {
   const bool costs_money = plan->gpu.usd_per_hour > 0 || (plan->cpu && plan->cpu->usd_per_hour > 0);
   auto console = make_terminal_console(args.quiet || args.json);
   if (costs_money && !args.yes && !console->confirm("Start this job?"))
-    return fail(kExitFailure,
-                "not confirmed; nothing was created (pass --yes to skip the question)");
+    return fail(kExitUsage, "not confirmed; nothing was created (pass --yes to skip the question)");
 
   auto key = ensure_keypair(config->ssh_key);
-  if (!key.ok()) return fail(kExitConfig, key.error().message);
+  if (!key.ok()) return fail(key.error(), ErrorOrigin::kConfig);
   auto store = open_store(*config);
-  if (!store.ok()) return fail(kExitConfig, store.error().message);
+  if (!store.ok()) return fail(store.error(), ErrorOrigin::kConfig);
   auto connector = make_connector(plan->gpu.provider);
   install_signal_handlers();
 

@@ -131,9 +131,9 @@ int remove(const VolumesArgs& a, Store& store, const Config& config, Clock& cloc
         (a.provider.empty() || l.row.provider == a.provider))
       hits.push_back(&l);
   if (hits.empty())
-    return fail(kExitFailure, "no volume of burst's named or with id \"" + a.target + "\"" +
-                                  (a.provider.empty() ? "" : " on " + a.provider) +
-                                  " (see `burst volumes`)");
+    return fail(kExitNotFound, "no volume of burst's named or with id \"" + a.target + "\"" +
+                                   (a.provider.empty() ? "" : " on " + a.provider) +
+                                   " (see `burst volumes`)");
   if (hits.size() > 1) {
     std::string which;
     for (const Listed* l : hits) which += "\n  " + l->row.provider + " " + l->row.volume_id;

@@ -24,7 +24,12 @@ class FaultObserver;  // burst/fault_observer.h
 struct RunArgs {
   std::string spec;
   SpecFlags spec_flags;
-  std::string provider;  // overrides resources.providers
+  std::vector<std::string> providers;  // override resources.providers (--provider a,b)
+  std::string gpus;                    // --gpus TYPE[:N]
+  std::vector<std::string> secrets;    // --secret NAME or NAME=VALUE
+  bool dryrun = false;                 // plan and print, create nothing
+  bool detach = false;                 // hand the job to burstd (cmd_submit) and return
+  std::string socket;                  // burstd's socket, with detach
   bool yes = false;
   bool json = false;
   bool quiet = false;
@@ -59,8 +64,9 @@ int cmd_jobs(int limit, bool json);
 struct PlanArgs {
   std::string spec;
   SpecFlags spec_flags;
-  std::string provider;
-  std::string offers;  // a JSON file of offers instead of the providers
+  std::vector<std::string> providers;  // override resources.providers (--provider a,b)
+  std::string gpus;                    // --gpus TYPE[:N]
+  std::string offers;                  // a JSON file of offers instead of the providers
   bool json = false;
   bool all = false;
 };
@@ -86,8 +92,8 @@ struct EstimateArgs {
 int cmd_estimate(const EstimateArgs& args);
 
 struct OffersArgs {
-  std::string gpu;       // catalog name filter, e.g. RTX_4090
-  std::string provider;  // only this provider
+  std::string gpu;                     // catalog name filter, e.g. RTX_4090
+  std::vector<std::string> providers;  // only these providers
   bool json = false;
 };
 int cmd_offers(const OffersArgs& args);
@@ -101,8 +107,23 @@ struct DaemonArgs {
 };
 int cmd_submit(const DaemonArgs& args);
 int cmd_status(const DaemonArgs& args);
+// The job's log from the state dir (no daemon needed); burstd's when the state dir has none.
 int cmd_logs(const DaemonArgs& args);
+int cmd_daemon_logs(const DaemonArgs& args);  // burstd's copy (cmd_daemon.cpp)
 int cmd_cancel(const DaemonArgs& args);
+
+// `burst ssh|exec JOB [worker] [-- CMD...]` (cmd_ssh.cpp): into a live pod of the job, with the
+// host key pinned at the job's first contact and burst's SSH key.
+struct SshArgs {
+  std::string job;
+  std::string worker;                // "" or "gpu": the GPU pod; "cpu": the upload pod; or N
+  std::vector<std::string> command;  // after `--`; ssh: empty means a login shell
+};
+int cmd_ssh(const SshArgs& args);
+int cmd_exec(const SshArgs& args);
+
+// `burst __complete jobs|providers` (completion.cpp): names for the completion scripts.
+int cmd_complete(const std::string& what);
 
 struct ReportArgs {
   std::string job;            // empty: the latest job
@@ -125,7 +146,5 @@ int cmd_check(const CheckArgs& args);
 // `burst volumes [delete NAME|ID]` (cmd_volumes.cpp): adds the subcommand; the returned function
 // runs it when it was chosen and returns -1 otherwise.
 std::function<int()> add_volumes_command(CLI::App& app);
-
-inline constexpr int kExitUsageCode = 2;
 
 }  // namespace burst

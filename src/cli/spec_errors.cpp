@@ -1,8 +1,10 @@
 #include "cli/spec_errors.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
+#include "cli/exit_codes.h"
 #include "registry.h"
 
 namespace burst {
@@ -12,14 +14,30 @@ Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadO
   std::vector<SpecError> errors;
   SpecReadInfo local;
   if (!info) info = &local;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    Error missing = make_error(ErrorCode::kNotFound, path + ": no such file");
+    fail(kExitNotFound, missing.message);
+    return missing;
+  }
   auto spec = load_spec_file(path, &errors, options, info);
   if (!spec.ok()) {
-    if (errors.empty()) std::cerr << spec.error().message << "\n";
-    for (const auto& e : errors) std::cerr << e.text << "\n";
+    std::vector<std::string> lines;
+    for (const auto& e : errors) lines.push_back(e.text);
+    if (lines.empty()) lines.push_back(spec.error().message);
+    if (json_errors()) {
+      fail(kExitUsage, lines.front(), lines);
+    } else {
+      for (const auto& line : lines) std::cerr << line << "\n";
+    }
     return spec;
   }
   for (const std::string& note : info->notes) std::cerr << "note: " << note << "\n";
   return spec;
+}
+
+int spec_exit_code(const Error& e) {
+  return e.code == ErrorCode::kNotFound ? kExitNotFound : kExitUsage;
 }
 
 Result<SpecLoadOptions> spec_options_from_flags(const std::string& format,

@@ -7,11 +7,13 @@
 
 namespace burst {
 
-// Loads a spec, printing every problem to stderr ("burst: " prefix-free, one per line), and on
-// success its notes ("note: file:line:col: field: ..."), e.g. what a SkyPilot file sets that
-// burst does not use.
+// Loads a spec, printing every problem to stderr ("burst: " prefix-free, one per line; in --json
+// mode one error object, exit_codes.h), and on success its notes ("note: file:line:col: field:
+// ..."), e.g. what a SkyPilot file sets that burst does not use.
 Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadOptions& options,
                                         SpecReadInfo* info = nullptr);
+// The exit code for load_spec_or_print's error: 4 when the file does not exist, else 2.
+int spec_exit_code(const Error& e);
 
 // --format and --env as the commands take them: "" | "burst" | "skypilot", and K=V (or K, read
 // from this environment). Errors name the flag.

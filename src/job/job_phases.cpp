@@ -1,6 +1,7 @@
 #include "job/job_phases.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "job/local_step.h"
@@ -345,6 +346,11 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
         " (stdout) and " + std::to_string(from.err) + " (stderr)");
   }
   if (name == "run" && watchdog_) watchdog_->set_runtime_limit(start, max_seconds);
+  // Fresh artefacts only (issue 21): the pod's clock as this job's first step starts; the pull
+  // takes only files modified since (sync/artefact_pull.h). Unknown (0): no filter.
+  if (!reattach && &pod == &gpu_ && artefacts_since_ == 0 && !in_.spec.artefacts.empty())
+    if (auto now = pod.session->run_capture("date +%s"); now.ok())
+      artefacts_since_ = std::strtoll(now->c_str(), nullptr, 10);
   bool over_time = false;
   std::string over_budget;
   auto stop = [&] {
@@ -484,7 +490,7 @@ Outcome JobPhases::pull(std::string* detail) {
         moving();
         fault("mid-pull");
       },
-      limits);
+      limits, artefacts_since_);
   if (!result.ok()) return failed(result.error(), "pull", detail);
   const double secs = seconds_since(d_.clock, start);
   (void)d_.store.add_transfer({in_.job_id, "pull", result->files - result->files_current,
@@ -495,6 +501,8 @@ Outcome JobPhases::pull(std::string* detail) {
   if (result->files_current > 0)
     *detail += ", " + std::to_string(result->files_current) + " already home";
   if (result->bytes_resumed > 0) *detail += ", resumed " + human_bytes(result->bytes_resumed);
+  if (result->files_older > 0)
+    *detail += ", " + std::to_string(result->files_older) + " older than this job left on the pod";
   say("pulled " + *detail + " in " + std::to_string(secs).substr(0, 4) + " s, " +
       human_rate(result->bytes, secs));
   if (!result->failed.empty()) {

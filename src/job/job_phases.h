@@ -82,7 +82,8 @@ class JobPhases {
   Redactor& redact_;
   PodHandle gpu_, cpu_;
   std::string workdir_;
-  std::string volume_id_;  // the provider's id for the spec's volume (ensure_volume)
+  std::string volume_id_;        // the provider's id for the spec's volume (ensure_volume)
+  int64_t artefacts_since_ = 0;  // pod clock (s) at the first step; the pull's freshness cut
   std::string error_;
   std::ofstream log_;
   std::vector<BudgetCap> caps_;         // budget.max_usd and the extra caps from JobDeps

@@ -124,6 +124,7 @@ class Puller {
         dests_(artefacts.size()) {}
 
   PullResult r;
+  int64_t modified_since = 0;  // pod clock, seconds; files older are an earlier run's
 
   void count(uint64_t n) {
     r.bytes += static_cast<int64_t>(n);
@@ -265,19 +266,25 @@ class Puller {
   Status check_listing(const std::vector<std::string>& patterns, std::vector<ListedFile>& files,
                        const std::set<std::string>* only, std::vector<Match>& matches) {
     std::vector<bool> matched(patterns.size(), false);
+    std::vector<bool> only_older(patterns.size(), false);
     std::set<std::string> names;
     std::map<std::string, const std::string*> homes;  // local dir + '\0' + rel -> pod name
     uint64_t total = 0;
+    if (!only) r.files_older = 0;
     for (ListedFile& f : files) {
       const std::string& remote = artefacts_[f.pattern].remote;
       auto rel = local_relative(patterns[f.pattern], f.name);
       if (!rel.ok()) return with_context(rel.error(), "pull: artefact " + remote);
-      matched[f.pattern] = true;
+      // Not written by this job: never brought home as its own (skipped, so the plan keeps one
+      // line per listed record).
+      const bool older = f.mtime < modified_since;
+      if (older && !only) ++r.files_older;
+      (older ? only_older : matched)[f.pattern] = true;
       Match m;
       m.rel = std::move(*rel);
       m.f = std::move(f);
-      if (!names.insert(m.f.name).second) {
-        m.skipped = true;  // an earlier pattern matched it too
+      if (older || !names.insert(m.f.name).second) {
+        m.skipped = true;  // older than this job, or an earlier pattern matched it too
       } else {
         total += m.f.size;  // each at most 2^62: no overflow before the check
         if (total > limits_.max_total_bytes)
@@ -301,7 +308,11 @@ class Puller {
     }
     if (!only) {
       for (size_t i = 0; i < patterns.size(); ++i)
-        if (!matched[i]) r.unmatched.push_back(artefacts_[i].remote);
+        if (!matched[i])
+          r.unmatched.push_back(artefacts_[i].remote +
+                                (only_older[i] ? " (only files older than this job's first step, "
+                                                 "left by an earlier run?)"
+                                               : ""));
     }
     return Status::Ok();
   }
@@ -466,8 +477,9 @@ class Puller {
 Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Artefact>& artefacts,
                                   const std::string& workdir, const std::string& volume,
                                   const std::function<void(const PullResult&)>& progress,
-                                  const PullLimits& limits) {
+                                  const PullLimits& limits, int64_t modified_since) {
   Puller p(session, artefacts, limits, progress);
+  p.modified_since = modified_since;
   PullResult& r = p.r;
   std::vector<std::string> patterns;
   for (const Artefact& a : artefacts) {

@@ -37,8 +37,9 @@ struct PullResult {
   int64_t bytes_resumed = 0;  // kept from an earlier attempt's partial file
   int64_t round_trips = 0;    // remote commands: 1, or 2 when a stale partial file is refetched
   std::vector<std::string> local_paths;
-  std::vector<std::string> unmatched;  // artefact patterns that matched nothing
-  std::vector<std::string> failed;     // verification failures, one message each; not installed
+  std::vector<std::string> unmatched;  // artefact patterns that matched nothing (of this job's)
+  int64_t files_older = 0;  // matched, but modified before `modified_since`: left on the pod
+  std::vector<std::string> failed;  // verification failures, one message each; not installed
 };
 
 // Files at least this large are streamed by offset (resumable); smaller ones in a tar stream.
@@ -48,9 +49,13 @@ constexpr uint64_t kBatchMax = 8ull << 20;
 // "$BURST_VOLUME/". A file lands at <artefact.local>/<path relative to the pattern's directory>.
 // A transport failure, a refused entry and a limit passed are errors (kInvalid: "pod sent ...");
 // files that fail verification are listed in `failed`.
+// Fresh artefacts only (issue 21): with `modified_since` > 0 (the pod's clock, seconds since the
+// epoch, taken when this job's first step started), a matched file last modified before it was
+// not written by this job (a persistent volume keeps an earlier run's outputs) and is neither
+// pulled nor counted as a match; such files are counted in `files_older`.
 Result<PullResult> pull_artefacts(RemoteSession& session, const std::vector<Artefact>& artefacts,
                                   const std::string& workdir, const std::string& volume,
                                   const std::function<void(const PullResult&)>& progress = {},
-                                  const PullLimits& limits = {});
+                                  const PullLimits& limits = {}, int64_t modified_since = 0);
 
 }  // namespace burst

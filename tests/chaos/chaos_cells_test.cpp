@@ -256,7 +256,7 @@ std::string pod_fault_cases(const BurstHome& home, const std::string& fault,
   if (point == "mid-upload") return step("upload");
   // mid-pull
   if (silent)
-    return "if is_pull; then mark silent; printf '0\\t6\\t1700000000\\t644\\tout/small.txt"
+    return "if is_pull; then mark silent; printf '0\\t6\\t4102444800\\t644\\tout/small.txt"
            "\\0END\\0'; hang; fi";
   const std::string small = "out/small.txt", abs = "out/" + home.root() + "/escaped.txt",
                     up = "out/../../escaped2.txt", body = "small\n", evil = "pwned\n";

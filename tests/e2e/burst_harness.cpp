@@ -246,7 +246,7 @@ std::string ustar_end() { return std::string(1024, '\0'); }
 
 std::string pull_listing_record(int idx, uint64_t size, const std::string& mode,
                                 const std::string& name) {
-  return std::to_string(idx) + "\t" + std::to_string(size) + "\t1700000000\t" + mode + "\t" + name +
+  return std::to_string(idx) + "\t" + std::to_string(size) + "\t4102444800\t" + mode + "\t" + name +
          '\0';
 }
 

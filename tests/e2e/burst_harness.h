@@ -90,9 +90,10 @@ std::vector<int> pod_session_sshds(const BurstHome& home, const std::string& pod
 void write_pod_shim(const std::string& path, const std::string& cases);
 
 // Pieces of a hostile answer to burst's pull command (src/sync/artefact_pull.cpp): a listing
-// record "<pattern index>\t<size>\t<mtime>\t<mode>\t<name>\0", one ustar entry (header and
-// content padded to 512 bytes; `mode` as 7 octal digits), the two zero blocks that end an archive,
-// and a hash record "<sha256>  <name>\0".
+// record "<pattern index>\t<size>\t<mtime>\t<mode>\t<name>\0" (mtime 4102444800, the year 2100:
+// newer than any job's first step, so the pull takes the file as this job's), one ustar entry
+// (header and content padded to 512 bytes; `mode` as 7 octal digits), the two zero blocks that end
+// an archive, and a hash record "<sha256>  <name>\0".
 std::string pull_listing_record(int idx, uint64_t size, const std::string& mode,
                                 const std::string& name);
 std::string ustar_entry(const std::string& name, const std::string& content,

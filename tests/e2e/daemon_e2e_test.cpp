@@ -322,7 +322,7 @@ TEST(E2EDaemon, BurstAndBurstdWriteTheSameReportForTheSameJob) {
 TEST(E2EDaemon, CancelRunsTeardownAndClientsExplainAMissingDaemon) {
   BurstHome home;
   std::string out, err;
-  EXPECT_EQ(run_burst(home, {"status"}, &out, &err), 1);
+  EXPECT_EQ(run_burst(home, {"status"}, &out, &err), 5) << "exit 5: burstd unreachable";
   EXPECT_NE(err.find("no burstd answers on " + home.state() + "/burstd.sock"), std::string::npos)
       << err;
 

@@ -435,7 +435,7 @@ TEST_F(HostilePodTest, SilentPodDuringRunOutputIsStoppedByMaxRuntime) {
 TEST_F(HostilePodTest, SilentPodDuringPullIsStoppedByMaxRuntime) {
   run_silence(home_, pod_,
               {"mid-pull",
-               "if is_pull; then mark silent; printf '0\\t6\\t1700000000\\t644\\tout/a.txt\\0"
+               "if is_pull; then mark silent; printf '0\\t6\\t4102444800\\t644\\tout/a.txt\\0"
                "END\\0'; hang; fi",
                "  mkdir -p out && echo hello > out/a.txt", "budget: {max_runtime: 5s}\n", 0, 5,
                "max_runtime"});
@@ -445,7 +445,7 @@ TEST_F(HostilePodTest, SilentPodDuringPullIsStoppedByCtrlC) {
   run_silence(
       home_, pod_,
       {"mid-pull",
-       "if is_pull; then mark silent; printf '0\\t6\\t1700000000\\t644\\tout/a.txt\\0"
+       "if is_pull; then mark silent; printf '0\\t6\\t4102444800\\t644\\tout/a.txt\\0"
        "END\\0'; hang; fi",
        "  mkdir -p out && echo hello > out/a.txt", "", SIGINT, 10, "stopped: Ctrl-C or SIGTERM"});
 }
