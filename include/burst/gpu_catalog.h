@@ -1,6 +1,6 @@
 // The GPU catalog and the offline price table: facts the planner prices against. Both are YAML
 // files in config/ (gpus.yaml, prices.yaml), compiled into the binary so it works anywhere, and
-// overridable by files of the same name in the config dir. Parsing is in src/cost/ (yaml-cpp).
+// overridable by files of the same name in the config dir. Parsing: src/config/catalog_reader.cpp.
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
-// The pipeline spec (v1) as plain values. Parsing lives in src/spec/ (the only place that sees
-// yaml-cpp); everything else reads these structs. Field-by-field documentation:
+// The pipeline spec (v1) as plain values. Parsing lives in src/spec/ (on the YAML adapter,
+// src/yaml/); everything else reads these structs. Field-by-field documentation:
 // docs/pipeline-spec.md.
 #pragma once
 

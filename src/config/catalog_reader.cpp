@@ -37,27 +37,27 @@ constexpr sv kEntryFields[] = {"provider",          "gpu",   "gpu_count", "usd_p
 
 // `version`, when given, must be 1: a newer file needs a newer burst.
 void check_version(Fields& top) {
-  std::optional<YAML::Node> node = top.get("version");
+  std::optional<yaml::Node> node = top.get("version");
   if (!node) return;
   std::optional<long> version =
       yaml::read_integer(*node, "version", LONG_MIN, LONG_MAX, top.problems());
   if (version && *version != 1) {
     top.problems().add(yaml::pos_of(*node), "version",
-                       "unsupported version " + node->Scalar() + " (this burst reads version 1)");
+                       "unsupported version " + node->scalar() + " (this burst reads version 1)");
   }
 }
 
 std::optional<double> required_number(Fields& fields, sv key) {
-  std::optional<YAML::Node> node = fields.get(key, Need::kRequired);
+  std::optional<yaml::Node> node = fields.get(key, Need::kRequired);
   return node ? yaml::read_positive_number(*node, fields.path_of(key), fields.problems())
               : std::nullopt;
 }
 
 // The list `key` of `top`, or nullopt after reporting it missing, empty or not a list.
-std::optional<YAML::Node> required_list(Fields& top, sv key) {
-  std::optional<YAML::Node> list = top.get(key, Need::kRequired);
+std::optional<yaml::Node> required_list(Fields& top, sv key) {
+  std::optional<yaml::Node> list = top.get(key, Need::kRequired);
   if (!list) return std::nullopt;
-  if (!list->IsSequence()) {
+  if (!list->is_sequence()) {
     top.problems().add(yaml::pos_of(*list), top.path_of(key),
                        "expected a list, got " + yaml::kind_of(*list));
     return std::nullopt;
@@ -69,7 +69,7 @@ std::optional<YAML::Node> required_list(Fields& top, sv key) {
   return list;
 }
 
-std::optional<GpuSpec> read_gpu(const YAML::Node& item, const std::string& path,
+std::optional<GpuSpec> read_gpu(const yaml::Node& item, const std::string& path,
                                 Problems& problems) {
   Fields f(item, path, kGpuFields, problems);
   if (!f.ok()) return std::nullopt;
@@ -102,13 +102,13 @@ std::optional<GpuSpec> read_gpu(const YAML::Node& item, const std::string& path,
 
 std::optional<std::vector<GpuSpec>> parse_catalog_into(const std::string& yaml_text,
                                                        Problems& problems) {
-  std::optional<YAML::Node> doc = yaml::load_single_document(yaml_text, problems);
+  std::optional<yaml::Node> doc = yaml::load_single_document(yaml_text, problems);
   if (!doc) return std::nullopt;
   Fields top(*doc, "", kCatalogFields, problems);
   if (!top.ok()) return std::nullopt;
   check_version(top);
   top.string("as_of", Need::kRequired);
-  std::optional<YAML::Node> list = required_list(top, "gpus");
+  std::optional<yaml::Node> list = required_list(top, "gpus");
   if (!list) return std::nullopt;
   std::vector<GpuSpec> gpus;
   std::map<std::string, int> first_line;  // name -> line it was first defined on
@@ -129,21 +129,21 @@ std::optional<std::vector<GpuSpec>> parse_catalog_into(const std::string& yaml_t
   return gpus;
 }
 
-std::optional<PriceEntry> read_entry(const YAML::Node& item, const std::string& path,
+std::optional<PriceEntry> read_entry(const yaml::Node& item, const std::string& path,
                                      const std::vector<GpuSpec>* catalog,
                                      const std::vector<sv>& providers, Problems& problems) {
   Fields f(item, path, kEntryFields, problems);
   if (!f.ok()) return std::nullopt;
   PriceEntry entry;
   entry.provider = f.one_of("provider", providers, Need::kRequired).value_or("");
-  if (std::optional<YAML::Node> gpu = f.get("gpu", Need::kRequired)) {
+  if (std::optional<yaml::Node> gpu = f.get("gpu", Need::kRequired)) {
     entry.gpu = yaml::read_string(*gpu, path + ".gpu", problems).value_or("");
     if (catalog && !entry.gpu.empty() && !find_gpu(*catalog, entry.gpu)) {
       problems.add(yaml::pos_of(*gpu), path + ".gpu",
                    "unknown GPU \"" + entry.gpu + "\" (not in the GPU catalog)");
     }
   }
-  if (std::optional<YAML::Node> count = f.get("gpu_count", Need::kRequired)) {
+  if (std::optional<yaml::Node> count = f.get("gpu_count", Need::kRequired)) {
     entry.gpu_count = static_cast<int>(
         yaml::read_integer(*count, path + ".gpu_count", 1, 1024, problems).value_or(0));
   }
@@ -162,7 +162,7 @@ std::optional<PriceEntry> read_entry(const YAML::Node& item, const std::string& 
 std::optional<PriceTable> parse_prices_into(const std::string& yaml_text,
                                             const std::vector<GpuSpec>* catalog,
                                             const std::vector<sv>& providers, Problems& problems) {
-  std::optional<YAML::Node> doc = yaml::load_single_document(yaml_text, problems);
+  std::optional<yaml::Node> doc = yaml::load_single_document(yaml_text, problems);
   if (!doc) return std::nullopt;
   Fields top(*doc, "", kPriceFields, problems);
   if (!top.ok()) return std::nullopt;
@@ -170,7 +170,7 @@ std::optional<PriceTable> parse_prices_into(const std::string& yaml_text,
   PriceTable table;
   table.as_of = top.string("as_of", Need::kRequired).value_or("");
   table.source = top.string("source", Need::kRequired).value_or("");
-  std::optional<YAML::Node> list = required_list(top, "entries");
+  std::optional<yaml::Node> list = required_list(top, "entries");
   if (!list) return std::nullopt;
   std::map<std::tuple<std::string, std::string, int>, int> first_line;
   for (size_t i = 0; i < list->size(); ++i) {

@@ -58,7 +58,7 @@ void read_number(Fields& f, sv key, double* out) {
 }
 
 void read_cloud(Fields& providers, const std::string& name, Config* c) {
-  std::optional<YAML::Node> n = providers.get(name);
+  std::optional<yaml::Node> n = providers.get(name);
   if (!n) return;
   CloudConfig& cc = c->clouds[name];
   Fields f(*n, providers.path_of(name), kCloudFields, providers.problems());
@@ -72,14 +72,14 @@ void read_cloud(Fields& providers, const std::string& name, Config* c) {
 
 // notify: {webhook: URL, pipelines: {NAME: URL}} (app/webhook.h).
 void read_notify(Fields& top, Config* c) {
-  std::optional<YAML::Node> n = top.get("notify");
+  std::optional<yaml::Node> n = top.get("notify");
   if (!n) return;
   Fields f(*n, "notify", kNotifyFields, top.problems());
   if (!f.ok()) return;
   read_string(f, "webhook", &c->notify.webhook);
-  std::optional<YAML::Node> p = f.get("pipelines");
+  std::optional<yaml::Node> p = f.get("pipelines");
   if (!p) return;
-  if (!p->IsMap()) {
+  if (!p->is_map()) {
     f.problems().add(yaml::pos_of(*p), "notify.pipelines", "expected a mapping of pipeline: URL");
     return;
   }
@@ -121,7 +121,7 @@ void read_local(Fields& providers, const std::vector<ProviderTraits>& known, Con
   for (const ProviderTraits& t : known)
     if (t.runs_here && !here) here = &t;
   if (!here) return;
-  std::optional<YAML::Node> local = providers.get(here->name);
+  std::optional<yaml::Node> local = providers.get(here->name);
   if (!local) return;
   Fields f(*local, providers.path_of(here->name), kLocalFields, providers.problems());
   if (!f.ok()) return;
@@ -137,8 +137,8 @@ Status read_file(const std::string& path, const std::vector<ProviderTraits>& kno
   if (!text.ok()) return text.error();
   Problems problems(path);
   // An empty file is an empty config: every field is optional.
-  std::optional<YAML::Node> root = yaml::load_optional_document(*text, problems);
-  if (root && !root->IsNull()) {
+  std::optional<yaml::Node> root = yaml::load_optional_document(*text, problems);
+  if (root && !root->is_null()) {
     Fields top(*root, "", kTopFields, problems);
     if (top.ok()) {
       read_string(top, "state_dir", &c->state_dir);
@@ -152,7 +152,7 @@ Status read_file(const std::string& path, const std::vector<ProviderTraits>& kno
         problems.add(top.pos(), "store",
                      "must be a postgres:// or postgresql:// URL (leave it out for the SQLite "
                      "file in the state dir)");
-      if (std::optional<YAML::Node> node = top.get("providers")) {
+      if (std::optional<yaml::Node> node = top.get("providers")) {
         // A section per provider with one: the clouds' (ProviderTraits::cloud_config) and this
         // machine's (runs_here), in the registry's order.
         std::vector<sv> sections;

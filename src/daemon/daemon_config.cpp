@@ -71,12 +71,12 @@ int port_of(const std::string& t) {
 }
 
 void read_api(Fields& top, const Paths& paths, DaemonConfig* c) {
-  std::optional<YAML::Node> v = top.get("api");
+  std::optional<yaml::Node> v = top.get("api");
   if (!v) return;
   Problems& problems = top.problems();
   Fields api(*v, "api", kApiFields, problems, Unknown::kSuggestOrList);
   if (!api.ok()) return;
-  if (std::optional<YAML::Node> tcp = api.get("tcp")) {
+  if (std::optional<yaml::Node> tcp = api.get("tcp")) {
     std::optional<std::string> t = yaml::read_string(*tcp, "api.tcp", problems);
     if (t && t->empty()) problems.add(yaml::pos_of(*tcp), "api.tcp", "expected a non-empty string");
     int port = t && !t->empty() ? port_of(*t) : -1;
@@ -113,8 +113,8 @@ void read_fields(Fields& top, const Paths& paths, DaemonConfig* c, std::string* 
   read_int(top, "log_max_mb", &c->log_max_mb);
   read_int(top, "log_files", &c->log_files);
   read_int(top, "max_concurrent_jobs", &c->max_concurrent);
-  if (std::optional<YAML::Node> v = top.get("pipelines")) {
-    if (!v->IsSequence()) {
+  if (std::optional<yaml::Node> v = top.get("pipelines")) {
+    if (!v->is_sequence()) {
       top.problems().add(yaml::pos_of(*v), "pipelines",
                          "expected a list of spec files, got " + yaml::kind_of(*v));
     } else {
@@ -126,7 +126,7 @@ void read_fields(Fields& top, const Paths& paths, DaemonConfig* c, std::string* 
     }
   }
   paths.read(top, "pipelines_dir", &c->pipelines_dir);
-  if (std::optional<YAML::Node> v = top.get("budget")) {
+  if (std::optional<yaml::Node> v = top.get("budget")) {
     Fields budget(*v, "budget", kBudgetFields, top.problems(), Unknown::kSuggestOrList);
     if (budget.ok()) {
       if (auto n = budget.non_negative_number("usd_per_day")) c->usd_per_day = *n;
@@ -174,8 +174,8 @@ Result<DaemonConfig> load_daemon_config(const std::string& path,
     if (!text.ok()) return text.error();
     Problems problems(file);
     // An empty file means every default.
-    std::optional<YAML::Node> root = yaml::load_optional_document(*text, problems);
-    if (root && !root->IsNull()) {
+    std::optional<yaml::Node> root = yaml::load_optional_document(*text, problems);
+    if (root && !root->is_null()) {
       Fields top(*root, "", kTopFields, problems);
       if (top.ok())
         read_fields(top, Paths(fs::absolute(file, ec).parent_path().string()), &c, &state, &db);

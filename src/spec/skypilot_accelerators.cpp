@@ -180,7 +180,7 @@ std::vector<std::string> known_catalog_gpu_names() {
   return out;
 }
 
-std::optional<AcceleratorChoice> read_accelerators(const YAML::Node& node, const std::string& path,
+std::optional<AcceleratorChoice> read_accelerators(const yaml::Node& node, const std::string& path,
                                                    Problems& problems) {
   std::vector<std::pair<OneChoice, SourcePos>> choices;
   bool bad = false;
@@ -190,33 +190,33 @@ std::optional<AcceleratorChoice> read_accelerators(const YAML::Node& node, const
     else
       bad = true;
   };
-  if (node.IsScalar()) {
-    add(read_choice(node.Scalar(), std::nullopt, pos_of(node), path, problems), pos_of(node));
-  } else if (node.IsSequence()) {
+  if (node.is_scalar()) {
+    add(read_choice(node.scalar(), std::nullopt, pos_of(node), path, problems), pos_of(node));
+  } else if (node.is_sequence()) {
     for (size_t i = 0; i < node.size(); ++i) {
       std::string item_path = path + "[" + std::to_string(i) + "]";
-      if (!node[i].IsScalar()) {
+      if (!node[i].is_scalar()) {
         problems.add(pos_of(node[i]), item_path, "expected a string, got " + kind_of(node[i]));
         bad = true;
         continue;
       }
-      add(read_choice(node[i].Scalar(), std::nullopt, pos_of(node[i]), item_path, problems),
+      add(read_choice(node[i].scalar(), std::nullopt, pos_of(node[i]), item_path, problems),
           pos_of(node[i]));
     }
-  } else if (node.IsMap()) {
+  } else if (node.is_map()) {
     // {A100: 1, V100: 2}, or the set {L4, T4, A10G}: keys with no value (count 1).
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string name = key_name(it->first);
       std::string item_path = path + "." + name;
       std::optional<std::string> count;
-      if (!it->second.IsNull()) {
-        if (!it->second.IsScalar()) {
+      if (!it->second.is_null()) {
+        if (!it->second.is_scalar()) {
           problems.add(pos_of(it->second), item_path,
                        "expected a GPU count, got " + kind_of(it->second));
           bad = true;
           continue;
         }
-        count = it->second.Scalar();
+        count = it->second.scalar();
       }
       add(read_choice(name, count, pos_of(it->first), item_path, problems), pos_of(it->first));
     }

@@ -33,7 +33,7 @@ struct AcceleratorChoice {
 
 // Reads one `accelerators` value; reports unusable values (unknown GPU, TPU, counts that differ
 // between the choices) at their line and returns nullopt. Notes go to problems.note().
-std::optional<AcceleratorChoice> read_accelerators(const YAML::Node& node, const std::string& path,
+std::optional<AcceleratorChoice> read_accelerators(const yaml::Node& node, const std::string& path,
                                                    Problems& problems);
 
 }  // namespace burst::spec

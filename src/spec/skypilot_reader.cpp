@@ -25,14 +25,14 @@ constexpr sv kBurstOnlyKeys[] = {"version", "workload", "volume",    "image",
                                  "upload",  "budget",   "schedule"};
 constexpr double kAssumedRunSeconds = 3600;
 
-bool has_sky_keys(const YAML::Node& doc) {
-  if (!doc.IsMap()) return false;
+bool has_sky_keys(const yaml::Node& doc) {
+  if (!doc.is_map()) return false;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     std::string key = key_name(it->first);
     if (std::find(std::begin(kSkyOnlyKeys), std::end(kSkyOnlyKeys), key) != std::end(kSkyOnlyKeys))
       return true;
-    if (key == "secrets" && it->second.IsMap()) return true;
-    if (key == "resources" && it->second.IsMap()) {
+    if (key == "secrets" && it->second.is_map()) return true;
+    if (key == "resources" && it->second.is_map()) {
       for (auto r = it->second.begin(); r != it->second.end(); ++r)
         if (is_skypilot_resource_key(key_name(r->first))) return true;
     }
@@ -40,8 +40,8 @@ bool has_sky_keys(const YAML::Node& doc) {
   return false;
 }
 
-bool has_burst_keys(const YAML::Node& doc) {
-  if (!doc.IsMap()) return false;
+bool has_burst_keys(const yaml::Node& doc) {
+  if (!doc.is_map()) return false;
   for (auto it = doc.begin(); it != doc.end(); ++it)
     if (std::find(std::begin(kBurstOnlyKeys), std::end(kBurstOnlyKeys), key_name(it->first)) !=
         std::end(kBurstOnlyKeys))
@@ -325,24 +325,24 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
 
 }  // namespace
 
-bool looks_like_skypilot(const std::vector<YAML::Node>& docs) {
+bool looks_like_skypilot(const std::vector<yaml::Node>& docs) {
   // A key only burst has wins: a burst spec with a typo ("envs") stays a burst spec.
-  for (const YAML::Node& doc : docs)
+  for (const yaml::Node& doc : docs)
     if (has_burst_keys(doc)) return false;
-  for (const YAML::Node& doc : docs)
+  for (const yaml::Node& doc : docs)
     if (has_sky_keys(doc)) return true;
   // Several documents: a SkyPilot chain of tasks.
   return docs.size() > 1;
 }
 
-void read_skypilot(const std::vector<YAML::Node>& docs, const SpecLoadOptions& options,
+void read_skypilot(const std::vector<yaml::Node>& docs, const SpecLoadOptions& options,
                    PipelineSpec& spec, Problems& problems, SpecReadInfo* info) {
   info->format = "skypilot";
   std::vector<SkyTask> tasks;
   std::string chain_name;
   SourcePos chain_pos;
   for (size_t i = 0; i < docs.size(); ++i) {
-    if (docs[i].IsNull()) continue;
+    if (docs[i].is_null()) continue;
     std::optional<SkyTask> task = read_sky_task(docs[i], options.providers, problems);
     if (!task) continue;
     // A chain may open with a document holding only its name.

@@ -21,11 +21,11 @@ inline constexpr size_t kMaxSkyPilotDocuments = 16;
 // Whether `docs` is a SkyPilot task file: no key only burst has (version, workload, env, code,
 // ...), and a key only SkyPilot has (workdir, envs, num_nodes, file_mounts, a SkyPilot
 // resources key such as accelerators, a secrets mapping, ...) or several documents.
-bool looks_like_skypilot(const std::vector<YAML::Node>& docs);
+bool looks_like_skypilot(const std::vector<yaml::Node>& docs);
 
 // Reads the task (or chain of tasks) into `spec`, whose path and dir are set; sets `info`'s
 // format and nodes (its notes are problems.notes()).
-void read_skypilot(const std::vector<YAML::Node>& docs, const SpecLoadOptions& options,
+void read_skypilot(const std::vector<yaml::Node>& docs, const SpecLoadOptions& options,
                    PipelineSpec& spec, Problems& problems, SpecReadInfo* info);
 
 }  // namespace burst::spec

@@ -50,7 +50,7 @@ void add_provider(Resources& r, const std::string& name) {
 // "aws", "aws/us-east-1", "k8s/my-context", "runpod/US": the cloud decides; the rest is noted.
 // `providers`: burst's provider names (the registry's, handed in); a SkyPilot cloud of the same
 // name is that provider.
-void read_cloud(const YAML::Node& node, const std::string& path, bool split, Resources& out,
+void read_cloud(const yaml::Node& node, const std::string& path, bool split, Resources& out,
                 const std::vector<std::string>& providers, Problems& problems) {
   std::optional<std::string> text = read_string(node, path, problems);
   if (!text) return;
@@ -69,7 +69,7 @@ void read_cloud(const YAML::Node& node, const std::string& path, bool split, Res
 }
 
 // cpus/memory: 8, "8", "8+", "32GB+"; burst rents GPU offers and does not filter by them.
-void read_amount(const YAML::Node& node, const std::string& path, Problems& problems) {
+void read_amount(const yaml::Node& node, const std::string& path, Problems& problems) {
   std::optional<std::string> text = read_string(node, path, problems);
   if (!text) return;
   std::string t = lower(*text);
@@ -86,14 +86,14 @@ void read_amount(const YAML::Node& node, const std::string& path, Problems& prob
   problems.note(pos_of(node), path, "not used: burst chooses GPU offers, not CPU or memory sizes");
 }
 
-void read_image(const YAML::Node& node, const std::string& path, SkyResources& out,
+void read_image(const yaml::Node& node, const std::string& path, SkyResources& out,
                 Problems& problems) {
-  if (!node.IsScalar()) {
+  if (!node.is_scalar()) {
     problems.add(pos_of(node), path,
                  "not supported: image_id per region; use image_id: docker:IMAGE");
     return;
   }
-  const std::string& text = node.Scalar();
+  const std::string& text = node.scalar();
   if (!text.starts_with("docker:") || text.size() == 7) {
     problems.add(pos_of(node), path,
                  "not supported: VM image \"" + text +
@@ -107,14 +107,14 @@ void read_image(const YAML::Node& node, const std::string& path, SkyResources& o
 void read_fields(Fields& f, SkyResources& out, const std::vector<std::string>& providers,
                  Problems& problems) {
   Resources& r = out.resources;
-  if (std::optional<YAML::Node> n = f.get("infra"))
+  if (std::optional<yaml::Node> n = f.get("infra"))
     read_cloud(*n, f.path_of("infra"), true, r, providers, problems);
-  if (std::optional<YAML::Node> n = f.get("cloud"))
+  if (std::optional<yaml::Node> n = f.get("cloud"))
     read_cloud(*n, f.path_of("cloud"), false, r, providers, problems);
   for (sv key : {sv("region"), sv("zone")})
-    if (std::optional<YAML::Node> n = f.get(key))
+    if (std::optional<yaml::Node> n = f.get(key))
       problems.note(pos_of(*n), f.path_of(key), "not used: burst picks the offer");
-  if (std::optional<YAML::Node> n = f.get("accelerators")) {
+  if (std::optional<yaml::Node> n = f.get("accelerators")) {
     if (std::optional<AcceleratorChoice> a =
             read_accelerators(*n, f.path_of("accelerators"), problems)) {
       r.gpus = a->gpus;
@@ -124,43 +124,43 @@ void read_fields(Fields& f, SkyResources& out, const std::vector<std::string>& p
     }
   }
   for (sv key : {sv("cpus"), sv("memory")})
-    if (std::optional<YAML::Node> n = f.get(key)) read_amount(*n, f.path_of(key), problems);
+    if (std::optional<yaml::Node> n = f.get(key)) read_amount(*n, f.path_of(key), problems);
   if (std::optional<bool> spot = f.boolean("use_spot")) r.spot = *spot;
-  if (std::optional<YAML::Node> n = f.get("disk_size")) {
+  if (std::optional<yaml::Node> n = f.get("disk_size")) {
     if (std::optional<long> disk = read_integer(*n, f.path_of("disk_size"), 1, INT_MAX, problems)) {
       out.disk_size_gb = static_cast<int>(*disk);
       problems.note(pos_of(*n), f.path_of("disk_size"),
                     "becomes volume.size_gb: burst's work lives on the volume");
     }
   }
-  if (std::optional<YAML::Node> n = f.get("disk_tier")) {
+  if (std::optional<yaml::Node> n = f.get("disk_tier")) {
     if (read_one_of(*n, f.path_of("disk_tier"), kDiskTiers, problems))
       problems.note(pos_of(*n), f.path_of("disk_tier"), "not used: providers set the disk");
   }
-  if (std::optional<YAML::Node> n = f.get("image_id"))
+  if (std::optional<yaml::Node> n = f.get("image_id"))
     read_image(*n, f.path_of("image_id"), out, problems);
-  if (std::optional<YAML::Node> n = f.get("ports"))
+  if (std::optional<yaml::Node> n = f.get("ports"))
     problems.note(pos_of(*n), f.path_of("ports"),
                   "not used: burst opens no ports; the job runs until its run step exits");
-  if (std::optional<YAML::Node> n = f.get("autostop"))
+  if (std::optional<yaml::Node> n = f.get("autostop"))
     problems.note(pos_of(*n), f.path_of("autostop"),
                   "not needed: burst deletes the pod as soon as the job ends");
   for (sv key : {sv("job_recovery"), sv("spot_recovery")})
-    if (std::optional<YAML::Node> n = f.get(key))
+    if (std::optional<yaml::Node> n = f.get(key))
       problems.note(pos_of(*n), f.path_of(key), "not used: burst does not restart a lost pod");
   for (sv key : {sv("instance_type"), sv("accelerator_args"), sv("network_tier"), sv("labels"),
                  sv("priority"), sv("_docker_login_config")})
-    if (std::optional<YAML::Node> n = f.get(key))
+    if (std::optional<yaml::Node> n = f.get(key))
       problems.note(pos_of(*n), f.path_of(key), "not used by burst");
 }
 
 // any_of / ordered: each item over the top-level values; GPU names are pooled.
 void read_choices(Fields& f, sv key, const SkyResources& base, SkyResources& out,
                   const std::vector<std::string>& providers, Problems& problems) {
-  std::optional<YAML::Node> list = f.get(key);
+  std::optional<yaml::Node> list = f.get(key);
   if (!list) return;
   std::string path = f.path_of(key);
-  if (!list->IsSequence() || list->size() == 0) {
+  if (!list->is_sequence() || list->size() == 0) {
     problems.add(pos_of(*list), path, "expected a list of resources, got " + kind_of(*list));
     return;
   }
@@ -226,11 +226,11 @@ bool is_skypilot_resource_key(std::string_view key) {
          std::end(kResourceFields);
 }
 
-SkyResources read_sky_resources(const YAML::Node& node, const std::string& path,
+SkyResources read_sky_resources(const yaml::Node& node, const std::string& path,
                                 const std::vector<std::string>& providers, Problems& problems) {
   SkyResources out;
   out.pos = pos_of(node);
-  if (node.IsNull()) return out;
+  if (node.is_null()) return out;
   Fields f(node, path, kResourceFields, problems);
   if (!f.ok()) return out;
   read_fields(f, out, providers, problems);

@@ -32,7 +32,7 @@ bool is_skypilot_resource_key(std::string_view key);
 // `node` is the value of `path` (e.g. "resources"); a null node is no resources at all.
 // `providers`: burst's provider names (the registry's), which SkyPilot clouds of the same name map
 // to.
-SkyResources read_sky_resources(const YAML::Node& node, const std::string& path,
+SkyResources read_sky_resources(const yaml::Node& node, const std::string& path,
                                 const std::vector<std::string>& providers, Problems& problems);
 
 }  // namespace burst::spec

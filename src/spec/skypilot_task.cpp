@@ -21,10 +21,10 @@ constexpr char kBucketHelp[] =
 bool is_bucket(const std::string& source) { return source.find("://") != std::string::npos; }
 
 // envs or secrets: a mapping NAME: value|null, or (secrets) a list of names.
-std::vector<SkyValue> read_values(const YAML::Node& node, const std::string& path, bool allow_list,
+std::vector<SkyValue> read_values(const yaml::Node& node, const std::string& path, bool allow_list,
                                   Problems& problems) {
   std::vector<SkyValue> out;
-  if (allow_list && node.IsSequence()) {
+  if (allow_list && node.is_sequence()) {
     for (size_t i = 0; i < node.size(); ++i) {
       std::string item = path + "[" + std::to_string(i) + "]";
       std::optional<std::string> name = read_string(node[i], item, problems);
@@ -47,7 +47,7 @@ std::vector<SkyValue> read_values(const YAML::Node& node, const std::string& pat
     }
     return out;
   }
-  if (!node.IsMap()) {
+  if (!node.is_map()) {
     problems.add(pos_of(node), path,
                  std::string("expected a mapping") + (allow_list ? " or a list" : "") + ", got " +
                      kind_of(node));
@@ -72,17 +72,17 @@ std::vector<SkyValue> read_values(const YAML::Node& node, const std::string& pat
       continue;
     }
     SkyValue v{name, std::nullopt, pos};
-    if (!it->second.IsNull()) v.value = read_string(it->second, item, problems);
-    if (!it->second.IsNull() && !v.value) continue;
+    if (!it->second.is_null()) v.value = read_string(it->second, item, problems);
+    if (!it->second.is_null() && !v.value) continue;
     out.push_back(std::move(v));
   }
   return out;
 }
 
-void read_mount(const std::string& remote, const YAML::Node& value, const std::string& path,
+void read_mount(const std::string& remote, const yaml::Node& value, const std::string& path,
                 SourcePos pos, SkyTask& task, Problems& problems) {
-  if (value.IsScalar()) {
-    const std::string& source = value.Scalar();
+  if (value.is_scalar()) {
+    const std::string& source = value.scalar();
     if (is_bucket(source)) {
       problems.add(pos_of(value), path,
                    "not supported: bucket source \"" + source + "\"" + kBucketHelp);
@@ -91,29 +91,29 @@ void read_mount(const std::string& remote, const YAML::Node& value, const std::s
     task.mounts.push_back({remote, source, pos});
     return;
   }
-  if (!value.IsMap()) {
+  if (!value.is_map()) {
     problems.add(pos_of(value), path, "expected a path or a mapping, got " + kind_of(value));
     return;
   }
-  YAML::Node mode = value["mode"];
-  if (mode && mode.IsScalar() && mode.Scalar() != "COPY") {
+  yaml::Node mode = value["mode"];
+  if (mode && mode.is_scalar() && mode.scalar() != "COPY") {
     problems.add(
         pos_of(mode), path + ".mode",
-        "not supported: mode " + mode.Scalar() + " (a bucket mounted on the pod)" + kBucketHelp);
+        "not supported: mode " + mode.scalar() + " (a bucket mounted on the pod)" + kBucketHelp);
     return;
   }
-  YAML::Node source = value["source"];
-  if (!source || !source.IsScalar() || is_bucket(source.Scalar()) || value["name"] ||
+  yaml::Node source = value["source"];
+  if (!source || !source.is_scalar() || is_bucket(source.scalar()) || value["name"] ||
       value["store"]) {
     problems.add(pos_of(value), path, std::string("not supported: a storage bucket") + kBucketHelp);
     return;
   }
-  task.mounts.push_back({remote, source.Scalar(), pos});
+  task.mounts.push_back({remote, source.scalar(), pos});
 }
 
-void read_mounts(const YAML::Node& node, const std::string& path, SkyTask& task,
+void read_mounts(const yaml::Node& node, const std::string& path, SkyTask& task,
                  Problems& problems) {
-  if (!node.IsMap()) {
+  if (!node.is_map()) {
     problems.add(pos_of(node), path,
                  "expected a mapping of remote path: source, got " + kind_of(node));
     return;
@@ -124,9 +124,9 @@ void read_mounts(const YAML::Node& node, const std::string& path, SkyTask& task,
   }
 }
 
-void read_volumes(const YAML::Node& node, const std::string& path, SkyTask& task,
+void read_volumes(const yaml::Node& node, const std::string& path, SkyTask& task,
                   Problems& problems) {
-  if (!node.IsMap()) {
+  if (!node.is_map()) {
     problems.add(pos_of(node), path,
                  "expected a mapping of mount path: volume name, got " + kind_of(node));
     return;
@@ -165,7 +165,7 @@ void read_volumes(const YAML::Node& node, const std::string& path, SkyTask& task
 
 std::span<const std::string_view> skypilot_task_fields() { return kTaskFields; }
 
-std::optional<SkyTask> read_sky_task(const YAML::Node& doc,
+std::optional<SkyTask> read_sky_task(const yaml::Node& doc,
                                      const std::vector<std::string>& providers,
                                      Problems& problems) {
   Fields f(doc, "", kTaskFields, problems);
@@ -173,12 +173,12 @@ std::optional<SkyTask> read_sky_task(const YAML::Node& doc,
   SkyTask task;
   task.pos = pos_of(doc);
   task.only_name = doc.size() == 1 && doc["name"];
-  if (std::optional<YAML::Node> n = f.get("name")) {
+  if (std::optional<yaml::Node> n = f.get("name")) {
     task.name = read_string(*n, "name", problems).value_or("");
     task.name_pos = pos_of(*n);
   }
-  if (std::optional<YAML::Node> n = f.get("workdir")) {
-    if (n->IsMap()) {
+  if (std::optional<yaml::Node> n = f.get("workdir")) {
+    if (n->is_map()) {
       problems.add(pos_of(*n), "workdir",
                    "not supported: a git workdir; clone it in setup, or give a local directory");
     } else {
@@ -186,28 +186,28 @@ std::optional<SkyTask> read_sky_task(const YAML::Node& doc,
       task.workdir_pos = pos_of(*n);
     }
   }
-  if (std::optional<YAML::Node> n = f.get("num_nodes")) {
+  if (std::optional<yaml::Node> n = f.get("num_nodes")) {
     task.num_nodes = static_cast<int>(read_integer(*n, "num_nodes", 1, 4096, problems).value_or(1));
     task.num_nodes_pos = pos_of(*n);
   }
-  if (std::optional<YAML::Node> n = f.get("resources"))
+  if (std::optional<yaml::Node> n = f.get("resources"))
     task.resources = read_sky_resources(*n, "resources", providers, problems);
-  if (std::optional<YAML::Node> n = f.get("envs"))
+  if (std::optional<yaml::Node> n = f.get("envs"))
     task.envs = read_values(*n, "envs", false, problems);
-  if (std::optional<YAML::Node> n = f.get("secrets"))
+  if (std::optional<yaml::Node> n = f.get("secrets"))
     task.secrets = read_values(*n, "secrets", true, problems);
-  if (std::optional<YAML::Node> n = f.get("file_mounts"))
+  if (std::optional<yaml::Node> n = f.get("file_mounts"))
     read_mounts(*n, "file_mounts", task, problems);
-  if (std::optional<YAML::Node> n = f.get("volumes")) read_volumes(*n, "volumes", task, problems);
+  if (std::optional<yaml::Node> n = f.get("volumes")) read_volumes(*n, "volumes", task, problems);
   task.setup = f.script("setup").value_or("");
   task.run = f.script("run");
-  if (std::optional<YAML::Node> n = f.get("service"))
+  if (std::optional<yaml::Node> n = f.get("service"))
     problems.note(pos_of(*n), "service",
                   "ignored: burst runs a job to completion and serves no endpoint");
-  if (std::optional<YAML::Node> n = f.get("config"))
+  if (std::optional<yaml::Node> n = f.get("config"))
     problems.note(pos_of(*n), "config", "ignored: SkyPilot's own settings");
   for (sv key : {sv("inputs"), sv("outputs"), sv("event_callback"), sv("experimental"), sv("pool")})
-    if (std::optional<YAML::Node> n = f.get(key))
+    if (std::optional<yaml::Node> n = f.get(key))
       problems.note(pos_of(*n), key, "ignored by burst");
   return task;
 }

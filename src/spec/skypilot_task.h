@@ -54,7 +54,7 @@ struct SkyTask {
 };
 
 // Reads one document; nullopt when it is not a mapping (reported).
-std::optional<SkyTask> read_sky_task(const YAML::Node& doc,
+std::optional<SkyTask> read_sky_task(const yaml::Node& doc,
                                      const std::vector<std::string>& providers, Problems& problems);
 
 }  // namespace burst::spec

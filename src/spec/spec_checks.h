@@ -1,4 +1,4 @@
-// The spec's string rules, free of yaml-cpp so other modules (and tests) can reuse them.
+// The spec's string rules, free of YAML nodes so other modules (and tests) can reuse them.
 #pragma once
 
 #include <optional>

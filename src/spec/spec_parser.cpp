@@ -68,7 +68,7 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
   PipelineSpec spec;
   spec.path = path;
   spec.dir = spec_dir(path);
-  std::optional<std::vector<YAML::Node>> docs =
+  std::optional<std::vector<yaml::Node>> docs =
       spec::load_documents(yaml_text, problems, spec::kMaxSkyPilotDocuments);
   if (!docs) return finish(std::move(spec), problems, errors, info);
   if (options.format == SpecFormat::kSkyPilot ||

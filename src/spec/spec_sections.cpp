@@ -81,7 +81,7 @@ std::string resolve_local(const std::string& spec_dir, const std::string& text) 
 
 // The sub-mapping `key` of `top`, or nullopt when it is absent, null or not a mapping.
 std::optional<Fields> section(Fields& top, sv key, std::span<const sv> known) {
-  std::optional<YAML::Node> node = top.get(key);
+  std::optional<yaml::Node> node = top.get(key);
   if (!node) return std::nullopt;
   Fields fields(*node, top.path_of(key), known, top.problems());
   if (!fields.ok()) return std::nullopt;
@@ -90,7 +90,7 @@ std::optional<Fields> section(Fields& top, sv key, std::span<const sv> known) {
 
 // The run-style step `key`: required scripts must have something in them.
 std::optional<std::string> script(Fields& fields, sv key, Need need) {
-  std::optional<YAML::Node> node = fields.get(key, need);
+  std::optional<yaml::Node> node = fields.get(key, need);
   if (!node) return std::nullopt;
   std::optional<std::string> text = read_script(*node, fields.path_of(key), fields.problems());
   if (text && need == Need::kRequired && text->find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -109,22 +109,22 @@ void check_env_name(const std::string& name, SourcePos pos, const std::string& p
 }
 
 // One secrets item: a bare NAME or {name, optional}.
-std::optional<SecretRef> read_secret(const YAML::Node& item, const std::string& path,
+std::optional<SecretRef> read_secret(const yaml::Node& item, const std::string& path,
                                      Problems& problems) {
   SecretRef secret;
-  if (item.IsScalar()) {
-    secret.name = item.Scalar();
+  if (item.is_scalar()) {
+    secret.name = item.scalar();
     secret.pos = pos_of(item);
     check_env_name(secret.name, secret.pos, path, problems);
     return secret;
   }
-  if (!item.IsMap()) {
+  if (!item.is_map()) {
     problems.add(pos_of(item), path, "expected a string or a mapping, got " + kind_of(item));
     return std::nullopt;
   }
   Fields fields(item, path, kSecretFields, problems);
   if (std::optional<bool> optional = fields.boolean("optional")) secret.optional = *optional;
-  std::optional<YAML::Node> name = fields.get("name", Need::kRequired);
+  std::optional<yaml::Node> name = fields.get("name", Need::kRequired);
   if (!name) return std::nullopt;
   std::optional<std::string> text = read_string(*name, path + ".name", problems);
   if (!text) return std::nullopt;
@@ -134,13 +134,13 @@ std::optional<SecretRef> read_secret(const YAML::Node& item, const std::string& 
   return secret;
 }
 
-std::optional<Artefact> read_artefact(const YAML::Node& item, const std::string& path,
+std::optional<Artefact> read_artefact(const yaml::Node& item, const std::string& path,
                                       const std::string& spec_dir, Problems& problems) {
   Fields fields(item, path, kArtefactFields, problems);
   if (!fields.ok()) return std::nullopt;
   Artefact artefact;
   artefact.pos = pos_of(item);
-  std::optional<YAML::Node> remote = fields.get("remote", Need::kRequired);
+  std::optional<yaml::Node> remote = fields.get("remote", Need::kRequired);
   std::optional<std::string> remote_text =
       remote ? read_string(*remote, path + ".remote", problems) : std::nullopt;
   if (remote_text && !is_valid_artefact_remote(*remote_text)) {
@@ -159,25 +159,25 @@ std::optional<Artefact> read_artefact(const YAML::Node& item, const std::string&
 // Where column `column` (1-based) of a cron string is in the file: past the opening quote of a
 // quoted value. A problem with the whole expression (column 1) points at the value itself, and
 // so does any value the file may spell differently (escapes, line folds).
-SourcePos cron_error_pos(const YAML::Node& node, const std::string& text, int column) {
+SourcePos cron_error_pos(const yaml::Node& node, const std::string& text, int column) {
   SourcePos pos = pos_of(node);
   if (column <= 1 || text.find_first_of("\\\n\"'") != std::string::npos) return pos;
-  pos.column += (node.Tag() == "!" ? 1 : 0) + column - 1;  // yaml-cpp tags quoted scalars "!"
+  pos.column += (node.is_quoted() ? 1 : 0) + column - 1;
   return pos;
 }
 
 }  // namespace
 
 void parse_identity(Fields& top, PipelineSpec& spec) {
-  if (std::optional<YAML::Node> node = top.get("version")) {
+  if (std::optional<yaml::Node> node = top.get("version")) {
     std::optional<long> version =
         read_integer(*node, "version", LONG_MIN, LONG_MAX, top.problems());
     if (version && *version != 1) {
       top.problems().add(pos_of(*node), "version",
-                         "unsupported version " + node->Scalar() + " (this burst reads version 1)");
+                         "unsupported version " + node->scalar() + " (this burst reads version 1)");
     }
   }
-  std::optional<YAML::Node> name = top.get("name", Need::kRequired);
+  std::optional<yaml::Node> name = top.get("name", Need::kRequired);
   std::optional<std::string> text =
       name ? read_string(*name, "name", top.problems()) : std::nullopt;
   if (text && !is_valid_name(*text))
@@ -202,7 +202,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.concurrency = w->integer("concurrency", 1, LONG_MAX);
   out.context_tokens = w->integer("context_tokens", 1, LONG_MAX);
   out.tokens = w->integer("tokens", 1, LONG_MAX);
-  if (std::optional<YAML::Node> mode = w->get("mode")) {
+  if (std::optional<yaml::Node> mode = w->get("mode")) {
     std::string path = w->path_of("mode");
     std::optional<std::string> text = read_one_of(*mode, path, kModes, w->problems());
     // Only reported for a kind we know is not training; a bad or missing kind has its own error.
@@ -239,13 +239,13 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
   std::optional<Fields> r = section(top, "resources", kResourceFields);
   if (!r) return;
   Resources& out = spec.resources;
-  if (std::optional<YAML::Node> list = r->get("providers")) {
-    if (!list->IsSequence()) {
+  if (std::optional<yaml::Node> list = r->get("providers")) {
+    if (!list->is_sequence()) {
       top.problems().add(pos_of(*list), "resources.providers",
                          "expected a list, got " + kind_of(*list));
     }
     const std::vector<sv> known(providers.begin(), providers.end());
-    for (size_t i = 0; list->IsSequence() && i < list->size(); ++i) {
+    for (size_t i = 0; list->is_sequence() && i < list->size(); ++i) {
       std::string path = item_path("resources.providers", i);
       std::optional<std::string> p = read_one_of((*list)[i], path, known, top.problems());
       if (p) out.providers.push_back(*p);
@@ -262,7 +262,7 @@ void parse_volume(Fields& top, PipelineSpec& spec) {
   std::optional<Fields> v = section(top, "volume", kVolumeFields);
   if (!v) return;
   VolumeSpec& out = spec.volume;
-  if (std::optional<YAML::Node> name = v->get("name")) {
+  if (std::optional<yaml::Node> name = v->get("name")) {
     std::optional<std::string> text = read_string(*name, "volume.name", top.problems());
     if (text && !is_valid_name(*text)) {
       top.problems().add(pos_of(*name), "volume.name", kBadName + *text + "\"");
@@ -270,7 +270,7 @@ void parse_volume(Fields& top, PipelineSpec& spec) {
     if (text) out.name = *text;
   }
   out.size_gb = static_cast<int>(v->integer("size_gb", 1, INT_MAX).value_or(50));
-  if (std::optional<YAML::Node> mount = v->get("mount")) {
+  if (std::optional<yaml::Node> mount = v->get("mount")) {
     std::optional<std::string> text = read_string(*mount, "volume.mount", top.problems());
     if (text && !text->starts_with('/')) {
       top.problems().add(pos_of(*mount), "volume.mount",
@@ -287,10 +287,10 @@ void parse_volume(Fields& top, PipelineSpec& spec) {
 }
 
 void parse_env(Fields& top, PipelineSpec& spec) {
-  std::optional<YAML::Node> env = top.get("env");
+  std::optional<yaml::Node> env = top.get("env");
   if (!env) return;
   Problems& problems = top.problems();
-  if (!env->IsMap()) {
+  if (!env->is_map()) {
     problems.add(pos_of(*env), "env", "expected a mapping, got " + kind_of(*env));
     return;
   }
@@ -304,16 +304,16 @@ void parse_env(Fields& top, PipelineSpec& spec) {
     check_env_name(name, pos_of(it->first), path, problems);
     // "NAME:" with no value sets NAME to the empty string.
     std::optional<std::string> value =
-        it->second.IsNull() ? std::string() : read_string(it->second, path, problems);
+        it->second.is_null() ? std::string() : read_string(it->second, path, problems);
     spec.env[name] = value.value_or("");
   }
 }
 
 void parse_secrets(Fields& top, PipelineSpec& spec) {
-  std::optional<YAML::Node> list = top.get("secrets");
+  std::optional<yaml::Node> list = top.get("secrets");
   if (!list) return;
   Problems& problems = top.problems();
-  if (!list->IsSequence()) {
+  if (!list->is_sequence()) {
     problems.add(pos_of(*list), "secrets", "expected a list, got " + kind_of(*list));
     return;
   }
@@ -322,7 +322,7 @@ void parse_secrets(Fields& top, PipelineSpec& spec) {
     std::string path = item_path("secrets", i);
     std::optional<SecretRef> secret = read_secret((*list)[i], path, problems);
     if (!secret) continue;
-    if ((*list)[i].IsMap()) path += ".name";
+    if ((*list)[i].is_map()) path += ".name";
     if (spec.env.contains(secret->name)) {
       problems.add(secret->pos, path,
                    secret->name +
@@ -339,7 +339,7 @@ void parse_code(Fields& top, PipelineSpec& spec) {
   std::optional<Fields> c = section(top, "code", kCodeFields);
   if (!c) return;
   CodeSpec& out = spec.code;
-  if (std::optional<YAML::Node> dir = c->get("dir", Need::kRequired)) {
+  if (std::optional<yaml::Node> dir = c->get("dir", Need::kRequired)) {
     std::optional<std::string> text = read_string(*dir, "code.dir", top.problems());
     if (text) {
       out.dir = resolve_local(spec.dir, *text);
@@ -370,9 +370,9 @@ void parse_steps(Fields& top, PipelineSpec& spec) {
 }
 
 void parse_artefacts(Fields& top, PipelineSpec& spec) {
-  std::optional<YAML::Node> list = top.get("artefacts");
+  std::optional<yaml::Node> list = top.get("artefacts");
   if (!list) return;
-  if (!list->IsSequence()) {
+  if (!list->is_sequence()) {
     top.problems().add(pos_of(*list), "artefacts", "expected a list, got " + kind_of(*list));
     return;
   }
@@ -395,7 +395,7 @@ void parse_schedule(Fields& top, PipelineSpec& spec) {
   std::optional<Fields> s = section(top, "schedule", kScheduleFields);
   if (!s) return;
   Schedule schedule;
-  if (std::optional<YAML::Node> cron = s->get("cron", Need::kRequired)) {
+  if (std::optional<yaml::Node> cron = s->get("cron", Need::kRequired)) {
     std::optional<std::string> text = read_string(*cron, "schedule.cron", top.problems());
     schedule.pos = pos_of(*cron);
     schedule.cron = text.value_or("");
@@ -404,7 +404,7 @@ void parse_schedule(Fields& top, PipelineSpec& spec) {
       top.problems().add(cron_error_pos(*cron, *text, error.column), "schedule.cron", error.text());
     }
   }
-  if (std::optional<YAML::Node> zone = s->get("timezone")) {
+  if (std::optional<yaml::Node> zone = s->get("timezone")) {
     std::optional<std::string> name = read_string(*zone, "schedule.timezone", top.problems());
     if (name) {
       Result<schedule::TimeZone> loaded = schedule::load_time_zone(*name);

@@ -1,7 +1,9 @@
-// write_spec_yaml: a PipelineSpec as the burst spec file that reads back to it (`burst convert`).
-#include <yaml-cpp/yaml.h>
+// write_spec_yaml: a PipelineSpec as the burst spec file that reads back to it (`burst convert`),
+// written with libyaml's emitter.
+#include <yaml.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "burst/spec_formats.h"
@@ -42,149 +44,309 @@ bool literal_block(const std::string& text) {
   return true;
 }
 
-void string_value(YAML::Emitter& out, const std::string& text) {
-  if (literal_block(text))
-    out << YAML::Literal << text;
-  else
-    out << YAML::DoubleQuoted << text;
+// Replaces bytes that are not UTF-8 with U+FFFD: libyaml writes UTF-8 only.
+std::string utf8(const std::string& text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = n > 0 && i + n <= text.size();
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 2;
+    if (ok && n > 1) {
+      // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8 either.
+      unsigned cp = c & (0x7F >> n);
+      for (size_t k = 1; k < n; ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+      static constexpr unsigned kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+      ok = cp >= kMin[n] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+    }
+    if (ok) {
+      out.append(text, i, n);
+      i += n;
+    } else {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+    }
+  }
+  return out;
 }
 
-void key_string(YAML::Emitter& out, const char* key, const std::string& text) {
-  out << YAML::Key << key << YAML::Value;
-  string_value(out, text);
+// A string that reads back as the same string when written plain (unquoted): printable ASCII,
+// not a null, no indicator first, no ": " or " #", no blank at either end; in [ ] no ",[]{}:".
+// Anything else is double-quoted, as yaml-cpp did. (libyaml's own test is looser; this one
+// never asks it for plain where it would pick another style.)
+bool plain_ok(const std::string& s, bool flow) {
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return false;
+  if (std::strchr("-?:,[]{}#&*!|>'\"%@` ", s.front()) || s.back() == ' ' || s.back() == ':')
+    return false;
+  for (char c : s) {
+    if (c < 0x20 || c >= 0x7f) return false;
+    if (flow && std::strchr(",[]{}:", c)) return false;
+  }
+  return s.find(": ") == std::string::npos && s.find(" #") == std::string::npos;
 }
 
-void workload(YAML::Emitter& out, const Workload& w) {
+// libyaml's emitter, fed events; every scalar is written plain, double-quoted or as a | block.
+class Writer {
+ public:
+  Writer() {
+    yaml_emitter_initialize(&emitter_);
+    yaml_emitter_set_output(&emitter_, &Writer::append, &out_);
+    yaml_emitter_set_unicode(&emitter_, 1);
+    yaml_emitter_set_width(&emitter_, -1);  // no folding of long lines
+    yaml_emitter_set_indent(&emitter_, 2);
+    yaml_event_t e;
+    yaml_stream_start_event_initialize(&e, YAML_UTF8_ENCODING);
+    emit(e);
+    yaml_document_start_event_initialize(&e, nullptr, nullptr, nullptr, 1);
+    emit(e);
+  }
+  ~Writer() { yaml_emitter_delete(&emitter_); }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  // The text written; "" if libyaml refused an event (never for what write_spec_yaml writes).
+  std::string finish() {
+    yaml_event_t e;
+    yaml_document_end_event_initialize(&e, 1);
+    emit(e);
+    yaml_stream_end_event_initialize(&e);
+    emit(e);
+    yaml_emitter_flush(&emitter_);
+    return ok_ ? out_ : std::string();
+  }
+
+  void begin_map(bool flow = false) {
+    yaml_event_t e;
+    yaml_mapping_start_event_initialize(&e, nullptr, nullptr, 1,
+                                        flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE);
+    emit(e);
+    flow_ += flow ? 1 : 0;
+  }
+  void end_map(bool flow = false) {
+    yaml_event_t e;
+    yaml_mapping_end_event_initialize(&e);
+    emit(e);
+    flow_ -= flow ? 1 : 0;
+  }
+  void begin_seq(bool flow = false) {
+    yaml_event_t e;
+    yaml_sequence_start_event_initialize(
+        &e, nullptr, nullptr, 1, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+    emit(e);
+    flow_ += flow ? 1 : 0;
+  }
+  void end_seq(bool flow = false) {
+    yaml_event_t e;
+    yaml_sequence_end_event_initialize(&e);
+    emit(e);
+    flow_ -= flow ? 1 : 0;
+  }
+
+  // Plain where that reads back the same, else double-quoted.
+  void value(const std::string& text) {
+    scalar(text,
+           plain_ok(text, flow_ > 0) ? YAML_PLAIN_SCALAR_STYLE : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+  }
+  // A string field: a | block when it reads back exactly, else double-quoted.
+  void text(const std::string& text) {
+    scalar(text, literal_block(text) ? YAML_LITERAL_SCALAR_STYLE : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+  }
+  void list(const std::vector<std::string>& items) {
+    begin_seq(true);
+    for (const std::string& item : items) value(item);
+    end_seq(true);
+  }
+
+ private:
+  static int append(void* data, unsigned char* buffer, size_t size) {
+    static_cast<std::string*>(data)->append(reinterpret_cast<const char*>(buffer), size);
+    return 1;
+  }
+
+  void scalar(const std::string& raw, yaml_scalar_style_t style) {
+    std::string text = utf8(raw);
+    yaml_event_t e;
+    if (!yaml_scalar_event_initialize(&e, nullptr, nullptr,
+                                      reinterpret_cast<const yaml_char_t*>(text.c_str()),
+                                      static_cast<int>(text.size()), 1, 1, style)) {
+      ok_ = false;
+      return;
+    }
+    emit(e);
+  }
+
+  void emit(yaml_event_t& e) {
+    // yaml_emitter_emit takes the event (and frees it) whether or not it succeeds.
+    if (!ok_ || !yaml_emitter_emit(&emitter_, &e)) ok_ = false;
+  }
+
+  yaml_emitter_t emitter_;
+  std::string out_;
+  int flow_ = 0;
+  bool ok_ = true;
+};
+
+void key(Writer& out, const char* name) { out.value(name); }
+
+void key_string(Writer& out, const char* name, const std::string& text) {
+  key(out, name);
+  out.text(text);
+}
+
+void key_value(Writer& out, const char* name, const std::string& value) {
+  key(out, name);
+  out.value(value);
+}
+
+void workload(Writer& out, const Workload& w) {
   if (w.kind.empty()) return;
-  out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "kind" << YAML::Value << w.kind;
-  auto num = [&](const char* key, const std::optional<long>& v) {
-    if (v) out << YAML::Key << key << YAML::Value << *v;
+  key(out, "workload");
+  out.begin_map();
+  key_value(out, "kind", w.kind);
+  auto num = [&](const char* name, const std::optional<long>& v) {
+    if (v) key_value(out, name, std::to_string(*v));
   };
-  if (w.params_b) out << YAML::Key << "params_b" << YAML::Value << number(*w.params_b);
-  if (!w.precision.empty()) out << YAML::Key << "precision" << YAML::Value << w.precision;
+  if (w.params_b) key_value(out, "params_b", number(*w.params_b));
+  if (!w.precision.empty()) key_value(out, "precision", w.precision);
   num("items", w.items);
   num("steps", w.steps);
   num("batch", w.batch);
   num("concurrency", w.concurrency);
   num("context_tokens", w.context_tokens);
   num("tokens", w.tokens);
-  if (!w.mode.empty()) out << YAML::Key << "mode" << YAML::Value << w.mode;
+  if (!w.mode.empty()) key_value(out, "mode", w.mode);
   num("layers", w.layers);
   num("hidden", w.hidden);
   num("heads", w.heads);
   num("kv_heads", w.kv_heads);
   if (w.reference) {
-    out << YAML::Key << "reference" << YAML::Value << YAML::BeginMap;
+    key(out, "reference");
+    out.begin_map();
     key_string(out, "gpu", w.reference->gpu);
-    out << YAML::Key << "runtime" << YAML::Value << number(w.reference->runtime_seconds);
-    if (!w.reference->bound.empty())
-      out << YAML::Key << "bound" << YAML::Value << w.reference->bound;
-    out << YAML::EndMap;
+    key_value(out, "runtime", number(w.reference->runtime_seconds));
+    if (!w.reference->bound.empty()) key_value(out, "bound", w.reference->bound);
+    out.end_map();
   }
-  out << YAML::EndMap;
+  out.end_map();
 }
 
-void resources(YAML::Emitter& out, const Resources& r) {
-  out << YAML::Key << "resources" << YAML::Value << YAML::BeginMap;
-  if (!r.providers.empty())
-    out << YAML::Key << "providers" << YAML::Value << YAML::Flow << r.providers;
-  if (!r.gpus.empty()) out << YAML::Key << "gpus" << YAML::Value << YAML::Flow << r.gpus;
-  out << YAML::Key << "gpu_count" << YAML::Value << r.gpu_count;
-  if (r.min_vram_gb) out << YAML::Key << "min_vram_gb" << YAML::Value << number(*r.min_vram_gb);
-  if (r.max_usd_per_hour)
-    out << YAML::Key << "max_usd_per_hour" << YAML::Value << number(*r.max_usd_per_hour);
-  if (r.spot) out << YAML::Key << "spot" << YAML::Value << "true";
-  out << YAML::EndMap;
+void resources(Writer& out, const Resources& r) {
+  key(out, "resources");
+  out.begin_map();
+  if (!r.providers.empty()) {
+    key(out, "providers");
+    out.list(r.providers);
+  }
+  if (!r.gpus.empty()) {
+    key(out, "gpus");
+    out.list(r.gpus);
+  }
+  key_value(out, "gpu_count", std::to_string(r.gpu_count));
+  if (r.min_vram_gb) key_value(out, "min_vram_gb", number(*r.min_vram_gb));
+  if (r.max_usd_per_hour) key_value(out, "max_usd_per_hour", number(*r.max_usd_per_hour));
+  if (r.spot) key_value(out, "spot", "true");
+  out.end_map();
 }
 
-void steps_and_more(YAML::Emitter& out, const PipelineSpec& spec) {
+void steps_and_more(Writer& out, const PipelineSpec& spec) {
   if (!spec.setup.empty()) key_string(out, "setup", spec.setup);
   key_string(out, "run", spec.run);
   if (!spec.artefacts.empty()) {
-    out << YAML::Key << "artefacts" << YAML::Value << YAML::BeginSeq;
+    key(out, "artefacts");
+    out.begin_seq();
     for (const Artefact& a : spec.artefacts) {
-      out << YAML::BeginMap;
+      out.begin_map();
       key_string(out, "remote", a.remote);
       key_string(out, "local", relative(spec, a.local));  // not a provider name
-      out << YAML::EndMap;
+      out.end_map();
     }
-    out << YAML::EndSeq;
+    out.end_seq();
   }
-  if (!spec.pull_on_failure) out << YAML::Key << "pull_on_failure" << YAML::Value << "false";
+  if (!spec.pull_on_failure) key_value(out, "pull_on_failure", "false");
   if (spec.upload) {
-    out << YAML::Key << "upload" << YAML::Value << YAML::BeginMap;
+    key(out, "upload");
+    out.begin_map();
     key_string(out, "image", spec.upload->image);
     key_string(out, "run", spec.upload->run);
-    out << YAML::EndMap;
+    out.end_map();
   }
   const Budget& b = spec.budget;
   if (b.max_usd || b.max_runtime_seconds || b.deadline_seconds) {
-    out << YAML::Key << "budget" << YAML::Value << YAML::BeginMap;
-    if (b.max_usd) out << YAML::Key << "max_usd" << YAML::Value << number(*b.max_usd);
-    if (b.max_runtime_seconds)
-      out << YAML::Key << "max_runtime" << YAML::Value << number(*b.max_runtime_seconds);
-    if (b.deadline_seconds)
-      out << YAML::Key << "deadline" << YAML::Value << number(*b.deadline_seconds);
-    out << YAML::EndMap;
+    key(out, "budget");
+    out.begin_map();
+    if (b.max_usd) key_value(out, "max_usd", number(*b.max_usd));
+    if (b.max_runtime_seconds) key_value(out, "max_runtime", number(*b.max_runtime_seconds));
+    if (b.deadline_seconds) key_value(out, "deadline", number(*b.deadline_seconds));
+    out.end_map();
   }
   if (spec.schedule) {
-    out << YAML::Key << "schedule" << YAML::Value << YAML::BeginMap;
+    key(out, "schedule");
+    out.begin_map();
     key_string(out, "cron", spec.schedule->cron);
     key_string(out, "timezone", spec.schedule->timezone);
-    out << YAML::Key << "missed" << YAML::Value << spec.schedule->missed;
-    out << YAML::Key << "overlap" << YAML::Value << (spec.schedule->overlap ? "true" : "false");
-    out << YAML::EndMap;
+    key_value(out, "missed", spec.schedule->missed);
+    key_value(out, "overlap", spec.schedule->overlap ? "true" : "false");
+    out.end_map();
   }
 }
 
 }  // namespace
 
 std::string write_spec_yaml(const PipelineSpec& spec, const SpecReadInfo& info) {
-  YAML::Emitter out;
-  out << YAML::BeginMap;
-  out << YAML::Key << "version" << YAML::Value << 1;
-  out << YAML::Key << "name" << YAML::Value << spec.name;
+  Writer out;
+  out.begin_map();
+  key_value(out, "version", "1");
+  key_value(out, "name", spec.name);
   workload(out, spec.workload);
   resources(out, spec.resources);
-  out << YAML::Key << "volume" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "name" << YAML::Value << spec.volume.name;
-  out << YAML::Key << "size_gb" << YAML::Value << spec.volume.size_gb;
+  key(out, "volume");
+  out.begin_map();
+  key_value(out, "name", spec.volume.name);
+  key_value(out, "size_gb", std::to_string(spec.volume.size_gb));
   key_string(out, "mount", spec.volume.mount);
-  out << YAML::EndMap;
+  out.end_map();
   key_string(out, "image", spec.image);
   if (!spec.env.empty()) {
-    out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
+    key(out, "env");
+    out.begin_map();
     for (const auto& [k, v] : spec.env) key_string(out, k.c_str(), v);
-    out << YAML::EndMap;
+    out.end_map();
   }
   if (!spec.secrets.empty()) {
-    out << YAML::Key << "secrets" << YAML::Value << YAML::BeginSeq;
+    key(out, "secrets");
+    out.begin_seq();
     for (const SecretRef& s : spec.secrets) {
       if (!s.optional) {
-        out << s.name;
+        out.value(s.name);
         continue;
       }
-      out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << s.name
-          << YAML::Key << "optional" << YAML::Value << "true" << YAML::EndMap;
+      out.begin_map(true);
+      key_value(out, "name", s.name);
+      key_value(out, "optional", "true");
+      out.end_map(true);
     }
-    out << YAML::EndSeq;
+    out.end_seq();
   }
   if (!spec.code.dir.empty()) {
-    out << YAML::Key << "code" << YAML::Value << YAML::BeginMap;
+    key(out, "code");
+    out.begin_map();
     key_string(out, "dir", relative(spec, spec.code.dir));
-    if (!spec.code.exclude.empty())
-      out << YAML::Key << "exclude" << YAML::Value << YAML::Flow << spec.code.exclude;
-    if (!spec.code.gitignore) out << YAML::Key << "gitignore" << YAML::Value << "false";
+    if (!spec.code.exclude.empty()) {
+      key(out, "exclude");
+      out.list(spec.code.exclude);
+    }
+    if (!spec.code.gitignore) key_value(out, "gitignore", "false");
     key_string(out, "remote_dir", spec.code.remote_dir);
-    out << YAML::EndMap;
+    out.end_map();
   }
   steps_and_more(out, spec);
-  out << YAML::EndMap;
+  out.end_map();
   std::string text =
       "# burst spec converted from " + one_line(spec.path) + " (" + info.format + ")\n";
   for (const std::string& note : info.notes) text += "# note: " + one_line(note) + "\n";
-  return text + out.c_str() + "\n";
+  return text + out.finish();
 }
 
 }  // namespace burst

@@ -1,10 +1,7 @@
 #include "yaml/yaml_fields.h"
 
-#include <yaml-cpp/eventhandler.h>
-
 #include <algorithm>
 #include <charconv>
-#include <sstream>
 
 #include "util/decimal.h"
 #include "util/duration.h"
@@ -21,12 +18,12 @@ std::string quoted(std::string_view text) {
 }
 
 // "got \"cheap\"" for a scalar, "got a list" for anything else.
-std::string got(const YAML::Node& node) {
-  return node.IsScalar() ? "got " + quoted(node.Scalar()) : "got " + kind_of(node);
+std::string got(const Node& node) {
+  return node.is_scalar() ? "got " + quoted(node.scalar()) : "got " + kind_of(node);
 }
 
-// Plain (unquoted) scalars are the only ones YAML resolves to numbers and booleans.
-bool is_plain(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "?"; }
+// Plain (unquoted, untagged) scalars are the only ones YAML resolves to numbers and booleans.
+bool is_plain(const Node& node) { return node.is_plain(); }
 
 enum class IntParse { kNotInt, kOk, kOutOfRange };
 
@@ -82,11 +79,11 @@ std::optional<double> parse_float(std::string_view text) {
   return parse_decimal(text);
 }
 
-std::optional<double> plain_number(const YAML::Node& node) {
+std::optional<double> plain_number(const Node& node) {
   if (!is_plain(node)) return std::nullopt;
   long integer = 0;
-  if (parse_int(node.Scalar(), &integer) == IntParse::kOk) return static_cast<double>(integer);
-  return parse_float(node.Scalar());
+  if (parse_int(node.scalar(), &integer) == IntParse::kOk) return static_cast<double>(integer);
+  return parse_float(node.scalar());
 }
 
 }  // namespace
@@ -129,82 +126,78 @@ Error Problems::to_error() const {
   return make_error(ErrorCode::kInvalid, message);
 }
 
-SourcePos pos_of(const YAML::Node& node) {
-  YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return {};
-  return {mark.line + 1, mark.column + 1};
-}
+SourcePos pos_of(const Node& node) { return node.pos(); }
 
-std::string kind_of(const YAML::Node& node) {
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a mapping";
-  if (node.IsScalar()) return "a string";
+std::string kind_of(const Node& node) {
+  if (node.is_sequence()) return "a list";
+  if (node.is_map()) return "a mapping";
+  if (node.is_scalar()) return "a string";
   return "nothing";
 }
 
-std::string key_name(const YAML::Node& key) {
-  if (key.IsScalar()) return key.Scalar();
+std::string key_name(const Node& key) {
+  if (key.is_scalar()) return key.scalar();
   std::string name = "(";
   return name.append(kind_of(key)).append(")");
 }
 
-std::optional<std::string> read_string(const YAML::Node& node, const std::string& path,
+std::optional<std::string> read_string(const Node& node, const std::string& path,
                                        Problems& problems) {
-  if (node.IsScalar()) return node.Scalar();
+  if (node.is_scalar()) return node.scalar();
   problems.add(pos_of(node), path, "expected a string, got " + kind_of(node));
   return std::nullopt;
 }
 
-std::optional<long> read_integer(const YAML::Node& node, const std::string& path, long min,
-                                 long max, Problems& problems) {
+std::optional<long> read_integer(const Node& node, const std::string& path, long min, long max,
+                                 Problems& problems) {
   long value = 0;
-  IntParse parsed = is_plain(node) ? parse_int(node.Scalar(), &value) : IntParse::kNotInt;
+  IntParse parsed = is_plain(node) ? parse_int(node.scalar(), &value) : IntParse::kNotInt;
   if (parsed == IntParse::kNotInt) {
     problems.add(pos_of(node), path, "expected an integer, " + got(node));
     return std::nullopt;
   }
-  bool negative = node.Scalar().starts_with('-');
+  bool negative = node.scalar().starts_with('-');
   if (parsed == IntParse::kOutOfRange ? negative : value < min) {
     problems.add(pos_of(node), path,
-                 "must be at least " + std::to_string(min) + ", got " + node.Scalar());
+                 "must be at least " + std::to_string(min) + ", got " + node.scalar());
     return std::nullopt;
   }
   if (parsed == IntParse::kOutOfRange || value > max) {
     problems.add(pos_of(node), path,
-                 "must be at most " + std::to_string(max) + ", got " + node.Scalar());
+                 "must be at most " + std::to_string(max) + ", got " + node.scalar());
     return std::nullopt;
   }
   return value;
 }
 
-std::optional<double> read_positive_number(const YAML::Node& node, const std::string& path,
+std::optional<double> read_positive_number(const Node& node, const std::string& path,
                                            Problems& problems) {
   std::optional<double> value = plain_number(node);
   if (!value) {
     problems.add(pos_of(node), path, "expected a number, " + got(node));
   } else if (*value <= 0) {
-    problems.add(pos_of(node), path, "must be greater than 0, got " + node.Scalar());
+    problems.add(pos_of(node), path, "must be greater than 0, got " + node.scalar());
     value.reset();
   }
   return value;
 }
 
-std::optional<double> read_non_negative_number(const YAML::Node& node, const std::string& path,
+std::optional<double> read_non_negative_number(const Node& node, const std::string& path,
                                                Problems& problems) {
   std::optional<double> value = plain_number(node);
   if (!value) {
     problems.add(pos_of(node), path, "expected a number, " + got(node));
   } else if (*value < 0) {
-    problems.add(pos_of(node), path, "must not be negative, got " + node.Scalar());
+    problems.add(pos_of(node), path, "must not be negative, got " + node.scalar());
     value.reset();
   }
   return value;
 }
 
-std::optional<bool> read_bool(const YAML::Node& node, const std::string& path, Problems& problems) {
+std::optional<bool> read_bool(const Node& node, const std::string& path, Problems& problems) {
   // YAML 1.2 booleans only: "yes", "on" and friends are the classic YAML 1.1 surprise.
   if (is_plain(node)) {
-    const std::string& s = node.Scalar();
+    const std::string& s = node.scalar();
     if (s == "true" || s == "True" || s == "TRUE") return true;
     if (s == "false" || s == "False" || s == "FALSE") return false;
   }
@@ -212,24 +205,24 @@ std::optional<bool> read_bool(const YAML::Node& node, const std::string& path, P
   return std::nullopt;
 }
 
-std::optional<double> read_duration(const YAML::Node& node, const std::string& path,
-                                    Problems& problems, Zero zero) {
+std::optional<double> read_duration(const Node& node, const std::string& path, Problems& problems,
+                                    Zero zero) {
   std::optional<double> seconds = plain_number(node);
-  if (!seconds && node.IsScalar()) seconds = parse_duration(node.Scalar());
+  if (!seconds && node.is_scalar()) seconds = parse_duration(node.scalar());
   if (!seconds) {
     problems.add(pos_of(node), path,
                  "expected a duration like \"90s\", \"30m\" or \"2h\", " + got(node));
   } else if (zero == Zero::kAllowed && *seconds < 0) {
-    problems.add(pos_of(node), path, "must not be negative, got " + node.Scalar());
+    problems.add(pos_of(node), path, "must not be negative, got " + node.scalar());
     seconds.reset();
   } else if (zero == Zero::kRejected && *seconds <= 0) {
-    problems.add(pos_of(node), path, "must be greater than 0, got " + node.Scalar());
+    problems.add(pos_of(node), path, "must be greater than 0, got " + node.scalar());
     seconds.reset();
   }
   return seconds;
 }
 
-std::optional<std::string> read_one_of(const YAML::Node& node, const std::string& path,
+std::optional<std::string> read_one_of(const Node& node, const std::string& path,
                                        std::span<const std::string_view> allowed,
                                        Problems& problems) {
   std::optional<std::string> value = read_string(node, path, problems);
@@ -240,10 +233,9 @@ std::optional<std::string> read_one_of(const YAML::Node& node, const std::string
   return std::nullopt;
 }
 
-std::optional<std::vector<std::string>> read_string_list(const YAML::Node& node,
-                                                         const std::string& path,
+std::optional<std::vector<std::string>> read_string_list(const Node& node, const std::string& path,
                                                          Problems& problems) {
-  if (!node.IsSequence()) {
+  if (!node.is_sequence()) {
     problems.add(pos_of(node), path, "expected a list, got " + kind_of(node));
     return std::nullopt;
   }
@@ -259,10 +251,10 @@ std::optional<std::vector<std::string>> read_string_list(const YAML::Node& node,
   return out;
 }
 
-std::optional<std::string> read_script(const YAML::Node& node, const std::string& path,
+std::optional<std::string> read_script(const Node& node, const std::string& path,
                                        Problems& problems) {
-  if (node.IsScalar()) return node.Scalar();
-  if (!node.IsSequence()) {
+  if (node.is_scalar()) return node.scalar();
+  if (!node.is_sequence()) {
     problems.add(pos_of(node), path,
                  "expected a string or a list of strings, got " + kind_of(node));
     return std::nullopt;
@@ -274,11 +266,11 @@ std::optional<std::string> read_script(const YAML::Node& node, const std::string
   return script;
 }
 
-Fields::Fields(const YAML::Node& node, std::string path, std::span<const std::string_view> known,
+Fields::Fields(const Node& node, std::string path, std::span<const std::string_view> known,
                Problems& problems, Unknown unknown)
     : path_(std::move(path)), problems_(problems), pos_(pos_of(node)) {
   if (path_.empty()) pos_ = {1, 1};
-  if (!node.IsMap()) {
+  if (!node.is_map()) {
     problems_.add(pos_, path_.empty() ? "(top level)" : path_,
                   "expected a mapping, got " + kind_of(node));
     return;
@@ -288,8 +280,8 @@ Fields::Fields(const YAML::Node& node, std::string path, std::span<const std::st
     check_key(it->first, it->second, known, unknown);
 }
 
-void Fields::check_key(const YAML::Node& key, const YAML::Node& value,
-                       std::span<const std::string_view> known, Unknown unknown) {
+void Fields::check_key(const Node& key, const Node& value, std::span<const std::string_view> known,
+                       Unknown unknown) {
   std::string name = key_name(key);
   if (std::find(known.begin(), known.end(), name) == known.end()) {
     std::optional<std::string> guess = suggest_field(name, known);
@@ -313,9 +305,9 @@ std::string Fields::path_of(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
 
-std::optional<YAML::Node> Fields::get(std::string_view key, Need need) {
+std::optional<Node> Fields::get(std::string_view key, Need need) {
   auto it = entries_.find(key);
-  if (it != entries_.end() && !it->second.value.IsNull()) return it->second.value;
+  if (it != entries_.end() && !it->second.value.is_null()) return it->second.value;
   if (need == Need::kRequired && ok_) {
     // A key written with no value is reported where the key is; an absent one at its mapping.
     SourcePos pos = it != entries_.end() ? pos_of(it->second.key) : pos_;
@@ -325,115 +317,65 @@ std::optional<YAML::Node> Fields::get(std::string_view key, Need need) {
 }
 
 std::optional<std::string> Fields::string(std::string_view key, Need need) {
-  std::optional<YAML::Node> node = get(key, need);
+  std::optional<Node> node = get(key, need);
   return node ? read_string(*node, path_of(key), problems_) : std::nullopt;
 }
 
 std::optional<long> Fields::integer(std::string_view key, long min, long max) {
-  std::optional<YAML::Node> node = get(key);
+  std::optional<Node> node = get(key);
   return node ? read_integer(*node, path_of(key), min, max, problems_) : std::nullopt;
 }
 
 std::optional<double> Fields::positive_number(std::string_view key) {
-  std::optional<YAML::Node> node = get(key);
+  std::optional<Node> node = get(key);
   return node ? read_positive_number(*node, path_of(key), problems_) : std::nullopt;
 }
 
 std::optional<bool> Fields::boolean(std::string_view key) {
-  std::optional<YAML::Node> node = get(key);
+  std::optional<Node> node = get(key);
   return node ? read_bool(*node, path_of(key), problems_) : std::nullopt;
 }
 
 std::optional<double> Fields::non_negative_number(std::string_view key) {
-  std::optional<YAML::Node> node = get(key);
+  std::optional<Node> node = get(key);
   return node ? read_non_negative_number(*node, path_of(key), problems_) : std::nullopt;
 }
 
 std::optional<double> Fields::duration(std::string_view key, Need need, Zero zero) {
-  std::optional<YAML::Node> node = get(key, need);
+  std::optional<Node> node = get(key, need);
   return node ? read_duration(*node, path_of(key), problems_, zero) : std::nullopt;
 }
 
 std::optional<std::string> Fields::one_of(std::string_view key,
                                           std::span<const std::string_view> allowed, Need need) {
-  std::optional<YAML::Node> node = get(key, need);
+  std::optional<Node> node = get(key, need);
   return node ? read_one_of(*node, path_of(key), allowed, problems_) : std::nullopt;
 }
 
 std::optional<std::vector<std::string>> Fields::string_list(std::string_view key) {
-  std::optional<YAML::Node> node = get(key);
+  std::optional<Node> node = get(key);
   return node ? read_string_list(*node, path_of(key), problems_) : std::nullopt;
 }
 
 std::optional<std::string> Fields::script(std::string_view key, Need need) {
-  std::optional<YAML::Node> node = get(key, need);
+  std::optional<Node> node = get(key, need);
   return node ? read_script(*node, path_of(key), problems_) : std::nullopt;
 }
 
 namespace {
 
-// Records where each document starts; the rest of the events do not matter here.
-class DocumentStarts : public YAML::EventHandler {
- public:
-  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-  std::vector<YAML::Mark> marks;
-};
-
-// Where yaml-cpp's parser stops consuming input, if it does. yaml-cpp 0.7 (Debian 12) leaves a
-// ',' token outside a flow collection (",a", "\"\",", "--- ,a") unconsumed: every further
-// document then starts at that token and is null, so YAML::LoadAll loops forever (found by
-// tests/fuzz/spec_fuzz.cpp; inputs in tests/fuzz/regressions/spec/). Two documents that start
-// at the same place mean no progress. Throws what yaml-cpp throws.
-std::optional<YAML::Mark> stuck_at(const std::string& text) {
-  std::istringstream in(text);
-  YAML::Parser parser(in);
-  DocumentStarts starts;
-  while (parser.HandleNextDocument(starts)) {
-    const std::vector<YAML::Mark>& m = starts.marks;
-    if (m.size() >= 2 && m[m.size() - 1].pos == m[m.size() - 2].pos) return m.back();
-  }
-  return std::nullopt;
-}
-
-std::string unexpected_token(const std::string& text, const YAML::Mark& mark) {
-  size_t pos = static_cast<size_t>(std::max(mark.pos, 0));
-  if (pos < text.size() && text[pos] == ',')
-    return "unexpected ',': a comma separates items only inside [ ] or { }";
-  return "unexpected text here";
-}
-
 // The documents, or nullopt after reporting why there are none. An empty text is one null
 // document when `empty_ok`, else a problem.
-std::optional<std::vector<YAML::Node>> load(const std::string& text, Problems& problems,
-                                            size_t max_documents, bool empty_ok) {
-  std::vector<YAML::Node> docs;
-  try {
-    if (std::optional<YAML::Mark> stuck = stuck_at(text)) {
-      problems.add({stuck->line + 1, stuck->column + 1}, "YAML syntax error",
-                   unexpected_token(text, *stuck));
-      return std::nullopt;
-    }
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    // ParserException and the rest: all carry a mark and yaml-cpp's own words.
-    SourcePos pos =
-        e.mark.is_null() ? SourcePos{1, 1} : SourcePos{e.mark.line + 1, e.mark.column + 1};
-    problems.add(pos, "YAML syntax error", e.msg);
+std::optional<std::vector<Node>> load(const std::string& text, Problems& problems,
+                                      size_t max_documents, bool empty_ok) {
+  ParseResult parsed = parse_documents(text);
+  if (parsed.error) {
+    problems.add(parsed.error->pos, "YAML syntax error", parsed.error->message);
     return std::nullopt;
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
-    if (empty_ok) return std::vector<YAML::Node>{YAML::Node()};
+  std::vector<Node>& docs = parsed.documents;
+  if (docs.empty() || (docs.size() == 1 && docs[0].is_null())) {
+    if (empty_ok) return std::vector<Node>{Node()};
     problems.add({1, 1}, "(top level)", "the file is empty");
     return std::nullopt;
   }
@@ -445,24 +387,24 @@ std::optional<std::vector<YAML::Node>> load(const std::string& text, Problems& p
                      ", got " + std::to_string(docs.size()));
     docs.resize(max_documents);
   }
-  return docs;
+  return std::move(docs);
 }
 
 }  // namespace
 
-std::optional<std::vector<YAML::Node>> load_documents(const std::string& text, Problems& problems,
-                                                      size_t max_documents) {
+std::optional<std::vector<Node>> load_documents(const std::string& text, Problems& problems,
+                                                size_t max_documents) {
   return load(text, problems, max_documents, false);
 }
 
-std::optional<YAML::Node> load_optional_document(const std::string& text, Problems& problems) {
-  std::optional<std::vector<YAML::Node>> docs = load(text, problems, 1, true);
+std::optional<Node> load_optional_document(const std::string& text, Problems& problems) {
+  std::optional<std::vector<Node>> docs = load(text, problems, 1, true);
   if (!docs) return std::nullopt;
   return docs->front();
 }
 
-std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems) {
-  std::optional<std::vector<YAML::Node>> docs = load_documents(text, problems, 1);
+std::optional<Node> load_single_document(const std::string& text, Problems& problems) {
+  std::optional<std::vector<Node>> docs = load_documents(text, problems, 1);
   if (!docs) return std::nullopt;
   return docs->front();
 }

@@ -1,11 +1,9 @@
-// The YAML adapter's field reader: typed, position-aware reads of yaml-cpp nodes for every YAML
+// The YAML adapter's field reader: typed, position-aware reads of YAML nodes for every YAML
 // file burst reads (the spec, config.yaml, burstd.yaml, gpus.yaml, prices.yaml). Every reader
 // reports its own problems ("file:line:col: field.path: message") and returns nullopt, so a parser
-// can carry on and report every problem in one pass. Only src/yaml/ includes yaml-cpp; the modules
-// that read YAML include this header (tools/layering.cmake).
+// can carry on and report every problem in one pass. Only src/yaml/ includes libyaml; the modules
+// that read YAML include this header and yaml_node.h (tools/layering.cmake).
 #pragma once
-
-#include <yaml-cpp/yaml.h>
 
 #include <map>
 #include <optional>
@@ -16,6 +14,7 @@
 
 #include "burst/result.h"
 #include "burst/spec.h"
+#include "yaml/yaml_node.h"
 
 namespace burst::yaml {
 
@@ -46,51 +45,50 @@ class Problems {
 };
 
 // The node's position, 1-based.
-SourcePos pos_of(const YAML::Node& node);
+SourcePos pos_of(const Node& node);
 
 // The text's single YAML document, or nullopt after reporting why there is none (a syntax error,
 // an empty file). A second document is reported but the first is still returned.
-std::optional<YAML::Node> load_single_document(const std::string& text, Problems& problems);
+std::optional<Node> load_single_document(const std::string& text, Problems& problems);
 
 // Like load_single_document, but an empty text (or one of comments only) is a null node, not a
 // problem: for files whose every field is optional (config.yaml, burstd.yaml).
-std::optional<YAML::Node> load_optional_document(const std::string& text, Problems& problems);
+std::optional<Node> load_optional_document(const std::string& text, Problems& problems);
 
 // Every YAML document of the text (at most `max_documents`; more is a problem), or nullopt after
 // reporting a syntax error or an empty file.
-std::optional<std::vector<YAML::Node>> load_documents(const std::string& text, Problems& problems,
-                                                      size_t max_documents);
+std::optional<std::vector<Node>> load_documents(const std::string& text, Problems& problems,
+                                                size_t max_documents);
 
 // "a string", "a list", "a mapping" or "nothing", for "expected X, got Y".
-std::string kind_of(const YAML::Node& node);
+std::string kind_of(const Node& node);
 
 // A mapping key's text, or "(a list)" for a key that is not a scalar.
-std::string key_name(const YAML::Node& key);
+std::string key_name(const Node& key);
 
 // Each reader checks one value and reports why it is unusable. `path` names the field.
-std::optional<std::string> read_string(const YAML::Node& node, const std::string& path,
+std::optional<std::string> read_string(const Node& node, const std::string& path,
                                        Problems& problems);
-std::optional<long> read_integer(const YAML::Node& node, const std::string& path, long min,
-                                 long max, Problems& problems);
-std::optional<double> read_positive_number(const YAML::Node& node, const std::string& path,
+std::optional<long> read_integer(const Node& node, const std::string& path, long min, long max,
+                                 Problems& problems);
+std::optional<double> read_positive_number(const Node& node, const std::string& path,
                                            Problems& problems);
 // A number that may be 0: "must not be negative" below it.
-std::optional<double> read_non_negative_number(const YAML::Node& node, const std::string& path,
+std::optional<double> read_non_negative_number(const Node& node, const std::string& path,
                                                Problems& problems);
-std::optional<bool> read_bool(const YAML::Node& node, const std::string& path, Problems& problems);
+std::optional<bool> read_bool(const Node& node, const std::string& path, Problems& problems);
 // Seconds: a YAML number, or a string such as "90s" or "1h30m" (util/duration.h). Greater than 0
 // unless `zero` allows 0.
 enum class Zero { kRejected, kAllowed };
-std::optional<double> read_duration(const YAML::Node& node, const std::string& path,
-                                    Problems& problems, Zero zero = Zero::kRejected);
-std::optional<std::string> read_one_of(const YAML::Node& node, const std::string& path,
+std::optional<double> read_duration(const Node& node, const std::string& path, Problems& problems,
+                                    Zero zero = Zero::kRejected);
+std::optional<std::string> read_one_of(const Node& node, const std::string& path,
                                        std::span<const std::string_view> allowed,
                                        Problems& problems);
-std::optional<std::vector<std::string>> read_string_list(const YAML::Node& node,
-                                                         const std::string& path,
+std::optional<std::vector<std::string>> read_string_list(const Node& node, const std::string& path,
                                                          Problems& problems);
 // A shell script: a string, or a list of strings joined with "\n".
-std::optional<std::string> read_script(const YAML::Node& node, const std::string& path,
+std::optional<std::string> read_script(const Node& node, const std::string& path,
                                        Problems& problems);
 
 enum class Need { kOptional, kRequired };
@@ -104,7 +102,7 @@ enum class Unknown { kSuggest, kSuggestOrList };
 class Fields {
  public:
   // An empty `path` means the top level, whose missing fields are reported at 1:1.
-  Fields(const YAML::Node& node, std::string path, std::span<const std::string_view> known,
+  Fields(const Node& node, std::string path, std::span<const std::string_view> known,
          Problems& problems, Unknown unknown = Unknown::kSuggest);
 
   bool ok() const { return ok_; }
@@ -113,7 +111,7 @@ class Fields {
   std::string path_of(std::string_view key) const;
 
   // The value of `key`; nullopt when absent or null, after reporting it if required.
-  std::optional<YAML::Node> get(std::string_view key, Need need = Need::kOptional);
+  std::optional<Node> get(std::string_view key, Need need = Need::kOptional);
 
   std::optional<std::string> string(std::string_view key, Need need = Need::kOptional);
   std::optional<long> integer(std::string_view key, long min, long max);
@@ -129,11 +127,11 @@ class Fields {
 
  private:
   struct Entry {
-    YAML::Node key;
-    YAML::Node value;
+    Node key;
+    Node value;
   };
-  void check_key(const YAML::Node& key, const YAML::Node& value,
-                 std::span<const std::string_view> known, Unknown unknown);
+  void check_key(const Node& key, const Node& value, std::span<const std::string_view> known,
+                 Unknown unknown);
 
   std::string path_;
   Problems& problems_;

@@ -1,4 +1,4 @@
-// Fuzzes the SkyPilot task reader (src/spec/skypilot_*, yaml-cpp underneath) with arbitrary
+// Fuzzes the SkyPilot task reader (src/spec/skypilot_*, libyaml underneath) with arbitrary
 // text, forced to the SkyPilot format, then `burst convert`'s writer on what it accepts.
 // Contract: any input yields a spec or a list of errors; nothing throws, crashes or hangs; a
 // failure always says why; an accepted spec converts to a burst spec that reads back.

@@ -1,4 +1,4 @@
-// Fuzzes the pipeline spec parser (src/spec, yaml-cpp underneath) with arbitrary YAML text.
+// Fuzzes the pipeline spec parser (src/spec, libyaml underneath) with arbitrary YAML text.
 // Contract: any input yields a spec or a list of errors; nothing throws, crashes or hangs, and a
 // failure always says why.
 #include <cstddef>

@@ -429,8 +429,10 @@ TEST(SpecParser, ScheduleOptions) {
 }
 
 TEST(SpecErrors, YamlSyntaxError) {
+  // libyaml's words, and where the unclosed list starts.
   EXPECT_EQ(errors_of("name: x\nrun: [echo hi\nimage: y\n"),
-            Lines{"p.yaml:3:6: YAML syntax error: end of sequence flow not found"});
+            Lines{"p.yaml:3:6: YAML syntax error: did not find expected ',' or ']' (while parsing "
+                  "a flow sequence at 2:6)"});
 }
 
 TEST(SpecErrors, TopLevelNotAMapping) {

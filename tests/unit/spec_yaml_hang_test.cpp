@@ -1,6 +1,6 @@
-// yaml-cpp 0.7 leaves a ',' token outside a flow collection unconsumed, so loading every document
-// of such a spec looped forever and `burst validate` hung (found by tests/fuzz/spec_fuzz.cpp).
-// It is now a syntax error at the comma.
+// yaml-cpp 0.7 (burst's YAML library before libyaml) left a ',' token outside a flow collection
+// unconsumed, so loading every document of such a spec looped forever and `burst validate` hung
+// (found by tests/fuzz/spec_fuzz.cpp). It is a syntax error at the comma, with libyaml too.
 #include <gtest/gtest.h>
 
 #include <string>
