@@ -153,6 +153,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   ci.max_workers = spec.resources.max_workers
                        ? std::min(*spec.resources.max_workers, in.max_workers)
                        : in.max_workers;
+  ci.split_here = spec.resources.max_workers.has_value();
   ci.boot_s = in.boot_s;
   std::vector<Candidate> candidates = price_candidates(spec, offers, ci);
 

@@ -32,7 +32,7 @@ workload:
   items_file: items.txt
   reference: {gpu: local, runtime: 2000s}
 resources: {max_workers: 4}
-budget: {deadline: 15m}
+budget: {deadline: 10m}
 run: |
   cp "$BURST_ITEMS_FILE" "done-$BURST_WORKER_INDEX.txt"
   echo "worker $BURST_WORKER_INDEX of $BURST_WORKER_COUNT: $(wc -l < "$BURST_ITEMS_FILE") items"
