@@ -6,9 +6,11 @@
 // the job's state and error, and the report's worker rows.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +40,8 @@ class QuietConsole : public Console {
   void remote_err(const std::string& l) override { add(l); }
   void progress(const std::string&) override {}
   bool confirm(const std::string&) override { return false; }
+  // Called with each line, on the thread that printed it (set before the job starts).
+  std::function<void(const std::string&)> on_line;
   bool saw(const std::string& needle) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& l : lines_)
@@ -47,6 +51,7 @@ class QuietConsole : public Console {
 
  private:
   void add(const std::string& t) {
+    if (on_line) on_line(t);
     std::lock_guard<std::mutex> lock(mu_);
     lines_.push_back(t);
   }
@@ -122,7 +127,13 @@ class WorkerFleetTest : public ::testing::Test {
     facts.workers = workers;
     facts.split_items = static_cast<long>(items_.size());
     in.facts_json = report_facts_to_json(facts);
-    JobDeps deps{*store_, clock_, *pods_, provider_, console_, config_, [] { return 0; }};
+    JobDeps deps{*store_,
+                 clock_,
+                 *pods_,
+                 provider_,
+                 console_,
+                 config_,
+                 [this] { return interrupts_.load(); }};
     return JobRunner(deps, in).run();
   }
 
@@ -175,6 +186,7 @@ class WorkerFleetTest : public ::testing::Test {
   PipelineSpec spec_;
   Offer offer_;
   std::vector<std::string> items_;
+  std::atomic<int> interrupts_{0};
 };
 
 TEST(WorkerShards, ContiguousShardsHoldEveryItemOnceAndDifferByAtMostOne) {
@@ -266,6 +278,21 @@ TEST_F(WorkerFleetTest, WithNoRetriesAFailedWorkerFailsTheJobAndLeavesNoPod) {
   EXPECT_EQ(r.state, JobState::kFailed);
   EXPECT_EQ(r.error, "w1: run: exited with status 3");
   EXPECT_EQ(creates(), 3);
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(WorkerFleetTest, CtrlCStopsEveryWorkerAndDeletesEveryPod) {
+  spec_.run = "sleep 30\n" + spec_.run;
+  std::atomic<int> running{0};
+  console_.on_line = [&](const std::string& line) {  // Ctrl-C once all three run
+    if (line.find("==> run") != std::string::npos && ++running == 3) interrupts_ = 1;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  JobResult r = run(3);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(r.state, JobState::kInterrupted) << r.error;
+  EXPECT_NE(r.error.find("stopped: Ctrl-C or SIGTERM"), std::string::npos) << r.error;
+  EXPECT_EQ(creates(), 3) << "a stop is never retried";
   expect_every_pod_deleted_and_verified();
 }
 
