@@ -111,7 +111,7 @@ class WorkerFleetTest : public ::testing::Test {
     offer_.price_source = "offline table";  // not re-checked against live offers
   }
 
-  JobResult run(int workers) {
+  JobResult run(int workers, bool reattach = false) {
     auto code = scan_code_dir(spec_.code);
     EXPECT_TRUE(code.ok()) << code.error().message;
     JobInput in;
@@ -123,6 +123,7 @@ class WorkerFleetTest : public ::testing::Test {
     in.ssh_public_key = "ssh-ed25519 AAAA test";
     in.has_items_file = true;
     in.items = items_;
+    in.reattach = reattach;
     ReportFacts facts;  // as app/run_job.cpp records them
     facts.workers = workers;
     facts.split_items = static_cast<long>(items_.size());
@@ -293,6 +294,32 @@ TEST_F(WorkerFleetTest, CtrlCStopsEveryWorkerAndDeletesEveryPod) {
   EXPECT_EQ(r.state, JobState::kInterrupted) << r.error;
   EXPECT_NE(r.error.find("stopped: Ctrl-C or SIGTERM"), std::string::npos) << r.error;
   EXPECT_EQ(creates(), 3) << "a stop is never retried";
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(WorkerFleetTest, AWideJobIsNotReattachedAfterARestartItsPodsAreDeleted) {
+  // As burstd finds it after a restart: the job running, two workers' pods alive.
+  JobRecord job;
+  job.id = kJob;
+  job.pipeline = "wide";
+  job.state = JobState::kRunning;
+  job.phase = "run";
+  ASSERT_TRUE(store_->create_job(job).ok());
+  for (const char* role : {"gpu0", "gpu1"}) {
+    Pod pod = provider_.add_existing(pod_name(kJob, role));
+    PodRecord rec;
+    rec.job_id = kJob;
+    rec.provider = provider_.name();
+    rec.role = "gpu";
+    rec.name = pod.name;
+    rec.pod_id = pod.id;
+    rec.state = PodRecordState::kAlive;
+    ASSERT_TRUE(store_->add_pod(rec).ok());
+  }
+  JobResult r = run(2, /*reattach=*/true);
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_NE(r.error.find("cannot reattach to a job of 2 workers"), std::string::npos) << r.error;
+  EXPECT_EQ(creates(), 0);
   expect_every_pod_deleted_and_verified();
 }
 
