@@ -169,6 +169,20 @@ TEST(PlanWidth, AWidePlanWithAnUploadHandsOffOnThisMachineOnce) {
   EXPECT_NE(plan->handoff->why.find("4 workers"), std::string::npos) << plan->handoff->why;
 }
 
+TEST(PlanWidth, TheLocalCloudSplitsOnlyWhenTheSpecAsksForWorkers) {
+  PipelineSpec spec = items_spec(2000, 1);
+  spec.workload.reference->gpu = "local";
+  spec.budget.deadline_seconds = 600;
+  PlanInput in;
+  in.providers = {"local"};
+  in.gpu_offers = {offer("local", "local", 0)};
+  EXPECT_FALSE(make_plan(spec, in).ok()) << "its pods share this machine: one worker by default";
+  spec.resources.max_workers = 4;
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->estimate.workers, 4);
+}
+
 TEST(PlanBilling, EachProviderRoundsBilledTimeToItsPublishedUnit) {
   EXPECT_EQ(billing_rule("runpod").unit, "second");
   EXPECT_EQ(billing_rule("vast").unit, "second");
