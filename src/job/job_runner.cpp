@@ -124,8 +124,8 @@ JobResult JobRunner::run() {
     phase = Phase::kDeleteGpu;  // no reattaching to k pods: delete them all, the job fails
     run_open = false;
     facts.job_failed = true;
-    phases.fail("cannot reattach to a job of " + std::to_string(in_.plan.estimate.workers) +
-                " workers after a restart; its pods were deleted");
+    phases.fail(
+        "cannot reattach to a job of several workers after a restart; its pods were deleted");
   }
   std::mutex job_mu;  // the job row, from the fleet's threads
   while (phase != Phase::kDone) {
