@@ -58,6 +58,10 @@ struct Workload {
   std::optional<bool> gradient_checkpointing;  // llm-training; default on for lora/qlora
   std::optional<long> lora_rank;               // lora/qlora adapter rank; default 16
   std::optional<WorkloadReference> reference;
+  // One item per line, relative to code.dir: each worker gets its shard on its pod
+  // ($BURST_ITEMS_FILE). "" when unset.
+  std::string items_file;
+  SourcePos items_file_pos;
 };
 
 struct Resources {
@@ -67,6 +71,10 @@ struct Resources {
   std::optional<double> min_vram_gb;
   std::optional<double> max_usd_per_hour;
   bool spot = false;
+  // Widest split `burst plan` and `burst run` consider (GPU pods per job); unset: the plan's
+  // choice, up to the planner's own limit.
+  std::optional<int> max_workers;
+  int worker_retries = 1;  // a failed worker's shard runs again on a new pod this many times
 };
 
 struct VolumeSpec {

@@ -1,5 +1,6 @@
 #include "app/prepare_job.h"
 
+#include "app/items_file.h"
 #include "app/offers.h"
 #include "app/plan_with_history.h"
 
@@ -43,7 +44,14 @@ Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& pro
                ? sources.error()
                : make_error(ErrorCode::kInvalid, sources.error().message);
   PlanInput& input = sources->input;
-  input.max_workers = 1;  // the runner drives one GPU pod; `burst plan` shows wider splits
+  auto items = read_items_file(spec);
+  if (!items.ok()) return items.error();
+  job.items = std::move(*items);
+  if (!spec.workload.items_file.empty() && spec.workload.items &&
+      *spec.workload.items != static_cast<long>(job.items.size()))
+    job.warnings.push_back("workload.items is " + std::to_string(*spec.workload.items) + " but " +
+                           spec.workload.items_file + " holds " + std::to_string(job.items.size()) +
+                           " items; the plan priced workload.items");
   if (!spec.code.dir.empty()) {
     auto scanned = scan_code_dir(spec.code);
     if (!scanned.ok())

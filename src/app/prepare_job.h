@@ -22,6 +22,7 @@ struct PreparedJob {
   std::map<std::string, std::string> secrets;                  // name -> value
   std::map<std::string, std::unique_ptr<Provider>> providers;  // the ones that can run a job
   std::vector<std::string> warnings;                           // e.g. a secret too short to redact
+  std::vector<std::string> items;  // workload.items_file's lines (app/items_file.h); else empty
   Provider& gpu_provider() { return *providers.at(plan.gpu.provider); }
 };
 

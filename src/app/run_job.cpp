@@ -15,9 +15,13 @@ RunJobOutcome run_job(const RunJobDeps& d, const PipelineSpec& spec, PreparedJob
   in.code = std::move(job.code);
   in.secrets = job.secrets;
   in.ssh_public_key = request.ssh_public_key;
-  in.facts_json = report_facts_to_json(report_facts_from_plan(spec, job.plan));
+  ReportFacts facts = report_facts_from_plan(spec, job.plan);
+  if (!spec.workload.items_file.empty()) facts.split_items = static_cast<long>(job.items.size());
+  in.facts_json = report_facts_to_json(facts);
   in.reattach = request.reattach;
   in.reattach_why = request.reattach_why;
+  in.has_items_file = !spec.workload.items_file.empty();
+  in.items = std::move(job.items);
   JobDeps deps{d.store,   d.clock,  d.connector, job.gpu_provider(),
                d.console, d.config, d.interrupts};
   deps.extra_caps = d.extra_caps;

@@ -8,6 +8,7 @@
 #include "job/offer_recheck.h"
 #include "job/pod_lifecycle.h"
 #include "job/volume_binding.h"
+#include "plan/worker_shards.h"
 #include "sync/artefact_pull.h"
 #include "sync/transfer_progress.h"
 #include "util/terminal_text.h"
@@ -51,6 +52,7 @@ JobPhases::JobPhases(JobDeps& deps, JobInput& input, Redactor& redact)
   log_.open(d_.config.logs_dir + "/" + in_.job_id + ".log", std::ios::app);
   if (in_.spec.budget.max_usd) caps_.push_back({*in_.spec.budget.max_usd, "budget.max_usd"});
   caps_.insert(caps_.end(), d_.extra_caps.begin(), d_.extra_caps.end());
+  if (wide()) tag_ = "[w" + std::to_string(in_.worker.index) + "] ";
 }
 
 JobPhases::~JobPhases() {
@@ -71,7 +73,7 @@ void JobPhases::drop_session(PodHandle& pod) {
 }
 
 void JobPhases::say(const std::string& text) {
-  std::string clean = terminal_safe(redact_(text));  // errors may quote what a pod said
+  std::string clean = tag_ + terminal_safe(redact_(text));  // errors may quote what a pod said
   d_.console.line(clean);
   log_ << format_utc(d_.clock.now()) << " " << clean << "\n" << std::flush;
 }
@@ -90,6 +92,10 @@ Outcome JobPhases::failed(const Error& error, const std::string& what, std::stri
                                                                    : ErrorCode::kTimeout;
   } else if (e.code == ErrorCode::kTimeout && e.message.rfind("no bytes from the pod", 0) == 0) {
     e.message = "stopped: " + e.message;  // the no-progress timeout (libssh adapter)
+  } else if (e.code == ErrorCode::kInterrupted && fleet_stop_ && !fleet_stop_().empty()) {
+    // A worker stopped with its fleet: a stop request, a deadline, or another worker's failure.
+    e.message = fleet_stop_();
+    if (e.message != "stopped: " + d_.stop_source) e.code = ErrorCode::kRemoteFailed;
   } else if (e.code == ErrorCode::kInterrupted && d_.interrupts() > 0) {
     e.message = "stopped: " + d_.stop_source;  // a step saw the stop request before the watchdog
   }
@@ -102,7 +108,8 @@ Outcome JobPhases::failed(const Error& error, const std::string& what, std::stri
 }
 
 void JobPhases::remote_line(bool is_err, const std::string& line) {
-  std::string clean = terminal_safe(redact_(line));  // no pod's escape sequence reaches a terminal
+  std::string clean =
+      tag_ + terminal_safe(redact_(line));  // no pod's escape sequence reaches a terminal
   if (is_err)
     d_.console.remote_err(clean);
   else
@@ -117,6 +124,7 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
       char usd[32];
       std::snprintf(usd, sizeof usd, "$%.4f", p.estimate.usd);
       *detail = p.gpu.provider + " " + p.gpu.gpu_type + ", estimate " + usd;
+      if (p.estimate.workers > 1) *detail += ", " + std::to_string(p.estimate.workers) + " workers";
       if (p.handoff && in_.spec.upload) {
         *detail += "; hand-off: " + p.handoff->why;
         say("hand-off: " + p.handoff->why);
@@ -165,6 +173,9 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
 }
 
 Outcome JobPhases::provision(std::string* detail) {
+  // Workers bind the one volume in turn: the first creates it, the others find it.
+  std::unique_lock<std::mutex> one_at_a_time;
+  if (provision_mu_) one_at_a_time = std::unique_lock<std::mutex>(*provision_mu_);
   std::string recheck;  // job/offer_recheck.h: the chosen offer may have gone since planning
   if (Status st = recheck_chosen_offer(d_.provider, &in_.plan, &recheck); !st.ok())
     return failed(st.error(), "re-check offer", detail);
@@ -173,6 +184,7 @@ Outcome JobPhases::provision(std::string* detail) {
   // Not retried here: the driver's API call retries what is safe (http/api_call.h).
   auto volume =
       bind_volume(d_.store, d_.provider, d_.clock, v.name, v.size_gb, in_.plan.gpu.region);
+  if (one_at_a_time.owns_lock()) one_at_a_time.unlock();
   if (!volume.ok()) return failed(volume.error(), "volume " + v.name, detail);
   if (!volume->note.empty()) say("volume " + v.name + ": " + volume->note);
   volume_id_ = volume->id;
@@ -188,7 +200,9 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   auto installation = d_.store.installation_id();
   if (!installation.ok()) return failed(installation.error(), "create pod", detail);
   PodRequest req;
-  req.name = pod_name(*installation, in_.job_id, gpu ? "gpu" : "cpu");
+  const std::string role =
+      gpu ? worker_pod_role(in_.worker.index, in_.worker.count, in_.worker.attempt) : "cpu";
+  req.name = pod_name(*installation, in_.job_id, role);
   req.job_id = in_.job_id;
   req.gpu = gpu;
   req.gpu_type = offer.gpu_type;
@@ -267,7 +281,16 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   env["BURST_JOB_ID"] = in_.job_id;
   env["BURST_PIPELINE"] = in_.spec.name;
   env["BURST_WORKDIR"] = workdir_;
+  env["BURST_WORKER_INDEX"] = std::to_string(in_.worker.index);
+  env["BURST_WORKER_COUNT"] = std::to_string(in_.worker.count);
+  const std::string items_path = pod.paths.pod_dir + "/items.txt";
+  if (in_.has_items_file) env["BURST_ITEMS_FILE"] = items_path;
   Status st = pod.session->mkdirs(workdir_, 0755);
+  if (st.ok() && in_.has_items_file) {  // this worker's shard, one item a line
+    std::string text;
+    for (const std::string& item : in_.items) text += item + "\n";
+    st = pod.session->write_file(items_path, text, 0644);
+  }
   if (st.ok() && pod.container) {
     auto text = docker_env_file(env);  // over SFTP, 0600: no value on a command line
     st = text.ok() ? pod.session->write_file(pod.container->env_file, *text, 0600) : text.error();
@@ -345,7 +368,9 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
     say("continuing the run step's output from byte " + std::to_string(from.out) +
         " (stdout) and " + std::to_string(from.err) + " (stderr)");
   }
-  if (name == "run" && watchdog_) watchdog_->set_runtime_limit(start, max_seconds);
+  // A fleet's runtime limit runs from its first worker's run step (job/worker_fleet.h).
+  if (name == "run" && watchdog_ && !wide()) watchdog_->set_runtime_limit(start, max_seconds);
+  if (name == "run" && watchdog_ && wide()) watchdog_->start_runtime_limit(start, max_seconds);
   // Fresh artefacts only (issue 21): the pod's clock as this job's first step starts; the pull
   // takes only files modified since (sync/artefact_pull.h). Unknown (0): no filter.
   if (!reattach && &pod == &gpu_ && artefacts_since_ == 0 && !in_.spec.artefacts.empty())
@@ -384,6 +409,7 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
       moving();
       stop_step(*pod.session, pod.paths, name, pod.container ? &*pod.container : nullptr);
     }
+    stopped_by_deadline_ = over_time || !over_budget.empty();
     if (over_time) {
       return failed(make_error(ErrorCode::kTimeout,
                                "exceeded budget.max_runtime (" +
@@ -413,12 +439,17 @@ std::string JobPhases::budget_exceeded() const {
   std::vector<PodRecord> pods;
   for (const PodHandle* p : {&gpu_, &cpu_})
     if (p->record.row_id != 0) pods.push_back(p->record);
+  if (wide()) {  // the job's budget: every worker's pods, retried ones included
+    auto all = d_.store.pods_of_job(in_.job_id);
+    if (all.ok()) pods = std::move(*all);
+  }
   return budget_stop_reason(pods, billing_clock_.now(d_.clock.now()), caps_,
                             traits_of(in_.plan.gpu).billing);
 }
 
 std::string JobPhases::offsets_path(const std::string& step) const {
-  return d_.config.logs_dir + "/" + in_.job_id + "." + step + ".offsets";
+  const std::string worker = wide() ? ".w" + std::to_string(in_.worker.index) : "";
+  return d_.config.logs_dir + "/" + in_.job_id + worker + "." + step + ".offsets";
 }
 
 StepOffsets JobPhases::load_offsets(const std::string& step) const {
@@ -520,7 +551,7 @@ Outcome JobPhases::pull(std::string* detail) {
 Outcome JobPhases::delete_pod(PodHandle& pod, std::string* detail) {
   // The deletion goes through the provider's API only, never over SSH: a pod that stopped
   // answering is deleted the same way as a healthy one.
-  if (&pod == &gpu_ && watchdog_) watchdog_->clear_runtime_limit();
+  if (&pod == &gpu_ && watchdog_ && !wide()) watchdog_->clear_runtime_limit();
   if (!pod.needs_delete()) return Outcome::kSkipped;
   drop_session(pod);  // close SSH before the sshd goes away
   say("deleting " + pod.record.role + " pod " + pod.record.pod_id);

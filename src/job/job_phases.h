@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,18 @@ class JobPhases {
   // The job's deadlines (job/job_watchdog.h): sessions are attached to it while they live, the
   // run step sets its runtime limit, and a failure caused by its abort names the deadline.
   void set_watchdog(JobWatchdog* watchdog) { watchdog_ = watchdog; }
+  // One worker of several (JobInput::worker.count > 1, job/worker_fleet.h): `stop_reason` says
+  // why the fleet stops ("" while it runs on), `provision_mu` serialises the volume binding.
+  // Then the budget counts every pod of the job, the watchdog's runtime limit is the fleet's,
+  // and every line is prefixed "[w<i>] ".
+  void set_fleet(std::function<std::string()> stop_reason, std::mutex* provision_mu) {
+    fleet_stop_ = std::move(stop_reason);
+    provision_mu_ = provision_mu;
+  }
+  // The run step was stopped by budget.max_runtime or a money cap (not retried).
+  bool stopped_by_deadline() const { return stopped_by_deadline_; }
+  // The GPU pod's row exists and was not confirmed deleted.
+  bool gpu_pod_left() const { return gpu_.needs_delete(); }
 
   // Runs one phase. `detail` gets a short redacted note for the phase's row; a failure's reason
   // also becomes the job's error (the first one wins).
@@ -89,6 +102,11 @@ class JobPhases {
   std::vector<BudgetCap> caps_;         // budget.max_usd and the extra caps from JobDeps
   mutable BillingClock billing_clock_;  // the budget check's time: never runs backwards
   JobWatchdog* watchdog_ = nullptr;
+  bool wide() const { return in_.worker.count > 1; }
+  std::string tag_;  // "[w2] " for a worker of several, else ""
+  std::function<std::string()> fleet_stop_;
+  std::mutex* provision_mu_ = nullptr;
+  bool stopped_by_deadline_ = false;
 
  public:
   const std::vector<BudgetCap>& caps() const { return caps_; }

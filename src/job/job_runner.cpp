@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <mutex>
 #include <random>
 
 #include "job/job_phases.h"
+#include "job/worker_fleet.h"
+#include "plan/worker_shards.h"
 #include "util/proc_start.h"
 
 namespace burst {
@@ -28,6 +31,17 @@ namespace {
 int64_t now_ms(Clock& c) { return to_unix_ms(c.now()); }
 
 }  // namespace
+
+// Whether the job in the store ran on several workers (its GPU pods' names carry an index).
+bool JobRunner::had_workers(const std::string& job_id) {
+  auto pods = d_.store.pods_of_job(job_id);
+  if (!pods.ok()) return false;
+  for (const PodRecord& p : *pods) {
+    auto parts = parse_pod_name(p.name);
+    if (parts && worker_of_role(parts->role)) return true;
+  }
+  return false;
+}
 
 JobResult JobRunner::run() {
   JobRecord job;
@@ -85,7 +99,10 @@ JobResult JobRunner::run() {
   bool interrupted = false;
   Phase phase = Phase::kPlan;
   bool run_open = false;  // reattach: the run phase's row is still open from before the restart
-  if (in_.reattach) {
+  // A wide job (several workers): the GPU phases run on the fleet (job/worker_fleet.h); the job's
+  // own rows are the plan before it and the hand-off and report after it.
+  const bool wide = in_.plan.estimate.workers > 1 || (in_.reattach && had_workers(job.id));
+  if (in_.reattach && !wide) {
     phase = Phase::kRun;
     run_open = true;
     (void)d_.store.begin_phase(job.id, Phase::kReattach, now_ms(d_.clock));
@@ -102,7 +119,39 @@ JobResult JobRunner::run() {
                              outcome == Outcome::kOk ? Outcome::kOk : Outcome::kFailed,
                              redact_(detail));
   }
+  if (wide) facts.handoff = Handoff::kLocal;  // the upload runs once, after every worker's pull
+  if (wide && in_.reattach) {
+    phase = Phase::kDeleteGpu;  // no reattaching to k pods: delete them all, the job fails
+    run_open = false;
+    facts.job_failed = true;
+    phases.fail(
+        "cannot reattach to a job of several workers after a restart; its pods were deleted");
+  }
+  std::mutex job_mu;  // the job row, from the fleet's threads
   while (phase != Phase::kDone) {
+    if (wide && (phase == Phase::kProvision || phase == Phase::kDeleteGpu)) {
+      Outcome outcome = Outcome::kOk;
+      if (phase == Phase::kProvision) {
+        FleetResult fleet = run_fleet(d_, in_, redact_, watchdog, [&](Phase p) {
+          std::lock_guard<std::mutex> lock(job_mu);
+          job.phase = to_string(p);
+          (void)d_.store.update_job(job);
+        });
+        if (fleet.failed) facts.job_failed = true;
+        if (fleet.interrupted) interrupted = true;
+        if (!fleet.error.empty()) phases.fail(fleet.error);
+      }
+      // Whatever the workers did, no pod of theirs outlives this (a second look, by the store).
+      if (Status st = delete_job_pods(d_, job.id); !st.ok()) {
+        facts.job_failed = true;
+        phases.fail(st.error().message);
+        outcome = Outcome::kFailed;
+      }
+      job.error = phases.error();
+      (void)d_.store.update_job(job);
+      phase = next_phase(Phase::kDeleteGpu, outcome, facts);
+      continue;
+    }
     const std::string name = to_string(phase);
     if (phase == Phase::kReport) {
       const bool stopped = interrupted || d_.interrupts() > 0;

@@ -46,6 +46,13 @@ struct JobDeps {
   FaultObserver* faults = nullptr;
 };
 
+// Which of a job's workers (GPU pods splitting the items, job/worker_fleet.h) a runner drives.
+struct WorkerSlot {
+  int index = 0;    // $BURST_WORKER_INDEX
+  int count = 1;    // $BURST_WORKER_COUNT; 1: the job's only GPU pod, as always
+  int attempt = 0;  // 0, then 1.. for each retry of the shard on a new pod
+};
+
 struct JobInput {
   std::string job_id;
   PipelineSpec spec;
@@ -62,6 +69,11 @@ struct JobInput {
   // cannot be reached fails the job through the delete.
   bool reattach = false;
   std::string reattach_why = {};  // recorded in the reattach phase, e.g. "burstd pid 42 stopped"
+  // workload.items_file's lines (app/items_file.h); a worker's input holds its shard. Written to
+  // <pod dir>/items.txt on the pod ($BURST_ITEMS_FILE) when has_items_file.
+  bool has_items_file = false;
+  std::vector<std::string> items = {};
+  WorkerSlot worker = {};
 };
 
 // What the runner returns: the job's end state. Its reports, calibration sample and notification
@@ -80,6 +92,7 @@ class JobRunner {
  private:
   struct LivePod;
   class Phases;
+  bool had_workers(const std::string& job_id);
   JobDeps d_;
   JobInput in_;
   Redactor redact_;

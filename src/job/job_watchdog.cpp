@@ -44,6 +44,13 @@ void JobWatchdog::set_runtime_limit(TimePoint run_start, double max_seconds) {
   max_seconds_ = max_seconds;
 }
 
+void JobWatchdog::start_runtime_limit(TimePoint run_start, double max_seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (max_seconds_ > 0 || max_seconds <= 0) return;
+  run_start_ = run_start;
+  max_seconds_ = max_seconds;
+}
+
 void JobWatchdog::clear_runtime_limit() {
   std::lock_guard<std::mutex> lock(mu_);
   max_seconds_ = 0;

@@ -47,6 +47,9 @@ class JobWatchdog {
   // From the job thread.
   void set_runtime_limit(TimePoint run_start, double max_seconds);  // max_seconds 0: none
   void clear_runtime_limit();
+  // As set_runtime_limit, unless a limit is set already: a fleet's first worker to start its run
+  // step starts the job's limit (job/worker_fleet.h).
+  void start_runtime_limit(TimePoint run_start, double max_seconds);
   void progress();  // the job thread is moving: bytes arrived, or its poll loop ran
   // A session to abort when the job is stuck. Detach before destroying it.
   void attach(RemoteSession* session);

@@ -161,12 +161,12 @@ struct Limits {
 // The price-free curve for k = 1..N workers, skipping a k whose share equals k-1's (same time,
 // one more cold start: never better).
 std::vector<WidthShape> shape_curve(const Workload& w, const Modelled* m, const Limits& lim,
-                                    int max_workers, const ProviderTraits& provider,
-                                    const CandidateShape& c) {
+                                    int max_workers, bool split_here,
+                                    const ProviderTraits& provider, const CandidateShape& c) {
   std::vector<WidthShape> out;
   const BillingRule& rule = provider.billing;
-  const bool splittable =
-      w.items && *w.items > 1 && w.kind != "llm-training" && c.run_s > 0 && !provider.runs_here;
+  const bool splittable = w.items && *w.items > 1 && w.kind != "llm-training" && c.run_s > 0 &&
+                          (!provider.runs_here || split_here);
   const long items = splittable ? *w.items : 1;
   const int n = splittable ? static_cast<int>(std::min<long>(items, std::max(1, max_workers))) : 1;
   long last_share = -1;
@@ -379,7 +379,8 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
                                                                           : kColdLoadBytesPerSecond)
                                   : cold_start_seconds(traits_of(o), weight_bytes, in.warm_volume);
       c->sync_s = sync_s;
-      c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, traits_of(o), *c);
+      c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, in.split_here,
+                             traits_of(o), *c);
       shape.best_upto = prefix_best(c->curve);
       shape.shape = std::move(c);
     }

@@ -89,6 +89,9 @@ struct CandidateInput {
   long code_bytes = 0;
   bool warm_volume = false;  // a previous job of this pipeline left weights on the volume
   int max_workers = 64;      // widest split considered (1: never go wide)
+  // Whether a provider that runs on this machine (local) may split too: only when the spec asks
+  // (resources.max_workers), since its pods share this machine's CPUs.
+  bool split_here = false;
   // Provisioning + image pull in seconds for every provider, replacing the documented
   // per-provider constants (e.g. a measured value); weights load is still added.
   std::optional<double> boot_s;

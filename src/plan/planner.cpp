@@ -149,7 +149,11 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   ci.history = &in.calibration_history;
   ci.code_bytes = in.code_bytes;
   ci.warm_volume = in.warm_volume;
-  ci.max_workers = in.max_workers;
+  // resources.max_workers caps the split for `burst plan` and `burst run` alike.
+  ci.max_workers = spec.resources.max_workers
+                       ? std::min(*spec.resources.max_workers, in.max_workers)
+                       : in.max_workers;
+  ci.split_here = spec.resources.max_workers.has_value();
   ci.boot_s = in.boot_s;
   std::vector<Candidate> candidates = price_candidates(spec, offers, ci);
 
@@ -176,7 +180,16 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     }
     std::optional<Offer> cpu;
     std::optional<HandoffChoice> handoff;
-    if (spec.upload && !traits_of(c.offer).cpu_pods) {
+    if (spec.upload && c.workers > 1) {
+      // Several workers: the upload runs once, after every worker's artefacts are home
+      // (docs/architecture.md, "Workers"), so on this machine.
+      handoff = choose_handoff({c.offer.usd_per_hour, traits_of(c.offer).billing.increment_s,
+                                c.total_s, kDefaultUploadBytes, !spec.artefacts.empty()});
+      handoff->where = Handoff::kLocal;
+      handoff->why = "local: " + std::to_string(c.workers) +
+                     " workers, so the upload runs once on this machine after every worker's "
+                     "artefacts are pulled";
+    } else if (spec.upload && !traits_of(c.offer).cpu_pods) {
       handoff = choose_handoff({c.offer.usd_per_hour, traits_of(c.offer).billing.increment_s,
                                 c.total_s, kDefaultUploadBytes, !spec.artefacts.empty()});
     } else if (spec.upload) {

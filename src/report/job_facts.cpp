@@ -37,6 +37,8 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
   if (!plan.candidates.empty()) f.bound = plan.candidates.front().bound();
   f.calibration_runs = plan.estimate.calibration_runs;
   f.calibration_factor = plan.estimate.calibration_factor;
+  f.workers = plan.estimate.workers;
+  f.split_items = spec.workload.items.value_or(0);
   if (spec.upload && plan.handoff && plan.handoff->where != Handoff::kCpuPod) {
     f.handoff = to_string(plan.handoff->where);
     f.handoff_why = plan.handoff->why;
@@ -61,6 +63,10 @@ std::string report_facts_to_json(const ReportFacts& f) {
   put(j, "budget_usd", f.budget_usd);
   put(j, "deadline_s", f.deadline_s);
   put(j, "max_runtime_s", f.max_runtime_s);
+  if (f.workers > 1) {
+    j["workers"] = f.workers;
+    j["split_items"] = f.split_items;
+  }
   if (!f.handoff.empty()) {
     j["handoff"] = f.handoff;
     j["handoff_why"] = f.handoff_why;
@@ -92,6 +98,8 @@ ReportFacts report_facts_from_json(const std::string& text) {
   f.calibration_factor = j.number_or("calibration_factor", 1.0);
   f.handoff = j.string_or("handoff", "");
   f.handoff_why = j.string_or("handoff_why", "");
+  f.workers = static_cast<int>(j.number_or("workers", 1.0));
+  f.split_items = static_cast<long>(j.number_or("split_items", 0.0));
   return f;
 }
 

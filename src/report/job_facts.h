@@ -36,6 +36,10 @@ struct ReportFacts {
   // or "local", with the plan's one-line reason and both costs; empty otherwise.
   std::string handoff;
   std::string handoff_why;
+  // The plan's width (job/worker_fleet.h) and the items split across the workers (the items
+  // file's lines, else workload.items; 0 = unknown). Recorded only when workers > 1.
+  int workers = 1;
+  long split_items = 0;
 };
 
 ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan);

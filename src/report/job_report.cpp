@@ -3,6 +3,7 @@
 #include "json/json_value.h"
 #include "plan/billing.h"
 #include "plan/handoff.h"
+#include "plan/worker_shards.h"
 #include "report/recommendations.h"
 
 namespace burst {
@@ -26,6 +27,7 @@ RecordedEstimate parse_estimate(const std::string& text) {
   e.utilization = j.number_or("utilization", 0.0);
   e.run_known = j.bool_or("run_known", false);
   e.basis = j.string_or("basis", "");
+  e.workers = static_cast<int>(j.number_or("workers", 1.0));
   return e;
 }
 
@@ -87,6 +89,53 @@ void read_phases(JobReport& r) {
   r.handoff_why = r.facts.handoff_why;
 }
 
+// The worker index of a phase row's detail "w<i>: ...", or -1.
+int worker_of_detail(const std::string& detail) {
+  if (detail.size() < 3 || detail[0] != 'w') return -1;
+  size_t i = 1;
+  int index = 0;
+  while (i < detail.size() && i < 8 && detail[i] >= '0' && detail[i] <= '9')
+    index = index * 10 + (detail[i++] - '0');
+  return i > 1 && i < detail.size() && detail[i] == ':' ? index : -1;
+}
+
+void read_workers(JobReport& r) {
+  const int k = r.facts.workers;
+  if (k <= 1) return;
+  r.workers.resize(static_cast<size_t>(k));
+  for (int i = 0; i < k; ++i) {
+    WorkerRow& w = r.workers[static_cast<size_t>(i)];
+    w.index = i;
+    const auto n = static_cast<long>(r.facts.split_items);
+    w.items = n * (i + 1) / k - n * i / k;  // the contiguous shards (plan/worker_shards.h)
+  }
+  for (const PodCost& c : r.pods) {
+    auto parts = parse_pod_name(c.pod.name);
+    std::optional<int> i = parts ? worker_of_role(parts->role) : std::nullopt;
+    if (!i || *i >= k) continue;
+    WorkerRow& w = r.workers[static_cast<size_t>(*i)];
+    w.pods.push_back(c.pod.pod_id.empty() ? c.pod.name : c.pod.pod_id);
+    w.billed_s += c.billed_s;
+    w.usd += c.usd;
+  }
+  for (const PhaseRecord& p : r.phases) {
+    const int i = worker_of_detail(p.detail);
+    if (i < 0 || i >= k) continue;
+    WorkerRow& w = r.workers[static_cast<size_t>(i)];
+    const double s = seconds_of(p);
+    if (p.phase == Phase::kProvision || p.phase == Phase::kWaitSsh || p.phase == Phase::kSetup)
+      w.cold_start_s += s;
+    if (p.phase == Phase::kSync) w.sync_s += s;
+    if (p.phase == Phase::kPull) w.pull_s += s;
+    if (p.phase == Phase::kRun) {
+      w.run_s += s;
+      w.outcome = to_string(p.outcome);
+    }
+  }
+  for (WorkerRow& w : r.workers)
+    if (w.billed_s > 0) w.utilization = w.run_s / w.billed_s;
+}
+
 void compare(JobReport& r) {
   if (r.gpu_billed_s > 0) r.utilization = r.compute_s / r.gpu_billed_s;
   for (const TransferRecord& t : r.transfers)
@@ -139,6 +188,7 @@ JobReport assemble_job_report(const JobRecord& job, std::vector<PhaseRecord> pha
   r.estimate_json = job.estimate_json;
   price_pods(r, std::move(pods));
   read_phases(r);
+  read_workers(r);
   const int64_t end = r.job.finished_ms ? r.job.finished_ms : r.as_of_ms;
   r.wall_s = (end - r.job.created_ms) / 1000.0;
   compare(r);

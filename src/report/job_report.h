@@ -33,6 +33,23 @@ struct RecordedEstimate {
   double utilization = 0;
   bool run_known = false;
   std::string basis;
+  int workers = 1;  // the chosen point on the go-wide curve
+};
+
+// One worker of a wide job (job/worker_fleet.h): its pods (a retry adds one), its shard, the times
+// of its phase rows (those whose detail starts "w<i>: "), its cost and utilization.
+struct WorkerRow {
+  int index = 0;
+  std::vector<std::string> pods;  // provider ids, in creation order
+  long items = 0;                 // its shard's size; 0 when the job had no item count
+  double cold_start_s = 0;        // provision + wait-for-ssh + setup
+  double sync_s = 0;
+  double run_s = 0;
+  double pull_s = 0;
+  double billed_s = 0;
+  double usd = 0;
+  std::optional<double> utilization;  // run / billed
+  std::string outcome = "not run";    // of its last run row
 };
 
 struct Recommendation {
@@ -71,6 +88,7 @@ struct JobReport {
   // "local" (empty otherwise), the plan's reason with both estimated costs, and how it went.
   std::string handoff, handoff_why, handoff_outcome;
   std::vector<Recommendation> recommendations;
+  std::vector<WorkerRow> workers;  // empty for a job of one GPU pod
   int64_t as_of_ms = 0;
 };
 

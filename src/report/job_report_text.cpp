@@ -83,6 +83,29 @@ std::string report_json(const JobReport& r) {
     j["handoff"] = {{"where", r.handoff},
                     {"why", r.handoff_why},
                     {"upload", r.handoff_outcome.empty() ? "not run" : r.handoff_outcome}};
+  if (!r.workers.empty()) {
+    json rows = json::array();
+    for (const WorkerRow& w : r.workers) {
+      json pods = json::array();
+      for (const auto& id : w.pods) pods.push_back(id);
+      rows.push_back({{"index", w.index},
+                      {"pods", pods},
+                      {"items", w.items},
+                      {"cold_start_s", w.cold_start_s},
+                      {"sync_s", w.sync_s},
+                      {"run_s", w.run_s},
+                      {"pull_s", w.pull_s},
+                      {"billed_s", w.billed_s},
+                      {"usd", w.usd},
+                      {"utilization", opt(w.utilization)},
+                      {"outcome", w.outcome}});
+    }
+    j["workers"] = rows;
+    // Where the plan sat on the go-wide curve, and how that went.
+    j["curve_point"] = {{"workers", r.estimate.workers},   {"estimated_s", r.estimate.total_s},
+                        {"estimated_usd", r.estimate.usd}, {"actual_wall_s", r.wall_s},
+                        {"actual_usd", r.total_usd},       {"utilization", opt(r.utilization)}};
+  }
   j["estimate"] = estimate_of(r);
   j["actual"] = {{"usd", r.total_usd},
                  {"gpu_usd", r.gpu_usd},
@@ -156,6 +179,24 @@ std::string report_markdown(const JobReport& r) {
       << "Estimate basis: " << r.estimate.basis << "\n\n";
   } else {
     o << "| cost | (no plan) | " << money(r.total_usd) << " | - |\n\n";
+  }
+  if (!r.workers.empty()) {
+    o << "## Workers\n\nThe plan's point on the go-wide curve: " << r.estimate.workers
+      << " workers, estimated " << secs(r.estimate.total_s) << " and " << money(r.estimate.usd)
+      << "; actual " << secs(r.wall_s) << " and " << money(r.total_usd) << ", utilization "
+      << (r.utilization ? fixed(*r.utilization * 100, 0) + "%" : "-") << " overall.\n\n"
+      << "| worker | pods | items | cold start | sync | run | pull | billed | cost | utilization "
+         "| run outcome |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const WorkerRow& w : r.workers) {
+      std::string pods;
+      for (const auto& id : w.pods) pods += (pods.empty() ? "`" : ", `") + id + "`";
+      o << "| w" << w.index << " | " << pods << " | " << w.items << " | " << secs(w.cold_start_s)
+        << " | " << secs(w.sync_s) << " | " << secs(w.run_s) << " | " << secs(w.pull_s) << " | "
+        << secs(w.billed_s) << " | " << money(w.usd) << " | "
+        << (w.utilization ? fixed(*w.utilization * 100, 0) + "%" : "-") << " | " << w.outcome
+        << " |\n";
+    }
+    o << "\n";
   }
   if (r.facts.budget_usd || r.facts.deadline_s) {
     o << "## Budget\n\n";

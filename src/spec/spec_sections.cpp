@@ -49,11 +49,12 @@ constexpr sv kWorkloadFields[] = {"kind",
                                   "kv_precision",
                                   "engine",  // llm-inference serving engine
                                   "gradient_checkpointing",
-                                  "lora_rank"};
+                                  "lora_rank",
+                                  "items_file"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
-constexpr sv kResourceFields[] = {"providers",        "gpus", "gpu_count", "min_vram_gb",
-                                  "max_usd_per_hour", "spot"};
+constexpr sv kResourceFields[] = {"providers",        "gpus", "gpu_count",   "min_vram_gb",
+                                  "max_usd_per_hour", "spot", "max_workers", "worker_retries"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};
 constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
@@ -62,6 +63,8 @@ constexpr sv kUploadFields[] = {"image", "run"};
 constexpr sv kBudgetFields[] = {"max_usd", "max_runtime", "deadline"};
 constexpr sv kScheduleFields[] = {"cron", "timezone", "missed", "overlap"};
 constexpr sv kMissedPolicies[] = {"skip", "run-once"};
+
+constexpr long kMaxWorkers = 1000;  // GPU pods per job
 
 constexpr char kBadName[] =
     "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 "
@@ -189,6 +192,25 @@ void parse_identity(Fields& top, PipelineSpec& spec) {
   spec.code.remote_dir = "$BURST_VOLUME/" + spec.name;
 }
 
+// workload.items_file: a relative path inside the code dir (read when the job starts).
+void parse_items_file(Fields& w, Workload& out) {
+  std::optional<yaml::Node> node = w.get("items_file");
+  if (!node) return;
+  const std::string path = w.path_of("items_file");
+  std::optional<std::string> file = read_string(*node, path, w.problems());
+  if (!file) return;
+  const fs::path parts(*file);
+  const bool escapes =
+      std::any_of(parts.begin(), parts.end(), [](const fs::path& part) { return part == ".."; });
+  if (file->empty() || file->starts_with('/') || escapes) {
+    w.problems().add(pos_of(*node), path,
+                     "must be a path relative to code.dir without \"..\", got \"" + *file + "\"");
+    return;
+  }
+  out.items_file = *file;
+  out.items_file_pos = pos_of(*node);
+}
+
 void parse_workload(Fields& top, PipelineSpec& spec) {
   std::optional<Fields> w = section(top, "workload", kWorkloadFields);
   if (!w) return;
@@ -226,6 +248,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.engine = w->one_of("engine", kEngines).value_or("");
   out.gradient_checkpointing = w->boolean("gradient_checkpointing");
   out.lora_rank = w->integer("lora_rank", 1, LONG_MAX);
+  parse_items_file(*w, out);
   std::optional<Fields> r = section(*w, "reference", kReferenceFields);
   if (!r) return;
   WorkloadReference ref;
@@ -256,6 +279,9 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
   out.min_vram_gb = r->positive_number("min_vram_gb");
   out.max_usd_per_hour = r->positive_number("max_usd_per_hour");
   out.spot = r->boolean("spot").value_or(false);
+  if (std::optional<long> k = r->integer("max_workers", 1, kMaxWorkers))
+    out.max_workers = static_cast<int>(*k);
+  out.worker_retries = static_cast<int>(r->integer("worker_retries", 0, 10).value_or(1));
 }
 
 void parse_volume(Fields& top, PipelineSpec& spec) {

@@ -135,6 +135,54 @@ TEST(PlanWidth, BurstRunPlansOneWorker) {
   EXPECT_FALSE(make_plan(spec, in).ok());
 }
 
+TEST(PlanWidth, SpecMaxWorkersCapsTheSplitForPlanAndRunAlike) {
+  PipelineSpec spec = items_spec(2000, 1);
+  spec.budget.deadline_seconds = 900;  // 2,000 s of work: one worker misses it
+  auto free = make_plan(spec, one_offer(10));
+  ASSERT_TRUE(free.ok()) << free.error().message;
+  EXPECT_EQ(free->estimate.workers, 3) << "the cheapest split that meets 900 s";
+  spec.resources.max_workers = 4;
+  spec.budget.deadline_seconds = 600;
+  auto capped = make_plan(spec, one_offer(10));
+  ASSERT_TRUE(capped.ok()) << capped.error().message;
+  EXPECT_EQ(capped->estimate.workers, 4);
+  EXPECT_EQ(capped->curve.back().workers, 4) << "the curve stops at the cap";
+  spec.resources.max_workers = 2;
+  EXPECT_FALSE(make_plan(spec, one_offer(10)).ok()) << "two workers miss 600 s";
+}
+
+TEST(PlanWidth, AWidePlanWithAnUploadHandsOffOnThisMachineOnce) {
+  PipelineSpec spec = items_spec(2000, 1);
+  spec.budget.deadline_seconds = 600;
+  spec.resources.max_workers = 4;
+  spec.upload = UploadSpec{"", "python upload.py"};
+  PlanInput in = one_offer(10);
+  Offer cpu = offer("runpod", "CPU", 0.1);
+  cpu.gpu_count = 0;
+  in.cpu_offers = {cpu};
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->estimate.workers, 4);
+  EXPECT_FALSE(plan->cpu.has_value());
+  ASSERT_TRUE(plan->handoff.has_value());
+  EXPECT_EQ(plan->handoff->where, Handoff::kLocal);
+  EXPECT_NE(plan->handoff->why.find("4 workers"), std::string::npos) << plan->handoff->why;
+}
+
+TEST(PlanWidth, TheLocalCloudSplitsOnlyWhenTheSpecAsksForWorkers) {
+  PipelineSpec spec = items_spec(2000, 1);
+  spec.workload.reference->gpu = "local";
+  spec.budget.deadline_seconds = 600;
+  PlanInput in;
+  in.providers = {"local"};
+  in.gpu_offers = {offer("local", "local", 0)};
+  EXPECT_FALSE(make_plan(spec, in).ok()) << "its pods share this machine: one worker by default";
+  spec.resources.max_workers = 4;
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->estimate.workers, 4);
+}
+
 TEST(PlanBilling, EachProviderRoundsBilledTimeToItsPublishedUnit) {
   EXPECT_EQ(billing_rule("runpod").unit, "second");
   EXPECT_EQ(billing_rule("vast").unit, "second");

@@ -229,6 +229,35 @@ TEST(SpecParser, ReadsYamlNumbers) {
             Lines{"p.yaml:3:19: budget.max_usd: expected a number, got \".inf\""});
 }
 
+TEST(SpecParser, ReadsWorkersAndTheItemsFile) {
+  Result<PipelineSpec> spec = parse_spec(
+      "name: x\nrun: a\nresources: {max_workers: 4, worker_retries: 0}\n"
+      "workload: {kind: custom, items_file: data/prompts.txt}\n",
+      "p.yaml", nullptr, provider_names());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->resources.max_workers, 4);
+  EXPECT_EQ(spec->resources.worker_retries, 0);
+  EXPECT_EQ(spec->workload.items_file, "data/prompts.txt");
+  EXPECT_EQ(spec->workload.items_file_pos.line, 4);
+  Result<PipelineSpec> plain = parse_spec("name: x\nrun: a\n", "p.yaml", nullptr, provider_names());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->resources.max_workers.has_value()) << "the plan chooses";
+  EXPECT_EQ(plain->resources.worker_retries, 1);
+  EXPECT_EQ(plain->workload.items_file, "");
+}
+
+TEST(SpecErrors, WorkersAndItemsFile) {
+  EXPECT_EQ(errors_of("name: x\nrun: a\nresources:\n  max_workers: 0\n  worker_retries: 11\n"
+                      "workload:\n  kind: custom\n  items_file: ../x.txt\n"),
+            (Lines{"p.yaml:4:16: resources.max_workers: must be at least 1, got 0",
+                   "p.yaml:5:19: resources.worker_retries: must be at most 10, got 11",
+                   "p.yaml:8:15: workload.items_file: must be a path relative to code.dir without "
+                   "\"..\", got \"../x.txt\""}));
+  EXPECT_EQ(errors_of("name: x\nrun: a\nworkload: {kind: custom, items_file: /etc/x}\n"),
+            Lines{"p.yaml:3:38: workload.items_file: must be a path relative to code.dir without "
+                  "\"..\", got \"/etc/x\""});
+}
+
 TEST(SpecDuration, ParsesUnitsAndRejectsTheRest) {
   EXPECT_EQ(parse_duration("45s"), 45);
   EXPECT_EQ(parse_duration("30m"), 1800);

@@ -1,0 +1,260 @@
+#include "job/worker_fleet.h"
+
+#include <exception>
+#include <thread>
+#include <vector>
+
+#include "job/job_phases.h"
+#include "job/pod_lifecycle.h"
+#include "plan/worker_shards.h"
+
+namespace burst {
+namespace {
+
+int64_t now_ms(Clock& c) { return to_unix_ms(c.now()); }
+
+// One provider call at a time: the drivers (and the test fakes) were written for one job thread.
+class LockedProvider : public Provider {
+  template <typename F>
+  auto call(F f) -> decltype(f()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return f();
+  }
+
+ public:
+  explicit LockedProvider(Provider& p) : p_(p) {}
+  std::string name() const override { return p_.name(); }
+  Result<std::vector<Offer>> offers(bool gpu) override {
+    return call([&] { return p_.offers(gpu); });
+  }
+  Result<Volume> ensure_volume(const std::string& name, int size_gb,
+                               const std::string& region) override {
+    return call([&] { return p_.ensure_volume(name, size_gb, region); });
+  }
+  Result<std::vector<Volume>> list_volumes() override {
+    return call([&] { return p_.list_volumes(); });
+  }
+  Status delete_volume(const std::string& id) override {
+    return call([&] { return p_.delete_volume(id); });
+  }
+  bool volume_names_listed() const override { return p_.volume_names_listed(); }
+  Result<Pod> create_pod(const PodRequest& r) override {
+    return call([&] { return p_.create_pod(r); });
+  }
+  Result<Pod> get_pod(const std::string& id) override {
+    return call([&] { return p_.get_pod(id); });
+  }
+  Result<std::vector<Pod>> list_pods() override {
+    return call([&] { return p_.list_pods(); });
+  }
+  Status delete_pod(const std::string& id) override {
+    return call([&] { return p_.delete_pod(id); });
+  }
+  Result<AccountCheck> check_account(const std::string& key) override {
+    return call([&] { return p_.check_account(key); });
+  }
+
+ private:
+  Provider& p_;
+  std::mutex mu_;
+};
+
+// Whole lines from several workers, never interleaved; no transient progress lines (k of them
+// would overwrite each other).
+class LockedConsole : public Console {
+ public:
+  explicit LockedConsole(Console& c) : c_(c) {}
+  void line(const std::string& t) override {
+    call([&] { c_.line(t); });
+  }
+  void remote_out(const std::string& l) override {
+    call([&] { c_.remote_out(l); });
+  }
+  void remote_err(const std::string& l) override {
+    call([&] { c_.remote_err(l); });
+  }
+  void progress(const std::string&) override {}
+  bool confirm(const std::string& q) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return c_.confirm(q);
+  }
+
+ private:
+  template <typename F>
+  void call(F f) {
+    std::lock_guard<std::mutex> lock(mu_);
+    f();
+  }
+  Console& c_;
+  std::mutex mu_;
+};
+
+class Fleet {
+ public:
+  Fleet(JobDeps& d, const JobInput& in, Redactor& redact, JobWatchdog& watchdog,
+        const std::function<void(Phase)>& on_phase)
+      : d_(d),
+        in_(in),
+        redact_(redact),
+        watchdog_(watchdog),
+        on_phase_(on_phase),
+        provider_(d.provider),
+        console_(d.console) {}
+
+  FleetResult run() {
+    const int k = in_.plan.estimate.workers;
+    std::string what = std::to_string(k) + " workers, one GPU pod each";
+    if (in_.has_items_file)
+      what += "; " + std::to_string(in_.items.size()) + " items in contiguous shards of about " +
+              std::to_string(in_.items.size() / static_cast<size_t>(k));
+    console_.line(what);
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(k));
+    for (int i = 0; i < k; ++i) threads.emplace_back([this, i] { worker(i); });
+    for (std::thread& t : threads) t.join();
+    watchdog_.clear_runtime_limit();
+    std::lock_guard<std::mutex> lock(mu_);
+    result_.interrupted = d_.interrupts() > 0;
+    result_.error = first_failure_;
+    return result_;
+  }
+
+ private:
+  struct Attempt {
+    bool ok = false;
+    bool stopped = false;   // by the fleet's stop or a deadline: not retried
+    bool pod_left = false;  // its delete was not confirmed: not retried
+    std::string error;
+  };
+
+  // Why the fleet stops, or "" while it runs on.
+  std::string stop_reason() const {
+    if (watchdog_.fired()) return watchdog_.reason();
+    if (d_.interrupts() > 0) return "stopped: " + d_.stop_source;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (failed_worker_ >= 0) return "stopped: worker " + std::to_string(failed_worker_) + " failed";
+    return "";
+  }
+
+  void worker(int index) {
+    const int retries = in_.spec.resources.worker_retries;
+    for (int a = 0;; ++a) {
+      Attempt r;
+      try {
+        r = attempt(index, a, a >= retries);
+      } catch (const std::exception& e) {
+        r.error = std::string("internal error: ") + e.what();
+        r.pod_left = true;  // unknown: let reap look
+      }
+      if (r.ok) return;
+      const std::string tag = "[w" + std::to_string(index) + "] ";
+      if (!r.stopped && !r.pod_left && a < retries && stop_reason().empty()) {
+        console_.line(tag + "failed (" + r.error + "); its shard runs again on a new pod, retry " +
+                      std::to_string(a + 1) + " of " + std::to_string(retries));
+        continue;
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      result_.failed = true;
+      if (first_failure_.empty()) first_failure_ = "w" + std::to_string(index) + ": " + r.error;
+      if (failed_worker_ < 0) failed_worker_ = index;  // the others stop (after any real reason)
+      return;
+    }
+  }
+
+  Attempt attempt(int index, int attempt, bool last) {
+    const std::string w = std::to_string(index);
+    JobInput in = in_;
+    in.worker = {index, in_.plan.estimate.workers, attempt};
+    in.items = shard_of(in_.items, index, in.worker.count);
+    in.spec.code.remote_dir += "-w" + w;  // each worker its own code dir on a shared volume
+    for (Artefact& a : in.spec.artefacts) a.local += "/w" + w;
+    JobDeps deps{d_.store, d_.clock, d_.connector, provider_, console_, d_.config, [this] {
+                   // One stop request as the job's: a fleet stop counts as one, never as two
+                   // (a second would skip the pull).
+                   const int n = d_.interrupts();
+                   return n > 0 ? n : (stop_reason().empty() ? 0 : 1);
+                 }};
+    deps.extra_caps = d_.extra_caps;
+    deps.stop_source = d_.stop_source;
+    deps.faults = d_.faults;
+    JobPhases phases(deps, in, redact_);
+    phases.set_watchdog(&watchdog_);
+    phases.set_fleet([this] { return stop_reason(); }, &provision_mu_);
+    // A failed attempt that will be retried pulls nothing: its retry's artefacts replace it.
+    JobFacts facts{false, in_.spec.pull_on_failure && last, false};
+    bool delete_failed = false;
+    Phase phase = Phase::kProvision;
+    while (phase != Phase::kReport && phase != Phase::kDone) {
+      on_phase_(phase);
+      watchdog_.progress();
+      phases.say("==> " + std::string(to_string(phase)));
+      const int64_t start = now_ms(d_.clock);
+      std::string detail;
+      Outcome outcome;
+      try {
+        outcome = phases.execute(phase, &detail);
+      } catch (const std::exception& e) {
+        outcome = Outcome::kFailed;
+        detail = std::string("internal error: ") + e.what();
+        phases.fail(detail);
+      }
+      if (outcome == Outcome::kFailed || outcome == Outcome::kInterrupted ||
+          outcome == Outcome::kConnectionLost)
+        facts.job_failed = true;
+      if (phase == Phase::kDeleteGpu && outcome == Outcome::kFailed) delete_failed = true;
+      {
+        std::lock_guard<std::mutex> lock(rows_mu_);  // a row is begun and ended in one go
+        (void)d_.store.begin_phase(in_.job_id, phase, start);
+        (void)d_.store.end_phase(in_.job_id, phase, now_ms(d_.clock), outcome,
+                                 "w" + w + ": " + redact_(detail));
+      }
+      phase = next_phase(phase, outcome, facts);
+    }
+    Attempt r;
+    r.ok = !facts.job_failed;
+    r.error = phases.error();
+    r.pod_left = delete_failed || phases.gpu_pod_left();
+    r.stopped = phases.stopped_by_deadline() || !stop_reason().empty();
+    if (!r.ok && r.error.empty()) r.error = stop_reason().empty() ? "stopped" : stop_reason();
+    return r;
+  }
+
+  JobDeps& d_;
+  const JobInput& in_;
+  Redactor& redact_;
+  JobWatchdog& watchdog_;
+  const std::function<void(Phase)>& on_phase_;
+  LockedProvider provider_;
+  LockedConsole console_;
+  std::mutex provision_mu_;
+  std::mutex rows_mu_;
+  mutable std::mutex mu_;
+  int failed_worker_ = -1;  // the first worker that failed for good
+  std::string first_failure_;
+  FleetResult result_;
+};
+
+}  // namespace
+
+FleetResult run_fleet(JobDeps& deps, const JobInput& input, Redactor& redact, JobWatchdog& watchdog,
+                      const std::function<void(Phase)>& on_phase) {
+  return Fleet(deps, input, redact, watchdog, on_phase).run();
+}
+
+Status delete_job_pods(JobDeps& deps, const std::string& job_id) {
+  auto pods = deps.store.pods_of_job(job_id);
+  if (!pods.ok()) return pods.error();
+  std::string left;
+  for (PodRecord& p : *pods) {
+    if (!may_exist(p.state)) continue;
+    deps.console.line("deleting " + p.role + " pod " + (p.pod_id.empty() ? p.name : p.pod_id));
+    if (Status st = delete_and_verify(deps.store, deps.provider, deps.clock, &p, deps.faults);
+        !st.ok())
+      left += (left.empty() ? "" : ", ") + p.name;
+  }
+  if (left.empty()) return Status::Ok();
+  return make_error(ErrorCode::kUnavailable,
+                    "pods " + left + " may still be running; run `burst reap`");
+}
+
+}  // namespace burst

@@ -1,0 +1,38 @@
+// The GPU part of a wide job: k workers, each its own GPU pod, run at once on threads
+// (docs/architecture.md, "Workers"). Each worker is the single-pod path (job/job_phases.h) from
+// provision to delete-gpu-pod with its slot (JobInput::worker): its contiguous shard of the items
+// (plan/worker_shards.h), its own code dir on the volume (<code.remote_dir>-w<i>), its artefacts
+// pulled into <artefact.local>/w<i>/, its lines prefixed "[w<i>] ". Each phase a worker finishes
+// is one row in the job's phases, its detail prefixed "w<i>: ".
+//
+// Failure: a worker whose attempt failed (a step, a lost pod, SSH) has its pod deleted and
+// verified, then its shard runs again on a new pod, up to resources.worker_retries times. A stop
+// (Ctrl-C, burst cancel, budget.max_runtime from the first worker's run step, the money caps over
+// every pod of the job) is never retried; neither is a delete that could not be verified. The
+// first worker to fail for good stops the others. Every worker deletes its own pod on every path.
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "job/job_runner.h"
+#include "job/job_watchdog.h"
+
+namespace burst {
+
+struct FleetResult {
+  bool failed = false;       // some worker's shard did not complete
+  bool interrupted = false;  // a stop request (Ctrl-C, SIGTERM, burst cancel) ended it
+  std::string error;         // the first failure, "w<i>: <phase>: <why>", redacted
+};
+
+// Runs the workers of `input` (input.plan.estimate.workers of them) to their ends. `on_phase`
+// is told each phase a worker enters (for the job row's phase column), from the worker threads.
+FleetResult run_fleet(JobDeps& deps, const JobInput& input, Redactor& redact, JobWatchdog& watchdog,
+                      const std::function<void(Phase)>& on_phase);
+
+// Deletes and verifies every pod of the job that may still exist (a wide job cannot be
+// reattached after a restart). The error names the pods left for `burst reap`.
+Status delete_job_pods(JobDeps& deps, const std::string& job_id);
+
+}  // namespace burst

@@ -1,0 +1,344 @@
+// A wide job in process (job/worker_fleet.h): FakeProvider + FakeClock + SQLite :memory:, and a
+// ShellPod per GPU pod (each pod its own directory, home and volume, as on a cloud). The run step
+// copies its shard ($BURST_ITEMS_FILE) into an artefact, so what came home shows which items
+// each worker processed. Asserts what a user is left with: pods created and every one deleted and
+// verified at the provider, every item exactly once across the per-worker artefact directories,
+// the job's state and error, and the report's worker rows.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fakes/fake_clock.h"
+#include "fakes/fake_provider.h"
+#include "fakes/shell_pod.h"
+#include "fakes/temp_dir.h"
+#include "job/job_runner.h"
+#include "plan/worker_shards.h"
+#include "report/job_facts.h"
+#include "report/job_report.h"
+#include "sync/code_sync.h"
+
+namespace burst {
+namespace {
+
+constexpr char kJob[] = "20260101-000000-wide";
+
+class QuietConsole : public Console {
+ public:
+  void line(const std::string& t) override { add(t); }
+  void remote_out(const std::string& l) override { add(l); }
+  void remote_err(const std::string& l) override { add(l); }
+  void progress(const std::string&) override {}
+  bool confirm(const std::string&) override { return false; }
+  // Called with each line, on the thread that printed it (set before the job starts).
+  std::function<void(const std::string&)> on_line;
+  bool saw(const std::string& needle) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& l : lines_)
+      if (l.find(needle) != std::string::npos) return true;
+    return false;
+  }
+
+ private:
+  void add(const std::string& t) {
+    if (on_line) on_line(t);
+    std::lock_guard<std::mutex> lock(mu_);
+    lines_.push_back(t);
+  }
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+// One ShellPod per SSH host: FakeProvider gives pod pN the host 10.0.0.N.
+class PodPerHost : public RemoteConnector {
+ public:
+  explicit PodPerHost(std::string root) : root_(std::move(root)) {}
+  Result<std::unique_ptr<RemoteSession>> connect(SshTarget& target) override {
+    ShellPodConnector* pod;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& p = pods_[target.host];
+      if (!p) p = std::make_unique<ShellPodConnector>(root_ + "/" + target.host);
+      pod = p.get();
+    }
+    return pod->connect(target);
+  }
+
+ private:
+  std::string root_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<ShellPodConnector>> pods_;
+};
+
+class WorkerFleetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = open_sqlite_store(":memory:").value();
+    pods_ = std::make_unique<PodPerHost>(dir_.path() + "/pods");
+    config_.state_dir = dir_.path() + "/state";
+    config_.reports_dir = dir_.path() + "/reports";
+    config_.logs_dir = dir_.path() + "/logs";
+    config_.ssh_key = dir_.path() + "/id_ed25519";
+    config_.ssh_wait_seconds = 60;
+    std::filesystem::create_directories(config_.logs_dir);
+    spec_.name = "wide";
+    spec_.path = dir_.path() + "/wide.yaml";
+    spec_.dir = dir_.path();
+    spec_.volume.name = "vol";
+    spec_.code.remote_dir = "$BURST_VOLUME/wide";
+    spec_.run =
+        "cp \"$BURST_ITEMS_FILE\" \"items-$BURST_WORKER_INDEX.txt\"\n"
+        "echo \"worker $BURST_WORKER_INDEX of $BURST_WORKER_COUNT\"";
+    spec_.artefacts.push_back({"items-*.txt", dir_.path() + "/out", {}});
+    std::filesystem::create_directories(dir_.path() + "/code");
+    dir_.write("code/main.py", "print('hi')\n");
+    spec_.code.dir = dir_.path() + "/code";
+    for (int i = 0; i < 2000; ++i) items_.push_back("item-" + std::to_string(i));
+    offer_.provider = provider_.name();
+    offer_.gpu_type = "RTX_4090";
+    offer_.gpu_count = 1;
+    offer_.usd_per_hour = 0.5;
+    offer_.price_source = "offline table";  // not re-checked against live offers
+  }
+
+  JobResult run(int workers, bool reattach = false) {
+    auto code = scan_code_dir(spec_.code);
+    EXPECT_TRUE(code.ok()) << code.error().message;
+    JobInput in;
+    in.job_id = kJob;
+    in.spec = spec_;
+    in.plan.gpu = offer_;
+    in.plan.estimate.workers = workers;
+    if (code.ok()) in.code = *code;
+    in.ssh_public_key = "ssh-ed25519 AAAA test";
+    in.has_items_file = true;
+    in.items = items_;
+    in.reattach = reattach;
+    ReportFacts facts;  // as app/run_job.cpp records them
+    facts.workers = workers;
+    facts.split_items = static_cast<long>(items_.size());
+    in.facts_json = report_facts_to_json(facts);
+    JobDeps deps{*store_,
+                 clock_,
+                 *pods_,
+                 provider_,
+                 console_,
+                 config_,
+                 [this] { return interrupts_.load(); }};
+    return JobRunner(deps, in).run();
+  }
+
+  // Every item of every pulled shard, counted.
+  std::map<std::string, int> items_home() {
+    std::map<std::string, int> seen;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir_.path() + "/out")) {
+      if (!e.is_regular_file()) continue;
+      std::ifstream f(e.path());
+      for (std::string line; std::getline(f, line);) ++seen[line];
+    }
+    return seen;
+  }
+  void expect_every_item_exactly_once() {
+    auto seen = items_home();
+    EXPECT_EQ(seen.size(), items_.size());
+    for (const auto& item : items_) EXPECT_EQ(seen[item], 1) << item;
+  }
+  void expect_every_pod_deleted_and_verified() {
+    for (const auto& r : pods()) {
+      if (r.state == PodRecordState::kCreateFailed) continue;
+      EXPECT_EQ(r.state, PodRecordState::kDeleted) << r.name;
+      auto now = provider_.get_pod(r.pod_id);
+      EXPECT_TRUE(!now.ok() && now.error().code == ErrorCode::kNotFound) << r.pod_id;
+    }
+    EXPECT_TRUE(store_->live_pods().value().empty());
+    const auto listed = provider_.list_pods().value();
+    for (const auto& p : listed) ADD_FAILURE() << p.id << " still listed";
+  }
+  std::vector<PodRecord> pods() { return store_->pods_of_job(kJob).value(); }
+  int creates() {
+    int n = 0;
+    for (const auto& c : provider_.calls_) n += c.rfind("create ", 0) == 0;
+    return n;
+  }
+  int rows_of(const std::string& phase) {
+    int n = 0;
+    const auto rows = store_->phases(kJob).value();
+    for (const auto& p : rows) n += to_string(p.phase) == phase;
+    return n;
+  }
+
+  TempDir dir_;
+  FakeClock clock_;
+  FakeProvider provider_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<PodPerHost> pods_;
+  QuietConsole console_;
+  Config config_;
+  PipelineSpec spec_;
+  Offer offer_;
+  std::vector<std::string> items_;
+  std::atomic<int> interrupts_{0};
+};
+
+TEST(WorkerShards, ContiguousShardsHoldEveryItemOnceAndDifferByAtMostOne) {
+  std::vector<std::string> items;
+  for (int i = 0; i < 10; ++i) items.push_back(std::to_string(i));
+  std::vector<std::string> joined;
+  for (int w = 0; w < 4; ++w) {
+    auto s = shard_of(items, w, 4);
+    EXPECT_TRUE(s.size() == 2 || s.size() == 3) << s.size();
+    joined.insert(joined.end(), s.begin(), s.end());
+  }
+  EXPECT_EQ(joined, items);
+  EXPECT_EQ(shard_of(items, 0, 1), items);
+  EXPECT_EQ(worker_pod_role(0, 1, 0), "gpu");
+  EXPECT_EQ(worker_pod_role(2, 4, 0), "gpu2");
+  EXPECT_EQ(worker_pod_role(2, 4, 1), "gpu2r1");
+  EXPECT_EQ(worker_of_role("gpu2r1"), 2);
+  EXPECT_EQ(worker_of_role("gpu13"), 13);
+  EXPECT_EQ(worker_of_role("gpu"), std::nullopt);
+  EXPECT_EQ(worker_of_role("cpu"), std::nullopt);
+  EXPECT_EQ(worker_of_role("gpu2x"), std::nullopt);
+}
+
+TEST_F(WorkerFleetTest, FourWorkersProcessEveryItemOnceAndEveryPodIsDeleted) {
+  JobResult r = run(4);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_EQ(creates(), 4);
+  expect_every_item_exactly_once();
+  for (int w = 0; w < 4; ++w) {  // the merge rule: one subdirectory per worker
+    const std::string file =
+        dir_.path() + "/out/w" + std::to_string(w) + "/items-" + std::to_string(w) + ".txt";
+    EXPECT_TRUE(std::filesystem::exists(file)) << file;
+  }
+  EXPECT_EQ(rows_of("run"), 4);
+  EXPECT_EQ(rows_of("delete-gpu-pod"), 4);
+  EXPECT_EQ(rows_of("plan"), 1);
+  EXPECT_EQ(rows_of("report"), 1);
+  EXPECT_TRUE(console_.saw("[w3] worker 3 of 4"));
+  std::set<std::string> names;
+  std::string all;
+  for (const auto& p : pods()) {
+    names.insert(p.name);
+    all += p.name + " ";
+  }
+  EXPECT_EQ(names.size(), 4u) << "each worker's pod has a name of its own: " << all;
+  expect_every_pod_deleted_and_verified();
+
+  auto report = build_job_report(*store_, kJob, clock_.now());
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->workers.size(), 4u);
+  for (const WorkerRow& w : report->workers) {
+    EXPECT_EQ(w.items, 500);
+    EXPECT_EQ(w.pods.size(), 1u);
+    EXPECT_EQ(w.outcome, "ok");
+  }
+  const std::string md = report_markdown(*report);
+  EXPECT_NE(md.find("The plan's point on the go-wide curve: 4 workers"), std::string::npos) << md;
+  EXPECT_NE(md.find("| w3 | `p"), std::string::npos) << md;
+  EXPECT_NE(report_json(*report).find("\"curve_point\""), std::string::npos);
+}
+
+TEST_F(WorkerFleetTest, AWorkerKilledMidRunIsRetriedOnANewPodAndTheJobSucceeds) {
+  // Worker 1's first run kills itself (SIGKILL), as a pod losing its process would.
+  spec_.run = "if [ \"$BURST_WORKER_INDEX\" = 1 ] && mkdir '" + dir_.path() +
+              "/killed' 2>/dev/null; then echo dying; kill -9 $$; fi\n" + spec_.run;
+  JobResult r = run(3);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_EQ(creates(), 4) << "three workers and one retry";
+  EXPECT_TRUE(console_.saw("[w1] failed (run: exited with status 137); its shard runs again"));
+  expect_every_item_exactly_once();
+  bool retried = false;
+  for (const auto& p : pods()) retried |= p.name.ends_with("-gpu1r1");
+  EXPECT_TRUE(retried);
+  expect_every_pod_deleted_and_verified();
+  auto report = build_job_report(*store_, kJob, clock_.now());
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->workers.size(), 3u);
+  EXPECT_EQ(report->workers[1].pods.size(), 2u) << "the retry's pod is the worker's too";
+  EXPECT_EQ(report->workers[1].outcome, "ok");
+}
+
+TEST_F(WorkerFleetTest, WithNoRetriesAFailedWorkerFailsTheJobAndLeavesNoPod) {
+  spec_.resources.worker_retries = 0;
+  spec_.run = "if [ \"$BURST_WORKER_INDEX\" = 1 ]; then exit 3; fi\nsleep 30\n" + spec_.run;
+  const auto start = std::chrono::steady_clock::now();
+  JobResult r = run(3);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20))
+      << "the other workers were stopped, not waited for";
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_EQ(r.error, "w1: run: exited with status 3");
+  EXPECT_EQ(creates(), 3);
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(WorkerFleetTest, CtrlCStopsEveryWorkerAndDeletesEveryPod) {
+  spec_.run = "sleep 30\n" + spec_.run;
+  std::atomic<int> running{0};
+  console_.on_line = [&](const std::string& line) {  // Ctrl-C once all three run
+    if (line.find("==> run") != std::string::npos && ++running == 3) interrupts_ = 1;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  JobResult r = run(3);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(r.state, JobState::kInterrupted) << r.error;
+  EXPECT_NE(r.error.find("stopped: Ctrl-C or SIGTERM"), std::string::npos) << r.error;
+  EXPECT_EQ(creates(), 3) << "a stop is never retried";
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(WorkerFleetTest, AWideJobIsNotReattachedAfterARestartItsPodsAreDeleted) {
+  // As burstd finds it after a restart: the job running, two workers' pods alive.
+  JobRecord job;
+  job.id = kJob;
+  job.pipeline = "wide";
+  job.state = JobState::kRunning;
+  job.phase = "run";
+  ASSERT_TRUE(store_->create_job(job).ok());
+  for (const char* role : {"gpu0", "gpu1"}) {
+    Pod pod = provider_.add_existing(pod_name(kJob, role));
+    PodRecord rec;
+    rec.job_id = kJob;
+    rec.provider = provider_.name();
+    rec.role = "gpu";
+    rec.name = pod.name;
+    rec.pod_id = pod.id;
+    rec.state = PodRecordState::kAlive;
+    ASSERT_TRUE(store_->add_pod(rec).ok());
+  }
+  JobResult r = run(2, /*reattach=*/true);
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_NE(r.error.find("cannot reattach to a job of several workers"), std::string::npos)
+      << r.error;
+  EXPECT_EQ(creates(), 0);
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(WorkerFleetTest, SummedCostOverBudgetStopsEveryWorker) {
+  // $36/h is $0.30 for the 30 s stop margin per pod: one pod alone stays under $0.50, the three
+  // together cross it, so only the job-wide sum can stop them.
+  offer_.usd_per_hour = 36;
+  spec_.budget.max_usd = 0.5;
+  spec_.run = "sleep 30\n" + spec_.run;
+  JobResult r = run(3);
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_NE(r.error.find("stopped by budget"), std::string::npos) << r.error;
+  EXPECT_EQ(creates(), 3);
+  expect_every_pod_deleted_and_verified();
+  auto report = build_job_report(*store_, kJob, clock_.now());
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->outcome, "budget-stop");
+}
+
+}  // namespace
+}  // namespace burst
