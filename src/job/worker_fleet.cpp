@@ -11,8 +11,6 @@
 namespace burst {
 namespace {
 
-int64_t now_ms(Clock& c) { return to_unix_ms(c.now()); }
-
 // One provider call at a time: the drivers (and the test fakes) were written for one job thread.
 class LockedProvider : public Provider {
   template <typename F>
@@ -188,7 +186,7 @@ class Fleet {
       on_phase_(phase);
       watchdog_.progress();
       phases.say("==> " + std::string(to_string(phase)));
-      const int64_t start = now_ms(d_.clock);
+      const int64_t start = to_unix_ms(d_.clock.now());
       std::string detail;
       Outcome outcome;
       try {
@@ -205,7 +203,7 @@ class Fleet {
       {
         std::lock_guard<std::mutex> lock(rows_mu_);  // a row is begun and ended in one go
         (void)d_.store.begin_phase(in_.job_id, phase, start);
-        (void)d_.store.end_phase(in_.job_id, phase, now_ms(d_.clock), outcome,
+        (void)d_.store.end_phase(in_.job_id, phase, to_unix_ms(d_.clock.now()), outcome,
                                  "w" + w + ": " + redact_(detail));
       }
       phase = next_phase(phase, outcome, facts);
