@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "burst/gpu_catalog.h"
+#include "cli/run_flags.h"
 #include "registry.h"
 #include "util/terminal_text.h"
 
@@ -91,6 +93,18 @@ Result<std::unique_ptr<Store>> open_store(const Config& config) {
 
 std::unique_ptr<Console> make_terminal_console(bool quiet) {
   return std::make_unique<TerminalConsole>(quiet);
+}
+
+int apply_plan_flags(PipelineSpec* spec, const std::vector<std::string>& providers,
+                     const std::string& gpus, const Config& config, std::string* provider) {
+  auto one = apply_provider_flag(spec, providers);
+  if (!one.ok()) return fail(one.error());
+  *provider = *one;
+  if (gpus.empty()) return 0;
+  auto catalog = load_gpu_catalog(config.config_dir);
+  if (!catalog.ok()) return fail(catalog.error(), ErrorOrigin::kConfig);
+  if (Status st = apply_gpus_flag(spec, gpus, *catalog); !st.ok()) return fail(st.error());
+  return 0;
 }
 
 }  // namespace burst

@@ -4,9 +4,11 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "burst/config.h"
 #include "burst/console.h"
+#include "burst/spec.h"
 #include "burst/store.h"
 #include "cli/exit_codes.h"
 
@@ -18,6 +20,12 @@ void install_signal_handlers();
 
 Result<Config> load_config_or_print();
 Result<std::unique_ptr<Store>> open_store(const Config& config);
+
+// --provider and --gpus applied to a spec that was read, in one place for `burst plan` and
+// `burst run`, which must plan the same spec. *provider: the one-provider override ("" when
+// none). Returns 0, or the exit code after printing the error.
+int apply_plan_flags(PipelineSpec* spec, const std::vector<std::string>& providers,
+                     const std::string& gpus, const Config& config, std::string* provider);
 
 // Status lines to stdout, remote stdout/stderr to ours, progress only on a TTY.
 std::unique_ptr<Console> make_terminal_console(bool quiet);

@@ -100,17 +100,13 @@ int cmd_plan(const PlanArgs& args) {
   if (!spec.ok()) return spec_exit_code(spec.error());
   auto config = load_config_or_print();
   if (!config.ok()) return fail(config.error(), ErrorOrigin::kConfig);
-  auto provider = apply_provider_flag(&*spec, args.providers);
-  if (!provider.ok()) return fail(provider.error());
-  if (!args.gpus.empty()) {
-    auto catalog = load_gpu_catalog(config->config_dir);
-    if (!catalog.ok()) return fail(catalog.error(), ErrorOrigin::kConfig);
-    if (Status st = apply_gpus_flag(&*spec, args.gpus, *catalog); !st.ok()) return fail(st.error());
-  }
+  std::string provider;
+  if (int code = apply_plan_flags(&*spec, args.providers, args.gpus, *config, &provider))
+    return code;
   SystemClock clock;
   auto sources = args.offers.empty()
-                     ? gather_offers(*spec, *provider, *config, clock, /*offline_table=*/true)
-                     : offers_from_file(args.offers, *provider, *config);
+                     ? gather_offers(*spec, provider, *config, clock, /*offline_table=*/true)
+                     : offers_from_file(args.offers, provider, *config);
   if (!sources.ok())
     return fail(sources.error().code == ErrorCode::kAuth ? kExitConfig : kExitUsage,
                 sources.error().message);

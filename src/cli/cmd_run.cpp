@@ -83,17 +83,13 @@ int cmd_run(const RunArgs& args) {
   if (!spec.ok()) return spec_exit_code(spec.error());
   auto config = load_config_or_print();
   if (!config.ok()) return fail(config.error(), ErrorOrigin::kConfig);
-  auto provider = apply_provider_flag(&*spec, args.providers);
-  if (!provider.ok()) return fail(provider.error());
-  if (!args.gpus.empty()) {
-    auto catalog = load_gpu_catalog(config->config_dir);
-    if (!catalog.ok()) return fail(catalog.error(), ErrorOrigin::kConfig);
-    if (Status st = apply_gpus_flag(&*spec, args.gpus, *catalog); !st.ok()) return fail(st.error());
-  }
+  std::string provider;
+  if (int code = apply_plan_flags(&*spec, args.providers, args.gpus, *config, &provider))
+    return code;
   std::map<std::string, std::string> env = environment_map();
   if (Status st = apply_secret_flags(&*spec, args.secrets, &env); !st.ok()) return fail(st.error());
   SystemClock clock;
-  auto prepared = prepare_job(*spec, *provider, *config, clock, env);
+  auto prepared = prepare_job(*spec, provider, *config, clock, env);
   if (!prepared.ok()) {
     const Error& e = prepared.error();
     if (e.message.rfind(spec->path + ":", 0) == 0 && !json_errors()) {
