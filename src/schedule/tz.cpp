@@ -86,7 +86,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-
 // The entry of `dir` closest to `want` (any case, at most 2 edits), or "".
 std::string closest_entry(const std::filesystem::path& dir, std::string_view want, bool want_dir) {
   std::error_code ec;
