@@ -28,12 +28,16 @@ Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
     std::lock_guard<std::mutex> lock(reap_mu_);  // the reconciler is not thread-safe
     reconciler_->fail_job(*job, "burstd restarted and could not reattach (" + error + ")");
   };
+  opt.lease = config_.lease;
+  // A shared store (PostgreSQL): other daemons queue and leave jobs; look every third of a lease.
+  if (is_postgres_url(config_.burst.store_url)) opt.poll = config_.lease / 3;
+  opt.take_over = [this](const JobRecord& job) { take_over(job); };
   scheduler_ = std::make_unique<Scheduler>(d_.clock, d_.store, d_.launcher, opt);
   ReconcileDeps rd{d_.store,
                    d_.clock,
                    d_.providers,
                    d_.make_provider,
-                   [this](const JobRecord& j) { return scheduler_->is_running(j.id); },
+                   [this](const JobRecord& j) { return daemon_job(j.id); },
                    config_.burst.reports_dir,
                    [this](const JobRecord& j, const std::string& why) { return reattach(j, why); }};
   reconciler_ = std::make_unique<Reconciler>(rd, config_.orphan_grace);
@@ -54,6 +58,24 @@ std::vector<PodAction> Daemon::reap_now() {
   return actions;
 }
 
+bool Daemon::daemon_job(const std::string& job_id) {
+  // A job in the store's queue is a daemon's (this one's or another's): its recovery is the lease
+  // protocol's (Scheduler::tick), never the reaper's pid rule, which cannot see other hosts.
+  return scheduler_->is_running(job_id) || scheduler_->queued_in_store(job_id);
+}
+
+void Daemon::take_over(const JobRecord& job) {
+  std::string line;
+  {
+    std::lock_guard<std::mutex> lock(reap_mu_);  // the reconciler is not thread-safe
+    line = reconciler_->recover_job(job, /*take_over=*/true);
+  }
+  d_.log("take-over: " + line);
+  if (scheduler_->is_running(job.id)) return;  // reattached: its end settles it
+  (void)d_.store.remove_queued(job.id);
+  ledger_.settle(job.id);
+}
+
 bool Daemon::reattach(const JobRecord& job, const std::string& why) {
   std::vector<SpecError> errors;
   auto spec = load_spec_file(job.spec_path, &errors, provider_names());
@@ -69,8 +91,9 @@ bool Daemon::reattach(const JobRecord& job, const std::string& why) {
 Status Daemon::start(bool socket) {
   for (const auto& line : reconciler_->recover_jobs()) d_.log("recover: " + line);
   (void)reap_now();
-  // Reattached jobs keep their reservations; every other one's job ended while burstd was down.
-  ledger_.settle_stale([this](const std::string& id) { return scheduler_->is_running(id); });
+  // Reattached jobs and jobs still in the queue (running on another daemon, or to be taken over)
+  // keep their reservations; every other one's job ended while burstd was down.
+  ledger_.settle_stale([this](const std::string& id) { return daemon_job(id); });
   scheduler_->restore_queue();
   PipelineLoad load = load_pipelines(config_);
   if (!load.errors.empty()) {
@@ -82,6 +105,9 @@ Status Daemon::start(bool socket) {
   for (const auto& p : load.scheduled)
     d_.log("pipeline " + p.spec.name + ": cron \"" + p.cron.text() + "\" in " + p.zone.name());
   scheduler_->set_pipelines(std::move(load.scheduled), /*apply_missed=*/true);
+  // The first tick before the socket answers: a dead burstd's jobs whose leases this one may end
+  // (daemon/lease_owner.h: a restart on the same host) are reattached or failed by then.
+  (void)scheduler_->tick();
   if (socket) {
     server_ = std::make_unique<SocketServer>(*api_);
     if (Status st = server_->start(config_.socket); !st.ok()) return st;

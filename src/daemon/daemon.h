@@ -62,6 +62,8 @@ class Daemon {
 
  private:
   bool reattach(const JobRecord& job, const std::string& why);
+  bool daemon_job(const std::string& job_id);
+  void take_over(const JobRecord& job);  // Scheduler's take_over: reattach or fail, then settle
   void maintenance_loop();
 
   DaemonConfig config_;

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -28,7 +29,7 @@ using sv = std::string_view;
 constexpr sv kTopFields[] = {"state_dir",           "database",  "socket",    "log_file",
                              "log_max_mb",          "log_files", "pipelines", "pipelines_dir",
                              "max_concurrent_jobs", "budget",    "api",       "orphan_grace",
-                             "drain_timeout"};
+                             "drain_timeout",       "lease"};
 constexpr sv kBudgetFields[] = {"usd_per_day", "usd_per_month"};
 constexpr sv kApiFields[] = {"tcp", "token_file", "tcp_allow_local_provider"};
 
@@ -136,6 +137,8 @@ void read_fields(Fields& top, const Paths& paths, DaemonConfig* c, std::string* 
   read_api(top, paths, c);
   read_duration(top, "orphan_grace", &c->orphan_grace);
   read_duration(top, "drain_timeout", &c->drain_timeout);
+  read_duration(top, "lease", &c->lease);
+  c->lease = std::max<Duration>(c->lease, std::chrono::milliseconds(300));
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ struct DaemonConfig {
   std::optional<double> usd_per_month;
   Duration orphan_grace = std::chrono::minutes(10);   // unknown burst-* pods live this long
   Duration drain_timeout = std::chrono::minutes(30);  // SIGTERM waits this long, then cancels
+  // A job's lease (docs/daemon.md, "Leases"): renewed every third of it while the job runs; a
+  // daemon silent this long loses its jobs to another. At least 0.3 s.
+  Duration lease = std::chrono::seconds(30);
   // api.tcp: an optional TCP listener ("127.0.0.1:8787"; port 0 picks a free one), only with
   // api.token_file, a file of mode 0600 whose content (trimmed) every TCP request must send as
   // "Authorization: Bearer <token>". The token is read at load and never logged.

@@ -45,10 +45,10 @@ std::vector<RestoredJob> JobQueue::restore(const std::function<void(const std::s
     return out;
   }
   for (const QueuedJobRecord& q : *rows) {
-    if (store_.get_job(q.id).ok()) {  // it started before the restart: recovery's job now
-      remove(q.id);
-      continue;
-    }
+    // Started (by a daemon that died, or one still running it: the scheduler's claim tells them
+    // apart and takes the job over when its lease ends), or held by another daemon's live lease.
+    if (store_.get_job(q.id).ok()) continue;
+    if (!q.lease_owner.empty() && q.lease_expires_ms > now_ms) continue;
     std::vector<SpecError> errors;
     Result<PipelineSpec> spec =
         q.spec_text.empty() ? load_spec_file(q.spec_path, &errors, provider_names())

@@ -36,8 +36,9 @@ class JobQueue {
   void remove(const std::string& id);
 
   // The rows an earlier burstd left, oldest first: those whose job has a record were started
-  // (recovery reattaches or fails them) and are dropped; those whose spec no longer parses are
-  // recorded as failed jobs and dropped; the rest are queued again.
+  // and those another daemon's live lease holds are skipped (the scheduler's claim takes them
+  // over once their lease ends); those whose spec no longer parses are recorded as failed jobs
+  // and dropped; the rest are queued again.
   std::vector<RestoredJob> restore(const std::function<void(const std::string&)>& log,
                                    int64_t now_ms);
 

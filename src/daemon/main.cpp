@@ -102,12 +102,6 @@ int main(int argc, char** argv) {
     logger->error("cannot open the store: " + store.error().message);
     return 3;
   }
-  if (auto slot = (*store)->take_daemon_slot(); !slot.ok() || !*slot) {
-    logger->error(slot.ok() ? "another burstd uses this store's PostgreSQL database; run one per "
-                              "database (docs/daemon.md, \"A team on PostgreSQL\")"
-                            : "cannot take the store's daemon slot: " + slot.error().message);
-    return 3;
-  }
   SystemClock clock;
   // The chaos matrix's fault hook (docs/chaos.md), installed here and handed to every job.
   const auto it_fault = env.find("BURST_FAULT");

@@ -32,27 +32,33 @@ std::vector<std::string> Reconciler::recover_jobs() {
   if (!jobs) return {"recover: cannot list jobs: " + jobs.error().message};
   for (const JobRecord& job : *jobs) {
     if (job.state != JobState::kRunning || reaper_.job_alive(job)) continue;
-    const std::string stopped = reaper_.why_stopped(job);
-    std::string no;  // why it is not reattached
-    if (!d_.reattach)
-      no = "reattach is off";
-    else if (reaper_.open_phase(job) != "run")
-      no = "not in its run phase";
-    else if (!gpu_pod_running(job))
-      no = "its GPU pod is not running";
-    else if (!d_.reattach(job, stopped + "; burstd restarted and reattached"))
-      no = "its spec could not be loaded";
-    if (no.empty()) {
-      lines.push_back("job " + job.id + " reattached: " + stopped);
-      continue;
-    }
-    const std::string why =
-        stopped + "; burstd failed the job on restart (" + no + ", no reattach)";
-    fail_job(job, why);
-    auto after = d_.store.get_job(job.id);
-    lines.push_back("job " + job.id + " failed: " + (after.ok() ? after->error : why));
+    lines.push_back(recover_job(job, /*take_over=*/false));
   }
   return lines;
+}
+
+std::string Reconciler::recover_job(const JobRecord& job, bool take_over) {
+  const std::string stopped = reaper_.why_stopped(job);
+  std::string no;  // why it is not reattached
+  if (!d_.reattach)
+    no = "reattach is off";
+  else if (reaper_.open_phase(job) != "run")
+    no = "not in its run phase";
+  else if (!gpu_pod_running(job))
+    no = "its GPU pod is not running";
+  else if (!d_.reattach(job, stopped + (take_over ? "; burstd took it over and reattached (the "
+                                                    "lease of the burstd running it ended)"
+                                                  : "; burstd restarted and reattached")))
+    no = "its spec could not be loaded";
+  if (no.empty()) return "job " + job.id + " reattached: " + stopped;
+  const std::string why =
+      stopped +
+      (take_over ? "; the lease of the burstd running it ended; burstd took it over and failed it"
+                 : "; burstd failed the job on restart") +
+      " (" + no + ", no reattach)";
+  fail_job(job, why);
+  auto after = d_.store.get_job(job.id);
+  return "job " + job.id + " failed: " + (after.ok() ? after->error : why);
 }
 
 std::vector<PodAction> Reconciler::reap(std::vector<std::string>* failed_jobs) {

@@ -43,6 +43,10 @@ class Reconciler {
 
   // Returns one line per job failed or reattached, saying what happened.
   std::vector<std::string> recover_jobs();
+  // One job whose runner is gone: reattached (run phase, GPU pod running, `reattach` takes it)
+  // or failed, its pods deleted and verified; `take_over`: its daemon's lease ended (rather than
+  // this burstd restarting). Returns the line saying which.
+  std::string recover_job(const JobRecord& job, bool take_over);
   // What the pass did, less the pods left to a live job; `failed_jobs` as Reaper::reap.
   std::vector<PodAction> reap(std::vector<std::string>* failed_jobs = nullptr);
   // Fails a job whose runner is gone (Reaper::fail_orphaned_job).

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "daemon/lease_owner.h"
+#include "registry.h"
+
 namespace burst::daemon {
 
 Scheduler::Scheduler(Clock& clock, Store& store, JobLauncher& launcher, SchedulerOptions options)
@@ -10,7 +13,8 @@ Scheduler::Scheduler(Clock& clock, Store& store, JobLauncher& launcher, Schedule
       launcher_(launcher),
       opt_(std::move(options)),
       durable_(store),
-      waiter_(clock.make_waiter()) {}
+      waiter_(clock.make_waiter()),
+      owner_(opt_.lease_owner.empty() ? make_lease_owner() : opt_.lease_owner) {}
 
 Scheduler::~Scheduler() {
   stop();
@@ -98,7 +102,10 @@ std::string Scheduler::enqueue(PipelineSpec spec, const std::string& reason,
   while (taken(p.id)) p.id = new_job_id(clock_.now());
   p.spec = std::move(spec);
   p.reason = reason;
-  p.queued_ms = to_unix_ms(clock_.now());
+  // Strictly increasing: the store's queue is taken oldest first (queued_ms, then id), so jobs
+  // submitted in one millisecond keep their order.
+  p.queued_ms = std::max(to_unix_ms(clock_.now()), last_queued_ms_ + 1);
+  last_queued_ms_ = p.queued_ms;
   if (Status st = durable_.add(p.id, p.spec, spec_text, reason, p.queued_ms); !st.ok()) {
     log(p.spec.name + ": not queued: " + st.error().message);
     return "";
@@ -139,18 +146,117 @@ Status Scheduler::cancel(const std::string& job_id) {
 std::optional<TimePoint> Scheduler::tick() {
   reap_threads();
   const TimePoint now = clock_.now();
-  std::lock_guard<std::mutex> lock(mu_);
-  fire_due(now);
-  start_ready();
+  std::vector<JobRecord> take_overs;
   std::optional<TimePoint> next;
-  for (const auto& e : pipelines_)
-    if (e.next && (!next || *e.next < *next)) next = e.next;
-  // A job held by a budget cap is asked again within a minute (a new UTC day frees the cap).
-  const bool held = std::any_of(queue_.begin(), queue_.end(),
-                                [](const Pending& p) { return !p.held_by.empty(); });
-  if (held && !draining_ && (!next || *next > now + std::chrono::minutes(1)))
-    next = now + std::chrono::minutes(1);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fire_due(now);
+    sync_with_store(now);
+    renew_leases(now);
+    start_ready(now, &take_overs);
+    for (const auto& e : pipelines_)
+      if (e.next && (!next || *e.next < *next)) next = e.next;
+    // A job held by a budget cap is asked again within a minute (a new UTC day frees the cap).
+    const bool held = std::any_of(queue_.begin(), queue_.end(),
+                                  [](const Pending& p) { return !p.held_by.empty(); });
+    if (held && !draining_ && (!next || *next > now + std::chrono::minutes(1)))
+      next = now + std::chrono::minutes(1);
+    if (!running_.empty() && next_renew_ && (!next || *next_renew_ < *next)) next = next_renew_;
+    if (opt_.poll.count() > 0 && !draining_ && (!next || *next > now + opt_.poll))
+      next = now + opt_.poll;
+  }
+  for (const JobRecord& job : take_overs) {
+    log("job " + job.id + " (" + job.pipeline + "): its daemon's lease ended; taking it over");
+    if (opt_.take_over) opt_.take_over(job);
+  }
   return next;
+}
+
+void Scheduler::sync_with_store(TimePoint now) {
+  auto rows = store_.queued_jobs();
+  if (!rows.ok()) return;
+  const int64_t now_ms = to_unix_ms(now);
+  std::set<std::string> free_rows;  // queued rows no other daemon holds
+  for (const QueuedJobRecord& q : *rows) {
+    const bool foreign = !q.lease_owner.empty() && q.lease_owner != owner_;
+    const bool live = q.lease_expires_ms > now_ms;
+    if (foreign && live && lease_owner_dead_here(q.lease_owner)) {
+      // Its burstd was killed on this host (a restart, or a sibling): no need to wait the lease.
+      if (store_.renew_lease(q.id, q.lease_owner, now_ms, 0).ok())
+        log("job " + q.id + ": the burstd holding it (" + q.lease_owner +
+            ") is gone; its lease ended now");
+      free_rows.insert(q.id);
+      continue;
+    }
+    if (!(foreign && live)) free_rows.insert(q.id);
+  }
+  queue_.erase(std::remove_if(queue_.begin(), queue_.end(),
+                              [&](const Pending& p) { return !free_rows.count(p.id); }),
+               queue_.end());
+}
+
+void Scheduler::renew_leases(TimePoint now) {
+  if (leased_.empty()) {
+    next_renew_.reset();
+    return;
+  }
+  if (next_renew_ && now < *next_renew_) return;
+  const int64_t now_ms = to_unix_ms(now);
+  const int64_t lease_ms = opt_.lease.count();
+  for (const std::string& id : leased_) {
+    if (lost_.count(id)) continue;
+    Status st = store_.renew_lease(id, owner_, now_ms, lease_ms);
+    if (st.ok() || st.error().code != ErrorCode::kNotFound) continue;
+    auto it = running_.find(id);
+    if (it == running_.end()) continue;
+    lost_.insert(id);
+    it->second.interrupts->fetch_add(1);
+    log("job " + id + ": its lease was taken over by another burstd; stopping it here");
+  }
+  next_renew_ = now + opt_.lease / 3;
+}
+
+bool Scheduler::queued_in_store(const std::string& job_id) const {
+  auto rows = store_.queued_jobs();
+  if (!rows.ok()) return false;
+  return std::any_of(rows->begin(), rows->end(),
+                     [&](const QueuedJobRecord& q) { return q.id == job_id; });
+}
+
+bool Scheduler::pending_for(const QueuedJobRecord& q, TimePoint now, Pending* out) {
+  auto it =
+      std::find_if(queue_.begin(), queue_.end(), [&](const Pending& p) { return p.id == q.id; });
+  if (it != queue_.end()) {
+    *out = std::move(*it);
+    queue_.erase(it);
+    return true;
+  }
+  std::vector<SpecError> errors;
+  Result<PipelineSpec> spec = q.spec_text.empty()
+                                  ? load_spec_file(q.spec_path, &errors, provider_names())
+                                  : parse_spec(q.spec_text, q.spec_path, &errors, provider_names());
+  if (!spec.ok()) {
+    JobRecord rec;
+    rec.id = q.id;
+    rec.pipeline = q.pipeline;
+    rec.spec_path = q.spec_path;
+    rec.state = JobState::kFailed;
+    rec.phase = "queued";
+    rec.error = "queued, then its spec no longer loads: " +
+                (errors.empty() ? spec.error().message : errors.front().text);
+    rec.created_ms = q.queued_ms;
+    rec.finished_ms = to_unix_ms(now);
+    (void)store_.create_job(rec);
+    durable_.remove(q.id);
+    log("job " + q.id + ": " + rec.error);
+    return false;
+  }
+  out->id = q.id;
+  out->spec = std::move(*spec);
+  out->reason = q.reason;
+  out->queued_ms = q.queued_ms;
+  out->held_by = q.held_by;
+  return true;
 }
 
 void Scheduler::fire_due(TimePoint now) {
@@ -189,35 +295,69 @@ bool Scheduler::pipeline_busy(const std::string& name) const {
                      [&](const Pending& p) { return p.spec.name == name; });
 }
 
-void Scheduler::start_ready() {
-  for (auto it = queue_.begin(); it != queue_.end();) {
-    if (draining_ || static_cast<int>(running_.size()) >= opt_.max_concurrent) return;
-    const PipelineSpec& spec = it->spec;
+void Scheduler::start_ready(TimePoint now, std::vector<JobRecord>* take_overs) {
+  const int64_t now_ms = to_unix_ms(now);
+  const int64_t lease_ms = opt_.lease.count();
+  std::vector<std::string> let_go;  // claimed but not started here: their leases end below
+  std::vector<Pending> waiting;     // of those, the ones still queued, back into queue_
+  while (!draining_ &&
+         static_cast<int>(running_.size() + take_overs->size()) < opt_.max_concurrent) {
+    auto claimed = store_.claim_queued(owner_, now_ms, lease_ms);
+    if (!claimed.ok()) {
+      log("queue: cannot claim a job from the store: " + claimed.error().message);
+      break;
+    }
+    if (!claimed->has_value()) break;
+    const QueuedJobRecord q = std::move(**claimed);
+    if (running_.count(q.id)) continue;  // ours, renewed late: the claim renewed it
+    auto job = store_.get_job(q.id);
+    if (job.ok()) {
+      if (job->state == JobState::kRunning) {
+        take_overs->push_back(std::move(*job));  // its daemon died mid-run
+      } else {
+        durable_.remove(q.id);  // it ended; its daemon died before removing the row
+        opt_.ended(q.id);
+      }
+      continue;
+    }
+    if (job.error().code != ErrorCode::kNotFound) {
+      let_go.push_back(q.id);
+      break;
+    }
+    Pending p;
+    if (!pending_for(q, now, &p)) continue;
+    const PipelineSpec& spec = p.spec;
     const bool may_overlap = spec.schedule && spec.schedule->overlap;
     if (!may_overlap && pipeline_running(spec.name)) {
-      ++it;  // waits for its own previous run
+      let_go.push_back(p.id);  // waits for its own previous run
+      waiting.push_back(std::move(p));
       continue;
     }
-    if (std::string held = opt_.admit(it->id, spec); held != it->held_by) {
-      if (!held.empty()) log("job " + it->id + " waits: " + held);
-      it->held_by = held;
-      durable_.hold(it->id, held);
+    if (std::string held = opt_.admit(p.id, spec); held != p.held_by) {
+      if (!held.empty()) log("job " + p.id + " waits: " + held);
+      p.held_by = held;
+      durable_.hold(p.id, held);
     }
-    if (!it->held_by.empty()) {
-      ++it;  // waits for budget; a later, smaller job may still fit
+    if (!p.held_by.empty()) {
+      let_go.push_back(p.id);  // waits for budget; a later, smaller job may still fit
+      waiting.push_back(std::move(p));
       continue;
     }
-    Pending p = std::move(*it);
-    it = queue_.erase(it);
     const std::string id = p.id;
     Running& r = running_[id];
     r.job = std::move(p);
+    leased_.insert(id);
+    if (!next_renew_) next_renew_ = now + opt_.lease / 3;
     log("job " + id + " (" + r.job.spec.name + ") starting: " + r.job.reason);
     const PipelineSpec* spec_ptr = &r.job.spec;  // stable: the map node lives until finished()
     launch(id, r, [this, id, spec_ptr](const std::function<int()>& interrupts) {
       return launcher_.run(id, *spec_ptr, interrupts);
     });
   }
+  for (const std::string& id : let_go) (void)store_.renew_lease(id, owner_, now_ms, 0);
+  for (auto& p : waiting) queue_.push_back(std::move(p));
+  std::stable_sort(queue_.begin(), queue_.end(),
+                   [](const Pending& a, const Pending& b) { return a.queued_ms < b.queued_ms; });
 }
 
 void Scheduler::launch(const std::string& id, Running& r,
@@ -243,6 +383,10 @@ void Scheduler::adopt(const std::string& job_id, PipelineSpec spec, const std::s
   r.job.spec = std::move(spec);
   r.job.reason = "reattached after a restart";
   r.job.queued_ms = to_unix_ms(clock_.now());
+  if (auto rows = store_.queued_jobs(); rows.ok())
+    for (const QueuedJobRecord& q : *rows)
+      if (q.id == job_id && q.lease_owner == owner_) leased_.insert(job_id);  // a take-over
+  if (!next_renew_ && !leased_.empty()) next_renew_ = clock_.now() + opt_.lease / 3;
   log("job " + job_id + " (" + r.job.spec.name + ") reattaching: " + why);
   const PipelineSpec* spec_ptr = &r.job.spec;
   launch(job_id, r, [this, job_id, spec_ptr, why](const std::function<int()>& interrupts) {
@@ -255,10 +399,21 @@ void Scheduler::adopt(const std::string& job_id, PipelineSpec spec, const std::s
 }
 
 void Scheduler::finished(const std::string& id, const JobResult& result) {
-  durable_.remove(id);  // before the thread leaves running_: the destructor waits for that
-  opt_.ended(id);
+  bool lost = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    lost = lost_.count(id) > 0;
+  }
+  // Before the thread leaves running_ (the destructor waits for that). A job another daemon took
+  // over is that daemon's to settle: its row and its reservation stay.
+  if (!lost) {
+    durable_.remove(id);
+    opt_.ended(id);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    leased_.erase(id);
+    lost_.erase(id);
     auto it = running_.find(id);
     if (it != running_.end()) {
       done_threads_.push_back(std::move(it->second.thread));

@@ -3,6 +3,16 @@
 // `max_concurrent` jobs run at once, and a pipeline never overlaps itself unless its schedule says
 // `overlap: true`. Jobs run on worker threads through a JobLauncher.
 //
+// Jobs start from the store's queue, never from memory alone (docs/daemon.md, "Leases"): a free
+// slot claims the oldest queued row no live lease holds (Store::claim_queued), so several burstd
+// sharing one PostgreSQL database each take different jobs, and a job submitted to one daemon may
+// run on another. The lease of every job this daemon runs is renewed every third of its length
+// while it runs; a claimed row whose job already has a record was started by a daemon that died
+// (its lease ran out, or its owner is a dead process on this host): it goes to `take_over`, which
+// reattaches or fails it, so no job runs twice. A lease this daemon lost (another daemon took the
+// job over) interrupts its run here. With `poll` (a shared store) an idle daemon looks at the
+// queue that often, for jobs other daemons queued or left; without it an idle daemon sleeps.
+//
 // Time comes only from the Clock. tick() does everything due at clock.now() and says when the
 // next fire is; run_loop() calls tick() and then waits on a Waiter of the clock (monotonic time)
 // until that time or until something changes (a submit, a job ending, wake()), so an idle daemon
@@ -17,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -63,6 +74,14 @@ struct SchedulerOptions {
   // A reattached job whose runner never took it over (it is still "running" in the store after
   // JobLauncher::resume returned): the daemon fails it and deletes its pods.
   std::function<void(const std::string& job_id, const std::string& error)> resume_failed;
+  // The lease owner (daemon/lease_owner.h; "" makes one) and the lease's length.
+  std::string lease_owner;
+  Duration lease = std::chrono::seconds(30);
+  // A shared store: how often an idle daemon looks for work other daemons left; 0: never.
+  Duration poll{0};
+  // A claimed job that was already started (its daemon died): reattach it (adopt()) or fail it,
+  // its pods deleted, and remove its queue row. Called from tick(), without the scheduler's lock.
+  std::function<void(const JobRecord& job)> take_over;
 };
 
 class Scheduler {
@@ -112,6 +131,10 @@ class Scheduler {
   bool is_running(const std::string& job_id) const;
   int running_count() const;
   std::optional<TimePoint> next_fire(const std::string& pipeline) const;
+  const std::string& lease_owner() const { return owner_; }
+  // Whether the store's queue has a row for the job (a daemon's job, queued or running, which
+  // only the lease protocol recovers). False when the store cannot be read.
+  bool queued_in_store(const std::string& job_id) const;
 
  private:
   struct Pending {
@@ -132,7 +155,14 @@ class Scheduler {
   };
 
   void fire_due(TimePoint now);
-  void start_ready();
+  void start_ready(TimePoint now, std::vector<JobRecord>* take_overs);
+  // Ends the live leases of owners proven dead (lease_owner.h) and drops from the local queue the
+  // jobs the store no longer has queued for anyone (started or ended elsewhere).
+  void sync_with_store(TimePoint now);
+  void renew_leases(TimePoint now);
+  // The Pending for a claimed row: the local one, or one parsed from the row's spec text (false
+  // when it no longer parses: the job is recorded as failed and its row removed).
+  bool pending_for(const QueuedJobRecord& q, TimePoint now, Pending* out);
   void finished(const std::string& id, const JobResult& result);
   bool pipeline_busy(const std::string& name) const;  // queued or running
   bool pipeline_running(const std::string& name) const;
@@ -159,6 +189,11 @@ class Scheduler {
   std::vector<Pending> queue_;
   std::map<std::string, Running> running_;
   std::vector<std::thread> done_threads_;  // joined on the next tick
+  std::string owner_;                      // this daemon's lease owner name
+  std::set<std::string> leased_;           // running jobs whose queue row this daemon leases
+  std::set<std::string> lost_;             // running jobs whose lease another daemon took
+  std::optional<TimePoint> next_renew_;
+  int64_t last_queued_ms_ = 0;  // enqueue()'s last queued_ms
 };
 
 }  // namespace burst::daemon

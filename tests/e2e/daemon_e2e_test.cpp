@@ -175,7 +175,7 @@ TEST(E2EDaemon, KilledMidRunThenRestartedReattachesAndCompletesTheJob) {
   for (const auto& p : report["phases"])
     if (p["phase"] == "reattach") {
       said = p["outcome"] == "ok" && p["detail"].get<std::string>().find(
-                                         "stopped during phase run; burstd restarted and "
+                                         "stopped during phase run; burstd took it over and "
                                          "reattached") != std::string::npos;
     }
   EXPECT_TRUE(said) << report["phases"].dump(2);

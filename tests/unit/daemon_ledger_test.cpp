@@ -114,7 +114,7 @@ TEST_F(LedgerTest, JobThatCannotReserveWaitsNamingTheCapAndStartsWhenTheFirstEnd
 
   const auto next = s.tick();
   ASSERT_TRUE(next.has_value()) << "a held job wakes the loop again (a new day frees the cap)";
-  EXPECT_EQ(*next, clock_.now() + minutes(1));
+  EXPECT_LE(*next, clock_.now() + minutes(1)) << "or sooner: the running job's lease renewal";
 
   launcher_->release(a);
   ASSERT_TRUE(s.wait_idle(seconds(10)));
