@@ -72,8 +72,8 @@ void Daemon::take_over(const JobRecord& job) {
   }
   d_.log("take-over: " + line);
   if (scheduler_->is_running(job.id)) return;  // reattached: its end settles it
+  ledger_.settle(job.id);                      // before the row goes (Scheduler::finished)
   (void)d_.store.remove_queued(job.id);
-  ledger_.settle(job.id);
 }
 
 bool Daemon::reattach(const JobRecord& job, const std::string& why) {

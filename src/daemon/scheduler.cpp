@@ -315,8 +315,8 @@ void Scheduler::start_ready(TimePoint now, std::vector<JobRecord>* take_overs) {
       if (job->state == JobState::kRunning) {
         take_overs->push_back(std::move(*job));  // its daemon died mid-run
       } else {
-        durable_.remove(q.id);  // it ended; its daemon died before removing the row
-        opt_.ended(q.id);
+        opt_.ended(q.id);  // it ended; its daemon died before removing the row
+        durable_.remove(q.id);
       }
       continue;
     }
@@ -404,11 +404,12 @@ void Scheduler::finished(const std::string& id, const JobResult& result) {
     std::lock_guard<std::mutex> lock(mu_);
     lost = lost_.count(id) > 0;
   }
-  // Before the thread leaves running_ (the destructor waits for that). A job another daemon took
-  // over is that daemon's to settle: its row and its reservation stay.
+  // Before the thread leaves running_ (the destructor waits for that). Settled before the row
+  // goes: a burstd killed in between leaves the row, and whoever claims it settles again. A job
+  // another daemon took over is that daemon's to settle: its row and its reservation stay.
   if (!lost) {
-    durable_.remove(id);
     opt_.ended(id);
+    durable_.remove(id);
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
