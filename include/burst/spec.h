@@ -75,6 +75,9 @@ struct Resources {
   // choice, up to the planner's own limit.
   std::optional<int> max_workers;
   int worker_retries = 1;  // a failed worker's shard runs again on a new pod this many times
+  // resources.merge: false (per-worker, the default): each worker's artefacts in <local>/w<i>/;
+  // true (flat): all in <local>/, a file two workers brought home refused (job/artefact_merge.h).
+  bool merge_flat = false;
 };
 
 struct VolumeSpec {

@@ -1,9 +1,11 @@
 #include "job/worker_fleet.h"
 
 #include <exception>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "job/artefact_merge.h"
 #include "job/job_phases.h"
 #include "job/pod_lifecycle.h"
 #include "plan/worker_shards.h"
@@ -87,6 +89,23 @@ class LockedConsole : public Console {
   std::mutex mu_;
 };
 
+// A worker's first attempt tells the job's fault observer each point twice: as "<point>" and as
+// "<point>@w<i>", so the chaos matrix can stop one worker at one phase (docs/chaos.md). A retry
+// tells only "<point>": the fault is not injected into the shard's second pod.
+class WorkerFaultPoints : public FaultObserver {
+ public:
+  WorkerFaultPoints(FaultObserver* inner, int index, int attempt)
+      : inner_(inner), suffix_(attempt == 0 ? "@w" + std::to_string(index) : "") {}
+  void reached(std::string_view point) override {
+    inner_->reached(point);
+    if (!suffix_.empty()) inner_->reached(std::string(point) + suffix_);
+  }
+
+ private:
+  FaultObserver* inner_;
+  const std::string suffix_;
+};
+
 class Fleet {
  public:
   Fleet(JobDeps& d, const JobInput& in, Redactor& redact, JobWatchdog& watchdog,
@@ -106,12 +125,25 @@ class Fleet {
       what += "; " + std::to_string(in_.items.size()) + " items in contiguous shards of about " +
               std::to_string(in_.items.size() / static_cast<size_t>(k));
     console_.line(what);
+    std::vector<std::string> locals;
+    for (const Artefact& a : in_.spec.artefacts) locals.push_back(a.local);
+    if (in_.spec.resources.merge_flat) clear_merge_staging(locals, k);
     std::vector<std::thread> threads;
     threads.reserve(static_cast<size_t>(k));
     for (int i = 0; i < k; ++i) threads.emplace_back([this, i] { worker(i); });
     for (std::thread& t : threads) t.join();
     watchdog_.clear_runtime_limit();
     std::lock_guard<std::mutex> lock(mu_);
+    // The flat merge rule: what every worker brought home, moved up into one directory.
+    if (in_.spec.resources.merge_flat) {
+      if (Status st = merge_flat(locals, k); !st.ok()) {
+        console_.line(st.error().message);
+        result_.failed = true;
+        if (first_failure_.empty()) first_failure_ = st.error().message;
+      } else {
+        console_.line("merged every worker's artefacts into one directory (merge: flat)");
+      }
+    }
     result_.interrupted = d_.interrupts() > 0;
     result_.error = first_failure_;
     return result_;
@@ -165,7 +197,9 @@ class Fleet {
     in.worker = {index, in_.plan.estimate.workers, attempt};
     in.items = shard_of(in_.items, index, in.worker.count);
     in.spec.code.remote_dir += "-w" + w;  // each worker its own code dir on a shared volume
-    for (Artefact& a : in.spec.artefacts) a.local += "/w" + w;
+    for (Artefact& a : in.spec.artefacts)
+      a.local =
+          in_.spec.resources.merge_flat ? merge_staging_dir(a.local, index) : a.local + "/w" + w;
     JobDeps deps{d_.store, d_.clock, d_.connector, provider_, console_, d_.config, [this] {
                    // One stop request as the job's: a fleet stop counts as one, never as two
                    // (a second would skip the pull).
@@ -174,7 +208,8 @@ class Fleet {
                  }};
     deps.extra_caps = d_.extra_caps;
     deps.stop_source = d_.stop_source;
-    deps.faults = d_.faults;
+    WorkerFaultPoints faults(d_.faults, index, attempt);
+    deps.faults = d_.faults ? &faults : nullptr;
     JobPhases phases(deps, in, redact_);
     phases.set_watchdog(&watchdog_);
     phases.set_fleet([this] { return stop_reason(); }, &provision_mu_);

@@ -2,7 +2,9 @@
 // (docs/architecture.md, "Workers"). Each worker is the single-pod path (job/job_phases.h) from
 // provision to delete-gpu-pod with its slot (JobInput::worker): its contiguous shard of the items
 // (plan/worker_shards.h), its own code dir on the volume (<code.remote_dir>-w<i>), its artefacts
-// pulled into <artefact.local>/w<i>/, its lines prefixed "[w<i>] ". Each phase a worker finishes
+// pulled into <artefact.local>/w<i>/ (with resources.merge: flat, into a staging directory moved
+// up into <artefact.local>/ once every worker ended, collisions refused: job/artefact_merge.h),
+// its lines prefixed "[w<i>] ". Each phase a worker finishes
 // is one row in the job's phases, its detail prefixed "w<i>: ".
 //
 // Failure: a worker whose attempt failed (a step, a lost pod, SSH) has its pod deleted and
@@ -10,6 +12,9 @@
 // (Ctrl-C, burst cancel, budget.max_runtime from the first worker's run step, the money caps over
 // every pod of the job) is never retried; neither is a delete that could not be verified. The
 // first worker to fail for good stops the others. Every worker deletes its own pod on every path.
+//
+// Fault points (burst/fault_observer.h): a worker's first attempt tells the job's observer each
+// point as "<point>" and as "<point>@w<i>", so a test can stop one worker at one phase.
 #pragma once
 
 #include <mutex>

@@ -151,6 +151,10 @@ void compare(JobReport& r) {
     r.budget_used_pct = r.total_usd / *r.facts.budget_usd * 100.0;
   if (r.facts.deadline_s && *r.facts.deadline_s > 0 && r.job.finished_ms)
     r.deadline_slack_pct = (1 - r.wall_s / *r.facts.deadline_s) * 100.0;
+  r.items = r.facts.split_items > 0        ? r.facts.split_items
+            : r.facts.unit_name == "items" ? static_cast<long>(r.facts.units)
+                                           : 0;
+  if (r.items > 0 && r.outcome == "succeeded") r.usd_per_item = r.total_usd / r.items;
 }
 
 }  // namespace

@@ -83,7 +83,11 @@ struct JobReport {
   std::optional<double> run_error_pct;
   std::optional<double> budget_used_pct;     // total / budget.max_usd
   std::optional<double> deadline_slack_pct;  // 1 - wall / budget.deadline_seconds
-  std::string estimate_json;                 // as recorded at plan time
+  // Total cost over the items the spec names (the items file's lines, else workload.items),
+  // for a job that succeeded; unset when the spec has no items.
+  std::optional<double> usd_per_item;
+  long items = 0;             // the count it divides by
+  std::string estimate_json;  // as recorded at plan time
   // Where the upload ran when the provider has no CPU pods (plan/handoff.h): "gpu-pod" or
   // "local" (empty otherwise), the plan's reason with both estimated costs, and how it went.
   std::string handoff, handoff_why, handoff_outcome;
@@ -106,5 +110,10 @@ std::string report_json(const JobReport& r);
 std::string report_markdown(const JobReport& r);
 std::string report_summary(const JobReport& r);  // a few lines for the terminal
 std::string report_html(const JobReport& r);     // self-contained: inline CSS and SVG, no JS
+
+// "$0.0012 per item (2000 items)", or "" without usd_per_item; tiny costs keep 6 decimals.
+std::string usd_per_item_text(const JobReport& r);
+// The plan's point on the go-wide curve against what happened, one sentence (wide jobs).
+std::string curve_point_text(const JobReport& r);
 
 }  // namespace burst

@@ -79,7 +79,9 @@ std::string report_html(const JobReport& r) {
     << row({"error", r.job.error.empty() ? "-" : r.job.error})
     << row({"started", utc(r.job.created_ms)})
     << row({"finished", utc(r.job.finished_ms) + " (" + secs(r.wall_s) + ")"})
-    << row({"total cost", money(r.total_usd)}) << "</table>";
+    << row({"total cost", money(r.total_usd)});
+  if (r.usd_per_item) o << row({"cost per item", usd_per_item_text(r)});
+  o << "</table>";
 
   o << "<h2>Recommendations</h2><ul>";
   if (r.recommendations.empty()) o << "<li>None: the job ran as planned.</li>";
@@ -120,6 +122,21 @@ std::string report_html(const JobReport& r) {
     o << "; calibrated from " << r.facts.calibration_runs << " runs (run time x"
       << fixed(r.facts.calibration_factor, 2) << ")";
   o << "</p>";
+
+  if (!r.workers.empty()) {
+    o << "<h2>Workers</h2><p>" << html(curve_point_text(r))
+      << "</p><table><tr><th>worker</th><th>pods</th><th>items</th><th>cold start</th>"
+         "<th>sync</th><th>run</th><th>pull</th><th>billed</th><th>cost</th>"
+         "<th>utilization</th><th>run outcome</th></tr>";
+    for (const WorkerRow& w : r.workers) {
+      std::string pods;
+      for (const auto& id : w.pods) pods += (pods.empty() ? "" : ", ") + id;
+      o << row({"w" + std::to_string(w.index), pods, std::to_string(w.items), secs(w.cold_start_s),
+                secs(w.sync_s), secs(w.run_s), secs(w.pull_s), secs(w.billed_s), money(w.usd),
+                w.utilization ? fixed(*w.utilization * 100, 0) + "%" : "-", w.outcome});
+    }
+    o << "</table>";
+  }
 
   if (r.facts.budget_usd || r.facts.deadline_s) {
     o << "<h2>Budget</h2><table>";

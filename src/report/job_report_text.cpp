@@ -34,6 +34,20 @@ std::string state_line(const JobReport& r) {
 
 }  // namespace
 
+std::string usd_per_item_text(const JobReport& r) {
+  if (!r.usd_per_item) return "";
+  const double v = *r.usd_per_item;
+  return (v >= 0.01 ? money(v) : "$" + fixed(v, 6)) + " per item (" + std::to_string(r.items) +
+         " items)";
+}
+
+std::string curve_point_text(const JobReport& r) {
+  return "The plan's point on the go-wide curve: " + std::to_string(r.estimate.workers) +
+         " workers, estimated " + secs(r.estimate.total_s) + " and " + money(r.estimate.usd) +
+         "; actual " + secs(r.wall_s) + " and " + money(r.total_usd) + ", utilization " +
+         (r.utilization ? fixed(*r.utilization * 100, 0) + "%" : "-") + " overall.";
+}
+
 std::string report_json(const JobReport& r) {
   json j;
   j["job"] = {{"id", r.job.id},
@@ -117,6 +131,8 @@ std::string report_json(const JobReport& r) {
                  {"cold_start_s", r.cold_start_s},
                  {"sync_s", r.sync_s},
                  {"utilization", opt(r.utilization)},
+                 {"items", r.items},
+                 {"usd_per_item", opt(r.usd_per_item)},
                  {"bytes_synced", r.bytes_synced},
                  {"bytes_pulled", r.bytes_pulled}};
   j["error_pct"] = {{"usd", opt(r.usd_error_pct)},
@@ -168,7 +184,9 @@ std::string report_markdown(const JobReport& r) {
     << secs(r.compute_s) << " of " << secs(r.gpu_billed_s) << " GPU billed)";
   if (!r.facts.bound.empty()) o << "; the model predicted " << r.facts.bound << "-bound";
   if (r.estimate.known) o << " at " << fixed(r.estimate.utilization * 100, 0) << "%";
-  o << ".\n\n## Estimate vs actual\n\n| | estimate | actual | error |\n|---|---|---|---|\n";
+  o << ".\n\n";
+  if (r.usd_per_item) o << "Cost per item: " << usd_per_item_text(r) << ".\n\n";
+  o << "## Estimate vs actual\n\n| | estimate | actual | error |\n|---|---|---|---|\n";
   if (r.estimate.known) {
     o << "| cost | " << money(r.estimate.usd) << " | " << money(r.total_usd) << " | "
       << pct(r.usd_error_pct) << " |\n"
@@ -181,10 +199,8 @@ std::string report_markdown(const JobReport& r) {
     o << "| cost | (no plan) | " << money(r.total_usd) << " | - |\n\n";
   }
   if (!r.workers.empty()) {
-    o << "## Workers\n\nThe plan's point on the go-wide curve: " << r.estimate.workers
-      << " workers, estimated " << secs(r.estimate.total_s) << " and " << money(r.estimate.usd)
-      << "; actual " << secs(r.wall_s) << " and " << money(r.total_usd) << ", utilization "
-      << (r.utilization ? fixed(*r.utilization * 100, 0) + "%" : "-") << " overall.\n\n"
+    o << "## Workers\n\n"
+      << curve_point_text(r) << "\n\n"
       << "| worker | pods | items | cold start | sync | run | pull | billed | cost | utilization "
          "| run outcome |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const WorkerRow& w : r.workers) {
@@ -233,12 +249,22 @@ std::string report_summary(const JobReport& r) {
   o << "job " << r.job.id << " " << state_line(r) << " in " << secs(r.wall_s) << ", cost "
     << money(r.total_usd);
   if (r.estimate.known) o << " (estimate " << money(r.estimate.usd) << ")";
+  if (r.usd_per_item) o << ", " << usd_per_item_text(r);
   o << "\n";
   for (const auto& c : r.pods)
     o << "  " << c.pod.role << " pod " << c.pod.pod_id << " (" << c.pod.gpu_type << ", "
       << money(c.pod.usd_per_hour) << "/h): billed " << secs(c.billed_s) << ", " << money(c.usd)
       << (c.confirmed_deleted ? ", deleted" : ", DELETION NOT CONFIRMED: run `burst reap`") << "\n";
   o << handoff_line(r, "  ");
+  if (!r.workers.empty()) o << "  " << curve_point_text(r) << "\n";
+  for (const WorkerRow& w : r.workers) {
+    o << "  w" << w.index << ": ";
+    if (w.items > 0) o << w.items << " items, ";
+    o << w.pods.size() << (w.pods.size() == 1 ? " pod" : " pods") << ", run " << secs(w.run_s)
+      << " of " << secs(w.billed_s) << " billed ("
+      << (w.utilization ? fixed(*w.utilization * 100, 0) + "%" : "-") << "), " << money(w.usd)
+      << ", " << w.outcome << "\n";
+  }
   for (const auto& rec : r.recommendations) o << "  next time: " << rec.text << "\n";
   return o.str();
 }

@@ -1,7 +1,9 @@
 #include "report/recommendations.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace burst {
 namespace {
@@ -59,6 +61,30 @@ std::vector<Recommendation> recommend(const JobReport& r) {
                                           " (compute " + fmt("%.0f s", r.compute_s) + " of " +
                                           fmt("%.0f s", r.gpu_billed_s) +
                                           " billed): " + dominant_overhead(r)});
+  }
+  // The 70% rule for a wide job (job/worker_fleet.h), with every worker's own utilization.
+  if (ok && !r.workers.empty() && r.utilization && *r.utilization < kRecommendWideUtilization) {
+    std::string each;
+    for (const WorkerRow& w : r.workers)
+      each += (each.empty() ? "" : ", ") + ("w" + std::to_string(w.index)) + " " +
+              (w.utilization ? fmt("%.0f%%", *w.utilization * 100) : "-");
+    out.push_back({"over-provisioned",
+                   "utilization " + fmt("%.0f%%", *r.utilization * 100) + " overall (" + each +
+                       ") is below the ~70% a wide job should reach: over-provisioned; fewer "
+                       "workers (resources.max_workers: " +
+                       std::to_string(std::max(1, static_cast<int>(r.workers.size()) - 1)) +
+                       ") or a smaller GPU would do the same work for less"});
+  }
+  if (r.utilization && *r.utilization >= kRecommendPinnedUtilization && r.deadline_slack_pct &&
+      *r.deadline_slack_pct < 0) {
+    const int k = r.workers.empty() ? 1 : static_cast<int>(r.workers.size());
+    out.push_back({"under-provisioned",
+                   "utilization " + fmt("%.0f%%", *r.utilization * 100) +
+                       " with the deadline missed (" + fmt("%.0f s", r.wall_s) + " of " +
+                       fmt("%.0f s", *r.facts.deadline_s) +
+                       "): the GPUs were busy throughout; more workers (resources.max_workers "
+                       "above " +
+                       std::to_string(k) + ") would meet it"});
   }
   if (ok && r.deadline_slack_pct && *r.deadline_slack_pct >= kRecommendDeadlineSlackPct) {
     out.push_back(

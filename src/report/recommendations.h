@@ -15,6 +15,12 @@ inline constexpr double kRecommendLowUtilization = 0.50;
 inline constexpr double kRecommendDeadlineSlackPct = 40;
 // budget-near: a job that used at least this share of budget.max_usd.
 inline constexpr double kRecommendBudgetNearPct = 90;
+// over-provisioned: a succeeded job of several workers whose overall utilization is below this
+// (the ~70% a wide job should reach: below it the workers mostly wait, boot and sync).
+inline constexpr double kRecommendWideUtilization = 0.70;
+// under-provisioned: a job that missed its deadline with utilization at or above this (the GPUs
+// were busy all along: only more of them would have made it).
+inline constexpr double kRecommendPinnedUtilization = 0.90;
 // estimate-off: a succeeded job whose cost missed the estimate by at least this much.
 inline constexpr double kRecommendEstimateOffPct = 50;
 

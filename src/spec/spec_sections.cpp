@@ -53,8 +53,10 @@ constexpr sv kWorkloadFields[] = {"kind",
                                   "items_file"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
-constexpr sv kResourceFields[] = {"providers",        "gpus", "gpu_count",   "min_vram_gb",
-                                  "max_usd_per_hour", "spot", "max_workers", "worker_retries"};
+constexpr sv kResourceFields[] = {
+    "providers", "gpus",        "gpu_count",      "min_vram_gb", "max_usd_per_hour",
+    "spot",      "max_workers", "worker_retries", "merge"};
+constexpr sv kMergeRules[] = {"per-worker", "flat"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};
 constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
@@ -282,6 +284,7 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
   if (std::optional<long> k = r->integer("max_workers", 1, kMaxWorkers))
     out.max_workers = static_cast<int>(*k);
   out.worker_retries = static_cast<int>(r->integer("worker_retries", 0, 10).value_or(1));
+  out.merge_flat = r->one_of("merge", kMergeRules).value_or("per-worker") == "flat";
 }
 
 void parse_volume(Fields& top, PipelineSpec& spec) {

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "chaos/chaos_matrix.h"
@@ -64,18 +65,34 @@ std::string key_env(const std::string& provider) {
 // The cell's job. Every cell has a volume, code to sync, a run step and an artefact; a setup step,
 // the upload hand-off and the 5 MiB artefact only where the cell's point needs them, so each cell
 // runs only the phases it tests (the matrix must fit CI).
-std::string spec_text(const std::string& provider, const std::string& point) {
+// The worker faults' job: 3 workers (a tight deadline for 300 items, resources.max_workers: 3),
+// each copying its shard of code/items.txt into an artefact, so what came home shows every item.
+constexpr int kWideItems = 300;
+
+std::string spec_text(const std::string& provider, const std::string& point, bool wide) {
+  // The wide job's GPU, price cap and deadline are those for which each provider's offers plan
+  // exactly 3 workers (2 would miss the deadline; Lambda's cold start is longer).
+  const std::string gpus = !wide                  ? "RTX_4090, RTX_5090, L4, A10G, A10"
+                           : provider == "lambda" ? "A10"
+                                                  : "RTX_4090";
   std::string s = "version: 1\nname: chaos\nresources:\n  providers: [" + provider +
-                  "]\n  gpus: [RTX_4090, RTX_5090, L4, A10G, A10]\n  max_usd_per_hour: 1.50\n"
+                  "]\n  gpus: [" + gpus + "]\n  max_usd_per_hour: " + (wide ? "4.00" : "1.50") +
+                  "\n" + (wide ? "  max_workers: 3\n" : "") +
                   "volume: {name: chaos-vol, size_gb: 10, mount: /workspace}\n"
                   "image: python:3.11-slim\ncode: {dir: code}\n";
+  if (wide)
+    s += "workload:\n  kind: custom\n  items: " + std::to_string(kWideItems) +
+         "\n  items_file: items.txt\n  reference: {gpu: " + (provider == "local" ? "local" : gpus) +
+         ", runtime: 1500s}\nbudget: {deadline: " + (provider == "lambda" ? "12m" : "10m") + "}\n";
   if (point == "mid-setup") s += "setup: |\n  echo setup-start\n  sleep 0.2\n  echo setup-done\n";
   s += "run: |\n  mkdir -p \"$BURST_VOLUME/cache\" && echo weights-v1 > "
        "\"$BURST_VOLUME/cache/weights.txt\"\n"
        "  echo run-start\n  sleep 0.2\n  mkdir -p out\n  echo small > out/small.txt\n";
   if (point == "mid-pull")
     s += "  yes chaos-burst-artefact | head -c " + std::to_string(kBigSize) + " > out/big.bin\n";
+  if (wide) s += "  cp \"$BURST_ITEMS_FILE\" \"out/items-$BURST_WORKER_INDEX.txt\"\n";
   s += "  echo run-done\nartefacts:\n  - {remote: out/small.txt, local: ./got}\n";
+  if (wide) s += "  - {remote: out/items-*.txt, local: ./got}\n";
   if (point == "mid-pull") s += "  - {remote: out/big.bin, local: ./got}\n";
   if (point == "mid-upload")
     s += "upload:\n  run: |\n    echo upload-start\n    sleep 0.2\n"
@@ -199,10 +216,11 @@ int live_pods(const BurstHome& home, fakecloud::FakeCloud* cloud, const std::str
 
 // SIGKILL every per-connection sshd of every pod under the home: the SSH connections drop, the
 // pods' listeners stay.
-int cut_ssh(const BurstHome& home) {
+int cut_ssh(const BurstHome& home, const std::string& only_pod = "") {
   int n = 0;
   for (const auto& f : files_under(home.root())) {
     if (fs::path(f).filename() != "sshd.pid") continue;
+    if (!only_pod.empty() && fs::path(f).parent_path().filename() != only_pod) continue;
     const int listener = std::atoi(read_file(f).c_str());
     for (int pid : local_pod_processes(fs::path(f).parent_path().filename())) {
       std::string comm = read_file("/proc/" + std::to_string(pid) + "/comm");
@@ -210,6 +228,42 @@ int cut_ssh(const BurstHome& home) {
     }
   }
   return n;
+}
+
+// Worker 1's first GPU pod (named "...-gpu1"): its local-cloud pod id (the emulators' pods are
+// local pods too) and, on an emulated cloud, its provider id. Empty when not found.
+struct WorkerPod {
+  std::string local_id, provider_id;
+};
+WorkerPod worker1_pod(const BurstHome& home, fakecloud::FakeCloud* cloud,
+                      const std::string& provider) {
+  if (cloud) {
+    for (const auto& p : cloud->state().pods(provider))
+      if (p.gpu && p.name.ends_with("-gpu1")) return {p.local_id, p.id};
+    return {};
+  }
+  for (const auto& f : files_under(home.state() + "/local/pods")) {
+    if (fs::path(f).filename() != "pod.json") continue;
+    const json rec = json::parse(read_file(f), nullptr, false);
+    if (rec.is_object() && rec.value("name", "").ends_with("-gpu1"))
+      return {fs::path(f).parent_path().filename(), ""};
+  }
+  return {};
+}
+
+// worker-lost: the provider loses worker 1's pod under the job (a preempted or failed host):
+// deleted by the emulator itself, or on the local cloud every process of the pod SIGKILLed.
+// worker-cut: only that pod's per-connection sshd processes are killed. False when nothing was
+// done (no such pod, no session).
+bool hit_worker1(const BurstHome& home, fakecloud::FakeCloud* cloud, const std::string& provider,
+                 const std::string& fault) {
+  const WorkerPod pod = worker1_pod(home, cloud, provider);
+  if (pod.local_id.empty() && pod.provider_id.empty()) return false;
+  if (fault == "worker-cut") return cut_ssh(home, pod.local_id) > 0;
+  if (cloud) return cloud->state().delete_pod(provider, pod.provider_id);
+  int n = 0;
+  for (int pid : local_pod_processes(pod.local_id)) n += kill(pid, SIGKILL) == 0;
+  return n > 0;
 }
 
 // Every volume dir of the provider: relative path -> sha256 of each file.
@@ -351,9 +405,15 @@ TEST_P(Chaos, Recovers) {
                     "accepts its own user";
 
   BurstHome home;
-  const std::string spec = home.write("chaos.yaml", spec_text(c.provider, c.point));
+  const bool wide = is_worker_fault(c.fault);
+  const std::string spec = home.write("chaos.yaml", spec_text(c.provider, c.point, wide));
   for (const char* f : {"a.txt", "b.txt", "c.txt", "d.txt"})
     home.write(std::string("code/") + f, std::string(f) + " " + std::string(2000, 'x') + "\n");
+  if (wide) {
+    std::string items;
+    for (int i = 0; i < kWideItems; ++i) items += "item-" + std::to_string(i) + "\n";
+    home.write("code/items.txt", items);
+  }
   const std::string faults_dir = home.root() + "/faults";
   fs::create_directories(faults_dir);
   const bool pod_fault = is_pod_fault(c.fault);
@@ -387,10 +447,12 @@ TEST_P(Chaos, Recovers) {
   }
   auto faulted = env;
   const bool kill_fault = c.fault == "kill-run" || c.fault == "kill-burstd";
+  // A worker fault stops worker 1's first attempt only (job/worker_fleet.cpp).
+  const std::string point = c.point + (wide ? "@w1" : "");
   if (pod_fault)
     faulted["BURST_TEST_POD_SHIM"] = shim;  // the pod misbehaves on its own: no fault point
   else
-    faulted["BURST_FAULT"] = c.point + (kill_fault ? ":kill" : ":pause:" + faults_dir);
+    faulted["BURST_FAULT"] = point + (kill_fault ? ":kill" : ":pause:" + faults_dir);
 
   std::string text;  // everything the faulted process printed
   std::string which;
@@ -430,11 +492,14 @@ TEST_P(Chaos, Recovers) {
         EXPECT_NE(p.wait(150), -1) << "burst run did not end after the hostile answer\n" << p.out();
       }
     } else {
-      const std::string reached = faults_dir + "/" + c.point + ".reached";
+      const std::string reached = faults_dir + "/" + point + ".reached";
       for (int i = 0; i < 6000 && !fs::exists(reached) && !p.exited(); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      ASSERT_TRUE(fs::exists(reached)) << "never reached " << c.point << "\n" << p.out();
-      if (c.fault == "ssh-cut") {
+      ASSERT_TRUE(fs::exists(reached)) << "never reached " << point << "\n" << p.out();
+      if (wide) {
+        EXPECT_TRUE(hit_worker1(home, cloud.get(), c.provider, c.fault))
+            << "no pod (or no SSH session) of worker 1 to hit at " << c.point;
+      } else if (c.fault == "ssh-cut") {
         EXPECT_GT(cut_ssh(home), 0) << "no SSH session to cut at " << c.point;
       } else if (c.fault == "api-500") {
         fakecloud::Faults f;
@@ -447,7 +512,7 @@ TEST_P(Chaos, Recovers) {
         f.hang_ms = 2000;
         cloud->state().set_faults(c.provider, f);
       }
-      std::ofstream(faults_dir + "/" + c.point + ".go") << "go\n";
+      std::ofstream(faults_dir + "/" + point + ".go") << "go\n";
       const int rc = p.wait(150);
       EXPECT_NE(rc, -1) << "burst run did not end after the fault\n" << p.out();
       if (c.fault == "api-500" || c.fault == "api-timeout") {
@@ -500,9 +565,14 @@ TEST_P(Chaos, Recovers) {
     EXPECT_TRUE(it != after.end() && it->second == sha) << "volume file lost or changed: " << path;
   }
 
-  const std::string big = home.work() + "/got/big.bin", small = home.work() + "/got/small.txt";
-  if (fs::exists(big) && sha_of_file(big) != big_sha()) ++rec.r.artefacts_corrupted;
-  if (fs::exists(small) && read_file(small) != "small\n") ++rec.r.artefacts_corrupted;
+  // got/ (a wide job's: got/w<i>/, one per worker, job/worker_fleet.h).
+  const std::string got = home.work() + "/got" + (wide ? "/w0" : "");
+  const std::string big = got + "/big.bin", small = got + "/small.txt";
+  for (const auto& f : files_under(home.work() + "/got")) {
+    const std::string name = fs::path(f).filename();
+    if (name == "big.bin" && sha_of_file(f) != big_sha()) ++rec.r.artefacts_corrupted;
+    if (name == "small.txt" && read_file(f) != "small\n") ++rec.r.artefacts_corrupted;
+  }
   for (const auto& f : files_under(home.work() + "/got")) {  // setuid or world-writable: unsafe
     struct stat st {};
     if (::stat(f.c_str(), &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID | S_ISVTX | S_IWOTH)))
@@ -533,6 +603,23 @@ TEST_P(Chaos, Recovers) {
   if (rec.r.job_state == "succeeded") {  // then the artefacts are home, not merely "absent"
     EXPECT_TRUE(fs::exists(small)) << job.dump();
     EXPECT_TRUE(c.point != "mid-pull" || fs::exists(big)) << job.dump();
+  }
+  if (wide) {
+    // One worker lost is what the retry is for: the job succeeds on its own, every item home
+    // exactly once, and it left no pod for the recovery.
+    EXPECT_EQ(rec.r.job_state, "succeeded") << job.dump();
+    EXPECT_NE(text.find("[w1] failed ("), std::string::npos) << text;
+    EXPECT_NE(text.find("its shard runs again on a new pod"), std::string::npos) << text;
+    EXPECT_EQ(rec.r.left_for_reap, 0) << "burst run itself deletes every pod";
+    std::map<std::string, int> seen;
+    for (const auto& f : files_under(home.work() + "/got"))
+      if (fs::path(f).filename().string().starts_with("items-")) {
+        std::istringstream lines(read_file(f));
+        for (std::string line; std::getline(lines, line);) ++seen[line];
+      }
+    EXPECT_EQ(seen.size(), static_cast<size_t>(kWideItems));
+    for (const auto& [item, n] : seen) EXPECT_EQ(n, 1) << item;
+    rec.r.note += " (w1 retried)";
   }
   // A killed `burst run` is failed by reap; a restarted burstd fails the job, or reattaches to a
   // run still going on its pod (docs/daemon.md) and lets it finish.

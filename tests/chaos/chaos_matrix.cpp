@@ -20,8 +20,9 @@ const std::vector<std::string>& points() {
 }
 
 const std::vector<std::string>& faults() {
-  static const std::vector<std::string> v = {"kill-run",    "kill-burstd", "ssh-cut",    "api-500",
-                                             "api-timeout", "pod-silent",  "pod-hostile"};
+  static const std::vector<std::string> v = {"kill-run",    "kill-burstd", "ssh-cut",
+                                             "api-500",     "api-timeout", "pod-silent",
+                                             "pod-hostile", "worker-lost", "worker-cut"};
   return v;
 }
 
@@ -35,6 +36,20 @@ std::string handoff_of(const std::string& provider) {
 
 std::string na_reason(const std::string& provider, const std::string& fault,
                       const std::string& point) {
+  if (is_worker_fault(fault)) {
+    if (provider == "vast")
+      return "a wide job on Vast fails before any fault: the shared volume lives on one machine "
+             "(issue 19 defect; tests/e2e/workers_cloud_e2e_test.cpp)";
+    if (provider == "local" && fault == "worker-lost" &&
+        (point == "after-create" || point == "wait-ssh"))
+      return "a local pod killed before SSH reads `stopping`, which wait-for-ssh waits on for "
+             "ssh_wait_seconds (600 s): a finding of issue 19, not fixed yet";
+    if (point == "after-delete") return "the worker's pod is already deleted: nothing to lose";
+    if (point == "mid-upload") return "the upload is the job's, after every worker: no worker runs";
+    if (fault == "worker-cut" && (point == "after-create" || point == "wait-ssh"))
+      return "no SSH connection exists yet";
+    return "";
+  }
   if (is_pod_fault(fault)) {
     if (point == "after-create") return "burst sends the pod nothing before SSH is up";
     if (point == "after-delete") return "the pod is gone: nothing is left to answer";
@@ -64,6 +79,10 @@ bool in_ci_subset(const std::string& provider, const std::string& fault, const s
   if (is_pod_fault(fault))
     return point == "mid-pull" && ((fault == "pod-hostile" && provider == "local") ||
                                    (fault == "pod-silent" && provider == "runpod"));
+  // The 3-worker cells each run a whole wide job and a retry: one in CI (a pod lost mid-run on an
+  // emulated cloud), the other 27 are chaos-full (Vast's 16 and two local ones are n/a).
+  if (is_worker_fault(fault))
+    return fault == "worker-lost" && point == "mid-run" && provider == "runpod";
   if ((fault == "kill-run" || fault == "kill-burstd") &&
       (point == "after-create" || point == "wait-ssh"))
     return true;
@@ -78,6 +97,10 @@ bool in_ci_subset(const std::string& provider, const std::string& fault, const s
 
 bool is_pod_fault(const std::string& fault) {
   return fault == "pod-silent" || fault == "pod-hostile";
+}
+
+bool is_worker_fault(const std::string& fault) {
+  return fault == "worker-lost" || fault == "worker-cut";
 }
 
 std::string cell_id(const std::string& provider, const std::string& fault,

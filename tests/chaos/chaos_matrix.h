@@ -17,6 +17,11 @@ const std::vector<std::string>& faults();     // kill-run, kill-burstd, ssh-cut,
 // BURST_TEST_POD_SHIM, docs/testing.md) instead of something killing burst or the network.
 bool is_pod_fault(const std::string& fault);
 
+// worker-lost and worker-cut: a job of 3 workers (job/worker_fleet.h) where worker 1's first pod
+// is lost at the provider, or its SSH connections cut, at the point (BURST_FAULT=<point>@w1);
+// the job must retry that shard on a new pod and succeed with every item exactly once.
+bool is_worker_fault(const std::string& fault);
+
 // Where the upload of the chaos spec runs on `provider` ("cpu-pod", "gpu-pod", "local": the
 // plan's hand-off choice, pinned; a different choice fails the mid-upload cells).
 std::string handoff_of(const std::string& provider);

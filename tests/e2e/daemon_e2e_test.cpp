@@ -238,7 +238,8 @@ bool is_volatile(const std::string& key) {
 // with the machine's speed: under ASan on a loaded CI machine one run's utilization fell on the
 // other side of 50% from the other's. The rest must agree.
 bool measured_recommendation(const std::string& id) {
-  return id == "low-utilization" || id == "deadline-slack" || id == "estimate-off";
+  return id == "low-utilization" || id == "deadline-slack" || id == "estimate-off" ||
+         id == "over-provisioned" || id == "under-provisioned";
 }
 
 json comparable(const json& j) {

@@ -178,6 +178,63 @@ TEST_F(ReportTest, LowUtilizationTriggerNamesTheColdStartBelowHalf) {
   EXPECT_FALSE(has(report(at), "low-utilization"));
 }
 
+TEST_F(ReportTest, UnderProvisionedWhenTheDeadlineIsMissedWithTheGpuBusyThroughout) {
+  // 1260 s of run in a 1400 s GPU pod: 90% busy, and the 1000 s deadline missed.
+  HistoryJob h = success(1260);
+  h.facts.deadline_s = 1000;
+  JobReport r = report(h);
+  ASSERT_TRUE(has(r, "under-provisioned"));
+  for (const auto& rec : r.recommendations)
+    if (rec.id == "under-provisioned") {
+      EXPECT_EQ(rec.text.rfind("utilization 90% with the deadline missed (1456 s of 1000 s)", 0),
+                0u)
+          << rec.text;
+      EXPECT_NE(rec.text.find("more workers (resources.max_workers above 1)"), std::string::npos)
+          << rec.text;
+    }
+  HistoryJob below = success(1259);  // 89.99%: not pinned, quiet
+  below.id = "20261110-120000-0007";
+  below.facts.deadline_s = 1000;
+  EXPECT_FALSE(has(report(below), "under-provisioned"));
+  HistoryJob met = success(1260);  // pinned but on time: quiet
+  met.id = "20261110-120000-0006";
+  met.facts.deadline_s = 2000;
+  EXPECT_FALSE(has(report(met), "under-provisioned"));
+}
+
+TEST_F(ReportTest, CostPerItemWhenTheSpecHasItemsAndTheJobSucceeded) {
+  HistoryJob h = success(3000);  // $2.6097 for 300 items
+  h.facts.units = 300;
+  h.facts.unit_name = "items";
+  JobReport r = report(h);
+  ASSERT_TRUE(r.usd_per_item);
+  EXPECT_NEAR(*r.usd_per_item, r.total_usd / 300, 1e-12);
+  EXPECT_EQ(r.items, 300);
+  EXPECT_NE(report_markdown(r).find("Cost per item: $0.008699 per item (300 items)."),
+            std::string::npos)
+      << report_markdown(r);
+  EXPECT_NE(report_summary(r).find(", $0.008699 per item (300 items)\n"), std::string::npos)
+      << report_summary(r);
+  EXPECT_NE(report_html(r).find("<td>cost per item</td><td>$0.008699 per item (300 items)</td>"),
+            std::string::npos);
+  auto j = nlohmann::json::parse(report_json(r));
+  EXPECT_NEAR(j["actual"]["usd_per_item"].get<double>(), r.total_usd / 300, 1e-12);
+
+  HistoryJob failed = h;  // stopped early: the items were not all done
+  failed.id = "20261110-120000-0005";
+  failed.state = JobState::kFailed;
+  failed.outcomes = {{"run", "failed"}};
+  EXPECT_FALSE(report(failed).usd_per_item);
+  HistoryJob tokens = success(3000);  // a token count is no item count
+  tokens.id = "20261110-120000-0004";
+  tokens.facts.units = 1e6;
+  tokens.facts.unit_name = "tokens";
+  EXPECT_FALSE(report(tokens).usd_per_item);
+  HistoryJob none = success(3000);  // no items at all
+  none.id = "20261110-120000-0003";
+  EXPECT_EQ(report_summary(report(none)).find("per item"), std::string::npos);
+}
+
 TEST_F(ReportTest, DeadlineSlackTriggerAtFortyPercent) {
   HistoryJob h = success(3000);  // wall 3196 s
   h.facts.deadline_s = 5327;     // 1 - 3196 / 5327 = 40.004% slack

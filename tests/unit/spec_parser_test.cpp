@@ -231,18 +231,20 @@ TEST(SpecParser, ReadsYamlNumbers) {
 
 TEST(SpecParser, ReadsWorkersAndTheItemsFile) {
   Result<PipelineSpec> spec = parse_spec(
-      "name: x\nrun: a\nresources: {max_workers: 4, worker_retries: 0}\n"
+      "name: x\nrun: a\nresources: {max_workers: 4, worker_retries: 0, merge: flat}\n"
       "workload: {kind: custom, items_file: data/prompts.txt}\n",
       "p.yaml", nullptr, provider_names());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(spec->resources.max_workers, 4);
   EXPECT_EQ(spec->resources.worker_retries, 0);
+  EXPECT_TRUE(spec->resources.merge_flat);
   EXPECT_EQ(spec->workload.items_file, "data/prompts.txt");
   EXPECT_EQ(spec->workload.items_file_pos.line, 4);
   Result<PipelineSpec> plain = parse_spec("name: x\nrun: a\n", "p.yaml", nullptr, provider_names());
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->resources.max_workers.has_value()) << "the plan chooses";
   EXPECT_EQ(plain->resources.worker_retries, 1);
+  EXPECT_FALSE(plain->resources.merge_flat) << "per-worker subdirectories by default";
   EXPECT_EQ(plain->workload.items_file, "");
 }
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +33,11 @@ namespace burst {
 namespace {
 
 constexpr char kJob[] = "20260101-000000-wide";
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
 
 class QuietConsole : public Console {
  public:
@@ -247,6 +253,39 @@ TEST_F(WorkerFleetTest, FourWorkersProcessEveryItemOnceAndEveryPodIsDeleted) {
   EXPECT_NE(md.find("The plan's point on the go-wide curve: 4 workers"), std::string::npos) << md;
   EXPECT_NE(md.find("| w3 | `p"), std::string::npos) << md;
   EXPECT_NE(report_json(*report).find("\"curve_point\""), std::string::npos);
+}
+
+TEST_F(WorkerFleetTest, FlatMergePutsEveryWorkersFilesInTheOneArtefactDirectory) {
+  spec_.resources.merge_flat = true;
+  JobResult r = run(4);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  expect_every_item_exactly_once();
+  for (int w = 0; w < 4; ++w) {
+    const std::string file = dir_.path() + "/out/items-" + std::to_string(w) + ".txt";
+    EXPECT_TRUE(std::filesystem::exists(file)) << file;
+    EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/out/w" + std::to_string(w)));
+    EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/out/.burst-merge-w" + std::to_string(w)));
+  }
+  EXPECT_TRUE(console_.saw("merged every worker's artefacts into one directory (merge: flat)"));
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(WorkerFleetTest, FlatMergeRefusesAFileTwoWorkersBroughtHomeNamingItAndBoth) {
+  spec_.resources.merge_flat = true;
+  spec_.run += "\necho \"from $BURST_WORKER_INDEX\" > same.txt";
+  spec_.artefacts.push_back({"same.txt", dir_.path() + "/out", {}});
+  JobResult r = run(3);
+  EXPECT_EQ(r.state, JobState::kFailed);
+  const std::string out = dir_.path() + "/out";
+  EXPECT_EQ(
+      r.error.rfind("merge: flat: " + out + "/same.txt came from both worker 0 and worker 1;", 0),
+      0u)
+      << r.error;
+  EXPECT_FALSE(std::filesystem::exists(out + "/same.txt")) << "nothing was merged";
+  for (int w = 0; w < 3; ++w)  // every worker's copy is kept
+    EXPECT_EQ(read_text(out + "/.burst-merge-w" + std::to_string(w) + "/same.txt"),
+              "from " + std::to_string(w) + "\n");
+  expect_every_pod_deleted_and_verified();
 }
 
 TEST_F(WorkerFleetTest, AWorkerKilledMidRunIsRetriedOnANewPodAndTheJobSucceeds) {

@@ -1,0 +1,110 @@
+// The report of a wide job (job/worker_fleet.h) as a user reads it: the curve point and one line
+// per worker in the terminal summary, the Workers table in the HTML report, and the 70% rule
+// (over-provisioned below ~70% overall utilization, naming each worker's). The rows come from a
+// recorded wide job in worker_fleet_test.cpp; here the renderings and the rule's threshold.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "report/job_report.h"
+#include "report/recommendations.h"
+
+namespace burst {
+namespace {
+
+// Four workers of 500 items; `run_s` of each worker's 100 billed seconds was compute.
+JobReport wide_report(double run_s) {
+  JobReport r;
+  r.job.id = "20261126-120000-wide";
+  r.job.state = JobState::kSucceeded;
+  r.outcome = "succeeded";
+  r.estimate.known = true;
+  r.estimate.workers = 4;
+  r.estimate.total_s = 120;
+  r.estimate.usd = 0.40;
+  r.wall_s = 110;
+  r.total_usd = 0.44;
+  r.gpu_billed_s = 400;
+  r.compute_s = 4 * run_s;
+  r.utilization = r.compute_s / r.gpu_billed_s;
+  for (int i = 0; i < 4; ++i) {
+    WorkerRow w;
+    w.index = i;
+    w.pods = {"pod-" + std::to_string(i)};
+    w.items = 500;
+    w.run_s = run_s;
+    w.billed_s = 100;
+    w.usd = 0.11;
+    w.utilization = run_s / 100;
+    w.outcome = "ok";
+    r.workers.push_back(w);
+  }
+  return r;
+}
+
+std::string text_of(const std::vector<Recommendation>& recs, const std::string& id) {
+  for (const auto& rec : recs)
+    if (rec.id == id) return rec.text;
+  return "";
+}
+
+TEST(ReportWide, OverProvisionedBelowSeventyPercentNamesEachWorker) {
+  JobReport r = wide_report(69);
+  r.workers[2].utilization = 0.5;
+  const std::string text = text_of(recommend(r), "over-provisioned");
+  EXPECT_EQ(text,
+            "utilization 69% overall (w0 69%, w1 69%, w2 50%, w3 69%) is below the ~70% a wide "
+            "job should reach: over-provisioned; fewer workers (resources.max_workers: 3) or a "
+            "smaller GPU would do the same work for less");
+  EXPECT_EQ(text_of(recommend(wide_report(70)), "over-provisioned"), "") << "70% is the target";
+  JobReport one = wide_report(40);  // a job of one pod: the 70% rule is the wide job's
+  one.workers.clear();
+  EXPECT_EQ(text_of(recommend(one), "over-provisioned"), "");
+  JobReport failed = wide_report(40);  // a failed job did not do the planned work
+  failed.outcome = "failed";
+  EXPECT_EQ(text_of(recommend(failed), "over-provisioned"), "");
+}
+
+TEST(ReportWide, UnderProvisionedWhenPinnedAndLateSuggestsMoreWorkers) {
+  JobReport r = wide_report(95);
+  r.facts.deadline_s = 100;
+  r.deadline_slack_pct = -10;  // 110 s of 100 s
+  EXPECT_EQ(text_of(recommend(r), "under-provisioned"),
+            "utilization 95% with the deadline missed (110 s of 100 s): the GPUs were busy "
+            "throughout; more workers (resources.max_workers above 4) would meet it");
+  r.deadline_slack_pct = 5;  // met: quiet
+  EXPECT_EQ(text_of(recommend(r), "under-provisioned"), "");
+}
+
+TEST(ReportWide, TerminalSummaryAndHtmlCarryTheCurvePointAndEveryWorkerRow) {
+  JobReport r = wide_report(60);
+  r.workers[1].pods.push_back("pod-1r1");
+  r.workers[1].billed_s = 150;
+  r.workers[1].utilization = 0.4;
+  r.recommendations = recommend(r);
+  const std::string summary = report_summary(r);
+  EXPECT_NE(summary.find("  The plan's point on the go-wide curve: 4 workers, estimated 120.0 s "
+                         "and $0.40; actual 110.0 s and $0.44, utilization 60% overall.\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("  w0: 500 items, 1 pod, run 60.0 s of 100.0 s billed (60%), $0.11, ok\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("  w1: 500 items, 2 pods, run 60.0 s of 150.0 s billed (40%)"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("  w3: 500 items"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("next time: utilization 60% overall"), std::string::npos) << summary;
+
+  const std::string html = report_html(r);
+  EXPECT_NE(html.find("<h2>Workers</h2><p>The plan&#39;s point on the go-wide curve: 4 workers"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><td>w1</td><td>pod-1, pod-1r1</td><td>500</td>"), std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td>w3</td>"), std::string::npos);
+  EXPECT_NE(html.find("<b>over-provisioned</b>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace burst
