@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -83,6 +84,16 @@ TEST(E2ECliLive, LogsExecAndSshReachARunningJobWithoutADaemon) {
   EXPECT_EQ(read_file(ssh_config).find("burst-" + id), std::string::npos)
       << "the entry goes with its pod: " << read_file(ssh_config);
   EXPECT_NE(err.find("has ended (succeeded)"), std::string::npos) << err;
+}
+
+TEST(E2ECliLive, QuietRunPrintsOnlyTheOutcome) {
+  BurstHome home;
+  const std::string spec = home.write("q.yaml", "name: quiet\nrun: echo BURST_PROGRESS 1/1\n");
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"run", spec, "--yes", "-q"}, &out, &err), 0) << err;
+  const std::string id = only_job_id(home);
+  EXPECT_EQ(out.rfind("job " + id + " succeeded; report ", 0), 0u) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
 
 TEST(E2ECliLive, DryrunGpusAndAProviderListCreateNothing) {
