@@ -74,6 +74,9 @@ struct Resources {
   // Widest split `burst plan` and `burst run` consider (GPU pods per job); unset: the plan's
   // choice, up to the planner's own limit.
   std::optional<int> max_workers;
+  // A fixed width: exactly this many GPU pods, each running setup and run (a SkyPilot file's
+  // num_nodes). The plan prices that width only. Unset: the plan's choice (max_workers).
+  std::optional<int> workers;
   int worker_retries = 1;  // a failed worker's shard runs again on a new pod this many times
   // resources.merge: false (per-worker, the default): each worker's artefacts in <local>/w<i>/;
   // true (flat): all in <local>/, a file two workers brought home refused (job/artefact_merge.h).

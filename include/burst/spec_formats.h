@@ -18,8 +18,8 @@ enum class SpecFormat { kAuto, kBurst, kSkyPilot };
 struct SpecLoadOptions {
   SpecFormat format = SpecFormat::kAuto;
   std::map<std::string, std::string> env;  // --env K=V: set or replace these env values
-  // true (`run`, burstd): refuse what cannot run yet (num_nodes > 1, a SkyPilot env left null
-  // with no --env value). false (validate, plan, convert): note them instead.
+  // true (`run`, burstd): refuse what cannot run yet (a SkyPilot env left null with no --env
+  // value). false (validate, plan, convert): note them instead.
   bool for_run = true;
   // What resources.providers may name, in the order messages list them: the registry's names
   // (providers/registry.h, provider_names()), handed in so the spec knows no provider itself.
@@ -30,7 +30,7 @@ struct SpecLoadOptions {
 struct SpecReadInfo {
   std::string format = "burst";    // "burst" | "skypilot": what the file was read as
   std::vector<std::string> notes;  // "file:line:col: field: note": read but not used, or assumed
-  int nodes = 1;                   // SkyPilot's num_nodes; burst runs one pod per job today
+  int nodes = 1;                   // SkyPilot's num_nodes: resources.workers when > 1
 };
 
 // load_spec_file / parse_spec (burst/spec.h) with options; `info` may be null.

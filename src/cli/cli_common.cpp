@@ -3,11 +3,17 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "burst/gpu_catalog.h"
+#include "cli/live_status.h"
 #include "cli/run_flags.h"
 #include "registry.h"
 #include "util/terminal_text.h"
@@ -27,30 +33,66 @@ void on_signal(int) {
 }
 
 // Every text is passed through terminal_safe (util/terminal_text.h) as it is written: what a pod
-// said reaches the terminal with its colours but without its other escape sequences.
+// said reaches the terminal with its colours but without its other escape sequences. With a live
+// status (cli/live_status.h), a thread redraws it once a second at the foot of the terminal; every
+// write holds one mutex, since a wide job's workers and that thread write at once.
 class TerminalConsole : public Console {
  public:
-  explicit TerminalConsole(bool quiet) : quiet_(quiet), tty_(isatty(2)) {}
+  TerminalConsole(bool quiet, std::optional<double> live_usd_per_hour)
+      : quiet_(quiet), tty_(isatty(2)) {
+    if (!live_usd_per_hour || !tty_ || quiet_) return;
+    live_.emplace(*live_usd_per_hour);
+    ticker_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mu_);
+      while (!stop_) {
+        draw_status();
+        tick_.wait_for(lock, std::chrono::seconds(1));
+      }
+    });
+  }
+  ~TerminalConsole() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      clear_progress();
+    }
+    tick_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+  }
 
   void line(const std::string& text) override {
+    std::lock_guard<std::mutex> lock(mu_);
     clear_progress();
+    if (live_) live_->on_line(text, now_s());
     if (!quiet_) std::cout << terminal_safe(text) << std::endl;
+    draw_status();
   }
   void remote_out(const std::string& l) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    // A progress report feeds the status line instead of scrolling by.
+    if (live_ && live_->on_output(l)) {
+      draw_status();
+      return;
+    }
     clear_progress();
     if (!quiet_) std::cout << "  | " << terminal_safe(l) << std::endl;
+    draw_status();
   }
   void remote_err(const std::string& l) override {
+    std::lock_guard<std::mutex> lock(mu_);
     clear_progress();
     if (!quiet_) std::cerr << "  ! " << terminal_safe(l) << std::endl;
+    draw_status();
   }
   void progress(const std::string& text) override {
     if (!tty_ || quiet_) return;
+    std::lock_guard<std::mutex> lock(mu_);
     std::cerr << "\r\033[K" << terminal_safe(text) << std::flush;
     progress_shown_ = true;
   }
   bool confirm(const std::string& question) override {
     if (!isatty(0)) return false;
+    std::lock_guard<std::mutex> lock(mu_);
     clear_progress();
     std::cerr << question << " [y/N] " << std::flush;
     std::string answer;
@@ -59,6 +101,17 @@ class TerminalConsole : public Console {
   }
 
  private:
+  double now_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  void draw_status() {  // mu_ held
+    if (!live_ || stop_) return;
+    if (std::optional<std::string> s = live_->render(now_s())) {
+      std::cerr << "\r\033[K" << *s << std::flush;
+      progress_shown_ = true;
+    }
+  }
   void clear_progress() {
     if (progress_shown_) std::cerr << "\r\033[K" << std::flush;
     progress_shown_ = false;
@@ -66,6 +119,11 @@ class TerminalConsole : public Console {
   bool quiet_;
   bool tty_;
   bool progress_shown_ = false;
+  std::optional<LiveStatus> live_;
+  std::mutex mu_;
+  std::condition_variable tick_;
+  bool stop_ = false;
+  std::thread ticker_;
 };
 
 }  // namespace
@@ -92,7 +150,11 @@ Result<std::unique_ptr<Store>> open_store(const Config& config) {
 }
 
 std::unique_ptr<Console> make_terminal_console(bool quiet) {
-  return std::make_unique<TerminalConsole>(quiet);
+  return std::make_unique<TerminalConsole>(quiet, std::nullopt);
+}
+
+std::unique_ptr<Console> make_run_console(bool quiet, double usd_per_hour) {
+  return std::make_unique<TerminalConsole>(quiet, usd_per_hour);
 }
 
 int apply_plan_flags(PipelineSpec* spec, const std::vector<std::string>& providers,

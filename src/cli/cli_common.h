@@ -29,5 +29,8 @@ int apply_plan_flags(PipelineSpec* spec, const std::vector<std::string>& provide
 
 // Status lines to stdout, remote stdout/stderr to ours, progress only on a TTY.
 std::unique_ptr<Console> make_terminal_console(bool quiet);
+// make_terminal_console plus the run step's live status line (cli/live_status.h) on a TTY;
+// `usd_per_hour` is every pod of the job together.
+std::unique_ptr<Console> make_run_console(bool quiet, double usd_per_hour);
 
 }  // namespace burst

@@ -22,6 +22,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/spec_errors.h"
+#include "cli/table.h"
 #include "registry.h"
 
 namespace burst {
@@ -372,11 +373,12 @@ int cmd_check(const CheckArgs& args) {
     std::cout << j.dump(2) << std::endl;
     return rc;
   }
+  Table table({{"STATUS"}, {"CHECK"}, {"RESULT"}});
   for (const auto& l : lines) {
-    std::printf("%-8s %-19s %s\n", verdict_word(l.verdict), l.name.c_str(), l.message.c_str());
-    if (!l.fix.empty() && l.verdict != Verdict::kOk)
-      std::printf("%-8s %-19s -> %s\n", "", "", l.fix.c_str());
+    table.add({verdict_word(l.verdict), l.name, l.message});
+    if (!l.fix.empty() && l.verdict != Verdict::kOk) table.add({"", "", "-> " + l.fix});
   }
+  std::fputs(table.render().c_str(), stdout);
   std::printf("%s\n", !failed ? "all checks passed"
                               : "some checks failed; fix them, then run `burst check` again");
   return rc;

@@ -6,6 +6,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/table.h"
 #include "plan/estimate.h"
 #include "registry.h"
 
@@ -184,27 +185,40 @@ int cmd_estimate(const EstimateArgs& args) {
         *w.layers, *w.kv_heads, w.head_dim.value_or(w.hidden && w.heads ? *w.hidden / *w.heads : 0),
         w.context_tokens.value_or(4096), w.concurrency.value_or(1),
         w.kv_precision == "fp8" ? "1 byte (fp8)" : "2 bytes (fp16)");
-  std::printf("%-15s %4s %-10s %10s %8s %-7s %10s", "GPU", "GPUS", "BOUND", "TIME", "$/HOUR",
-              "FROM", "EST $");
-  if (infer) std::printf(" %9s %9s %9s %10s", "TOK/S", "RENT $/1M", "OWN $/1M", "BREAK-EVEN");
-  std::printf("\n");
+  std::vector<Table::Column> cols = {{"GPU"},
+                                     {"GPUS", Table::kRight},
+                                     {"BOUND"},
+                                     {"TIME", Table::kRight},
+                                     {"$/HOUR", Table::kRight},
+                                     {"FROM"},
+                                     {"EST $", Table::kRight}};
+  if (infer)
+    for (const char* c : {"TOK/S", "RENT $/1M", "OWN $/1M", "BREAK-EVEN"})
+      cols.push_back({c, Table::kRight});
+  Table table(std::move(cols));
   for (const GpuEstimate& g : r->gpus) {
-    std::string gpus = g.count ? std::to_string(g.count) : "-";
-    std::printf("%-15s %4s %-10s %10s %8s %-7s %10s", g.gpu.c_str(), gpus.c_str(),
-                g.count ? g.bound.c_str() : "no fit", fmt_seconds(g.seconds).c_str(),
-                fmt_opt("%.2f", g.usd_per_hour).c_str(),
-                g.provider.empty() ? "-" : g.provider.c_str(), fmt_opt("%.4f", g.usd).c_str());
+    std::vector<std::string> row = {g.gpu,
+                                    g.count ? std::to_string(g.count) : "-",
+                                    g.count ? g.bound : "no fit",
+                                    fmt_seconds(g.seconds),
+                                    fmt_opt("%.2f", g.usd_per_hour),
+                                    g.provider.empty() ? "-" : g.provider,
+                                    fmt_opt("%.4f", g.usd)};
     if (infer) {
       std::string be = "-";
       if (g.breakeven_utilization)
         be = *g.breakeven_utilization > 1 ? "never"
                                           : fmt_opt("%.0f%%", *g.breakeven_utilization * 100);
-      std::printf(" %9.0f %9s %9s %10s", g.tokens_per_s,
-                  fmt_opt("%.3f", g.rent_usd_per_mtok).c_str(),
-                  fmt_opt("%.3f", g.own_usd_per_mtok).c_str(), be.c_str());
+      // No throughput without the tokens to price (--tokens): "-", not 0.
+      row.push_back(g.tokens_per_s > 0 ? fmt_opt("%.0f", std::optional<double>(g.tokens_per_s))
+                                       : "-");
+      row.push_back(fmt_opt("%.3f", g.rent_usd_per_mtok));
+      row.push_back(fmt_opt("%.3f", g.own_usd_per_mtok));
+      row.push_back(be);
     }
-    std::printf("\n");
+    table.add(std::move(row));
   }
+  std::fputs(table.render().c_str(), stdout);
   std::printf(
       "prices: cheapest on-demand entry of the offline table of %s (pro rata per GPU); "
       "time is compute only (`burst plan` adds cold start and billing)\n",
@@ -216,24 +230,34 @@ int cmd_estimate(const EstimateArgs& args) {
         q->life_years, q->utilization * 100, q->usd_per_kwh);
   if (args.efficiency) {
     std::printf("\nbatch-1 decode, weights read once per token (%.1f GB):\n", weight_bytes / 1e9);
-    std::printf("%-15s %10s %10s\n", "GPU", "100% TOK/S",
-                fmt_opt("%.0f%% TOK/S", *args.efficiency * 100).c_str());
+    Table decode_table({{"GPU"},
+                        {"100% TOK/S", Table::kRight},
+                        {fmt_opt("%.0f%% TOK/S", *args.efficiency * 100), Table::kRight}});
     for (const DecodeRow& d : decode)
-      std::printf("%-15s %10.1f %10.1f\n", d.gpu.c_str(), d.peak_tokens_per_s, d.tokens_per_s);
+      decode_table.add({d.gpu, fmt_opt("%.1f", std::optional<double>(d.peak_tokens_per_s)),
+                        fmt_opt("%.1f", std::optional<double>(d.tokens_per_s))});
+    std::fputs(decode_table.render().c_str(), stdout);
   }
   if (args.utilization) {
     std::printf("\nrent vs buy over %g years at %.0f%% utilization:\n", q->life_years,
                 q->utilization * 100);
-    std::printf("%-15s %4s %10s %12s %12s %10s\n", "GPU", "GPUS", "GPU-HOURS", "RENTED $",
-                "BOUGHT $", "BREAK-EVEN");
+    Table rvb_table({{"GPU"},
+                     {"GPUS", Table::kRight},
+                     {"GPU-HOURS", Table::kRight},
+                     {"RENTED $", Table::kRight},
+                     {"BOUGHT $", Table::kRight},
+                     {"BREAK-EVEN", Table::kRight}});
     for (const Rvb& x : rvb) {
       std::string be = "-";
       if (x.r.breakeven_utilization)
         be = *x.r.breakeven_utilization > 1 ? "never"
                                             : fmt_opt("%.1f%%", *x.r.breakeven_utilization * 100);
-      std::printf("%-15s %4d %10.0f %12.0f %12.0f %10s\n", x.gpu.c_str(), x.count,
-                  x.r.gpu_hours * x.count, x.r.rented_usd, x.r.bought_usd, be.c_str());
+      rvb_table.add({x.gpu, std::to_string(x.count),
+                     fmt_opt("%.0f", std::optional<double>(x.r.gpu_hours * x.count)),
+                     fmt_opt("%.0f", std::optional<double>(x.r.rented_usd)),
+                     fmt_opt("%.0f", std::optional<double>(x.r.bought_usd)), be});
     }
+    std::fputs(rvb_table.render().c_str(), stdout);
   }
   return kExitOk;
 }

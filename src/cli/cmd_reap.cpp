@@ -10,6 +10,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "registry.h"
+#include "util/ssh_hosts_file.h"
 
 namespace burst {
 namespace {
@@ -57,6 +58,8 @@ int cmd_reap(const ReapArgs& args) {
   nlohmann::json out = nlohmann::json::array();
   for (const PodAction& a : actions) {
     if (a.kind == ReapOutcome::kFailed) ++errors;
+    if (a.kind == ReapOutcome::kDeleted)  // its `ssh burst-<job>` entry goes with it
+      (void)remove_ssh_hosts(ssh_hosts_path(config->config_dir), "", a.pod);
     if (!args.json)
       std::cout << a.provider << " " << a.pod << (a.job_id.empty() ? "" : " (job " + a.job_id + ")")
                 << ": " << a.outcome << "\n";

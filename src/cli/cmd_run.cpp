@@ -2,6 +2,7 @@
 // until the spec, the config, the secrets and the plan have all been checked.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -110,9 +111,12 @@ int cmd_run(const RunArgs& args) {
   }
   for (const auto& w : prepared->warnings) std::cerr << "burst: warning: " << w << "\n";
   const Plan* plan = &prepared->plan;
-  if (!args.json) print_plan(*spec, *plan);
+  // -q with --yes: no question to answer, so no plan either; the outcome line is all.
+  if (!args.json && !(args.quiet && args.yes)) print_plan(*spec, *plan);
   const bool costs_money = plan->gpu.usd_per_hour > 0 || (plan->cpu && plan->cpu->usd_per_hour > 0);
-  auto console = make_terminal_console(args.quiet || args.json);
+  // The run step's live status: every pod of the job at the plan's $/hour.
+  auto console = make_run_console(args.quiet || args.json,
+                                  plan->gpu.usd_per_hour * std::max(1, plan->estimate.workers));
   if (costs_money && !args.yes && !console->confirm("Start this job?"))
     return fail(kExitUsage, "not confirmed; nothing was created (pass --yes to skip the question)");
 
@@ -137,6 +141,12 @@ int cmd_run(const RunArgs& args) {
                           {"error", result.error},
                           {"report", run.finished.files.json}};
     std::cout << out.dump(2) << std::endl;
+  } else if (args.quiet) {
+    // -q: the outcome, one line on stdout, whatever it is.
+    std::cout << "job " << job_id << " " << to_string(result.state)
+              << (result.error.empty() ? "" : ": " + result.error)
+              << (run.finished.files.html.empty() ? "" : "; report " + run.finished.files.html)
+              << std::endl;
   } else if (!result.error.empty()) {
     std::cerr << "burst: job " << job_id << " " << to_string(result.state) << ": " << result.error
               << "\n";

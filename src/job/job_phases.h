@@ -102,6 +102,8 @@ class JobPhases {
   std::vector<BudgetCap> caps_;         // budget.max_usd and the extra caps from JobDeps
   mutable BillingClock billing_clock_;  // the budget check's time: never runs backwards
   JobWatchdog* watchdog_ = nullptr;
+  // Writes the pod's Host entry into burst's ssh_config (util/ssh_hosts_file.h).
+  void publish_ssh_host(const PodHandle& pod, bool cpu);
   bool wide() const { return in_.worker.count > 1; }
   std::string tag_;  // "[w2] " for a worker of several, else ""
   std::function<std::string()> fleet_stop_;

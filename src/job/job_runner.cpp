@@ -10,6 +10,7 @@
 #include "job/worker_fleet.h"
 #include "plan/worker_shards.h"
 #include "util/proc_start.h"
+#include "util/ssh_hosts_file.h"
 
 namespace burst {
 
@@ -187,6 +188,9 @@ JobResult JobRunner::run() {
     phase = next_phase(phase, outcome, facts);
   }
   watchdog.stop();
+  // No Host entry outlives its job (each is removed with its pod; this sweeps any left).
+  if (!d_.config.config_dir.empty())
+    (void)remove_ssh_hosts(ssh_hosts_path(d_.config.config_dir), job.id, "");
 
   result.state = job.state;
   result.error = job.error;

@@ -159,9 +159,10 @@ struct Limits {
 };
 
 // The price-free curve for k = 1..N workers, skipping a k whose share equals k-1's (same time,
-// one more cold start: never better).
+// one more cold start: never better). A fixed width (resources.workers) is the curve's one
+// point: each of its workers runs its share of the items, or the whole run when there are none.
 std::vector<WidthShape> shape_curve(const Workload& w, const Modelled* m, const Limits& lim,
-                                    int max_workers, bool split_here,
+                                    int max_workers, std::optional<int> fixed, bool split_here,
                                     const ProviderTraits& provider, const CandidateShape& c) {
   std::vector<WidthShape> out;
   const BillingRule& rule = provider.billing;
@@ -169,8 +170,10 @@ std::vector<WidthShape> shape_curve(const Workload& w, const Modelled* m, const 
                           (!provider.runs_here || split_here);
   const long items = splittable ? *w.items : 1;
   const int n = splittable ? static_cast<int>(std::min<long>(items, std::max(1, max_workers))) : 1;
+  const int first = fixed ? *fixed : 1;
+  const int last = fixed ? *fixed : n;
   long last_share = -1;
-  for (int k = 1; k <= n; ++k) {
+  for (int k = first; k <= last; ++k) {
     const long share = ceil_div(items, k);
     if (share == last_share) continue;
     last_share = share;
@@ -216,6 +219,10 @@ std::string go_wide(const Limits& lim, int widest, const std::vector<int>& best_
   c->usd = pick.billed_s / 3600.0 * c->price;
   c->utilization = pick.billed_s > 0 ? pick.workers * pick.run_s / pick.billed_s : 0;
   if (best) return "";
+  // A fixed width (resources.workers) above what the price cap allows.
+  if (curve.front().workers > allowed && lim.max_usd_per_hour)
+    return std::to_string(curve.front().workers) + " workers x " + fmt("$%.2f/h", c->price) +
+           " exceed max_usd_per_hour " + fmt("$%.2f", *lim.max_usd_per_hour);
   // Nothing allowed: say what the fastest split within the price cap still misses.
   const WidthShape* fastest = &curve.front();
   for (const WidthShape& p : curve)
@@ -379,8 +386,8 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
                                                                           : kColdLoadBytesPerSecond)
                                   : cold_start_seconds(traits_of(o), weight_bytes, in.warm_volume);
       c->sync_s = sync_s;
-      c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, in.split_here,
-                             traits_of(o), *c);
+      c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, in.fixed_workers,
+                             in.split_here, traits_of(o), *c);
       shape.best_upto = prefix_best(c->curve);
       shape.shape = std::move(c);
     }
@@ -392,8 +399,8 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
     c.rejected = static_rejection(spec.resources, o, c.price);
     if (c.rejected.empty()) c.rejected = shape.model_reason;
     // Static rejections are priced at one worker only, for the comparison in their reason.
-    std::string limit_reason =
-        go_wide(lim, c.rejected.empty() ? in.max_workers : 1, shape.best_upto, &c);
+    const int widest = in.fixed_workers ? *in.fixed_workers : in.max_workers;
+    std::string limit_reason = go_wide(lim, c.rejected.empty() ? widest : 1, shape.best_upto, &c);
     if (c.rejected.empty()) c.rejected = std::move(limit_reason);
   }
   // Feasible first, cheapest then fastest; otherwise keep the input order (provider preference),

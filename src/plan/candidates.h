@@ -92,6 +92,8 @@ struct CandidateInput {
   // Whether a provider that runs on this machine (local) may split too: only when the spec asks
   // (resources.max_workers), since its pods share this machine's CPUs.
   bool split_here = false;
+  // resources.workers: exactly this many workers, the only width priced.
+  std::optional<int> fixed_workers;
   // Provisioning + image pull in seconds for every provider, replacing the documented
   // per-provider constants (e.g. a measured value); weights load is still added.
   std::optional<double> boot_s;

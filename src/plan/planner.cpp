@@ -153,7 +153,8 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   ci.max_workers = spec.resources.max_workers
                        ? std::min(*spec.resources.max_workers, in.max_workers)
                        : in.max_workers;
-  ci.split_here = spec.resources.max_workers.has_value();
+  ci.split_here = spec.resources.max_workers.has_value() || spec.resources.workers.has_value();
+  ci.fixed_workers = spec.resources.workers;
   ci.boot_s = in.boot_s;
   std::vector<Candidate> candidates = price_candidates(spec, offers, ci);
 

@@ -224,13 +224,31 @@ void Assembler::mounts(const SkyTask& main) {
 void Assembler::skypilot_env(const SkyTask& main) {
   const Resources& r = spec_.resources;
   int gpus = main.resources.has_accelerators ? r.gpu_count : 0;
-  // As SkyPilot sets them on each node; burst runs one node, the head, at rank 0.
-  const std::pair<const char*, std::string> vars[] = {
-      {"SKYPILOT_NODE_RANK", "0"},
-      {"SKYPILOT_NUM_NODES", std::to_string(info_.nodes)},
-      {"SKYPILOT_NODE_IPS", "127.0.0.1"},
-      {"SKYPILOT_NUM_GPUS_PER_NODE", std::to_string(gpus)}};
-  for (const auto& [k, v] : vars) spec_.env.emplace(k, v);
+  // As SkyPilot sets them on each node. One node: the head, rank 0, in env. Several: one worker
+  // per node, and the per-node values come from the worker's index (node_preamble).
+  spec_.env.emplace("SKYPILOT_NUM_NODES", std::to_string(info_.nodes));
+  spec_.env.emplace("SKYPILOT_NUM_GPUS_PER_NODE", std::to_string(gpus));
+  if (info_.nodes > 1) return;
+  spec_.env.emplace("SKYPILOT_NODE_RANK", "0");
+  spec_.env.emplace("SKYPILOT_NODE_IPS", "127.0.0.1");
+}
+
+// With num_nodes > 1, the first lines of each script: SkyPilot's per-node variables from the
+// worker's own index. burst's workers are independent pods that cannot reach each other, so
+// SKYPILOT_NODE_IPS has one line per node (as SkyPilot's has), each 127.0.0.1: right for the
+// node's own line, and naming no other node (docs/pipeline-spec.md#skypilot).
+std::string node_preamble(int nodes, const std::string& script) {
+  if (nodes <= 1 || script.empty()) return script;
+  const std::string n = std::to_string(nodes);
+  return "# SkyPilot's per-node variables: this worker is node $BURST_WORKER_INDEX of " + n +
+         "\nexport SKYPILOT_NODE_RANK=\"${BURST_WORKER_INDEX:-0}\"\n"
+         "export SKYPILOT_NODE_IPS=\"$(yes 127.0.0.1 | head -n " +
+         n + ")\"\n" + script;
+}
+
+bool mentions(const SkyTask& t, std::string_view word) {
+  return t.setup.find(word) != std::string::npos ||
+         (t.run && t.run->find(word) != std::string::npos);
 }
 
 std::string Assembler::chained(const SkyTask& task, size_t index) const {
@@ -263,16 +281,20 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
   name(m, chain_name, chain_pos);
   spec_.resources = m.resources.resources;
   info_.nodes = m.num_nodes;
-  if (m.num_nodes > 1 && options_.for_run)
-    problems_.add(m.num_nodes_pos, "num_nodes",
-                  "not supported yet: " + std::to_string(m.num_nodes) +
-                      " nodes; burst runs one pod per job today (use 1, or `burst plan` to price "
-                      "it)");
-  else if (m.num_nodes > 1)
+  if (m.num_nodes > 1) {
+    const std::string n = std::to_string(m.num_nodes);
+    spec_.resources.workers = m.num_nodes;
     problems_.note(m.num_nodes_pos, "num_nodes",
-                   std::to_string(m.num_nodes) +
-                       " nodes run as that many workers only once burst supports multi-node "
-                       "jobs; today burst runs one pod, and `burst run` refuses this");
+                   n + " workers (resources.workers: " + n +
+                       "), one pod each, each running setup and run with SKYPILOT_NODE_RANK "
+                       "= its index");
+    if (mentions(m, "SKYPILOT_NODE_IPS"))
+      problems_.note(m.num_nodes_pos, "num_nodes",
+                     "burst's workers are independent pods that cannot reach each other: "
+                     "SKYPILOT_NODE_IPS lists 127.0.0.1 for every node, so a program that "
+                     "connects its nodes (torchrun --nnodes, mpirun) will not; use num_nodes: 1 "
+                     "with more GPUs, or split the work by SKYPILOT_NODE_RANK");
+  }
   if (m.resources.image) spec_.image = *m.resources.image;
   if (m.resources.disk_size_gb) spec_.volume.size_gb = *m.resources.disk_size_gb;
   if (m.volume) {
@@ -307,13 +329,14 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
                      "pod is gone (hand-off)");
     }
   }
-  spec_.setup = mount_script_ + before + m.setup;
+  spec_.setup = node_preamble(m.num_nodes, mount_script_ + before + m.setup);
   if (m.run && m.run->find_first_not_of(" \t\r\n") != std::string::npos) {
-    spec_.run = *m.run;
+    spec_.run = node_preamble(m.num_nodes, *m.run);
   } else {
     spec_.run = "true";
     problems_.note(m.pos, "run", "no run commands: burst runs setup only");
   }
+  if (spec_.upload) spec_.upload->run = node_preamble(m.num_nodes, spec_.upload->run);
   // No workload facts in a SkyPilot file: price x an assumed run time.
   spec_.workload.kind = "custom";
   spec_.workload.reference = WorkloadReference{kThisMachineGpu, kAssumedRunSeconds, ""};

@@ -187,7 +187,7 @@ std::optional<SkyTask> read_sky_task(const yaml::Node& doc,
     }
   }
   if (std::optional<yaml::Node> n = f.get("num_nodes")) {
-    task.num_nodes = static_cast<int>(read_integer(*n, "num_nodes", 1, 4096, problems).value_or(1));
+    task.num_nodes = static_cast<int>(read_integer(*n, "num_nodes", 1, 1000, problems).value_or(1));
     task.num_nodes_pos = pos_of(*n);
   }
   if (std::optional<yaml::Node> n = f.get("resources"))

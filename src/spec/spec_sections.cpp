@@ -54,8 +54,8 @@ constexpr sv kWorkloadFields[] = {"kind",
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {
-    "providers", "gpus",        "gpu_count",      "min_vram_gb", "max_usd_per_hour",
-    "spot",      "max_workers", "worker_retries", "merge"};
+    "providers",   "gpus",           "gpu_count", "min_vram_gb", "max_usd_per_hour", "spot",
+    "max_workers", "worker_retries", "merge",     "workers"};
 constexpr sv kMergeRules[] = {"per-worker", "flat"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};
@@ -283,6 +283,13 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
   out.spot = r->boolean("spot").value_or(false);
   if (std::optional<long> k = r->integer("max_workers", 1, kMaxWorkers))
     out.max_workers = static_cast<int>(*k);
+  if (std::optional<long> k = r->integer("workers", 1, kMaxWorkers)) {
+    out.workers = static_cast<int>(*k);
+    if (out.max_workers)
+      top.problems().add(pos_of(*r->get("workers")), "resources.workers",
+                         "give workers (a fixed width) or max_workers (the plan's choice up to "
+                         "it), not both");
+  }
   out.worker_retries = static_cast<int>(r->integer("worker_retries", 0, 10).value_or(1));
   out.merge_flat = r->one_of("merge", kMergeRules).value_or("per-worker") == "flat";
 }

@@ -247,6 +247,9 @@ void resources(Writer& out, const Resources& r) {
   if (r.min_vram_gb) key_value(out, "min_vram_gb", number(*r.min_vram_gb));
   if (r.max_usd_per_hour) key_value(out, "max_usd_per_hour", number(*r.max_usd_per_hour));
   if (r.spot) key_value(out, "spot", "true");
+  if (r.workers) key_value(out, "workers", std::to_string(*r.workers));
+  if (r.max_workers) key_value(out, "max_workers", std::to_string(*r.max_workers));
+  if (r.worker_retries != 1) key_value(out, "worker_retries", std::to_string(r.worker_retries));
   out.end_map();
 }
 

@@ -194,7 +194,7 @@ TEST(E2ECli, EstimateByModelNameUsesItsShape) {
                       &out, &err),
             0)
       << err;
-  EXPECT_NE(out.find("H100_SXM             239.3      167.5"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nH100_SXM              239.3      167.5\n"), std::string::npos) << out;
   EXPECT_NE(out.find("rent vs buy over 3 years at 70% utilization"), std::string::npos) << out;
   EXPECT_EQ(run_burst(home, {"estimate", "--model", "llama-9", "--mode", "infer"}, &out, &err), 2);
   EXPECT_NE(err.find("unknown model \"llama-9\""), std::string::npos) << err;

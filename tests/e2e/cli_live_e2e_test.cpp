@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -58,6 +60,18 @@ TEST(E2ECliLive, LogsExecAndSshReachARunningJobWithoutADaemon) {
   EXPECT_EQ(run_burst(home, {"ssh", id, "--", "echo via-ssh"}, &out, &err), 0) << err;
   EXPECT_EQ(out, "via-ssh\n") << err;
   EXPECT_EQ(run_burst(home, {"ssh", id, "cpu"}, &out, &err), 4) << "no upload pod in this job";
+  // ~/.ssh/config: burst's own file has a Host entry for the live pod, and OpenSSH reaches it
+  // with nothing but that file; the run said how to include it.
+  const std::string ssh_config = home.root() + "/config/ssh_config";
+  EXPECT_NE(read_file(ssh_config).find("Host burst-" + id + "\n"), std::string::npos)
+      << read_file(ssh_config);
+  EXPECT_NE(run.out().find("`ssh burst-" + id + "` reaches this pod"), std::string::npos)
+      << run.out();
+  EXPECT_EQ(
+      std::system(("ssh -F '" + ssh_config + "' -o BatchMode=yes burst-" + id + " true </dev/null")
+                      .c_str()),
+      0)
+      << read_file(ssh_config);
 
   BurstProcess follow(home, {"logs", id, "-f"});
   EXPECT_EQ(run_burst(home, {"exec", id, "--", "touch", release}, &out, &err), 0) << err;
@@ -67,7 +81,19 @@ TEST(E2ECliLive, LogsExecAndSshReachARunningJobWithoutADaemon) {
   EXPECT_NE(follow.out().find("| released"), std::string::npos) << follow.out();
   EXPECT_NE(follow.out().find("job " + id + " succeeded"), std::string::npos) << follow.out();
   EXPECT_EQ(run_burst(home, {"ssh", id}, &out, &err), 4) << "an ended job has no pod: " << err;
+  EXPECT_EQ(read_file(ssh_config).find("burst-" + id), std::string::npos)
+      << "the entry goes with its pod: " << read_file(ssh_config);
   EXPECT_NE(err.find("has ended (succeeded)"), std::string::npos) << err;
+}
+
+TEST(E2ECliLive, QuietRunPrintsOnlyTheOutcome) {
+  BurstHome home;
+  const std::string spec = home.write("q.yaml", "name: quiet\nrun: echo BURST_PROGRESS 1/1\n");
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"run", spec, "--yes", "-q"}, &out, &err), 0) << err;
+  const std::string id = only_job_id(home);
+  EXPECT_EQ(out.rfind("job " + id + " succeeded; report ", 0), 0u) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
 }
 
 TEST(E2ECliLive, DryrunGpusAndAProviderListCreateNothing) {

@@ -69,6 +69,35 @@ TEST(E2ESkyPilot, RunsOnTheLocalCloudWithWorkdirAndSkyPilotEnv) {
   EXPECT_NE(out.find("workdir-synced"), std::string::npos) << out;
 }
 
+TEST(E2ESkyPilot, NumNodesRunsThatManyWorkersEachSeeingItsRank) {
+  BurstHome home;
+  const std::string spec = home.write("nodes.yaml", R"YAML(name: sky-nodes
+num_nodes: 2
+setup: echo "setup on node $SKYPILOT_NODE_RANK"
+run: |
+  echo "node $SKYPILOT_NODE_RANK of $SKYPILOT_NUM_NODES, $(echo "$SKYPILOT_NODE_IPS" | wc -l) ips"
+)YAML");
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"validate", spec}, &out, &err), 0) << err;
+  EXPECT_NE(err.find("num_nodes: 2 workers (resources.workers: 2)"), std::string::npos) << err;
+  ASSERT_EQ(run_burst(home, {"plan", spec}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("2 workers"), std::string::npos) << out;
+  // convert: the native equivalent, a fixed width of 2 workers, which validate accepts.
+  ASSERT_EQ(run_burst(home, {"convert", spec}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("workers: 2"), std::string::npos) << out;
+  const std::string converted = home.write("converted.yaml", out);
+  ASSERT_EQ(run_burst(home, {"validate", converted}, &out, &err), 0) << err;
+
+  ASSERT_EQ(run_burst(home, {"run", spec, "--yes"}, &out, &err), 0) << out << err;
+  EXPECT_NE(out.find("[w0] setup on node 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("[w1] setup on node 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("[w0] node 0 of 2, 2 ips"), std::string::npos) << out;
+  EXPECT_NE(out.find("[w1] node 1 of 2, 2 ips"), std::string::npos) << out;
+  auto ids = pod_ids_in(out);
+  EXPECT_EQ(ids.size(), 2u) << out;
+  for (const auto& id : ids) EXPECT_TRUE(pod_processes(id).empty()) << id << " still runs";
+}
+
 TEST(E2ECliCommands, UnknownCommandSuggestsAndListsHelpAndVersionWork) {
   BurstHome home;
   std::string out, err;

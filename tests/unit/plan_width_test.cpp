@@ -183,6 +183,44 @@ TEST(PlanWidth, TheLocalCloudSplitsOnlyWhenTheSpecAsksForWorkers) {
   EXPECT_EQ(plan->estimate.workers, 4);
 }
 
+TEST(PlanWidth, FixedWorkersIsTheOnlyWidthPricedEvenWhenOneIsCheaper) {
+  // resources.workers (a SkyPilot file's num_nodes): 3 pods, not the plan's choice of 1.
+  PipelineSpec spec = items_spec(20, 2);
+  spec.resources.workers = 3;
+  auto plan = make_plan(spec, one_offer(10));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->estimate.workers, 3);
+  ASSERT_EQ(plan->curve.size(), 1u);
+  EXPECT_EQ(plan->curve[0].workers, 3);
+  EXPECT_DOUBLE_EQ(plan->estimate.total_s, 24);  // 10 s cold start + 7 of 20 items x 2 s
+  // No items: every worker runs the whole run step, each pod billed for it.
+  spec.workload.items.reset();
+  plan = make_plan(spec, one_offer(10));
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->estimate.workers, 3);
+  EXPECT_DOUBLE_EQ(plan->estimate.total_s, 50);
+  EXPECT_NEAR(plan->estimate.usd, 3 * 0.050, 1e-9);
+  // The local cloud goes to that width too: the spec asked for it.
+  spec.workload.reference->gpu = "local";
+  PlanInput local;
+  local.providers = {"local"};
+  local.gpu_offers = {offer("local", "local", 0)};
+  plan = make_plan(spec, local);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->estimate.workers, 3);
+}
+
+TEST(PlanWidth, FixedWorkersAboveThePriceCapSaySo) {
+  PipelineSpec spec = items_spec(20, 2);
+  spec.resources.workers = 3;
+  spec.resources.max_usd_per_hour = 10;
+  auto plan = make_plan(spec, one_offer(10));
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().message,
+            "no offer satisfies the spec's resources\n"
+            "  runpod RTX_4090: 3 workers x $3.60/h exceed max_usd_per_hour $10.00");
+}
+
 TEST(PlanBilling, EachProviderRoundsBilledTimeToItsPublishedUnit) {
   EXPECT_EQ(billing_rule("runpod").unit, "second");
   EXPECT_EQ(billing_rule("vast").unit, "second");

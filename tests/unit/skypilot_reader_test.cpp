@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -145,39 +146,75 @@ TEST(SkyPilotReader, NullEnvWrittenAsAnEmptyKeyIsAlsoRequired) {
   EXPECT_EQ(spec->env.at("MODEL"), "gpt2");
 }
 
-TEST(SkyPilotReader, FineTuneMapsWorkdirMountsSecretsAndRecordsNodes) {
+TEST(SkyPilotReader, FineTuneMapsWorkdirMountsSecretsAndNodesToWorkers) {
   auto spec = load_ok("finetune.yaml");
   ASSERT_TRUE(spec.ok());
   EXPECT_EQ(spec->name, "llama-finetune");
   EXPECT_EQ(spec->code.dir, kDir + "code");
   EXPECT_EQ(spec->resources.providers, Lines{"runpod"});
   EXPECT_EQ(g_info.nodes, 2);
+  EXPECT_EQ(spec->resources.workers, 2);
   EXPECT_EQ(spec->env.at("SKYPILOT_NUM_NODES"), "2");
+  EXPECT_EQ(spec->env.at("SKYPILOT_NUM_GPUS_PER_NODE"), "8");
+  // Per node, from the worker's index: not in env, which every worker shares.
+  EXPECT_FALSE(spec->env.contains("SKYPILOT_NODE_RANK"));
+  EXPECT_FALSE(spec->env.contains("SKYPILOT_NODE_IPS"));
   EXPECT_EQ(spec->env.at("EPOCHS"), "3");
   EXPECT_EQ(spec->volume.size_gb, 1024);
   ASSERT_EQ(spec->secrets.size(), 2u);
   EXPECT_EQ(spec->secrets[0].name, "WANDB_API_KEY");
+  const std::string preamble =
+      "# SkyPilot's per-node variables: this worker is node $BURST_WORKER_INDEX of 2\n"
+      "export SKYPILOT_NODE_RANK=\"${BURST_WORKER_INDEX:-0}\"\n"
+      "export SKYPILOT_NODE_IPS=\"$(yes 127.0.0.1 | head -n 2)\"\n";
   EXPECT_EQ(spec->setup,
-            "mkdir -p \"$(dirname '/data/sample.txt')\" && cp -a 'data/sample.txt' "
-            "'/data/sample.txt'\n"
-            "mkdir -p \"$(dirname \"$HOME\"/'configs')\" && cp -a 'data' \"$HOME\"/'configs'\n"
-            "pip install torch transformers\n");
+            preamble +
+                "mkdir -p \"$(dirname '/data/sample.txt')\" && cp -a 'data/sample.txt' "
+                "'/data/sample.txt'\n"
+                "mkdir -p \"$(dirname \"$HOME\"/'configs')\" && cp -a 'data' \"$HOME\"/'configs'\n"
+                "pip install torch transformers\n");
+  EXPECT_EQ(spec->run.rfind(preamble + "torchrun ", 0), 0u) << spec->run;
   EXPECT_TRUE(has_note(*spec,
-                       "3:12: num_nodes: 2 nodes run as that many workers only once burst "
-                       "supports multi-node jobs; today burst runs one pod, and `burst run` "
-                       "refuses this"));
+                       "3:12: num_nodes: 2 workers (resources.workers: 2), one pod each, each "
+                       "running setup and run with SKYPILOT_NODE_RANK = its index"));
+  // The run connects its nodes through SKYPILOT_NODE_IPS: the user is told it will not work.
+  EXPECT_TRUE(has_note(*spec,
+                       "3:12: num_nodes: burst's workers are independent pods that cannot reach "
+                       "each other: SKYPILOT_NODE_IPS lists 127.0.0.1 for every node, so a "
+                       "program that connects its nodes (torchrun --nnodes, mpirun) will not; "
+                       "use num_nodes: 1 with more GPUs, or split the work by "
+                       "SKYPILOT_NODE_RANK"));
   EXPECT_TRUE(has_note(*spec,
                        "1:7: name: \"Llama_Finetune\" becomes \"llama-finetune\" (burst's name "
                        "rules)"));
+  // `burst run` reads it too: num_nodes is no longer refused.
   SpecLoadOptions run;
   run.for_run = true;
+  run.providers = provider_names();
   run.env = {{"WANDB_API_KEY", "w"}, {"HF_TOKEN", "h"}};
   std::vector<SpecError> errors;
-  EXPECT_FALSE(load_spec_file(kDir + "finetune.yaml", &errors, run, nullptr).ok());
-  ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].text, kDir +
-                                "finetune.yaml:3:12: num_nodes: not supported yet: 2 nodes; burst "
-                                "runs one pod per job today (use 1, or `burst plan` to price it)");
+  EXPECT_TRUE(load_spec_file(kDir + "finetune.yaml", &errors, run, nullptr).ok())
+      << (errors.empty() ? "" : errors[0].text);
+}
+
+TEST(SkyPilotReader, NodePreambleGivesEachWorkerItsRankAndOneIpLinePerNode) {
+  auto spec = load_ok("finetune.yaml");
+  ASSERT_TRUE(spec.ok());
+  // The run script's variables as bash sees them on worker 1 of 2.
+  const std::string script = spec->run.substr(0, spec->run.find("torchrun")) +
+                             "printf '%s|%s' \"$SKYPILOT_NODE_RANK\" \"$SKYPILOT_NODE_IPS\"";
+  const std::string path = ::testing::TempDir() + "/sky_preamble.sh";
+  {
+    std::ofstream f(path);
+    f << script;
+  }
+  FILE* p = popen(("BURST_WORKER_INDEX=1 sh -e " + path).c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[256];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  EXPECT_EQ(pclose(p), 0);
+  EXPECT_EQ(out, "1|127.0.0.1\n127.0.0.1");
 }
 
 TEST(SkyPilotReader, ChainMapsCpuTaskBeforeIntoSetupAndAfterIntoUpload) {

@@ -248,6 +248,17 @@ TEST(SpecParser, ReadsWorkersAndTheItemsFile) {
   EXPECT_EQ(plain->workload.items_file, "");
 }
 
+TEST(SpecParser, ReadsAFixedWidthAndRefusesItWithMaxWorkers) {
+  Result<PipelineSpec> spec =
+      parse_spec("name: x\nrun: a\nresources: {workers: 2}\n", "p.yaml", nullptr, provider_names());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->resources.workers, 2);
+  EXPECT_FALSE(spec->resources.max_workers.has_value());
+  EXPECT_EQ(errors_of("name: x\nrun: a\nresources: {max_workers: 4, workers: 2}\n"),
+            Lines{"p.yaml:3:38: resources.workers: give workers (a fixed width) or max_workers "
+                  "(the plan's choice up to it), not both"});
+}
+
 TEST(SpecErrors, WorkersAndItemsFile) {
   EXPECT_EQ(errors_of("name: x\nrun: a\nresources:\n  max_workers: 0\n  worker_retries: 11\n"
                       "workload:\n  kind: custom\n  items_file: ../x.txt\n"),

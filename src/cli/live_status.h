@@ -1,0 +1,48 @@
+// The one-line live status `burst run` keeps at the foot of a terminal (stderr a TTY, no -q)
+// while the run step runs: elapsed run time, dollars so far, and items done when the program
+// reports them by printing "BURST_PROGRESS <done>/<total>" on a line of its stdout (each worker
+// its own; the status sums them). Money so far is the plan's $/hour for every pod times the time
+// since the first pod was asked for: an estimate, named "~$". It reads only what the job tells
+// the console (the "==> <phase>" lines and the pod's output), so it needs nothing from the job.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace burst {
+
+struct ItemsProgress {
+  long done = 0;
+  long total = 0;
+};
+
+// "BURST_PROGRESS 3/10" (spaces around allowed, done <= total, total > 0) after an optional
+// worker tag "[w<i>] ": the numbers; nullopt for any other line.
+std::optional<ItemsProgress> parse_progress_line(std::string_view line);
+
+// "run 1m05s, ~$0.42 so far, 120/1000 items (12%)"; no items part without a report.
+std::string format_live_status(double elapsed_s, double usd, std::optional<ItemsProgress> items);
+
+class LiveStatus {
+ public:
+  // `usd_per_hour`: every pod of the job together (the GPU pod's price x workers).
+  explicit LiveStatus(double usd_per_hour) : usd_per_hour_(usd_per_hour) {}
+
+  // A status line the job printed, at `now_s` (any monotonic seconds).
+  void on_line(std::string_view line, double now_s);
+  // A line of a pod's stdout; true when it was a progress report (then not worth printing).
+  bool on_output(std::string_view line);
+  // The status, or nullopt when no worker is in its run step.
+  std::optional<std::string> render(double now_s) const;
+
+ private:
+  double usd_per_hour_;
+  std::optional<double> billing_since_;                         // the first "==> provision"
+  std::optional<double> run_since_;                             // the first "==> run"
+  std::map<std::string, bool, std::less<>> in_run_;             // by worker tag ("" for one pod)
+  std::map<std::string, ItemsProgress, std::less<>> progress_;  // by worker tag
+};
+
+}  // namespace burst
