@@ -116,6 +116,7 @@ struct QueuedJobRecord {
   // The lease (claim_queued): which daemon holds the job and until when; "" and 0 when none.
   std::string lease_owner;
   int64_t lease_expires_ms = 0;
+  std::string user;  // who submitted it (the per-user caps); "" for a schedule's fire
 };
 
 // The money ledger (docs/daemon.md, "The ledger"). A reservation holds a job's estimated cost
@@ -128,6 +129,8 @@ struct ReservationRecord {
   std::string month;  // UTC "2026-11"
   int64_t reserved_ms = 0;
   int64_t released_ms = 0;  // 0 while the job runs
+  std::string team;         // burstd.yaml's `team` of the daemon that reserved it; "" none
+  std::string user;         // QueuedJobRecord::user
 };
 
 // Spend as it accrues: one entry per pod and billing interval (its start, from_ms), extended as
@@ -145,13 +148,16 @@ struct SpendRecord {
 };
 
 // One cap in the ledger: a period ("day" = the reservation's UTC day, "month", or "all") and an
-// optional pipeline it is limited to. What counts against it is every other job's accrued
-// spend in that scope plus what is left of their open reservations.
+// optional pipeline, team and user it is limited to (those of the job's reservation). What
+// counts against it is every other job's accrued spend in that scope plus what is left of their
+// open reservations; a job's spend is in a team's or user's scope through its reservation.
 struct LedgerCap {
   std::string period = "day";  // "day" | "month" | "all"
   std::string pipeline;        // "" = every pipeline
   double usd = 0;
   std::string name;  // as `burst status` shows it: "burstd budget.usd_per_day"
+  std::string team;  // "" = every team
+  std::string user;  // "" = every user
 };
 
 class Store {
