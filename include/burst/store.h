@@ -116,6 +116,7 @@ struct QueuedJobRecord {
   // The lease (claim_queued): which daemon holds the job and until when; "" and 0 when none.
   std::string lease_owner;
   int64_t lease_expires_ms = 0;
+  std::string user;  // who submitted it (the per-user caps); "" for a schedule's fire
 };
 
 // The money ledger (docs/daemon.md, "The ledger"). A reservation holds a job's estimated cost
@@ -128,6 +129,8 @@ struct ReservationRecord {
   std::string month;  // UTC "2026-11"
   int64_t reserved_ms = 0;
   int64_t released_ms = 0;  // 0 while the job runs
+  std::string team;         // burstd.yaml's `team` of the daemon that reserved it; "" none
+  std::string user;         // QueuedJobRecord::user
 };
 
 // Spend as it accrues: one entry per pod and billing interval (its start, from_ms), extended as
@@ -145,13 +148,16 @@ struct SpendRecord {
 };
 
 // One cap in the ledger: a period ("day" = the reservation's UTC day, "month", or "all") and an
-// optional pipeline it is limited to. What counts against it is every other job's accrued
-// spend in that scope plus what is left of their open reservations.
+// optional pipeline, team and user it is limited to (those of the job's reservation). What
+// counts against it is every other job's accrued spend in that scope plus what is left of their
+// open reservations; a job's spend is in a team's or user's scope through its reservation.
 struct LedgerCap {
   std::string period = "day";  // "day" | "month" | "all"
   std::string pipeline;        // "" = every pipeline
   double usd = 0;
   std::string name;  // as `burst status` shows it: "burstd budget.usd_per_day"
+  std::string team;  // "" = every team
+  std::string user;  // "" = every user
 };
 
 class Store {
@@ -226,10 +232,9 @@ class Store {
   // lease lives. `owner` names one daemon process (not the installation, which a team shares).
   virtual Result<std::optional<QueuedJobRecord>> claim_queued(const std::string& owner,
                                                               int64_t now_ms, int64_t lease_ms) = 0;
-  // burstd's start: takes the store's one daemon slot for as long as this connection lives; false
-  // when another connection holds it. burstd does not claim jobs with leases yet, so a second
-  // burstd on one PostgreSQL database (and schema) refuses to start instead of running the same
-  // queued jobs twice. SQLite: always true (one burstd per state dir is its socket's rule).
+  // The store's one daemon slot for as long as this connection lives; false when another
+  // connection holds it. burstd no longer takes it (several burstd share a database through the
+  // leases above); kept for tools that want one holder. SQLite: always true.
   virtual Result<bool> take_daemon_slot() = 0;
   // Extends `owner`'s lease on `id` to now_ms + lease_ms. kNotFound when the row is gone or
   // another owner claimed it after the lease expired: the job is no longer this daemon's.

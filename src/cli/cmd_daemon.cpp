@@ -1,5 +1,8 @@
 // `burst submit|status|logs|cancel`: talk to burstd over its Unix socket (docs/daemon.md).
 // `burst run` needs no daemon; these do.
+#include <pwd.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -55,7 +58,8 @@ int cmd_submit(const DaemonArgs& args) {
   daemon::DaemonClient client(daemon::resolve_socket(args.socket));
   std::error_code ec;
   std::string path = std::filesystem::absolute(args.target, ec).lexically_normal().string();
-  auto r = client.post("/v1/jobs", json{{"path", path}}.dump());
+  const passwd* pw = getpwuid(getuid());  // the per-user budget caps (docs/daemon.md)
+  auto r = client.post("/v1/jobs", json{{"path", path}, {"user", pw ? pw->pw_name : ""}}.dump());
   if (!r.ok()) return unreachable(r.error());
   if (r->status != 201) return api_error(*r);
   json out = json::parse(r->body, nullptr, false);

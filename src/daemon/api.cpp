@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -122,6 +123,15 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
   if (req.contains("path") && !req["path"].is_string())
     return error(400, "\"path\" must be a string");
   const std::string path = req.value("path", "");
+  // Who submits (the per-user budget caps): what the client says; the token (TCP) or the socket's
+  // mode (Unix) is the authentication, so a user cap guards against mistakes, not a liar.
+  if (req.contains("user") && !req["user"].is_string())
+    return error(400, "\"user\" must be a string");
+  const std::string user = req.value("user", "");
+  if (user.size() > 64 || std::any_of(user.begin(), user.end(), [](char ch) {
+        return std::iscntrl(static_cast<unsigned char>(ch)) != 0;
+      }))
+    return error(400, "\"user\" must be at most 64 characters, none a control character");
   std::vector<SpecError> errors;
   Result<PipelineSpec> spec = make_error(ErrorCode::kInvalid, "");
   std::string spec_text;  // kept in the queue's row, so a restart parses what was submitted
@@ -161,7 +171,7 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
                             "api.tcp_allow_local_provider: true in burstd.yaml");
   }
   if (scheduler_.draining()) return error(503, "burstd is draining (shutting down); not queued");
-  std::string id = scheduler_.submit(std::move(*spec), "submitted", spec_text);
+  std::string id = scheduler_.submit(std::move(*spec), "submitted", spec_text, user);
   if (id.empty()) return error(500, "the store refused the job (see burstd's log); not queued");
   return reply(201, {{"id", id}, {"state", to_string(JobState::kQueued)}});
 }

@@ -14,6 +14,8 @@ namespace burst::daemon {
 Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
     : config_(std::move(config)), d_(std::move(deps)), ledger_(d_.store, d_.clock) {
   ledger_.set_caps(config_.usd_per_day, config_.usd_per_month);
+  ledger_.set_scoped_caps(config_.team, config_.team_usd_per_day, config_.team_usd_per_month,
+                          config_.user_usd_per_day, config_.user_usd_per_month);
   SchedulerOptions opt;
   opt.max_concurrent = config_.max_concurrent;
   opt.log = d_.log;
@@ -148,7 +150,14 @@ Status Daemon::reload(const DaemonConfig& config) {
   config_.pipelines_dir = config.pipelines_dir;
   config_.usd_per_day = config.usd_per_day;
   config_.usd_per_month = config.usd_per_month;
+  config_.team = config.team;
+  config_.team_usd_per_day = config.team_usd_per_day;
+  config_.team_usd_per_month = config.team_usd_per_month;
+  config_.user_usd_per_day = config.user_usd_per_day;
+  config_.user_usd_per_month = config.user_usd_per_month;
   ledger_.set_caps(config_.usd_per_day, config_.usd_per_month);
+  ledger_.set_scoped_caps(config_.team, config_.team_usd_per_day, config_.team_usd_per_month,
+                          config_.user_usd_per_day, config_.user_usd_per_month);
   d_.log("reload: " + std::to_string(load.scheduled.size()) + " scheduled pipeline(s)");
   scheduler_->set_pipelines(std::move(load.scheduled), /*apply_missed=*/false);
   return Status::Ok();

@@ -29,8 +29,9 @@ using sv = std::string_view;
 constexpr sv kTopFields[] = {"state_dir",           "database",  "socket",    "log_file",
                              "log_max_mb",          "log_files", "pipelines", "pipelines_dir",
                              "max_concurrent_jobs", "budget",    "api",       "orphan_grace",
-                             "drain_timeout",       "lease"};
-constexpr sv kBudgetFields[] = {"usd_per_day", "usd_per_month"};
+                             "drain_timeout",       "lease",     "team"};
+constexpr sv kBudgetFields[] = {"usd_per_day",        "usd_per_month",    "team_usd_per_day",
+                                "team_usd_per_month", "user_usd_per_day", "user_usd_per_month"};
 constexpr sv kApiFields[] = {"tcp", "token_file", "tcp_allow_local_provider"};
 
 // A path as written, made absolute: "~/" is $HOME, a relative one is relative to the file.
@@ -132,12 +133,18 @@ void read_fields(Fields& top, const Paths& paths, DaemonConfig* c, std::string* 
     if (budget.ok()) {
       if (auto n = budget.non_negative_number("usd_per_day")) c->usd_per_day = *n;
       if (auto n = budget.non_negative_number("usd_per_month")) c->usd_per_month = *n;
+      if (auto n = budget.non_negative_number("team_usd_per_day")) c->team_usd_per_day = *n;
+      if (auto n = budget.non_negative_number("team_usd_per_month")) c->team_usd_per_month = *n;
+      if (auto n = budget.non_negative_number("user_usd_per_day")) c->user_usd_per_day = *n;
+      if (auto n = budget.non_negative_number("user_usd_per_month")) c->user_usd_per_month = *n;
     }
   }
   read_api(top, paths, c);
   read_duration(top, "orphan_grace", &c->orphan_grace);
   read_duration(top, "drain_timeout", &c->drain_timeout);
   read_duration(top, "lease", &c->lease);
+  if (std::optional<yaml::Node> v = top.get("team"))
+    if (auto t = yaml::read_string(*v, "team", top.problems())) c->team = *t;
   c->lease = std::max<Duration>(c->lease, std::chrono::milliseconds(300));
 }
 

@@ -25,6 +25,11 @@ struct DaemonConfig {
   int max_concurrent = 2;              // jobs running at once
   std::optional<double> usd_per_day;   // global caps over every job's accrued cost
   std::optional<double> usd_per_month;
+  // A team on one database (docs/daemon.md, "Team and user budgets"): the team this daemon's
+  // jobs count for, and caps per team and per submitting user.
+  std::string team;
+  std::optional<double> team_usd_per_day, team_usd_per_month;
+  std::optional<double> user_usd_per_day, user_usd_per_month;
   Duration orphan_grace = std::chrono::minutes(10);   // unknown burst-* pods live this long
   Duration drain_timeout = std::chrono::minutes(30);  // SIGTERM waits this long, then cancels
   // A job's lease (docs/daemon.md, "Leases"): renewed every third of it while the job runs; a

@@ -19,7 +19,7 @@ std::string read_file(const std::string& path) {
 }  // namespace
 
 Status JobQueue::add(const std::string& id, const PipelineSpec& spec, const std::string& spec_text,
-                     const std::string& reason, int64_t queued_ms) {
+                     const std::string& reason, int64_t queued_ms, const std::string& user) {
   QueuedJobRecord q;
   q.id = id;
   q.pipeline = spec.name;
@@ -27,6 +27,7 @@ Status JobQueue::add(const std::string& id, const PipelineSpec& spec, const std:
   q.spec_text = spec_text.empty() ? read_file(spec.path) : spec_text;
   q.reason = reason;
   q.queued_ms = queued_ms;
+  q.user = user;
   return store_.add_queued(q);
 }
 

@@ -28,7 +28,7 @@ class JobQueue {
   // Writes the job's row. `spec_text` is the spec's YAML; "" reads it from spec.path (a file
   // that cannot be read leaves it empty and a restart loads spec.path again).
   Status add(const std::string& id, const PipelineSpec& spec, const std::string& spec_text,
-             const std::string& reason, int64_t queued_ms);
+             const std::string& reason, int64_t queued_ms, const std::string& user = "");
   // Which cap keeps it waiting ("" none). Best effort: only `burst status` reads it.
   void hold(const std::string& id, const std::string& held_by);
   // The job ended (or was cancelled while queued). Best effort: a row left behind whose job has

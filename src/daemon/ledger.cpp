@@ -34,12 +34,44 @@ void Ledger::set_caps(std::optional<double> usd_per_day, std::optional<double> u
   usd_per_month_ = usd_per_month;
 }
 
-std::vector<LedgerCap> Ledger::caps() const {
+void Ledger::set_scoped_caps(const std::string& team, std::optional<double> team_usd_per_day,
+                             std::optional<double> team_usd_per_month,
+                             std::optional<double> user_usd_per_day,
+                             std::optional<double> user_usd_per_month) {
+  std::lock_guard<std::mutex> lock(mu_);
+  team_ = team;
+  team_day_ = team_usd_per_day;
+  team_month_ = team_usd_per_month;
+  user_day_ = user_usd_per_day;
+  user_month_ = user_usd_per_month;
+}
+
+std::vector<LedgerCap> Ledger::caps(const std::string& user) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<LedgerCap> out;
-  if (usd_per_day_) out.push_back({"day", "", *usd_per_day_, "burstd budget.usd_per_day"});
-  if (usd_per_month_) out.push_back({"month", "", *usd_per_month_, "burstd budget.usd_per_month"});
+  if (usd_per_day_) out.push_back({"day", "", *usd_per_day_, "burstd budget.usd_per_day", "", ""});
+  if (usd_per_month_)
+    out.push_back({"month", "", *usd_per_month_, "burstd budget.usd_per_month", "", ""});
+  const std::string of_team = team_.empty() ? "" : " of team " + team_;
+  if (team_day_)
+    out.push_back({"day", "", *team_day_, "burstd budget.team_usd_per_day" + of_team, team_, ""});
+  if (team_month_)
+    out.push_back(
+        {"month", "", *team_month_, "burstd budget.team_usd_per_month" + of_team, team_, ""});
+  if (!user.empty() && user_day_)
+    out.push_back(
+        {"day", "", *user_day_, "burstd budget.user_usd_per_day of user " + user, "", user});
+  if (!user.empty() && user_month_)
+    out.push_back(
+        {"month", "", *user_month_, "burstd budget.user_usd_per_month of user " + user, "", user});
   return out;
+}
+
+std::string Ledger::user_of(const std::string& job_id) {
+  if (auto rows = store_.queued_jobs(); rows.ok())
+    for (const auto& q : *rows)
+      if (q.id == job_id) return q.user;
+  return "";
 }
 
 std::string Ledger::reserve(const std::string& job_id, const PipelineSpec& spec) {
@@ -51,7 +83,12 @@ std::string Ledger::reserve(const std::string& job_id, const PipelineSpec& spec)
   r.day = format_utc(t, "%Y-%m-%d");
   r.month = format_utc(t, "%Y-%m");
   r.reserved_ms = to_unix_ms(t);
-  const std::vector<LedgerCap> all = caps();
+  r.user = user_of(job_id);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    r.team = team_;
+  }
+  const std::vector<LedgerCap> all = caps(r.user);
   auto held = store_.reserve(r, all);
   if (!held.ok()) return "budget: cannot reserve: " + held.error().message;
   if (held->empty()) return "";
@@ -71,7 +108,9 @@ std::string Ledger::reserve(const std::string& job_id, const PipelineSpec& spec)
 
 std::vector<BudgetCap> Ledger::caps_for(const std::string& job_id) {
   std::vector<BudgetCap> out;
-  for (const LedgerCap& cap : caps()) {
+  const ReservationRecord mine = reservation_of(store_, job_id, now());
+  for (const LedgerCap& cap : caps(mine.user)) {
+    if (!cap.team.empty() && cap.team != mine.team) continue;  // reserved before the team was set
     BudgetCap c;
     c.usd = cap.usd;
     c.name = "what other jobs leave of " + cap.name;

@@ -29,6 +29,13 @@ class Ledger {
 
   // burstd's global caps (config and reload); nullopt: no such cap.
   void set_caps(std::optional<double> usd_per_day, std::optional<double> usd_per_month);
+  // The team's caps (over the jobs this `team` reserved, every daemon of it; "" = every job) and
+  // each user's (over the jobs that user submitted; a schedule's fire has no user and only the
+  // other caps apply to it). Set with set_caps, on config and reload.
+  void set_scoped_caps(const std::string& team, std::optional<double> team_usd_per_day,
+                       std::optional<double> team_usd_per_month,
+                       std::optional<double> user_usd_per_day,
+                       std::optional<double> user_usd_per_month);
 
   // "" when the job's estimate is reserved; otherwise what holds it, for `burst status`:
   // "budget: burstd budget.usd_per_day ($0.0900 committed of $0.1000; this job needs $0.0500)".
@@ -44,16 +51,20 @@ class Ledger {
   void settle_stale(const std::function<bool(const std::string&)>& running);
 
  private:
-  std::vector<LedgerCap> caps() const;
+  // Every cap a job of `user` falls under ("" no user: no per-user caps).
+  std::vector<LedgerCap> caps(const std::string& user) const;
   // record(), at most once a second per job: the runner checks its caps every ~100 ms.
   void record_soon(const std::string& job_id);
   TimePoint now() { return billing_.now(clock_.now()); }
+  std::string user_of(const std::string& job_id);  // who submitted it (its queue row)
 
   Store& store_;
   Clock& clock_;
   BillingClock billing_;
   mutable std::mutex mu_;  // the caps (reload runs on another thread)
   std::optional<double> usd_per_day_, usd_per_month_;
+  std::string team_;
+  std::optional<double> team_day_, team_month_, user_day_, user_month_;
   std::map<std::string, TimePoint> recorded_;  // per job, the last record_soon() that wrote
 };
 

@@ -68,11 +68,11 @@ void Scheduler::set_pipelines(std::vector<ScheduledPipeline> pipelines, bool app
 }
 
 std::string Scheduler::submit(PipelineSpec spec, const std::string& reason,
-                              const std::string& spec_text) {
+                              const std::string& spec_text, const std::string& user) {
   std::string id;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    id = enqueue(std::move(spec), reason, spec_text);
+    id = enqueue(std::move(spec), reason, spec_text, user);
   }
   wake();
   return id;
@@ -92,7 +92,7 @@ void Scheduler::restore_queue() {
 }
 
 std::string Scheduler::enqueue(PipelineSpec spec, const std::string& reason,
-                               const std::string& spec_text) {
+                               const std::string& spec_text, const std::string& user) {
   Pending p;
   p.id = new_job_id(clock_.now());
   auto taken = [&](const std::string& id) {
@@ -106,7 +106,7 @@ std::string Scheduler::enqueue(PipelineSpec spec, const std::string& reason,
   // submitted in one millisecond keep their order.
   p.queued_ms = std::max(to_unix_ms(clock_.now()), last_queued_ms_ + 1);
   last_queued_ms_ = p.queued_ms;
-  if (Status st = durable_.add(p.id, p.spec, spec_text, reason, p.queued_ms); !st.ok()) {
+  if (Status st = durable_.add(p.id, p.spec, spec_text, reason, p.queued_ms, user); !st.ok()) {
     log(p.spec.name + ": not queued: " + st.error().message);
     return "";
   }

@@ -99,8 +99,9 @@ class Scheduler {
 
   // Queues a job: it is a row in the store when this returns its id; "" when the store refused
   // (nothing queued). `spec_text` is the spec's YAML when it came inline ("" reads spec.path).
+  // `user` is who submitted it (the per-user budget caps); "" for none.
   std::string submit(PipelineSpec spec, const std::string& reason,
-                     const std::string& spec_text = "");
+                     const std::string& spec_text = "", const std::string& user = "");
   // Queues again the jobs an earlier burstd accepted and never started (daemon start).
   void restore_queue();
   // Runs a job a dead burstd left in its run phase through JobLauncher::resume, now, outside the
@@ -170,7 +171,7 @@ class Scheduler {
   void launch(const std::string& id, Running& r,
               std::function<JobResult(const std::function<int()>&)> body);
   std::string enqueue(PipelineSpec spec, const std::string& reason,
-                      const std::string& spec_text = "");
+                      const std::string& spec_text = "", const std::string& user = "");
   void log(const std::string& line);  // opt_.log, one call at a time
 
   Clock& clock_;

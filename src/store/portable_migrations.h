@@ -56,4 +56,12 @@ inline constexpr const char* kLeaseStep = R"sql(
         ALTER TABLE job_queue ADD COLUMN lease_expires_ms BIGINT NOT NULL DEFAULT 0;
       )sql";
 
+// 9 (team and user budgets, issue 20): who submitted a queued job, and the team and user a
+// reservation counts for (LedgerCap::team, ::user).
+inline constexpr const char* kTeamBudgetStep = R"sql(
+        ALTER TABLE job_queue ADD COLUMN submitted_by TEXT NOT NULL DEFAULT '';
+        ALTER TABLE ledger_reservations ADD COLUMN team TEXT NOT NULL DEFAULT '';
+        ALTER TABLE ledger_reservations ADD COLUMN user_name TEXT NOT NULL DEFAULT '';
+      )sql";
+
 }  // namespace burst::store_sql

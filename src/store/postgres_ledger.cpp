@@ -25,11 +25,11 @@ Status ran(Result<Rows> rows) { return rows ? Status::Ok() : Status(rows.error()
 
 Status add_queued(PGconn* c, const QueuedJobRecord& q) {
   Query s(
-      "INSERT INTO job_queue (id, pipeline, spec_path, spec_text, reason, queued_ms, held_by) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO job_queue (id, pipeline, spec_path, spec_text, reason, queued_ms, held_by, "
+      "submitted_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       "queue job " + q.id);
   s.bind(q.id).bind(q.pipeline).bind(q.spec_path).bind(q.spec_text).bind(q.reason);
-  s.bind(q.queued_ms).bind(q.held_by);
+  s.bind(q.queued_ms).bind(q.held_by).bind(q.user);
   Result<Rows> rows = s.run(c);
   if (!rows && s.sqlstate() == kUniqueViolation)
     return make_error(ErrorCode::kInvalid, "store: job " + q.id + " is already queued");
@@ -84,7 +84,9 @@ Result<double> committed_usd(PGconn* c, const LedgerCap& cap, const std::string&
                              const std::string& month, const std::string& except_job_id) {
   const std::string scope =
       "(?::text = '' OR day = ?) AND (?::text = '' OR month = ?) AND "
-      "(?::text = '' OR pipeline = ?) AND job_id <> ?";
+      "(?::text = '' OR pipeline = ?) AND job_id <> ? AND ((?::text = '' AND ?::text = '') OR "
+      "job_id IN (SELECT t.job_id FROM ledger_reservations t WHERE (?::text = '' OR t.team = ?) "
+      "AND (?::text = '' OR t.user_name = ?)))";
   const std::string sql = "SELECT COALESCE((SELECT SUM(usd) FROM ledger_spend WHERE " + scope +
                           "), 0) + COALESCE((SELECT SUM(r.usd - " + kSpentByJob +
                           ") FROM ledger_reservations r WHERE r.released_ms = 0 AND r.usd > " +
@@ -92,8 +94,10 @@ Result<double> committed_usd(PGconn* c, const LedgerCap& cap, const std::string&
   Query s(sql, "sum committed spend for " + cap.name);
   const std::string d = cap.period == "day" ? day : "";
   const std::string m = cap.period == "month" ? month : "";
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < 2; ++i) {
     s.bind(d).bind(d).bind(m).bind(m).bind(cap.pipeline).bind(cap.pipeline).bind(except_job_id);
+    s.bind(cap.team).bind(cap.user).bind(cap.team).bind(cap.team).bind(cap.user).bind(cap.user);
+  }
   Result<Rows> rows = s.run(c);
   if (!rows) return rows.error();
   return rows->size() ? rows->real(0, 0) : 0.0;
@@ -110,6 +114,8 @@ Result<std::string> reserve(PGconn* c, const ReservationRecord& r,
   if (Status locked = exec(c, kLedgerLock, "lock the ledger"); !locked) return fail(locked.error());
   for (const LedgerCap& cap : caps) {
     if (!cap.pipeline.empty() && cap.pipeline != r.pipeline) continue;
+    if (!cap.team.empty() && cap.team != r.team) continue;
+    if (!cap.user.empty() && cap.user != r.user) continue;
     Result<double> committed = committed_usd(c, cap, r.day, r.month, r.job_id);
     if (!committed) return fail(committed.error());
     // A job with no estimate (0) still needs some headroom left.
@@ -120,11 +126,13 @@ Result<std::string> reserve(PGconn* c, const ReservationRecord& r,
   }
   Query s(
       "INSERT INTO ledger_reservations (job_id, pipeline, usd, day, month, reserved_ms, "
-      "released_ms) VALUES (?, ?, ?, ?, ?, ?, 0) ON CONFLICT (job_id) DO UPDATE SET "
-      "usd = excluded.usd, day = excluded.day, month = excluded.month, "
-      "reserved_ms = excluded.reserved_ms, released_ms = 0",
+      "released_ms, team, user_name) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?) ON CONFLICT (job_id) DO "
+      "UPDATE SET usd = excluded.usd, day = excluded.day, month = excluded.month, "
+      "reserved_ms = excluded.reserved_ms, released_ms = 0, team = excluded.team, "
+      "user_name = excluded.user_name",
       "reserve for job " + r.job_id);
   s.bind(r.job_id).bind(r.pipeline).bind(r.usd).bind(r.day).bind(r.month).bind(r.reserved_ms);
+  s.bind(r.team).bind(r.user);
   if (Result<Rows> rows = s.run(c); !rows) return fail(rows.error());
   if (Status done = exec(c, "COMMIT", "commit reservation"); !done) return fail(done.error());
   return std::string();
@@ -139,7 +147,7 @@ Status release_reservation(PGconn* c, const std::string& job_id, int64_t at_ms) 
 
 Result<std::vector<ReservationRecord>> open_reservations(PGconn* c) {
   Query s(
-      "SELECT job_id, pipeline, usd, day, month, reserved_ms, released_ms FROM "
+      "SELECT job_id, pipeline, usd, day, month, reserved_ms, released_ms, team, user_name FROM "
       "ledger_reservations WHERE released_ms = 0 ORDER BY reserved_ms, job_id",
       "list open reservations");
   Result<Rows> rows = s.run(c);
@@ -153,6 +161,8 @@ Result<std::vector<ReservationRecord>> open_reservations(PGconn* c) {
     r.month = st.text(i, 4);
     r.reserved_ms = st.int64(i, 5);
     r.released_ms = st.int64(i, 6);
+    r.team = st.text(i, 7);
+    r.user = st.text(i, 8);
     return r;
   });
 }

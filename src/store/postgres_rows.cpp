@@ -130,6 +130,7 @@ QueuedJobRecord read_queued(const Rows& s, int r) {
   q.held_by = s.text(r, 6);
   q.lease_owner = s.text(r, 7);
   q.lease_expires_ms = s.int64(r, 8);
+  q.user = s.text(r, 9);
   return q;
 }
 

@@ -22,7 +22,7 @@ inline constexpr const char* kVolumeColumns =
     "updated_ms";
 inline constexpr const char* kQueueColumns =
     "id, pipeline, spec_path, spec_text, reason, queued_ms, held_by, lease_owner, "
-    "lease_expires_ms";
+    "lease_expires_ms, submitted_by";
 
 Result<JobRecord> read_job(const Rows& rows, int r);
 Result<PhaseRecord> read_phase(const Rows& rows, int r);

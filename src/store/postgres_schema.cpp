@@ -129,6 +129,7 @@ const std::vector<const char*>& migrations() {
       store_sql::kQueueStep,
       store_sql::kLedgerStep,
       store_sql::kLeaseStep,
+      store_sql::kTeamBudgetStep,
   };
   return steps;
 }

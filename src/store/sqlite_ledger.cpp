@@ -21,11 +21,12 @@ constexpr const char* kSpentByJob =
 Status add_queued(sqlite3* db, const QueuedJobRecord& q) {
   Result<Stmt> s = Stmt::prepare(db,
                                  "INSERT INTO job_queue (id, pipeline, spec_path, spec_text, "
-                                 "reason, queued_ms, held_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 "reason, queued_ms, held_by, submitted_by) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                  "queue job " + q.id);
   if (!s) return s.error();
   s->bind(q.id).bind(q.pipeline).bind(q.spec_path).bind(q.spec_text).bind(q.reason);
-  s->bind(q.queued_ms).bind(q.held_by);
+  s->bind(q.queued_ms).bind(q.held_by).bind(q.user);
   Status ran = s->run();
   if (!ran && sqlite3_extended_errcode(db) == SQLITE_CONSTRAINT_PRIMARYKEY)
     return make_error(ErrorCode::kInvalid, "store: job " + q.id + " is already queued");
@@ -36,7 +37,7 @@ namespace {
 
 constexpr const char* kQueueColumns =
     "id, pipeline, spec_path, spec_text, reason, queued_ms, held_by, lease_owner, "
-    "lease_expires_ms";
+    "lease_expires_ms, submitted_by";
 
 QueuedJobRecord read_queued(const Stmt& st) {
   QueuedJobRecord q;
@@ -49,6 +50,7 @@ QueuedJobRecord read_queued(const Stmt& st) {
   q.held_by = st.text(6);
   q.lease_owner = st.text(7);
   q.lease_expires_ms = st.int64(8);
+  q.user = st.text(9);
   return q;
 }
 
@@ -128,7 +130,9 @@ Status remove_queued(sqlite3* db, const std::string& id) {
 Result<double> committed_usd(sqlite3* db, const LedgerCap& cap, const std::string& day,
                              const std::string& month, const std::string& except_job_id) {
   const std::string scope =
-      "(? = '' OR day = ?) AND (? = '' OR month = ?) AND (? = '' OR pipeline = ?) AND job_id <> ?";
+      "(? = '' OR day = ?) AND (? = '' OR month = ?) AND (? = '' OR pipeline = ?) AND job_id <> ? "
+      "AND ((? = '' AND ? = '') OR job_id IN (SELECT t.job_id FROM ledger_reservations t WHERE "
+      "(? = '' OR t.team = ?) AND (? = '' OR t.user_name = ?)))";
   const std::string sql = "SELECT COALESCE((SELECT SUM(usd) FROM ledger_spend WHERE " + scope +
                           "), 0) + COALESCE((SELECT SUM(r.usd - " + kSpentByJob +
                           ") FROM ledger_reservations r WHERE r.released_ms = 0 AND r.usd > " +
@@ -137,8 +141,10 @@ Result<double> committed_usd(sqlite3* db, const LedgerCap& cap, const std::strin
   if (!s) return s.error();
   const std::string d = cap.period == "day" ? day : "";
   const std::string m = cap.period == "month" ? month : "";
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < 2; ++i) {
     s->bind(d).bind(d).bind(m).bind(m).bind(cap.pipeline).bind(cap.pipeline).bind(except_job_id);
+    s->bind(cap.team).bind(cap.user).bind(cap.team).bind(cap.team).bind(cap.user).bind(cap.user);
+  }
   Result<bool> row = s->step();
   if (!row) return row.error();
   return *row ? s->real(0) : 0.0;
@@ -156,6 +162,8 @@ Result<std::string> reserve(sqlite3* db, const ReservationRecord& r,
   };
   for (const LedgerCap& cap : caps) {
     if (!cap.pipeline.empty() && cap.pipeline != r.pipeline) continue;
+    if (!cap.team.empty() && cap.team != r.team) continue;
+    if (!cap.user.empty() && cap.user != r.user) continue;
     Result<double> committed = committed_usd(db, cap, r.day, r.month, r.job_id);
     if (!committed) return fail(committed.error());
     // A job with no estimate (0) still needs some headroom left.
@@ -167,12 +175,14 @@ Result<std::string> reserve(sqlite3* db, const ReservationRecord& r,
   Result<Stmt> s = Stmt::prepare(
       db,
       "INSERT INTO ledger_reservations (job_id, pipeline, usd, day, month, reserved_ms, "
-      "released_ms) VALUES (?, ?, ?, ?, ?, ?, 0) ON CONFLICT (job_id) DO UPDATE SET "
-      "usd = excluded.usd, day = excluded.day, month = excluded.month, "
-      "reserved_ms = excluded.reserved_ms, released_ms = 0",
+      "released_ms, team, user_name) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?) ON CONFLICT (job_id) DO "
+      "UPDATE SET usd = excluded.usd, day = excluded.day, month = excluded.month, "
+      "reserved_ms = excluded.reserved_ms, released_ms = 0, team = excluded.team, "
+      "user_name = excluded.user_name",
       "reserve for job " + r.job_id);
   if (!s) return fail(s.error());
   s->bind(r.job_id).bind(r.pipeline).bind(r.usd).bind(r.day).bind(r.month).bind(r.reserved_ms);
+  s->bind(r.team).bind(r.user);
   if (Status ran = s->run(); !ran) return fail(ran.error());
   if (Status done = exec(db, "COMMIT", "commit reservation"); !done) return fail(done.error());
   return std::string();
@@ -190,7 +200,8 @@ Status release_reservation(sqlite3* db, const std::string& job_id, int64_t at_ms
 Result<std::vector<ReservationRecord>> open_reservations(sqlite3* db) {
   Result<Stmt> s = Stmt::prepare(db,
                                  "SELECT job_id, pipeline, usd, day, month, reserved_ms, "
-                                 "released_ms FROM ledger_reservations WHERE released_ms = 0 "
+                                 "released_ms, team, user_name FROM ledger_reservations WHERE "
+                                 "released_ms = 0 "
                                  "ORDER BY reserved_ms, job_id",
                                  "list open reservations");
   if (!s) return s.error();
@@ -203,6 +214,8 @@ Result<std::vector<ReservationRecord>> open_reservations(sqlite3* db) {
     r.month = st.text(4);
     r.reserved_ms = st.int64(5);
     r.released_ms = st.int64(6);
+    r.team = st.text(7);
+    r.user = st.text(8);
     return r;
   });
 }

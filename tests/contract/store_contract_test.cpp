@@ -424,7 +424,7 @@ SpendRecord spend(const std::string& job, int64_t pod, int64_t from, int64_t to,
   return e;
 }
 
-const LedgerCap kDay{"day", "", 1.0, "burstd budget.usd_per_day"};
+const LedgerCap kDay{"day", "", 1.0, "burstd budget.usd_per_day", "", ""};
 
 TEST_P(StoreContract, QueueRowsComeBackOldestFirstWithTheirHoldUntilRemoved) {
   auto store = open();
@@ -463,7 +463,7 @@ TEST_P(StoreContract, QueueRowsOutliveTheConnection) {
 TEST_P(StoreContract, LedgerReservationHoldsOnlyWhileEveryCapHasRoom) {
   auto store = open();
   ASSERT_TRUE(store);
-  const LedgerCap month{"month", "", 10.0, "burstd budget.usd_per_month"};
+  const LedgerCap month{"month", "", 10.0, "burstd budget.usd_per_month", "", ""};
   EXPECT_EQ(*store->reserve(reservation("a", 0.6), {kDay, month}), "");
   EXPECT_EQ(*store->reserve(reservation("b", 0.6), {kDay, month}), "burstd budget.usd_per_day")
       << "0.6 reserved + 0.6 > 1.0";
@@ -488,8 +488,47 @@ TEST_P(StoreContract, LedgerCommittedIsSpendPlusTheUnspentRestOfOpenReservations
   ASSERT_TRUE(store->release_reservation("a", 1000).ok());
   EXPECT_TRUE(store->open_reservations()->empty());
   EXPECT_NEAR(*store->committed_usd(kDay, "2026-01-01", "", "x"), 0.7, 1e-9);
-  const LedgerCap other{"day", "q", 1.0, "pipeline q"};
+  const LedgerCap other{"day", "q", 1.0, "pipeline q", "", ""};
   EXPECT_NEAR(*store->committed_usd(other, "2026-01-01", "", "x"), 0.0, 1e-9);
+}
+
+// Team and user budgets (docs/daemon.md): a cap limited to a team or a user counts only the jobs
+// reserved for it, spend included, and is checked in the reservation's transaction.
+TEST_P(StoreContract, LedgerTeamAndUserCapsCountOnlyTheirOwnJobs) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  auto of = [](const std::string& job, double usd, const std::string& team,
+               const std::string& user) {
+    ReservationRecord r = reservation(job, usd);
+    r.team = team;
+    r.user = user;
+    return r;
+  };
+  const LedgerCap alice{"day", "", 1.0, "user alice", "", "alice"};
+  const LedgerCap bob{"day", "", 1.0, "user bob", "", "bob"};
+  const LedgerCap team_t{"day", "", 1.5, "team t", "t", ""};
+  EXPECT_EQ(*store->reserve(of("a1", 0.6, "t", "alice"), {alice, bob, team_t}), "");
+  EXPECT_EQ(*store->reserve(of("b1", 0.6, "t", "bob"), {alice, bob, team_t}), "")
+      << "alice's reservation is not bob's";
+  EXPECT_EQ(*store->reserve(of("a2", 0.6, "t", "alice"), {alice, bob, team_t}), "user alice");
+  EXPECT_EQ(*store->reserve(of("b2", 0.35, "t", "bob"), {alice, bob, team_t}), "team t")
+      << "bob has 0.4 left, the team 0.3";
+  EXPECT_EQ(*store->reserve(of("c1", 0.9, "u", "carol"), {alice, bob, team_t}), "")
+      << "another team's job: not under team t's cap";
+  ASSERT_TRUE(store->record_spend(spend("a1", 1, 100, 200, 0.8)).ok());
+  EXPECT_NEAR(*store->committed_usd(alice, "2026-01-01", "", ""), 0.8, 1e-9)
+      << "a1's spend passed its reservation and counts for alice";
+  EXPECT_NEAR(*store->committed_usd(team_t, "2026-01-01", "", ""), 1.4, 1e-9);
+  EXPECT_NEAR(*store->committed_usd(kDay, "2026-01-01", "", ""), 2.3, 1e-9) << "every job";
+  auto open_rows = store->open_reservations();
+  ASSERT_EQ(open_rows->size(), 3u);
+  EXPECT_EQ((*open_rows)[0].team, "t");
+  EXPECT_EQ((*open_rows)[0].user, "alice");
+  QueuedJobRecord q = queued("q1", 5);
+  q.user = "alice";
+  ASSERT_TRUE(store->add_queued(q).ok());
+  EXPECT_EQ(store->queued_jobs()->at(0).user, "alice");
+  EXPECT_EQ(store->claim_queued("o", 10, 1000)->value().user, "alice");
 }
 
 TEST_P(StoreContract, LedgerSpendOfOnePodIntervalIsExtendedNeverAddedTwice) {

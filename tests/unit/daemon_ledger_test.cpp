@@ -59,7 +59,7 @@ class LedgerTest : public ::testing::Test {
   }
   std::vector<PodRecord> pods(const std::string& id) { return *store_->pods_of_job(id); }
   double total_spend() {
-    LedgerCap all{"all", "", 0, "all"};
+    LedgerCap all{"all", "", 0, "all", "", ""};
     return *store_->committed_usd(all, "", "", "");
   }
 
@@ -67,6 +67,39 @@ class LedgerTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
   std::unique_ptr<FakeJobLauncher> launcher_;
 };
+
+TEST_F(LedgerTest, UserCapHoldsOneUsersSecondJobWhileAnotherUsersRuns) {
+  Ledger ledger(*store_, clock_);
+  ledger.set_scoped_caps("ml", std::nullopt, std::nullopt, 1.0, std::nullopt);
+  launcher_->block = true;
+  SchedulerOptions opt;
+  opt.max_concurrent = 3;
+  opt.admit = [&](const std::string& id, const PipelineSpec& s) { return ledger.reserve(id, s); };
+  opt.ended = [&](const std::string& id) { ledger.settle(id); };
+  Scheduler s(clock_, *store_, *launcher_, opt);
+  const std::string a1 = s.submit(spec_named("a1", 0.6), "submitted", kSpecText, "alice");
+  const std::string a2 = s.submit(spec_named("a2", 0.6), "submitted", kSpecText, "alice");
+  const std::string b1 = s.submit(spec_named("b1", 0.6), "submitted", kSpecText, "bob");
+  s.tick();
+  ASSERT_TRUE(launcher_->wait_started(2));
+  EXPECT_TRUE(s.is_running(a1));
+  EXPECT_TRUE(s.is_running(b1)) << "bob's cap is his own";
+  std::string held;
+  for (const auto& j : s.jobs())
+    if (j.id == a2) held = j.held_by;
+  EXPECT_EQ(held,
+            "budget: burstd budget.user_usd_per_day of user alice ($0.6000 committed of $1.0000; "
+            "this job reserves $0.6000, its budget.max_usd)");
+  const auto open = store_->open_reservations();
+  ASSERT_TRUE(open.ok());
+  ASSERT_EQ(open->size(), 2u);
+  for (const auto& r : *open) {
+    EXPECT_EQ(r.team, "ml");
+    EXPECT_EQ(r.user, r.job_id == b1 ? "bob" : "alice");
+  }
+  launcher_->release_all();
+  ASSERT_TRUE(s.wait_idle(seconds(10)));
+}
 
 TEST_F(LedgerTest, RestartedSchedulerRunsWhatTheEarlierOneQueuedAndDrainKeeps) {
   {

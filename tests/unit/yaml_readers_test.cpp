@@ -61,7 +61,9 @@ TEST(YamlReaders, ABadFieldInBurstdYamlNamesFileLineColumnAndField) {
   const std::string file = dir.path() + "/burstd.yaml";
   EXPECT_EQ(c.error().message,
             file + ":1:12: log_files: must be at least 1, got 0\n" + file +
-                ":3:3: budget.usd_per_week: unknown field (usd_per_day, usd_per_month)\n" + file +
+                ":3:3: budget.usd_per_week: unknown field (usd_per_day, usd_per_month, "
+                "team_usd_per_day, team_usd_per_month, user_usd_per_day, user_usd_per_month)\n" +
+                file +
                 ":4:15: orphan_grace: expected a duration like \"90s\", \"30m\" or \"2h\", got "
                 "\"soon\"\n" +
                 file + ":5:12: pipelines: expected a list of spec files, got a string");
