@@ -522,8 +522,7 @@ TEST(SpecErrors, PrepareNeedsRunAndCreatesStaysOnTheVolume) {
                    "without \"..\"; got \"a/../../b\""}));
   EXPECT_EQ(errors_of("name: x\nrun: a\nprepare: {run: b, creates: x, downloads: 1}\n"),
             (Lines{"p.yaml:3:28: prepare.creates: expected a list, got a string",
-                   "p.yaml:3:31: prepare.downloads: unknown field (did you mean "
-                   "\"download_gb\"?)"}));
+                   "p.yaml:3:31: prepare.downloads: unknown field"}));
 }
 
 TEST(SpecErrors, UnreadableFile) {
