@@ -107,6 +107,17 @@ struct UploadSpec {
   std::string run;    // shell script run on the CPU pod
 };
 
+// A step that stages the volume before the GPU pod exists (typically: download model weights).
+// The plan decides where it runs (plan/prepare.h): on a CPU pod with the volume when that is
+// cheaper, else on the GPU pod; skipped when every `creates` path already exists on the volume.
+struct PrepareSpec {
+  std::string image;                  // CPU pod image; default: the spec's image
+  std::string run;                    // shell script; runs in $BURST_WORKDIR, before the sync
+  std::vector<std::string> creates;   // paths relative to the volume the step produces
+  std::optional<double> download_gb;  // what it fetches; default: the workload's weights
+  SourcePos pos;                      // of the `prepare` key's value
+};
+
 struct Budget {
   std::optional<double> max_usd;
   std::optional<double> max_runtime_seconds;  // the run step's wall-clock limit
@@ -145,6 +156,7 @@ struct PipelineSpec {
   std::vector<Artefact> artefacts;
   bool pull_on_failure = true;  // pull what exists when run fails or is interrupted
   std::optional<UploadSpec> upload;
+  std::optional<PrepareSpec> prepare;
   Budget budget;
   std::optional<Schedule> schedule;
 };

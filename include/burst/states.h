@@ -50,6 +50,10 @@ enum class Phase {
   kDone,
   kReattach,  // burstd took a running job over after a restart (not a machine phase)
   kRecover,   // reap or burstd failed an orphaned job and deleted its pods (not a machine phase)
+  // The spec's prepare step (plan/prepare.h), before the GPU work:
+  kPrepareCpu,        // a CPU pod on the volume, before the GPU pod exists, reachable over SSH
+  kPrepare,           // the step, on that CPU pod or on the GPU pod (after wait-for-ssh)
+  kDeletePrepareCpu,  // delete and verify the prepare CPU pod
 };
 
 // How a phase ended.

@@ -12,6 +12,7 @@
 #include "cli/run_flags.h"
 #include "cli/spec_errors.h"
 #include "cli/table.h"
+#include "plan/plan_summary.h"
 
 namespace burst {
 namespace {
@@ -43,6 +44,14 @@ int print_json(const PipelineSpec& spec, const Result<Plan>& plan,
                      {"basis", e.basis},
                      {"curve", curve_json(plan->curve)}};
     out["notes"] = plan->notes;
+    if (plan->prepare && spec.prepare)
+      out["prepare"] = {
+          {"where", plan->prepare->expect_skip ? "skipped" : to_string(plan->prepare->where)},
+          {"seconds", plan->prepare->seconds()},
+          {"usd", plan->prepare->usd()},
+          {"cpu_pod_usd", plan->prepare->cpu_pod_usd},
+          {"gpu_pod_usd", plan->prepare->gpu_pod_usd},
+          {"why", plan->prepare->why}};
     if (plan->handoff)
       out["handoff"] = {{"where", to_string(plan->handoff->where)},
                         {"why", plan->handoff->why},
@@ -182,6 +191,9 @@ int cmd_plan(const PlanArgs& args) {
               e.basis.c_str());
   print_curve(*plan);
   if (plan->handoff) std::printf("hand-off: %s\n", plan->handoff->why.c_str());
+  // The block `burst run` prints before it starts (plan/plan_summary.h): the same plan.
+  for (const std::string& line : plan_summary_lines(*spec, *plan))
+    std::printf("%s\n", line.c_str());
   for (const std::string& n : plan->notes)
     if (n.rfind("over-provisioned", 0) == 0) std::printf("note: %s\n", n.c_str());
   return kExitOk;

@@ -14,31 +14,15 @@
 #include "cli/commands.h"
 #include "cli/run_flags.h"
 #include "cli/spec_errors.h"
+#include "plan/plan_summary.h"
 #include "registry.h"
 
 namespace burst {
 namespace {
 
-std::string money(double usd) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "$%.2f", usd);
-  return buf;
-}
-
+// The block `burst plan` prints too (plan/plan_summary.h): the run executes what the plan said.
 void print_plan(const PipelineSpec& spec, const Plan& plan) {
-  const Estimate& e = plan.estimate;
-  std::cout << "plan for " << spec.name << ":\n"
-            << "  GPU pod: " << plan.gpu.provider << " " << plan.gpu.gpu_type << " x"
-            << std::max(1, spec.resources.gpu_count) << " at " << money(plan.gpu.usd_per_hour)
-            << "/h (" << plan.gpu.price_source << ")\n";
-  if (plan.cpu)
-    std::cout << "  upload:  " << plan.cpu->provider << " CPU pod at "
-              << money(plan.cpu->usd_per_hour) << "/h\n";
-  if (plan.handoff && spec.upload) std::cout << "  hand-off: " << plan.handoff->why << "\n";
-  std::cout << "  volume:  " << spec.volume.name << " (" << spec.volume.size_gb << " GB)\n"
-            << "  estimate: " << static_cast<long>(e.total_s) << " s of GPU time, " << money(e.usd)
-            << "  [" << e.basis << "]\n";
-  if (spec.budget.max_usd) std::cout << "  budget:  " << money(*spec.budget.max_usd) << "\n";
+  for (const std::string& line : plan_summary_lines(spec, plan)) std::cout << line << "\n";
 }
 
 // The plan as --json prints it with --dryrun.
@@ -55,6 +39,12 @@ nlohmann::json plan_json(const PipelineSpec& spec, const Plan& plan) {
                         {"basis", plan.estimate.basis},
                         {"volume", spec.volume.name}};
   if (plan.cpu) out["upload_provider"] = plan.cpu->provider;
+  if (plan.prepare && spec.prepare)
+    out["prepare"] = {
+        {"where", plan.prepare->expect_skip ? "skipped" : to_string(plan.prepare->where)},
+        {"seconds", plan.prepare->seconds()},
+        {"usd", plan.prepare->usd()},
+        {"why", plan.prepare->why}};
   return out;
 }
 

@@ -8,9 +8,11 @@
 #include "job/offer_recheck.h"
 #include "job/pod_lifecycle.h"
 #include "job/volume_binding.h"
+#include "plan/plan_summary.h"
 #include "plan/worker_shards.h"
 #include "sync/artefact_pull.h"
 #include "sync/transfer_progress.h"
+#include "util/shell.h"
 #include "util/ssh_hosts_file.h"
 #include "util/terminal_text.h"
 
@@ -59,6 +61,7 @@ JobPhases::JobPhases(JobDeps& deps, JobInput& input, Redactor& redact)
 JobPhases::~JobPhases() {
   drop_session(gpu_);
   drop_session(cpu_);
+  drop_session(prep_);
 }
 
 void JobPhases::adopt_session(PodHandle& pod, std::unique_ptr<RemoteSession> session) {
@@ -130,8 +133,15 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
         *detail += "; hand-off: " + p.handoff->why;
         say("hand-off: " + p.handoff->why);
       }
+      if (p.prepare && in_.spec.prepare) *detail += "; prepare: " + p.prepare->why;
       return Outcome::kOk;
     }
+    case Phase::kPrepareCpu:
+      return prepare_cpu_provision(detail);
+    case Phase::kPrepare:
+      return prepare(detail);
+    case Phase::kDeletePrepareCpu:
+      return delete_pod(prep_, detail);
     case Phase::kProvision:
       return provision(detail);
     case Phase::kWaitSsh:
@@ -177,39 +187,129 @@ Outcome JobPhases::provision(std::string* detail) {
   // Workers bind the one volume in turn: the first creates it, the others find it.
   std::unique_lock<std::mutex> one_at_a_time;
   if (provision_mu_) one_at_a_time = std::unique_lock<std::mutex>(*provision_mu_);
-  std::string recheck;  // job/offer_recheck.h: the chosen offer may have gone since planning
-  if (Status st = recheck_chosen_offer(d_.provider, &in_.plan, &recheck); !st.ok())
+  // job/offer_recheck.h: the chosen offer may have gone since planning
+  if (Status st = recheck_offer_once(); !st.ok())
     return failed(st.error(), "re-check offer", detail);
-  if (!recheck.empty()) say(recheck);
+  Status bound = bind_volume_once();
+  if (one_at_a_time.owns_lock()) one_at_a_time.unlock();
+  if (!bound.ok()) return failed(bound.error(), "volume " + in_.spec.volume.name, detail);
+  gpu_.record.gpu_type = in_.plan.gpu.gpu_type;
+  Outcome created = create_pod(gpu_, true, detail);
+  if (!recheck_note_.empty()) *detail += "; " + redact_(recheck_note_);
+  return created;
+}
+
+Status JobPhases::recheck_offer_once() {
+  if (offer_checked_) return Status::Ok();
+  offer_checked_ = true;
+  const Plan before = in_.plan;
+  if (Status st = recheck_chosen_offer(d_.provider, &in_.plan, &recheck_note_); !st.ok()) return st;
+  if (recheck_note_.empty()) return Status::Ok();
+  say(recheck_note_);
+  // The run deviates from the plan the user saw: the new one, before anything is spent.
+  if (in_.plan.gpu.gpu_type != before.gpu.gpu_type || in_.plan.gpu.region != before.gpu.region ||
+      in_.plan.gpu.usd_per_hour != before.gpu.usd_per_hour) {
+    say("replanned before any create:");
+    for (const std::string& line : plan_summary_lines(in_.spec, in_.plan)) say(line);
+  }
+  return Status::Ok();
+}
+
+Status JobPhases::bind_volume_once() {
+  if (!volume_id_.empty()) return Status::Ok();
   const VolumeSpec& v = in_.spec.volume;
   // Not retried here: the driver's API call retries what is safe (http/api_call.h).
   auto volume =
       bind_volume(d_.store, d_.provider, d_.clock, v.name, v.size_gb, in_.plan.gpu.region);
-  if (one_at_a_time.owns_lock()) one_at_a_time.unlock();
-  if (!volume.ok()) return failed(volume.error(), "volume " + v.name, detail);
+  if (!volume.ok()) return volume.error();
   if (!volume->note.empty()) say("volume " + v.name + ": " + volume->note);
   volume_id_ = volume->id;
-  gpu_.record.gpu_type = in_.plan.gpu.gpu_type;
-  Outcome created = create_pod(gpu_, true, detail);
-  if (!recheck.empty()) *detail += "; " + redact_(recheck);
-  return created;
+  return Status::Ok();
+}
+
+Outcome JobPhases::prepare_cpu_provision(std::string* detail) {
+  if (!in_.plan.prepare || !in_.plan.prepare->cpu || !in_.spec.prepare) {
+    *detail = "the plan has no CPU offer for the prepare step";
+    fail(*detail);
+    return Outcome::kFailed;
+  }
+  if (Status st = recheck_offer_once(); !st.ok())
+    return failed(st.error(), "re-check offer", detail);
+  if (Status st = bind_volume_once(); !st.ok())
+    return failed(st.error(), "volume " + in_.spec.volume.name, detail);
+  Outcome o = create_pod(prep_, false, detail);
+  if (o != Outcome::kOk) return o;
+  std::string d2;
+  o = connect_pod(prep_, &d2);
+  if (o == Outcome::kOk) *detail += "; " + d2;
+  return o;
+}
+
+Outcome JobPhases::prepare(std::string* detail) {
+  const PrepareSpec& spec = *in_.spec.prepare;
+  const bool on_cpu = in_.plan.prepare && in_.plan.prepare->where == PrepareWhere::kCpuPod;
+  PodHandle& pod = on_cpu ? prep_ : gpu_;
+  const std::string where = on_cpu ? "CPU pod " : "GPU pod ";
+  if (!pod.session)
+    return failed(make_error(ErrorCode::kConnection, "no SSH session to the pod"), "prepare",
+                  detail);
+  // Every creates: path present on the volume: the step's work is done, it does not run again.
+  auto all_present = [&]() -> Result<bool> {
+    std::string test = "cd " + shell_quote(pod.paths.volume);
+    for (const std::string& p : spec.creates) test += " && test -e " + shell_quote(p);
+    auto out = pod.session->run_capture("if " + test + "; then echo yes; else echo no; fi");
+    if (!out.ok()) return out.error();
+    return out->rfind("yes", 0) == 0;
+  };
+  std::string names;
+  for (const std::string& p : spec.creates) names += (names.empty() ? "" : ", ") + p;
+  if (!spec.creates.empty()) {
+    auto present = all_present();
+    if (!present.ok()) return failed(present.error(), "prepare", detail);
+    if (*present) {
+      *detail = "skipped: every creates: path exists on the volume (" + names + "), checked on " +
+                where + pod.record.pod_id;
+      say("prepare " + *detail);
+      return Outcome::kSkipped;
+    }
+  }
+  say("prepare on " + where + pod.record.pod_id);
+  Outcome o = step("prepare", spec.run, pod, 0, detail);
+  if (o != Outcome::kOk) return o;
+  if (!spec.creates.empty()) {
+    auto present = all_present();
+    if (!present.ok()) return failed(present.error(), "prepare", detail);
+    if (!*present)
+      return failed(make_error(ErrorCode::kRemoteFailed,
+                               "exited 0 but did not create every creates: path (" + names + ")"),
+                    "prepare", detail);
+  }
+  *detail = "exit 0 on " + where + pod.record.pod_id;
+  return Outcome::kOk;
 }
 
 Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
-  const Offer& offer = gpu ? in_.plan.gpu : *in_.plan.cpu;
+  const bool prep = &pod == &prep_;  // the prepare step's CPU pod
+  const Offer& offer = gpu ? in_.plan.gpu : prep ? *in_.plan.prepare->cpu : *in_.plan.cpu;
   // The installation id in the name marks the pod as this state dir's (docs/daemon.md).
   auto installation = d_.store.installation_id();
   if (!installation.ok()) return failed(installation.error(), "create pod", detail);
   PodRequest req;
   const std::string role =
-      gpu ? worker_pod_role(in_.worker.index, in_.worker.count, in_.worker.attempt) : "cpu";
+      gpu ? worker_pod_role(in_.worker.index, in_.worker.count, in_.worker.attempt)
+          : (prep ? "prep" : "cpu");
   req.name = pod_name(*installation, in_.job_id, role);
   req.job_id = in_.job_id;
   req.gpu = gpu;
   req.gpu_type = offer.gpu_type;
   req.gpu_count = gpu ? in_.spec.resources.gpu_count : 0;
   req.spot = gpu && in_.spec.resources.spot && offer.spot_usd_per_hour.has_value();
-  req.image = gpu || in_.spec.upload->image.empty() ? in_.spec.image : in_.spec.upload->image;
+  if (gpu)
+    req.image = in_.spec.image;
+  else if (prep)
+    req.image = in_.spec.prepare->image.empty() ? in_.spec.image : in_.spec.prepare->image;
+  else
+    req.image = in_.spec.upload->image.empty() ? in_.spec.image : in_.spec.upload->image;
   req.volume_id = volume_id_.empty() ? in_.spec.volume.name : volume_id_;
   req.mount_path = in_.spec.volume.mount;
   req.ssh_public_key = in_.ssh_public_key;
@@ -297,9 +397,12 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   workdir_ = replace_volume(in_.spec.code.remote_dir, pod.paths.volume);
   if (traits_of(in_.plan.gpu).steps_in_container) {
     StepContainer c;
-    const bool cpu = &pod == &cpu_;
-    c.image = cpu && in_.spec.upload && !in_.spec.upload->image.empty() ? in_.spec.upload->image
-                                                                        : in_.spec.image;
+    const bool cpu = &pod != &gpu_;
+    c.image = &pod == &cpu_ && in_.spec.upload && !in_.spec.upload->image.empty()
+                  ? in_.spec.upload->image
+              : &pod == &prep_ && in_.spec.prepare && !in_.spec.prepare->image.empty()
+                  ? in_.spec.prepare->image
+                  : in_.spec.image;
     c.prefix = container_prefix(in_.job_id);
     c.gpus = !cpu;
     c.mounts = {workdir_, pod.paths.volume, pod.paths.pod_dir};
@@ -473,7 +576,7 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
 
 std::string JobPhases::budget_exceeded() const {
   std::vector<PodRecord> pods;
-  for (const PodHandle* p : {&gpu_, &cpu_})
+  for (const PodHandle* p : {&gpu_, &cpu_, &prep_})
     if (p->record.row_id != 0) pods.push_back(p->record);
   if (wide()) {  // the job's budget: every worker's pods, retried ones included
     auto all = d_.store.pods_of_job(in_.job_id);

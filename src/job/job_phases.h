@@ -72,6 +72,15 @@ class JobPhases {
   Outcome delete_pod(PodHandle& pod, std::string* detail);
   Outcome cpu_provision(std::string* detail);
   Outcome upload_local(std::string* detail);
+  // The prepare step (plan/prepare.h): its CPU pod on the volume, then the step on that pod or
+  // on the GPU pod, skipped when every `creates:` path already exists on the volume.
+  Outcome prepare_cpu_provision(std::string* detail);
+  Outcome prepare(std::string* detail);
+  // Once per job, before the first create: the chosen offer re-checked (job/offer_recheck.h);
+  // a fall-over prints the new plan and why before anything is spent. `recheck_note_` keeps it.
+  Status recheck_offer_once();
+  // Finds or creates the spec's volume (once): the prepare pod and the GPU pod mount the same one.
+  Status bind_volume_once();
 
   Outcome create_pod(PodHandle& pod, bool gpu, std::string* detail);
   void adopt_session(PodHandle& pod, std::unique_ptr<RemoteSession> session);
@@ -93,7 +102,7 @@ class JobPhases {
   JobDeps& d_;
   JobInput& in_;
   Redactor& redact_;
-  PodHandle gpu_, cpu_;
+  PodHandle gpu_, cpu_, prep_;  // prep_: the prepare step's CPU pod
   std::string workdir_;
   std::string volume_id_;        // the provider's id for the spec's volume (ensure_volume)
   int64_t artefacts_since_ = 0;  // pod clock (s) at the first step; the pull's freshness cut
@@ -109,6 +118,8 @@ class JobPhases {
   std::function<std::string()> fleet_stop_;
   std::mutex* provision_mu_ = nullptr;
   bool stopped_by_deadline_ = false;
+  bool offer_checked_ = false;
+  std::string recheck_note_;  // what the re-check changed, "" when nothing
 
  public:
   const std::vector<BudgetCap>& caps() const { return caps_; }

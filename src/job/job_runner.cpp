@@ -97,6 +97,7 @@ JobResult JobRunner::run() {
   phases.set_watchdog(&watchdog);
   JobFacts facts{in_.spec.upload.has_value(), in_.spec.pull_on_failure, false};
   if (in_.plan.handoff) facts.handoff = in_.plan.handoff->where;
+  if (in_.plan.prepare && in_.spec.prepare) facts.prepare = in_.plan.prepare->where;
   bool interrupted = false;
   Phase phase = Phase::kPlan;
   bool run_open = false;  // reattach: the run phase's row is still open from before the restart

@@ -43,6 +43,15 @@ Status recheck_chosen_offer(Provider& provider, Plan* plan, std::string* note) {
     if (!c.rejected.empty() || same_offer(c.offer, gone) || c.offer.provider != provider.name())
       continue;
     if (const Offer* next = still_offered(*live, c.offer)) {
+      // The estimate follows the new offer (same width: the runner's shape is set already).
+      const Candidate* was = plan->candidates.empty() ? nullptr : &plan->candidates.front();
+      if (was && was->workers == c.workers) {
+        plan->estimate.usd += c.usd - was->usd;
+        plan->estimate.total_s += c.total_s - was->total_s;
+        plan->estimate.billed_s += c.billed_s - was->billed_s;
+        plan->estimate.run_s = c.worker_run_s;
+        plan->estimate.utilization = c.utilization;
+      }
       plan->gpu = *next;
       *note = "the chosen offer (" + describe(gone) +
               ") vanished before create; fell over to the next-best plan: " + describe(*next);

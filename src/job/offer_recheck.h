@@ -11,7 +11,8 @@
 
 namespace burst {
 
-// Updates plan->gpu when the chosen offer is gone and another planned one is still offered, and
+// Updates plan->gpu (and the estimate, by the two candidates' difference, when they have the same
+// width) when the chosen offer is gone and another planned one is still offered, and
 // sets *note to one line saying what happened ("" when nothing changed). Offers not from a live
 // API (local, offline table) are not re-checked. If the offers cannot be read, the plan stands
 // (the create itself will say what is wrong) and *note says the re-check failed. kNoCapacity

@@ -6,9 +6,21 @@ Phase next_phase(Phase current, Outcome outcome, const JobFacts& f) {
   const bool ok = outcome == Outcome::kOk || outcome == Outcome::kSkipped;
   switch (current) {
     case Phase::kPlan:
-      return ok ? Phase::kProvision : Phase::kReport;  // nothing exists yet
-    case Phase::kProvision:
+      if (!ok) return Phase::kReport;  // nothing exists yet
+      return f.prepare == PrepareWhere::kCpuPod ? Phase::kPrepareCpu : Phase::kProvision;
+    case Phase::kPrepareCpu:
+      return ok ? Phase::kPrepare : Phase::kDeletePrepareCpu;
+    case Phase::kPrepare:
+      // On its CPU pod: that pod goes first, whatever happened. On the GPU pod: on to the sync.
+      if (f.prepare == PrepareWhere::kCpuPod) return Phase::kDeletePrepareCpu;
+      return ok ? Phase::kSync : Phase::kDeleteGpu;
+    case Phase::kDeletePrepareCpu:
+      // The GPU pod only for a staged volume and a prepare pod confirmed gone.
+      return ok && !f.job_failed ? Phase::kProvision : Phase::kReport;
     case Phase::kWaitSsh:
+      if (ok) return f.prepare == PrepareWhere::kGpuPod ? Phase::kPrepare : Phase::kSync;
+      return Phase::kDeleteGpu;
+    case Phase::kProvision:
     case Phase::kSync:
     case Phase::kSetup:
       if (ok) return static_cast<Phase>(static_cast<int>(current) + 1);

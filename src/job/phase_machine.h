@@ -3,10 +3,12 @@
 // most: once a pod may exist, every path passes through its delete phase.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "burst/states.h"
 #include "plan/handoff.h"
+#include "plan/prepare.h"
 
 namespace burst {
 
@@ -17,6 +19,9 @@ struct JobFacts {
   bool pull_on_failure = true;
   bool job_failed = false;             // some earlier phase failed or was interrupted
   Handoff handoff = Handoff::kCpuPod;  // where the upload runs (plan/handoff.h)
+  // Where the spec's prepare step runs (plan/prepare.h); none: the spec has no such step (and a
+  // wide job's workers never run it: the job runs it once, on a CPU pod, before them).
+  std::optional<PrepareWhere> prepare = std::nullopt;
 };
 
 // Where to go after `current` finished with `outcome`.

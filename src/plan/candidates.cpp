@@ -14,9 +14,6 @@ namespace {
 
 // Code sync, until the transfer benchmarks calibrate it.
 constexpr double kSyncBytesPerSecond = 20e6;
-// Weights from a warm network volume, and downloaded on first use (docs/cost-model.md).
-constexpr double kWarmLoadBytesPerSecond = 1.0e9;
-constexpr double kColdLoadBytesPerSecond = 100e6;
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -298,6 +295,12 @@ std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> ma
   return out;
 }
 
+double weight_bytes_of(const Workload& w) {
+  if (!w.params_b) return 0;
+  auto bpp = bytes_per_param(w.precision.empty() ? "bf16" : w.precision);
+  return bpp.ok() ? *w.params_b * 1e9 * *bpp : 0;
+}
+
 double cold_start_seconds(const ProviderTraits& provider, double weight_bytes, bool warm_volume) {
   // This machine's pods load nothing over a network: the boot prior is the whole cold start.
   if (provider.runs_here) return provider.boot_s;
@@ -332,11 +335,7 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
   std::vector<Candidate> out;
   out.reserve(offers.size());
   const Workload& w = spec.workload;
-  double weight_bytes = 0;
-  if (w.params_b) {
-    auto bpp = bytes_per_param(w.precision.empty() ? "bf16" : w.precision);
-    if (bpp.ok()) weight_bytes = *w.params_b * 1e9 * *bpp;
-  }
+  const double weight_bytes = weight_bytes_of(w);
   const bool modelled_kind = !w.kind.empty() && w.kind != "custom";
   const Limits lim{spec.budget.deadline_seconds, spec.budget.max_runtime_seconds,
                    spec.resources.max_usd_per_hour};

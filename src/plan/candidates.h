@@ -16,6 +16,14 @@
 
 namespace burst {
 
+// Weights from a warm network volume, and downloaded on first use (docs/cost-model.md); the
+// prepare step's download is priced at the cold rate too (plan/prepare.h).
+inline constexpr double kWarmLoadBytesPerSecond = 1.0e9;
+inline constexpr double kColdLoadBytesPerSecond = 100e6;
+
+// Bytes of the workload's weights (params_b at its precision, bf16 when unset); 0 when unknown.
+double weight_bytes_of(const Workload& w);
+
 // One point of the go-wide curve: `workers` pods of the offer, each paying its own cold start
 // and taking an equal share of the items.
 struct WidthPoint {

@@ -148,7 +148,17 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   ci.calibration = in.calibration ? *in.calibration : default_calibration();
   ci.history = &in.calibration_history;
   ci.code_bytes = in.code_bytes;
-  ci.warm_volume = in.warm_volume;
+  ci.warm_volume = in.warm_volume || spec.prepare.has_value();
+  double prepare_bytes = 0;  // what the prepare step downloads: as declared, else the weights
+  if (spec.prepare) {
+    if (spec.prepare->download_gb) {
+      prepare_bytes = *spec.prepare->download_gb * 1e9;
+    } else if (!spec.workload.model.empty()) {
+      if (auto w = with_model_shape(spec.workload); w.ok()) prepare_bytes = weight_bytes_of(*w);
+    } else {
+      prepare_bytes = weight_bytes_of(spec.workload);
+    }
+  }
   // resources.max_workers caps the split for `burst plan` and `burst run` alike.
   ci.max_workers = spec.resources.max_workers
                        ? std::min(*spec.resources.max_workers, in.max_workers)
@@ -213,9 +223,27 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
       e.upload_s = handoff->seconds();
       e.usd += handoff->usd();
     }
+    std::optional<PrepareChoice> prepare;
+    if (spec.prepare) {
+      PrepareInput pi{c.price,
+                      std::nullopt,
+                      traits_of(c.offer).cpu_pods,
+                      in.warm_volume,
+                      !spec.prepare->creates.empty(),
+                      prepare_bytes};
+      for (const Offer& o : in.cpu_offers)
+        if (o.provider == c.offer.provider && o.available &&
+            (!pi.cpu || o.usd_per_hour < pi.cpu->usd_per_hour))
+          pi.cpu = o;
+      prepare = choose_prepare(pi);
+      e.prepare_s = prepare->seconds();
+      e.prepare_usd = prepare->usd();
+      e.usd += e.prepare_usd;
+      e.total_s += e.prepare_s;  // before the GPU work (CPU pod) or on the GPU pod
+    }
     // Candidates come cheapest first; with the CPU hand-off added, keep the cheapest whole job.
     if (!best || e.usd < best->estimate.usd) {
-      best = Plan{c.offer, cpu, handoff, e, {}, {}, {}};
+      best = Plan{c.offer, cpu, handoff, prepare, e, in.warm_volume, {}, {}, {}};
       best_index = i;
     }
   }
@@ -264,6 +292,8 @@ std::string estimate_to_json(const Estimate& e) {
                  {"run_s", e.run_s},
                  {"pull_s", e.pull_s},
                  {"upload_s", e.upload_s},
+                 {"prepare_s", e.prepare_s},
+                 {"prepare_usd", e.prepare_usd},
                  {"total_s", e.total_s},
                  {"billed_s", e.billed_s},
                  {"workers", e.workers},

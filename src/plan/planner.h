@@ -13,6 +13,7 @@
 #include "burst/store.h"
 #include "plan/candidates.h"
 #include "plan/handoff.h"
+#include "plan/prepare.h"
 
 namespace burst {
 
@@ -22,6 +23,8 @@ struct Estimate {
   double run_s = 0;
   double pull_s = 0;
   double upload_s = 0;     // CPU hand-off, including its own cold start
+  double prepare_s = 0;    // the prepare step (plan/prepare.h): its pod's time, 0 when skipped
+  double prepare_usd = 0;  // included in usd
   double total_s = 0;      // wall time of the GPU part (the slowest worker)
   double billed_s = 0;     // GPU seconds billed, all workers, rounded per the provider's rule
   int workers = 1;         // GPU pods the items are split across
@@ -40,7 +43,10 @@ struct Plan {
   // Set instead of `cpu` when the provider has no CPU pods (plan/handoff.h): where the upload
   // runs, and what each choice was estimated to cost.
   std::optional<HandoffChoice> handoff;
+  // Set when the spec has a `prepare:` step: where it runs and what each choice costs.
+  std::optional<PrepareChoice> prepare;
   Estimate estimate;
+  bool warm_volume = false;  // PlanInput::warm_volume: what the plan assumed of the volume
   // "over-provisioned: ..." when utilization is below kLowUtilization, then each distinct
   // rejection ("provider GPU: reason"), once.
   std::vector<std::string> notes;
@@ -57,6 +63,9 @@ struct PlanInput {
   std::vector<std::string> providers;  // allowed, in preference order (spec or --provider)
   long code_bytes = 0;
   const std::vector<GpuSpec>* catalog = nullptr;  // null: no model, references unscaled
+  // A previous job of this pipeline succeeded on the volume (app/plan_with_history.h). With a
+  // `prepare:` step the GPU cold start loads weights at the warm rate either way: the step stages
+  // them, and its own download is priced where it runs (plan/prepare.h).
   bool warm_volume = false;
   std::vector<std::string> unusable;  // providers that could not be asked, and why
   int max_workers = 64;               // widest go-wide split (1: one pod, as `burst run` does)

@@ -43,6 +43,12 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
     f.handoff = to_string(plan.handoff->where);
     f.handoff_why = plan.handoff->why;
   }
+  if (spec.prepare && plan.prepare) {
+    f.prepare = plan.prepare->expect_skip ? "skipped" : to_string(plan.prepare->where);
+    f.prepare_why = plan.prepare->why;
+    f.prepare_est_s = plan.prepare->seconds();
+    f.prepare_est_usd = plan.prepare->usd();
+  }
   return f;
 }
 
@@ -70,6 +76,12 @@ std::string report_facts_to_json(const ReportFacts& f) {
   if (!f.handoff.empty()) {
     j["handoff"] = f.handoff;
     j["handoff_why"] = f.handoff_why;
+  }
+  if (!f.prepare.empty()) {
+    j["prepare"] = f.prepare;
+    j["prepare_why"] = f.prepare_why;
+    j["prepare_est_s"] = f.prepare_est_s;
+    j["prepare_est_usd"] = f.prepare_est_usd;
   }
   return j.dump();
 }
@@ -100,6 +112,10 @@ ReportFacts report_facts_from_json(const std::string& text) {
   f.handoff_why = j.string_or("handoff_why", "");
   f.workers = static_cast<int>(j.number_or("workers", 1.0));
   f.split_items = static_cast<long>(j.number_or("split_items", 0.0));
+  f.prepare = j.string_or("prepare", "");
+  f.prepare_why = j.string_or("prepare_why", "");
+  f.prepare_est_s = j.number_or("prepare_est_s", 0.0);
+  f.prepare_est_usd = j.number_or("prepare_est_usd", 0.0);
   return f;
 }
 

@@ -40,6 +40,12 @@ struct ReportFacts {
   // file's lines, else workload.items; 0 = unknown). Recorded only when workers > 1.
   int workers = 1;
   long split_items = 0;
+  // The plan's prepare decision (plan/prepare.h): "cpu-pod", "gpu-pod" or "skipped" (expected
+  // on a warm volume with creates:), its reason and estimate; empty without a prepare step.
+  std::string prepare;
+  std::string prepare_why;
+  double prepare_est_s = 0;
+  double prepare_est_usd = 0;
 };
 
 ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan);

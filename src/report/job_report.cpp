@@ -71,6 +71,30 @@ void price_pods(JobReport& r, std::vector<PodRecord> pods) {
   r.no_pod = !any_created;
 }
 
+// The prepare step's rows: where it ran, how, how long; its CPU pod's bill (named "...-prep").
+void read_prepare(JobReport& r) {
+  bool on_cpu = false;
+  double step_s = 0;
+  for (const PhaseRecord& p : r.phases) {
+    if (p.phase == Phase::kPrepareCpu || p.phase == Phase::kDeletePrepareCpu) {
+      on_cpu = true;
+      r.prepare_s += seconds_of(p);
+    }
+    if (p.phase == Phase::kPrepare) {
+      step_s = seconds_of(p);
+      r.prepare_s += step_s;
+      r.prepare_outcome = to_string(p.outcome);
+      r.prepare = p.outcome == Outcome::kSkipped ? "skipped" : on_cpu ? "cpu-pod" : "gpu-pod";
+    }
+  }
+  if (r.prepare.empty() && on_cpu) r.prepare = "cpu-pod";  // its pod failed before the step
+  for (const PodCost& c : r.pods) {
+    auto name = parse_pod_name(c.pod.name);
+    if (name && name->role == "prep") r.prepare_usd += c.usd;
+  }
+  if (r.prepare == "gpu-pod") r.prepare_usd = step_s / 3600.0 * r.facts.gpu_usd_per_hour;
+}
+
 void read_phases(JobReport& r) {
   for (const PhaseRecord& p : r.phases) {
     const double s = seconds_of(p);
@@ -87,6 +111,7 @@ void read_phases(JobReport& r) {
   }
   if (r.handoff.empty()) r.handoff = r.facts.handoff;
   r.handoff_why = r.facts.handoff_why;
+  read_prepare(r);
 }
 
 // The worker index of a phase row's detail "w<i>: ...", or -1.
@@ -173,6 +198,8 @@ std::string phase_role(Phase phase) {
     case Phase::kCpuProvision:
     case Phase::kUpload:
     case Phase::kDeleteCpu:
+    case Phase::kPrepareCpu:
+    case Phase::kDeletePrepareCpu:
       return "cpu";
     default:
       return "";

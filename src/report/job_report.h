@@ -91,6 +91,13 @@ struct JobReport {
   // Where the upload ran when the provider has no CPU pods (plan/handoff.h): "gpu-pod" or
   // "local" (empty otherwise), the plan's reason with both estimated costs, and how it went.
   std::string handoff, handoff_why, handoff_outcome;
+  // The prepare step as it ran (plan/prepare.h): "cpu-pod", "gpu-pod" or "skipped" (its creates:
+  // were on the volume), "" when the job had none or never reached it; its outcome, time (its
+  // phases) and cost (its CPU pod's bill, or the GPU's price over the step). The plan's decision
+  // is in facts.prepare*.
+  std::string prepare, prepare_outcome;
+  double prepare_s = 0;
+  double prepare_usd = 0;
   std::vector<Recommendation> recommendations;
   std::vector<WorkerRow> workers;  // empty for a job of one GPU pod
   int64_t as_of_ms = 0;

@@ -1,5 +1,6 @@
 // The job report as one self-contained HTML file: tables, a Gantt-style phase timeline per pod
 // and a cost breakdown chart, all inline SVG.
+#include <cstdio>
 #include <sstream>
 
 #include "report/job_report.h"
@@ -100,7 +101,16 @@ std::string report_html(const JobReport& r) {
   o << row({"total", "", "", secs(r.gpu_billed_s) + " GPU", money(r.total_usd), ""}) << "</table>"
     << "<p>CPU hand-off " << html(money(r.cpu_usd))
     << (r.handoff.empty() ? "" : "; hand-off " + html(r.handoff) + ": " + html(r.handoff_why))
-    << ".</p>" << cost_chart(r);
+    << ".</p>";
+  if (!r.prepare.empty() || !r.facts.prepare.empty()) {
+    char cost[96];
+    std::snprintf(cost, sizeof cost, "%.0f s, $%.4f (planned %.0f s, $%.4f)", r.prepare_s,
+                  r.prepare_usd, r.facts.prepare_est_s, r.facts.prepare_est_usd);
+    o << "<p>Prepare: " << html(r.prepare.empty() ? "not run" : r.prepare) << ", "
+      << html(r.prepare_outcome.empty() ? "not run" : r.prepare_outcome) << ", " << cost
+      << "; planned " << html(r.facts.prepare) << ": " << html(r.facts.prepare_why) << ".</p>";
+  }
+  o << cost_chart(r);
 
   o << "<h2>Estimate vs actual</h2><table><tr><th></th><th>estimate</th><th>actual</th>"
        "<th>error</th></tr>";

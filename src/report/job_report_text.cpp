@@ -1,4 +1,5 @@
 // The job report as JSON (machine-readable, stable keys), Markdown and terminal lines.
+#include <cstdio>
 #include <sstream>
 
 #include "json/json_value.h"
@@ -23,6 +24,21 @@ std::string handoff_line(const JobReport& r, const char* indent) {
   if (r.handoff.empty()) return "";
   return std::string(indent) + "hand-off (" + r.handoff + "): " + r.handoff_why + "; upload " +
          (r.handoff_outcome.empty() ? "not run" : r.handoff_outcome) + "\n";
+}
+
+// "prepare: cpu-pod, ok in 12 s, $0.0001; planned cpu-pod (est 150 s, $0.0042): why" or "".
+std::string prepare_line(const JobReport& r, const char* indent) {
+  if (r.prepare.empty() && r.facts.prepare.empty()) return "";
+  char ran[96];
+  std::snprintf(ran, sizeof ran, "%s in %.0f s, $%.4f",
+                r.prepare_outcome.empty() ? "not run" : r.prepare_outcome.c_str(), r.prepare_s,
+                r.prepare_usd);
+  char est[64];
+  std::snprintf(est, sizeof est, " (est %.0f s, $%.4f)", r.facts.prepare_est_s,
+                r.facts.prepare_est_usd);
+  return std::string(indent) + "prepare: " + (r.prepare.empty() ? "not run" : r.prepare) + ", " +
+         ran + "; planned " + (r.facts.prepare.empty() ? "?" : r.facts.prepare) + est + ": " +
+         r.facts.prepare_why + "\n";
 }
 
 std::string state_line(const JobReport& r) {
@@ -97,6 +113,15 @@ std::string report_json(const JobReport& r) {
     j["handoff"] = {{"where", r.handoff},
                     {"why", r.handoff_why},
                     {"upload", r.handoff_outcome.empty() ? "not run" : r.handoff_outcome}};
+  if (!r.prepare.empty() || !r.facts.prepare.empty())
+    j["prepare"] = {{"where", r.prepare.empty() ? "not run" : r.prepare},
+                    {"outcome", r.prepare_outcome},
+                    {"seconds", r.prepare_s},
+                    {"usd", r.prepare_usd},
+                    {"planned", r.facts.prepare},
+                    {"planned_seconds", r.facts.prepare_est_s},
+                    {"planned_usd", r.facts.prepare_est_usd},
+                    {"why", r.facts.prepare_why}};
   if (!r.workers.empty()) {
     json rows = json::array();
     for (const WorkerRow& w : r.workers) {
@@ -169,7 +194,7 @@ std::string report_markdown(const JobReport& r) {
     << "\n"
     << "- started " << utc(r.job.created_ms) << ", finished " << utc(r.job.finished_ms) << " ("
     << secs(r.wall_s) << ")\n"
-    << handoff_line(r, "- ") << "\n## Cost\n\n"
+    << handoff_line(r, "- ") << prepare_line(r, "- ") << "\n## Cost\n\n"
     << "| pod | type | $/hour (source) | billed | cost | deleted |\n|---|---|---|---|---|---|\n";
   for (const auto& c : r.pods)
     o << "| " << c.pod.role << " `" << c.pod.pod_id << "` | " << c.pod.gpu_type << " | "
@@ -255,7 +280,7 @@ std::string report_summary(const JobReport& r) {
     o << "  " << c.pod.role << " pod " << c.pod.pod_id << " (" << c.pod.gpu_type << ", "
       << money(c.pod.usd_per_hour) << "/h): billed " << secs(c.billed_s) << ", " << money(c.usd)
       << (c.confirmed_deleted ? ", deleted" : ", DELETION NOT CONFIRMED: run `burst reap`") << "\n";
-  o << handoff_line(r, "  ");
+  o << handoff_line(r, "  ") << prepare_line(r, "  ");
   if (!r.workers.empty()) o << "  " << curve_point_text(r) << "\n";
   for (const WorkerRow& w : r.workers) {
     o << "  w" << w.index << ": ";

@@ -20,8 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kTopFields[] = {
-    "version", "name",  "workload", "resources", "volume",          "image",  "env",    "secrets",
-    "code",    "setup", "run",      "artefacts", "pull_on_failure", "upload", "budget", "schedule"};
+    "version", "name",     "workload", "resources", "volume",    "image",           "env",
+    "secrets", "code",     "setup",    "run",       "artefacts", "pull_on_failure", "upload",
+    "budget",  "schedule", "prepare"};
 
 // The spec file's directory, absolute; the working directory for a bare file name.
 std::string spec_dir(const std::string& path) {
@@ -91,6 +92,7 @@ Result<PipelineSpec> parse_spec(const std::string& yaml_text, const std::string&
     spec::parse_secrets(top, spec);
     spec::parse_code(top, spec);
     spec::parse_steps(top, spec);
+    spec::parse_prepare(top, spec);
     spec::parse_artefacts(top, spec);
     spec::parse_budget(top, spec);
     spec::parse_schedule(top, spec);

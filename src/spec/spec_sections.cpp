@@ -62,6 +62,7 @@ constexpr sv kSecretFields[] = {"name", "optional"};
 constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
 constexpr sv kArtefactFields[] = {"remote", "local"};  // not a provider name
 constexpr sv kUploadFields[] = {"image", "run"};
+constexpr sv kPrepareFields[] = {"run", "creates", "image", "download_gb"};
 constexpr sv kBudgetFields[] = {"max_usd", "max_runtime", "deadline"};
 constexpr sv kScheduleFields[] = {"cron", "timezone", "missed", "overlap"};
 constexpr sv kMissedPolicies[] = {"skip", "run-once"};
@@ -403,6 +404,48 @@ void parse_steps(Fields& top, PipelineSpec& spec) {
   upload.image = u->string("image").value_or(spec.image);
   upload.run = script(*u, "run", Need::kRequired).value_or("");
   spec.upload = upload;
+}
+
+// One prepare.creates item: a path relative to the volume, never leaving it.
+static void check_creates_path(const yaml::Node& item, const std::string& path, Problems& problems,
+                               std::vector<std::string>* out) {
+  std::optional<std::string> text = read_string(item, path, problems);
+  if (!text) return;
+  bool dotdot = false;
+  size_t start = 0;
+  while (start <= text->size()) {
+    size_t end = text->find('/', start);
+    if (end == std::string::npos) end = text->size();
+    dotdot = dotdot || text->compare(start, end - start, "..") == 0;
+    start = end + 1;
+  }
+  if (text->empty() || text->front() == '/' || dotdot) {
+    problems.add(pos_of(item), path,
+                 "must be a path relative to the volume, without \"..\"; got \"" + *text + "\"");
+    return;
+  }
+  out->push_back(*text);
+}
+
+void parse_prepare(Fields& top, PipelineSpec& spec) {
+  std::optional<Fields> p = section(top, "prepare", kPrepareFields);
+  if (!p) return;
+  PrepareSpec prepare;
+  prepare.pos = p->pos();
+  prepare.image = p->string("image").value_or(spec.image);
+  prepare.run = script(*p, "run", Need::kRequired).value_or("");
+  prepare.download_gb = p->non_negative_number("download_gb");
+  if (std::optional<yaml::Node> list = p->get("creates")) {
+    if (!list->is_sequence()) {
+      top.problems().add(pos_of(*list), "prepare.creates",
+                         "expected a list, got " + kind_of(*list));
+    } else {
+      for (size_t i = 0; i < list->size(); ++i)
+        check_creates_path((*list)[i], item_path("prepare.creates", i), top.problems(),
+                           &prepare.creates);
+    }
+  }
+  spec.prepare = prepare;
 }
 
 void parse_artefacts(Fields& top, PipelineSpec& spec) {

@@ -24,7 +24,7 @@ constexpr std::array<std::pair<PodRecordState, const char*>, 5> kPodStates{{
     {PodRecordState::kCreateFailed, "create-failed"},
 }};
 
-constexpr std::array<std::pair<Phase, const char*>, 17> kPhases{{
+constexpr std::array<std::pair<Phase, const char*>, 20> kPhases{{
     {Phase::kPlan, "plan"},
     {Phase::kProvision, "provision"},
     {Phase::kWaitSsh, "wait-for-ssh"},
@@ -42,6 +42,9 @@ constexpr std::array<std::pair<Phase, const char*>, 17> kPhases{{
     {Phase::kDone, "done"},
     {Phase::kReattach, "reattach"},
     {Phase::kRecover, "recover"},
+    {Phase::kPrepareCpu, "prepare-cpu-provision"},
+    {Phase::kPrepare, "prepare"},
+    {Phase::kDeletePrepareCpu, "delete-prepare-cpu-pod"},
 }};
 
 constexpr std::array<std::pair<Outcome, const char*>, 5> kOutcomes{{

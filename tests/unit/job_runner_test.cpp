@@ -11,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -34,6 +35,14 @@ class RecordingConsole : public Console {
   void remote_err(const std::string& l) override { add("err", l); }
   void progress(const std::string&) override {}
   bool confirm(const std::string&) override { return false; }
+  // Index of the first line of `kind` containing `needle`, or -1.
+  long first(const std::string& kind, const std::string& needle) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < lines_.size(); ++i)
+      if (lines_[i].first == kind && lines_[i].second.find(needle) != std::string::npos)
+        return static_cast<long>(i);
+    return -1;
+  }
   bool saw(const std::string& kind, const std::string& needle) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [k, t] : lines_)
@@ -114,6 +123,7 @@ class JobRunnerTest : public ::testing::Test {
     in.spec = spec_;
     in.plan.gpu = offer_;
     in.plan.candidates.clear();
+    if (plan_tweak_) plan_tweak_(in.plan);
     if (code.ok()) in.code = *code;
     in.ssh_public_key = "ssh-ed25519 AAAA test";
     JobDeps deps{*store_,
@@ -179,6 +189,7 @@ class JobRunnerTest : public ::testing::Test {
   Config config_;
   PipelineSpec spec_;
   Offer offer_;
+  std::function<void(Plan&)> plan_tweak_;  // changes the plan run() hands the runner
 };
 
 TEST_F(JobRunnerTest, SuccessRunsEveryPhasePullsTheArtefactAndDeletesThePod) {
@@ -345,6 +356,131 @@ TEST_F(JobRunnerTest, ConnectionLostMidRunFailsTheJobAndDeletesThePodThroughTheA
   EXPECT_EQ(outcome_of("run"), "connection-lost");
   EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok") << "deleting needs the provider's API, not SSH";
   expect_every_pod_deleted_and_verified();
+}
+
+}  // namespace
+}  // namespace burst
+
+namespace burst {
+namespace {
+
+// The prepare step on its own CPU pod (plan/prepare.h): created, run and deleted (verified)
+// before the GPU pod is created; the GPU work then sees what it staged.
+TEST_F(JobRunnerTest, PrepareOnACpuPodStagesTheVolumeBeforeTheGpuPodIsCreated) {
+  spec_.prepare = PrepareSpec{"",
+                              "mkdir -p \"$BURST_VOLUME/m\" && echo w > \"$BURST_VOLUME/m/w\"",
+                              {"m/w"},
+                              std::nullopt,
+                              {}};
+  spec_.run = "cat \"$BURST_VOLUME/m/w\" > out.txt";
+  plan_tweak_ = [](Plan& plan) {
+    PrepareChoice c;
+    c.where = PrepareWhere::kCpuPod;
+    c.cpu = plan.gpu;
+    c.cpu->gpu_type = "cpu3c";
+    c.cpu->gpu_count = 0;
+    plan.prepare = c;
+  };
+  JobResult r = run();
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  const std::vector<std::pair<std::string, std::string>> want = {{"plan", "ok"},
+                                                                 {"prepare-cpu-provision", "ok"},
+                                                                 {"prepare", "ok"},
+                                                                 {"delete-prepare-cpu-pod", "ok"},
+                                                                 {"provision", "ok"},
+                                                                 {"wait-for-ssh", "ok"},
+                                                                 {"sync", "ok"},
+                                                                 {"setup", "ok"},
+                                                                 {"run", "ok"},
+                                                                 {"pull", "ok"},
+                                                                 {"delete-gpu-pod", "ok"},
+                                                                 {"report", "ok"}};
+  EXPECT_EQ(phases(), want);
+  // The provider's calls: the prepare pod is created and deleted before the GPU pod's create.
+  std::vector<std::string> lifecycle;
+  for (const auto& c : provider_.calls_)
+    if (c.rfind("create ", 0) == 0 || c.rfind("delete ", 0) == 0) lifecycle.push_back(c);
+  ASSERT_EQ(lifecycle.size(), 4u);
+  EXPECT_EQ(lifecycle[0].substr(lifecycle[0].size() - 5), "-prep");
+  EXPECT_EQ(lifecycle[1].rfind("delete ", 0), 0u);
+  EXPECT_EQ(lifecycle[2].substr(lifecycle[2].size() - 4), "-gpu");
+  auto rows = store_->pods_of_job("20260101-000000-test").value();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].role, "cpu");
+  EXPECT_EQ(rows[0].gpu_count, 0);
+  std::ifstream pulled(dir_.path() + "/out/out.txt");
+  std::string text;
+  std::getline(pulled, text);
+  EXPECT_EQ(text, "w") << "the run read what prepare staged";
+  expect_every_pod_deleted_and_verified();
+}
+
+// A warm volume: the GPU pod checks the creates: paths, finds them and records the skip.
+TEST_F(JobRunnerTest, PrepareOnTheGpuPodIsSkippedWhenEveryCreatesPathExists) {
+  std::filesystem::create_directories(pod_->volume() + "/m");
+  std::ofstream(pod_->volume() + "/m/w") << "w\n";
+  spec_.prepare = PrepareSpec{"", "echo must not run", {"m/w"}, std::nullopt, {}};
+  plan_tweak_ = [](Plan& plan) {
+    PrepareChoice c;
+    c.where = PrepareWhere::kGpuPod;
+    c.expect_skip = true;
+    plan.prepare = c;
+  };
+  JobResult r = run();
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_EQ(outcome_of("prepare"), "skipped");
+  EXPECT_EQ(
+      detail_of("prepare").rfind("skipped: every creates: path exists on the volume (m/w)", 0), 0u)
+      << detail_of("prepare");
+  EXPECT_FALSE(console_.saw("out", "must not run"));
+  EXPECT_EQ(creates(), 1) << "the GPU pod only";
+}
+
+// A step that exits 0 without making its creates: fails the job before the GPU work, and the GPU
+// pod is still deleted.
+TEST_F(JobRunnerTest, PrepareThatDoesNotCreateWhatItDeclaresFailsTheJobThroughTheDelete) {
+  spec_.prepare = PrepareSpec{"", "true", {"m/w"}, std::nullopt, {}};
+  plan_tweak_ = [](Plan& plan) { plan.prepare = PrepareChoice{}; };  // on the GPU pod
+  JobResult r = run();
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_NE(r.error.find("prepare: exited 0 but did not create every creates: path (m/w)"),
+            std::string::npos)
+      << r.error;
+  EXPECT_EQ(outcome_of("sync"), "(not recorded)");
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  expect_every_pod_deleted_and_verified();
+}
+
+// Plan == run: the chosen offer vanished between plan and create; the run falls over to the
+// next-best planned offer and prints why and the new plan before anything is created.
+TEST_F(JobRunnerTest, AVanishedOfferPrintsTheNewPlanBeforeAnyCreate) {
+  offer_.price_source = "live offer";
+  Offer next = offer_;
+  next.gpu_type = "L40S";
+  next.usd_per_hour = 0.9;
+  provider_.gpu_offers = {next};
+  plan_tweak_ = [this, next](Plan& plan) {
+    Candidate a, b;
+    a.offer = offer_;
+    a.usd = 0.01;
+    b.offer = next;
+    b.usd = 0.02;
+    plan.candidates = {a, b};
+    plan.estimate.usd = 0.01;
+  };
+  JobResult r = run();
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  const long why = console_.first("line", "vanished before create; fell over to the next-best");
+  const long replanned = console_.first("line", "replanned before any create:");
+  const long gpu_line = console_.first("line", "  GPU pod: fake L40S x1 at $0.90/h (live offer)");
+  const long estimate = console_.first("line", "  estimate: ");
+  const long created = console_.first("line", " created (L40S)");
+  ASSERT_GE(why, 0);
+  EXPECT_LT(why, replanned);
+  EXPECT_LT(replanned, gpu_line);
+  EXPECT_LT(gpu_line, created);
+  EXPECT_NE(estimate, -1);
+  EXPECT_EQ(creates(), 1);
 }
 
 }  // namespace

@@ -50,6 +50,23 @@ TEST(OfferRecheck, AVanishedOfferFallsOverToTheNextBestAndSaysWhy) {
             "Washington, US (machine 41201) at $0.350/h");
 }
 
+TEST(OfferRecheck, AFallOverCarriesTheNextCandidatesEstimate) {
+  FakeProvider p("vast");
+  p.gpu_offers = {live("RTX_4090", "Washington, US (machine 41201)", 0.35)};
+  Plan plan = plan_of({live("RTX_4090", "Quebec, CA (machine 41202)", 0.31),
+                       live("RTX_4090", "Washington, US (machine 41201)", 0.35)});
+  plan.candidates[0].usd = 0.10;
+  plan.candidates[0].total_s = 600;
+  plan.candidates[1].usd = 0.13;
+  plan.candidates[1].total_s = 660;
+  plan.estimate.usd = 0.12;  // the GPU's 0.10 and a $0.02 prepare or hand-off on top
+  plan.estimate.total_s = 700;
+  std::string note;
+  ASSERT_TRUE(recheck_chosen_offer(p, &plan, &note).ok());
+  EXPECT_NEAR(plan.estimate.usd, 0.15, 1e-12);
+  EXPECT_DOUBLE_EQ(plan.estimate.total_s, 760);
+}
+
 TEST(OfferRecheck, NothingLeftIsACapacityErrorNamingTheOffer) {
   FakeProvider p("vast");
   Plan plan = plan_of({live("RTX_4090", "Quebec, CA (machine 41202)", 0.31)});

@@ -290,3 +290,51 @@ TEST(PhaseMachine, ExhaustiveSearchCatchesATableThatSkipsTheDelete) {
 
 }  // namespace
 }  // namespace burst
+
+namespace burst {
+namespace {
+
+JobFacts prepare_facts(PrepareWhere where, bool upload = false) {
+  JobFacts f = facts(upload);
+  f.prepare = where;
+  return f;
+}
+
+TEST(PhaseMachine, PrepareOnACpuPodRunsAndDeletesItBeforeTheGpuPodExists) {
+  EXPECT_EQ(happy_path(prepare_facts(PrepareWhere::kCpuPod)),
+            (std::vector<Phase>{Phase::kPlan, Phase::kPrepareCpu, Phase::kPrepare,
+                                Phase::kDeletePrepareCpu, Phase::kProvision, Phase::kWaitSsh,
+                                Phase::kSync, Phase::kSetup, Phase::kRun, Phase::kPull,
+                                Phase::kDeleteGpu, Phase::kReport, Phase::kDone}));
+  // Whatever the prepare phases do, their pod's delete comes next, and a failure never creates
+  // the GPU pod.
+  for (Outcome o : kAllOutcomes) {
+    SCOPED_TRACE(to_string(o));
+    const bool ok = o == Outcome::kOk || o == Outcome::kSkipped;
+    JobFacts f = prepare_facts(PrepareWhere::kCpuPod);
+    EXPECT_EQ(next_phase(Phase::kPrepareCpu, o, f),
+              ok ? Phase::kPrepare : Phase::kDeletePrepareCpu);
+    EXPECT_EQ(next_phase(Phase::kPrepare, o, f), Phase::kDeletePrepareCpu);
+    EXPECT_EQ(next_phase(Phase::kDeletePrepareCpu, o, f), ok ? Phase::kProvision : Phase::kReport);
+    f.job_failed = true;  // the step failed: its pod is deleted, then the report
+    EXPECT_EQ(next_phase(Phase::kDeletePrepareCpu, o, f), Phase::kReport);
+  }
+}
+
+TEST(PhaseMachine, PrepareOnTheGpuPodRunsBeforeTheSyncAndFailsThroughTheDelete) {
+  EXPECT_EQ(happy_path(prepare_facts(PrepareWhere::kGpuPod)),
+            (std::vector<Phase>{Phase::kPlan, Phase::kProvision, Phase::kWaitSsh, Phase::kPrepare,
+                                Phase::kSync, Phase::kSetup, Phase::kRun, Phase::kPull,
+                                Phase::kDeleteGpu, Phase::kReport, Phase::kDone}));
+  for (Outcome o : kBadOutcomes)
+    EXPECT_EQ(next_phase(Phase::kPrepare, o, prepare_facts(PrepareWhere::kGpuPod)),
+              Phase::kDeleteGpu)
+        << to_string(o);
+  // The search of every path from the GPU pod's creation still finds no pod left behind.
+  Explorer ex(prepare_facts(PrepareWhere::kGpuPod, true));
+  ex.explore(Phase::kProvision);
+  EXPECT_EQ(ex.violations, std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace burst

@@ -506,6 +506,38 @@ TEST(SpecErrors, MountMustBeAbsoluteAndRunNotBlank) {
                    "p.yaml:5:9: upload.run: required field is missing"}));
 }
 
+TEST(SpecPrepare, ReadsTheStepAndWhatItCreates) {
+  std::vector<SpecError> errors;
+  Result<PipelineSpec> spec = parse_spec(R"(name: x
+image: debian:12
+run: ./render.sh
+prepare:
+  run: [mkdir -p "$BURST_VOLUME/models", ./fetch.sh]
+  creates: [models/weights.bin, models/config.json]
+  download_gb: 14
+)",
+                                         "p.yaml", &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  ASSERT_TRUE(spec->prepare.has_value());
+  EXPECT_EQ(spec->prepare->run, "mkdir -p \"$BURST_VOLUME/models\"\n./fetch.sh");
+  EXPECT_EQ(spec->prepare->creates, (Lines{"models/weights.bin", "models/config.json"}));
+  EXPECT_EQ(spec->prepare->download_gb, 14);
+  EXPECT_EQ(spec->prepare->image, "debian:12");  // the spec's image unless it names one
+  EXPECT_EQ(spec->prepare->pos.line, 5);
+}
+
+TEST(SpecErrors, PrepareNeedsRunAndCreatesStaysOnTheVolume) {
+  EXPECT_EQ(errors_of("name: x\nrun: a\nprepare: {creates: [ok, /etc/x, a/../../b, 3]}\n"),
+            (Lines{"p.yaml:3:10: prepare.run: required field is missing",
+                   "p.yaml:3:25: prepare.creates[1]: must be a path relative to the volume, "
+                   "without \"..\"; got \"/etc/x\"",
+                   "p.yaml:3:33: prepare.creates[2]: must be a path relative to the volume, "
+                   "without \"..\"; got \"a/../../b\""}));
+  EXPECT_EQ(errors_of("name: x\nrun: a\nprepare: {run: b, creates: x, downloads: 1}\n"),
+            (Lines{"p.yaml:3:28: prepare.creates: expected a list, got a string",
+                   "p.yaml:3:31: prepare.downloads: unknown field"}));
+}
+
 TEST(SpecErrors, UnreadableFile) {
   TempDir tmp;
   std::string path = tmp.path() + "/missing.yaml";

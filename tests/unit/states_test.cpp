@@ -59,7 +59,10 @@ TEST(States, EveryPhaseAndOutcomeRoundTripsThroughItsStoredString) {
       {Phase::kReport, "report"},
       {Phase::kDone, "done"},
       {Phase::kReattach, "reattach"},
-      {Phase::kRecover, "recover"}};
+      {Phase::kRecover, "recover"},
+      {Phase::kPrepareCpu, "prepare-cpu-provision"},
+      {Phase::kPrepare, "prepare"},
+      {Phase::kDeletePrepareCpu, "delete-prepare-cpu-pod"}};
   for (const auto& [phase, text] : phases) {
     EXPECT_EQ(to_string(phase), text);
     EXPECT_EQ(phase_from_string(text), phase) << text;

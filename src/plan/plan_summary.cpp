@@ -1,0 +1,48 @@
+#include "plan/plan_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace burst {
+namespace {
+
+std::string summary_money(double usd, const char* f = "$%.2f") {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, f, usd);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan& plan) {
+  const Estimate& e = plan.estimate;
+  std::vector<std::string> out;
+  out.push_back("plan for " + spec.name + ":");
+  std::string gpu = "  GPU pod: " + plan.gpu.provider + " " + plan.gpu.gpu_type + " x" +
+                    std::to_string(std::max(1, spec.resources.gpu_count)) + " at " +
+                    summary_money(plan.gpu.usd_per_hour) + "/h (" + plan.gpu.price_source + ")";
+  if (e.workers > 1) gpu += ", " + std::to_string(e.workers) + " workers";
+  out.push_back(gpu);
+  out.push_back("  volume:  " + spec.volume.name + " (" + std::to_string(spec.volume.size_gb) +
+                " GB), " +
+                (plan.warm_volume ? "warm (an earlier job of this pipeline used it)" : "cold"));
+  if (spec.prepare && plan.prepare) {
+    const PrepareChoice& p = *plan.prepare;
+    std::string where = p.label();
+    if (!p.expect_skip && p.where == PrepareWhere::kCpuPod && p.cpu)
+      where += " (" + p.cpu->provider + " CPU pod at " + summary_money(p.cpu->usd_per_hour) + "/h)";
+    out.push_back("  prepare: " + where + ", est " +
+                  std::to_string(static_cast<long>(p.seconds())) + " s, " +
+                  summary_money(p.usd(), "$%.4f") + "; " + p.why);
+  }
+  if (plan.cpu)
+    out.push_back("  upload:  " + plan.cpu->provider + " CPU pod at " +
+                  summary_money(plan.cpu->usd_per_hour) + "/h");
+  if (plan.handoff && spec.upload) out.push_back("  hand-off: " + plan.handoff->why);
+  out.push_back("  estimate: " + std::to_string(static_cast<long>(e.total_s)) + " s of GPU time, " +
+                summary_money(e.usd) + "  [" + e.basis + "]");
+  if (spec.budget.max_usd) out.push_back("  budget:  " + summary_money(*spec.budget.max_usd));
+  return out;
+}
+
+}  // namespace burst

@@ -1,0 +1,130 @@
+// Where the prepare step runs (plan/prepare.h) and what the plan counts for it: a cold volume
+// stages on a CPU pod when that is cheaper than GPU time, a warm volume with creates: expects a
+// skip, a provider without CPU pods runs it on the GPU pod, and the plan says which and why.
+#include <gtest/gtest.h>
+
+#include "plan/plan_summary.h"
+#include "plan/planner.h"
+#include "plan/prepare.h"
+#include "registry.h"
+
+namespace burst {
+namespace {
+
+Offer prep_offer(const std::string& provider, const std::string& gpu, double usd_per_hour,
+                 int count = 1) {
+  Offer o;
+  o.provider = provider;
+  o.traits = find_provider_traits(provider);
+  o.gpu_type = gpu;
+  o.gpu_count = count;
+  o.vram_gb = count ? std::optional<double>(24) : std::nullopt;
+  o.usd_per_hour = usd_per_hour;
+  o.region = "eu";
+  o.price_source = "live offer";
+  return o;
+}
+
+// 14 GB at the cold rate (100 MB/s) + 10 s of overhead: 150 s.
+constexpr double kFourteenGb = 14e9;
+
+TEST(Prepare, ColdVolumeStagesOnACpuPodWhenThatIsCheaper) {
+  PrepareInput in{0.69, prep_offer("other", "cpu", 0.06, 0), true, false, true, kFourteenGb};
+  PrepareChoice c = choose_prepare(in);
+  EXPECT_EQ(c.where, PrepareWhere::kCpuPod);
+  EXPECT_FALSE(c.expect_skip);
+  EXPECT_DOUBLE_EQ(c.download_s, 150);
+  EXPECT_DOUBLE_EQ(c.cpu_pod_s, 240);  // the unknown provider's 90 s boot prior + the step
+  EXPECT_NEAR(c.cpu_pod_usd, 240 / 3600.0 * 0.06, 1e-9);
+  EXPECT_NEAR(c.gpu_pod_usd, 150 / 3600.0 * 0.69, 1e-9);
+  EXPECT_DOUBLE_EQ(c.seconds(), 240);
+  EXPECT_EQ(c.label(), "cpu-pod");
+  EXPECT_EQ(c.why,
+            "cold volume; on a CPU pod with the volume before the GPU pod exists: cheaper than GPU "
+            "time (CPU pod $0.0040, 240 s; GPU pod $0.0287, 150 s)");
+}
+
+TEST(Prepare, ACpuPodThatCostsMoreLeavesTheStepOnTheGpuPod) {
+  // A cheap GPU and a small download: the CPU pod's boot costs more than the GPU's minutes.
+  PrepareInput in{0.10, prep_offer("other", "cpu", 0.08, 0), true, false, false, 1e9};
+  PrepareChoice c = choose_prepare(in);
+  EXPECT_EQ(c.where, PrepareWhere::kGpuPod);
+  EXPECT_NE(c.why.find("on the GPU pod: a CPU pod would not be cheaper"), std::string::npos)
+      << c.why;
+  EXPECT_DOUBLE_EQ(c.seconds(), 20);
+  EXPECT_NEAR(c.usd(), 20 / 3600.0 * 0.10, 1e-12);
+}
+
+TEST(Prepare, WithoutCpuPodsItRunsOnTheGpuPodAndSaysSo) {
+  PrepareInput in{0.69, std::nullopt, false, false, true, kFourteenGb};
+  PrepareChoice c = choose_prepare(in);
+  EXPECT_EQ(c.where, PrepareWhere::kGpuPod);
+  EXPECT_EQ(c.why,
+            "cold volume; on the GPU pod: the provider has no CPU pods that mount the volume (GPU "
+            "pod $0.0287, 150 s)");
+  in.cpu_pods = true;  // CPU pods, but no offer to price
+  EXPECT_NE(choose_prepare(in).why.find("no CPU offer"), std::string::npos);
+}
+
+TEST(Prepare, AWarmVolumeWithCreatesExpectsASkipButAStepWithoutCreatesRunsAgain) {
+  PrepareInput in{0.69, prep_offer("other", "cpu", 0.06, 0), true, true, true, kFourteenGb};
+  PrepareChoice c = choose_prepare(in);
+  EXPECT_TRUE(c.expect_skip);
+  EXPECT_EQ(c.seconds(), 0);
+  EXPECT_EQ(c.usd(), 0);
+  EXPECT_EQ(c.label(), "skipped if every creates: path exists (checked on the GPU pod)");
+  in.has_creates = false;
+  c = choose_prepare(in);
+  EXPECT_FALSE(c.expect_skip);
+  EXPECT_EQ(c.where, PrepareWhere::kCpuPod);
+  EXPECT_EQ(c.why.rfind("volume staged before, but the step declares no creates:", 0), 0u) << c.why;
+}
+
+PipelineSpec prepare_spec() {
+  PipelineSpec s;
+  s.name = "render";
+  s.run = "python render.py";
+  s.workload.kind = "custom";
+  s.workload.reference = WorkloadReference{"RTX_4090", 600, ""};
+  s.prepare = PrepareSpec{"", "./fetch.sh", {"models/w.bin"}, 14, {}};
+  return s;
+}
+
+TEST(Prepare, ThePlanCountsTheStepWhereItRunsAndPrintsTheDecision) {
+  PipelineSpec spec = prepare_spec();
+  PlanInput in;
+  in.providers = {"other"};
+  in.gpu_offers = {prep_offer("other", "RTX_4090", 0.69)};
+  in.cpu_offers = {prep_offer("other", "cpu", 0.06, 0)};
+  auto cold = make_plan(spec, in);
+  ASSERT_TRUE(cold.ok()) << cold.error().message;
+  ASSERT_TRUE(cold->prepare.has_value());
+  EXPECT_EQ(cold->prepare->where, PrepareWhere::kCpuPod);
+  EXPECT_NEAR(cold->estimate.prepare_usd, 240 / 3600.0 * 0.06, 1e-9);
+  EXPECT_DOUBLE_EQ(cold->estimate.prepare_s, 240);
+  spec.prepare.reset();
+  auto without = make_plan(spec, in);
+  ASSERT_TRUE(without.ok());
+  EXPECT_NEAR(cold->estimate.usd, without->estimate.usd + cold->estimate.prepare_usd, 1e-9)
+      << "the GPU part is unchanged; the step adds its own cost";
+  spec = prepare_spec();
+
+  const auto lines = plan_summary_lines(spec, *cold);
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[2], "  volume:  " + spec.volume.name + " (50 GB), cold");
+  EXPECT_EQ(lines[3].rfind("  prepare: cpu-pod (other CPU pod at $0.06/h), est 240 s, $0.0040; "
+                           "cold volume; on a CPU pod",
+                           0),
+            0u)
+      << lines[3];
+
+  in.warm_volume = true;
+  auto warm = make_plan(spec, in);
+  ASSERT_TRUE(warm.ok());
+  EXPECT_TRUE(warm->prepare->expect_skip);
+  EXPECT_EQ(warm->estimate.prepare_usd, 0);
+  EXPECT_NE(plan_summary_lines(spec, *warm)[2].find("warm"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace burst
