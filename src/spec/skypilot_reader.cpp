@@ -225,7 +225,7 @@ void Assembler::skypilot_env(const SkyTask& main) {
   const Resources& r = spec_.resources;
   int gpus = main.resources.has_accelerators ? r.gpu_count : 0;
   // As SkyPilot sets them on each node. One node: the head, rank 0, in env. Several: one worker
-  // per node, and the per-node values come from the worker's index (node_preamble).
+  // per node, and the per-node values come from the worker's index (sky_node_preamble).
   spec_.env.emplace("SKYPILOT_NUM_NODES", std::to_string(info_.nodes));
   spec_.env.emplace("SKYPILOT_NUM_GPUS_PER_NODE", std::to_string(gpus));
   if (info_.nodes > 1) return;
@@ -237,7 +237,7 @@ void Assembler::skypilot_env(const SkyTask& main) {
 // worker's own index. burst's workers are independent pods that cannot reach each other, so
 // SKYPILOT_NODE_IPS has one line per node (as SkyPilot's has), each 127.0.0.1: right for the
 // node's own line, and naming no other node (docs/pipeline-spec.md#skypilot).
-std::string node_preamble(int nodes, const std::string& script) {
+std::string sky_node_preamble(int nodes, const std::string& script) {
   if (nodes <= 1 || script.empty()) return script;
   const std::string n = std::to_string(nodes);
   return "# SkyPilot's per-node variables: this worker is node $BURST_WORKER_INDEX of " + n +
@@ -246,7 +246,7 @@ std::string node_preamble(int nodes, const std::string& script) {
          n + ")\"\n" + script;
 }
 
-bool mentions(const SkyTask& t, std::string_view word) {
+bool sky_mentions(const SkyTask& t, std::string_view word) {
   return t.setup.find(word) != std::string::npos ||
          (t.run && t.run->find(word) != std::string::npos);
 }
@@ -288,7 +288,7 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
                    n + " workers (resources.workers: " + n +
                        "), one pod each, each running setup and run with SKYPILOT_NODE_RANK "
                        "= its index");
-    if (mentions(m, "SKYPILOT_NODE_IPS"))
+    if (sky_mentions(m, "SKYPILOT_NODE_IPS"))
       problems_.note(m.num_nodes_pos, "num_nodes",
                      "burst's workers are independent pods that cannot reach each other: "
                      "SKYPILOT_NODE_IPS lists 127.0.0.1 for every node, so a program that "
@@ -329,14 +329,14 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
                      "pod is gone (hand-off)");
     }
   }
-  spec_.setup = node_preamble(m.num_nodes, mount_script_ + before + m.setup);
+  spec_.setup = sky_node_preamble(m.num_nodes, mount_script_ + before + m.setup);
   if (m.run && m.run->find_first_not_of(" \t\r\n") != std::string::npos) {
-    spec_.run = node_preamble(m.num_nodes, *m.run);
+    spec_.run = sky_node_preamble(m.num_nodes, *m.run);
   } else {
     spec_.run = "true";
     problems_.note(m.pos, "run", "no run commands: burst runs setup only");
   }
-  if (spec_.upload) spec_.upload->run = node_preamble(m.num_nodes, spec_.upload->run);
+  if (spec_.upload) spec_.upload->run = sky_node_preamble(m.num_nodes, spec_.upload->run);
   // No workload facts in a SkyPilot file: price x an assumed run time.
   spec_.workload.kind = "custom";
   spec_.workload.reference = WorkloadReference{kThisMachineGpu, kAssumedRunSeconds, ""};
