@@ -109,7 +109,8 @@ std::string svg_lines(const std::string& kind, const std::string& title,
     << kTop + plot_h << "\" stroke=\"#888\"/>";
   const size_t step = n > 8 ? (n + 7) / 8 : 1;
   for (size_t i = 0; i < n; ++i)
-    if (i % step == 0 || i + 1 == n)
+    // Every step-th label and the last, but none so close to the last that they overlap.
+    if ((i % step == 0 && (step == 1 || i + step / 2 < n - 1)) || i + 1 == n)
       o << text(px(i), kTop + plot_h + 16, x_labels[i],
                 n == 1       ? "middle"
                 : i == 0     ? "start"
