@@ -53,7 +53,7 @@ class ChromiumCdp {
   std::string session_;
   std::string why_;
   bool closed_ = false;  // the pipe ended
-  int loads_ = 0;  // Page.loadEventFired seen
+  int loads_ = 0;        // Page.loadEventFired seen
   std::vector<std::string> errors_;
 };
 

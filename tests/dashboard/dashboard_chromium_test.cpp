@@ -219,7 +219,7 @@ TEST(DashboardProxy, TheOneTimeLinkWorksOnceAndForgedRequestsAreRefused) {
   EXPECT_EQ(get("/metrics", "Cookie: " + session + "\r\n").rfind("HTTP/1.1 200", 0), 0u);
   // The delete form without its CSRF token, or with a wrong one, deletes nothing.
   for (const std::string& body : {std::string("provider=local&pod=x"),
-                                 std::string("provider=local&pod=x&csrf=") + std::string(64, '0')})
+                                  std::string("provider=local&pod=x&csrf=") + std::string(64, '0')})
     EXPECT_EQ(unix_http(d.socket(), "POST", "/dashboard/pods/delete", body,
                         "application/x-www-form-urlencoded")
                   .status,
