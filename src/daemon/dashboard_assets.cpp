@@ -63,6 +63,7 @@ const char* const kDashboardJs = R"JS("use strict";
           var doc = new DOMParser().parseFromString(html, "text/html");
           var fresh = doc.getElementById("main");
           if (!fresh) return;
+          if (doc.getElementById("log")) return location.reload();  // the job started: follow it
           main.innerHTML = fresh.innerHTML;
           if (fresh.getAttribute("data-refresh")) setTimeout(again, every * 1000);
         })

@@ -93,6 +93,19 @@ ApiResponse Dashboard::jobs_page() {
       "<th>pipeline</th><th class=\"wide\">provider</th><th>GPU × workers</th><th>elapsed</th>"
       "<th>$ so far / estimate</th></tr>";
   auto recent = d_.store.recent_jobs(30);
+  // A job the scheduler started whose runner has not recorded it yet (it is planning): listed
+  // as starting, so it never vanishes between the queue and the store.
+  std::set<std::string> recorded;
+  if (recent.ok())
+    for (const JobRecord& j : *recent) recorded.insert(j.id);
+  for (const JobView& v : views)
+    if (v.state == JobState::kRunning && !recorded.count(v.id) && !d_.store.get_job(v.id).ok()) {
+      active = true;
+      body += "<tr><td>" + dash_job_link(v.id) + "</td>" + dash_state("running") +
+              dash_cell("starting") + dash_cell(v.pipeline) + dash_cell("", "wide") +
+              dash_cell("-") + dash_cell(dash_duration(now - v.queued_ms), "n") +
+              dash_cell("-", "n") + "</tr>";
+    }
   if (recent.ok())
     for (const JobRecord& j : *recent) {
       if (listed.count(j.id)) continue;
@@ -114,10 +127,12 @@ ApiResponse Dashboard::job_page(const std::string& id) {
   if (!rec.ok()) {
     for (const JobView& v : d_.scheduler.jobs())
       if (v.id == id)
-        return dash_html(200, "Job " + id,
-                         "<p>Queued (" + dash_escape(v.reason) + ")" +
-                             (v.held_by.empty() ? "" : ": " + dash_escape(v.held_by)) + ".</p>",
-                         5);
+        return dash_html(
+            200, "Job " + id,
+            std::string(v.state == JobState::kQueued ? "<p>Queued (" : "<p>Starting (") +
+                dash_escape(v.reason) + ")" +
+                (v.held_by.empty() ? "" : ": " + dash_escape(v.held_by)) + ".</p>",
+            5);
     return dash_html(404, "No such job", "<p>No job " + dash_escape(id) + ".</p>");
   }
   const JobRecord& j = *rec;
@@ -177,12 +192,14 @@ ApiResponse Dashboard::job_page(const std::string& id) {
   }
   // The log: what is there now, then (with the script) what follows.
   LogChunk tail = d_.api.read_log(id, 0, 1 << 20);
+  // The record's end is the page's: the scheduler may still be settling the job's ledger (the
+  // log is complete by then), and a page that followed on would reload a second time.
+  const bool finished = tail.finished || j.state != JobState::kRunning;
   std::string text = tail.data;
   if (text.size() > (1 << 18)) text = "[...]\n" + text.substr(text.size() - (1 << 18));
   body += "<h2>Log <small id=\"live\"></small></h2><pre id=\"log\" data-src=\"/dashboard/jobs/" +
           dash_escape(id) + "/log\" data-offset=\"" + std::to_string(tail.next_offset) +
-          "\" data-finished=\"" + (tail.finished ? "1" : "0") + "\">" + dash_escape(text) +
-          "</pre>";
+          "\" data-finished=\"" + (finished ? "1" : "0") + "\">" + dash_escape(text) + "</pre>";
   return dash_html(200, "Job " + id, body);
 }
 

@@ -124,6 +124,7 @@ Status DashboardProxy::start(int port) {
 }
 
 std::string DashboardProxy::url() const {
+  std::lock_guard<std::mutex> lock(mu_);
   return "http://127.0.0.1:" + std::to_string(port_) + "/?token=" + one_time_;
 }
 

@@ -42,7 +42,7 @@ class DashboardProxy {
   int port_ = -1;
   std::string one_time_;  // "" once spent
   std::string session_;
-  std::mutex mu_;
+  mutable std::mutex mu_;  // one_time_
   std::atomic<bool> stopping_{false};
   std::atomic<int> active_{0};
   std::thread thread_;

@@ -115,7 +115,9 @@ TEST(DashboardChromium, JobStreamsFinishesPodDeleteVerifiesNoConsoleErrors) {
       << "the log streams into the open page";
   ASSERT_TRUE(
       browser.wait_for("document.getElementById('job-state') && "
-                       "document.getElementById('job-state').textContent === 'succeeded'",
+                       "document.getElementById('job-state').textContent === 'succeeded' && "
+                       "document.getElementById('log').getAttribute('data-finished') === '1' && "
+                       "document.readyState === 'complete'",
                        60))
       << "the page reloads once the job ends\n"
       << d.log();
