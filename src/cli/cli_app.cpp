@@ -207,6 +207,11 @@ int run_cli(int argc, char** argv) {
                   : c == logs_cmd   ? logs.socket
                                     : cancel.socket,
                   "burstd's socket");
+  DashboardArgs dashboard;
+  auto* dashboard_cmd = app.add_subcommand(
+      "dashboard", "burstd's dashboard on 127.0.0.1 through a one-time link, until Ctrl-C");
+  dashboard_cmd->add_option("--port", dashboard.port, "local port (default: a free one)");
+  dashboard_cmd->add_option("--socket", dashboard.socket, "burstd's socket");
 
   SshArgs ssh, exec;
   auto* ssh_cmd = app.add_subcommand(
@@ -306,6 +311,7 @@ int run_cli(int argc, char** argv) {
   if (*status_cmd) return cmd_status(status);
   if (*logs_cmd) return cmd_logs(logs);
   if (*cancel_cmd) return cmd_cancel(cancel);
+  if (*dashboard_cmd) return cmd_dashboard(dashboard);
   if (*ssh_cmd) {
     ssh.command = remote_command;
     return cmd_ssh(ssh);

@@ -112,6 +112,14 @@ int cmd_logs(const DaemonArgs& args);
 int cmd_daemon_logs(const DaemonArgs& args);  // burstd's copy (cmd_daemon.cpp)
 int cmd_cancel(const DaemonArgs& args);
 
+// `burst dashboard` (cmd_dashboard.cpp): a one-time link to burstd's dashboard, served on
+// 127.0.0.1:port (0: a free one) by forwarding to burstd's socket, until Ctrl-C.
+struct DashboardArgs {
+  std::string socket;
+  int port = 0;
+};
+int cmd_dashboard(const DashboardArgs& args);
+
 // `burst ssh|exec JOB [worker] [-- CMD...]` (cmd_ssh.cpp): into a live pod of the job, with the
 // host key pinned at the job's first contact and burst's SSH key.
 struct SshArgs {

@@ -77,6 +77,8 @@ Api::Api(Scheduler& scheduler, Store& store, const Config& config,
 
 ApiResponse Api::handle(const ApiRequest& r) {
   auto parts = split_path(r.path);
+  if ((parts.empty() || parts[0] != "v1") && web_)
+    if (auto answer = web_(r)) return *answer;
   if (parts.empty() || parts[0] != "v1") return error(404, "unknown endpoint " + r.path);
   parts.erase(parts.begin());
   const bool get = r.method == "GET", post = r.method == "POST";

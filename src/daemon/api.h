@@ -11,10 +11,13 @@
 //   GET  /v1/jobs/<id>/report       the job's JSON report
 //   GET  /v1/pods                   pods not confirmed deleted
 //   POST /v1/reap                   reconcile now: delete pods no live job owns
+// Paths outside /v1 (burstd's /metrics and dashboard, daemon/web.h) go to the handler set_web
+// installs, with the same listeners and auth.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,8 @@ struct ApiRequest {
   std::string path;    // "/v1/jobs/abc"
   std::map<std::string, std::string> query;
   std::string body;
+  // Request headers, names lower-cased (the dashboard reads Cookie, Origin, Host).
+  std::map<std::string, std::string> headers = {};
   // False for requests over TCP (unless api.tcp_allow_local_provider): a job submitted then may
   // not use the built-in `local` provider, whose `run:` executes here as burstd's user.
   bool local_provider_allowed = true;
@@ -39,7 +44,7 @@ struct ApiResponse {
   int status = 200;
   std::string body;  // JSON, or plain text for the log
   std::string content_type = "application/json";
-  std::map<std::string, std::string> headers;
+  std::map<std::string, std::string> headers = {};
 };
 
 // A piece of a job's log: bytes from `offset`, where the next read starts, and whether the job
@@ -59,6 +64,10 @@ class Api {
 
   ApiResponse handle(const ApiRequest& request);
   LogChunk read_log(const std::string& job_id, int64_t offset, size_t max_bytes = 1 << 16);
+  // Answers the paths outside /v1 (nullopt: 404 as any unknown endpoint). Before serving.
+  void set_web(std::function<std::optional<ApiResponse>(const ApiRequest&)> web) {
+    web_ = std::move(web);
+  }
 
  private:
   ApiResponse submit(const std::string& body, bool local_provider_allowed);
@@ -73,6 +82,7 @@ class Api {
   Store& store_;
   const Config& config_;
   std::function<std::vector<PodAction>()> reap_;
+  std::function<std::optional<ApiResponse>(const ApiRequest&)> web_;
 };
 
 }  // namespace burst::daemon

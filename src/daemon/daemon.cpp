@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "daemon/dashboard.h"
 #include "daemon/pipelines.h"
 #include "registry.h"
 
@@ -44,12 +45,20 @@ Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
                    [this](const JobRecord& j, const std::string& why) { return reattach(j, why); }};
   reconciler_ = std::make_unique<Reconciler>(rd, config_.orphan_grace);
   api_ = std::make_unique<Api>(*scheduler_, d_.store, config_.burst, [this] { return reap_now(); });
+  MetricsDeps md{d_.store, *scheduler_, d_.providers, [this] { return ledger_.caps_for(""); },
+                 [this] { return reconcile_runs_.load(); }};
+  web_ = std::make_unique<Web>(
+      std::move(md), std::make_unique<Dashboard>(DashboardDeps{
+                         d_.store, *scheduler_, d_.clock, *api_, [this] { return reap_now(); },
+                         [this] { return ledger_.caps_for(""); }}));
+  api_->set_web([this](const ApiRequest& r) { return web_->handle(r); });
 }
 
 Daemon::~Daemon() { stop(); }
 
 std::vector<PodAction> Daemon::reap_now() {
   std::lock_guard<std::mutex> lock(reap_mu_);
+  ++reconcile_runs_;
   std::vector<std::string> failed;
   auto actions = reconciler_->reap(&failed);
   for (const auto& line : failed) d_.log("reap: " + line);

@@ -2,6 +2,7 @@
 // Clock and JobLauncher passed in (tests pass fakes). main.cpp adds signals and logging.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "daemon/reconciler.h"
 #include "daemon/scheduler.h"
 #include "daemon/socket_server.h"
+#include "daemon/web.h"
 
 namespace burst::daemon {
 
@@ -59,6 +61,7 @@ class Daemon {
   // (daemon/ledger.h), asked live; the runner stops the job whose accrued cost would cross one.
   std::vector<BudgetCap> caps_for(const std::string& job_id) { return ledger_.caps_for(job_id); }
   Ledger& ledger() { return ledger_; }
+  Web& web() { return *web_; }
 
  private:
   bool reattach(const JobRecord& job, const std::string& why);
@@ -72,10 +75,12 @@ class Daemon {
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<Reconciler> reconciler_;
   std::unique_ptr<Api> api_;
+  std::unique_ptr<Web> web_;  // /metrics and the dashboard, served through api_
   std::unique_ptr<SocketServer> server_;
   std::unique_ptr<SocketServer> tcp_server_;  // only with api.tcp and its token
   std::thread loop_, maintenance_;
   std::mutex reap_mu_;
+  std::atomic<int64_t> reconcile_runs_{0};  // /metrics: burst_reconcile_runs_total
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -165,6 +166,11 @@ ApiRequest to_api(const httplib::Request& req, const SocketServer::Impl& m) {
   r.path = req.path;
   for (const auto& [k, v] : req.params) r.query[k] = v;
   r.body = req.body;
+  for (const auto& [k, v] : req.headers) {
+    std::string name = k;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    r.headers[name] = v;
+  }
   r.local_provider_allowed = m.token.empty() || m.allow_local_provider;
   return r;
 }
@@ -185,9 +191,68 @@ bool same_secret(const std::string& a, const std::string& b) {
   return diff == 0;
 }
 
+// The dashboard in a browser over TCP (docs/dashboard.md): a browser cannot send the bearer
+// header, so kLoginPath takes the token once in a form and answers with it as an HttpOnly,
+// SameSite=Strict cookie. The cookie is accepted for the dashboard's pages, /metrics and the
+// (CSRF-protected) pod delete only; the /v1 API still needs the header.
+constexpr const char* kLoginPath = "/dashboard/login";
+
+std::string cookie_value(const httplib::Request& req, const std::string& name) {
+  const std::string header = req.get_header_value("Cookie");
+  size_t at = 0;
+  while (at < header.size()) {
+    size_t end = header.find(';', at);
+    if (end == std::string::npos) end = header.size();
+    size_t start = header.find_first_not_of(' ', at);
+    if (start < end && header.compare(start, name.size() + 1, name + "=") == 0)
+      return header.substr(start + name.size() + 1, end - start - name.size() - 1);
+    at = end + 1;
+  }
+  return "";
+}
+
+bool cookie_may_authorize(const httplib::Request& req) {
+  const std::string& p = req.path;
+  const bool page = p == "/" || p == "/metrics" || p.rfind("/dashboard", 0) == 0;
+  return page && (req.method == "GET" || p == "/dashboard/pods/delete");
+}
+
 bool authorized(const httplib::Request& req, const std::string& token) {
   if (token.empty()) return true;  // the Unix socket: its mode is the access check
-  return same_secret(req.get_header_value("Authorization"), "Bearer " + token);
+  if (same_secret(req.get_header_value("Authorization"), "Bearer " + token)) return true;
+  return cookie_may_authorize(req) && same_secret(cookie_value(req, "burst_token"), token);
+}
+
+void login_page(httplib::Response& res, int status, const std::string& note) {
+  res.status = status;
+  res.set_header("Cache-Control", "no-store");
+  res.set_header("Content-Security-Policy", "default-src 'none'; form-action 'self'");
+  res.set_content(
+      "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta "
+      "name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>burstd "
+      "login</title></head><body><h1>burstd</h1><p>" +
+          note +
+          "</p><form method=\"post\" action=\"/dashboard/login\"><label>API token "
+          "<input type=\"password\" name=\"token\" autocomplete=\"off\"></label> "
+          "<button type=\"submit\">sign in</button></form></body></html>\n",
+      "text/html; charset=utf-8");
+}
+
+// GET: the form. POST: the token, checked like the header; right, it becomes the cookie.
+void login(const SocketServer::Impl& m, const httplib::Request& req, httplib::Response& res) {
+  if (m.token.empty()) {  // the Unix socket needs no login
+    res.status = 303;
+    res.set_header("Location", "/dashboard");
+    return;
+  }
+  if (req.method != "POST")
+    return login_page(res, 200,
+                      "The dashboard over TCP needs burstd's API token (its token_file).");
+  if (!same_secret(req.get_param_value("token"), m.token))
+    return login_page(res, 401, "Wrong token.");
+  res.status = 303;
+  res.set_header("Location", "/dashboard");
+  res.set_header("Set-Cookie", "burst_token=" + m.token + "; HttpOnly; SameSite=Strict; Path=/");
 }
 
 void refuse(httplib::Response& res, int status, const std::string& message) {
@@ -199,7 +264,7 @@ void refuse(httplib::Response& res, int status, const std::string& message) {
 // its Expect: 100-continue handler so such a client is refused before it sends the body):
 // the token, then the body's announced size.
 bool admit(const SocketServer::Impl& m, const httplib::Request& req, httplib::Response& res) {
-  if (!authorized(req, m.token)) {
+  if (req.path != kLoginPath && !authorized(req, m.token)) {
     refuse(res, 401, "unauthorized: send Authorization: Bearer <token>");
     res.set_header("WWW-Authenticate", "Bearer");
     return false;
@@ -314,6 +379,7 @@ namespace {
 void register_routes(SocketServer::Impl& m) {
   auto handler = [&m](const httplib::Request& req, httplib::Response& res) {
     if (!admit(m, req, res)) return;  // checked before the body too; again, to be sure
+    if (req.path == kLoginPath) return login(m, req, res);
     // Follow a log: stream chunks until the job ends and nothing new is left.
     if (req.method == "GET" && req.has_param("follow") && req.path.size() > 4 &&
         req.path.compare(req.path.size() - 4, 4, "/log") == 0) {

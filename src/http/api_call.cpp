@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <random>
 
+#include "util/api_error_count.h"
 #include "util/redactor.h"
 
 namespace burst {
@@ -125,6 +126,7 @@ Result<HttpResponse> api_call(const ApiCaller& api, const HttpRequest& request) 
         may_retry = request.idempotent;
       }
     }
+    note_api_error(api.provider, err.code);  // burstd's /metrics: every failed attempt
     Duration wait = backoff_delay(api.retry, attempt, api.jitter ? api.jitter() : random01());
     if (retry_after >= 0) wait = Duration(static_cast<Duration::rep>(retry_after * 1000));
     const bool too_long = retry_after >= 0 && wait > api.max_retry_after;

@@ -86,7 +86,8 @@ std::string trend_chart(const Rollup& r) {
     for (size_t d = 0; d < days; ++d) line.y.push_back(runs[s][d] ? usd[s][d] / runs[s][d] : -1);
     series.push_back(std::move(line));
   }
-  return svg_lines("trend", "Cost per run by day", labels, series, "$");
+  return svg_lines("trend", "Cost per run by day", labels, series, "$",
+                   {"day (UTC)", "cost per run, US $"});
 }
 
 }  // namespace

@@ -83,10 +83,12 @@ std::string svg_bars(const std::string& kind, const std::string& title,
 
 std::string svg_lines(const std::string& kind, const std::string& title,
                       const std::vector<std::string>& x_labels,
-                      const std::vector<LineSeries>& series, const std::string& y_unit) {
-  const double left = 60, right = 10, plot_h = 200;
+                      const std::vector<LineSeries>& series, const std::string& y_unit,
+                      const LineAxes& axes) {
+  const double left = axes.y_title.empty() ? 60 : 78, right = 10, plot_h = 200;
+  const double x_title_h = axes.x_title.empty() ? 0 : 18;
   const double legend_h = 18 * static_cast<double>(series.size());
-  const double height = kTop + plot_h + 24 + legend_h;
+  const double height = kTop + plot_h + 24 + x_title_h + legend_h;
   const double plot_w = kWidth - left - right;
   double max = 0;
   for (const LineSeries& s : series)
@@ -96,30 +98,49 @@ std::string svg_lines(const std::string& kind, const std::string& title,
   auto px = [&](size_t i) { return left + (n > 1 ? plot_w * i / (n - 1) : plot_w / 2); };
   auto py = [&](double v) { return kTop + plot_h - v / max * plot_h; };
   std::ostringstream o;
-  o << open_svg(kind, title, height) << "<line x1=\"" << left << "\" y1=\"" << kTop + plot_h
-    << "\" x2=\"" << kWidth - right << "\" y2=\"" << kTop + plot_h
-    << "\" stroke=\"#888\"/><line x1=\"" << left << "\" y1=\"" << kTop << "\" x2=\"" << left
-    << "\" y2=\"" << kTop + plot_h << "\" stroke=\"#888\"/>"
-    << text(left - 4, kTop + 10, y_unit + fixed(max, max < 1 ? 4 : 2), "end")
-    << text(left - 4, kTop + plot_h, y_unit + "0", "end");
-  if (n > 0) {
-    o << text(left, kTop + plot_h + 16, x_labels.front());
-    if (n > 1) o << text(kWidth - right, kTop + plot_h + 16, x_labels.back(), "end");
+  o << open_svg(kind, title, height);
+  for (int q = 0; q <= 4; ++q) {  // gridlines and y labels at quarters of the maximum
+    const double v = max * q / 4, y = py(v);
+    o << "<line x1=\"" << left << "\" y1=\"" << fixed(y, 1) << "\" x2=\"" << kWidth - right
+      << "\" y2=\"" << fixed(y, 1) << "\" stroke=\"" << (q == 0 ? "#888" : "#e4e4e4") << "\"/>"
+      << text(left - 4, y + 4, y_unit + fixed(v, max < 1 ? 4 : 2), "end");
   }
+  o << "<line x1=\"" << left << "\" y1=\"" << kTop << "\" x2=\"" << left << "\" y2=\""
+    << kTop + plot_h << "\" stroke=\"#888\"/>";
+  const size_t step = n > 8 ? (n + 7) / 8 : 1;
+  for (size_t i = 0; i < n; ++i)
+    // Every step-th label and the last, but none so close to the last that they overlap.
+    if ((i % step == 0 && (step == 1 || i + step / 2 < n - 1)) || i + 1 == n)
+      o << text(px(i), kTop + plot_h + 16, x_labels[i],
+                n == 1       ? "middle"
+                : i == 0     ? "start"
+                : i + 1 == n ? "end"
+                             : "middle");
+  if (!axes.x_title.empty())
+    o << text(left + plot_w / 2, kTop + plot_h + 34, axes.x_title, "middle");
+  if (!axes.y_title.empty())
+    o << "<text x=\"14\" y=\"" << fixed(kTop + plot_h / 2, 1)
+      << "\" text-anchor=\"middle\" transform=\"rotate(-90 14 " << fixed(kTop + plot_h / 2, 1)
+      << ")\">" << html(axes.y_title) << "</text>";
   for (size_t k = 0; k < series.size(); ++k) {
     const LineSeries& s = series[k];
     std::string points;
     for (size_t i = 0; i < s.y.size() && i < n; ++i)
       if (s.y[i] >= 0) points += fixed(px(i), 1) + "," + fixed(py(s.y[i]), 1) + " ";
-    o << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << html(s.color) << "\" points=\""
-      << points << "\"><title>" << html(s.name) << "</title></polyline>";
-    for (size_t i = 0; i < s.y.size() && i < n; ++i)
+    // One slot: a dashed reference still spans the plot, so it reads as a line, not a dot.
+    if (s.dashed && n == 1 && !s.y.empty() && s.y[0] >= 0)
+      points = fixed(left, 1) + "," + fixed(py(s.y[0]), 1) + " " + fixed(kWidth - right, 1) + "," +
+               fixed(py(s.y[0]), 1);
+    o << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << html(s.color) << "\""
+      << (s.dashed ? " stroke-dasharray=\"6 4\"" : "") << " points=\"" << points << "\"><title>"
+      << html(s.name) << "</title></polyline>";
+    for (size_t i = 0; i < s.y.size() && i < n && !s.dashed; ++i)
       if (s.y[i] >= 0)
         o << "<circle cx=\"" << fixed(px(i), 1) << "\" cy=\"" << fixed(py(s.y[i]), 1)
           << "\" r=\"3\" fill=\"" << html(s.color) << "\"><title>"
           << html(s.name + " " + x_labels[i] + ": " + y_unit + fixed(s.y[i], 4))
           << "</title></circle>";
-    const double ly = kTop + plot_h + 34 + 18 * static_cast<double>(k);
+    const double ly = kTop + plot_h + x_title_h + 34 + 18 * static_cast<double>(k);
     o << "<rect x=\"" << left << "\" y=\"" << ly - 10 << "\" width=\"12\" height=\"10\" fill=\""
       << html(s.color) << "\"/>" << text(left + 18, ly, s.name);
   }

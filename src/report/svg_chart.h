@@ -35,12 +35,21 @@ struct LineSeries {
   std::string name;
   std::string color;
   std::vector<double> y;  // one value per x slot; negative = no point
+  bool dashed = false;    // a reference line (a cap, a threshold): dashed, no point markers
 };
 
-// Lines over `x_labels.size()` evenly spaced slots (e.g. days), with a legend.
+// The axes' titles, printed under the x axis and along the y axis ("" none).
+struct LineAxes {
+  std::string x_title;  // "day (UTC)"
+  std::string y_title;  // "US $"
+};
+
+// Lines over `x_labels.size()` evenly spaced slots (e.g. days), with a legend, y gridlines at
+// quarters of the maximum labelled with `y_unit`, and up to 8 x labels.
 std::string svg_lines(const std::string& kind, const std::string& title,
                       const std::vector<std::string>& x_labels,
-                      const std::vector<LineSeries>& series, const std::string& y_unit);
+                      const std::vector<LineSeries>& series, const std::string& y_unit,
+                      const LineAxes& axes = {});
 
 // A fixed palette, cycled.
 const std::string& chart_color(size_t i);

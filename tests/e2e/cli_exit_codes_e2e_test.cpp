@@ -90,6 +90,7 @@ TEST_F(E2EExitCodes, EverySubcommandFollowsTheTable) {
       {{"logs"}, 2},
       {{"logs", "../etc"}, 2},
       {{"cancel"}, 2},
+      {{"dashboard", "--port", "x"}, 2},
       {{"ssh"}, 2},
       {{"exec", "20260101-000000-abcdef"}, 2},
       {{"completion", "tcsh"}, 2},
@@ -112,6 +113,7 @@ TEST_F(E2EExitCodes, EverySubcommandFollowsTheTable) {
   expect_all({{{"status"}, 5},
               {{"submit", good_}, 5},
               {{"cancel", "20260101-000000-abcdef"}, 5},
+              {{"dashboard"}, 5},
               {{"logs", "20260101-000000-abcdef", "--socket", home_.root() + "/no.sock"}, 5},
               {{"run", good_, "--detach"}, 5}},
              no_socket_);

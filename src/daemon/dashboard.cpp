@@ -1,0 +1,157 @@
+#include "daemon/dashboard.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "daemon/dashboard_assets.h"
+#include "daemon/dashboard_html.h"
+
+namespace burst::daemon {
+namespace {
+
+ApiResponse dash_redirect(const std::string& location) {
+  ApiResponse r = dash_reply(303, "", "text/plain");
+  r.headers["Location"] = location;
+  return r;
+}
+
+std::string dash_random_hex(size_t bytes) {
+  std::string raw(bytes, '\0');
+  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  size_t got = 0;
+  while (fd >= 0 && got < bytes) {
+    ssize_t n = ::read(fd, raw.data() + got, bytes - got);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (fd >= 0) ::close(fd);
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : raw) out += std::string{kHex[c >> 4], kHex[c & 15]};
+  return out;
+}
+
+bool dash_same_secret(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0 && !a.empty();  // an empty token (no urandom) never matches
+}
+
+bool dash_safe_id(const std::string& id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (char c : id)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
+  return true;
+}
+
+std::string dash_param(const ApiRequest& r, const std::string& key) {
+  auto it = r.query.find(key);
+  return it == r.query.end() ? "" : it->second;
+}
+
+}  // namespace
+
+Dashboard::Dashboard(DashboardDeps deps) : d_(std::move(deps)), csrf_(dash_random_hex(32)) {}
+
+std::optional<ApiResponse> Dashboard::handle(const ApiRequest& r) {
+  const bool get = r.method == "GET";
+  if (r.path == "/" && get) return dash_redirect("/dashboard");
+  // Browsers ask for it on every origin (the HTML report has no icon link): nothing, not 404.
+  if (r.path == "/favicon.ico" && get) return dash_reply(204, "", "image/x-icon");
+  if ((r.path == "/dashboard" || r.path == "/dashboard/") && get) return jobs_page();
+  if (r.path == "/dashboard/style.css" && get)
+    return dash_reply(200, kDashboardCss, "text/css; charset=utf-8");
+  if (r.path == "/dashboard/app.js" && get)
+    return dash_reply(200, kDashboardJs, "text/javascript; charset=utf-8");
+  if (r.path == "/dashboard/pods" && get) return pods_page(dash_param(r, "notice"));
+  if (r.path == "/dashboard/pods/delete" && r.method == "POST") return delete_pod(r);
+  if (r.path == "/dashboard/spend" && get) return spend_page();
+  const std::string prefix = "/dashboard/jobs/";
+  if (r.path.rfind(prefix, 0) == 0 && get) {
+    std::string rest = r.path.substr(prefix.size());
+    std::string sub;
+    if (size_t slash = rest.find('/'); slash != std::string::npos) {
+      sub = rest.substr(slash + 1);
+      rest.resize(slash);
+    }
+    if (!dash_safe_id(rest)) return dash_html(400, "Not a job id", "<p>Not a job id.</p>");
+    if (sub.empty()) return job_page(rest);
+    if (sub == "log") return log_poll(rest, r.query);
+    if (sub == "report") return report_page(rest);
+  }
+  return dash_html(404, "Not found", "<p>No such page.</p>");
+}
+
+ApiResponse Dashboard::log_poll(const std::string& id,
+                                const std::map<std::string, std::string>& query) {
+  int64_t offset = 0;
+  if (auto it = query.find("offset"); it != query.end()) offset = std::atoll(it->second.c_str());
+  if (offset < 0) offset = 0;
+  const bool wait = query.count("wait") > 0;
+  LogChunk c = d_.api.read_log(id, offset);
+  if (!c.found) return dash_reply(404, "no job " + id + "\n", "text/plain; charset=utf-8");
+  // Long polling: up to 8 s for new bytes (the socket's write deadline is 10 s), looking every
+  // 200 ms. Only while a page follows a running job; an idle dashboard asks nothing.
+  for (int i = 0; wait && i < 40 && c.data.empty() && !c.finished; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    c = d_.api.read_log(id, offset);
+  }
+  ApiResponse r = dash_reply(200, c.data, "text/plain; charset=utf-8");
+  r.headers["X-Burst-Log-Offset"] = std::to_string(c.next_offset);
+  r.headers["X-Burst-Job-Finished"] = c.finished ? "1" : "0";
+  return r;
+}
+
+ApiResponse Dashboard::delete_pod(const ApiRequest& r) {
+  // CSRF: the form's token, which only a page burstd served carries, and no foreign Origin.
+  if (!dash_same_secret(dash_param(r, "csrf"), csrf_))
+    return dash_html(403, "Refused",
+                     "<p>The form's token is missing or stale: reload the page.</p>");
+  if (auto o = r.headers.find("origin"); o != r.headers.end() && o->second != "null") {
+    auto host = r.headers.find("host");
+    if (host == r.headers.end() ||
+        (o->second != "http://" + host->second && o->second != "https://" + host->second))
+      return dash_html(403, "Refused", "<p>A form from another site may not delete pods.</p>");
+  }
+  const std::string provider = dash_param(r, "provider"), pod = dash_param(r, "pod");
+  auto live = d_.store.live_pods();
+  if (!live.ok())
+    return dash_html(500, "Error", "<p>" + dash_escape(live.error().message) + "</p>");
+  const PodRecord* found = nullptr;
+  for (const PodRecord& p : *live)
+    if (p.provider == provider && (p.pod_id.empty() ? p.name : p.pod_id) == pod) found = &p;
+  if (!found) return dash_redirect("/dashboard/pods?notice=" + std::string("no+such+live+pod"));
+  std::string notice;
+  if (d_.scheduler.is_running(found->job_id)) {
+    // Its runner owns the pod: cancelling the job makes it delete and verify every pod it has.
+    Status st = d_.scheduler.cancel(found->job_id);
+    notice = st.ok() ? "job " + found->job_id +
+                           " cancelled: its runner deletes its pods and verifies they are gone"
+                     : "cancel failed: " + st.error().message;
+  } else {
+    notice = "reconciled: no action for " + pod;
+    for (const PodAction& a : d_.reap())
+      if (a.provider == provider && a.pod == pod) notice = pod + ": " + a.outcome;
+  }
+  std::string q;
+  for (char c : notice) {
+    if (isalnum(static_cast<unsigned char>(c))) {
+      q += c;
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      q += buf;
+    }
+  }
+  return dash_redirect("/dashboard/pods?notice=" + q);
+}
+
+}  // namespace burst::daemon

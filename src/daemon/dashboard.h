@@ -1,0 +1,56 @@
+// burstd's dashboard under /dashboard (docs/dashboard.md): server-rendered HTML pages that work
+// without JavaScript, plus one small script (no dependency, no CDN, served by burstd) for live
+// updates. Pages: jobs now and recent, a job (phases, pods, live log, cost against estimate),
+// pods alive with a delete button, the month's spend against the caps, the queue and why each
+// job waits. Served through the Api (daemon/web.h), so it has the API's listeners and auth.
+//
+// The one action, deleting a pod, is a POST form carrying a per-daemon CSRF token; a request
+// whose Origin names another host is refused. It goes through the verified delete: a pod of a
+// running job cancels the job (its runner deletes and verifies its pods); any other pod is left
+// to a reconcile pass (the reaper deletes and verifies it). Every text from the store or a log is
+// HTML-escaped; logs and errors are redacted before they are written, and rendered as stored.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/reaper.h"
+#include "burst/clock.h"
+#include "burst/store.h"
+#include "daemon/api.h"
+#include "daemon/scheduler.h"
+#include "job/budget_guard.h"
+
+namespace burst::daemon {
+
+struct DashboardDeps {
+  Store& store;
+  Scheduler& scheduler;
+  Clock& clock;
+  Api& api;  // read_log
+  std::function<std::vector<PodAction>()> reap;
+  std::function<std::vector<BudgetCap>()> caps;
+};
+
+class Dashboard {
+ public:
+  explicit Dashboard(DashboardDeps deps);
+  std::optional<ApiResponse> handle(const ApiRequest& request);
+  const std::string& csrf_token() const { return csrf_; }
+
+ private:
+  ApiResponse jobs_page();
+  ApiResponse job_page(const std::string& id);
+  ApiResponse report_page(const std::string& id);  // the HTML report, as of now
+  ApiResponse log_poll(const std::string& id, const std::map<std::string, std::string>& query);
+  ApiResponse pods_page(const std::string& notice);
+  ApiResponse spend_page();
+  ApiResponse delete_pod(const ApiRequest& request);
+
+  DashboardDeps d_;
+  std::string csrf_;
+};
+
+}  // namespace burst::daemon

@@ -1,0 +1,96 @@
+#include "daemon/dashboard_html.h"
+
+#include <cstdio>
+
+namespace burst::daemon {
+namespace {
+
+// The page may load its own script, styles and inline SVG; nothing from elsewhere, no framing,
+// forms only back to burstd.
+constexpr const char* kDashCsp =
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+    "script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+
+}  // namespace
+
+std::string dash_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string dash_usd(double usd) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "$%.4f", usd);
+  return buf;
+}
+
+std::string dash_duration(int64_t ms) {
+  if (ms < 0) ms = 0;
+  const int64_t s = ms / 1000;
+  char buf[48];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lldh %02lldm", static_cast<long long>(s / 3600),
+                  static_cast<long long>(s % 3600 / 60));
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%lldm %02llds", static_cast<long long>(s / 60),
+                  static_cast<long long>(s % 60));
+  else
+    std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(s));
+  return buf;
+}
+
+std::string dash_page(const std::string& title, const std::string& body, int refresh_s) {
+  return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+         "<title>" +
+         dash_escape(title) +
+         " · burstd</title><link rel=\"stylesheet\" href=\"/dashboard/style.css\">"
+         "<link rel=\"icon\" href=\"data:,\"></head><body>"
+         "<nav><b>burstd</b> <a href=\"/dashboard\">jobs</a> <a href=\"/dashboard/pods\">pods</a> "
+         "<a href=\"/dashboard/spend\">spend</a> <a href=\"/metrics\">metrics</a></nav>"
+         "<main id=\"main\"" +
+         (refresh_s > 0 ? " data-refresh=\"" + std::to_string(refresh_s) + "\"" : "") + "><h1>" +
+         dash_escape(title) + "</h1>\n" + body +
+         "</main><script src=\"/dashboard/app.js\" defer></script></body></html>\n";
+}
+
+ApiResponse dash_reply(int status, std::string body, const char* type) {
+  ApiResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  r.content_type = type;
+  r.headers["Cache-Control"] = "no-store";
+  r.headers["X-Content-Type-Options"] = "nosniff";
+  r.headers["Content-Security-Policy"] = kDashCsp;
+  r.headers["Referrer-Policy"] = "no-referrer";
+  return r;
+}
+
+ApiResponse dash_html(int status, const std::string& title, const std::string& body,
+                      int refresh_s) {
+  return dash_reply(status, dash_page(title, body, refresh_s), "text/html; charset=utf-8");
+}
+
+}  // namespace burst::daemon

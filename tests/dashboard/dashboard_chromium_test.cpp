@@ -1,0 +1,233 @@
+// burstd's dashboard in headless Chromium (driven over the DevTools pipe), reached the way a user
+// reaches it: `burst dashboard` and its one-time link. A job submitted to burstd on the local
+// cloud appears on the jobs page; its page streams the log as the job writes it (the job waits
+// for a gate file, so the line arrives after the page loaded), then shows it finished with the
+// cost its report states. A long job's pod is deleted with the pods page's button (a real form
+// POST with the CSRF token): the job is cancelled and the pod confirmed deleted. The spend page
+// draws its charts. No console error, no failed load; screenshots under the build dir
+// (test-artefacts/dashboard/). Then, idle with the dashboard open, burstd uses < 1% CPU and
+// < 25 MiB RSS. Forged and replayed requests are refused.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "dashboard/burstd_process.h"
+#include "dashboard/chromium_cdp.h"
+
+namespace burst::testing {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string artefact_dir() {
+  std::string dir = fs::path(BURST_BINARY).parent_path().string() + "/test-artefacts/dashboard";
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string submit(const BurstdProcess& d, const BurstHome& home, const std::string& yaml) {
+  HttpReply r = unix_http(d.socket(), "POST", "/v1/jobs",
+                          json{{"spec", yaml}, {"path", home.work() + "/dash.yaml"}}.dump());
+  EXPECT_EQ(r.status, 201) << r.body;
+  return json::parse(r.body, nullptr, false).value("id", "");
+}
+
+std::string job_state(const BurstdProcess& d, const std::string& id) {
+  return json::parse(unix_http(d.socket(), "GET", "/v1/jobs/" + id).body, nullptr, false)
+      .value("state", "");
+}
+
+// utime + stime of `pid`, in clock ticks.
+long cpu_ticks(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::istringstream rest(all.substr(all.rfind(')') + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; rest >> field; ++i) {
+    if (i == 14) utime = std::atol(field.c_str());
+    if (i == 15) {
+      stime = std::atol(field.c_str());
+      break;
+    }
+  }
+  return utime + stime;
+}
+
+long rss_kib(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  return -1;
+}
+
+TEST(DashboardChromium, JobStreamsFinishesPodDeleteVerifiesNoConsoleErrors) {
+  const std::string chromium = ChromiumCdp::find();
+  if (chromium.empty())
+    GTEST_SKIP() << "chromium is not installed (scripts/setup installs it on Debian): the "
+                    "dashboard was not tested in a browser";
+  BurstHome home;
+  fs::create_directories(home.root() + "/config");
+  std::ofstream(home.root() + "/config/config.yaml")
+      << "providers:\n  local:\n    gpu_usd_per_hour: 36\n    cpu_usd_per_hour: 3.6\n";
+  const std::string secret = "dash-sekret-9f2e-never-shown";
+  BurstdProcess d(home, "max_concurrent_jobs: 2\nbudget:\n  usd_per_month: 50\n",
+                  {{"DASH_SECRET", secret}});
+  ASSERT_TRUE(d.ready()) << d.log();
+  BurstProcess proxy(home, {"dashboard"});
+  ASSERT_TRUE(proxy.wait_for_stdout("dashboard: http://127.0.0.1:", 20)) << proxy.err();
+  std::string url = proxy.out().substr(proxy.out().find("http://"));
+  url = url.substr(0, url.find('\n'));
+  const std::string base = url.substr(0, url.find("/?token="));
+
+  ChromiumCdp browser(chromium, home.root() + "/chromium-profile");
+  ASSERT_TRUE(browser.ok()) << browser.why();
+  const std::string shots = artefact_dir();
+
+  // The job waits for a gate, so its second line is written after its page loaded.
+  const std::string gate = home.work() + "/gate";
+  const std::string id = submit(d, home,
+                                "version: 1\nname: dash-stream\nsecrets: [DASH_SECRET]\n"
+                                "run: |\n  echo first-line \"$DASH_SECRET\"\n"
+                                "  while [ ! -e " +
+                                    gate +
+                                    " ]; do sleep 0.1; done\n"
+                                    "  echo second-line-after-gate\n");
+  ASSERT_FALSE(id.empty());
+
+  ASSERT_TRUE(browser.navigate(url)) << "the one-time link";
+  EXPECT_TRUE(browser.wait_for("document.body.innerText.includes('" + id + "')", 20))
+      << "the jobs page lists the job";
+  ASSERT_TRUE(browser.navigate(base + "/dashboard/jobs/" + id));
+  ASSERT_TRUE(
+      browser.wait_for("document.getElementById('log').textContent.includes('first-line')", 60))
+      << browser.eval("document.body.innerText").dump();
+  EXPECT_EQ(browser.eval("document.getElementById('log').textContent.includes('second-line')"),
+            json(false));
+  std::ofstream(gate) << "go\n";
+  EXPECT_TRUE(browser.wait_for(
+      "document.getElementById('log').textContent.includes('second-line-after-gate')", 30))
+      << "the log streams into the open page";
+  ASSERT_TRUE(
+      browser.wait_for("document.getElementById('job-state') && "
+                       "document.getElementById('job-state').textContent === 'succeeded' && "
+                       "document.getElementById('log').getAttribute('data-finished') === '1' && "
+                       "document.readyState === 'complete'",
+                       60))
+      << "the page reloads once the job ends\n"
+      << d.log();
+  ASSERT_TRUE(browser.screenshot(shots + "/job.png"));
+  EXPECT_EQ(browser.eval("document.documentElement.outerHTML.includes('" + secret + "')"),
+            json(false))
+      << "the job echoed its secret; the page must not show it";
+  const json cost = browser.eval("document.getElementById('job-cost').textContent");
+  const std::string shown = cost.is_string() ? cost.get<std::string>() : cost.dump();
+  json report =
+      json::parse(unix_http(d.socket(), "GET", "/v1/jobs/" + id + "/report").body, nullptr, false);
+  ASSERT_TRUE(report.contains("actual")) << report.dump();
+  const double usd = report["actual"]["usd"].get<double>();
+  EXPECT_GT(usd, 0);
+  char want[32];
+  std::snprintf(want, sizeof want, "$%.4f", usd);
+  EXPECT_EQ(shown, want) << "the job page states the report's cost";
+  ASSERT_TRUE(browser.navigate(base + "/dashboard/jobs/" + id + "/report"));
+  EXPECT_EQ(browser.eval("!!document.querySelector('svg[data-chart=gantt]')"), json(true));
+  ASSERT_TRUE(browser.navigate(base + "/dashboard"));
+  EXPECT_EQ(browser.eval("document.body.innerText.includes('succeeded')"), json(true));
+  ASSERT_TRUE(browser.screenshot(shots + "/jobs.png"));
+
+  // A long job; its pod deleted from the pods page.
+  const std::string long_id =
+      submit(d, home, "version: 1\nname: dash-long\nrun: |\n  echo holding\n  sleep 120\n");
+  ASSERT_TRUE(wait_until(60, [&] {
+    json pods = json::parse(unix_http(d.socket(), "GET", "/v1/pods").body, nullptr, false);
+    for (const auto& p : pods)
+      if (p.value("job_id", "") == long_id && p.value("state", "") == "alive") return true;
+    return false;
+  })) << d.log();
+  ASSERT_TRUE(browser.navigate(base + "/dashboard/pods"));
+  ASSERT_TRUE(browser.screenshot(shots + "/pods.png"));
+  ASSERT_EQ(browser.eval("document.querySelectorAll('button.delete').length"), json(1));
+  ASSERT_TRUE(browser.eval_and_wait_load("document.querySelector('button.delete').click()"));
+  EXPECT_EQ(browser.eval("document.getElementById('notice').textContent.includes('cancelled')"),
+            json(true))
+      << browser.eval("document.body.innerText").dump();
+  EXPECT_TRUE(wait_until(60,
+                         [&] {
+                           return unix_http(d.socket(), "GET", "/v1/pods").body.find(long_id) ==
+                                      std::string::npos &&
+                                  job_state(d, long_id) == "interrupted";
+                         }))
+      << "the pod is deleted and verified gone, its job interrupted\n"
+      << d.log();
+  json long_job = json::parse(unix_http(d.socket(), "GET", "/v1/jobs/" + long_id).body);
+  for (const auto& p : long_job["pods"]) EXPECT_EQ(p["state"], "deleted") << long_job.dump(1);
+  ASSERT_TRUE(browser.navigate(base + "/dashboard/pods"));
+  EXPECT_EQ(browser.eval("!!document.getElementById('no-pods')"), json(true));
+
+  ASSERT_TRUE(browser.navigate(base + "/dashboard/spend"));
+  EXPECT_EQ(browser.eval("!!document.querySelector('svg[data-chart=cumulative-spend]')"),
+            json(true));
+  EXPECT_EQ(browser.eval("document.body.innerText.includes('monthly cap')"), json(true));
+  ASSERT_TRUE(browser.screenshot(shots + "/spend.png"));
+  EXPECT_TRUE(browser.errors().empty()) << browser.errors().front();
+
+  // Idle with the dashboard open (the jobs page: nothing runs, so it asks nothing).
+  ASSERT_TRUE(browser.navigate(base + "/dashboard"));
+  const long before = cpu_ticks(d.pid());
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const long ticks = cpu_ticks(d.pid()) - before;
+  EXPECT_LE(ticks * 100.0 / sysconf(_SC_CLK_TCK) / 3.0, 1.0) << ticks << " ticks in 3 s";
+  EXPECT_LT(rss_kib(d.pid()), 25 * 1024) << "KiB";
+  std::cout << "burstd idle: " << ticks << " ticks in 3 s, RSS " << rss_kib(d.pid()) << " KiB\n";
+}
+
+TEST(DashboardProxy, TheOneTimeLinkWorksOnceAndForgedRequestsAreRefused) {
+  BurstHome home;
+  BurstdProcess d(home, "max_concurrent_jobs: 1\n");
+  ASSERT_TRUE(d.ready()) << d.log();
+  BurstProcess proxy(home, {"dashboard"});
+  ASSERT_TRUE(proxy.wait_for_stdout("dashboard: http://127.0.0.1:", 20)) << proxy.err();
+  const std::string out = proxy.out();
+  const int port = std::atoi(out.c_str() + out.find("127.0.0.1:") + 10);
+  std::string token = out.substr(out.find("token=") + 6);
+  token = token.substr(0, token.find('\n'));
+  auto get = [&](const std::string& path, const std::string& headers,
+                 const std::string& host = "127.0.0.1") {
+    return tcp_request(port, "GET " + path + " HTTP/1.1\r\nHost: " + host + ":" +
+                                 std::to_string(port) + "\r\n" + headers + "\r\n");
+  };
+  EXPECT_EQ(get("/dashboard", "").rfind("HTTP/1.1 401", 0), 0u) << "no session, no page";
+  EXPECT_EQ(get("/?token=" + std::string(token.size(), 'a'), "").rfind("HTTP/1.1 401", 0), 0u);
+  const std::string first = get("/?token=" + token, "");
+  ASSERT_EQ(first.rfind("HTTP/1.1 303", 0), 0u) << first;
+  const size_t at = first.find("burst_session=");
+  ASSERT_NE(at, std::string::npos) << first;
+  const std::string session = first.substr(at, first.find(';', at) - at);
+  EXPECT_NE(first.find("HttpOnly; SameSite=Strict"), std::string::npos) << first;
+  EXPECT_EQ(get("/?token=" + token, "").rfind("HTTP/1.1 401", 0), 0u) << "the link works once";
+  const std::string page = get("/dashboard", "Cookie: " + session + "\r\n");
+  EXPECT_EQ(page.rfind("HTTP/1.1 200", 0), 0u) << page;
+  EXPECT_NE(page.find("<h1>Jobs</h1>"), std::string::npos) << page;
+  EXPECT_NE(page.find("Content-Security-Policy: default-src 'self'"), std::string::npos) << page;
+  EXPECT_EQ(
+      get("/dashboard", "Cookie: " + session + "\r\n", "evil.example").rfind("HTTP/1.1 421", 0), 0u)
+      << "a rebound DNS name is refused";
+  EXPECT_EQ(get("/metrics", "Cookie: " + session + "\r\n").rfind("HTTP/1.1 200", 0), 0u);
+  // The delete form without its CSRF token, or with a wrong one, deletes nothing.
+  for (const std::string& body : {std::string("provider=local&pod=x"),
+                                  std::string("provider=local&pod=x&csrf=") + std::string(64, '0')})
+    EXPECT_EQ(unix_http(d.socket(), "POST", "/dashboard/pods/delete", body,
+                        "application/x-www-form-urlencoded")
+                  .status,
+              403)
+        << body;
+}
+
+}  // namespace
+}  // namespace burst::testing
