@@ -19,8 +19,8 @@ struct JobFacts {
   bool pull_on_failure = true;
   bool job_failed = false;             // some earlier phase failed or was interrupted
   Handoff handoff = Handoff::kCpuPod;  // where the upload runs (plan/handoff.h)
-  // Where the spec's prepare step runs (plan/prepare.h); none: the spec has no such step (and a
-  // wide job's workers never run it: the job runs it once, on a CPU pod, before them).
+  // Where the spec's prepare step runs (plan/prepare.h); none: the spec has no such step. A wide
+  // job runs a CPU-pod prepare once, before its workers; a GPU-pod one runs on each worker's pod.
   std::optional<PrepareWhere> prepare = std::nullopt;
 };
 

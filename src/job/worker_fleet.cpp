@@ -215,6 +215,10 @@ class Fleet {
     phases.set_fleet([this] { return stop_reason(); }, &provision_mu_);
     // A failed attempt that will be retried pulls nothing: its retry's artefacts replace it.
     JobFacts facts{false, in_.spec.pull_on_failure && last, false};
+    // A prepare step the plan put on the GPU pod (a provider without CPU pods) runs on each
+    // worker's pod before its sync; one the plan put on a CPU pod ran once, before the fleet.
+    if (in_.plan.prepare && in_.spec.prepare && in_.plan.prepare->where == PrepareWhere::kGpuPod)
+      facts.prepare = PrepareWhere::kGpuPod;
     bool delete_failed = false;
     Phase phase = Phase::kProvision;
     while (phase != Phase::kReport && phase != Phase::kDone) {

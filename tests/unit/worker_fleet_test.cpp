@@ -125,6 +125,7 @@ class WorkerFleetTest : public ::testing::Test {
     in.spec = spec_;
     in.plan.gpu = offer_;
     in.plan.estimate.workers = workers;
+    in.plan.prepare = plan_prepare_;
     if (code.ok()) in.code = *code;
     in.ssh_public_key = "ssh-ed25519 AAAA test";
     in.has_items_file = true;
@@ -171,6 +172,7 @@ class WorkerFleetTest : public ::testing::Test {
     for (const auto& p : listed) ADD_FAILURE() << p.id << " still listed";
   }
   std::vector<PodRecord> pods() { return store_->pods_of_job(kJob).value(); }
+  std::optional<PrepareChoice> plan_prepare_;  // the plan's prepare decision, when the spec has one
   int creates() {
     int n = 0;
     for (const auto& c : provider_.calls_) n += c.rfind("create ", 0) == 0;
@@ -253,6 +255,26 @@ TEST_F(WorkerFleetTest, FourWorkersProcessEveryItemOnceAndEveryPodIsDeleted) {
   EXPECT_NE(md.find("The plan's point on the go-wide curve: 4 workers"), std::string::npos) << md;
   EXPECT_NE(md.find("| w3 | `p"), std::string::npos) << md;
   EXPECT_NE(report_json(*report).find("\"curve_point\""), std::string::npos);
+}
+
+// A provider without CPU pods: the plan puts the prepare step on the GPU pod, and a wide job runs
+// it on every worker's pod before that worker's sync (each pod here has its own volume).
+TEST_F(WorkerFleetTest, APrepareStepOnTheGpuPodRunsOnEveryWorkersPodBeforeItsRun) {
+  PrepareSpec prep;
+  prep.run = "mkdir -p \"$BURST_VOLUME/weights\" && echo w > \"$BURST_VOLUME/weights/model.bin\"";
+  prep.creates = {"weights/model.bin"};
+  spec_.prepare = prep;
+  spec_.run = "test -s \"$BURST_VOLUME/weights/model.bin\" || exit 7\n" + spec_.run;
+  plan_prepare_ = PrepareChoice{};
+  plan_prepare_->where = PrepareWhere::kGpuPod;
+  plan_prepare_->why = "on the GPU pod: this provider rents no CPU pods";
+  JobResult r = run(3);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_EQ(rows_of("prepare"), 3) << "one prepare row per worker";
+  EXPECT_EQ(rows_of("run"), 3);
+  EXPECT_EQ(creates(), 3) << "no CPU pod: the provider has none in this plan";
+  expect_every_item_exactly_once();
+  expect_every_pod_deleted_and_verified();
 }
 
 TEST_F(WorkerFleetTest, FlatMergePutsEveryWorkersFilesInTheOneArtefactDirectory) {
