@@ -77,7 +77,8 @@ TEST(BootHistory, ASampleIsProvisionStartToSshReadyOfTheGpuPod) {
                               {phase(Phase::kProvision, 1000, 31000, Outcome::kFailed),
                                phase(Phase::kWaitSsh, 31000, 76000, Outcome::kOk)},
                               pods, &s));
-  EXPECT_FALSE(boot_sample_of(job, {phase(Phase::kProvision, 1000, 31000, Outcome::kOk)}, pods, &s));
+  EXPECT_FALSE(
+      boot_sample_of(job, {phase(Phase::kProvision, 1000, 31000, Outcome::kOk)}, pods, &s));
   // A stuck hour is not a boot time.
   EXPECT_FALSE(boot_sample_of(job,
                               {phase(Phase::kProvision, 0, 1000, Outcome::kOk),
@@ -98,8 +99,8 @@ void record_runs(Store& store) {
     j.finished_ms = j.created_ms + boot_ms + 5000;
     ASSERT_TRUE(store.create_job(j).ok());
     ASSERT_TRUE(store.begin_phase(j.id, Phase::kProvision, j.created_ms).ok());
-    ASSERT_TRUE(store.end_phase(j.id, Phase::kProvision, j.created_ms + 20'000, Outcome::kOk, "")
-                    .ok());
+    ASSERT_TRUE(
+        store.end_phase(j.id, Phase::kProvision, j.created_ms + 20'000, Outcome::kOk, "").ok());
     ASSERT_TRUE(store.begin_phase(j.id, Phase::kWaitSsh, j.created_ms + 20'000).ok());
     ASSERT_TRUE(
         store.end_phase(j.id, Phase::kWaitSsh, j.created_ms + boot_ms, Outcome::kOk, "").ok());
