@@ -8,7 +8,7 @@
 namespace burst {
 
 namespace {
-constexpr double kDefaultLinkGbs = 64;
+constexpr double kParallelDefaultLinkGbs = 64;
 }  // namespace
 
 ParallelLayout parallel_layout(const MemoryBreakdown& need, const GpuSpec& gpu, int gpus) {
@@ -25,14 +25,15 @@ ParallelLayout parallel_layout(const MemoryBreakdown& need, const GpuSpec& gpu, 
 double link_gbs(const GpuSpec& gpu, int n) {
   // The catalog's interconnect_gbs is bidirectional; a ring moves data one way per hop. A card
   // without one is taken as PCIe 4.0 x16 (64 GB/s).
-  double one_way = (gpu.interconnect_gbs > 0 ? gpu.interconnect_gbs : kDefaultLinkGbs) / 2.0;
+  double one_way =
+      (gpu.interconnect_gbs > 0 ? gpu.interconnect_gbs : kParallelDefaultLinkGbs) / 2.0;
   if (n > kGpusPerNode) one_way = std::min(one_way, kInterNodeGbsPerGpu);
   return one_way * kLinkEfficiency;
 }
 
 namespace {
 
-double latency_s(const GpuSpec& gpu, int n) {
+double parallel_latency_s(const GpuSpec& gpu, int n) {
   const bool fast = gpu.interconnect == "nvlink" || gpu.interconnect == "infinity-fabric";
   return fast && n <= kGpusPerNode ? kAllReduceLatencyFastS : kAllReduceLatencySlowS;
 }
@@ -43,7 +44,7 @@ double collective_seconds(const GpuSpec& gpu, int n, double bytes, long calls) {
   if (n <= 1) return 0;
   const double gbs = link_gbs(gpu, n);
   const double wire = gbs > 0 ? bytes / (gbs * 1e9) : 0;
-  return wire + static_cast<double>(calls) * latency_s(gpu, n);
+  return wire + static_cast<double>(calls) * parallel_latency_s(gpu, n);
 }
 
 double allreduce_seconds(const GpuSpec& gpu, int n, double bytes) {

@@ -43,7 +43,7 @@ TEST(BootHistory, BlendsTheProviderPriorWithMeasuredRuns) {
   EXPECT_EQ(none.note(180), "");
 }
 
-PhaseRecord phase(Phase p, int64_t from, int64_t to, Outcome o) {
+PhaseRecord boot_phase(Phase p, int64_t from, int64_t to, Outcome o) {
   PhaseRecord r;
   r.job_id = "j";
   r.phase = p;
@@ -64,30 +64,30 @@ TEST(BootHistory, ASampleIsProvisionStartToSshReadyOfTheGpuPod) {
   const std::vector<PodRecord> pods{cpu, gpu};
   BootSample s;
   ASSERT_TRUE(boot_sample_of(job,
-                             {phase(Phase::kPlan, 0, 1000, Outcome::kOk),
-                              phase(Phase::kProvision, 1000, 31000, Outcome::kOk),
-                              phase(Phase::kWaitSsh, 31000, 76000, Outcome::kOk),
-                              phase(Phase::kRun, 76000, 99000, Outcome::kFailed)},
+                             {boot_phase(Phase::kPlan, 0, 1000, Outcome::kOk),
+                              boot_phase(Phase::kProvision, 1000, 31000, Outcome::kOk),
+                              boot_phase(Phase::kWaitSsh, 31000, 76000, Outcome::kOk),
+                              boot_phase(Phase::kRun, 76000, 99000, Outcome::kFailed)},
                              pods, &s));
   EXPECT_EQ(s.provider, "runpod");
   EXPECT_EQ(s.gpu_type, "RTX_4090");
   EXPECT_DOUBLE_EQ(s.seconds, 75);
   // A provision that failed, or SSH never ready, measures nothing.
   EXPECT_FALSE(boot_sample_of(job,
-                              {phase(Phase::kProvision, 1000, 31000, Outcome::kFailed),
-                               phase(Phase::kWaitSsh, 31000, 76000, Outcome::kOk)},
+                              {boot_phase(Phase::kProvision, 1000, 31000, Outcome::kFailed),
+                               boot_phase(Phase::kWaitSsh, 31000, 76000, Outcome::kOk)},
                               pods, &s));
   EXPECT_FALSE(
-      boot_sample_of(job, {phase(Phase::kProvision, 1000, 31000, Outcome::kOk)}, pods, &s));
+      boot_sample_of(job, {boot_phase(Phase::kProvision, 1000, 31000, Outcome::kOk)}, pods, &s));
   // A stuck hour is not a boot time.
   EXPECT_FALSE(boot_sample_of(job,
-                              {phase(Phase::kProvision, 0, 1000, Outcome::kOk),
-                               phase(Phase::kWaitSsh, 1000, 4'000'000, Outcome::kOk)},
+                              {boot_phase(Phase::kProvision, 0, 1000, Outcome::kOk),
+                               boot_phase(Phase::kWaitSsh, 1000, 4'000'000, Outcome::kOk)},
                               pods, &s));
 }
 
 // Three recorded runpod RTX_4090 jobs that took 100, 110 and 120 s to answer SSH.
-void record_runs(Store& store) {
+void boot_record_runs(Store& store) {
   int n = 0;
   for (int64_t boot_ms : {100'000, 110'000, 120'000}) {
     JobRecord j;
@@ -116,7 +116,7 @@ void record_runs(Store& store) {
   }
 }
 
-PipelineSpec reference_spec() {
+PipelineSpec boot_reference_spec() {
   PipelineSpec s;
   s.name = "render";
   s.run = "python render.py";
@@ -125,7 +125,7 @@ PipelineSpec reference_spec() {
   return s;
 }
 
-PlanInput runpod_4090() {
+PlanInput boot_runpod_4090() {
   PlanInput in;
   in.providers = {"runpod"};
   Offer o;
@@ -146,21 +146,21 @@ TEST(PlanBootHistory, PlanAndRunLearnTheColdStartFromTheStore) {
   config.db_path = dir.path() + "/burst.db";
   const double prior = find_provider_traits("runpod")->boot_s;
   {
-    PlanInput empty = runpod_4090();  // no store yet: the prior
-    auto plan = plan_with_history(reference_spec(), &empty, config);
+    PlanInput empty = boot_runpod_4090();  // no store yet: the prior
+    auto plan = plan_with_history(boot_reference_spec(), &empty, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
     EXPECT_DOUBLE_EQ(plan->estimate.cold_start_s, prior);
   }
   {
     auto store = open_store("", config.db_path);
     ASSERT_TRUE(store.ok()) << store.error().message;
-    record_runs(**store);
+    boot_record_runs(**store);
   }
   // `burst plan` (any width) and `burst run` (one worker) read the same history.
   for (int max_workers : {64, 1}) {
-    PlanInput in = runpod_4090();
+    PlanInput in = boot_runpod_4090();
     in.max_workers = max_workers;
-    auto plan = plan_with_history(reference_spec(), &in, config);
+    auto plan = plan_with_history(boot_reference_spec(), &in, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
     const double provider = (2 * prior + 330) / 5;
     EXPECT_NEAR(plan->estimate.cold_start_s, (2 * provider + 330) / 5, 1e-9);
@@ -169,9 +169,9 @@ TEST(PlanBootHistory, PlanAndRunLearnTheColdStartFromTheStore) {
         << plan->notes.front();
   }
   // A measured value handed in (PlanInput::boot_s) still wins.
-  PlanInput fixed = runpod_4090();
+  PlanInput fixed = boot_runpod_4090();
   fixed.boot_s = 30;
-  auto plan = plan_with_history(reference_spec(), &fixed, config);
+  auto plan = plan_with_history(boot_reference_spec(), &fixed, config);
   ASSERT_TRUE(plan.ok());
   EXPECT_DOUBLE_EQ(plan->estimate.cold_start_s, 30);
 }

@@ -13,7 +13,7 @@
 namespace burst {
 namespace {
 
-GpuSpec card(const std::string& name, const std::string& link, double link_gbs) {
+GpuSpec tp_card(const std::string& name, const std::string& link, double link_gbs) {
   GpuSpec g;
   g.name = name;
   g.vram_gb = 80;
@@ -24,7 +24,7 @@ GpuSpec card(const std::string& name, const std::string& link, double link_gbs) 
   return g;
 }
 
-Workload llm(double params_b) {
+Workload tp_llm(double params_b) {
   Workload w;
   w.kind = "llm-inference";
   w.params_b = params_b;
@@ -37,21 +37,21 @@ Workload llm(double params_b) {
 
 TEST(CostParallel, AllReduceTimeIsLatencyPlusRingVolumeOverTheLink) {
   // NVLink 900 GB/s both ways: 450 one way at 80% = 360 GB/s; a ring moves 2 (n-1)/n of it.
-  EXPECT_NEAR(allreduce_seconds(card("h", "nvlink", 900), 4, 1e9), 10e-6 + 1.5e9 / 360e9, 1e-12);
+  EXPECT_NEAR(allreduce_seconds(tp_card("h", "nvlink", 900), 4, 1e9), 10e-6 + 1.5e9 / 360e9, 1e-12);
   // PCIe 4.0 x16: 64 both ways, 25.6 GB/s effective, and the slower per-call latency.
-  EXPECT_NEAR(allreduce_seconds(card("p", "pcie", 64), 4, 1e9), 45e-6 + 1.5e9 / 25.6e9, 1e-12);
+  EXPECT_NEAR(allreduce_seconds(tp_card("p", "pcie", 64), 4, 1e9), 45e-6 + 1.5e9 / 25.6e9, 1e-12);
   // Infinity Fabric is a fast link like NVLink.
-  EXPECT_NEAR(allreduce_seconds(card("m", "infinity-fabric", 896), 8, 1e9),
+  EXPECT_NEAR(allreduce_seconds(tp_card("m", "infinity-fabric", 896), 8, 1e9),
               10e-6 + 1.75e9 / (448e9 * 0.8), 1e-12);
   // Across nodes the network caps the link (50 GB/s per GPU) and the latency is the slow one.
-  EXPECT_NEAR(allreduce_seconds(card("h", "nvlink", 900), 16, 1e9), 45e-6 + 1.875e9 / (50e9 * 0.8),
-              1e-12);
-  EXPECT_EQ(allreduce_seconds(card("h", "nvlink", 900), 1, 1e9), 0);
+  EXPECT_NEAR(allreduce_seconds(tp_card("h", "nvlink", 900), 16, 1e9),
+              45e-6 + 1.875e9 / (50e9 * 0.8), 1e-12);
+  EXPECT_EQ(allreduce_seconds(tp_card("h", "nvlink", 900), 1, 1e9), 0);
 }
 
 TEST(CostParallel, AModelThatFitsOneCardRunsAsReplicasNeverTensorParallel) {
-  const GpuSpec h = card("H", "nvlink", 900);
-  Workload w = llm(7);
+  const GpuSpec h = tp_card("H", "nvlink", 900);
+  Workload w = tp_llm(7);
   w.layers.reset();
   w.hidden.reset();
   w.concurrency = 8;
@@ -70,8 +70,8 @@ TEST(CostParallel, AModelThatFitsOneCardRunsAsReplicasNeverTensorParallel) {
 }
 
 TEST(CostParallel, TensorParallelCostComesFromTheInterconnect) {
-  const GpuSpec nv = card("NV", "nvlink", 900), pc = card("PC", "pcie", 64);
-  const Workload w = llm(70);  // 140 GB of fp16 weights: two 80 GB cards at the least
+  const GpuSpec nv = tp_card("NV", "nvlink", 900), pc = tp_card("PC", "pcie", 64);
+  const Workload w = tp_llm(70);  // 140 GB of fp16 weights: two 80 GB cards at the least
   auto a = run_time(w, nv, 4, {nv, pc}, default_calibration());
   auto b = run_time(w, pc, 4, {nv, pc}, default_calibration());
   ASSERT_TRUE(a.ok() && b.ok()) << a.error().message;
@@ -85,8 +85,8 @@ TEST(CostParallel, TensorParallelCostComesFromTheInterconnect) {
 }
 
 TEST(CostParallel, ManySequencesOnAModelNeedingTwoCardsUseReplicas) {
-  const GpuSpec nv = card("NV", "nvlink", 900);
-  Workload w = llm(70);
+  const GpuSpec nv = tp_card("NV", "nvlink", 900);
+  Workload w = tp_llm(70);
   w.concurrency = 16;
   w.items = 256;
   auto t = run_time(w, nv, 8, {nv}, default_calibration());
@@ -96,8 +96,8 @@ TEST(CostParallel, ManySequencesOnAModelNeedingTwoCardsUseReplicas) {
 }
 
 TEST(CostParallel, AboveEightCardsThePipelineAcrossNodesIdlesAtBatchOne) {
-  const GpuSpec h = card("H", "nvlink", 900);
-  Workload w = llm(405);  // 810 GB of fp16 weights: 16 x 80 GB cards
+  const GpuSpec h = tp_card("H", "nvlink", 900);
+  Workload w = tp_llm(405);  // 810 GB of fp16 weights: 16 x 80 GB cards
   w.layers = 126;
   w.hidden = 16384;
   auto t = run_time(w, h, 16, {h}, default_calibration());
@@ -117,7 +117,7 @@ TEST(CostParallel, ShardedTrainingOnPcieWaitsForItsCollectives) {
   w.params_b = 13;  // 18 bytes per parameter: 234 GB, four 80 GB cards
   w.precision = "bf16";
   w.tokens = 100'000'000;
-  const GpuSpec nv = card("NV", "nvlink", 900), pc = card("PC", "pcie", 64);
+  const GpuSpec nv = tp_card("NV", "nvlink", 900), pc = tp_card("PC", "pcie", 64);
   auto a = run_time(w, nv, 4, {nv, pc}, default_calibration());
   auto b = run_time(w, pc, 4, {nv, pc}, default_calibration());
   ASSERT_TRUE(a.ok() && b.ok()) << a.error().message;
@@ -137,7 +137,7 @@ TEST(CostParallel, NoOfferWithEnoughCardsSaysHowManyAreNeeded) {
   spec.workload.mode = "full";
   spec.workload.params_b = 70;
   spec.workload.tokens = 1'000'000;
-  const std::vector<GpuSpec> catalog{card("H100_SXM", "nvlink", 900)};
+  const std::vector<GpuSpec> catalog{tp_card("H100_SXM", "nvlink", 900)};
   PlanInput in;
   in.catalog = &catalog;
   in.providers = {"runpod"};
