@@ -74,9 +74,6 @@ struct Calibration {
   double eta_bw = 0;       // achieved / peak memory bandwidth
   double eta_compute = 0;  // achieved / peak tensor TFLOPS
   double t0_s = 0;         // fixed overhead per step (kernel launches, sync), seconds
-  // Throughput loss per extra GPU under tensor parallelism, by interconnect.
-  double tp_penalty_nvlink = 0;
-  double tp_penalty_pcie = 0;
 };
 
 // The calibration burst ships with (see docs/cost-model.md for the fit).
@@ -104,6 +101,35 @@ bool known_engine(const std::string& engine);
 // No engine named means vLLM on an HBM card and any engine ("") on others. Efficiencies stay <= 1.
 Calibration effective_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal);
 
+// How `gpus` cards of one offer share the work (src/cost/parallel.cpp, docs/cost-model.md
+// "Multi-GPU"): the smallest group that holds the model (`group`: tensor parallel for inference,
+// fully sharded data parallel for training; never more than one card for a model that fits one),
+// and as many independent replicas of that group as the offer has room for. Groups above 8 cards
+// span nodes: 8-way tensor parallel inside each node, a pipeline across nodes.
+struct ParallelLayout {
+  int group = 1;
+  int replicas = 1;
+  int nodes = 1;  // ceil(group / 8)
+};
+inline constexpr int kGpusPerNode = 8;
+ParallelLayout parallel_layout(const MemoryBreakdown& need, const GpuSpec& gpu, int gpus);
+
+// Collective communication, from the catalog's interconnect (interconnect_gbs is bidirectional
+// per GPU: half of it each way). A ring all-reduce of `bytes` over n cards moves 2 (n-1)/n x bytes
+// through each card's link at kLinkEfficiency of its one-way rate, after a fixed latency per call
+// (kAllReduceLatencyFastS on NVLink / Infinity Fabric, kAllReduceLatencySlowS on PCIe). Across
+// nodes the link is the node's network, kInterNodeGbsPerGpu each way per GPU.
+inline constexpr double kLinkEfficiency = 0.8;
+inline constexpr double kAllReduceLatencyFastS = 10e-6;
+inline constexpr double kAllReduceLatencySlowS = 45e-6;
+inline constexpr double kInterNodeGbsPerGpu = 50;
+// Effective one-way GB/s of `gpu`'s link for a collective over `n` cards (n > 8: across nodes).
+double link_gbs(const GpuSpec& gpu, int n);
+double allreduce_seconds(const GpuSpec& gpu, int n, double bytes);
+// Seconds each card spends moving `bytes` (per card, already counting the (n-1)/n share) plus
+// `calls` latencies: the cost of all-gathers and reduce-scatters of training's sharded state.
+double collective_seconds(const GpuSpec& gpu, int n, double bytes, long calls);
+
 struct RunTime {
   double compute_s = 0;  // the whole run step's compute time on this candidate
   double step_s = 0;     // one step (decode token, denoising step, training step)
@@ -114,12 +140,17 @@ struct RunTime {
   // context_tokens is given and larger), compute-bound; compute_s includes it once per round.
   double prefill_s = 0;
   long rounds = 1;
+  ParallelLayout layout;  // how the offer's cards were used
+  double comm_s = 0;      // per step: the collectives not hidden behind compute
 };
 
 // Time of the run step for `w` on `gpus` x `gpu`, by the roofline
 //   step = max(bytes / (bw x eta_bw), flops / (tflops x eta_compute)) + t0
-// (scaled for tensor parallelism). A custom workload scales workload.reference by the ratio of
-// the bounding resource between the reference GPU (looked up in `catalog`) and `gpu`.
+// per group of parallel_layout, plus the group's collectives (tensor parallel: two all-reduces
+// of the step's activations per layer; training: the sharded state's all-gathers and gradient
+// reduction, overlapped with compute), with the replicas splitting the items or sequences. A custom
+// workload scales workload.reference by the ratio of the bounding resource between the reference
+// GPU (looked up in `catalog`) and `gpu`.
 Result<RunTime> run_time(const Workload& w, const GpuSpec& gpu, int gpus,
                          const std::vector<GpuSpec>& catalog, const Calibration& cal);
 

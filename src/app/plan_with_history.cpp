@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "burst/store.h"
+#include "plan/boot_history.h"
 #include "plan/calibration.h"
 
 namespace burst {
@@ -19,6 +20,24 @@ bool volume_used_before(Store& store, const PipelineSpec& spec) {
   return false;
 }
 
+// Every recent job's measured provisioning + image pull (plan/boot_history.h), any pipeline:
+// how fast a provider hands over a pod does not depend on what runs on it.
+std::vector<BootSample> boot_samples(Store& store) {
+  std::vector<BootSample> out;
+  auto jobs = store.recent_jobs(kBootHistoryJobs);
+  if (!jobs.ok()) return out;
+  for (const JobRecord& j : *jobs) {
+    if (j.finished_ms == 0 || j.provider == "local") continue;
+    auto phases = store.phases(j.id);
+    if (!phases.ok()) continue;
+    auto pods = store.pods_of_job(j.id);
+    if (!pods.ok()) continue;
+    BootSample s;
+    if (boot_sample_of(j, *phases, *pods, &s)) out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config) {
@@ -26,6 +45,7 @@ Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const
   if (!config.store_url.empty() || access(config.db_path.c_str(), F_OK) == 0) {
     if (auto store = open_store(config.store_url, config.db_path); store.ok()) {
       if (volume_used_before(**store, spec)) input->warm_volume = true;
+      input->boot_history = boot_samples(**store);
       // The planner fits each GPU type from these runs (plan/calibration.h).
       if (auto runs =
               (*store)->calibration_samples(spec.name, spec.workload.kind, kCalibrationHistory);

@@ -5,7 +5,9 @@
 //     the volume and the cold start loads them at the warm rate;
 //   - calibration: the pipeline's measured runs (PlanInput::calibration_history), which the
 //     planner fits per GPU type (plan/calibration.h); the plan's basis then says which fit
-//     applied, e.g. "calibrated from 3 runs on RTX_4090".
+//     applied, e.g. "calibrated from 3 runs on RTX_4090";
+//   - cold start: every recent job's measured provisioning + image pull (plan/boot_history.h),
+//     so each provider's (and GPU type's) boot time is learned, the constants only priors.
 // With no store, or one that cannot be read, it is the plain plan of plan/planner.h.
 #pragma once
 

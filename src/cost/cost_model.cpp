@@ -15,13 +15,11 @@ namespace burst {
 const Calibration& default_calibration() {
   // eta_bw and t0_s: least-squares fit to 25 llama.cpp batch-1 decode rows (docs/cost-model.md,
   // "Calibration"; RMS residual 20.7%). eta_compute: published MFU (PaLM 46.2%, Megatron-LM
-  // 52%). TP penalties: assumptions, not fitted.
+  // 52%). Multi-GPU costs come from the interconnect (src/cost/parallel.cpp), not from here.
   static const Calibration kDefault{
       .eta_bw = 0.746,
       .eta_compute = 0.45,
       .t0_s = 0.00336,
-      .tp_penalty_nvlink = 0.15,
-      .tp_penalty_pcie = 0.35,
   };
   return kDefault;
 }
@@ -107,21 +105,15 @@ Error missing(const std::string& field, const std::string& kind) {
                     "workload." + field + " is required to estimate the run time of kind " + kind);
 }
 
-// n GPUs do the work of n x (1 - penalty x (n-1)/n) GPUs.
-double tp_factor(const GpuSpec& gpu, int gpus, const Calibration& cal) {
-  const bool fast_link = gpu.interconnect == "nvlink" || gpu.interconnect == "infinity-fabric";
-  const double penalty = fast_link ? cal.tp_penalty_nvlink : cal.tp_penalty_pcie;
-  const double n = gpus;
-  return n * (1.0 - penalty * (n - 1.0) / n);
-}
-
 // Share of the weights a decode step reads: active / total for a mixture of experts.
 double active_fraction(const Workload& w, double active) {
   auto total = cost::param_count(w);
   return total.ok() && *total > 0 ? std::min(1.0, active / *total) : 1.0;
 }
 
-Result<StepWork> inference_work(const Workload& w, double params, const MemoryBreakdown& mem) {
+// `w` and `mem` are one replica's; `replicas` groups take rounds of items side by side.
+Result<StepWork> inference_work(const Workload& w, double params, const MemoryBreakdown& mem,
+                                int replicas) {
   if (!w.tokens || *w.tokens <= 0) return missing("tokens", w.kind);
   StepWork s;
   const long sequences = positive_or(w.concurrency, 1);
@@ -129,7 +121,7 @@ Result<StepWork> inference_work(const Workload& w, double params, const MemoryBr
   // Each decode step reads every active weight once and the whole KV cache of the batch.
   s.bytes = mem.weights_gib * kGiB * active_fraction(w, params) + mem.kv_cache_gib * kGiB;
   s.flops = 2.0 * params * static_cast<double>(sequences);
-  const long rounds = w.items ? ceil_div(std::max(*w.items, 1L), sequences) : 1;
+  const long rounds = w.items ? ceil_div(std::max(*w.items, 1L), sequences * replicas) : 1;
   s.steps = rounds * *w.tokens;
   s.rounds = rounds;
   // The prompt is the context not generated: its tokens go through every active weight once.
@@ -139,7 +131,8 @@ Result<StepWork> inference_work(const Workload& w, double params, const MemoryBr
   return s;
 }
 
-Result<StepWork> diffusion_work(const Workload& w, double params, const MemoryBreakdown& mem) {
+Result<StepWork> diffusion_work(const Workload& w, double params, const MemoryBreakdown& mem,
+                                int replicas) {
   if (!w.items || *w.items <= 0) return missing("items", w.kind);
   StepWork s;
   const long batch = positive_or(w.batch, 1);
@@ -149,7 +142,7 @@ Result<StepWork> diffusion_work(const Workload& w, double params, const MemoryBr
   // Weights are read once per denoising step for the whole batch; activations once each.
   s.bytes = mem.weights_gib * kGiB + mem.activations_gib * kGiB;
   s.flops = 2.0 * params * static_cast<double>(batch) * tokens_per_item;
-  s.steps = ceil_div(*w.items, batch) * positive_or(w.steps, 1);
+  s.steps = ceil_div(*w.items, batch * replicas) * positive_or(w.steps, 1);
   return s;
 }
 
@@ -219,36 +212,110 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
   auto total_params = cost::param_count(w);
   if (!total_params) return total_params.error();
   // A mixture of experts computes (and, at batch 1, reads) only its active parameters per token.
-  const double active = cost::active_param_count(w, *total_params);
-  const double* params = &active;
-  Result<StepWork> work = w.kind == "llm-inference" ? inference_work(w, *params, *mem)
-                          : w.kind == "diffusion"   ? diffusion_work(w, *params, *mem)
-                                                    : training_work(w, *params, *mem);
-  if (!work) return work.error();
+  const double params = cost::active_param_count(w, *total_params);
+  // Each layout's time; the fastest wins (one offer, one price). A model that fits one card is
+  // never split; a larger one may use a wider group than it needs when that is faster.
+  auto time_for = [&](const ParallelLayout& layout) -> Result<RunTime> {
+    // Inference without items: the replicas share the concurrent sequences.
+    Workload one = w;
+    MemoryBreakdown one_mem = *mem;
+    if (w.kind == "llm-inference" && layout.replicas > 1 && !w.items &&
+        positive_or(w.concurrency, 1) > 1) {
+      one.concurrency = ceil_div(*w.concurrency, layout.replicas);
+      auto m = memory_need(one);
+      if (!m) return m.error();
+      one_mem = *m;
+    }
+    Result<StepWork> work =
+        w.kind == "llm-inference" ? inference_work(one, params, one_mem, layout.replicas)
+        : w.kind == "diffusion"   ? diffusion_work(w, params, *mem, layout.replicas)
+                                  : training_work(w, params, *mem);
+    if (!work) return work.error();
 
-  double tflops = gpu.fp16_tflops;
-  if (cost::effective_precision(w) == "fp8" && gpu.fp8_tflops) tflops = *gpu.fp8_tflops;
-  const Calibration cal = effective_calibration(w, gpu, given_cal);
-  const double scale = tp_factor(gpu, gpus, cal);
-  const double bw = gpu.mem_bw_gbs * 1e9 * cal.eta_bw * scale;
-  const double flops = tflops * 1e12 * cal.eta_compute * scale;
-  if (!(bw > 0) || !(flops > 0)) {
-    return make_error(ErrorCode::kInvalid,
-                      "GPU " + gpu.name + " has no memory bandwidth or TFLOPS in the catalog");
+    double tflops = gpu.fp16_tflops;
+    if (cost::effective_precision(w) == "fp8" && gpu.fp8_tflops) tflops = *gpu.fp8_tflops;
+    const Calibration cal = effective_calibration(w, gpu, given_cal);
+    const cost::Shape shape = cost::shape_of(w, *total_params);
+    const bool training = w.kind == "llm-training";
+    // Cards working on one step. Inference: the group; across nodes a pipeline of 8-way tensor
+    // parallel stages, all busy only with a sequence per stage in flight. Training: every card
+    // (the replicas split the batch; each group's cards hold and touch a shard of the state).
+    double cards = layout.group;
+    if (!training && layout.nodes > 1)
+      cards = std::min<double>(layout.group, static_cast<double>(kGpusPerNode) * work->batch);
+    double bytes = work->bytes;
+    double step_flops = work->flops;
+    if (training) {
+      cards = gpus;
+      bytes *= layout.replicas;
+    }
+    const double bw = gpu.mem_bw_gbs * 1e9 * cal.eta_bw * cards;
+    const double flops = tflops * 1e12 * cal.eta_compute * cards;
+    if (!(bw > 0) || !(flops > 0)) {
+      return make_error(ErrorCode::kInvalid,
+                        "GPU " + gpu.name + " has no memory bandwidth or TFLOPS in the catalog");
+    }
+    const double t_bw = bytes / bw;
+    const double t_compute = step_flops / flops;
+
+    // Collectives per step. Tensor parallel (Megatron-LM): two all-reduces of the step's
+    // activations (tokens x hidden x 2 bytes) per layer, inside one node. Training (ZeRO-3 /
+    // FSDP): each card all-gathers the weights twice and reduce-scatters the gradients,
+    // 3 x state x (n-1)/n, plus the replicas' all-reduce of their gradient shards; overlapped
+    // with compute, so only what exceeds it counts.
+    constexpr double kActivationBytes = 2;
+    const int tp = std::min(layout.group, kGpusPerNode);
+    double comm = 0, prefill_comm = 0;
+    if (training) {
+      const double weights = mem->weights_gib * kGiB, grads = mem->gradients_gib * kGiB;
+      double per_card = 0;
+      long calls = 0;
+      if (layout.group > 1) {
+        per_card += (2 * weights + grads) * (layout.group - 1) / layout.group;
+        calls += 3 * static_cast<long>(shape.layers);
+      }
+      if (layout.replicas > 1) {
+        per_card += 2 * grads / layout.group * (layout.replicas - 1) / layout.replicas;
+        calls += 1;
+      }
+      comm =
+          std::max(0.0, collective_seconds(gpu, gpus, per_card, calls) - std::max(t_bw, t_compute));
+    } else if (tp > 1) {
+      const double tokens = w.kind == "diffusion"
+                                ? work->batch * static_cast<double>(positive_or(
+                                                    w.tokens, cost::kDiffusionDefaultTokensPerItem))
+                                : work->batch;
+      comm =
+          2 * shape.layers * allreduce_seconds(gpu, tp, tokens * shape.hidden * kActivationBytes);
+      if (work->prefill_flops > 0 && w.context_tokens && w.tokens) {
+        const double prompt = static_cast<double>(*w.context_tokens - *w.tokens) * work->batch;
+        prefill_comm =
+            2 * shape.layers * allreduce_seconds(gpu, tp, prompt * shape.hidden * kActivationBytes);
+      }
+    }
+
+    RunTime t;
+    t.bound = t_compute > t_bw ? "compute" : "bandwidth";
+    t.step_s = std::max(t_bw, t_compute) + cal.t0_s + comm;
+    t.comm_s = comm;
+    t.layout = layout;
+    t.steps = work->steps;
+    t.batch = training ? work->batch : work->batch * layout.replicas;
+    t.rounds = work->rounds;
+    t.prefill_s = work->prefill_flops / flops + prefill_comm;
+    t.compute_s =
+        t.step_s * static_cast<double>(t.steps) + t.prefill_s * static_cast<double>(t.rounds);
+    return t;
+  };
+  const ParallelLayout least = parallel_layout(*mem, gpu, gpus);
+  auto best = time_for(least);
+  if (!best) return best;
+  for (int g = least.group * 2; least.group > 1 && g <= gpus; g *= 2) {
+    auto t = time_for({g, gpus / g, (g + kGpusPerNode - 1) / kGpusPerNode});
+    if (!t) return t;
+    if (t->compute_s < best->compute_s) best = std::move(t);
   }
-  const double t_bw = work->bytes / bw;
-  const double t_compute = work->flops / flops;
-
-  RunTime t;
-  t.bound = t_compute > t_bw ? "compute" : "bandwidth";
-  t.step_s = std::max(t_bw, t_compute) + cal.t0_s;
-  t.steps = work->steps;
-  t.batch = work->batch;
-  t.rounds = work->rounds;
-  t.prefill_s = work->prefill_flops / flops;
-  t.compute_s =
-      t.step_s * static_cast<double>(t.steps) + t.prefill_s * static_cast<double>(t.rounds);
-  return t;
+  return best;
 }
 
 }  // namespace burst

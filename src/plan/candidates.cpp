@@ -119,9 +119,19 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
     m.run_s *= m.fit.factor;
     m.step_s *= m.fit.factor;
   }
-  m.basis = with_fit(
-      "roofline on " + gpu.name + " x" + std::to_string(count) + ", " + rt->bound + "-bound",
-      m.fit);
+  std::string layout;
+  if (count > 1 && w.kind != "custom") {
+    const ParallelLayout& l = rt->layout;
+    const char* split = w.kind == "llm-training" ? "-way sharded" : "-way tensor parallel";
+    layout = l.group > 1 ? " (" + std::to_string(l.group) + split : " (";
+    if (l.replicas > 1)
+      layout += (l.group > 1 ? ", " : "") + std::to_string(l.replicas) + " replicas";
+    if (l.nodes > 1) layout += ", " + std::to_string(l.nodes) + " nodes";
+    layout += ")";
+  }
+  m.basis = with_fit("roofline on " + gpu.name + " x" + std::to_string(count) + layout + ", " +
+                         rt->bound + "-bound",
+                     m.fit);
   return m;
 }
 
@@ -380,7 +390,15 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       } else {
         c->basis = "no workload.reference: run time unknown, cost excludes the run";
       }
-      const double boot = !traits_of(o).runs_here && in.boot_s ? *in.boot_s : -1;
+      double boot = !traits_of(o).runs_here && in.boot_s ? *in.boot_s : -1;
+      if (boot < 0 && !traits_of(o).runs_here && in.boot_history && !in.boot_history->empty()) {
+        const double prior = traits_of(o).boot_s;
+        const BootEstimate learned = estimate_boot(*in.boot_history, o.provider, o.gpu_type, prior);
+        if (learned.runs > 0) {
+          boot = learned.seconds;
+          c->cold_start_note = "cold start: " + learned.note(prior);
+        }
+      }
       c->cold_start_s = boot >= 0 ? boot + weight_bytes / (in.warm_volume ? kWarmLoadBytesPerSecond
                                                                           : kColdLoadBytesPerSecond)
                                   : cold_start_seconds(traits_of(o), weight_bytes, in.warm_volume);

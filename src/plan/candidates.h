@@ -13,6 +13,7 @@
 #include "burst/provider.h"
 #include "burst/spec.h"
 #include "burst/store.h"
+#include "plan/boot_history.h"
 
 namespace burst {
 
@@ -50,8 +51,9 @@ struct CandidateShape {
   double need_gib = 0;  // memory the workload needs (0 when unknown)
   double have_gb = 0;   // usable VRAM across the offer's GPUs
   int gpus_needed = 0;
-  double cold_start_s = 0;   // provisioning + image pull + weights load, per worker
-  bool warm_volume = false;  // weights expected on the volume already
+  double cold_start_s = 0;      // provisioning + image pull + weights load, per worker
+  std::string cold_start_note;  // where provisioning came from when learned (boot_history.h)
+  bool warm_volume = false;     // weights expected on the volume already
   double sync_s = 0;
   double run_s = 0;   // the run step on one worker with all the items
   std::string bound;  // bandwidth | compute | capacity | "" (unknown)
@@ -105,6 +107,9 @@ struct CandidateInput {
   // Provisioning + image pull in seconds for every provider, replacing the documented
   // per-provider constants (e.g. a measured value); weights load is still added.
   std::optional<double> boot_s;
+  // Measured provisioning of earlier jobs (plan/boot_history.h): the per-provider constants
+  // become priors. Null or empty: the constants. boot_s, when set, wins over both.
+  const std::vector<BootSample>* boot_history = nullptr;
 };
 
 // One candidate per offer, cheapest feasible first (ties: faster first), rejected ones last.

@@ -128,6 +128,28 @@ struct NoteKeyHash {
   }
 };
 
+// When no offer has room for the workload: "needs N GPUs (N x <type>, <vram> GB each); no offer
+// has that many (the largest has M)" for the GPU type needing fewest cards, else "".
+std::string too_few_gpus(const std::vector<Candidate>& candidates) {
+  const Candidate* fewest = nullptr;
+  int largest = 0;
+  for (const Candidate& c : candidates) {
+    if (!c.shape || c.shape->bound != "capacity") continue;
+    largest = std::max(largest, std::max(1, c.offer.gpu_count));
+    const int n = c.shape->gpus_needed;
+    if (n > 0 && (!fewest || n < fewest->shape->gpus_needed)) fewest = &c;
+  }
+  for (const Candidate& c : candidates)  // some offer fits: it lost for another reason
+    if (c.shape && c.shape->bound != "capacity" && !c.shape->bound.empty()) return "";
+  if (!fewest) return "";
+  const int n = fewest->shape->gpus_needed;
+  if (n <= largest) return "";
+  std::string each = fewest->offer.vram_gb ? fmt(", %.0f GB each", *fewest->offer.vram_gb) : "";
+  return "needs " + std::to_string(n) + " GPUs (" + std::to_string(n) + " x " +
+         fewest->offer.gpu_type + each + ", " + fmt("%.0f GiB", fewest->shape->need_gib) +
+         " in all); no offer has that many (the largest has " + std::to_string(largest) + ")";
+}
+
 }  // namespace
 
 Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
@@ -166,6 +188,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   ci.split_here = spec.resources.max_workers.has_value() || spec.resources.workers.has_value();
   ci.fixed_workers = spec.resources.workers;
   ci.boot_s = in.boot_s;
+  ci.boot_history = &in.boot_history;
   std::vector<Candidate> candidates = price_candidates(spec, offers, ci);
 
   // One note per distinct (provider, GPU, reason), in candidate order: 10,000 offers repeat a
@@ -249,6 +272,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   }
   if (!best) {
     std::string msg = "no offer satisfies the spec's resources";
+    if (const std::string few = too_few_gpus(candidates); !few.empty()) msg += "\n  " + few;
     for (const auto& n : in.unusable) msg += "\n  " + n;
     const std::vector<std::string>& unique = notes;
     constexpr size_t kMaxReasons = 12;
@@ -274,6 +298,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     best->estimate.calibration_factor = shape->calibration_factor;
     notes.insert(notes.begin(), shape->calibration_warnings.begin(),
                  shape->calibration_warnings.end());
+    if (!shape->cold_start_note.empty()) notes.insert(notes.begin(), shape->cold_start_note);
   }
   best->notes = std::move(notes);
   best->curve = width_curve(candidates[0], spec.resources.max_usd_per_hour);

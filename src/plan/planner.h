@@ -70,6 +70,10 @@ struct PlanInput {
   std::vector<std::string> unusable;  // providers that could not be asked, and why
   int max_workers = 64;               // widest go-wide split (1: one pod, as `burst run` does)
   std::optional<double> boot_s;       // measured provisioning + pull, replacing the constants
+  // Earlier jobs' measured provisioning + pull (app/plan_with_history.cpp reads them from the
+  // store): each provider's (and GPU type's) cold start is learned from them, the registry's
+  // constants only as priors (plan/boot_history.h).
+  std::vector<BootSample> boot_history;
   // The model's prior efficiencies; unset: default_calibration().
   std::optional<Calibration> calibration;
   // The pipeline's recorded runs, newest first (Store::calibration_samples(spec.name,

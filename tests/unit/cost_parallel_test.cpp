@@ -1,0 +1,167 @@
+// Multi-GPU from physics: the layout an offer's cards take (replicas for a model that fits one
+// card, the smallest tensor-parallel group otherwise, across nodes above 8), and the collectives'
+// cost from the interconnect's bandwidth and latency (docs/cost-model.md, "Multi-GPU").
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "plan/planner.h"
+#include "registry.h"
+
+namespace burst {
+namespace {
+
+GpuSpec tp_card(const std::string& name, const std::string& link, double link_gbs) {
+  GpuSpec g;
+  g.name = name;
+  g.vram_gb = 80;
+  g.mem_bw_gbs = 3350;
+  g.fp16_tflops = 989;
+  g.interconnect = link;
+  g.interconnect_gbs = link_gbs;
+  return g;
+}
+
+Workload tp_llm(double params_b) {
+  Workload w;
+  w.kind = "llm-inference";
+  w.params_b = params_b;
+  w.precision = "fp16";
+  w.tokens = 256;
+  w.layers = 80;
+  w.hidden = 8192;
+  return w;
+}
+
+TEST(CostParallel, AllReduceTimeIsLatencyPlusRingVolumeOverTheLink) {
+  // NVLink 900 GB/s both ways: 450 one way at 80% = 360 GB/s; a ring moves 2 (n-1)/n of it.
+  EXPECT_NEAR(allreduce_seconds(tp_card("h", "nvlink", 900), 4, 1e9), 10e-6 + 1.5e9 / 360e9, 1e-12);
+  // PCIe 4.0 x16: 64 both ways, 25.6 GB/s effective, and the slower per-call latency.
+  EXPECT_NEAR(allreduce_seconds(tp_card("p", "pcie", 64), 4, 1e9), 45e-6 + 1.5e9 / 25.6e9, 1e-12);
+  // Infinity Fabric is a fast link like NVLink.
+  EXPECT_NEAR(allreduce_seconds(tp_card("m", "infinity-fabric", 896), 8, 1e9),
+              10e-6 + 1.75e9 / (448e9 * 0.8), 1e-12);
+  // Across nodes the network caps the link (50 GB/s per GPU) and the latency is the slow one.
+  EXPECT_NEAR(allreduce_seconds(tp_card("h", "nvlink", 900), 16, 1e9),
+              45e-6 + 1.875e9 / (50e9 * 0.8), 1e-12);
+  EXPECT_EQ(allreduce_seconds(tp_card("h", "nvlink", 900), 1, 1e9), 0);
+}
+
+TEST(CostParallel, AModelThatFitsOneCardRunsAsReplicasNeverTensorParallel) {
+  const GpuSpec h = tp_card("H", "nvlink", 900);
+  Workload w = tp_llm(7);
+  w.layers.reset();
+  w.hidden.reset();
+  w.concurrency = 8;
+  w.items = 64;
+  auto eight = run_time(w, h, 8, {h}, default_calibration());
+  ASSERT_TRUE(eight.ok()) << eight.error().message;
+  EXPECT_EQ(eight->layout.group, 1);
+  EXPECT_EQ(eight->layout.replicas, 8);
+  EXPECT_EQ(eight->comm_s, 0);
+  EXPECT_EQ(eight->batch, 64);  // 8 replicas x 8 sequences side by side
+  // Each replica takes one round of 8: the time of one card doing 8 items.
+  w.items = 8;
+  auto one = run_time(w, h, 1, {h}, default_calibration());
+  ASSERT_TRUE(one.ok());
+  EXPECT_NEAR(eight->compute_s, one->compute_s, 1e-9);
+}
+
+TEST(CostParallel, TensorParallelCostComesFromTheInterconnect) {
+  const GpuSpec nv = tp_card("NV", "nvlink", 900), pc = tp_card("PC", "pcie", 64);
+  const Workload w = tp_llm(70);  // 140 GB of fp16 weights: two 80 GB cards at the least
+  auto a = run_time(w, nv, 4, {nv, pc}, default_calibration());
+  auto b = run_time(w, pc, 4, {nv, pc}, default_calibration());
+  ASSERT_TRUE(a.ok() && b.ok()) << a.error().message;
+  // One sequence: splitting 4 ways beats 2-way with an idle replica, on either link.
+  EXPECT_EQ(a->layout.group, 4);
+  EXPECT_EQ(b->layout.group, 4);
+  // Two all-reduces of 8192 x 2 bytes per layer, 80 layers, per token.
+  EXPECT_NEAR(a->comm_s, 160 * (10e-6 + 1.5 * 16384 / 360e9), 1e-12);
+  EXPECT_NEAR(b->comm_s, 160 * (45e-6 + 1.5 * 16384 / 25.6e9), 1e-12);
+  EXPECT_NEAR(b->step_s - a->step_s, b->comm_s - a->comm_s, 1e-12);
+}
+
+TEST(CostParallel, ManySequencesOnAModelNeedingTwoCardsUseReplicas) {
+  const GpuSpec nv = tp_card("NV", "nvlink", 900);
+  Workload w = tp_llm(70);
+  w.concurrency = 16;
+  w.items = 256;
+  auto t = run_time(w, nv, 8, {nv}, default_calibration());
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_GT(t->layout.replicas, 1);
+  EXPECT_EQ(t->layout.group * t->layout.replicas, 8);
+}
+
+TEST(CostParallel, AboveEightCardsThePipelineAcrossNodesIdlesAtBatchOne) {
+  const GpuSpec h = tp_card("H", "nvlink", 900);
+  Workload w = tp_llm(405);  // 810 GB of fp16 weights: 16 x 80 GB cards
+  w.layers = 126;
+  w.hidden = 16384;
+  auto t = run_time(w, h, 16, {h}, default_calibration());
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->layout.group, 16);
+  EXPECT_EQ(t->layout.nodes, 2);
+  // One token passes both nodes in turn: the weights stream at 8 cards' bandwidth.
+  const double weights = 405e9 * 2;
+  EXPECT_GT(t->step_s, weights / (8 * 3350e9 * default_calibration().eta_bw));
+  EXPECT_NEAR(t->comm_s, 2 * 126 * allreduce_seconds(h, 8, 16384 * 2), 1e-12);
+}
+
+TEST(CostParallel, ShardedTrainingOnPcieWaitsForItsCollectives) {
+  Workload w;
+  w.kind = "llm-training";
+  w.mode = "full";
+  w.params_b = 13;  // 18 bytes per parameter: 234 GB, four 80 GB cards
+  w.precision = "bf16";
+  w.tokens = 100'000'000;
+  const GpuSpec nv = tp_card("NV", "nvlink", 900), pc = tp_card("PC", "pcie", 64);
+  auto a = run_time(w, nv, 4, {nv, pc}, default_calibration());
+  auto b = run_time(w, pc, 4, {nv, pc}, default_calibration());
+  ASSERT_TRUE(a.ok() && b.ok()) << a.error().message;
+  EXPECT_EQ(a->layout.group, 4);
+  // NVLink moves the state (2 x 26 GB weights + 52 GB gradients, 3/4 of it per card) within
+  // the step's compute; PCIe takes ~3 s for it, longer than the compute, and the step waits.
+  EXPECT_EQ(a->comm_s, 0);
+  EXPECT_GT(b->comm_s, 1.0);
+  EXPECT_GT(b->step_s, a->step_s + 1.0);
+}
+
+TEST(CostParallel, NoOfferWithEnoughCardsSaysHowManyAreNeeded) {
+  PipelineSpec spec;
+  spec.name = "train70b";
+  spec.run = "python train.py";
+  spec.workload.kind = "llm-training";
+  spec.workload.mode = "full";
+  spec.workload.params_b = 70;
+  spec.workload.tokens = 1'000'000;
+  const std::vector<GpuSpec> catalog{tp_card("H100_SXM", "nvlink", 900)};
+  PlanInput in;
+  in.catalog = &catalog;
+  in.providers = {"runpod"};
+  for (int n : {1, 2, 4, 8}) {
+    Offer o;
+    o.provider = "runpod";
+    o.traits = find_provider_traits("runpod");
+    o.gpu_type = "H100_SXM";
+    o.gpu_count = n;
+    o.vram_gb = 80;
+    o.usd_per_hour = 3.0 * n;
+    o.price_source = "live offer";
+    in.gpu_offers.push_back(o);
+  }
+  auto plan = make_plan(spec, in);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
+  EXPECT_NE(plan.error().message.find("needs 16 GPUs (16 x H100_SXM, 80 GB each"),
+            std::string::npos)
+      << plan.error().message;
+  EXPECT_NE(plan.error().message.find("no offer has that many (the largest has 8)"),
+            std::string::npos)
+      << plan.error().message;
+}
+
+}  // namespace
+}  // namespace burst
