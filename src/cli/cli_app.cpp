@@ -206,7 +206,8 @@ int run_cli(int argc, char** argv) {
                   : c == status_cmd ? status.socket
                   : c == logs_cmd   ? logs.socket
                                     : cancel.socket,
-                  "burstd's socket");
+                  "burstd's socket, or http://HOST:PORT for its TCP listener (the token from "
+                  "the file $BURSTD_TOKEN_FILE names)");
   DashboardArgs dashboard;
   auto* dashboard_cmd = app.add_subcommand(
       "dashboard", "burstd's dashboard on 127.0.0.1 through a one-time link, until Ctrl-C");

@@ -1,15 +1,20 @@
-// A minimal HTTP/1.1 client over AF_UNIX, written out rather than taken from cpp-httplib so the
-// `burst` binary loads no HTTP server library (burst keeps its start-up lean); burstd's side uses
-// httplib (socket_server.cpp). One request per connection ("Connection: close"); the response
+// A minimal HTTP/1.1 client over AF_UNIX or TCP, written out rather than taken from cpp-httplib so
+// the `burst` binary loads no HTTP server library (burst keeps its start-up lean); burstd's side
+// uses httplib (socket_server.cpp). One request per connection ("Connection: close"); the response
 // body is either Content-Length, chunked (a followed log) or read to EOF.
 #include "daemon/daemon_client.h"
 
+#include <netdb.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "daemon/daemon_config.h"
 #include "registry.h"
@@ -24,6 +29,7 @@ class Conn {
     if (fd_ >= 0) ::close(fd_);
   }
   Status open(const std::string& path) {
+    if (path.rfind("http://", 0) == 0) return open_tcp(path);
     sockaddr_un addr{};
     if (path.size() >= sizeof addr.sun_path)
       return make_error(ErrorCode::kInvalid, "socket path too long: " + path);
@@ -34,6 +40,37 @@ class Conn {
       return make_error(ErrorCode::kConnection,
                         "no burstd answers on " + path + " (" + std::strerror(errno) +
                             "); start it with `burstd`, or use `burst run`");
+    return Status::Ok();
+  }
+  // http://HOST:PORT (no path, no TLS: burstd's TCP listener speaks plain HTTP).
+  Status open_tcp(const std::string& url) {
+    const std::string rest = url.substr(7);
+    const size_t colon = rest.rfind(':');
+    std::string host = colon == std::string::npos ? "" : rest.substr(0, colon);
+    const std::string port = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+      host = host.substr(1, host.size() - 2);
+    if (host.empty() || port.empty() || port.find_first_not_of("0123456789") != std::string::npos)
+      return make_error(ErrorCode::kInvalid, "burstd address " + url + " is not http://HOST:PORT");
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
+      return make_error(ErrorCode::kConnection,
+                        "cannot resolve burstd's host " + host + ": " + ::gai_strerror(rc));
+    int err = 0;
+    for (addrinfo* a = found; a; a = a->ai_next) {
+      fd_ = cloexec_socket(a->ai_family, SOCK_STREAM);
+      if (fd_ >= 0 && ::connect(fd_, a->ai_addr, a->ai_addrlen) == 0) break;
+      err = errno;
+      if (fd_ >= 0) ::close(fd_);
+      fd_ = -1;
+    }
+    ::freeaddrinfo(found);
+    if (fd_ < 0)
+      return make_error(ErrorCode::kConnection,
+                        "no burstd answers at " + url + " (" + std::strerror(err) + ")");
     return Status::Ok();
   }
   bool send_all(const std::string& s) {
@@ -81,12 +118,14 @@ std::string lower(std::string s) {
   return s;
 }
 
-Result<int> exchange(const std::string& path, const std::string& method, const std::string& target,
-                     const std::string& body,
+Result<int> exchange(const std::string& path, const std::string& token, const std::string& method,
+                     const std::string& target, const std::string& body,
                      const std::function<void(const std::string&)>& on_data) {
   Conn c;
   if (Status st = c.open(path); !st.ok()) return st.error();
+  const bool tcp = path.rfind("http://", 0) == 0;
   std::string req = method + " " + target + " HTTP/1.1\r\nHost: burstd\r\nConnection: close\r\n";
+  if (tcp && !token.empty()) req += "Authorization: Bearer " + token + "\r\n";
   if (method == "POST")
     req +=
         "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
@@ -96,6 +135,12 @@ Result<int> exchange(const std::string& path, const std::string& method, const s
   if (!c.line(&status_line) || status_line.size() < 12)
     return make_error(ErrorCode::kConnection, "burstd sent no response");
   int status = std::atoi(status_line.c_str() + 9);
+  if (tcp && status == 401)
+    return make_error(ErrorCode::kAuth,
+                      "burstd at " + path + " refused the token" +
+                          (token.empty() ? " (none sent: set BURSTD_TOKEN_FILE to the file that "
+                                           "holds it)"
+                                         : " from BURSTD_TOKEN_FILE"));
   long length = -1;
   bool chunked = false;
   while (c.line(&h) && !h.empty()) {
@@ -128,7 +173,7 @@ Result<int> exchange(const std::string& path, const std::string& method, const s
 
 Result<ClientResponse> DaemonClient::get(const std::string& target) {
   ClientResponse r;
-  auto st = exchange(path_, "GET", target, "", [&](const std::string& d) { r.body += d; });
+  auto st = exchange(path_, token_, "GET", target, "", [&](const std::string& d) { r.body += d; });
   if (!st) return st.error();
   r.status = *st;
   return r;
@@ -136,7 +181,8 @@ Result<ClientResponse> DaemonClient::get(const std::string& target) {
 
 Result<ClientResponse> DaemonClient::post(const std::string& target, const std::string& body) {
   ClientResponse r;
-  auto st = exchange(path_, "POST", target, body, [&](const std::string& d) { r.body += d; });
+  auto st =
+      exchange(path_, token_, "POST", target, body, [&](const std::string& d) { r.body += d; });
   if (!st) return st.error();
   r.status = *st;
   return r;
@@ -144,7 +190,17 @@ Result<ClientResponse> DaemonClient::post(const std::string& target, const std::
 
 Result<int> DaemonClient::stream(const std::string& target,
                                  const std::function<void(const std::string&)>& on_data) {
-  return exchange(path_, "GET", target, "", on_data);
+  return exchange(path_, token_, "GET", target, "", on_data);
+}
+
+std::string daemon_token_from_env() {
+  const char* file = std::getenv("BURSTD_TOKEN_FILE");
+  if (!file || !*file) return "";
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return "";
+  std::string token((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  return token;
 }
 
 std::string resolve_socket(const std::string& flag) {

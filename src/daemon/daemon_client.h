@@ -1,4 +1,7 @@
-// The `burst` side of the local API: HTTP/1.1 over burstd's Unix socket (cpp-httplib).
+// The `burst` side of burstd's API: HTTP/1.1 over its Unix socket, or over its TCP listener when
+// the address is `http://HOST:PORT` (a team's daemon on another machine; docs/daemon.md "TCP").
+// Over TCP every request carries `Authorization: Bearer <token>`, the token read from the file
+// $BURSTD_TOKEN_FILE names (never from the command line: `ps` shows that); no error names it.
 #pragma once
 
 #include <functional>
@@ -13,9 +16,15 @@ struct ClientResponse {
   std::string body;
 };
 
+// The token in the file $BURSTD_TOKEN_FILE names, trailing whitespace trimmed; "" when unset or
+// unreadable (burstd then answers 401, and the error says to set it).
+std::string daemon_token_from_env();
+
 class DaemonClient {
  public:
-  explicit DaemonClient(std::string socket_path) : path_(std::move(socket_path)) {}
+  // `where`: a socket path, or http://HOST:PORT. `token`: sent only over TCP.
+  explicit DaemonClient(std::string where, std::string token = daemon_token_from_env())
+      : path_(std::move(where)), token_(std::move(token)) {}
 
   // kConnection, naming the socket, when no burstd answers there.
   Result<ClientResponse> get(const std::string& target);
@@ -26,10 +35,11 @@ class DaemonClient {
 
  private:
   std::string path_;
+  std::string token_;
 };
 
-// Where burstd listens: `flag` if given, else $BURSTD_SOCKET, else burstd.yaml's socket
-// (default <state dir>/burstd.sock).
+// Where burstd listens: `flag` if given, else $BURSTD_SOCKET (either may be http://HOST:PORT),
+// else burstd.yaml's socket (default <state dir>/burstd.sock).
 std::string resolve_socket(const std::string& flag);
 
 }  // namespace burst::daemon

@@ -17,6 +17,7 @@
 
 #include "daemon/api.h"
 #include "daemon/daemon.h"
+#include "daemon/daemon_client.h"
 #include "daemon/daemon_config.h"
 #include "daemon/socket_server.h"
 #include "fakes/fake_clock.h"
@@ -146,6 +147,37 @@ TEST_F(DaemonTcpTest, EveryRequestNeedsTheBearerToken) {
   EXPECT_EQ(ok->status, 200) << ok->body;
   EXPECT_EQ(nlohmann::json::parse(ok->body)["running"], 0);
   tcp.stop();
+}
+
+// `burst status/submit/logs` against a team's burstd on another machine: BURSTD_SOCKET (or
+// --socket) as http://HOST:PORT and the token from BURSTD_TOKEN_FILE, never named in an error.
+TEST_F(DaemonTcpTest, TheCliClientReachesTheTcpListenerWithTheToken) {
+  SocketServer tcp(*api_);
+  ASSERT_TRUE(tcp.start_tcp("127.0.0.1", 0, "s3cret-token").ok());
+  const std::string url = "http://127.0.0.1:" + std::to_string(tcp.port());
+  auto ok = DaemonClient(url, "s3cret-token").get("/v1/health");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_NE(ok->body.find("\"pid\""), std::string::npos) << ok->body;
+
+  auto none = DaemonClient(url, "").get("/v1/health");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code, ErrorCode::kAuth);
+  EXPECT_NE(none.error().message.find("BURSTD_TOKEN_FILE"), std::string::npos)
+      << none.error().message;
+  auto wrong = DaemonClient(url, "s3cret-tokeX").get("/v1/health");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().code, ErrorCode::kAuth);
+  EXPECT_EQ(wrong.error().message.find("s3cret"), std::string::npos) << wrong.error().message;
+
+  auto bad = DaemonClient("http://127.0.0.1", "t").get("/v1/health");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("not http://HOST:PORT"), std::string::npos);
+  tcp.stop();
+  auto gone = DaemonClient(url, "s3cret-token").get("/v1/health");
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code, ErrorCode::kConnection);
+  EXPECT_NE(gone.error().message.find(url), std::string::npos) << gone.error().message;
 }
 
 TEST_F(DaemonTcpTest, DaemonListensOnTcpOnlyWhenConfigured) {
