@@ -21,13 +21,14 @@ bool volume_used_before(Store& store, const PipelineSpec& spec) {
 }
 
 // Every recent job's measured provisioning + image pull (plan/boot_history.h), any pipeline:
-// how fast a provider hands over a pod does not depend on what runs on it.
+// how fast a provider hands over a pod does not depend on what runs on it. Samples are keyed by
+// provider, so the local cloud's own boots only ever price local pods.
 std::vector<BootSample> boot_samples(Store& store) {
   std::vector<BootSample> out;
   auto jobs = store.recent_jobs(kBootHistoryJobs);
   if (!jobs.ok()) return out;
   for (const JobRecord& j : *jobs) {
-    if (j.finished_ms == 0 || j.provider == "local") continue;
+    if (j.finished_ms == 0) continue;
     auto phases = store.phases(j.id);
     if (!phases.ok()) continue;
     auto pods = store.pods_of_job(j.id);
