@@ -54,8 +54,8 @@ constexpr sv kWorkloadFields[] = {"kind",
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {
-    "providers",   "gpus",           "gpu_count", "min_vram_gb", "max_usd_per_hour", "spot",
-    "max_workers", "worker_retries", "merge",     "workers"};
+    "providers", "gpus",        "gpu_count",      "min_vram_gb", "max_usd_per_hour",
+    "spot",      "max_workers", "worker_retries", "merge",       "workers"};
 constexpr sv kMergeRules[] = {"per-worker", "flat"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};

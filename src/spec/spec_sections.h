@@ -19,7 +19,7 @@ void parse_volume(Fields& top, PipelineSpec& spec);
 void parse_env(Fields& top, PipelineSpec& spec);
 void parse_secrets(Fields& top, PipelineSpec& spec);  // after parse_env
 void parse_code(Fields& top, PipelineSpec& spec);
-void parse_steps(Fields& top, PipelineSpec& spec);  // setup, run, upload
+void parse_steps(Fields& top, PipelineSpec& spec);    // setup, run, upload
 void parse_prepare(Fields& top, PipelineSpec& spec);  // after parse_identity
 void parse_artefacts(Fields& top, PipelineSpec& spec);
 void parse_budget(Fields& top, PipelineSpec& spec);

@@ -27,7 +27,8 @@ GpuSpec gpu(const std::string& name, double vram_gb, double bw_gbs, double tflop
 // An H100-like, a 4090-like and an A10-like card (datasheet numbers).
 std::vector<GpuSpec> small_catalog() {
   std::vector<GpuSpec> c{gpu("H100_SXM", 80, 3350, 989, "nvlink"),
-                         gpu("RTX_4090", 24, 1008, 165.2, "pcie"), gpu("A10", 24, 600, 125, "pcie")};
+                         gpu("RTX_4090", 24, 1008, 165.2, "pcie"),
+                         gpu("A10", 24, 600, 125, "pcie")};
   c[0].interconnect_gbs = 900;  // NVLink 4
   c[1].interconnect_gbs = c[2].interconnect_gbs = 64;
   return c;
