@@ -4,13 +4,18 @@
 Starts burstd in a temp home (state, config, socket all inside it), waits until it answers, then:
   1. idle: CPU time used over --idle-seconds (utime+stime from /proc/<pid>/stat, as % of one
      core) and RSS (VmRSS, VmHWM from /proc/<pid>/status). Targets: under 1% CPU, RSS under 20 MiB.
+     With --postgres the store is a PostgreSQL server this script starts in a temp dir (Debian's
+     /usr/lib/postgresql/*/bin initdb and pg_ctl, as user `postgres` when run as root), set as
+     `store:` in burst's config.yaml, as a team would (docs/daemon.md).
   2. with --jobs N: submits N tiny jobs (`run: true`) on the local cloud with
      max_concurrent_jobs = --concurrency, waits for all to end, and checks that every one
      succeeded and no pod process is left.
 
     python3 bench/daemon_bench.py --burst build/burst --burstd build/burstd
     python3 bench/daemon_bench.py --burst build/burst --burstd build/burstd --idle-seconds 0 --jobs 50
+    python3 bench/daemon_bench.py --burst build/burst --burstd build/burstd --postgres
 """
+import glob
 import argparse
 import json
 import os
@@ -37,6 +42,33 @@ def status_kib(pid, key):
     return 0
 
 
+def start_postgres(home):
+    """A throwaway server on a Unix socket in `home`; returns (store URL, stop function)."""
+    bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                  key=lambda p: int(p.split("/")[4]))
+    if not bins:
+        raise SystemExit("--postgres: no /usr/lib/postgresql/*/bin/initdb (scripts/setup installs it)")
+    bindir = os.path.dirname(bins[-1])
+    pg = f"{home}/pg"
+    os.makedirs(pg)
+    prefix = []
+    if os.geteuid() == 0:  # the server refuses to run as root
+        shutil.chown(home, "postgres")
+        shutil.chown(pg, "postgres")
+        os.chmod(home, 0o755)
+        prefix = ["runuser", "-u", "postgres", "--"]
+    subprocess.run(prefix + [f"{bindir}/initdb", "-D", f"{pg}/data", "-U", "burst", "-A", "trust",
+                             "-E", "UTF8", "--no-sync"], check=True, capture_output=True)
+    subprocess.run(prefix + [f"{bindir}/pg_ctl", "-D", f"{pg}/data", "-l", f"{pg}/server.log",
+                             "-w", "-o", f"-k {pg} -c listen_addresses=''", "start"],
+                   check=True, capture_output=True)
+
+    def stop():
+        subprocess.run(prefix + [f"{bindir}/pg_ctl", "-D", f"{pg}/data", "-m", "immediate",
+                                 "stop"], capture_output=True)
+    return "postgresql://burst@" + pg.replace("/", "%2F") + "/postgres", stop
+
+
 def burst(args, env, check=True):
     r = subprocess.run([ARGS.burst] + args, env=env, capture_output=True, text=True)
     if check and r.returncode != 0:
@@ -52,6 +84,12 @@ def main():
     os.makedirs(f"{home}/config")
     with open(f"{home}/config/burstd.yaml", "w") as f:
         f.write(f"max_concurrent_jobs: {ARGS.concurrency}\n")
+    stop_postgres = None
+    if ARGS.postgres:
+        url, stop_postgres = start_postgres(home)
+        with open(f"{home}/config/config.yaml", "w") as f:
+            f.write(f"store: {url}\n")
+        print(f"store: PostgreSQL in {home}/pg")
     d = subprocess.Popen([ARGS.burstd], env=env, stdout=subprocess.DEVNULL,
                          stderr=open(f"{home}/burstd.err", "w"))
     try:
@@ -104,6 +142,8 @@ def main():
             d.wait(timeout=120)
         except subprocess.TimeoutExpired:
             d.kill()
+        if stop_postgres:
+            stop_postgres()
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -114,5 +154,7 @@ if __name__ == "__main__":
     p.add_argument("--idle-seconds", type=float, default=60)
     p.add_argument("--jobs", type=int, default=0)
     p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--postgres", action="store_true",
+                   help="the store on a PostgreSQL server started for the run")
     ARGS = p.parse_args()
     main()

@@ -65,7 +65,9 @@ class [[nodiscard]] Result {
     assert(ok());
     return std::get<0>(v_);
   }
-  T&& value() && {
+  // On a temporary Result, by value: `for (auto& x : *store.f())` or `f().value()` then outlive
+  // the Result (a reference into it dangled; ASan caught one in a test).
+  T value() && {
     assert(ok());
     return std::get<0>(std::move(v_));
   }
@@ -73,6 +75,7 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
+  T operator*() && { return std::move(*this).value(); }
 
   const Error& error() const {
     assert(!ok());

@@ -196,6 +196,10 @@ class Store {
   // nullopt when it never fired. set_last_fire replaces the previous value.
   virtual Result<std::optional<int64_t>> last_fire(const std::string& pipeline) = 0;
   virtual Status set_last_fire(const std::string& pipeline, int64_t fire_ms) = 0;
+  // Several burstd on one store: records `fire_ms` only if it is later than the recorded fire
+  // (or there is none), in one statement. true: this caller moved it and fires the pipeline;
+  // false: another daemon already handled this fire time (or a later one), so it does not.
+  virtual Result<bool> claim_fire(const std::string& pipeline, int64_t fire_ms) = 0;
 
   // Volume mappings (VolumeRecord). put_volume inserts or replaces the row of its key.
   virtual Status put_volume(const VolumeRecord& v) = 0;

@@ -40,9 +40,16 @@ void Scheduler::set_pipelines(std::vector<ScheduledPipeline> pipelines, bool app
       if (last.ok() && last->has_value()) last_fire = from_unix_ms(**last);
       auto d = schedule::decide_missed_runs(e.p.cron, e.p.zone, last_fire, now, e.p.missed);
       if (d.has_next_fire) e.next = d.next_fire;
-      if (d.latest_due) (void)store_.set_last_fire(name, to_unix_ms(*d.latest_due));
-      if (!last.ok() || !last->has_value()) (void)store_.set_last_fire(name, to_unix_ms(now));
-      if (d.run_now) {
+      // Claimed, not set: of several burstd on one store only one catches a fire time up.
+      bool claimed = true;
+      if (d.latest_due) {
+        auto c = store_.claim_fire(name, to_unix_ms(*d.latest_due));
+        claimed = !c.ok() || *c;
+      }
+      if (!last.ok() || !last->has_value()) (void)store_.claim_fire(name, to_unix_ms(now));
+      if (d.run_now && !claimed) {
+        log(name + ": fire at " + format_utc(*d.latest_due) + " was run by another burstd");
+      } else if (d.run_now) {
         std::string why = d.catch_up ? "missed run (run-once, " + std::to_string(d.missed) +
                                            " fire time(s) missed)"
                                      : "schedule " + format_utc(*d.latest_due);
@@ -270,7 +277,14 @@ void Scheduler::fire_due(TimePoint now) {
     }
     e.next = e.p.cron.next_fire(now, e.p.zone);
     const std::string& name = e.p.spec.name;
-    (void)store_.set_last_fire(name, to_unix_ms(fire));
+    // Several burstd on one store (a team's PostgreSQL) may list the same pipeline: the one whose
+    // claim moves the recorded fire time fires; the others log it and wait for the next one. A
+    // store error fires anyway, as a lone daemon would.
+    auto claimed = store_.claim_fire(name, to_unix_ms(fire));
+    if (claimed.ok() && !*claimed) {
+      log(name + ": fire at " + format_utc(fire) + " taken by another burstd on this store");
+      continue;
+    }
     if (draining_) {
       log(name + ": fire at " + format_utc(fire) + " dropped: burstd is draining");
     } else if (!e.p.spec.schedule->overlap && pipeline_busy(name)) {

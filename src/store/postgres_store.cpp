@@ -233,6 +233,19 @@ class PostgresStore final : public Store {
     return ran(s.run(c.conn));
   }
 
+  Result<bool> claim_fire(const std::string& pipeline, int64_t fire_ms) override {
+    auto c = lock();
+    Query s(
+        "INSERT INTO schedule_fires (pipeline, last_fire_ms) VALUES (?, ?) "
+        "ON CONFLICT (pipeline) DO UPDATE SET last_fire_ms = excluded.last_fire_ms "
+        "WHERE schedule_fires.last_fire_ms < excluded.last_fire_ms RETURNING last_fire_ms",
+        "claim a schedule fire");
+    s.bind(pipeline).bind(fire_ms);
+    Result<Rows> rows = s.run(c.conn);
+    if (!rows) return rows.error();
+    return rows->size() == 1;
+  }
+
   Status put_volume(const VolumeRecord& v) override {
     auto c = lock();
     Query s(std::string("INSERT INTO volumes (") + pg::kVolumeColumns +

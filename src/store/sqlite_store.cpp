@@ -151,6 +151,7 @@ class SqliteStore final : public Store {
   Result<std::vector<TransferRecord>> transfers(const std::string& job_id) override;
   Result<std::optional<int64_t>> last_fire(const std::string& pipeline) override;
   Status set_last_fire(const std::string& pipeline, int64_t fire_ms) override;
+  Result<bool> claim_fire(const std::string& pipeline, int64_t fire_ms) override;
 
   Status put_volume(const VolumeRecord& v) override;
   Result<std::optional<VolumeRecord>> get_volume(const std::string& provider,
@@ -474,6 +475,25 @@ Status SqliteStore::set_last_fire(const std::string& pipeline, int64_t fire_ms) 
   if (!s) return s.error();
   s->bind(pipeline).bind(fire_ms);
   return s->run();
+}
+
+Result<bool> SqliteStore::claim_fire(const std::string& pipeline, int64_t fire_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // RETURNING (SQLite 3.35+) yields a row only when the insert or the guarded update happened.
+  Result<Stmt> s = prepare(
+      "INSERT INTO schedule_fires (pipeline, last_fire_ms) VALUES (?, ?) "
+      "ON CONFLICT(pipeline) DO UPDATE SET last_fire_ms = excluded.last_fire_ms "
+      "WHERE schedule_fires.last_fire_ms < excluded.last_fire_ms RETURNING last_fire_ms",
+      "claim a schedule fire");
+  if (!s) return s.error();
+  s->bind(pipeline).bind(fire_ms);
+  Result<bool> row = s->step();
+  if (!row) return row.error();
+  const bool claimed = *row;
+  if (claimed) {
+    if (Result<bool> end = s->step(); !end) return end.error();  // finish the statement
+  }
+  return claimed;
 }
 
 constexpr const char* kVolumeColumns =

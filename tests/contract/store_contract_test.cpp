@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <barrier>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -330,6 +331,34 @@ TEST_P(StoreContract, TwoInstancesWriteConcurrently) {
   Result<std::vector<PhaseRecord>> phases = a->phases("j");
   ASSERT_TRUE(phases.ok());
   EXPECT_EQ(phases->size(), 2u * kWrites);
+}
+
+// Several burstd on one store listing one pipeline: each fire time is claimed by exactly one.
+TEST_P(StoreContract, AScheduleFireIsClaimedOnceAndNeverMovedBack) {
+  auto a = open();
+  auto b = open();
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->claim_fire("nightly", 1000).value(), true) << "the first fire time";
+  EXPECT_EQ(b->claim_fire("nightly", 1000).value(), false) << "the same fire, another daemon";
+  EXPECT_EQ(b->claim_fire("nightly", 900).value(), false) << "an earlier one: never moved back";
+  EXPECT_EQ(b->claim_fire("nightly", 2000).value(), true) << "the next fire time";
+  EXPECT_EQ(a->last_fire("nightly").value(), std::optional<int64_t>(2000));
+  EXPECT_EQ(a->claim_fire("hourly", 2000).value(), true) << "pipelines are claimed apart";
+
+  // Both daemons race for each of 50 fire times: one wins each.
+  constexpr int kFires = 50;
+  int won[2] = {0, 0};
+  auto racer = [&](Store* st, int* wins) {
+    for (int i = 1; i <= kFires; ++i)
+      if (st->claim_fire("race", 10000 + i).value_or(false)) ++*wins;
+  };
+  std::thread ta(racer, a.get(), &won[0]);
+  std::thread tb(racer, b.get(), &won[1]);
+  ta.join();
+  tb.join();
+  EXPECT_LE(won[0] + won[1], kFires) << "a fire time claimed twice";
+  EXPECT_GE(won[0] + won[1], 1);
+  EXPECT_EQ(a->last_fire("race").value(), std::optional<int64_t>(10000 + kFires));
 }
 
 TEST_P(StoreContract, TwoInstancesOpenAFreshFileAtOnce) {

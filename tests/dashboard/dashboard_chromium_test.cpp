@@ -183,7 +183,20 @@ TEST(DashboardChromium, JobStreamsFinishesPodDeleteVerifiesNoConsoleErrors) {
   std::this_thread::sleep_for(std::chrono::seconds(3));
   const long ticks = cpu_ticks(d.pid()) - before;
   EXPECT_LE(ticks * 100.0 / sysconf(_SC_CLK_TCK) / 3.0, 1.0) << ticks << " ticks in 3 s";
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BURST_DASHBOARD_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BURST_DASHBOARD_SANITIZED 1
+#endif
+#endif
+#ifndef BURST_DASHBOARD_SANITIZED
   EXPECT_LT(rss_kib(d.pid()), 25 * 1024) << "KiB";
+#else
+  // A sanitizer build's burstd carries shadow memory (about 150 MiB here): the RSS bound is the
+  // main stage's check; this stage still checks the idle CPU and everything above.
+  std::cout << "[ SKIPPED-PART ] the 25 MiB RSS bound: a sanitizer build\n";
+#endif
   std::cout << "burstd idle: " << ticks << " ticks in 3 s, RSS " << rss_kib(d.pid()) << " KiB\n";
 }
 

@@ -93,11 +93,16 @@ TEST(E2EMetrics, FiveJobsOnTheLocalCloudAndTheCountersMatchTheStore) {
   double total = 0;
   for (const JobRecord& j : *all) {
     by_state[to_string(j.state)] += 1;
-    for (const SpendRecord& s : *(*store)->spend_of_job(j.id)) {
+    // Each Result bound to a name first: a range-for over *temporary() dangles (ASan caught it).
+    const auto spend = (*store)->spend_of_job(j.id);
+    ASSERT_TRUE(spend.ok());
+    for (const SpendRecord& s : *spend) {
       spend_by_pipeline[j.pipeline] += s.usd;
       total += s.usd;
     }
-    for (const PhaseRecord& ph : *(*store)->phases(j.id))
+    const auto phases = (*store)->phases(j.id);
+    ASSERT_TRUE(phases.ok());
+    for (const PhaseRecord& ph : *phases)
       if (ph.ended_ms > 0) ended_phases[to_string(ph.phase)] += 1;
   }
   EXPECT_EQ(by_state["succeeded"], 5) << "the jobs failed?\n" << jobs.dump(1);

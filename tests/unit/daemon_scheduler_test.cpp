@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "daemon/pipelines.h"
@@ -182,6 +183,39 @@ TEST_F(SchedulerTest, MissedRunOncePolicyRunsOnceOnStart) {
   EXPECT_EQ(jobs[0].reason, "missed run (run-once, 5 fire time(s) missed)");
   EXPECT_EQ(format_utc(from_unix_ms(**store_->last_fire("hourly"))), "2026-01-01T05:00:00Z");
   EXPECT_EQ(format_utc(*s.next_fire("hourly")), "2026-01-01T06:00:00Z");
+}
+
+// A team's daemons on one store listing the same pipeline (docs/daemon.md, "Leases"): each fire
+// time becomes one job, whichever daemon claims it, on start (catch-up) and on the clock.
+TEST_F(SchedulerTest, TwoDaemonsOnOneStoreFireEachScheduledTimeOnce) {
+  ASSERT_TRUE(store_->set_last_fire("hourly", 1767225600000).ok());  // 00:00
+  clock_.advance(minutes(5 * 60 + 30));                              // 05:30: 5 fires missed
+  // Every job either daemon made: queue rows (queued or running) and the jobs the launcher ran.
+  auto jobs_made = [this] {
+    std::set<std::string> ids;
+    for (const auto& q : store_->queued_jobs().value()) ids.insert(q.id);
+    for (const auto& id : launcher_->started()) ids.insert(id);
+    return ids.size();
+  };
+  Scheduler& a = make();
+  std::vector<std::string> b_log;
+  SchedulerOptions b_opt;
+  b_opt.log = [&b_log](const std::string& l) { b_log.push_back(l); };
+  Scheduler b(clock_, *store_, *launcher_, b_opt);
+  a.set_pipelines({scheduled("hourly", "@hourly")}, true);
+  b.set_pipelines({scheduled("hourly", "@hourly")}, true);
+  EXPECT_EQ(jobs_made(), 1u) << "one catch-up run, not one per daemon";
+
+  clock_.advance(minutes(31));  // 06:01: the 06:00 fire is due on both
+  b.tick();
+  a.tick();
+  EXPECT_EQ(jobs_made(), 2u) << "the 06:00 fire queued once";
+  bool told = false;
+  for (const auto& l : b_log) told = told || l.find("another burstd") != std::string::npos;
+  EXPECT_TRUE(told || logged("taken by another burstd on this store"))
+      << "the daemon that lost a claim says so";
+  launcher_->release_all();  // b's job threads end before b does
+  EXPECT_TRUE(b.wait_idle(seconds(10)));
 }
 
 TEST_F(SchedulerTest, MissedSkipPolicyDropsThemAndRecordsTheLatest) {
