@@ -350,7 +350,7 @@ TEST_P(StoreContract, AScheduleFireIsClaimedOnceAndNeverMovedBack) {
   int won[2] = {0, 0};
   auto racer = [&](Store* st, int* wins) {
     for (int i = 1; i <= kFires; ++i)
-      if (st->claim_fire("race", 10000 + i).value_or(false)) ++*wins;
+      if (Result<bool> r = st->claim_fire("race", 10000 + i); r.ok() && *r) ++*wins;
   };
   std::thread ta(racer, a.get(), &won[0]);
   std::thread tb(racer, b.get(), &won[1]);
