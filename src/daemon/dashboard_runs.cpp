@@ -73,7 +73,7 @@ std::string dash_runs_html(const std::string& pipeline, const std::vector<DashRu
   money_axes.y_title = "cost per run, US $";
   LineAxes util_axes;
   util_axes.x_title = "run (start, UTC)";
-  util_axes.y_title = "utilization, % of billed GPU time";
+  util_axes.y_title = "utilization, %";
   util_axes.y_suffix = "%";
   util_axes.y_floor = 100;
   std::string body =

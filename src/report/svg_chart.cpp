@@ -85,7 +85,8 @@ std::string svg_lines(const std::string& kind, const std::string& title,
                       const std::vector<std::string>& x_labels,
                       const std::vector<LineSeries>& series, const std::string& y_unit,
                       const LineAxes& axes) {
-  const double left = axes.y_title.empty() ? 60 : 78, right = 10, plot_h = 200;
+  // Room for the y labels ("$0.0150") and, left of them, the y title turned on its side.
+  const double left = axes.y_title.empty() ? 60 : 96, right = 10, plot_h = 200;
   const double x_title_h = axes.x_title.empty() ? 0 : 18;
   const double legend_h = 18 * static_cast<double>(series.size());
   const double height = kTop + plot_h + 24 + x_title_h + legend_h;
@@ -103,7 +104,13 @@ std::string svg_lines(const std::string& kind, const std::string& title,
     const double v = max * q / 4, y = py(v);
     o << "<line x1=\"" << left << "\" y1=\"" << fixed(y, 1) << "\" x2=\"" << kWidth - right
       << "\" y2=\"" << fixed(y, 1) << "\" stroke=\"" << (q == 0 ? "#888" : "#e4e4e4") << "\"/>"
-      << text(left - 4, y + 4, y_unit + fixed(v, max < 1 ? 4 : 2) + axes.y_suffix, "end");
+      << text(left - 4, y + 4,
+              y_unit +
+                  fixed(v, !axes.y_suffix.empty() ? 0
+                           : max < 1              ? 4
+                                                  : 2) +
+                  axes.y_suffix,
+              "end");
   }
   o << "<line x1=\"" << left << "\" y1=\"" << kTop << "\" x2=\"" << left << "\" y2=\""
     << kTop + plot_h << "\" stroke=\"#888\"/>";

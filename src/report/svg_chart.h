@@ -42,7 +42,7 @@ struct LineSeries {
 struct LineAxes {
   std::string x_title;        // "day (UTC)"
   std::string y_title;        // "US $"
-  std::string y_suffix = {};  // after each y value, e.g. "%" ("" none)
+  std::string y_suffix = {};  // after each y value, e.g. "%" ("" none; with one, whole labels)
   double y_floor = 0;         // the y axis reaches at least this (100 for percentages)
 };
 

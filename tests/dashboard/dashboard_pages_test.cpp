@@ -188,8 +188,9 @@ TEST_F(DashboardPagesTest, PipelinePageChartsEstimateVsActualAndUtilizationPerRu
   EXPECT_EQ(pages_count_of(util, "<circle"), 3u) << "the target line has no points";
   EXPECT_NE(util.find("stroke-dasharray"), std::string::npos) << "the 70% line is dashed";
   EXPECT_NE(util.find("class=\"ref\" fill=\"#c33\">70% target</text>"), std::string::npos) << util;
-  EXPECT_NE(util.find(">utilization, % of billed GPU time</text>"), std::string::npos);
-  EXPECT_NE(util.find(">100.00%</text>"), std::string::npos) << "y labels in %";
+  EXPECT_NE(util.find(">utilization, %</text>"), std::string::npos) << "y axis title";
+  EXPECT_NE(util.find(">run (start, UTC)</text>"), std::string::npos) << "x axis title";
+  EXPECT_NE(util.find(">100%</text>"), std::string::npos) << "y labels in %";
   // run-0: 600 s of compute over 740 s of billed GPU time (provision to GPU delete).
   EXPECT_NE(util.find("<title>utilization 11-10 12:00: 81.1%</title>"), std::string::npos) << util;
 
