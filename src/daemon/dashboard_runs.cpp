@@ -58,6 +58,7 @@ std::string dash_runs_html(const std::string& pipeline, const std::vector<DashRu
            "only succeeded runs count).</p>";
   std::vector<std::string> labels;
   LineSeries estimate{"estimate", chart_color(1), {}};
+  estimate.hollow = true;  // a ring: where the actual equals the estimate, both show
   LineSeries actual{"actual", chart_color(0), {}};
   LineSeries utilization{"utilization", chart_color(2), {}};
   LineSeries target{runs_fixed(kRunsUtilizationTarget, 0) + "% target", "#c33", {}, true};

@@ -144,7 +144,9 @@ std::string svg_lines(const std::string& kind, const std::string& title,
     for (size_t i = 0; i < s.y.size() && i < n && !s.dashed; ++i)
       if (s.y[i] >= 0)
         o << "<circle cx=\"" << fixed(px(i), 1) << "\" cy=\"" << fixed(py(s.y[i]), 1)
-          << "\" r=\"3\" fill=\"" << html(s.color) << "\"><title>"
+          << (s.hollow ? "\" r=\"6\" stroke-width=\"2\" fill=\"none\" stroke=\""
+                       : "\" r=\"3\" fill=\"")
+          << html(s.color) << "\"><title>"
           << html(s.name + " " + x_labels[i] + ": " + y_unit +
                   fixed(s.y[i], axes.y_suffix.empty() ? 4 : 1) + axes.y_suffix)
           << "</title></circle>";

@@ -36,6 +36,7 @@ struct LineSeries {
   std::string color;
   std::vector<double> y;  // one value per x slot; negative = no point
   bool dashed = false;    // a reference line (a cap, a threshold): dashed, no point markers
+  bool hollow = false;    // ring markers, so a point under another series' point still shows
 };
 
 // The axes' titles, printed under the x axis and along the y axis ("" none).
