@@ -74,6 +74,7 @@ std::optional<ApiResponse> Dashboard::handle(const ApiRequest& r) {
   if (r.path == "/dashboard/pods" && get) return pods_page(dash_param(r, "notice"));
   if (r.path == "/dashboard/pods/delete" && r.method == "POST") return delete_pod(r);
   if (r.path == "/dashboard/spend" && get) return spend_page();
+  if (r.path == "/dashboard/pipeline" && get) return pipeline_page(dash_param(r, "name"));
   const std::string prefix = "/dashboard/jobs/";
   if (r.path.rfind(prefix, 0) == 0 && get) {
     std::string rest = r.path.substr(prefix.size());
@@ -141,17 +142,7 @@ ApiResponse Dashboard::delete_pod(const ApiRequest& r) {
     for (const PodAction& a : d_.reap())
       if (a.provider == provider && a.pod == pod) notice = pod + ": " + a.outcome;
   }
-  std::string q;
-  for (char c : notice) {
-    if (isalnum(static_cast<unsigned char>(c))) {
-      q += c;
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
-      q += buf;
-    }
-  }
-  return dash_redirect("/dashboard/pods?notice=" + q);
+  return dash_redirect("/dashboard/pods?notice=" + dash_url_component(notice));
 }
 
 }  // namespace burst::daemon

@@ -2,7 +2,8 @@
 // without JavaScript, plus one small script (no dependency, no CDN, served by burstd) for live
 // updates. Pages: jobs now and recent, a job (phases, pods, live log, cost against estimate),
 // pods alive with a delete button, the month's spend against the caps, the queue and why each
-// job waits. Served through the Api (daemon/web.h), so it has the API's listeners and auth.
+// job waits, a pipeline's recent runs (estimate vs actual, utilization against 70%). Served
+// through the Api (daemon/web.h), so it has the API's listeners and auth.
 //
 // The one action, deleting a pod, is a POST form carrying a per-daemon CSRF token; a request
 // whose Origin names another host is refused. It goes through the verified delete: a pod of a
@@ -47,6 +48,7 @@ class Dashboard {
   ApiResponse log_poll(const std::string& id, const std::map<std::string, std::string>& query);
   ApiResponse pods_page(const std::string& notice);
   ApiResponse spend_page();
+  ApiResponse pipeline_page(const std::string& pipeline);  // its runs: estimate, utilization
   ApiResponse delete_pod(const ApiRequest& request);
 
   DashboardDeps d_;

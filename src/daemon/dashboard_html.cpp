@@ -1,5 +1,6 @@
 #include "daemon/dashboard_html.h"
 
+#include <cctype>
 #include <cstdio>
 
 namespace burst::daemon {
@@ -44,6 +45,20 @@ std::string dash_usd(double usd) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "$%.4f", usd);
   return buf;
+}
+
+std::string dash_url_component(const std::string& text) {
+  std::string q;
+  for (char c : text) {
+    if (isalnum(static_cast<unsigned char>(c))) {
+      q += c;
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+      q += buf;
+    }
+  }
+  return q;
 }
 
 std::string dash_duration(int64_t ms) {

@@ -12,6 +12,8 @@ namespace burst::daemon {
 std::string dash_escape(const std::string& text);  // &, <, >, " and '
 std::string dash_usd(double usd);                  // "$1.2345"
 std::string dash_duration(int64_t ms);             // "1h 02m", "3m 05s", "12s"
+// For a URL's query value: letters and digits as they are, every other byte as %XX.
+std::string dash_url_component(const std::string& text);
 // A whole page: <!doctype html> ... with the nav, `body` inside <main>, and the script.
 // `refresh_s` > 0 marks the page for live refresh by the script (only while something runs).
 std::string dash_page(const std::string& title, const std::string& body, int refresh_s = 0);

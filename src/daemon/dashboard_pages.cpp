@@ -7,6 +7,7 @@
 
 #include "daemon/dashboard.h"
 #include "daemon/dashboard_html.h"
+#include "daemon/dashboard_runs.h"
 #include "report/job_report.h"
 #include "report/svg_chart.h"
 
@@ -24,6 +25,10 @@ std::string dash_state(const std::string& state) {
 
 std::string dash_job_link(const std::string& id) {
   return "<a href=\"/dashboard/jobs/" + dash_escape(id) + "\">" + dash_escape(id) + "</a>";
+}
+
+std::string dash_pipeline_href(const std::string& pipeline) {
+  return "/dashboard/pipeline?name=" + dash_url_component(pipeline);
 }
 
 struct DashJobMoney {
@@ -113,7 +118,8 @@ ApiResponse Dashboard::jobs_page() {
       const DashJobMoney m = dash_money(d_.store, j, now);
       const int64_t end = j.finished_ms ? j.finished_ms : now;
       body += "<tr><td>" + dash_job_link(j.id) + "</td>" + dash_state(to_string(j.state)) +
-              dash_cell(j.phase) + dash_cell(j.pipeline) + dash_cell(j.provider, "wide") +
+              dash_cell(j.phase) + "<td><a href=\"" + dash_pipeline_href(j.pipeline) + "\">" +
+              dash_escape(j.pipeline) + "</a></td>" + dash_cell(j.provider, "wide") +
               dash_cell(m.gpu.empty() ? "-" : m.gpu + " × " + std::to_string(m.workers)) +
               dash_cell(dash_duration(end - j.created_ms), "n") +
               dash_cell(dash_cost_text(m), "n") + "</tr>";
@@ -152,11 +158,13 @@ ApiResponse Dashboard::job_page(const std::string& id) {
   row("cost so far", dash_usd(m.so_far), "job-cost");
   row("estimate", m.estimate >= 0 ? dash_usd(m.estimate) : "none");
   if (!j.error.empty()) row("error", j.error);
-  body += "</table>";
+  body += "</table><p><a href=\"" + dash_pipeline_href(j.pipeline) +
+          "\">runs of this pipeline</a> (estimate vs actual, utilization)";
   if (!j.report_path.empty())
-    body += "<p><a href=\"/dashboard/jobs/" + dash_escape(j.id) +
+    body += " · <a href=\"/dashboard/jobs/" + dash_escape(j.id) +
             "/report\">full report</a> · <a href=\"/v1/jobs/" + dash_escape(j.id) +
-            "/report\">JSON</a></p>";
+            "/report\">JSON</a>";
+  body += "</p>";
 
   // The phase timeline.
   if (auto phases = d_.store.phases(id); phases.ok() && !phases->empty()) {
@@ -312,6 +320,18 @@ ApiResponse Dashboard::spend_page() {
   body += bars("spend-provider", "Spend by provider (US $)", by_provider);
   body += bars("spend-gpu", "Spend by GPU (US $)", by_gpu);
   return dash_html(200, "Spend this month", body);
+}
+
+ApiResponse Dashboard::pipeline_page(const std::string& pipeline) {
+  if (pipeline.empty())
+    return dash_html(400, "No pipeline", "<p>Which pipeline? (<code>?name=</code>)</p>");
+  const std::vector<DashRun> runs = dash_pipeline_runs(d_.store, pipeline);
+  std::string body;
+  if (!runs.empty())
+    body = "<p>Its succeeded runs (" + std::to_string(runs.size()) +
+           ", at most 20 of the 500 most recent jobs), oldest first: does the estimate converge "
+           "on what a run costs, and do the runs use the GPU time they pay for?</p>";
+  return dash_html(200, "Pipeline " + pipeline, body + dash_runs_html(pipeline, runs));
 }
 
 }  // namespace burst::daemon

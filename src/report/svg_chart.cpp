@@ -85,12 +85,13 @@ std::string svg_lines(const std::string& kind, const std::string& title,
                       const std::vector<std::string>& x_labels,
                       const std::vector<LineSeries>& series, const std::string& y_unit,
                       const LineAxes& axes) {
-  const double left = axes.y_title.empty() ? 60 : 78, right = 10, plot_h = 200;
+  // Room for the y labels ("$0.0150") and, left of them, the y title turned on its side.
+  const double left = axes.y_title.empty() ? 60 : 96, right = 10, plot_h = 200;
   const double x_title_h = axes.x_title.empty() ? 0 : 18;
   const double legend_h = 18 * static_cast<double>(series.size());
   const double height = kTop + plot_h + 24 + x_title_h + legend_h;
   const double plot_w = kWidth - left - right;
-  double max = 0;
+  double max = std::max(0.0, axes.y_floor);
   for (const LineSeries& s : series)
     for (double v : s.y) max = std::max(max, v);
   if (!(max > 0)) max = 1;
@@ -103,7 +104,13 @@ std::string svg_lines(const std::string& kind, const std::string& title,
     const double v = max * q / 4, y = py(v);
     o << "<line x1=\"" << left << "\" y1=\"" << fixed(y, 1) << "\" x2=\"" << kWidth - right
       << "\" y2=\"" << fixed(y, 1) << "\" stroke=\"" << (q == 0 ? "#888" : "#e4e4e4") << "\"/>"
-      << text(left - 4, y + 4, y_unit + fixed(v, max < 1 ? 4 : 2), "end");
+      << text(left - 4, y + 4,
+              y_unit +
+                  fixed(v, !axes.y_suffix.empty() ? 0
+                           : max < 1              ? 4
+                                                  : 2) +
+                  axes.y_suffix,
+              "end");
   }
   o << "<line x1=\"" << left << "\" y1=\"" << kTop << "\" x2=\"" << left << "\" y2=\""
     << kTop + plot_h << "\" stroke=\"#888\"/>";
@@ -137,9 +144,20 @@ std::string svg_lines(const std::string& kind, const std::string& title,
     for (size_t i = 0; i < s.y.size() && i < n && !s.dashed; ++i)
       if (s.y[i] >= 0)
         o << "<circle cx=\"" << fixed(px(i), 1) << "\" cy=\"" << fixed(py(s.y[i]), 1)
-          << "\" r=\"3\" fill=\"" << html(s.color) << "\"><title>"
-          << html(s.name + " " + x_labels[i] + ": " + y_unit + fixed(s.y[i], 4))
+          << (s.hollow ? "\" r=\"6\" stroke-width=\"2\" fill=\"none\" stroke=\""
+                       : "\" r=\"3\" fill=\"")
+          << html(s.color) << "\"><title>"
+          << html(s.name + " " + x_labels[i] + ": " + y_unit +
+                  fixed(s.y[i], axes.y_suffix.empty() ? 4 : 1) + axes.y_suffix)
           << "</title></circle>";
+    // A reference line says what it is where it ends, above the line.
+    double ref_y = -1;
+    for (size_t i = 0; i < s.y.size() && i < n && s.dashed; ++i)
+      if (s.y[i] >= 0) ref_y = s.y[i];
+    if (ref_y >= 0)
+      o << "<text x=\"" << fixed(kWidth - right - 2, 1) << "\" y=\"" << fixed(py(ref_y) - 5, 1)
+        << "\" text-anchor=\"end\" class=\"ref\" fill=\"" << html(s.color) << "\">" << html(s.name)
+        << "</text>";
     const double ly = kTop + plot_h + x_title_h + 34 + 18 * static_cast<double>(k);
     o << "<rect x=\"" << left << "\" y=\"" << ly - 10 << "\" width=\"12\" height=\"10\" fill=\""
       << html(s.color) << "\"/>" << text(left + 18, ly, s.name);

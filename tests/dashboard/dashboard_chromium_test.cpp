@@ -4,9 +4,9 @@
 // for a gate file, so the line arrives after the page loaded), then shows it finished with the
 // cost its report states. A long job's pod is deleted with the pods page's button (a real form
 // POST with the CSRF token): the job is cancelled and the pod confirmed deleted. The spend page
-// draws its charts. No console error, no failed load; screenshots under the build dir
-// (test-artefacts/dashboard/). Then, idle with the dashboard open, burstd uses < 1% CPU and
-// < 25 MiB RSS. Forged and replayed requests are refused.
+// and the pipeline's page draw their charts. No console error, no failed load; screenshots under
+// the build dir (test-artefacts/dashboard/). Then, idle with the dashboard open, burstd uses < 1%
+// CPU and < 25 MiB RSS. Forged and replayed requests are refused.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -137,6 +137,16 @@ TEST(DashboardChromium, JobStreamsFinishesPodDeleteVerifiesNoConsoleErrors) {
   EXPECT_EQ(shown, want) << "the job page states the report's cost";
   ASSERT_TRUE(browser.navigate(base + "/dashboard/jobs/" + id + "/report"));
   EXPECT_EQ(browser.eval("!!document.querySelector('svg[data-chart=gantt]')"), json(true));
+  // The pipeline's runs: estimate vs actual and utilization against the 70% line.
+  ASSERT_TRUE(browser.navigate(base + "/dashboard/pipeline?name=dash-stream"));
+  EXPECT_EQ(browser.eval("!!document.querySelector('svg[data-chart=runs-estimate]') && "
+                         "!!document.querySelector('svg[data-chart=runs-utilization]')"),
+            json(true))
+      << browser.eval("document.body.innerText").dump();
+  EXPECT_EQ(browser.eval("document.querySelector('svg[data-chart=runs-utilization]')"
+                         ".textContent.includes('70% target')"),
+            json(true));
+  ASSERT_TRUE(browser.screenshot(shots + "/pipeline.png"));
   ASSERT_TRUE(browser.navigate(base + "/dashboard"));
   EXPECT_EQ(browser.eval("document.body.innerText.includes('succeeded')"), json(true));
   ASSERT_TRUE(browser.screenshot(shots + "/jobs.png"));

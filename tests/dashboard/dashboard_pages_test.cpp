@@ -2,17 +2,21 @@
 // holds is escaped (a hostile pipeline name renders as text), the delete form carries the CSRF
 // token and a pod delete without it, or from another site's page, is refused before anything is
 // deleted; with it, a pod whose job is not running goes to the reconcile pass. The JS-off page
-// is complete: the job, its phases and its log are in the HTML burstd sends.
+// is complete: the job, its phases and its log are in the HTML burstd sends. A pipeline's page
+// charts its succeeded runs: estimate vs actual in US $, utilization against the 70% target.
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "daemon/api.h"
 #include "daemon/dashboard.h"
+#include "daemon/dashboard_html.h"
 #include "daemon/scheduler.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_job_launcher.h"
 #include "fakes/temp_dir.h"
+#include "report/job_history.h"
+#include "report/job_report.h"
 
 namespace burst::daemon {
 namespace {
@@ -65,10 +69,11 @@ class DashboardPagesTest : public ::testing::Test {
     std::ofstream(dir_.path() + "/job-1.log") << "step 1 <ok>\n";
   }
 
-  ApiResponse get(const std::string& path) {
+  ApiResponse get(const std::string& path, const std::map<std::string, std::string>& query = {}) {
     ApiRequest r;
     r.method = "GET";
     r.path = path;
+    r.query = query;
     return *dash_->handle(r);
   }
   ApiResponse post_delete(const std::string& csrf, const std::string& origin) {
@@ -127,6 +132,90 @@ TEST_F(DashboardPagesTest, PodDeleteNeedsTheCsrfTokenAndTheSameOrigin) {
   EXPECT_EQ(reaps_, 1) << "a pod whose job is not running goes to the reconcile pass";
   EXPECT_NE(ok.headers["Location"].find("deleted%20%28confirmed%29"), std::string::npos)
       << ok.headers["Location"];
+}
+
+// The <svg> whose data-chart is `kind`, or "".
+std::string pages_chart_of(const std::string& html, const std::string& kind) {
+  const size_t at = html.find("data-chart=\"" + kind + "\"");
+  if (at == std::string::npos) return "";
+  const size_t open = html.rfind("<svg", at), close = html.find("</svg>", at);
+  return html.substr(open, close + 6 - open);
+}
+
+size_t pages_count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_F(DashboardPagesTest, PipelinePageChartsEstimateVsActualAndUtilizationPerRun) {
+  const int64_t day = 86400000, base = 1762776000000;  // 2025-11-10T12:00:00Z
+  for (int i = 0; i < 3; ++i) {
+    HistoryJob h;
+    h.id = "run-" + std::to_string(i);
+    h.pipeline = "nightly";
+    h.provider = "local";
+    h.start_ms = base + i * day;
+    h.phases = full_phases(600 + 60 * i);
+    h.estimate_json = estimate(0.5, 900, 600, 0.7);
+    record_history(*store_, h);
+  }
+  HistoryJob failed;  // stopped early: did not do the estimated work, so it is not charted
+  failed.id = "run-failed";
+  failed.pipeline = "nightly";
+  failed.state = JobState::kFailed;
+  failed.start_ms = base + 3 * day;
+  failed.phases = full_phases(30);
+  failed.outcomes = {{"run", "failed"}};
+  failed.error = "run: exit 1";
+  record_history(*store_, failed);
+
+  ApiResponse page = get("/dashboard/pipeline", {{"name", "nightly"}});
+  ASSERT_EQ(page.status, 200);
+  const std::string money = pages_chart_of(page.body, "runs-estimate");
+  ASSERT_FALSE(money.empty()) << page.body;
+  EXPECT_EQ(pages_count_of(money, "<circle"), 6u) << "three runs, two series";
+  EXPECT_EQ(pages_count_of(money, "<title>estimate 11-10 12:00: $0.5000</title>"), 1u) << money;
+  EXPECT_EQ(pages_count_of(money, "<title>estimate "), 3u);
+  EXPECT_EQ(pages_count_of(money, "<title>actual "), 3u);
+  EXPECT_NE(money.find(">run (start, UTC)</text>"), std::string::npos) << "x axis title";
+  EXPECT_NE(money.find(">cost per run, US $</text>"), std::string::npos) << "y axis title";
+  EXPECT_NE(money.find(">11-12 12:00</text>"), std::string::npos) << "the last run's label";
+
+  const std::string util = pages_chart_of(page.body, "runs-utilization");
+  ASSERT_FALSE(util.empty()) << page.body;
+  EXPECT_EQ(pages_count_of(util, "<title>utilization "), 3u) << util;
+  EXPECT_EQ(pages_count_of(util, "<circle"), 3u) << "the target line has no points";
+  EXPECT_NE(util.find("stroke-dasharray"), std::string::npos) << "the 70% line is dashed";
+  EXPECT_NE(util.find("class=\"ref\" fill=\"#c33\">70% target</text>"), std::string::npos) << util;
+  EXPECT_NE(util.find(">utilization, %</text>"), std::string::npos) << "y axis title";
+  EXPECT_NE(util.find(">run (start, UTC)</text>"), std::string::npos) << "x axis title";
+  EXPECT_NE(util.find(">100%</text>"), std::string::npos) << "y labels in %";
+  // run-0: 600 s of compute over 740 s of billed GPU time (provision to GPU delete).
+  EXPECT_NE(util.find("<title>utilization 11-10 12:00: 81.1%</title>"), std::string::npos) << util;
+
+  // The table states what each run's report states.
+  auto report = build_job_report(*store_, "run-2", from_unix_ms(base + 3 * day));
+  ASSERT_TRUE(report.ok());
+  EXPECT_NE(page.body.find(dash_usd(report->total_usd)), std::string::npos);
+  EXPECT_NE(page.body.find("href=\"/dashboard/jobs/run-2\""), std::string::npos);
+  EXPECT_EQ(page.body.find("run-failed"), std::string::npos) << "a failed run is not charted";
+}
+
+TEST_F(DashboardPagesTest, PipelineWithoutFinishedRunsSaysSoInsteadOfAnEmptyChart) {
+  // The fixture's one job of this (hostile) pipeline failed.
+  ApiResponse page = get("/dashboard/pipeline", {{"name", "<script>alert(1)</script>"}});
+  ASSERT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("id=\"no-runs\""), std::string::npos) << page.body;
+  EXPECT_EQ(page.body.find("<svg"), std::string::npos) << "no empty chart";
+  EXPECT_EQ(page.body.find("<script>alert"), std::string::npos) << "escaped";
+  EXPECT_NE(page.body.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  ApiResponse job = get("/dashboard/jobs/job-1");
+  EXPECT_NE(
+      job.body.find("href=\"/dashboard/pipeline?name=%3Cscript%3Ealert%281%29%3C%2Fscript%3E\""),
+      std::string::npos)
+      << "the job links to its pipeline's runs";
+  EXPECT_EQ(get("/dashboard/pipeline").status, 400);
 }
 
 }  // namespace
