@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
-#include <set>
 #include <thread>
 
 #include "daemon/pipelines.h"
@@ -190,16 +189,13 @@ TEST_F(SchedulerTest, MissedRunOncePolicyRunsOnceOnStart) {
 TEST_F(SchedulerTest, TwoDaemonsOnOneStoreFireEachScheduledTimeOnce) {
   ASSERT_TRUE(store_->set_last_fire("hourly", 1767225600000).ok());  // 00:00
   clock_.advance(minutes(5 * 60 + 30));                              // 05:30: 5 fires missed
-  // Every job either daemon made: queue rows (queued or running) and the jobs the launcher ran.
-  auto jobs_made = [this] {
-    std::set<std::string> ids;
-    for (const auto& q : store_->queued_jobs().value()) ids.insert(q.id);
-    for (const auto& id : launcher_->started()) ids.insert(id);
-    return ids.size();
-  };
-  Scheduler& a = make();
+  auto jobs_made = [this] { return store_->queued_jobs().value().size(); };
+  // No slots (max_concurrent 0): nothing starts, so every job either daemon made stays a queue
+  // row (a started job's row and the launcher's record of it are not in step; the test raced).
+  Scheduler& a = make(0);
   std::vector<std::string> b_log;
   SchedulerOptions b_opt;
+  b_opt.max_concurrent = 0;
   b_opt.log = [&b_log](const std::string& l) { b_log.push_back(l); };
   Scheduler b(clock_, *store_, *launcher_, b_opt);
   a.set_pipelines({scheduled("hourly", "@hourly")}, true);
@@ -214,8 +210,7 @@ TEST_F(SchedulerTest, TwoDaemonsOnOneStoreFireEachScheduledTimeOnce) {
   for (const auto& l : b_log) told = told || l.find("another burstd") != std::string::npos;
   EXPECT_TRUE(told || logged("taken by another burstd on this store"))
       << "the daemon that lost a claim says so";
-  launcher_->release_all();  // b's job threads end before b does
-  EXPECT_TRUE(b.wait_idle(seconds(10)));
+  EXPECT_TRUE(launcher_->started().empty());
 }
 
 TEST_F(SchedulerTest, MissedSkipPolicyDropsThemAndRecordsTheLatest) {
