@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "report/report_format.h"
+
 namespace burst::daemon {
 namespace {
 
@@ -14,32 +16,8 @@ constexpr const char* kDashCsp =
 
 }  // namespace
 
-std::string dash_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+// The reports' escaper (report/report_format.h): one HTML escape for reports and dashboard.
+std::string dash_escape(const std::string& text) { return report_fmt::html(text); }
 
 std::string dash_usd(double usd) {
   char buf[48];
