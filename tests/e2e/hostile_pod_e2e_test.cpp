@@ -66,7 +66,7 @@ struct HostilePod {
 };
 
 // The job: one run step and one artefact pattern (two for `two_patterns`), on the local cloud.
-std::string spec_text(const std::string& run, const std::string& extra = "",
+std::string hostile_spec_text(const std::string& run, const std::string& extra = "",
                       bool two_patterns = false) {
   std::string s =
       "version: 1\nname: hostile\nvolume: {name: hostile-vol}\ncode: {dir: app}\nrun: |\n" + run +
@@ -180,7 +180,7 @@ class HostilePodTest : public ::testing::Test {
 TEST_F(HostilePodTest, ShimWithoutAnAttackLeavesTheJobIntact) {
   pod_.write("case $c in *) mark saw-a-command;; esac");
   const std::string spec = home_.write(
-      "job.yaml", spec_text("  mkdir -p out && echo honest > out/a.txt\n  echo run-done"));
+      "job.yaml", hostile_spec_text("  mkdir -p out && echo honest > out/a.txt\n  echo run-done"));
   Outcome o = run_job(home_, pod_, spec);
   ASSERT_EQ(o.rc, 0) << o.out << o.err;
   EXPECT_TRUE(pod_.ran("saw-a-command"));
@@ -203,7 +203,7 @@ TEST_F(HostilePodTest, PullListingWithAbsoluteNamesIsRefusedAndNothingLandsOutsi
                    ustar_entry(behind, body) + ustar_entry(bare, body) + ustar_end() +
                        pull_hash_record(sha256_hex(body), behind) +
                        pull_hash_record(sha256_hex(body), bare));
-  const std::string spec = home_.write("job.yaml", spec_text("  echo run-start", "", true));
+  const std::string spec = home_.write("job.yaml", hostile_spec_text("  echo run-start", "", true));
   Outcome o = run_job(home_, pod_, spec);
   EXPECT_TRUE(pod_.ran("pull")) << o.out << o.err;
   EXPECT_FALSE(fs::exists(home_.root() + "/canary-bare.txt")) << "written outside: " << bare;
@@ -224,7 +224,7 @@ TEST_F(HostilePodTest, PullListingWithDotDotEscapeIsRefused) {
   pod_.answer_pull(
       pull_listing_record(0, body.size(), "644", name),
       ustar_entry(name, body) + ustar_end() + pull_hash_record(sha256_hex(body), name));
-  const std::string spec = home_.write("job.yaml", spec_text("  echo run-start"));
+  const std::string spec = home_.write("job.yaml", hostile_spec_text("  echo run-start"));
   Outcome o = run_job(home_, pod_, spec);
   EXPECT_TRUE(pod_.ran("pull")) << o.out << o.err;
   EXPECT_EQ(read_file(home_.work() + "/sibling/keep.txt"), "untouched\n");
@@ -242,7 +242,7 @@ TEST_F(HostilePodTest, PullListingWithUnrequestedExtraFileIsRefused) {
                    ustar_entry(good, "good\n") + ustar_entry(evil, evil_body, "0000755") +
                        ustar_end() + pull_hash_record(sha256_hex("good\n"), good) +
                        pull_hash_record(sha256_hex(evil_body), evil));
-  const std::string spec = home_.write("job.yaml", spec_text("  echo run-start"));
+  const std::string spec = home_.write("job.yaml", hostile_spec_text("  echo run-start"));
   Outcome o = run_job(home_, pod_, spec);
   EXPECT_TRUE(pod_.ran("pull")) << o.out << o.err;
   EXPECT_FALSE(fs::exists(home_.work() + "/got/evil.sh")) << "an unrequested file was installed";
@@ -256,7 +256,7 @@ TEST_F(HostilePodTest, PulledFileNeverGetsSetuidOrWorldWritableMode) {
   pod_.answer_pull(
       pull_listing_record(0, body.size(), "7777", name),
       ustar_entry(name, body, "0007777") + ustar_end() + pull_hash_record(sha256_hex(body), name));
-  const std::string spec = home_.write("job.yaml", spec_text("  echo run-start"));
+  const std::string spec = home_.write("job.yaml", hostile_spec_text("  echo run-start"));
   Outcome o = run_job(home_, pod_, spec);
   EXPECT_TRUE(pod_.ran("pull")) << o.out << o.err;
   const std::string got = home_.work() + "/got/a.txt";
@@ -286,7 +286,7 @@ TEST_F(HostilePodTest, FileLongerThanListedIsNeverWrittenPastItsListedSize) {
   pod_.write(
       "if is_pull; then mark pull; cat \"$H/pull.head\"; cat >/dev/null; cat \"$H/pull.body\"; "
       "sleep 3; exit 0; fi");
-  const std::string spec = home_.write("job.yaml", spec_text("  echo run-start"));
+  const std::string spec = home_.write("job.yaml", hostile_spec_text("  echo run-start"));
   BurstProcess p(home_, {"run", spec, "--yes"}, pod_.env());
   uintmax_t largest = 0;
   int rc = -1;
@@ -309,7 +309,7 @@ TEST_F(HostilePodTest, EndlessPullListingHitsALimitAndBurstStaysSmall) {
   pod_.write(
       "if is_pull; then mark pull; yes \"$(printf '0\\t1\\t1700000000\\t644\\tout/x.txt')\" | "
       "tr '\\n' '\\0'; exit 0; fi");
-  const std::string spec = home_.write("job.yaml", spec_text("  echo run-start"));
+  const std::string spec = home_.write("job.yaml", hostile_spec_text("  echo run-start"));
   Outcome o = run_job(home_, pod_, spec, 90);
   EXPECT_TRUE(pod_.ran("pull")) << o.out << o.err;
   EXPECT_LT(o.peak_kib, kRssLimitKib);
@@ -329,7 +329,7 @@ TEST_F(HostilePodTest, EndlessPullListingHitsALimitAndBurstStaysSmall) {
 TEST_F(HostilePodTest, HugeOutputLineWithoutNewlineKeepsBurstSmall) {
   pod_.write("");  // a plain pod: the run step itself is the attack
   const std::string spec = home_.write(
-      "job.yaml", spec_text("  head -c 300M /dev/zero | tr '\\0' x\n  echo\n  echo after-line\n"
+      "job.yaml", hostile_spec_text("  head -c 300M /dev/zero | tr '\\0' x\n  echo\n  echo after-line\n"
                             "  mkdir -p out && echo ok > out/a.txt"));
   Outcome o = run_job(home_, pod_, spec, 180);
   EXPECT_LT(o.peak_kib, kRssLimitKib);
@@ -351,7 +351,7 @@ TEST_F(HostilePodTest, ForgedHashesAreNotInstalled) {
   pod_.answer_pull(pull_listing_record(0, 5, "644", a) + pull_listing_record(0, 5, "644", b),
                    ustar_entry(a, "good\n") + ustar_entry(b, "also\n") + ustar_end() +
                        pull_hash_record(sha256_hex("evil\n"), a) + "zz  " + b + '\0');
-  const std::string spec = home_.write("job.yaml", spec_text("  echo run-start"));
+  const std::string spec = home_.write("job.yaml", hostile_spec_text("  echo run-start"));
   Outcome o = run_job(home_, pod_, spec);
   EXPECT_TRUE(pod_.ran("pull")) << o.out << o.err;
   EXPECT_FALSE(fs::exists(home_.work() + "/got/a.txt")) << "installed against a forged hash";
@@ -374,7 +374,7 @@ struct Silence {
 
 void run_silence(const BurstHome& home, const HostilePod& pod, const Silence& s) {
   pod.write(s.cases);
-  const std::string spec = home.write("job.yaml", spec_text(s.run, s.extra));
+  const std::string spec = home.write("job.yaml", hostile_spec_text(s.run, s.extra));
   BurstProcess p(home, {"run", spec, "--yes"}, pod.env());
   // Wait for the pod to go silent.
   for (int i = 0; i < 1200 && !pod.ran("silent"); ++i) {

@@ -11,7 +11,7 @@ namespace burst::testing {
 namespace {
 
 constexpr const char* kKeyBody = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
-const std::string kKey = std::string("-----BEGIN PRIVATE KEY-----\n") + kKeyBody +
+const std::string kPodOutputKey = std::string("-----BEGIN PRIVATE KEY-----\n") + kKeyBody +
                          "\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\n"
                          "-----END PRIVATE KEY-----\n";
 
@@ -30,7 +30,7 @@ TEST(E2EPodOutput, EscapesSecretsProgressAndLongLinesReachTheTerminalSafe) {
       "  head -c 200000 /dev/zero | tr '\\0' y\n"
       "  echo; echo after-the-long-line\n");
   std::string out, err;
-  int rc = run_burst(home, {"run", spec, "--yes"}, &out, &err, {{"SSH_KEY", kKey}});
+  int rc = run_burst(home, {"run", spec, "--yes"}, &out, &err, {{"SSH_KEY", kPodOutputKey}});
   ASSERT_EQ(rc, 0) << out << err;
 
   EXPECT_NE(out.find("title \\x1b]0;pwned\\x07 clip \\x1b]52;c;Y3VybA==\\x1b\\ clear \\x1b[2J"),

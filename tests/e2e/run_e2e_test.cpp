@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-constexpr const char* kSecret = "sekret-6f1c-do-not-print";
+constexpr const char* kRunSecret = "sekret-6f1c-do-not-print";
 
 std::string happy_spec(const std::string& run) {
   return R"YAML(version: 1
@@ -59,7 +59,7 @@ TEST(E2ERun, HappyPathSyncsRunsPullsUploadsAndDeletesBothPods) {
       home.write("job.yaml", happy_spec("  echo \"rendering with $GREETING\"\n  sh make.sh\n  test "
                                         "! -e skip.tmp\n  echo warn-line >&2"));
   std::string out, err;
-  int rc = run_burst(home, {"run", spec}, &out, &err, {{"E2E_SECRET", kSecret}});
+  int rc = run_burst(home, {"run", spec}, &out, &err, {{"E2E_SECRET", kRunSecret}});
   ASSERT_EQ(rc, 0) << out << err;
 
   EXPECT_NE(out.find("  | setting up"), std::string::npos);
@@ -97,7 +97,7 @@ TEST(E2ERun, FailingRunFailsTheJobDeletesThePodAndStillReports) {
   home.write("app/README", "x");
   std::string spec = home.write("job.yaml", happy_spec("  echo about to fail\n  exit 3"));
   std::string out, err;
-  int rc = run_burst(home, {"run", spec}, &out, &err, {{"E2E_SECRET", kSecret}});
+  int rc = run_burst(home, {"run", spec}, &out, &err, {{"E2E_SECRET", kRunSecret}});
   EXPECT_EQ(rc, 1) << out << err;
   EXPECT_NE(err.find("run: exited with status 3"), std::string::npos) << err;
   EXPECT_EQ(pod_ids_in(out).size(), 1u) << "no CPU hand-off after a failed run";
@@ -115,25 +115,25 @@ TEST(E2ERun, SecretValueNeverAppearsInOutputLogsReportsStoreOrProcessTable) {
       home.write("job.yaml", happy_spec("  echo \"ready\"\n  sleep 2\n  echo "
                                         "\"token=$E2E_SECRET\"\n  echo \"err $E2E_SECRET\" >&2\n"
                                         "  exit 4"));
-  BurstProcess p(home, {"run", spec}, {{"E2E_SECRET", kSecret}});
+  BurstProcess p(home, {"run", spec}, {{"E2E_SECRET", kRunSecret}});
   ASSERT_TRUE(p.wait_for_stdout("| ready")) << p.out() << p.err();
   // While the job runs, no command line on this machine carries the secret (`ps` would show it).
   for (const auto& entry : fs::directory_iterator("/proc")) {
     std::string cmdline = read_file(entry.path().string() + "/cmdline");
-    EXPECT_EQ(cmdline.find(kSecret), std::string::npos) << "in " << entry.path() << ": " << cmdline;
+    EXPECT_EQ(cmdline.find(kRunSecret), std::string::npos) << "in " << entry.path() << ": " << cmdline;
   }
   EXPECT_EQ(p.wait(), 1);
   std::string out = p.out(), err = p.err();
   EXPECT_NE(out.find("token=[secret E2E_SECRET]"), std::string::npos) << out;
   EXPECT_NE(err.find("err [secret E2E_SECRET]"), std::string::npos) << err;
-  EXPECT_EQ(out.find(kSecret), std::string::npos);
-  EXPECT_EQ(err.find(kSecret), std::string::npos);
+  EXPECT_EQ(out.find(kRunSecret), std::string::npos);
+  EXPECT_EQ(err.find(kRunSecret), std::string::npos);
   // Everything burst wrote: logs, reports, the SQLite store, the local cloud's files.
   auto files = files_under(home.state());
   EXPECT_GT(files.size(), 3u);
   for (const auto& f : files) {
     if (f.find("/volumes/") != std::string::npos) continue;  // the user's own data
-    EXPECT_EQ(read_file(f).find(kSecret), std::string::npos) << "secret found in " << f;
+    EXPECT_EQ(read_file(f).find(kRunSecret), std::string::npos) << "secret found in " << f;
   }
   expect_no_pod_left(out);
 }

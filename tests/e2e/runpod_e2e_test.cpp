@@ -15,7 +15,7 @@ namespace burst::testing {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr const char* kKey = "rpa_E2EKEY_must_never_be_seen_42";
+constexpr const char* kRunpodKey = "rpa_E2EKEY_must_never_be_seen_42";
 
 TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
   BurstHome home;
@@ -24,7 +24,7 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
   fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml",
                 home.work() + "/tts-render.yaml");
   SystemClock clock;
-  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"runpod", kKey}}}, clock,
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"runpod", kRunpodKey}}}, clock,
                              {"runpod"});
   ASSERT_TRUE(cloud.start().ok());
   fs::create_directories(home.root() + "/config");
@@ -34,7 +34,7 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
   std::string out, err;
   const int rc =
       run_burst(home, {"run", home.work() + "/tts-render.yaml", "--provider", "runpod", "--yes"},
-                &out, &err, {{"RUNPOD_API_KEY", kKey}});
+                &out, &err, {{"RUNPOD_API_KEY", kRunpodKey}});
   ASSERT_EQ(rc, 0) << out << err;
 
   // Pods: a GPU pod and a CPU pod for the upload, both on the volume, both with our key.
@@ -86,15 +86,15 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
   // A report, and the key nowhere: output, state (db, logs, reports), emulator files and log.
   auto reports = files_under(home.state() + "/reports");
   EXPECT_EQ(reports.size(), 3u) << "JSON, Markdown and HTML";
-  EXPECT_EQ(out.find(kKey), std::string::npos);
-  EXPECT_EQ(err.find(kKey), std::string::npos);
+  EXPECT_EQ(out.find(kRunpodKey), std::string::npos);
+  EXPECT_EQ(err.find(kRunpodKey), std::string::npos);
   for (const auto& f : files_under(home.root()))
-    EXPECT_EQ(read_file(f).find(kKey), std::string::npos) << f;
+    EXPECT_EQ(read_file(f).find(kRunpodKey), std::string::npos) << f;
   for (const auto& e : cloud.state().request_log()) {
     EXPECT_TRUE(e.authorised) << e.method << " " << e.path;
     EXPECT_FALSE(e.key_leaked) << e.method << " " << e.path;
   }
-  EXPECT_EQ(cloud.state().state_json().dump().find(kKey), std::string::npos);
+  EXPECT_EQ(cloud.state().state_json().dump().find(kRunpodKey), std::string::npos);
 }
 
 // The provider's pod list answers 200 with an empty body (an API change): burst cannot find a
@@ -103,7 +103,7 @@ TEST(E2ERunpod, ABrokenPodListMeansNothingIsCreated) {
   BurstHome home;
   const std::string spec = copy_tts_example(home);
   SystemClock clock;
-  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{"runpod", kKey}}}, clock,
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{"runpod", kRunpodKey}}}, clock,
                              {"runpod"});
   ASSERT_TRUE(cloud.start().ok());
   fakecloud::Faults f;
@@ -112,7 +112,7 @@ TEST(E2ERunpod, ABrokenPodListMeansNothingIsCreated) {
   write_provider_config(home, "runpod", cloud.provider_url("runpod"));
   std::string out, err;
   const int rc = run_burst(home, {"run", spec, "--provider", "runpod", "--yes"}, &out, &err,
-                           {{"RUNPOD_API_KEY", kKey}});
+                           {{"RUNPOD_API_KEY", kRunpodKey}});
   EXPECT_EQ(rc, 1) << out << err;
   EXPECT_NE((out + err).find("refusing to create a pod, because runpod's pod list cannot be read"),
             std::string::npos)

@@ -15,14 +15,14 @@
 namespace burst::testing {
 namespace {
 
-constexpr const char* kKey = "volume_E2EKEY_must_never_be_seen_42";
+constexpr const char* kReuseKey = "volume_E2EKEY_must_never_be_seen_42";
 
-struct Cloud {
+struct ReuseCloud {
   const char* provider;
   const char* key_env;
 };
 
-class VolumeReuse : public ::testing::TestWithParam<Cloud> {};
+class VolumeReuse : public ::testing::TestWithParam<ReuseCloud> {};
 
 int count_lines_with(const std::string& text, const std::string& needle) {
   int n = 0;
@@ -41,12 +41,12 @@ TEST_P(VolumeReuse, SecondRunReusesTheVolumeAndVolumesListsAndDeletesIt) {
   BurstHome home;
   const std::string spec = copy_tts_example(home);
   SystemClock clock;
-  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{p, kKey}}}, clock, {p});
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{p, kReuseKey}}}, clock, {p});
   ASSERT_TRUE(cloud.start().ok());
   std::vector<std::string> extra;
   if (p == "lambda") extra.push_back(std::string("ssh_user: ") + getpwuid(getuid())->pw_name);
   write_provider_config(home, p, cloud.provider_url(p), extra);
-  const std::map<std::string, std::string> env = {{GetParam().key_env, kKey}};
+  const std::map<std::string, std::string> env = {{GetParam().key_env, kReuseKey}};
 
   std::string out1, err1;
   ASSERT_EQ(run_burst(home, {"run", spec, "--provider", p, "--yes"}, &out1, &err1, env), 0)
@@ -92,14 +92,14 @@ TEST_P(VolumeReuse, SecondRunReusesTheVolumeAndVolumesListsAndDeletesIt) {
   EXPECT_TRUE(cloud.state().volumes(p).empty());
   ASSERT_EQ(run_burst(home, {"volumes"}, &lout, &lerr, env), 0) << lerr;
   EXPECT_NE(lout.find("no volumes of burst's"), std::string::npos) << lout;
-  expect_key_nowhere(home, cloud, out1 + out2 + lout + jout + dout, err1 + err2 + derr, kKey);
+  expect_key_nowhere(home, cloud, out1 + out2 + lout + jout + dout, err1 + err2 + derr, kReuseKey);
 }
 
 INSTANTIATE_TEST_SUITE_P(EachCloud, VolumeReuse,
-                         ::testing::Values(Cloud{"runpod", "RUNPOD_API_KEY"},
-                                           Cloud{"lambda", "LAMBDA_API_KEY"},
-                                           Cloud{"vast", "VAST_API_KEY"}),
-                         [](const ::testing::TestParamInfo<Cloud>& param_info) {
+                         ::testing::Values(ReuseCloud{"runpod", "RUNPOD_API_KEY"},
+                                           ReuseCloud{"lambda", "LAMBDA_API_KEY"},
+                                           ReuseCloud{"vast", "VAST_API_KEY"}),
+                         [](const ::testing::TestParamInfo<ReuseCloud>& param_info) {
                            return std::string(param_info.param.provider);
                          });
 

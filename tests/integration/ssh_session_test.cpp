@@ -150,7 +150,7 @@ TEST_F(SshSessionTest, AWrongKeyIsRefusedAsAuth) {
 
 using Steady = std::chrono::steady_clock;
 
-double seconds_since(Steady::time_point t) {
+double ssh_seconds_since(Steady::time_point t) {
   return std::chrono::duration<double>(Steady::now() - t).count();
 }
 
@@ -178,7 +178,7 @@ TEST_F(SshSessionTest, AbortFromAnotherThreadBreaksASilentCommandAndEveryLaterCa
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.error().code, ErrorCode::kInterrupted) << out.error().message;
   EXPECT_NE(out.error().message.find("aborted"), std::string::npos) << out.error().message;
-  EXPECT_LT(seconds_since(start), 1.5);
+  EXPECT_LT(ssh_seconds_since(start), 1.5);
   // The session is broken for good: later calls refuse at once instead of waiting on the pod.
   const auto again = Steady::now();
   auto later_call = session_->run_capture("echo hi");
@@ -187,7 +187,7 @@ TEST_F(SshSessionTest, AbortFromAnotherThreadBreaksASilentCommandAndEveryLaterCa
   auto st = session_->stat("/");
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().code, ErrorCode::kInterrupted);
-  EXPECT_LT(seconds_since(again), 0.5);
+  EXPECT_LT(ssh_seconds_since(again), 0.5);
 }
 
 TEST_F(SshSessionTest, AbortBreaksAStreamReadBlockedOnAPodThatSendsNothing) {
@@ -202,7 +202,7 @@ TEST_F(SshSessionTest, AbortBreaksAStreamReadBlockedOnAPodThatSendsNothing) {
   }
   ASSERT_FALSE(n.ok());
   EXPECT_EQ(n.error().code, ErrorCode::kInterrupted) << n.error().message;
-  EXPECT_LT(seconds_since(start), 1.5);
+  EXPECT_LT(ssh_seconds_since(start), 1.5);
   stream->reset();
 }
 
@@ -216,8 +216,8 @@ TEST_F(SshSessionTest, ACommandThatSendsNothingTimesOutAfterTheNoProgressTimeout
   EXPECT_EQ(out.error().code, ErrorCode::kTimeout) << out.error().message;
   EXPECT_NE(out.error().message.find("no bytes from the pod for 2 s"), std::string::npos)
       << out.error().message;
-  EXPECT_GE(seconds_since(start), 1.9);
-  EXPECT_LT(seconds_since(start), 4.0);
+  EXPECT_GE(ssh_seconds_since(start), 1.9);
+  EXPECT_LT(ssh_seconds_since(start), 4.0);
 }
 
 TEST_F(SshSessionTest, AStreamThatSendsNothingTimesOutButOneThatTalksDoesNot) {
@@ -239,7 +239,7 @@ TEST_F(SshSessionTest, AStreamThatSendsNothingTimesOutButOneThatTalksDoesNot) {
   auto n = (*silent)->read(buf, sizeof buf);
   ASSERT_FALSE(n.ok());
   EXPECT_EQ(n.error().code, ErrorCode::kTimeout) << n.error().message;
-  EXPECT_LT(seconds_since(start), 4.0);
+  EXPECT_LT(ssh_seconds_since(start), 4.0);
 }
 
 TEST_F(SshSessionTest, AQuietCommandWatchedByItsCallerIsNotTimedOut) {
@@ -297,7 +297,7 @@ TEST_F(SshSessionTest, AnSftpReadFromAServerThatStopsAnsweringTimesOut) {
   EXPECT_NE(st.error().message.find("no bytes from the pod for 2 s"), std::string::npos)
       << st.error().message;
   EXPECT_EQ(got, 0u);
-  EXPECT_LT(seconds_since(start), 4.0);
+  EXPECT_LT(ssh_seconds_since(start), 4.0);
 }
 
 TEST(SshConnect, RetriesUntilTheDeadlineOnAClosedPort) {

@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kMarker = "planted-secret-7f3a9c";
 
-std::string slurp(const std::string& path) {
+std::string secret_slurp(const std::string& path) {
   std::ifstream f(path);
   std::stringstream s;
   s << f.rdbuf();
@@ -77,11 +77,11 @@ TEST(ReportSecrets, PlantedMarkerAppearsInNoReport) {
     files.push_back(month.output);
   }
   for (const std::string& f : files) {
-    const std::string text = slurp(f);
+    const std::string text = secret_slurp(f);
     EXPECT_FALSE(text.empty()) << f;
     EXPECT_EQ(text.find(kMarker), std::string::npos) << f;
   }
-  EXPECT_NE(slurp(home.path() + "/job.md").find("[secret E2E_TOKEN]"), std::string::npos)
+  EXPECT_NE(secret_slurp(home.path() + "/job.md").find("[secret E2E_TOKEN]"), std::string::npos)
       << "the redacted placeholder is what the report shows";
 }
 

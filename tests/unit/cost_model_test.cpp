@@ -11,7 +11,7 @@
 namespace burst {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kModelGiB = 1024.0 * 1024.0 * 1024.0;
 
 GpuSpec gpu(const std::string& name, double vram_gb, double bw_gbs, double tflops,
             const std::string& interconnect) {
@@ -124,7 +124,7 @@ TEST(CostMemory, KvCacheFromModelShape) {
   w.concurrency = 4;
   auto m = memory_need(w);
   ASSERT_TRUE(m.ok());
-  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 2.0 * 32 * 8 * 128 * 8192 * 4 * 2 / kGiB);  // 4 GiB
+  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 2.0 * 32 * 8 * 128 * 8192 * 4 * 2 / kModelGiB);  // 4 GiB
 }
 
 TEST(CostMemory, KvCacheWithoutAShapeAssumesGroupedQueryAttention) {
@@ -134,10 +134,10 @@ TEST(CostMemory, KvCacheWithoutAShapeAssumesGroupedQueryAttention) {
   w.concurrency = 2;
   auto m = memory_need(w);
   ASSERT_TRUE(m.ok());
-  EXPECT_DOUBLE_EQ(m->weights_gib, 3.5e9 / kGiB);
-  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 2.0 * 33 * 8 * 128 * 8192 * 2 * 2 / kGiB);
+  EXPECT_DOUBLE_EQ(m->weights_gib, 3.5e9 / kModelGiB);
+  EXPECT_DOUBLE_EQ(m->kv_cache_gib, 2.0 * 33 * 8 * 128 * 8192 * 2 * 2 / kModelGiB);
   w.kv_precision = "fp8";
-  EXPECT_DOUBLE_EQ(memory_need(w)->kv_cache_gib, 2.0 * 33 * 8 * 128 * 8192 * 2 * 1 / kGiB);
+  EXPECT_DOUBLE_EQ(memory_need(w)->kv_cache_gib, 2.0 * 33 * 8 * 128 * 8192 * 2 * 1 / kModelGiB);
 }
 
 TEST(CostMemory, Llama3SeventyBKvCacheHasEightKvHeads) {
@@ -149,7 +149,7 @@ TEST(CostMemory, Llama3SeventyBKvCacheHasEightKvHeads) {
   auto m = memory_need(w);
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_DOUBLE_EQ(m->kv_cache_gib, 10.0);  // 2 x 80 layers x 8 x 128 x 4096 x 8 x 2 bytes
-  EXPECT_NEAR(m->weights_gib, 70.6e9 * 2 / kGiB, 1e-9);
+  EXPECT_NEAR(m->weights_gib, 70.6e9 * 2 / kModelGiB, 1e-9);
 }
 
 TEST(CostMemory, UnknownModelListsTheBuiltInOnes) {
@@ -171,15 +171,15 @@ TEST(CostMemory, LoraAndQloraKeepOptimizerStateOnTheAdaptersOnly) {
   auto lora = memory_need(w);
   ASSERT_TRUE(lora.ok()) << lora.error().message;
   const double adapters = 16.0 * ((4096 + 4096) * 2 + (4096 + 1024) * 2 + 3 * (4096 + 14336)) * 32;
-  EXPECT_DOUBLE_EQ(lora->gradients_gib, adapters * 4 / kGiB);
-  EXPECT_DOUBLE_EQ(lora->optimizer_gib, adapters * 12 / kGiB);
-  EXPECT_DOUBLE_EQ(lora->weights_gib, (8.03e9 * 2 + adapters * 2) / kGiB);
+  EXPECT_DOUBLE_EQ(lora->gradients_gib, adapters * 4 / kModelGiB);
+  EXPECT_DOUBLE_EQ(lora->optimizer_gib, adapters * 12 / kModelGiB);
+  EXPECT_DOUBLE_EQ(lora->weights_gib, (8.03e9 * 2 + adapters * 2) / kModelGiB);
   w.mode = "qlora";
   auto qlora = memory_need(w);
   ASSERT_TRUE(qlora.ok());
   const double embeddings = 128256.0 * 4096 * 2;  // input and output, bf16
   EXPECT_DOUBLE_EQ(qlora->weights_gib,
-                   (0.516 * (8.03e9 - embeddings) + 2 * embeddings + adapters * 2) / kGiB);
+                   (0.516 * (8.03e9 - embeddings) + 2 * embeddings + adapters * 2) / kModelGiB);
   EXPECT_LT(qlora->total_gib(), lora->total_gib());
 }
 
@@ -213,11 +213,11 @@ TEST(CostMemory, TrainingActivationsFromModelShape) {
   ASSERT_TRUE(m.ok());
   // 34 GiB of layer activations plus the bf16 logits over a 32000-token vocabulary.
   EXPECT_DOUBLE_EQ(m->activations_gib,
-                   (34.0 * 4096 * 2 * 4096 * 32 + 2.0 * 2 * 4096 * 32000) / kGiB);
+                   (34.0 * 4096 * 2 * 4096 * 32 + 2.0 * 2 * 4096 * 32000) / kModelGiB);
   w.gradient_checkpointing = true;
   EXPECT_DOUBLE_EQ(
       memory_need(w)->activations_gib,
-      (2.0 * 4096 * 2 * 4096 * 32 + 34.0 * 4096 * 2 * 4096 + 2.0 * 2 * 4096 * 32000) / kGiB);
+      (2.0 * 4096 * 2 * 4096 * 32 + 34.0 * 4096 * 2 * 4096 + 2.0 * 2 * 4096 * 32000) / kModelGiB);
 }
 
 TEST(CostMemory, CustomWithoutParamsNeedsNothingKnown) {

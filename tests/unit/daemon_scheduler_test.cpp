@@ -19,7 +19,7 @@ using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-PipelineSpec spec_named(const std::string& name, const std::string& cron = "", bool overlap = false,
+PipelineSpec scheduler_spec(const std::string& name, const std::string& cron = "", bool overlap = false,
                         const std::string& missed = "run-once") {
   PipelineSpec s;
   s.name = name;
@@ -37,7 +37,7 @@ PipelineSpec spec_named(const std::string& name, const std::string& cron = "", b
 
 ScheduledPipeline scheduled(const std::string& name, const std::string& cron, bool overlap = false,
                             const std::string& missed = "run-once") {
-  auto compiled = compile_schedule(spec_named(name, cron, overlap, missed));
+  auto compiled = compile_schedule(scheduler_spec(name, cron, overlap, missed));
   EXPECT_TRUE(compiled.ok()) << compiled.error().message;
   return std::move(*compiled);
 }
@@ -137,7 +137,7 @@ TEST_F(SchedulerTest, OverlapTrueLetsTheNextFireStartWhileThePreviousRuns) {
 
 TEST_F(SchedulerTest, ConcurrencyLimitHoldsTheRestInTheQueue) {
   Scheduler& s = make(/*max_concurrent=*/2);
-  for (int i = 0; i < 5; ++i) s.submit(spec_named("p" + std::to_string(i)), "submitted");
+  for (int i = 0; i < 5; ++i) s.submit(scheduler_spec("p" + std::to_string(i)), "submitted");
   s.tick();
   ASSERT_TRUE(launcher_->wait_started(2));
   EXPECT_EQ(s.running_count(), 2);
@@ -159,8 +159,8 @@ TEST_F(SchedulerTest, ConcurrencyLimitHoldsTheRestInTheQueue) {
 
 TEST_F(SchedulerTest, SubmittedRunOfABusyPipelineWaitsForThePreviousOne) {
   Scheduler& s = make(4);
-  s.submit(spec_named("same"), "submitted");
-  s.submit(spec_named("same"), "submitted");
+  s.submit(scheduler_spec("same"), "submitted");
+  s.submit(scheduler_spec("same"), "submitted");
   s.tick();
   ASSERT_TRUE(launcher_->wait_started(1));
   EXPECT_EQ(s.running_count(), 1) << "the second waits: overlap is false";
@@ -232,8 +232,8 @@ TEST_F(SchedulerTest, NewPipelineIsRecordedAsFiredNowSoALaterRestartCatchesUp) {
 
 TEST_F(SchedulerTest, CancelDropsAQueuedJobAndInterruptsARunningOne) {
   Scheduler& s = make(1);
-  std::string a = s.submit(spec_named("a"), "submitted");
-  std::string b = s.submit(spec_named("b"), "submitted");
+  std::string a = s.submit(scheduler_spec("a"), "submitted");
+  std::string b = s.submit(scheduler_spec("b"), "submitted");
   s.tick();
   ASSERT_TRUE(launcher_->wait_started(1));
   ASSERT_TRUE(s.cancel(b).ok());
@@ -251,7 +251,7 @@ TEST_F(SchedulerTest, CancelDropsAQueuedJobAndInterruptsARunningOne) {
 TEST_F(SchedulerTest, DrainStartsNothingNewAndDropsFires) {
   Scheduler& s = make();
   s.set_pipelines({scheduled("m", "* * * * *")}, true);
-  s.submit(spec_named("q"), "submitted");
+  s.submit(scheduler_spec("q"), "submitted");
   s.drain();
   clock_.advance(minutes(1));
   s.tick();
@@ -264,7 +264,7 @@ TEST_F(SchedulerTest, LoopWakesWhenToldBeforeItsFireTime) {
   s.set_pipelines({scheduled("loop", "*/5 * * * *")}, true);
   std::thread loop([&] { s.run_loop(); });
   ASSERT_TRUE(wait_for_sleepers(1));
-  s.submit(spec_named("adhoc"), "submitted");  // a submit wakes the loop; the clock stays put
+  s.submit(scheduler_spec("adhoc"), "submitted");  // a submit wakes the loop; the clock stays put
   EXPECT_TRUE(launcher_->wait_started(1));
   EXPECT_EQ(launcher_->started().at(0).rfind("adhoc:", 0), 0u);
   s.stop();

@@ -10,7 +10,7 @@
 namespace burst {
 namespace {
 
-std::vector<GpuSpec> catalog() {
+std::vector<GpuSpec> invalid_catalog() {
   GpuSpec g;
   g.name = "RTX_4090";
   g.vram_gb = 24;
@@ -46,7 +46,7 @@ PipelineSpec diffusion() {
 }
 
 std::string error_of(const PipelineSpec& spec) {
-  const auto cat = catalog();
+  const auto cat = invalid_catalog();
   auto plan = make_plan(spec, input(cat));
   EXPECT_FALSE(plan.ok());
   if (plan.ok()) return "";
@@ -83,7 +83,7 @@ TEST(PlanInvalid, GpuNameNotInTheCatalog) {
 TEST(PlanInvalid, MissingFieldForTheRunTime) {
   PipelineSpec s = diffusion();
   s.workload.items.reset();
-  const auto cat = catalog();
+  const auto cat = invalid_catalog();
   auto plan = make_plan(s, input(cat));
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
@@ -96,7 +96,7 @@ TEST(PlanInvalid, MissingFieldForTheRunTime) {
 TEST(PlanInvalid, BudgetBelowEveryCandidate) {
   PipelineSpec s = diffusion();
   s.budget.max_usd = 0.001;
-  const auto cat = catalog();
+  const auto cat = invalid_catalog();
   auto plan = make_plan(s, input(cat));
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().code, ErrorCode::kInvalid);
@@ -110,7 +110,7 @@ TEST(PlanInvalid, BudgetBelowEveryCandidate) {
 TEST(PlanInvalid, DeadlineNoCandidateMeets) {
   PipelineSpec s = diffusion();
   s.budget.deadline_seconds = 10;  // the cold start alone is 70 s
-  const auto cat = catalog();
+  const auto cat = invalid_catalog();
   auto plan = make_plan(s, input(cat));
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);

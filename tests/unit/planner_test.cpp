@@ -12,7 +12,7 @@
 namespace burst {
 namespace {
 
-Offer offer(const std::string& provider, const std::string& gpu, double usd_per_hour,
+Offer planner_offer(const std::string& provider, const std::string& gpu, double usd_per_hour,
             std::optional<double> vram_gb = 24, int count = 1) {
   Offer o;
   o.provider = provider;
@@ -27,7 +27,7 @@ Offer offer(const std::string& provider, const std::string& gpu, double usd_per_
 }
 
 Offer cpu_offer(const std::string& provider, double usd_per_hour, bool available = true) {
-  Offer o = offer(provider, "cpu", usd_per_hour, std::nullopt, 0);
+  Offer o = planner_offer(provider, "cpu", usd_per_hour, std::nullopt, 0);
   o.available = available;
   return o;
 }
@@ -46,9 +46,9 @@ TEST(Planner, ChoosesTheCheapestAdequateOfferAcrossProviders) {
   spec.resources.min_vram_gb = 20;
   PlanInput in;
   in.providers = {"runpod", "vast"};
-  in.gpu_offers = {offer("runpod", "A100", 2.0, 80), offer("vast", "RTX_4090", 0.5, 24),
-                   offer("vast", "RTX_3060", 0.1, 12),     // cheaper, too little VRAM
-                   offer("other", "RTX_4090", 0.01, 24)};  // provider not allowed
+  in.gpu_offers = {planner_offer("runpod", "A100", 2.0, 80), planner_offer("vast", "RTX_4090", 0.5, 24),
+                   planner_offer("vast", "RTX_3060", 0.1, 12),     // cheaper, too little VRAM
+                   planner_offer("other", "RTX_4090", 0.01, 24)};  // provider not allowed
   auto plan = make_plan(spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(plan->gpu.provider, "vast");
@@ -60,7 +60,7 @@ TEST(Planner, ChoosesTheCheapestAdequateOfferAcrossProviders) {
 TEST(Planner, EarlierProviderWinsATie) {
   PipelineSpec spec = spec_with_reference(600);
   PlanInput in;
-  in.gpu_offers = {offer("a", "RTX_4090", 1.0), offer("b", "RTX_4090", 1.0)};
+  in.gpu_offers = {planner_offer("a", "RTX_4090", 1.0), planner_offer("b", "RTX_4090", 1.0)};
   in.providers = {"b", "a"};
   auto plan = make_plan(spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
@@ -73,13 +73,13 @@ TEST(Planner, NoCapacityMessageNamesEveryRejection) {
   spec.resources.gpu_count = 2;
   spec.resources.min_vram_gb = 40;
   spec.resources.max_usd_per_hour = 2.0;
-  Offer unavailable = offer("p", "A100", 1.0, 80, 2);
+  Offer unavailable = planner_offer("p", "A100", 1.0, 80, 2);
   unavailable.available = false;
   PlanInput in;
   in.providers = {"p"};
-  in.gpu_offers = {offer("p", "RTX_4090", 1.0, 24, 2),       offer("p", "A100", 1.0, 24, 2),
-                   offer("p", "A100", 1.0, std::nullopt, 2), offer("p", "A100", 3.0, 80, 2),
-                   offer("p", "A100", 1.0, 80, 1),           unavailable};
+  in.gpu_offers = {planner_offer("p", "RTX_4090", 1.0, 24, 2),       planner_offer("p", "A100", 1.0, 24, 2),
+                   planner_offer("p", "A100", 1.0, std::nullopt, 2), planner_offer("p", "A100", 3.0, 80, 2),
+                   planner_offer("p", "A100", 1.0, 80, 1),           unavailable};
   auto plan = make_plan(spec, in);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
@@ -103,7 +103,7 @@ TEST(Planner, AProviderThatCouldNotBeAskedIsNamedWithItsReason) {
 
 TEST(Planner, NoProviderAllowedIsSaid) {
   PlanInput in;
-  in.gpu_offers = {offer("p", "A100", 1.0)};
+  in.gpu_offers = {planner_offer("p", "A100", 1.0)};
   auto plan = make_plan(spec_with_reference(60), in);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
@@ -118,7 +118,7 @@ TEST(Planner, LocalOfferIsExemptFromGpuVramAndPriceLimits) {
   spec.resources.max_usd_per_hour = 0.5;
   PlanInput in;
   in.providers = {"local"};
-  in.gpu_offers = {offer("local", "cpu", 1.0, std::nullopt, 0)};
+  in.gpu_offers = {planner_offer("local", "cpu", 1.0, std::nullopt, 0)};
   in.gpu_offers[0].price_source = "config";
   auto plan = make_plan(spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
@@ -129,7 +129,7 @@ TEST(Planner, LocalOfferIsExemptFromGpuVramAndPriceLimits) {
 TEST(Planner, UnavailableLocalOfferIsStillRejected) {
   PlanInput in;
   in.providers = {"local"};
-  in.gpu_offers = {offer("local", "cpu", 0, std::nullopt, 0)};
+  in.gpu_offers = {planner_offer("local", "cpu", 0, std::nullopt, 0)};
   in.gpu_offers[0].available = false;
   auto plan = make_plan(spec_with_reference(60), in);
   ASSERT_FALSE(plan.ok());
@@ -141,7 +141,7 @@ TEST(Planner, EstimateUsesTheReferenceRuntime) {
   PipelineSpec spec = spec_with_reference(1800);
   PlanInput in;
   in.providers = {"runpod"};
-  in.gpu_offers = {offer("runpod", "A100", 3.6, 80)};
+  in.gpu_offers = {planner_offer("runpod", "A100", 3.6, 80)};
   in.code_bytes = 40'000'000;  // 2 s at the assumed 20 MB/s
   auto plan = make_plan(spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
@@ -161,7 +161,7 @@ TEST(Planner, WithoutReferenceTheRunIsUnknown) {
   spec.workload.reference.reset();
   PlanInput in;
   in.providers = {"runpod"};
-  in.gpu_offers = {offer("runpod", "A100", 3.6, 80)};
+  in.gpu_offers = {planner_offer("runpod", "A100", 3.6, 80)};
   auto plan = make_plan(spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_FALSE(plan->estimate.run_known);
@@ -172,9 +172,9 @@ TEST(Planner, WithoutReferenceTheRunIsUnknown) {
 
 TEST(Planner, SpotPriceIsUsedWhenAskedForAndOffered) {
   PipelineSpec spec = spec_with_reference(3510);  // 3600 s billed with the cold start
-  Offer with_spot = offer("p", "A100", 4.0, 80);
+  Offer with_spot = planner_offer("p", "A100", 4.0, 80);
   with_spot.spot_usd_per_hour = 1.0;
-  Offer without_spot = offer("p", "H100", 2.0, 80);
+  Offer without_spot = planner_offer("p", "H100", 2.0, 80);
   PlanInput in;
   in.providers = {"p"};
   in.gpu_offers = {with_spot, without_spot};
@@ -195,7 +195,7 @@ TEST(Planner, SpotPriceIsUsedWhenAskedForAndOffered) {
 TEST(Planner, SpotPriceIsWhatMaxPriceIsCheckedAgainst) {
   PipelineSpec spec = spec_with_reference(60);
   spec.resources.max_usd_per_hour = 1.5;
-  Offer o = offer("p", "A100", 4.0, 80);
+  Offer o = planner_offer("p", "A100", 4.0, 80);
   o.spot_usd_per_hour = 1.0;
   PlanInput in;
   in.providers = {"p"};
@@ -215,7 +215,7 @@ TEST(Planner, OverBudgetIsInvalidWithTheExactMessage) {
   spec.budget.max_usd = 1.0;
   PlanInput in;
   in.providers = {"runpod"};
-  in.gpu_offers = {offer("runpod", "A100", 3.6, 80)};
+  in.gpu_offers = {planner_offer("runpod", "A100", 3.6, 80)};
   in.code_bytes = 40'000'000;
   auto plan = make_plan(spec, in);
   ASSERT_FALSE(plan.ok());
@@ -232,7 +232,7 @@ TEST(Planner, UploadNeedsACpuOfferFromTheSameProvider) {
   spec.upload = UploadSpec{"", "rclone copy out remote:"};
   PlanInput in;
   in.providers = {"a", "b"};
-  in.gpu_offers = {offer("a", "RTX_4090", 1.0), offer("b", "RTX_4090", 2.0)};
+  in.gpu_offers = {planner_offer("a", "RTX_4090", 1.0), planner_offer("b", "RTX_4090", 2.0)};
   in.cpu_offers = {cpu_offer("a", 0.01, /*available=*/false), cpu_offer("b", 0.36),
                    cpu_offer("b", 0.72)};
   auto plan = make_plan(spec, in);
@@ -251,7 +251,7 @@ TEST(Planner, UploadWithoutAnyCpuOfferIsNoCapacity) {
   spec.upload = UploadSpec{"", "true"};
   PlanInput in;
   in.providers = {"a"};
-  in.gpu_offers = {offer("a", "RTX_4090", 1.0)};
+  in.gpu_offers = {planner_offer("a", "RTX_4090", 1.0)};
   auto plan = make_plan(spec, in);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
@@ -262,7 +262,7 @@ TEST(Planner, UploadWithoutAnyCpuOfferIsNoCapacity) {
 TEST(Planner, NoUploadNoCpuPod) {
   PlanInput in;
   in.providers = {"a"};
-  in.gpu_offers = {offer("a", "RTX_4090", 1.0)};
+  in.gpu_offers = {planner_offer("a", "RTX_4090", 1.0)};
   in.cpu_offers = {cpu_offer("a", 0.1)};
   auto plan = make_plan(spec_with_reference(60), in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
