@@ -7,6 +7,8 @@
 #include "burst/store.h"
 #include "plan/boot_history.h"
 #include "plan/calibration.h"
+#include "plan/load_history.h"
+#include "report/job_facts.h"
 
 namespace burst {
 namespace {
@@ -39,6 +41,25 @@ std::vector<BootSample> boot_samples(Store& store) {
   return out;
 }
 
+// Every recent job's measured weight download (plan/load_history.h), any pipeline: its prepare
+// step's time over the bytes its plan said it fetches (the job's facts). Keyed by provider.
+std::vector<LoadSample> load_samples(Store& store) {
+  std::vector<LoadSample> out;
+  auto jobs = store.recent_jobs(kLoadHistoryJobs);
+  if (!jobs.ok()) return out;
+  for (const JobRecord& j : *jobs) {
+    if (j.finished_ms == 0 || j.facts_json.empty()) continue;
+    const ReportFacts facts = report_facts_from_json(j.facts_json);
+    if (facts.prepare_download_bytes <= 0) continue;
+    auto phases = store.phases(j.id);
+    if (!phases.ok()) continue;
+    LoadSample s;
+    if (load_sample_of(j.provider, facts.prepare_download_bytes, *phases, &s))
+      out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config) {
@@ -47,6 +68,7 @@ Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const
     if (auto store = open_store(config.store_url, config.db_path); store.ok()) {
       if (volume_used_before(**store, spec)) input->warm_volume = true;
       input->boot_history = boot_samples(**store);
+      input->load_history = load_samples(**store);
       // The planner fits each GPU type from these runs (plan/calibration.h).
       if (auto runs =
               (*store)->calibration_samples(spec.name, spec.workload.kind, kCalibrationHistory);

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "plan/estimate.h"
+#include "plan/load_history.h"
 #include "registry.h"
 
 namespace burst {
@@ -125,6 +126,11 @@ int cmd_estimate(const EstimateArgs& args) {
                             {"activations", m.activations_gib},
                             {"kv_cache", m.kv_cache_gib},
                             {"total", m.total_gib()}}},
+                          // Loading the weights at the planner's rates (plan/load_history.h
+                          // priors): from a warm volume, and downloaded on first use.
+                          {"weight_load_s",
+                           {{"warm", weight_bytes / kWarmLoadBytesPerSecond},
+                            {"cold", weight_bytes / kColdLoadBytesPerSecond}}},
                           {"headroom", kVramHeadroom},
                           {"reserve_gib", kVramReserveGib},
                           {"utilization", q->utilization},

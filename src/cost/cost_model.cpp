@@ -240,8 +240,13 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     // Cards working on one step. Inference: the group; across nodes a pipeline of 8-way tensor
     // parallel stages, all busy only with a sequence per stage in flight. Training: every card
     // (the replicas split the batch; each group's cards hold and touch a shard of the state).
-    double cards = layout.group;
-    if (!training && layout.nodes > 1)
+    // llama.cpp splits a model across cards by layers (its default --split-mode layer): a token
+    // passes the cards in turn, so one card works at a time and the step reads all the weights at
+    // one card's bandwidth; between cards only the activations hop, no all-reduce.
+    const bool layer_split =
+        w.kind == "llm-inference" && w.engine == "llama.cpp" && layout.group > 1;
+    double cards = layer_split ? 1 : layout.group;
+    if (!training && !layer_split && layout.nodes > 1)
       cards = std::min<double>(layout.group, static_cast<double>(kGpusPerNode) * work->batch);
     double bytes = work->bytes;
     double step_flops = work->flops;
@@ -280,6 +285,16 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
       }
       comm =
           std::max(0.0, collective_seconds(gpu, gpus, per_card, calls) - std::max(t_bw, t_compute));
+    } else if (layer_split) {
+      // group - 1 hops of the batch's activations (tokens x hidden x 2 bytes) per token, and of the
+      // prompt's in prefill, point to point.
+      const double hops = layout.group - 1;
+      comm = hops * collective_seconds(gpu, 2, work->batch * shape.hidden * kActivationBytes, 1);
+      if (work->prefill_flops > 0 && w.context_tokens && w.tokens) {
+        const double prompt = static_cast<double>(*w.context_tokens - *w.tokens) * work->batch;
+        prefill_comm =
+            hops * collective_seconds(gpu, 2, prompt * shape.hidden * kActivationBytes, 1);
+      }
     } else if (tp > 1) {
       const double tokens = w.kind == "diffusion"
                                 ? work->batch * static_cast<double>(positive_or(
@@ -301,6 +316,9 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     t.layout = layout;
     t.steps = work->steps;
     t.batch = training ? work->batch : work->batch * layout.replicas;
+    // Without items the replicas share the concurrent sequences: never more in flight than exist.
+    if (w.kind == "llm-inference" && !w.items)
+      t.batch = std::min<int>(t.batch, static_cast<int>(positive_or(w.concurrency, 1)));
     t.rounds = work->rounds;
     t.prefill_s = work->prefill_flops / flops + prefill_comm;
     t.compute_s =

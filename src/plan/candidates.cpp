@@ -399,9 +399,15 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
           c->cold_start_note = "cold start: " + learned.note(prior);
         }
       }
-      c->cold_start_s = boot >= 0 ? boot + weight_bytes / (in.warm_volume ? kWarmLoadBytesPerSecond
-                                                                          : kColdLoadBytesPerSecond)
-                                  : cold_start_seconds(traits_of(o), weight_bytes, in.warm_volume);
+      // Weights: the volume's rate, warm or cold, learned per provider where measured.
+      static const std::vector<LoadSample> kNoLoadSamples;
+      const LoadRate load = weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples,
+                                             o.provider, in.warm_volume);
+      if (!traits_of(o).runs_here && weight_bytes > 0)
+        c->weight_load_note = load.note(weight_bytes);
+      c->cold_start_s = traits_of(o).runs_here ? traits_of(o).boot_s
+                        : boot >= 0            ? boot + weight_load_seconds(weight_bytes, load)
+                                    : traits_of(o).boot_s + weight_load_seconds(weight_bytes, load);
       c->sync_s = sync_s;
       c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, in.fixed_workers,
                              in.split_here, traits_of(o), *c);

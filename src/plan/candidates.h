@@ -14,13 +14,13 @@
 #include "burst/spec.h"
 #include "burst/store.h"
 #include "plan/boot_history.h"
+#include "plan/load_history.h"
 
 namespace burst {
 
-// Weights from a warm network volume, and downloaded on first use (docs/cost-model.md); the
-// prepare step's download is priced at the cold rate too (plan/prepare.h).
-inline constexpr double kWarmLoadBytesPerSecond = 1.0e9;
-inline constexpr double kColdLoadBytesPerSecond = 100e6;
+// Weights from a warm network volume, and downloaded on first use: plan/load_history.h (the
+// priors kWarmLoadBytesPerSecond, kColdLoadBytesPerSecond, and the measured cold rate); the
+// prepare step's download is priced at the same cold rate (plan/prepare.h).
 
 // Bytes of the workload's weights (params_b at its precision, bf16 when unset); 0 when unknown.
 double weight_bytes_of(const Workload& w);
@@ -53,7 +53,9 @@ struct CandidateShape {
   int gpus_needed = 0;
   double cold_start_s = 0;      // provisioning + image pull + weights load, per worker
   std::string cold_start_note;  // where provisioning came from when learned (boot_history.h)
-  bool warm_volume = false;     // weights expected on the volume already
+  // Which weight-load rate applies and where it came from (load_history.h); "" without weights.
+  std::string weight_load_note;
+  bool warm_volume = false;  // weights expected on the volume already
   double sync_s = 0;
   double run_s = 0;   // the run step on one worker with all the items
   std::string bound;  // bandwidth | compute | capacity | "" (unknown)
@@ -110,6 +112,9 @@ struct CandidateInput {
   // Measured provisioning of earlier jobs (plan/boot_history.h): the per-provider constants
   // become priors. Null or empty: the constants. boot_s, when set, wins over both.
   const std::vector<BootSample>* boot_history = nullptr;
+  // Measured weight downloads of earlier prepare steps (plan/load_history.h): the cold rate's
+  // prior becomes one voice among them. Null or empty: the prior.
+  const std::vector<LoadSample>* load_history = nullptr;
 };
 
 // One candidate per offer, cheapest feasible first (ties: faster first), rejected ones last.

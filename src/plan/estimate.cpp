@@ -188,7 +188,9 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     GpuEstimate e;
     e.gpu = g.name;
     e.count = gpus_needed(*mem, g);
-    if (q.gpus) e.count = e.count > 0 && e.count <= *q.gpus ? *q.gpus : 0;
+    // Exactly N cards (a measured node): they hold the model when their usable memory does, as
+    // run_time reckons, even where N is not one of gpus_needed's sizes (e.g. 6 cards).
+    if (q.gpus) e.count = mem->total_gib() <= *q.gpus * usable_gib(g) ? *q.gpus : 0;
     if (e.count == 0) {
       e.bound = "capacity";
       out.gpus.push_back(e);

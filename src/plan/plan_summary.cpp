@@ -25,7 +25,8 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
   out.push_back(gpu);
   out.push_back("  volume:  " + spec.volume.name + " (" + std::to_string(spec.volume.size_gb) +
                 " GB), " +
-                (plan.warm_volume ? "warm (an earlier job of this pipeline used it)" : "cold"));
+                (plan.warm_volume ? "warm (an earlier job of this pipeline used it)" : "cold") +
+                (plan.weight_load.empty() ? "" : "; " + plan.weight_load));
   if (spec.prepare && plan.prepare) {
     const PrepareChoice& p = *plan.prepare;
     std::string where = p.label();

@@ -189,6 +189,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   ci.fixed_workers = spec.resources.workers;
   ci.boot_s = in.boot_s;
   ci.boot_history = &in.boot_history;
+  ci.load_history = &in.load_history;
   std::vector<Candidate> candidates = price_candidates(spec, offers, ci);
 
   // One note per distinct (provider, GPU, reason), in candidate order: 10,000 offers repeat a
@@ -253,7 +254,8 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
                       traits_of(c.offer).cpu_pods,
                       in.warm_volume,
                       !spec.prepare->creates.empty(),
-                      prepare_bytes};
+                      prepare_bytes,
+                      weight_load_rate(in.load_history, c.offer.provider, false).bytes_per_s};
       for (const Offer& o : in.cpu_offers)
         if (o.provider == c.offer.provider && o.available &&
             (!pi.cpu || o.usd_per_hour < pi.cpu->usd_per_hour))
@@ -266,7 +268,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     }
     // Candidates come cheapest first; with the CPU hand-off added, keep the cheapest whole job.
     if (!best || e.usd < best->estimate.usd) {
-      best = Plan{c.offer, cpu, handoff, prepare, e, in.warm_volume, {}, {}, {}};
+      best = Plan{c.offer, cpu, handoff, prepare, e, in.warm_volume, {}, {}, {}, {}};
       best_index = i;
     }
   }
@@ -299,6 +301,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     notes.insert(notes.begin(), shape->calibration_warnings.begin(),
                  shape->calibration_warnings.end());
     if (!shape->cold_start_note.empty()) notes.insert(notes.begin(), shape->cold_start_note);
+    best->weight_load = shape->weight_load_note;
   }
   best->notes = std::move(notes);
   best->curve = width_curve(candidates[0], spec.resources.max_usd_per_hour);

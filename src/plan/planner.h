@@ -52,6 +52,9 @@ struct Plan {
   std::vector<std::string> notes;
   std::vector<Candidate> candidates;  // every offer priced, chosen first, rejected last
   std::vector<WidthPoint> curve;      // the chosen offer's go-wide curve, k = 1..N workers
+  // The chosen offer's weight-load rate and where it came from (plan/load_history.h); "" when
+  // nothing is loaded over a network.
+  std::string weight_load;
 };
 
 // Expected utilization (compute / billed) below this is flagged as over-provisioned.
@@ -74,6 +77,9 @@ struct PlanInput {
   // store): each provider's (and GPU type's) cold start is learned from them, the registry's
   // constants only as priors (plan/boot_history.h).
   std::vector<BootSample> boot_history;
+  // Earlier prepare steps' measured weight downloads (plan/load_history.h): each provider's cold
+  // weight-load rate is learned from them, kColdLoadBytesPerSecond only the prior.
+  std::vector<LoadSample> load_history;
   // The model's prior efficiencies; unset: default_calibration().
   std::optional<Calibration> calibration;
   // The pipeline's recorded runs, newest first (Store::calibration_samples(spec.name,

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "burst/provider.h"
+#include "plan/load_history.h"
 
 namespace burst {
 
@@ -36,6 +37,8 @@ struct PrepareInput {
   bool warm_volume = false;     // an earlier job of the pipeline succeeded (its volume is staged)
   bool has_creates = false;     // the step declares what it produces
   double download_bytes = 0;    // what the step fetches
+  // Its download rate: the cold rate of plan/load_history.h (prior or learned).
+  double download_bytes_per_s = kColdLoadBytesPerSecond;
 };
 
 struct PrepareChoice {
@@ -43,10 +46,12 @@ struct PrepareChoice {
   bool expect_skip = false;  // warm volume with `creates:`: checked, probably not run
   std::optional<Offer> cpu;  // the CPU offer, when where == kCpuPod
   double download_s = 0;     // the step itself (overhead + download)
-  double cpu_pod_s = 0;      // the CPU pod's lifetime for it (boot + step)
-  double cpu_pod_usd = 0;    // billed under the CPU offer's rule
-  double gpu_pod_usd = 0;    // the GPU's price over the step's time
-  std::string why;           // one line: the decision, both costs, the reason
+  double download_bytes =
+      0;                   // what it was priced to download (a run's measured rate: load_history.h)
+  double cpu_pod_s = 0;    // the CPU pod's lifetime for it (boot + step)
+  double cpu_pod_usd = 0;  // billed under the CPU offer's rule
+  double gpu_pod_usd = 0;  // the GPU's price over the step's time
+  std::string why;         // one line: the decision, both costs, the reason
 
   // What the plan counts for the step: wall seconds before the GPU work, and dollars.
   double seconds() const {

@@ -48,6 +48,7 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
     f.prepare_why = plan.prepare->why;
     f.prepare_est_s = plan.prepare->seconds();
     f.prepare_est_usd = plan.prepare->usd();
+    f.prepare_download_bytes = plan.prepare->download_bytes;
   }
   return f;
 }
@@ -82,6 +83,7 @@ std::string report_facts_to_json(const ReportFacts& f) {
     j["prepare_why"] = f.prepare_why;
     j["prepare_est_s"] = f.prepare_est_s;
     j["prepare_est_usd"] = f.prepare_est_usd;
+    j["prepare_download_bytes"] = f.prepare_download_bytes;
   }
   return j.dump();
 }
@@ -116,6 +118,7 @@ ReportFacts report_facts_from_json(const std::string& text) {
   f.prepare_why = j.string_or("prepare_why", "");
   f.prepare_est_s = j.number_or("prepare_est_s", 0.0);
   f.prepare_est_usd = j.number_or("prepare_est_usd", 0.0);
+  f.prepare_download_bytes = j.number_or("prepare_download_bytes", 0.0);
   return f;
 }
 

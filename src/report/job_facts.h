@@ -46,6 +46,7 @@ struct ReportFacts {
   std::string prepare_why;
   double prepare_est_s = 0;
   double prepare_est_usd = 0;
+  double prepare_download_bytes = 0;  // what the step downloads (plan/load_history.h measures it)
 };
 
 ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan);

@@ -84,6 +84,48 @@ TEST(CostParallel, TensorParallelCostComesFromTheInterconnect) {
   EXPECT_NEAR(b->step_s - a->step_s, b->comm_s - a->comm_s, 1e-12);
 }
 
+TEST(CostParallel, LlamaCppSplitsByLayersSoDecodeRunsAtOneCardsBandwidth) {
+  // llama.cpp's default --split-mode layer: a token passes the cards in turn. 70B fp16 on 4
+  // PCIe cards reads all 140 GB at one card's bandwidth; a wider split only adds hops, so the
+  // smallest group that holds it (2 cards) and one hop of 8192 x 2 bytes.
+  const GpuSpec pc = tp_card("PC", "pcie", 64);
+  Workload w = tp_llm(70);
+  w.engine = "llama.cpp";
+  auto split = run_time(w, pc, 4, {pc}, default_calibration());
+  ASSERT_TRUE(split.ok()) << split.error().message;
+  EXPECT_EQ(split->layout.group, 2);
+  EXPECT_NEAR(split->comm_s, 45e-6 + 16384 / 25.6e9, 1e-12);
+  const Calibration cal = effective_calibration(w, pc, default_calibration());
+  const double weights = 70e9 * 2;
+  EXPECT_GT(split->step_s, weights / (3350e9 * cal.eta_bw));
+  EXPECT_NEAR(split->step_s, weights / (3350e9 * cal.eta_bw) + cal.t0_s + split->comm_s,
+              0.02 * split->step_s);  // the KV cache of one short sequence is the rest
+  // The same cards under tensor parallelism (vLLM) read a quarter each, side by side.
+  w.engine = "vllm";
+  auto tp = run_time(w, pc, 4, {pc}, default_calibration());
+  ASSERT_TRUE(tp.ok());
+  EXPECT_LT(tp->step_s * 2, split->step_s);
+}
+
+TEST(CostParallel, ReplicasWithoutItemsNeverRunMoreSequencesThanExist) {
+  // One sequence of a model that fits one card, on 8 cards: 8 replicas, but one decodes.
+  const GpuSpec h = tp_card("H", "nvlink", 900);
+  Workload w = tp_llm(8);
+  w.layers.reset();
+  w.hidden.reset();
+  auto eight = run_time(w, h, 8, {h}, default_calibration());
+  auto one = run_time(w, h, 1, {h}, default_calibration());
+  ASSERT_TRUE(eight.ok() && one.ok());
+  EXPECT_EQ(eight->layout.replicas, 8);
+  EXPECT_EQ(eight->batch, 1);
+  EXPECT_NEAR(eight->batch / eight->step_s, one->batch / one->step_s, 1e-9);
+  // Eight sequences: one on each replica.
+  w.concurrency = 8;
+  auto shared = run_time(w, h, 8, {h}, default_calibration());
+  ASSERT_TRUE(shared.ok());
+  EXPECT_EQ(shared->batch, 8);
+}
+
 TEST(CostParallel, ManySequencesOnAModelNeedingTwoCardsUseReplicas) {
   const GpuSpec nv = tp_card("NV", "nvlink", 900);
   Workload w = tp_llm(70);

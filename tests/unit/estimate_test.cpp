@@ -145,5 +145,28 @@ TEST(CostEstimate, SeventyBillionFitsNoSingleCard) {
   for (const GpuEstimate& g : r->gpus) EXPECT_NE(g.count, 1) << g.gpu;
 }
 
+TEST(CostEstimate, ExactlyNGpusFitWhenTheirMemoryHoldsTheModel) {
+  // 70B fp16 (130 GiB) on 6 SMALL cards of 24 GB (6 x 23.0 GiB usable): a measured 6-card node
+  // holds it though gpus_needed would round to 8; 5 cards do not.
+  EstimateQuery q;
+  q.params_b = 70;
+  q.mode = "infer";
+  q.precision = "fp16";
+  q.context_tokens = 512;
+  q.tokens = 128;
+  for (int n : {6, 5}) {
+    q.gpus = n;
+    auto r = estimate_workload(q, catalog(), prices(), default_calibration());
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    for (const GpuEstimate& g : r->gpus)
+      if (g.gpu == "SMALL") {
+        EXPECT_EQ(g.count, n == 6 ? 6 : 0);
+        if (n == 6) {
+          EXPECT_GT(g.tokens_per_s, 0);
+        }
+      }
+  }
+}
+
 }  // namespace
 }  // namespace burst

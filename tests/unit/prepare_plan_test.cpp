@@ -29,7 +29,13 @@ Offer prep_offer(const std::string& provider, const std::string& gpu, double usd
 constexpr double kFourteenGb = 14e9;
 
 TEST(Prepare, ColdVolumeStagesOnACpuPodWhenThatIsCheaper) {
-  PrepareInput in{0.69, prep_offer("other", "cpu", 0.06, 0), true, false, true, kFourteenGb};
+  PrepareInput in{0.69,
+                  prep_offer("other", "cpu", 0.06, 0),
+                  true,
+                  false,
+                  true,
+                  kFourteenGb,
+                  kColdLoadBytesPerSecond};
   PrepareChoice c = choose_prepare(in);
   EXPECT_EQ(c.where, PrepareWhere::kCpuPod);
   EXPECT_FALSE(c.expect_skip);
@@ -46,7 +52,8 @@ TEST(Prepare, ColdVolumeStagesOnACpuPodWhenThatIsCheaper) {
 
 TEST(Prepare, ACpuPodThatCostsMoreLeavesTheStepOnTheGpuPod) {
   // A cheap GPU and a small download: the CPU pod's boot costs more than the GPU's minutes.
-  PrepareInput in{0.10, prep_offer("other", "cpu", 0.08, 0), true, false, false, 1e9};
+  PrepareInput in{
+      0.10, prep_offer("other", "cpu", 0.08, 0), true, false, false, 1e9, kColdLoadBytesPerSecond};
   PrepareChoice c = choose_prepare(in);
   EXPECT_EQ(c.where, PrepareWhere::kGpuPod);
   EXPECT_NE(c.why.find("on the GPU pod: a CPU pod would not be cheaper"), std::string::npos)
@@ -56,7 +63,7 @@ TEST(Prepare, ACpuPodThatCostsMoreLeavesTheStepOnTheGpuPod) {
 }
 
 TEST(Prepare, WithoutCpuPodsItRunsOnTheGpuPodAndSaysSo) {
-  PrepareInput in{0.69, std::nullopt, false, false, true, kFourteenGb};
+  PrepareInput in{0.69, std::nullopt, false, false, true, kFourteenGb, kColdLoadBytesPerSecond};
   PrepareChoice c = choose_prepare(in);
   EXPECT_EQ(c.where, PrepareWhere::kGpuPod);
   EXPECT_EQ(c.why,
@@ -67,7 +74,13 @@ TEST(Prepare, WithoutCpuPodsItRunsOnTheGpuPodAndSaysSo) {
 }
 
 TEST(Prepare, AWarmVolumeWithCreatesExpectsASkipButAStepWithoutCreatesRunsAgain) {
-  PrepareInput in{0.69, prep_offer("other", "cpu", 0.06, 0), true, true, true, kFourteenGb};
+  PrepareInput in{0.69,
+                  prep_offer("other", "cpu", 0.06, 0),
+                  true,
+                  true,
+                  true,
+                  kFourteenGb,
+                  kColdLoadBytesPerSecond};
   PrepareChoice c = choose_prepare(in);
   EXPECT_TRUE(c.expect_skip);
   EXPECT_EQ(c.seconds(), 0);

@@ -1,0 +1,72 @@
+// Learned weight-load rates (plan/load_history.h).
+#include "plan/load_history.h"
+
+#include <cstdio>
+
+#include "plan/prepare.h"
+
+namespace burst {
+namespace {
+
+std::string load_fmt_rate(double bytes_per_s) {
+  char buf[32];
+  if (bytes_per_s >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.1f GB/s", bytes_per_s / 1e9);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f MB/s", bytes_per_s / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+std::string LoadRate::note(double weight_bytes) const {
+  char size[32];
+  std::snprintf(size, sizeof size, "%.1f GB", weight_bytes / 1e9);
+  std::string s = "weight load " + std::string(size) + " at " + load_fmt_rate(bytes_per_s);
+  if (warm) return s + " (warm volume: prior; no volume read is measured)";
+  s += " (cold volume: downloaded on first use)";
+  if (runs == 0) return s + ", prior; no prepare step measured yet";
+  return s + ", learned from " + std::to_string(runs) +
+         (runs == 1 ? " prepare step" : " prepare steps") + " on " + scope + " (prior " +
+         load_fmt_rate(kColdLoadBytesPerSecond) + ")";
+}
+
+LoadRate weight_load_rate(const std::vector<LoadSample>& samples, const std::string& provider,
+                          bool warm_volume) {
+  LoadRate r;
+  r.warm = warm_volume;
+  if (warm_volume) {
+    r.bytes_per_s = kWarmLoadBytesPerSecond;
+    return r;
+  }
+  double s_per_byte = kLoadPriorWeight / kColdLoadBytesPerSecond;
+  for (const LoadSample& s : samples)
+    if (s.provider == provider && s.bytes > 0 && s.seconds > 0) {
+      s_per_byte += s.seconds / s.bytes;
+      ++r.runs;
+    }
+  r.bytes_per_s = (kLoadPriorWeight + r.runs) / s_per_byte;
+  if (r.runs > 0) r.scope = provider;
+  return r;
+}
+
+double weight_load_seconds(double weight_bytes, const LoadRate& rate) {
+  return weight_bytes > 0 && rate.bytes_per_s > 0 ? weight_bytes / rate.bytes_per_s : 0;
+}
+
+bool load_sample_of(const std::string& provider, double download_bytes,
+                    const std::vector<PhaseRecord>& phases, LoadSample* out) {
+  if (!(download_bytes >= kLoadMinSampleBytes)) return false;
+  for (const PhaseRecord& p : phases) {
+    if (p.phase != Phase::kPrepare) continue;
+    if (!p.outcome || *p.outcome != Outcome::kOk || p.ended_ms <= p.started_ms) return false;
+    const double seconds =
+        static_cast<double>(p.ended_ms - p.started_ms) / 1000.0 - kPrepareStepOverheadS;
+    if (seconds <= 0) return false;
+    *out = {provider, download_bytes, seconds};
+    return true;
+  }
+  return false;
+}
+
+}  // namespace burst
