@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Sync and pull benchmark: burst against rsync, scp and `ssh cat` on one loopback sshd.
 
-One command: `python3 bench/sync_bench.py` (options: --runs, --scale, --build-dir, --keep).
+One command: `python3 bench/sync_bench.py` (options: --runs, --scale, --build-dir, --keep, --cases).
 It builds build-bench/burst_sync_bench, starts its own sshd on 127.0.0.1 with one cipher,
 generates the issue-5 trees, runs every tool side by side, and prints a Markdown table of
 medians with the burst/reference ratio. Peak RSS of the burst process is read from wait4().
@@ -310,78 +310,83 @@ def run_cases(a, tool, net):
         # rsync runs this ssh itself, inside the client namespace it was started in.
         ssh_e = " ".join(sshd.ssh)
         small, large = int(5000 * a.scale), 20
+        cases = set(a.cases.split(","))
         src = os.path.join(work, "src"); os.makedirs(src)
-        make_tree(src, small, large, a.scale)
-        vol = os.path.join(work, "vol"); os.makedirs(vol)
-        give_to(sshd.user, vol)
-        b_dst, r_dst = os.path.join(vol, "burst-code"), os.path.join(vol, "rsync-code")
-        rsync = ["rsync", "-a", "-e", ssh_e, src + "/", f"{host}:{r_dst}/"]
-        burst_sync = [tool, "sync", addr, str(sshd.port), sshd.user, sshd.key, src, b_dst, vol]
-        init_b, init_r, none_b, none_r, one_b, one_r = [], [], [], [], [], []
-        changed = os.path.join(src, "pkg00", "mod0", "file_00000.py")
-        for i in range(a.runs):
-            for p in (b_dst, r_dst, os.path.join(vol, ".burst")):
-                shutil.rmtree(p, ignore_errors=True)
-            # `sync` before every timed run: neither tool's 0.8 GB of dirty pages is written back
-            # during the other's time.
-            sh(["sync"]); init_b.append(timed(burst_sync, env, net=net)[0])
-            sh(["sync"]); init_r.append(timed(rsync, net=net)[0])
-            sh(["sync"]); none_b.append(timed(burst_sync, env, net=net)[0])
-            none_r.append(timed(rsync, net=net)[0])
-            with open(changed, "ab") as f:
-                f.write(b"# changed\n")
-            one_b.append(timed(burst_sync, env, net=net)[0]); one_r.append(timed(rsync, net=net)[0])
-        row(f"initial sync ({small} small + {large} large files)", med(init_b), "rsync -a", med(init_r), "<= 1.0")
-        row("no-change re-sync", med(none_b), "rsync -a", med(none_r), "<= 0.5")
-        row("one changed file", med(one_b), "rsync -a", med(one_r), "<= 1.0")
-        shutil.rmtree(src); shutil.rmtree(b_dst); shutil.rmtree(r_dst)
+        if "sync" in cases:
+            make_tree(src, small, large, a.scale)
+            vol = os.path.join(work, "vol"); os.makedirs(vol)
+            give_to(sshd.user, vol)
+            b_dst, r_dst = os.path.join(vol, "burst-code"), os.path.join(vol, "rsync-code")
+            rsync = ["rsync", "-a", "-e", ssh_e, src + "/", f"{host}:{r_dst}/"]
+            burst_sync = [tool, "sync", addr, str(sshd.port), sshd.user, sshd.key, src, b_dst, vol]
+            init_b, init_r, none_b, none_r, one_b, one_r = [], [], [], [], [], []
+            changed = os.path.join(src, "pkg00", "mod0", "file_00000.py")
+            for i in range(a.runs):
+                for p in (b_dst, r_dst, os.path.join(vol, ".burst")):
+                    shutil.rmtree(p, ignore_errors=True)
+                # `sync` before every timed run: neither tool's 0.8 GB of dirty pages is written back
+                # during the other's time.
+                sh(["sync"]); init_b.append(timed(burst_sync, env, net=net)[0])
+                sh(["sync"]); init_r.append(timed(rsync, net=net)[0])
+                sh(["sync"]); none_b.append(timed(burst_sync, env, net=net)[0])
+                none_r.append(timed(rsync, net=net)[0])
+                with open(changed, "ab") as f:
+                    f.write(b"# changed\n")
+                one_b.append(timed(burst_sync, env, net=net)[0]); one_r.append(timed(rsync, net=net)[0])
+            row(f"initial sync ({small} small + {large} large files)", med(init_b), "rsync -a", med(init_r), "<= 1.0")
+            row("no-change re-sync", med(none_b), "rsync -a", med(none_r), "<= 0.5")
+            row("one changed file", med(one_b), "rsync -a", med(one_r), "<= 1.0")
+            shutil.rmtree(src); shutil.rmtree(b_dst); shutil.rmtree(r_dst)
 
-        # Pull of one 2 GiB artefact.
         remote = os.path.join(work, "pod"); os.makedirs(remote)
-        big = os.path.join(remote, "render.bin")
-        write_random(big, int((2 << 30) * a.scale))
-        give_to(sshd.user, remote)
         home = os.path.join(work, "home"); os.makedirs(home)
-        pb, ps, pc, rss = [], [], [], []
-        for i in range(a.runs):
-            for f in os.listdir(home):
-                os.remove(os.path.join(home, f))
-            sh(["sync"])
-            dt, maxrss, _ = timed([tool, "pull", addr, str(sshd.port), sshd.user, sshd.key,
-                                   "render.bin", home, remote], env, net=net)
-            pb.append(dt); rss.append(maxrss)
-            os.remove(os.path.join(home, "render.bin"))
-            sh(["sync"])
-            ps.append(timed(["scp", "-q", "-P", str(sshd.port), "-i", sshd.key, "-c", CIPHER,
-                             "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                             f"{host}:{big}", os.path.join(home, "scp.bin")], net=net)[0])
-            os.remove(os.path.join(home, "scp.bin"))
-            sh(["sync"])
-            with open(os.path.join(home, "cat.bin"), "wb") as out:
-                pc.append(timed(sshd.ssh + [host, f"cat {big}"], stdout=out, net=net)[0])
-            os.remove(os.path.join(home, "cat.bin"))
+        rss = []
         size_gib = (2 << 30) * a.scale / (1 << 30)
-        row(f"pull one {size_gib:.1f} GiB file", med(pb), "ssh cat (ceiling)", med(pc), "<= 1.11 (90% of ceiling)")
-        row(f"pull one {size_gib:.1f} GiB file", med(pb), "scp", med(ps), "-")
-        os.remove(big)
+        # Pull of one 2 GiB artefact.
+        if "pull" in cases:
+            big = os.path.join(remote, "render.bin")
+            write_random(big, int((2 << 30) * a.scale))
+            give_to(sshd.user, remote)
+            pb, ps, pc = [], [], []
+            for i in range(a.runs):
+                for f in os.listdir(home):
+                    os.remove(os.path.join(home, f))
+                sh(["sync"])
+                dt, maxrss, _ = timed([tool, "pull", addr, str(sshd.port), sshd.user, sshd.key,
+                                       "render.bin", home, remote], env, net=net)
+                pb.append(dt); rss.append(maxrss)
+                os.remove(os.path.join(home, "render.bin"))
+                sh(["sync"])
+                ps.append(timed(["scp", "-q", "-P", str(sshd.port), "-i", sshd.key, "-c", CIPHER,
+                                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                                 f"{host}:{big}", os.path.join(home, "scp.bin")], net=net)[0])
+                os.remove(os.path.join(home, "scp.bin"))
+                sh(["sync"])
+                with open(os.path.join(home, "cat.bin"), "wb") as out:
+                    pc.append(timed(sshd.ssh + [host, f"cat {big}"], stdout=out, net=net)[0])
+                os.remove(os.path.join(home, "cat.bin"))
+            row(f"pull one {size_gib:.1f} GiB file", med(pb), "ssh cat (ceiling)", med(pc), "<= 1.11 (90% of ceiling)")
+            row(f"pull one {size_gib:.1f} GiB file", med(pb), "scp", med(ps), "-")
+            os.remove(big)
 
         # Pull of 500 x 1 MiB.
-        many = os.path.join(remote, "clips"); os.makedirs(many)
-        n_many = max(1, int(500 * a.scale))
-        for i in range(n_many):
-            write_random(os.path.join(many, f"clip_{i:03d}.wav"), 1 << 20)
-        give_to(sshd.user, many)
-        mb, ms = [], []
-        for i in range(a.runs):
-            shutil.rmtree(home); os.makedirs(home)
-            sh(["sync"])
-            mb.append(timed([tool, "pull", addr, str(sshd.port), sshd.user, sshd.key,
-                             "clips/*", os.path.join(home, "b"), remote], env, net=net)[0])
-            sh(["sync"])
-            ms.append(timed(["scp", "-q", "-r", "-P", str(sshd.port), "-i", sshd.key, "-c", CIPHER,
-                             "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                             f"{host}:{many}", os.path.join(home, "s")], net=net)[0])
-        row(f"pull {n_many} x 1 MiB", med(mb), "scp -r", med(ms), "<= 0.7")
+        if "many" in cases:
+            many = os.path.join(remote, "clips"); os.makedirs(many)
+            n_many = max(1, int(500 * a.scale))
+            for i in range(n_many):
+                write_random(os.path.join(many, f"clip_{i:03d}.wav"), 1 << 20)
+            give_to(sshd.user, many)
+            mb, ms = [], []
+            for i in range(a.runs):
+                shutil.rmtree(home); os.makedirs(home)
+                sh(["sync"])
+                mb.append(timed([tool, "pull", addr, str(sshd.port), sshd.user, sshd.key,
+                                 "clips/*", os.path.join(home, "b"), remote], env, net=net)[0])
+                sh(["sync"])
+                ms.append(timed(["scp", "-q", "-r", "-P", str(sshd.port), "-i", sshd.key, "-c", CIPHER,
+                                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                                 f"{host}:{many}", os.path.join(home, "s")], net=net)[0])
+            row(f"pull {n_many} x 1 MiB", med(mb), "scp -r", med(ms), "<= 0.7")
 
         print(f"\n### {net.name}\n\n{net.how}\n")
         print(f"From {t_start} to {time.strftime('%H:%M:%S UTC', time.gmtime())}, {platform.node()}, "
@@ -393,8 +398,9 @@ def run_cases(a, tool, net):
         print("|---|---|---|---|---|---|")
         for name, b, rn, r, ratio, t in rows:
             print(f"| {name} | {b:.2f} | {rn} | {r:.2f} | {ratio:.2f} | {t} |")
-        print(f"\npeak RSS of burst during the {size_gib:.1f} GiB pull: {max(rss) / 1024:.1f} MiB "
-              f"(target < 64 MiB)")
+        if rss:
+            print(f"\npeak RSS of burst during the {size_gib:.1f} GiB pull: {max(rss) / 1024:.1f} MiB "
+                  f"(target < 64 MiB)")
     finally:
         if sshd is not None:
             sshd.stop()
@@ -420,7 +426,12 @@ def main():
                     help="shaped link: rate in Mbit/s each way; a comma list runs one table each")
     ap.add_argument("--shaper", choices=["auto", "netem", "relay"], default="auto",
                     help="shaped link: netem if the kernel has it (auto), or tbf + link_delay_relay")
+    ap.add_argument("--cases", default="sync,pull,many",
+                    help="comma list of what to run: sync (initial, no-change, one changed), "
+                         "pull (one 2 GiB file), many (500 x 1 MiB); default all three")
     a = ap.parse_args()
+    if not set(a.cases.split(",")) <= {"sync", "pull", "many"}:
+        ap.error("--cases: a comma list of sync, pull, many")
     signal.signal(signal.SIGTERM, on_sigterm)
     shaped = a.link in ("shaped", "all")
     targets = ["burst_sync_bench"] + (["link_delay_relay"] if shaped else [])

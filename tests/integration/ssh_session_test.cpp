@@ -252,6 +252,42 @@ TEST_F(SshSessionTest, AQuietCommandWatchedByItsCallerIsNotTimedOut) {
   EXPECT_EQ(*rc, 4);
 }
 
+// A stream lets the pod send several MiB ahead of the reader, not libssh's default window of
+// 1.28 MB, which over a 40 ms link capped a pull at about 24 MB/s (libssh_session.cpp,
+// kStreamWindow). The pod prints 4.8 MB and then makes a marker file while the test has read one
+// byte: with the default window sshd stops reading the command's output after about 1.3 MB and
+// the marker never comes. What arrives is then read with sizes that cross the stage buffer's
+// edges, and must be exactly what was sent.
+TEST_F(SshSessionTest, AStreamLetsThePodSendSeveralMiBAheadOfTheReader) {
+  const std::string marker = dir_ + "/printed-all";
+  auto stream = session_->open_stream("seq 1 700000 && touch " + marker);
+  ASSERT_TRUE(stream.ok()) << stream.error().message;
+  std::string got(1, '\0');
+  auto n = (*stream)->read(got.data(), 1);
+  ASSERT_TRUE(n.ok()) << n.error().message;
+  ASSERT_EQ(*n, 1u);
+  const auto start = Steady::now();
+  while (!fs::exists(marker) && seconds_since(start) < 20)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(fs::exists(marker)) << "the pod could not print 4.8 MB ahead of the reader";
+  std::vector<char> buf(1 << 20);
+  const size_t sizes[] = {1, 7, 4096, 65536, 1 << 20, 3};
+  for (size_t i = 0;; ++i) {
+    auto k = (*stream)->read(buf.data(), sizes[i % std::size(sizes)]);
+    ASSERT_TRUE(k.ok()) << k.error().message;
+    if (*k == 0) break;
+    got.append(buf.data(), *k);
+  }
+  std::string want;
+  for (int i = 1; i <= 700000; ++i) want += std::to_string(i) + "\n";
+  EXPECT_EQ(got.size(), want.size());
+  EXPECT_TRUE(got == want) << "the stream's bytes differ from what the pod printed";
+  std::string err;
+  auto rc = (*stream)->finish(&err);
+  ASSERT_TRUE(rc.ok()) << rc.error().message;
+  EXPECT_EQ(*rc, 0) << err;
+}
+
 // The children of `parent` (from /proc).
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> out;
