@@ -267,7 +267,7 @@ TEST_F(SshSessionTest, AStreamLetsThePodSendSeveralMiBAheadOfTheReader) {
   ASSERT_TRUE(n.ok()) << n.error().message;
   ASSERT_EQ(*n, 1u);
   const auto start = Steady::now();
-  while (!fs::exists(marker) && seconds_since(start) < 20)
+  while (!fs::exists(marker) && ssh_seconds_since(start) < 20)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_TRUE(fs::exists(marker)) << "the pod could not print 4.8 MB ahead of the reader";
   std::vector<char> buf(1 << 20);
