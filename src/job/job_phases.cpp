@@ -186,12 +186,20 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
 Outcome JobPhases::provision(std::string* detail) {
   // Workers bind the one volume in turn: the first creates it, the others find it.
   std::unique_lock<std::mutex> one_at_a_time;
-  if (provision_mu_) one_at_a_time = std::unique_lock<std::mutex>(*provision_mu_);
+  if (fleet_provision_) one_at_a_time = std::unique_lock<std::mutex>(fleet_provision_->mu);
+  // A volume on one machine (FleetProvision): one re-check for the fleet, then each worker placed.
+  const bool machine_local = fleet_provision_ && traits_of(in_.plan.gpu).volumes_machine_local;
+  if (machine_local && fleet_provision_->checked_gpu) {
+    in_.plan.gpu = *fleet_provision_->checked_gpu;
+    offer_checked_ = true;
+  }
   // job/offer_recheck.h: the chosen offer may have gone since planning
   if (Status st = recheck_offer_once(); !st.ok())
     return failed(st.error(), "re-check offer", detail);
+  if (machine_local && !fleet_provision_->checked_gpu) fleet_provision_->checked_gpu = in_.plan.gpu;
   Status bound = bind_volume_once();
-  if (one_at_a_time.owns_lock()) one_at_a_time.unlock();
+  if (bound.ok() && machine_local) bound = place_worker_pod();
+  if (one_at_a_time.owns_lock() && !machine_local) one_at_a_time.unlock();
   if (!bound.ok()) return failed(bound.error(), "volume " + in_.spec.volume.name, detail);
   gpu_.record.gpu_type = in_.plan.gpu.gpu_type;
   Outcome created = create_pod(gpu_, true, detail);
@@ -224,6 +232,28 @@ Status JobPhases::bind_volume_once() {
   if (!volume.ok()) return volume.error();
   if (!volume->note.empty()) say("volume " + v.name + ": " + volume->note);
   volume_id_ = volume->id;
+  volume_region_ = volume->region;
+  return Status::Ok();
+}
+
+Status JobPhases::place_worker_pod() {
+  const std::string own = worker_volume_name(in_.spec.volume.name, in_.worker.index);
+  auto placed = place_worker(d_.store, d_.provider, in_.plan.gpu, volume_region_, own);
+  if (!placed.ok()) return placed.error();
+  if (!placed->own_volume) return Status::Ok();
+  const std::string full = volume_region_;
+  const ProviderTraits* traits = in_.plan.gpu.traits;  // live offers carry none
+  in_.plan.gpu = placed->offer;
+  in_.plan.gpu.traits = traits;
+  if (in_.plan.gpu.provider.empty()) in_.plan.gpu.provider = d_.provider.name();
+  auto volume = bind_volume(d_.store, d_.provider, d_.clock, own, in_.spec.volume.size_gb,
+                            in_.plan.gpu.region);
+  if (!volume.ok()) return with_context(volume.error(), "volume " + own);
+  say("no free " + in_.plan.gpu.gpu_type + " beside volume " + in_.spec.volume.name + " (" + full +
+      "): this worker runs in " + in_.plan.gpu.region + " on a volume of its own, " + own +
+      (volume->note.empty() ? "" : ": " + volume->note));
+  volume_id_ = volume->id;
+  volume_region_ = volume->region;
   return Status::Ok();
 }
 

@@ -212,7 +212,7 @@ class Fleet {
     deps.faults = d_.faults ? &faults : nullptr;
     JobPhases phases(deps, in, redact_);
     phases.set_watchdog(&watchdog_);
-    phases.set_fleet([this] { return stop_reason(); }, &provision_mu_);
+    phases.set_fleet([this] { return stop_reason(); }, &provision_);
     // A failed attempt that will be retried pulls nothing: its retry's artefacts replace it.
     JobFacts facts{false, in_.spec.pull_on_failure && last, false};
     // A prepare step the plan put on the GPU pod (a provider without CPU pods) runs on each
@@ -263,7 +263,7 @@ class Fleet {
   const std::function<void(Phase)>& on_phase_;
   LockedProvider provider_;
   LockedConsole console_;
-  std::mutex provision_mu_;
+  FleetProvision provision_;
   std::mutex rows_mu_;
   mutable std::mutex mu_;
   int failed_worker_ = -1;  // the first worker that failed for good
