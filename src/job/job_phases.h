@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -38,6 +39,15 @@ struct FleetProvision {
   // placed beside the volume or on a volume of its own (job/volume_binding.h, place_worker),
   // its create made under `mu` so the next one sees the GPU taken.
   std::optional<Offer> checked_gpu;
+  // One code sync per volume the workers share (issue 19: "each pod syncs; on a shared network
+  // volume, once"): the first worker on a volume id syncs into `shared_code_dir` (the spec's
+  // code.remote_dir + "-code", $BURST_VOLUME unexpanded) and marks it done in the volume's
+  // .burst/sync/<job id>.code; each worker then copies it into its own code dir on its pod. A
+  // worker whose pod does not see the mark (its volume is not really shared) syncs itself.
+  // Empty: every worker syncs.
+  std::string shared_code_dir;
+  std::mutex sync_mu;
+  std::map<std::string, std::shared_ptr<std::mutex>> sync_by_volume;  // volume id -> its lock
 };
 
 class JobPhases {
@@ -75,6 +85,9 @@ class JobPhases {
   Outcome provision(std::string* detail);
   Outcome wait_ssh(std::string* detail);
   Outcome sync(std::string* detail);
+  // A fleet worker's sync through FleetProvision::shared_code_dir; kFailed with *detail empty
+  // when the shared copy cannot serve (then sync() syncs this worker's dir itself).
+  Outcome sync_shared(std::string* detail);
   // Pulls pod.container's image on the pod (once per pod, from connect_pod), its output logged.
   Outcome pull_step_image(PodHandle& pod, const std::function<bool()>& stop, std::string* detail);
   Outcome step(const std::string& name, const std::string& script, PodHandle& pod,

@@ -155,6 +155,13 @@ TEST_P(E2EWorkersCloud, FourPodsEachProcessTheirShardAndAreAllDeleted) {
   }
   EXPECT_EQ(report["curve_point"]["workers"], 4) << report.dump(2);
   expect_key_nowhere(home_, *cloud_, out, err, kWideKey);
+  // The code sync: once per volume the pods share (job_phases.h, FleetProvision).
+  auto count = [&](const std::string& needle) {
+    int n = 0;
+    for (size_t at = out.find(needle); at != std::string::npos; at = out.find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("this job's one sync on this volume in"), p_ == "vast" ? 3 : 1) << out;
   if (p_ == "vast") {
     // Volumes live on one machine, and the plan's (Quebec, 2 GPUs) has room for two workers: they
     // share the job's volume; the other two each get a volume of their own on the next machine.

@@ -74,15 +74,23 @@ class QuietConsole : public Console {
 };
 
 // One ShellPod per SSH host: FakeProvider gives pod pN the host 10.0.0.N.
+// With `shared_volume`, every pod's volume is that one directory (a network volume).
 class PodPerHost : public RemoteConnector {
  public:
-  explicit PodPerHost(std::string root) : root_(std::move(root)) {}
+  explicit PodPerHost(std::string root, std::string shared_volume = "")
+      : root_(std::move(root)), shared_(std::move(shared_volume)) {}
   Result<std::unique_ptr<RemoteSession>> connect(SshTarget& target) override {
     ShellPodConnector* pod;
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto& p = pods_[target.host];
-      if (!p) p = std::make_unique<ShellPodConnector>(root_ + "/" + target.host);
+      if (!p) {
+        p = std::make_unique<ShellPodConnector>(root_ + "/" + target.host);
+        if (!shared_.empty()) {
+          std::filesystem::remove_all(p->volume());
+          std::filesystem::create_directory_symlink(shared_, p->volume());
+        }
+      }
       pod = p.get();
     }
     return pod->connect(target);
@@ -90,6 +98,7 @@ class PodPerHost : public RemoteConnector {
 
  private:
   std::string root_;
+  std::string shared_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<ShellPodConnector>> pods_;
 };
@@ -336,6 +345,30 @@ TEST_F(WorkerFleetTest, AWorkerKilledMidRunIsRetriedOnANewPodAndTheJobSucceeds) 
   ASSERT_EQ(report->workers.size(), 3u);
   EXPECT_EQ(report->workers[1].pods.size(), 2u) << "the retry's pod is the worker's too";
   EXPECT_EQ(report->workers[1].outcome, "ok");
+}
+
+// Workers whose pods mount one volume (a network volume, as on RunPod) sync the code once: the
+// first into <code.remote_dir>-code on the volume, then each copies it into its own code dir.
+TEST_F(WorkerFleetTest, WorkersOnOneSharedVolumeSyncTheCodeOnceAndEachGetsItsCopy) {
+  const std::string shared = dir_.path() + "/shared-volume";
+  std::filesystem::create_directories(shared);
+  pods_ = std::make_unique<PodPerHost>(dir_.path() + "/pods", shared);
+  spec_.run = "test -f main.py || exit 9\n" + spec_.run;  // the code is in each worker's dir
+  JobResult r = run(4);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  expect_every_item_exactly_once();
+  expect_every_pod_deleted_and_verified();
+  const std::string text = console_.text();
+  auto count = [&](const std::string& needle) {
+    int n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("this job's one sync on this volume in"), 1) << text;
+  EXPECT_EQ(count("copied from this job's one sync of the code on the shared volume"), 3) << text;
+  for (int w = 0; w < 4; ++w)
+    EXPECT_TRUE(std::filesystem::exists(shared + "/wide-w" + std::to_string(w) + "/main.py")) << w;
 }
 
 // A pod that stops (exited; Vast's "offline") before SSH answers is lost at once: waiting for it
