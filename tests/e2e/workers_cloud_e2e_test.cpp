@@ -128,6 +128,8 @@ TEST_P(E2EWorkersCloud, FourPodsEachProcessTheirShardAndAreAllDeleted) {
   ASSERT_EQ(run_burst(home_, {"plan", spec}, &plan_out, &plan_err, env_), 0)
       << plan_out << plan_err;
   EXPECT_NE(plan_out.find("4 workers"), std::string::npos) << plan_out;
+  // Vast's volumes live on one machine: the plan says what the workers will do about it.
+  EXPECT_EQ(plan_out.find("e2e-wide-vol-w<i>") != std::string::npos, p_ == "vast") << plan_out;
 
   std::string out, err;
   ASSERT_EQ(run_burst(home_, {"run", spec, "--yes"}, &out, &err, env_), 0) << out << err;
