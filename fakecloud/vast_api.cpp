@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "api_module.h"
 #include "body_cache.h"
@@ -142,16 +143,23 @@ struct OfferRow {
 };
 using OfferTable = std::vector<OfferRow>;
 
-// Every offer, with the account's live instances marking theirs rented.
-OfferTable build_offer_table(const Faults& f, const std::set<long>& rented,
-                             double allocated_storage, bool bid) {
+// A machine's GPUs rented by the account's live instances (machine id -> GPUs in use).
+using GpusInUse = std::map<long, int>;
+
+// Every offer, with the account's live instances using up their machine's GPUs: an offer of n
+// GPUs is rentable while its machine has n free (on Vast one machine rents to several instances,
+// each an ask for part of its GPUs, so an 8-GPU host serves eight 1-GPU instances).
+OfferTable build_offer_table(const Faults& f, const GpusInUse& in_use, double allocated_storage,
+                             bool bid) {
   OfferTable out;
   auto add = [&](long machine, const std::string& gpu, int count, int ram, double per_gpu,
-                 const std::string& geo, long id) {
+                 const std::string& geo, long id, int machine_gpus) {
     const double base = per_gpu * count;
     const double min_bid = base * 0.6;
     const double storage = allocated_storage * kStorageCost / 720;  // $/GB/month -> $/h
-    const bool taken = rented.count(id) || f.no_capacity.count(gpu);
+    const auto used = in_use.find(machine);
+    const bool taken =
+        (used != in_use.end() && used->second + count > machine_gpus) || f.no_capacity.count(gpu);
     json o = {{"id", id},
               {"ask_contract_id", id},
               {"bundle_id", id + 7},
@@ -187,26 +195,27 @@ OfferTable build_offer_table(const Faults& f, const std::set<long>& rented,
   for (const auto& m : kMachines) {
     int k = 0;
     for (int count = 1; count <= m.gpus; count *= 2, ++k)
-      add(m.id, m.gpu_name, count, m.gpu_ram_mb, m.usd_per_gpu, m.geolocation, m.id * 10 + k);
+      add(m.id, m.gpu_name, count, m.gpu_ram_mb, m.usd_per_gpu, m.geolocation, m.id * 10 + k,
+          m.gpus);
   }
   for (int i = 0; i < f.extra_offers; ++i) {  // synthetic machines, for benchmarks
     const long machine = kExtraMachineBase + i;
     add(machine, kExtraNames[i % 8], 1 << (i % 4), 24576 + (i % 3) * 24576, 0.1 + (i % 97) * 0.03,
-        kExtraPlaces[i % 4], machine * 10);
+        kExtraPlaces[i % 4], machine * 10, 1 << (i % 4));
   }
   return out;
 }
 
-std::set<long> rented_asks(CloudState& state) {
-  std::set<long> rented;
+GpusInUse gpus_in_use(CloudState& state) {
+  GpusInUse used;
   for (const auto& p : state.all_pods())
     if (p.provider == kProvider && p.phase != Phase::kTerminated && p.extra.is_object())
-      rented.insert(p.extra.value("ask_id", 0L));
-  return rented;
+      used[p.extra.value("machine_id", 0L)] += std::max(1, p.gpu_count);
+  return used;
 }
 
 OfferTable offer_table(CloudState& state, double allocated_storage, bool bid) {
-  return build_offer_table(state.faults(kProvider), rented_asks(state), allocated_storage, bid);
+  return build_offer_table(state.faults(kProvider), gpus_in_use(state), allocated_storage, bid);
 }
 
 // The table for a search, built once per change of what it depends on: the knobs, the
@@ -214,12 +223,13 @@ OfferTable offer_table(CloudState& state, double allocated_storage, bool bid) {
 std::shared_ptr<const OfferTable> offer_table(CloudState& state, BuiltOnce<OfferTable>& cache,
                                               double allocated_storage, bool bid) {
   const Faults f = state.faults(kProvider);
-  const std::set<long> rented = rented_asks(state);
+  const GpusInUse used = gpus_in_use(state);
   std::string key = std::to_string(f.extra_offers) + " " + std::to_string(allocated_storage) +
                     (bid ? " bid" : " ondemand");
   for (const auto& n : f.no_capacity) key += "\n" + n;
-  for (long id : rented) key += " " + std::to_string(id);
-  return cache.get(key, [&] { return build_offer_table(f, rented, allocated_storage, bid); });
+  for (const auto& [machine, n] : used)
+    key += " " + std::to_string(machine) + ":" + std::to_string(n);
+  return cache.get(key, [&] { return build_offer_table(f, used, allocated_storage, bid); });
 }
 
 // One {op: value} condition against an offer's field; a field the offer lacks is not filtered.

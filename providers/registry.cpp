@@ -102,8 +102,10 @@ ProviderTraits lambda_traits() {
 ProviderTraits vast_traits() {
   ProviderTraits t;
   t.billing = {1, 0, "second", "vast.ai/pricing: on-demand and interruptible, per-second billing"};
-  // A volume lives on one machine, so no other (CPU) instance can mount it (REFERENCE.md §4).
+  // A volume lives on one machine, so no other (CPU) instance can mount it (REFERENCE.md §4):
+  // "We currently provide local volumes only" (§4.7).
   t.cpu_pods = false;
+  t.volumes_machine_local = true;
   t.boot_s = 90;
   t.offline_prices = true;
   t.cloud_config = true;

@@ -43,6 +43,11 @@ struct ProviderTraits {
   // Rents CPU-only pods that can mount the GPU pod's volume, so the upload runs on one (the
   // default hand-off); false: the planner picks GPU pod or this machine (plan/handoff.h).
   bool cpu_pods = true;
+  // A volume lives on one host machine and mounts only on pods of that machine (Vast): the offer's
+  // region names the machine. A wide job's workers share the job's volume while its machine has a
+  // free offer; each other worker gets a volume of its own on the machine it runs on
+  // (job/volume_binding.h, place_worker). false: any pod of the volume's region mounts it.
+  bool volumes_machine_local = false;
   double boot_s = 90;  // provisioning + image pull before SSH answers: the planner's prior
   // Pods are processes on this machine (the local cloud): free, never modelled against the GPU
   // catalog, never split across workers, exempt from price caps, and not for remote submitters.

@@ -186,12 +186,20 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
 Outcome JobPhases::provision(std::string* detail) {
   // Workers bind the one volume in turn: the first creates it, the others find it.
   std::unique_lock<std::mutex> one_at_a_time;
-  if (provision_mu_) one_at_a_time = std::unique_lock<std::mutex>(*provision_mu_);
+  if (fleet_provision_) one_at_a_time = std::unique_lock<std::mutex>(fleet_provision_->mu);
+  // A volume on one machine (FleetProvision): one re-check for the fleet, then each worker placed.
+  const bool machine_local = fleet_provision_ && traits_of(in_.plan.gpu).volumes_machine_local;
+  if (machine_local && fleet_provision_->checked_gpu) {
+    in_.plan.gpu = *fleet_provision_->checked_gpu;
+    offer_checked_ = true;
+  }
   // job/offer_recheck.h: the chosen offer may have gone since planning
   if (Status st = recheck_offer_once(); !st.ok())
     return failed(st.error(), "re-check offer", detail);
+  if (machine_local && !fleet_provision_->checked_gpu) fleet_provision_->checked_gpu = in_.plan.gpu;
   Status bound = bind_volume_once();
-  if (one_at_a_time.owns_lock()) one_at_a_time.unlock();
+  if (bound.ok() && machine_local) bound = place_worker_pod();
+  if (one_at_a_time.owns_lock() && !machine_local) one_at_a_time.unlock();
   if (!bound.ok()) return failed(bound.error(), "volume " + in_.spec.volume.name, detail);
   gpu_.record.gpu_type = in_.plan.gpu.gpu_type;
   Outcome created = create_pod(gpu_, true, detail);
@@ -224,6 +232,28 @@ Status JobPhases::bind_volume_once() {
   if (!volume.ok()) return volume.error();
   if (!volume->note.empty()) say("volume " + v.name + ": " + volume->note);
   volume_id_ = volume->id;
+  volume_region_ = volume->region;
+  return Status::Ok();
+}
+
+Status JobPhases::place_worker_pod() {
+  const std::string own = worker_volume_name(in_.spec.volume.name, in_.worker.index);
+  auto placed = place_worker(d_.store, d_.provider, in_.plan.gpu, volume_region_, own);
+  if (!placed.ok()) return placed.error();
+  if (!placed->own_volume) return Status::Ok();
+  const std::string full = volume_region_;
+  const ProviderTraits* traits = in_.plan.gpu.traits;  // live offers carry none
+  in_.plan.gpu = placed->offer;
+  in_.plan.gpu.traits = traits;
+  if (in_.plan.gpu.provider.empty()) in_.plan.gpu.provider = d_.provider.name();
+  auto volume = bind_volume(d_.store, d_.provider, d_.clock, own, in_.spec.volume.size_gb,
+                            in_.plan.gpu.region);
+  if (!volume.ok()) return with_context(volume.error(), "volume " + own);
+  say("no free " + in_.plan.gpu.gpu_type + " beside volume " + in_.spec.volume.name + " (" + full +
+      "): this worker runs in " + in_.plan.gpu.region + " on a volume of its own, " + own +
+      (volume->note.empty() ? "" : ": " + volume->note));
+  volume_id_ = volume->id;
+  volume_region_ = volume->region;
   return Status::Ok();
 }
 
@@ -468,9 +498,60 @@ Outcome JobPhases::pull_step_image(PodHandle& pod, const std::function<bool()>& 
   return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
 }
 
+Outcome JobPhases::sync_shared(std::string* detail) {
+  std::shared_ptr<std::mutex> mu;
+  {
+    std::lock_guard<std::mutex> lock(fleet_provision_->sync_mu);
+    auto& m = fleet_provision_->sync_by_volume[volume_id_];
+    if (!m) m = std::make_shared<std::mutex>();
+    mu = m;
+  }
+  std::lock_guard<std::mutex> one_sync(*mu);  // the others on this volume wait for the first
+  const std::string shared = replace_volume(fleet_provision_->shared_code_dir, gpu_.paths.volume);
+  const std::string mark = gpu_.paths.volume + "/.burst/sync/" + in_.job_id + ".code";
+  auto marked = gpu_.session->run_capture("cat " + shell_quote(mark) + " 2>/dev/null || true");
+  if (!marked.ok()) return failed(marked.error(), "sync", detail);
+  std::string how = "copied from this job's one sync of the code on the shared volume";
+  if (marked->rfind(in_.job_id, 0) != 0) {  // the first on this volume (or it is not shared)
+    const MonoTime start = d_.clock.mono_now();
+    const SyncTarget target{shared, manifest_path_for(gpu_.paths.volume, shared)};
+    auto stats = sync_code(*gpu_.session, in_.code, target, [&](const SyncStats& s) {
+      d_.console.progress(progress_line("sync", {s.files_sent, s.files_to_send, s.bytes_sent,
+                                                 s.bytes_to_send, seconds_since(d_.clock, start)}));
+      moving();
+      fault("mid-sync");
+    });
+    if (!stats.ok()) return failed(stats.error(), "sync", detail);
+    const double secs = seconds_since(d_.clock, start);
+    (void)d_.store.add_transfer({in_.job_id, "sync", stats->files_sent, stats->bytes_sent,
+                                 static_cast<int64_t>(secs * 1000)});
+    if (Status st = gpu_.session->write_file(mark, in_.job_id + "\n", 0644); !st.ok())
+      return failed(st.error(), "sync", detail);
+    how = std::to_string(stats->files_sent) + " of " + std::to_string(stats->files_total) +
+          " files sent (" + human_bytes(stats->bytes_sent) + ") to " + shared +
+          ", this job's one sync on this volume";
+    say("synced " + how + " in " + std::to_string(secs).substr(0, 4) + " s, " +
+        human_rate(stats->bytes_sent, secs));
+  } else {
+    fault("mid-sync");
+  }
+  auto copied = gpu_.session->run_capture("mkdir -p " + shell_quote(workdir_) + " && cp -a " +
+                                          shell_quote(shared + "/.") + " " + shell_quote(workdir_) +
+                                          "/ && echo copied");
+  if (!copied.ok()) return failed(copied.error(), "sync", detail);
+  if (copied->find("copied") == std::string::npos)
+    return failed(make_error(ErrorCode::kRemoteFailed, "copy " + shared + " to " + workdir_),
+                  "sync", detail);
+  *detail = how + "; copied into " + workdir_;
+  say("code in " + workdir_ + ": " + *detail);
+  return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
+}
+
 Outcome JobPhases::sync(std::string* detail) {
   if (in_.spec.code.dir.empty()) return Outcome::kSkipped;
   for (const auto& w : in_.code.warnings) say("warning: " + w);
+  if (fleet_provision_ && !fleet_provision_->shared_code_dir.empty() && !volume_id_.empty())
+    return sync_shared(detail);
   const MonoTime start = d_.clock.mono_now();
   const SyncTarget target{workdir_, manifest_path_for(gpu_.paths.volume, workdir_)};
   auto stats = sync_code(*gpu_.session, in_.code, target, [&](const SyncStats& s) {

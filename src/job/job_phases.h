@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,6 +30,26 @@ struct PodHandle {
   bool needs_delete() const { return record.row_id != 0 && may_exist(record.state); }
 };
 
+// What the workers of one wide job share while they provision (job/worker_fleet.h).
+struct FleetProvision {
+  std::mutex mu;  // one worker at a time binds the volume (and, see below, places its pod)
+  // Volumes on one machine (ProviderTraits::volumes_machine_local): the plan's offer as the first
+  // worker re-checked it. The others take it rather than re-check (the earlier workers' pods may
+  // have taken that offer, which is no reason to plan the job's volume anew elsewhere): each is
+  // placed beside the volume or on a volume of its own (job/volume_binding.h, place_worker),
+  // its create made under `mu` so the next one sees the GPU taken.
+  std::optional<Offer> checked_gpu;
+  // One code sync per volume the workers share (issue 19: "each pod syncs; on a shared network
+  // volume, once"): the first worker on a volume id syncs into `shared_code_dir` (the spec's
+  // code.remote_dir + "-code", $BURST_VOLUME unexpanded) and marks it done in the volume's
+  // .burst/sync/<job id>.code; each worker then copies it into its own code dir on its pod. A
+  // worker whose pod does not see the mark (its volume is not really shared) syncs itself.
+  // Empty: every worker syncs.
+  std::string shared_code_dir;
+  std::mutex sync_mu;
+  std::map<std::string, std::shared_ptr<std::mutex>> sync_by_volume;  // volume id -> its lock
+};
+
 class JobPhases {
  public:
   JobPhases(JobDeps& deps, JobInput& input, Redactor& redact);
@@ -37,12 +58,12 @@ class JobPhases {
   // run step sets its runtime limit, and a failure caused by its abort names the deadline.
   void set_watchdog(JobWatchdog* watchdog) { watchdog_ = watchdog; }
   // One worker of several (JobInput::worker.count > 1, job/worker_fleet.h): `stop_reason` says
-  // why the fleet stops ("" while it runs on), `provision_mu` serialises the volume binding.
+  // why the fleet stops ("" while it runs on), `provision` serialises the volume binding.
   // Then the budget counts every pod of the job, the watchdog's runtime limit is the fleet's,
   // and every line is prefixed "[w<i>] ".
-  void set_fleet(std::function<std::string()> stop_reason, std::mutex* provision_mu) {
+  void set_fleet(std::function<std::string()> stop_reason, FleetProvision* provision) {
     fleet_stop_ = std::move(stop_reason);
-    provision_mu_ = provision_mu;
+    fleet_provision_ = provision;
   }
   // The run step was stopped by budget.max_runtime or a money cap (not retried).
   bool stopped_by_deadline() const { return stopped_by_deadline_; }
@@ -64,6 +85,9 @@ class JobPhases {
   Outcome provision(std::string* detail);
   Outcome wait_ssh(std::string* detail);
   Outcome sync(std::string* detail);
+  // A fleet worker's sync through FleetProvision::shared_code_dir; kFailed with *detail empty
+  // when the shared copy cannot serve (then sync() syncs this worker's dir itself).
+  Outcome sync_shared(std::string* detail);
   // Pulls pod.container's image on the pod (once per pod, from connect_pod), its output logged.
   Outcome pull_step_image(PodHandle& pod, const std::function<bool()>& stop, std::string* detail);
   Outcome step(const std::string& name, const std::string& script, PodHandle& pod,
@@ -81,6 +105,9 @@ class JobPhases {
   Status recheck_offer_once();
   // Finds or creates the spec's volume (once): the prepare pod and the GPU pod mount the same one.
   Status bind_volume_once();
+  // A worker on a provider whose volumes live on one machine: beside the job's volume, or onto
+  // the machine of a volume of its own (in_.plan.gpu and volume_id_ then name those).
+  Status place_worker_pod();
 
   Outcome create_pod(PodHandle& pod, bool gpu, std::string* detail);
   void adopt_session(PodHandle& pod, std::unique_ptr<RemoteSession> session);
@@ -105,6 +132,7 @@ class JobPhases {
   PodHandle gpu_, cpu_, prep_;  // prep_: the prepare step's CPU pod
   std::string workdir_;
   std::string volume_id_;        // the provider's id for the spec's volume (ensure_volume)
+  std::string volume_region_;    // where that volume is (bind_volume_once)
   int64_t artefacts_since_ = 0;  // pod clock (s) at the first step; the pull's freshness cut
   std::string error_;
   std::ofstream log_;
@@ -116,7 +144,7 @@ class JobPhases {
   bool wide() const { return in_.worker.count > 1; }
   std::string tag_;  // "[w2] " for a worker of several, else ""
   std::function<std::string()> fleet_stop_;
-  std::mutex* provision_mu_ = nullptr;
+  FleetProvision* fleet_provision_ = nullptr;
   bool stopped_by_deadline_ = false;
   bool offer_checked_ = false;
   std::string recheck_note_;  // what the re-check changed, "" when nothing

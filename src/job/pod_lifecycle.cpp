@@ -57,8 +57,14 @@ Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::stri
     auto pod = provider.get_pod(pod_id);
     if (pod.ok() && pod->state == PodState::kRunning && pod->ssh.port > 0) return pod;
     if (!pod.ok() && !pod.error().retryable()) return pod.error();
-    if (pod.ok() && pod->state == PodState::kGone)
-      return make_error(ErrorCode::kUnavailable, "pod " + pod_id + " stopped while booting");
+    // Stopping, exited, offline (PodState::kStopping) is no step on the way to running: the pod
+    // is lost, and waiting for the SSH deadline would only bill it longer. The caller deletes it
+    // (a worker's shard then runs again on a new pod, job/worker_fleet.h).
+    if (pod.ok() && (pod->state == PodState::kGone || pod->state == PodState::kStopping))
+      return make_error(ErrorCode::kUnavailable,
+                        "pod " + pod_id + " stopped while booting (" +
+                            (pod->state == PodState::kGone ? "gone" : "stopping or exited") +
+                            " before SSH answered)");
     if (clock.now() + wait > deadline)
       return make_error(ErrorCode::kTimeout,
                         "pod " + pod_id + " was not running with SSH by the deadline");

@@ -29,7 +29,8 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
                                 const PodRequest& request, PodRecord* record,
                                 FaultObserver* faults = nullptr);
 
-// Polls until the pod is running with an SSH endpoint, or `deadline`, or should_stop().
+// Polls until the pod is running with an SSH endpoint, or `deadline`, or should_stop(). A pod
+// that is gone or stopping (stopped, exited, offline) before that is lost: kUnavailable at once.
 // `faults` hears "wait-ssh" before each poll.
 Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
                                TimePoint deadline, const std::function<bool()>& should_stop,

@@ -84,4 +84,44 @@ Result<Volume> bind_volume(Store& store, Provider& provider, Clock& clock, const
   return out;
 }
 
+std::string worker_volume_name(const std::string& name, int index) {
+  return name + "-w" + std::to_string(index);
+}
+
+Result<WorkerPlacement> place_worker(Store& store, Provider& provider, const Offer& like,
+                                     const std::string& volume_region,
+                                     const std::string& own_volume) {
+  auto live = provider.offers(true);
+  if (!live.ok()) return with_context(live.error(), "offers beside the volume");
+  const Offer* beside = nullptr;
+  const Offer* cheapest = nullptr;
+  std::vector<const Offer*> free;
+  for (const Offer& o : *live) {
+    if (!o.available || o.gpu_type != like.gpu_type || o.gpu_count != like.gpu_count) continue;
+    if (o.region == volume_region) beside = &o;
+    free.push_back(&o);
+    if (!cheapest || o.usd_per_hour < cheapest->usd_per_hour) cheapest = &o;
+  }
+  WorkerPlacement out;
+  if (beside) return out;
+  if (!cheapest)
+    return make_error(ErrorCode::kNoCapacity,
+                      "no free " + like.gpu_type + " x" + std::to_string(like.gpu_count) +
+                          " offer: none beside the volume (" + volume_region + ") nor elsewhere");
+  out.own_volume = true;
+  out.offer = *cheapest;
+  // The machine of this worker's own volume from an earlier run, if it has a free offer.
+  auto rows = store.live_volumes();
+  if (!rows.ok()) return rows.error();
+  for (const VolumeRecord& r : *rows) {
+    if (r.provider != provider.name() || r.spec_name != own_volume || r.volume_id.empty()) continue;
+    for (const Offer* o : free)
+      if (o->region == r.region) {
+        out.offer = *o;
+        return out;
+      }
+  }
+  return out;
+}
+
 }  // namespace burst

@@ -26,4 +26,22 @@ Result<Volume> bind_volume(Store& store, Provider& provider, Clock& clock, const
 Result<std::optional<Volume>> find_bound_volume(Store& store, Provider& provider,
                                                 const std::string& name, const std::string& region);
 
+// The name of worker `index`'s own volume: "<name>-w<index>" (place_worker).
+std::string worker_volume_name(const std::string& name, int index);
+
+// Where one worker of a wide job runs when the provider's volumes live on one machine
+// (ProviderTraits::volumes_machine_local; Vast). Beside the job's volume while its machine
+// (`volume_region`) has a free offer like `like` (same GPU type and count): every such worker
+// shares the one volume (each in its own code dir), as on a network volume. Otherwise the worker
+// gets a volume of its own, `own_volume` (worker_volume_name), on a machine with a free offer:
+// the machine its recorded own volume is on when that has one (a later run finds it warm), else
+// the cheapest. The live offers decide; kNoCapacity when no machine has one.
+struct WorkerPlacement {
+  bool own_volume = false;  // false: beside the job's volume
+  Offer offer;              // own_volume: the offer whose machine (region) gets it and the pod
+};
+Result<WorkerPlacement> place_worker(Store& store, Provider& provider, const Offer& like,
+                                     const std::string& volume_region,
+                                     const std::string& own_volume);
+
 }  // namespace burst

@@ -128,6 +128,7 @@ class Fleet {
     std::vector<std::string> locals;
     for (const Artefact& a : in_.spec.artefacts) locals.push_back(a.local);
     if (in_.spec.resources.merge_flat) clear_merge_staging(locals, k);
+    provision_.shared_code_dir = in_.spec.code.remote_dir + "-code";  // job_phases.h
     std::vector<std::thread> threads;
     threads.reserve(static_cast<size_t>(k));
     for (int i = 0; i < k; ++i) threads.emplace_back([this, i] { worker(i); });
@@ -212,7 +213,7 @@ class Fleet {
     deps.faults = d_.faults ? &faults : nullptr;
     JobPhases phases(deps, in, redact_);
     phases.set_watchdog(&watchdog_);
-    phases.set_fleet([this] { return stop_reason(); }, &provision_mu_);
+    phases.set_fleet([this] { return stop_reason(); }, &provision_);
     // A failed attempt that will be retried pulls nothing: its retry's artefacts replace it.
     JobFacts facts{false, in_.spec.pull_on_failure && last, false};
     // A prepare step the plan put on the GPU pod (a provider without CPU pods) runs on each
@@ -263,7 +264,7 @@ class Fleet {
   const std::function<void(Phase)>& on_phase_;
   LockedProvider provider_;
   LockedConsole console_;
-  std::mutex provision_mu_;
+  FleetProvision provision_;
   std::mutex rows_mu_;
   mutable std::mutex mu_;
   int failed_worker_ = -1;  // the first worker that failed for good

@@ -23,10 +23,16 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
                     summary_money(plan.gpu.usd_per_hour) + "/h (" + plan.gpu.price_source + ")";
   if (e.workers > 1) gpu += ", " + std::to_string(e.workers) + " workers";
   out.push_back(gpu);
-  out.push_back("  volume:  " + spec.volume.name + " (" + std::to_string(spec.volume.size_gb) +
-                " GB), " +
-                (plan.warm_volume ? "warm (an earlier job of this pipeline used it)" : "cold") +
-                (plan.weight_load.empty() ? "" : "; " + plan.weight_load));
+  out.push_back(
+      "  volume:  " + spec.volume.name + " (" + std::to_string(spec.volume.size_gb) + " GB), " +
+      (plan.warm_volume ? "warm (an earlier job of this pipeline used it)" : "cold") +
+      // Volumes on one machine (ProviderTraits::volumes_machine_local; job/volume_binding.h)
+      (e.workers > 1 && traits_of(plan.gpu).volumes_machine_local
+           ? "; it lives on one machine: the workers share it while that machine has "
+             "free GPUs, each other worker gets a volume of its own, " +
+                 spec.volume.name + "-w<i> (cold when new)"
+           : std::string()) +
+      (plan.weight_load.empty() ? "" : "; " + plan.weight_load));
   if (spec.prepare && plan.prepare) {
     const PrepareChoice& p = *plan.prepare;
     std::string where = p.label();

@@ -37,13 +37,6 @@ std::string handoff_of(const std::string& provider) {
 std::string na_reason(const std::string& provider, const std::string& fault,
                       const std::string& point) {
   if (is_worker_fault(fault)) {
-    if (provider == "vast")
-      return "a wide job on Vast fails before any fault: the shared volume lives on one machine "
-             "(issue 19 defect; tests/e2e/workers_cloud_e2e_test.cpp)";
-    if (provider == "local" && fault == "worker-lost" &&
-        (point == "after-create" || point == "wait-ssh"))
-      return "a local pod killed before SSH reads `stopping`, which wait-for-ssh waits on for "
-             "ssh_wait_seconds (600 s): a finding of issue 19, not fixed yet";
     if (point == "after-delete") return "the worker's pod is already deleted: nothing to lose";
     if (point == "mid-upload") return "the upload is the job's, after every worker: no worker runs";
     if (fault == "worker-cut" && (point == "after-create" || point == "wait-ssh"))
@@ -80,7 +73,7 @@ bool in_ci_subset(const std::string& provider, const std::string& fault, const s
     return point == "mid-pull" && ((fault == "pod-hostile" && provider == "local") ||
                                    (fault == "pod-silent" && provider == "runpod"));
   // The 3-worker cells each run a whole wide job and a retry: one in CI (a pod lost mid-run on an
-  // emulated cloud), the other 27 are chaos-full (Vast's 16 and two local ones are n/a).
+  // emulated cloud), the other 39 are chaos-full.
   if (is_worker_fault(fault))
     return fault == "worker-lost" && point == "mid-run" && provider == "runpod";
   if ((fault == "kill-run" || fault == "kill-burstd") &&

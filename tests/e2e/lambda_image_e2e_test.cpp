@@ -17,7 +17,7 @@
 namespace burst::testing {
 namespace {
 
-constexpr const char* kKey = "secret_E2EKEY_lambda_image_never_seen_7";
+constexpr const char* kLambdaImageKey = "secret_E2EKEY_lambda_image_never_seen_7";
 constexpr const char* kSecret = "hf_IMAGE_SECRET_must_never_be_seen_9173";
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
@@ -55,7 +55,7 @@ class LambdaImage : public ::testing::Test {
   }
   int run(std::string* out, std::string* err) {
     return run_burst(home_, {"run", spec_, "--provider", "lambda", "--yes"}, out, err,
-                     {{"LAMBDA_API_KEY", kKey}, {"HF_TOKEN", kSecret}});
+                     {{"LAMBDA_API_KEY", kLambdaImageKey}, {"HF_TOKEN", kSecret}});
   }
   std::string calls() { return read_file(cloud_.state().docker_calls_log()); }
   void expect_pod_deleted_and_gone(const std::string& out) {
@@ -70,7 +70,7 @@ class LambdaImage : public ::testing::Test {
   std::string spec_;
   SystemClock clock_;
   fakecloud::FakeCloud cloud_{
-      {home_.root() + "/fakecloud", Duration(0), {{"lambda", kKey}}}, clock_, {"lambda"}};
+      {home_.root() + "/fakecloud", Duration(0), {{"lambda", kLambdaImageKey}}}, clock_, {"lambda"}};
 };
 
 TEST_F(LambdaImage, StepsSeeTheImagesPythonAndEnvAndTheSecretStaysOffCommandLinesAndLogs) {
@@ -120,7 +120,7 @@ TEST_F(LambdaImage, StepsSeeTheImagesPythonAndEnvAndTheSecretStaysOffCommandLine
   for (const auto& f : files_under(home_.root()))
     EXPECT_EQ(read_file(f).find(kSecret), std::string::npos) << f;
   expect_pod_deleted_and_gone(out);
-  expect_key_nowhere(home_, cloud_, out, err, kKey);
+  expect_key_nowhere(home_, cloud_, out, err, kLambdaImageKey);
 }
 
 TEST_F(LambdaImage, AnImageDockerCannotPullFailsTheJobWithDockersMessageAndThePodIsDeleted) {
@@ -140,7 +140,7 @@ TEST_F(LambdaImage, CtrlCStopsAStepThatIgnoresSigtermByKillingItsContainerAndDel
   edit_spec("python:3.11-slim", "run: |\n",
             "run: |\n  trap '' TERM INT\n  echo started\n  sleep 60\n");
   BurstProcess p(home_, {"run", spec_, "--provider", "lambda", "--yes"},
-                 {{"LAMBDA_API_KEY", kKey}, {"HF_TOKEN", kSecret}});
+                 {{"LAMBDA_API_KEY", kLambdaImageKey}, {"HF_TOKEN", kSecret}});
   ASSERT_TRUE(p.wait_for_stdout("| started")) << p.out() << p.err();
   kill(p.pid(), SIGINT);
   EXPECT_EQ(p.wait(60), 130) << p.out() << p.err();

@@ -87,6 +87,7 @@ Result<Pod> FakeProvider::get_pod(const std::string& id) {
     }
     if (e.gets_until_gone > 0) --e.gets_until_gone;
   }
+  if (on_get) on_get(e.pod);
   return e.pod;
 }
 

@@ -37,6 +37,9 @@ class FakeProvider : public Provider {
 
   // Called at the start of create_pod, before anything else happens.
   std::function<void(const PodRequest&)> on_create;
+  // Called by get_pod with the pod it is about to return (not deleting, not gone): may change it
+  // for good, e.g. its state, as a provider's status does.
+  std::function<void(Pod&)> on_get;
   // Called at the start of delete_pod, before anything else happens.
   std::function<void(const std::string& id)> on_delete;
 

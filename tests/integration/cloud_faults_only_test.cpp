@@ -165,14 +165,15 @@ TEST_F(RunpodFaults, EmulatorGivesSshOnlyWhereThePodWouldReallyHaveIt) {
 TEST_F(VastFaults, AnOfferTakenBetweenSearchAndCreateFallsToTheNextOne) {
   PodRequest req = request();
   req.volume_id.clear();  // any machine: 412020 (Quebec) is cheapest, then 412010
-  // Another tenant rents the cheapest offer right before our PUT lands.
+  // Another tenant rents the cheapest offer's machine (both its GPUs) right before our PUT lands.
   hook_ = [this](const HttpRequest& r) {
     if (r.method == "PUT" && r.url.find("/api/v0/asks/412020/") != std::string::npos) {
       fakecloud::FakePod other;
       other.provider = "vast";
       other.id = "99";
       other.name = "someone-else";
-      other.extra = {{"ask_id", 412020}};
+      other.gpu_count = 2;
+      other.extra = {{"ask_id", 412021}, {"machine_id", 41202}};
       ASSERT_TRUE(cloud_.state().create_pod(other).ok());
     }
   };

@@ -30,6 +30,16 @@ TEST(Handoff, ProvidersWithoutCpuPods) {
   EXPECT_STREQ(to_string(Handoff::kLocal), "local");
 }
 
+// Vast's volumes live on one machine (REFERENCE §4.7): its row says so, which is also why it has
+// no CPU pods above (a CPU instance could not mount the GPU pod's volume). The others' volumes
+// mount on any pod of their region.
+TEST(Handoff, OnlyVastVolumesAreMachineLocal) {
+  EXPECT_TRUE(find_provider_traits("vast")->volumes_machine_local);
+  EXPECT_FALSE(find_provider_traits("runpod")->volumes_machine_local);
+  EXPECT_FALSE(find_provider_traits("lambda")->volumes_machine_local);
+  EXPECT_FALSE(find_provider_traits("local")->volumes_machine_local);
+}
+
 TEST(Handoff, PerSecondBillingMakesTheGpuPodCostMoreThanThisMachine) {
   // 100 MB: 10 s + 2 s on the pod's 50 MB/s, 10 s + 40 s on a 2.5 MB/s home uplink.
   HandoffChoice c = choose_handoff(input(0.75, 1, 600, 100e6));

@@ -24,6 +24,8 @@
 #include "fakes/shell_pod.h"
 #include "fakes/temp_dir.h"
 #include "job/job_runner.h"
+#include "job/pod_lifecycle.h"
+#include "job/volume_binding.h"
 #include "plan/worker_shards.h"
 #include "report/job_facts.h"
 #include "report/job_report.h"
@@ -48,6 +50,12 @@ class QuietConsole : public Console {
   bool confirm(const std::string&) override { return false; }
   // Called with each line, on the thread that printed it (set before the job starts).
   std::function<void(const std::string&)> on_line;
+  std::string text() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string all;
+    for (const auto& l : lines_) all += l + "\n";
+    return all;
+  }
   bool saw(const std::string& needle) {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& l : lines_)
@@ -66,15 +74,23 @@ class QuietConsole : public Console {
 };
 
 // One ShellPod per SSH host: FakeProvider gives pod pN the host 10.0.0.N.
+// With `shared_volume`, every pod's volume is that one directory (a network volume).
 class PodPerHost : public RemoteConnector {
  public:
-  explicit PodPerHost(std::string root) : root_(std::move(root)) {}
+  explicit PodPerHost(std::string root, std::string shared_volume = "")
+      : root_(std::move(root)), shared_(std::move(shared_volume)) {}
   Result<std::unique_ptr<RemoteSession>> connect(SshTarget& target) override {
     ShellPodConnector* pod;
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto& p = pods_[target.host];
-      if (!p) p = std::make_unique<ShellPodConnector>(root_ + "/" + target.host);
+      if (!p) {
+        p = std::make_unique<ShellPodConnector>(root_ + "/" + target.host);
+        if (!shared_.empty()) {
+          std::filesystem::remove_all(p->volume());
+          std::filesystem::create_directory_symlink(shared_, p->volume());
+        }
+      }
       pod = p.get();
     }
     return pod->connect(target);
@@ -82,6 +98,7 @@ class PodPerHost : public RemoteConnector {
 
  private:
   std::string root_;
+  std::string shared_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<ShellPodConnector>> pods_;
 };
@@ -328,6 +345,142 @@ TEST_F(WorkerFleetTest, AWorkerKilledMidRunIsRetriedOnANewPodAndTheJobSucceeds) 
   ASSERT_EQ(report->workers.size(), 3u);
   EXPECT_EQ(report->workers[1].pods.size(), 2u) << "the retry's pod is the worker's too";
   EXPECT_EQ(report->workers[1].outcome, "ok");
+}
+
+// Workers whose pods mount one volume (a network volume, as on RunPod) sync the code once: the
+// first into <code.remote_dir>-code on the volume, then each copies it into its own code dir.
+TEST_F(WorkerFleetTest, WorkersOnOneSharedVolumeSyncTheCodeOnceAndEachGetsItsCopy) {
+  const std::string shared = dir_.path() + "/shared-volume";
+  std::filesystem::create_directories(shared);
+  pods_ = std::make_unique<PodPerHost>(dir_.path() + "/pods", shared);
+  spec_.run = "test -f main.py || exit 9\n" + spec_.run;  // the code is in each worker's dir
+  JobResult r = run(4);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  expect_every_item_exactly_once();
+  expect_every_pod_deleted_and_verified();
+  const std::string text = console_.text();
+  auto count = [&](const std::string& needle) {
+    int n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("this job's one sync on this volume in"), 1) << text;
+  EXPECT_EQ(count("copied from this job's one sync of the code on the shared volume"), 3) << text;
+  for (int w = 0; w < 4; ++w)
+    EXPECT_TRUE(std::filesystem::exists(shared + "/wide-w" + std::to_string(w) + "/main.py")) << w;
+}
+
+// A pod that stops (exited; Vast's "offline") before SSH answers is lost at once: waiting for it
+// until the SSH deadline would bill it and hold the worker for nothing.
+TEST(WaitUntilRunning, APodStoppingBeforeSshIsLostAtOnceNotWaitedOnUntilTheDeadline) {
+  FakeClock clock;
+  FakeProvider provider;
+  const Pod pod = provider.add_existing("burst-x-gpu", PodState::kPending);
+  int gets = 0;
+  provider.on_get = [&](Pod& p) {
+    if (++gets == 3) p.state = PodState::kStopping;
+  };
+  const TimePoint start = clock.now();
+  auto r = wait_until_running(provider, clock, pod.id, start + std::chrono::seconds(600), nullptr,
+                              nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kUnavailable) << r.error().message;
+  EXPECT_NE(r.error().message.find("stopped while booting"), std::string::npos)
+      << r.error().message;
+  EXPECT_LT(clock.now() - start, std::chrono::seconds(5)) << "waited for a stopped pod";
+}
+
+// The same in a wide job: worker 1's first pod stops before SSH; that worker is lost, its pod
+// deleted, and its shard runs again on a new pod (the worker retry rule).
+TEST_F(WorkerFleetTest, AWorkersPodStoppingBeforeSshIsALostWorkerItsShardRunsAgain) {
+  provider_.on_get = [](Pod& p) {
+    if (p.name.ends_with("-gpu1")) p.state = PodState::kStopping;
+  };
+  JobResult r = run(3);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_EQ(creates(), 4) << "three workers and one retry";
+  EXPECT_TRUE(console_.saw("before SSH answered)); its shard runs again on a new pod"))
+      << console_.text();
+  expect_every_item_exactly_once();
+  expect_every_pod_deleted_and_verified();
+}
+
+// Volumes that live on one machine (ProviderTraits::volumes_machine_local; Vast): the job's
+// volume is on m1, which has 2 free GPUs. Two workers share it; the two that find m1 full get a
+// volume of their own, on the cheapest machine with a free GPU (m2), recorded in the store before
+// it is made. No pod is ever asked for beside a volume whose machine is full.
+TEST_F(WorkerFleetTest, OnMachineLocalVolumesWorkersFillTheVolumesMachineThenGetVolumesOfTheirOwn) {
+  ProviderTraits traits;
+  traits.name = provider_.name();
+  traits.volumes_machine_local = true;
+  offer_.traits = &traits;
+  offer_.region = "m1";
+  offer_.usd_per_hour = 0.30;
+  std::map<std::string, int> free_gpus = {{"m1", 2}, {"m2", 8}, {"m3", 8}};
+  auto refresh = [&] {
+    provider_.gpu_offers.clear();
+    for (const auto& [m, usd] :
+         std::map<std::string, double>{{"m1", 0.30}, {"m2", 0.35}, {"m3", 0.5}}) {
+      Offer o = offer_;
+      o.traits = nullptr;
+      o.region = m;
+      o.usd_per_hour = usd;
+      o.price_source = "live offer";
+      o.available = free_gpus[m] > 0;
+      provider_.gpu_offers.push_back(o);
+    }
+  };
+  refresh();
+  int over = 0;  // creates asked for beside a volume whose machine is full
+  provider_.on_create = [&](const PodRequest& req) {
+    std::string machine;
+    for (const Volume& v : provider_.list_volumes().value())
+      if (v.id == req.volume_id) machine = v.region;
+    if (free_gpus[machine] <= 0) {
+      ++over;
+      provider_.create_errors.push_back(make_error(ErrorCode::kNoCapacity, "fake: full"));
+    } else {
+      --free_gpus[machine];
+    }
+    refresh();
+  };
+  JobResult r = run(4);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_EQ(over, 0);
+  EXPECT_EQ(creates(), 4);
+  expect_every_item_exactly_once();
+  expect_every_pod_deleted_and_verified();
+
+  std::map<std::string, Volume> by_id;
+  for (const Volume& v : provider_.list_volumes().value()) by_id[v.id] = v;
+  int beside = 0;
+  std::set<std::string> own;
+  for (const PodRequest& req : provider_.requests_) {
+    const Volume& v = by_id[req.volume_id];
+    if (v.name == "vol") {
+      ++beside;
+      EXPECT_EQ(v.region, "m1");
+      continue;
+    }
+    const int w = worker_of_role(req.name.substr(req.name.rfind('-') + 1)).value_or(-1);
+    EXPECT_EQ(v.name, worker_volume_name("vol", w)) << req.name;
+    EXPECT_EQ(v.region, "m2") << v.name;
+    own.insert(v.name);
+  }
+  EXPECT_EQ(beside, 2);
+  EXPECT_EQ(own.size(), 2u);
+  EXPECT_TRUE(
+      console_.saw("beside volume vol (m1): this worker runs in m2 on a volume of its own"));
+  int recorded = 0;  // every volume in the store's table, with its id
+  for (const VolumeRecord& v : store_->live_volumes().value()) {
+    EXPECT_FALSE(v.volume_id.empty()) << v.spec_name;
+    recorded += v.spec_name == "vol" || own.count(v.spec_name);
+  }
+  EXPECT_EQ(recorded, 3);
+  int billed_m2 = 0;  // the pods on m2 are billed at m2's price, not the plan's
+  for (const PodRecord& p : pods()) billed_m2 += p.usd_per_hour == 0.35;
+  EXPECT_EQ(billed_m2, 2);
 }
 
 TEST_F(WorkerFleetTest, WithNoRetriesAFailedWorkerFailsTheJobAndLeavesNoPod) {
