@@ -27,19 +27,41 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
+def busy_cpu_seconds():
+    """CPU time every process on the machine has used so far (user + nice + system + irq +
+    softirq in /proc/stat), in seconds; None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:8]]
+    except OSError:
+        return None
+    return (v[0] + v[1] + v[2] + v[5] + v[6]) / os.sysconf("SC_CLK_TCK")
+
+
+last_cpu = None  # both ends' CPU seconds during the last timed() run (the machine's busy time)
+last_client_cpu = None  # of that, the tool's own process and the children it waited for
+
+
 def timed(cmd, env=None, stdout=subprocess.DEVNULL, net=None):
     """Runs cmd (in net's client namespace, if any); returns (seconds, peak RSS in KiB of that
     process, stdout text). `ip netns exec` execs the command in the same process, so wait4()
-    still reports the tool's own peak (plus what ip and the forked Python held before exec)."""
+    still reports the tool's own peak (plus what ip and the forked Python held before exec).
+    Sets last_cpu: the machine's busy CPU seconds over the run, which on an idle machine is the
+    CPU both ends (the tool and the pod's sshd, shell and tar) used."""
+    global last_cpu, last_client_cpu
     name = cmd[0]
     if net is not None:
         cmd = net.prefix + cmd
+    cpu0 = busy_cpu_seconds()
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE if stdout is None else stdout,
                          stderr=subprocess.PIPE)
     out = p.stdout.read().decode() if stdout is None else ""
     _, status, ru = os.wait4(p.pid, 0)
     dt = time.monotonic() - t0
+    cpu1 = busy_cpu_seconds()
+    last_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+    last_client_cpu = ru.ru_utime + ru.ru_stime
     err = p.stderr.read().decode()
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{name} failed: {err.strip()}")
@@ -295,6 +317,7 @@ def run_cases(a, tool, net):
     sshd = None
     env = dict(os.environ, BURST_SSH_CIPHERS=CIPHER)
     rows = []
+    notes = []  # lines printed under the table
 
     def med(xs):
         return statistics.median(xs)
@@ -320,14 +343,15 @@ def run_cases(a, tool, net):
             rsync = ["rsync", "-a", "-e", ssh_e, src + "/", f"{host}:{r_dst}/"]
             burst_sync = [tool, "sync", addr, str(sshd.port), sshd.user, sshd.key, src, b_dst, vol]
             init_b, init_r, none_b, none_r, one_b, one_r = [], [], [], [], [], []
+            cpu_b, cpu_r, ccpu_b, ccpu_r = [], [], [], []  # the initial sync's CPU: both ends, client
             changed = os.path.join(src, "pkg00", "mod0", "file_00000.py")
             for i in range(a.runs):
                 for p in (b_dst, r_dst, os.path.join(vol, ".burst")):
                     shutil.rmtree(p, ignore_errors=True)
                 # `sync` before every timed run: neither tool's 0.8 GB of dirty pages is written back
                 # during the other's time.
-                sh(["sync"]); init_b.append(timed(burst_sync, env, net=net)[0])
-                sh(["sync"]); init_r.append(timed(rsync, net=net)[0])
+                sh(["sync"]); init_b.append(timed(burst_sync, env, net=net)[0]); cpu_b.append(last_cpu); ccpu_b.append(last_client_cpu)
+                sh(["sync"]); init_r.append(timed(rsync, net=net)[0]); cpu_r.append(last_cpu); ccpu_r.append(last_client_cpu)
                 sh(["sync"]); none_b.append(timed(burst_sync, env, net=net)[0])
                 none_r.append(timed(rsync, net=net)[0])
                 with open(changed, "ab") as f:
@@ -335,6 +359,12 @@ def run_cases(a, tool, net):
                 one_b.append(timed(burst_sync, env, net=net)[0]); one_r.append(timed(rsync, net=net)[0])
             row(f"initial sync ({small} small + {large} large files)", med(init_b), "rsync -a", med(init_r), "<= 1.0")
             row("no-change re-sync", med(none_b), "rsync -a", med(none_r), "<= 0.5")
+            if None not in cpu_b + cpu_r:
+                notes.append(f"initial sync, CPU of both ends (the machine's busy time, /proc/stat; "
+                             f"medians): burst {med(cpu_b):.2f} s in {med(init_b):.2f} s, rsync -a "
+                             f"{med(cpu_r):.2f} s in {med(init_r):.2f} s; of that, the client "
+                             f"(burst's process; rsync with its ssh): burst {med(ccpu_b):.2f} s, "
+                             f"rsync -a {med(ccpu_r):.2f} s")
             row("one changed file", med(one_b), "rsync -a", med(one_r), "<= 1.0")
             shutil.rmtree(src); shutil.rmtree(b_dst); shutil.rmtree(r_dst)
 
@@ -401,6 +431,8 @@ def run_cases(a, tool, net):
         if rss:
             print(f"\npeak RSS of burst during the {size_gib:.1f} GiB pull: {max(rss) / 1024:.1f} MiB "
                   f"(target < 64 MiB)")
+        for line in notes:
+            print(f"\n{line}")
     finally:
         if sshd is not None:
             sshd.stop()
