@@ -283,6 +283,18 @@ Outcome JobPhases::prepare(std::string* detail) {
   if (!pod.session)
     return failed(make_error(ErrorCode::kConnection, "no SSH session to the pod"), "prepare",
                   detail);
+  // Workers on one volume prepare it one at a time (FleetProvision::prepare_by_volume).
+  std::shared_ptr<std::mutex> volume_mu;
+  std::unique_lock<std::mutex> one_prepare;
+  if (fleet_provision_ && !volume_id_.empty()) {
+    {
+      std::lock_guard<std::mutex> lock(fleet_provision_->sync_mu);
+      auto& m = fleet_provision_->prepare_by_volume[volume_id_];
+      if (!m) m = std::make_shared<std::mutex>();
+      volume_mu = m;
+    }
+    one_prepare = std::unique_lock<std::mutex>(*volume_mu);
+  }
   // Every creates: path present on the volume: the step's work is done, it does not run again.
   auto all_present = [&]() -> Result<bool> {
     std::string test = "cd " + shell_quote(pod.paths.volume);

@@ -48,6 +48,10 @@ struct FleetProvision {
   std::string shared_code_dir;
   std::mutex sync_mu;
   std::map<std::string, std::shared_ptr<std::mutex>> sync_by_volume;  // volume id -> its lock
+  // A `prepare:` step on the GPU pods (a provider without CPU pods) runs on one worker of a volume
+  // at a time, so two never write the same weights at once; a later one then finds the step's
+  // creates: paths and skips it. volume id -> its lock, under sync_mu.
+  std::map<std::string, std::shared_ptr<std::mutex>> prepare_by_volume;
 };
 
 class JobPhases {

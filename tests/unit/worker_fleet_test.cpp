@@ -294,6 +294,35 @@ TEST_F(WorkerFleetTest, APrepareStepOnTheGpuPodRunsOnEveryWorkersPodBeforeItsRun
   expect_every_pod_deleted_and_verified();
 }
 
+// Workers on one shared volume, a prepare step on the GPU pods: one worker prepares the volume
+// while the others wait, then each finds the step's creates: path and skips it. Never two at once
+// writing the same weights (the step notes a run that began while another was in progress).
+TEST_F(WorkerFleetTest, APrepareStepOnASharedVolumeRunsOnceNeverTwoAtATime) {
+  const std::string shared = dir_.path() + "/shared-volume";
+  std::filesystem::create_directories(shared);
+  pods_ = std::make_unique<PodPerHost>(dir_.path() + "/pods", shared);
+  PrepareSpec prep;
+  prep.run =
+      "v=\"$BURST_VOLUME\"\n"
+      "if [ -e \"$v/busy\" ]; then echo overlap >> \"$v/overlaps\"; fi\n"
+      "touch \"$v/busy\"; echo run >> \"$v/prepare-runs\"; sleep 0.3\n"
+      "mkdir -p \"$v/weights\" && echo w > \"$v/weights/model.bin\"; rm -f \"$v/busy\"";
+  prep.creates = {"weights/model.bin"};
+  spec_.prepare = prep;
+  plan_prepare_ = PrepareChoice{};
+  plan_prepare_->where = PrepareWhere::kGpuPod;
+  plan_prepare_->why = "on the GPU pod: this provider rents no CPU pods";
+  JobResult r = run(3);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_FALSE(std::filesystem::exists(shared + "/overlaps")) << "two prepare steps at once";
+  std::ifstream runs(shared + "/prepare-runs");
+  int n = 0;
+  for (std::string line; std::getline(runs, line);) ++n;
+  EXPECT_EQ(n, 1) << "the others find weights/model.bin and skip the step";
+  expect_every_item_exactly_once();
+  expect_every_pod_deleted_and_verified();
+}
+
 TEST_F(WorkerFleetTest, FlatMergePutsEveryWorkersFilesInTheOneArtefactDirectory) {
   spec_.resources.merge_flat = true;
   JobResult r = run(4);
