@@ -287,12 +287,7 @@ Outcome JobPhases::prepare(std::string* detail) {
   std::shared_ptr<std::mutex> volume_mu;
   std::unique_lock<std::mutex> one_prepare;
   if (fleet_provision_ && !volume_id_.empty()) {
-    {
-      std::lock_guard<std::mutex> lock(fleet_provision_->sync_mu);
-      auto& m = fleet_provision_->prepare_by_volume[volume_id_];
-      if (!m) m = std::make_shared<std::mutex>();
-      volume_mu = m;
-    }
+    volume_mu = volume_lock(fleet_provision_->prepare_by_volume);
     one_prepare = std::unique_lock<std::mutex>(*volume_mu);
   }
   // Every creates: path present on the volume: the step's work is done, it does not run again.
@@ -511,13 +506,7 @@ Outcome JobPhases::pull_step_image(PodHandle& pod, const std::function<bool()>& 
 }
 
 Outcome JobPhases::sync_shared(std::string* detail) {
-  std::shared_ptr<std::mutex> mu;
-  {
-    std::lock_guard<std::mutex> lock(fleet_provision_->sync_mu);
-    auto& m = fleet_provision_->sync_by_volume[volume_id_];
-    if (!m) m = std::make_shared<std::mutex>();
-    mu = m;
-  }
+  std::shared_ptr<std::mutex> mu = volume_lock(fleet_provision_->sync_by_volume);
   std::lock_guard<std::mutex> one_sync(*mu);  // the others on this volume wait for the first
   const std::string shared = replace_volume(fleet_provision_->shared_code_dir, gpu_.paths.volume);
   const std::string mark = gpu_.paths.volume + "/.burst/sync/" + in_.job_id + ".code";
@@ -525,18 +514,10 @@ Outcome JobPhases::sync_shared(std::string* detail) {
   if (!marked.ok()) return failed(marked.error(), "sync", detail);
   std::string how = "copied from this job's one sync of the code on the shared volume";
   if (marked->rfind(in_.job_id, 0) != 0) {  // the first on this volume (or it is not shared)
-    const MonoTime start = d_.clock.mono_now();
-    const SyncTarget target{shared, manifest_path_for(gpu_.paths.volume, shared)};
-    auto stats = sync_code(*gpu_.session, in_.code, target, [&](const SyncStats& s) {
-      d_.console.progress(progress_line("sync", {s.files_sent, s.files_to_send, s.bytes_sent,
-                                                 s.bytes_to_send, seconds_since(d_.clock, start)}));
-      moving();
-      fault("mid-sync");
-    });
-    if (!stats.ok()) return failed(stats.error(), "sync", detail);
-    const double secs = seconds_since(d_.clock, start);
-    (void)d_.store.add_transfer({in_.job_id, "sync", stats->files_sent, stats->bytes_sent,
-                                 static_cast<int64_t>(secs * 1000)});
+    auto synced = sync_into(shared);
+    if (!synced.ok()) return failed(synced.error(), "sync", detail);
+    const SyncStats* stats = &synced->first;
+    const double secs = synced->second;
     if (Status st = gpu_.session->write_file(mark, in_.job_id + "\n", 0644); !st.ok())
       return failed(st.error(), "sync", detail);
     how = std::to_string(stats->files_sent) + " of " + std::to_string(stats->files_total) +
@@ -559,23 +540,39 @@ Outcome JobPhases::sync_shared(std::string* detail) {
   return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
 }
 
-Outcome JobPhases::sync(std::string* detail) {
-  if (in_.spec.code.dir.empty()) return Outcome::kSkipped;
-  for (const auto& w : in_.code.warnings) say("warning: " + w);
-  if (fleet_provision_ && !fleet_provision_->shared_code_dir.empty() && !volume_id_.empty())
-    return sync_shared(detail);
+Result<std::pair<SyncStats, double>> JobPhases::sync_into(const std::string& dir) {
   const MonoTime start = d_.clock.mono_now();
-  const SyncTarget target{workdir_, manifest_path_for(gpu_.paths.volume, workdir_)};
+  const SyncTarget target{dir, manifest_path_for(gpu_.paths.volume, dir)};
   auto stats = sync_code(*gpu_.session, in_.code, target, [&](const SyncStats& s) {
     d_.console.progress(progress_line("sync", {s.files_sent, s.files_to_send, s.bytes_sent,
                                                s.bytes_to_send, seconds_since(d_.clock, start)}));
     moving();
     fault("mid-sync");
   });
-  if (!stats.ok()) return failed(stats.error(), "sync", detail);
+  if (!stats.ok()) return stats.error();
   const double secs = seconds_since(d_.clock, start);
   (void)d_.store.add_transfer({in_.job_id, "sync", stats->files_sent, stats->bytes_sent,
                                static_cast<int64_t>(secs * 1000)});
+  return std::make_pair(*stats, secs);
+}
+
+std::shared_ptr<std::mutex> JobPhases::volume_lock(
+    std::map<std::string, std::shared_ptr<std::mutex>>& locks) {
+  std::lock_guard<std::mutex> lock(fleet_provision_->sync_mu);
+  auto& m = locks[volume_id_];
+  if (!m) m = std::make_shared<std::mutex>();
+  return m;
+}
+
+Outcome JobPhases::sync(std::string* detail) {
+  if (in_.spec.code.dir.empty()) return Outcome::kSkipped;
+  for (const auto& w : in_.code.warnings) say("warning: " + w);
+  if (fleet_provision_ && !fleet_provision_->shared_code_dir.empty() && !volume_id_.empty())
+    return sync_shared(detail);
+  auto synced = sync_into(workdir_);
+  if (!synced.ok()) return failed(synced.error(), "sync", detail);
+  const SyncStats* stats = &synced->first;
+  const double secs = synced->second;
   *detail = std::to_string(stats->files_sent) + " of " + std::to_string(stats->files_total) +
             " files sent (" + human_bytes(stats->bytes_sent) + "), " +
             std::to_string(stats->files_deleted) + " removed, " +

@@ -92,6 +92,12 @@ class JobPhases {
   // A fleet worker's sync through FleetProvision::shared_code_dir; kFailed with *detail empty
   // when the shared copy cannot serve (then sync() syncs this worker's dir itself).
   Outcome sync_shared(std::string* detail);
+  // One code sync into `dir` on the GPU pod, its progress shown and its transfer recorded; the
+  // stats and the seconds it took.
+  Result<std::pair<SyncStats, double>> sync_into(const std::string& dir);
+  // The lock of this worker's volume in one of FleetProvision's per-volume maps.
+  std::shared_ptr<std::mutex> volume_lock(
+      std::map<std::string, std::shared_ptr<std::mutex>>& locks);
   // Pulls pod.container's image on the pod (once per pod, from connect_pod), its output logged.
   Outcome pull_step_image(PodHandle& pod, const std::function<bool()>& stop, std::string* detail);
   Outcome step(const std::string& name, const std::string& script, PodHandle& pod,

@@ -67,7 +67,7 @@ struct HostilePod {
 
 // The job: one run step and one artefact pattern (two for `two_patterns`), on the local cloud.
 std::string hostile_spec_text(const std::string& run, const std::string& extra = "",
-                      bool two_patterns = false) {
+                              bool two_patterns = false) {
   std::string s =
       "version: 1\nname: hostile\nvolume: {name: hostile-vol}\ncode: {dir: app}\nrun: |\n" + run +
       "\nartefacts:\n  - {remote: out/*.txt, local: ./got}\n";
@@ -329,8 +329,9 @@ TEST_F(HostilePodTest, EndlessPullListingHitsALimitAndBurstStaysSmall) {
 TEST_F(HostilePodTest, HugeOutputLineWithoutNewlineKeepsBurstSmall) {
   pod_.write("");  // a plain pod: the run step itself is the attack
   const std::string spec = home_.write(
-      "job.yaml", hostile_spec_text("  head -c 300M /dev/zero | tr '\\0' x\n  echo\n  echo after-line\n"
-                            "  mkdir -p out && echo ok > out/a.txt"));
+      "job.yaml",
+      hostile_spec_text("  head -c 300M /dev/zero | tr '\\0' x\n  echo\n  echo after-line\n"
+                        "  mkdir -p out && echo ok > out/a.txt"));
   Outcome o = run_job(home_, pod_, spec, 180);
   EXPECT_LT(o.peak_kib, kRssLimitKib);
   if (o.aborted) return;

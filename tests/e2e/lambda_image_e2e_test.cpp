@@ -70,7 +70,9 @@ class LambdaImage : public ::testing::Test {
   std::string spec_;
   SystemClock clock_;
   fakecloud::FakeCloud cloud_{
-      {home_.root() + "/fakecloud", Duration(0), {{"lambda", kLambdaImageKey}}}, clock_, {"lambda"}};
+      {home_.root() + "/fakecloud", Duration(0), {{"lambda", kLambdaImageKey}}},
+      clock_,
+      {"lambda"}};
 };
 
 TEST_F(LambdaImage, StepsSeeTheImagesPythonAndEnvAndTheSecretStaysOffCommandLinesAndLogs) {

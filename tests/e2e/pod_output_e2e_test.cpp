@@ -11,9 +11,10 @@ namespace burst::testing {
 namespace {
 
 constexpr const char* kKeyBody = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
-const std::string kPodOutputKey = std::string("-----BEGIN PRIVATE KEY-----\n") + kKeyBody +
-                         "\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\n"
-                         "-----END PRIVATE KEY-----\n";
+const std::string kPodOutputKey =
+    std::string("-----BEGIN PRIVATE KEY-----\n") + kKeyBody +
+    "\nMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu\n"
+    "-----END PRIVATE KEY-----\n";
 
 TEST(E2EPodOutput, EscapesSecretsProgressAndLongLinesReachTheTerminalSafe) {
   BurstHome home;

@@ -120,7 +120,8 @@ TEST(E2ERun, SecretValueNeverAppearsInOutputLogsReportsStoreOrProcessTable) {
   // While the job runs, no command line on this machine carries the secret (`ps` would show it).
   for (const auto& entry : fs::directory_iterator("/proc")) {
     std::string cmdline = read_file(entry.path().string() + "/cmdline");
-    EXPECT_EQ(cmdline.find(kRunSecret), std::string::npos) << "in " << entry.path() << ": " << cmdline;
+    EXPECT_EQ(cmdline.find(kRunSecret), std::string::npos)
+        << "in " << entry.path() << ": " << cmdline;
   }
   EXPECT_EQ(p.wait(), 1);
   std::string out = p.out(), err = p.err();

@@ -24,8 +24,8 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
   fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml",
                 home.work() + "/tts-render.yaml");
   SystemClock clock;
-  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"runpod", kRunpodKey}}}, clock,
-                             {"runpod"});
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"runpod", kRunpodKey}}},
+                             clock, {"runpod"});
   ASSERT_TRUE(cloud.start().ok());
   fs::create_directories(home.root() + "/config");
   std::ofstream(home.root() + "/config/config.yaml")
@@ -103,8 +103,8 @@ TEST(E2ERunpod, ABrokenPodListMeansNothingIsCreated) {
   BurstHome home;
   const std::string spec = copy_tts_example(home);
   SystemClock clock;
-  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{"runpod", kRunpodKey}}}, clock,
-                             {"runpod"});
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{"runpod", kRunpodKey}}},
+                             clock, {"runpod"});
   ASSERT_TRUE(cloud.start().ok());
   fakecloud::Faults f;
   f.list_fault = "empty-body";

@@ -41,7 +41,8 @@ TEST_P(VolumeReuse, SecondRunReusesTheVolumeAndVolumesListsAndDeletesIt) {
   BurstHome home;
   const std::string spec = copy_tts_example(home);
   SystemClock clock;
-  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{p, kReuseKey}}}, clock, {p});
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(0), {{p, kReuseKey}}}, clock,
+                             {p});
   ASSERT_TRUE(cloud.start().ok());
   std::vector<std::string> extra;
   if (p == "lambda") extra.push_back(std::string("ssh_user: ") + getpwuid(getuid())->pw_name);

@@ -19,8 +19,8 @@ using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-PipelineSpec scheduler_spec(const std::string& name, const std::string& cron = "", bool overlap = false,
-                        const std::string& missed = "run-once") {
+PipelineSpec scheduler_spec(const std::string& name, const std::string& cron = "",
+                            bool overlap = false, const std::string& missed = "run-once") {
   PipelineSpec s;
   s.name = name;
   s.path = "/specs/" + name + ".yaml";

@@ -13,7 +13,7 @@ namespace burst {
 namespace {
 
 Offer planner_offer(const std::string& provider, const std::string& gpu, double usd_per_hour,
-            std::optional<double> vram_gb = 24, int count = 1) {
+                    std::optional<double> vram_gb = 24, int count = 1) {
   Offer o;
   o.provider = provider;
   o.traits = find_provider_traits(provider);  // null for a name not in the registry
@@ -46,7 +46,8 @@ TEST(Planner, ChoosesTheCheapestAdequateOfferAcrossProviders) {
   spec.resources.min_vram_gb = 20;
   PlanInput in;
   in.providers = {"runpod", "vast"};
-  in.gpu_offers = {planner_offer("runpod", "A100", 2.0, 80), planner_offer("vast", "RTX_4090", 0.5, 24),
+  in.gpu_offers = {planner_offer("runpod", "A100", 2.0, 80),
+                   planner_offer("vast", "RTX_4090", 0.5, 24),
                    planner_offer("vast", "RTX_3060", 0.1, 12),     // cheaper, too little VRAM
                    planner_offer("other", "RTX_4090", 0.01, 24)};  // provider not allowed
   auto plan = make_plan(spec, in);
@@ -77,9 +78,10 @@ TEST(Planner, NoCapacityMessageNamesEveryRejection) {
   unavailable.available = false;
   PlanInput in;
   in.providers = {"p"};
-  in.gpu_offers = {planner_offer("p", "RTX_4090", 1.0, 24, 2),       planner_offer("p", "A100", 1.0, 24, 2),
-                   planner_offer("p", "A100", 1.0, std::nullopt, 2), planner_offer("p", "A100", 3.0, 80, 2),
-                   planner_offer("p", "A100", 1.0, 80, 1),           unavailable};
+  in.gpu_offers = {
+      planner_offer("p", "RTX_4090", 1.0, 24, 2),       planner_offer("p", "A100", 1.0, 24, 2),
+      planner_offer("p", "A100", 1.0, std::nullopt, 2), planner_offer("p", "A100", 3.0, 80, 2),
+      planner_offer("p", "A100", 1.0, 80, 1),           unavailable};
   auto plan = make_plan(spec, in);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
