@@ -10,12 +10,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "job/job_runner.h"
 #include "job/job_watchdog.h"
 #include "job/phase_machine.h"
 #include "job/remote_steps.h"
 #include "job/step_container.h"
+#include "sync/code_sync.h"
 
 namespace burst {
 
