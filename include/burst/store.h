@@ -236,10 +236,6 @@ class Store {
   // lease lives. `owner` names one daemon process (not the installation, which a team shares).
   virtual Result<std::optional<QueuedJobRecord>> claim_queued(const std::string& owner,
                                                               int64_t now_ms, int64_t lease_ms) = 0;
-  // The store's one daemon slot for as long as this connection lives; false when another
-  // connection holds it. burstd no longer takes it (several burstd share a database through the
-  // leases above); kept for tools that want one holder. SQLite: always true.
-  virtual Result<bool> take_daemon_slot() = 0;
   // Extends `owner`'s lease on `id` to now_ms + lease_ms. kNotFound when the row is gone or
   // another owner claimed it after the lease expired: the job is no longer this daemon's.
   virtual Status renew_lease(const std::string& id, const std::string& owner, int64_t now_ms,

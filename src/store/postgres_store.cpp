@@ -330,16 +330,6 @@ class PostgresStore final : public Store {
                                                       int64_t lease_ms) override {
     return locked(pg::claim_queued, owner, now_ms, lease_ms);
   }
-  Result<bool> take_daemon_slot() override {
-    auto c = lock();
-    // A session lock: the server drops it with the connection (a dead burstd frees it). Keyed by
-    // the schema too, so two teams' schemas in one database do not exclude each other.
-    Query s("SELECT pg_try_advisory_lock(hashtext('burstd'), hashtext(current_schema()))",
-            "take the daemon slot");
-    Result<Rows> rows = s.run(c.conn);
-    if (!rows) return rows.error();
-    return rows->size() == 1 && rows->text(0, 0) == "t";
-  }
   Status renew_lease(const std::string& id, const std::string& owner, int64_t now_ms,
                      int64_t lease_ms) override {
     return locked(pg::renew_lease, id, owner, now_ms, lease_ms);

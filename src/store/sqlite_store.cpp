@@ -180,7 +180,6 @@ class SqliteStore final : public Store {
                                                       int64_t lease_ms) override {
     return locked(sqlite::claim_queued, owner, now_ms, lease_ms);
   }
-  Result<bool> take_daemon_slot() override { return true; }
   Status renew_lease(const std::string& id, const std::string& owner, int64_t now_ms,
                      int64_t lease_ms) override {
     return locked(sqlite::renew_lease, id, owner, now_ms, lease_ms);

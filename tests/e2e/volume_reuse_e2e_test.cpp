@@ -22,6 +22,9 @@ struct ReuseCloud {
   const char* key_env;
 };
 
+// Names the parameter in test listings (ctest -N), where gtest would print its raw bytes.
+void PrintTo(const ReuseCloud& c, std::ostream* os) { *os << c.provider; }
+
 class VolumeReuse : public ::testing::TestWithParam<ReuseCloud> {};
 
 int count_lines_with(const std::string& text, const std::string& needle) {
