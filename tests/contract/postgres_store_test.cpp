@@ -4,9 +4,7 @@
 // server dropped opened again. Part of the ctest entry store.postgres.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
-#include <thread>
 
 #include "burst/store.h"
 #include "contract/postgres_server.h"
