@@ -40,7 +40,9 @@ def burst(binary, args):
 
 
 def args_of(row, context=None):
-    a = ["--model", row["model"]]
+    # A model outside burst's shape table is named by its parameter count ("6.7b").
+    m = row["model"]
+    a = ["--params", m.upper()] if re.fullmatch(r"\d+(\.\d+)?b", m) else ["--model", m]
     if row["precision"]:
         a += ["--precision", row["precision"]]
     if row["category"] in MEMORY and row["category"] == "memory_train":

@@ -62,6 +62,19 @@ std::vector<LoadSample> load_samples(Store& store) {
 
 }  // namespace
 
+std::vector<LoadSample> warm_read_samples(Store& store) {
+  std::vector<LoadSample> out;
+  auto jobs = store.recent_jobs(kLoadHistoryJobs);
+  if (!jobs.ok()) return out;
+  for (const JobRecord& j : *jobs) {
+    auto transfers = store.transfers(j.id);
+    if (!transfers.ok()) continue;
+    LoadSample s;
+    if (warm_read_sample_of(j.provider, *transfers, &s)) out.push_back(std::move(s));
+  }
+  return out;
+}
+
 Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config) {
   // Planning creates no SQLite file; a team's PostgreSQL store is always there.
   if (!config.store_url.empty() || access(config.db_path.c_str(), F_OK) == 0) {
@@ -69,6 +82,7 @@ Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const
       if (volume_used_before(**store, spec)) input->warm_volume = true;
       input->boot_history = boot_samples(**store);
       input->load_history = load_samples(**store);
+      for (LoadSample& s : warm_read_samples(**store)) input->load_history.push_back(std::move(s));
       // The planner fits each GPU type from these runs (plan/calibration.h).
       if (auto runs =
               (*store)->calibration_samples(spec.name, spec.workload.kind, kCalibrationHistory);

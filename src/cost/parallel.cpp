@@ -9,6 +9,14 @@ namespace burst {
 
 namespace {
 constexpr double kParallelDefaultLinkGbs = 64;
+// Infinity Fabric (AMD) all-reduces at the rate RCCL measured on 8 x MI300X: an 8 MiB float
+// all-reduce took 91.10 us (busbw 161 GB/s; rccl-tests in github.com/crickett-hpe/hpc-ai-envs
+// pull 30). With the 10 us per-call latency that is 1.75 x 8 MiB / 81.1 us = 181 GB/s through
+// each card, 0.40 of the catalog's 448 GB/s one way, where NCCL on NVLink reaches kLinkEfficiency
+// (0.8). RCCL's maintainers put the link itself at 48 of 64 GB/s per direction after protocol
+// overhead (github.com/ROCm/rccl/issues/1210): the rest is the library. Measured on MI300X only;
+// applied to every Infinity Fabric card. docs/cost-model.md, "Multi-GPU".
+constexpr double kInfinityFabricLinkEfficiency = 0.40;
 }  // namespace
 
 ParallelLayout parallel_layout(const MemoryBreakdown& need, const GpuSpec& gpu, int gpus) {
@@ -28,7 +36,8 @@ double link_gbs(const GpuSpec& gpu, int n) {
   double one_way =
       (gpu.interconnect_gbs > 0 ? gpu.interconnect_gbs : kParallelDefaultLinkGbs) / 2.0;
   if (n > kGpusPerNode) one_way = std::min(one_way, kInterNodeGbsPerGpu);
-  return one_way * kLinkEfficiency;
+  const bool infinity_fabric = gpu.interconnect == "infinity-fabric" && n <= kGpusPerNode;
+  return one_way * (infinity_fabric ? kInfinityFabricLinkEfficiency : kLinkEfficiency);
 }
 
 namespace {

@@ -8,6 +8,8 @@
 #include "job/offer_recheck.h"
 #include "job/pod_lifecycle.h"
 #include "job/volume_binding.h"
+#include "job/volume_read.h"
+#include "plan/load_history.h"
 #include "plan/plan_summary.h"
 #include "plan/worker_shards.h"
 #include "sync/artefact_pull.h"
@@ -307,6 +309,15 @@ Outcome JobPhases::prepare(std::string* detail) {
       *detail = "skipped: every creates: path exists on the volume (" + names + "), checked on " +
                 where + pod.record.pod_id;
       say("prepare " + *detail);
+      // The warm volume's read rate (job/volume_read.h); no answer is no sample, never a failure.
+      auto read = measure_volume_read(*pod.session, pod.paths.volume, spec.creates, d_.clock,
+                                      [&] { return interrupted(); });
+      if (read.ok()) {
+        (void)d_.store.add_transfer(
+            {in_.job_id, kVolumeReadDirection, 1, read->bytes, volume_read_millis(*read)});
+        *detail += "; " + volume_read_summary(*read);
+      }
+      say(read.ok() ? volume_read_summary(*read) : read.error().message);
       return Outcome::kSkipped;
     }
   }

@@ -19,7 +19,7 @@
 namespace burst {
 
 // Weights from a warm network volume, and downloaded on first use: plan/load_history.h (the
-// priors kWarmLoadBytesPerSecond, kColdLoadBytesPerSecond, and the measured cold rate); the
+// priors kWarmLoadBytesPerSecond, kColdLoadBytesPerSecond, and the measured rates); the
 // prepare step's download is priced at the same cold rate (plan/prepare.h).
 
 // Bytes of the workload's weights (params_b at its precision, bf16 when unset); 0 when unknown.
@@ -112,8 +112,8 @@ struct CandidateInput {
   // Measured provisioning of earlier jobs (plan/boot_history.h): the per-provider constants
   // become priors. Null or empty: the constants. boot_s, when set, wins over both.
   const std::vector<BootSample>* boot_history = nullptr;
-  // Measured weight downloads of earlier prepare steps (plan/load_history.h): the cold rate's
-  // prior becomes one voice among them. Null or empty: the prior.
+  // Measured weight downloads of earlier prepare steps and warm volume reads
+  // (plan/load_history.h): each rate's prior becomes one voice among them. Null or empty: priors.
   const std::vector<LoadSample>* load_history = nullptr;
 };
 

@@ -10,7 +10,7 @@ namespace {
 
 std::string load_fmt_rate(double bytes_per_s) {
   char buf[32];
-  if (bytes_per_s >= 1e9)
+  if (bytes_per_s >= 999.5e6)  // what would print as "1000 MB/s"
     std::snprintf(buf, sizeof buf, "%.1f GB/s", bytes_per_s / 1e9);
   else
     std::snprintf(buf, sizeof buf, "%.0f MB/s", bytes_per_s / 1e6);
@@ -23,7 +23,13 @@ std::string LoadRate::note(double weight_bytes) const {
   char size[32];
   std::snprintf(size, sizeof size, "%.1f GB", weight_bytes / 1e9);
   std::string s = "weight load " + std::string(size) + " at " + load_fmt_rate(bytes_per_s);
-  if (warm) return s + " (warm volume: prior; no volume read is measured)";
+  if (warm) {
+    s += " (warm volume)";
+    if (runs == 0) return s + ", prior; no volume read measured yet";
+    return s + ", learned from " + std::to_string(runs) +
+           (runs == 1 ? " volume read" : " volume reads") + " on " + scope + " (prior " +
+           load_fmt_rate(kWarmLoadBytesPerSecond) + ")";
+  }
   s += " (cold volume: downloaded on first use)";
   if (runs == 0) return s + ", prior; no prepare step measured yet";
   return s + ", learned from " + std::to_string(runs) +
@@ -35,17 +41,14 @@ LoadRate weight_load_rate(const std::vector<LoadSample>& samples, const std::str
                           bool warm_volume) {
   LoadRate r;
   r.warm = warm_volume;
-  if (warm_volume) {
-    r.bytes_per_s = kWarmLoadBytesPerSecond;
-    return r;
-  }
-  double s_per_byte = kLoadPriorWeight / kColdLoadBytesPerSecond;
+  const double prior = warm_volume ? kWarmLoadBytesPerSecond : kColdLoadBytesPerSecond;
+  double s_per_byte = kLoadPriorWeight / prior;
   for (const LoadSample& s : samples)
-    if (s.provider == provider && s.bytes > 0 && s.seconds > 0) {
+    if (s.warm == warm_volume && s.provider == provider && s.bytes > 0 && s.seconds > 0) {
       s_per_byte += s.seconds / s.bytes;
       ++r.runs;
     }
-  r.bytes_per_s = (kLoadPriorWeight + r.runs) / s_per_byte;
+  r.bytes_per_s = r.runs == 0 ? prior : (kLoadPriorWeight + r.runs) / s_per_byte;
   if (r.runs > 0) r.scope = provider;
   return r;
 }
@@ -64,6 +67,17 @@ bool load_sample_of(const std::string& provider, double download_bytes,
         static_cast<double>(p.ended_ms - p.started_ms) / 1000.0 - kPrepareStepOverheadS;
     if (seconds <= 0) return false;
     *out = {provider, download_bytes, seconds};
+    return true;
+  }
+  return false;
+}
+
+bool warm_read_sample_of(const std::string& provider, const std::vector<TransferRecord>& transfers,
+                         LoadSample* out) {
+  for (const TransferRecord& t : transfers) {
+    if (t.direction != kVolumeReadDirection) continue;
+    if (!(static_cast<double>(t.bytes) >= kWarmReadMinSampleBytes) || t.millis <= 0) return false;
+    *out = {provider, static_cast<double>(t.bytes), static_cast<double>(t.millis) / 1000.0, true};
     return true;
   }
   return false;

@@ -77,8 +77,9 @@ struct PlanInput {
   // store): each provider's (and GPU type's) cold start is learned from them, the registry's
   // constants only as priors (plan/boot_history.h).
   std::vector<BootSample> boot_history;
-  // Earlier prepare steps' measured weight downloads (plan/load_history.h): each provider's cold
-  // weight-load rate is learned from them, kColdLoadBytesPerSecond only the prior.
+  // Earlier prepare steps' measured weight downloads and warm jobs' volume reads
+  // (plan/load_history.h): each provider's cold and warm weight-load rates are learned from them,
+  // kColdLoadBytesPerSecond and kWarmLoadBytesPerSecond only the priors.
   std::vector<LoadSample> load_history;
   // The model's prior efficiencies; unset: default_calibration().
   std::optional<Calibration> calibration;

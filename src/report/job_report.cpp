@@ -164,7 +164,8 @@ void read_workers(JobReport& r) {
 void compare(JobReport& r) {
   if (r.gpu_billed_s > 0) r.utilization = r.compute_s / r.gpu_billed_s;
   for (const TransferRecord& t : r.transfers)
-    (t.direction == "pull" ? r.bytes_pulled : r.bytes_synced) += t.bytes;
+    if (t.direction == "pull" || t.direction == "sync")  // not a warm volume's timed read
+      (t.direction == "pull" ? r.bytes_pulled : r.bytes_synced) += t.bytes;
   r.estimate = parse_estimate(r.estimate_json);
   // A job that stopped early did not do the estimated work: no error to report.
   if (r.estimate.known && r.outcome == "succeeded") {

@@ -1,6 +1,7 @@
 // Weight load from evidence: the cold (download) rate learned per provider from earlier prepare
-// steps, the constant only as the prior; the warm rate stays the prior and the plan says which
-// applies; the same plan for `burst plan` and `burst run` (both go through plan_with_history).
+// steps and the warm rate from earlier warm jobs' timed volume reads, the constants only as priors;
+// the plan says which applies and from what; the same plan for `burst plan` and `burst run` (both
+// go through plan_with_history).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -40,8 +41,45 @@ TEST(LoadHistory, BlendsTheColdPriorWithMeasuredDownloads) {
   const LoadRate warm = weight_load_rate(runs, "runpod", true);
   EXPECT_DOUBLE_EQ(warm.bytes_per_s, kWarmLoadBytesPerSecond);
   EXPECT_EQ(warm.note(16e9),
-            "weight load 16.0 GB at 1.0 GB/s (warm volume: prior; no volume read is measured)");
+            "weight load 16.0 GB at 1.0 GB/s (warm volume), prior; no volume read measured yet");
   EXPECT_EQ(weight_load_seconds(0, warm), 0);
+}
+
+TEST(LoadHistory, BlendsTheWarmPriorWithMeasuredVolumeReads) {
+  // Two runpod reads of 256 MiB at 0.5 and 0.25 GB/s: seconds per byte
+  // (2 / 1e9 + 1 / 0.5e9 + 1 / 0.25e9) / 4 = 2e-9, so 0.5 GB/s.
+  const double b = 256.0 * 1024 * 1024;
+  const std::vector<LoadSample> runs{{"runpod", b, b / 0.5e9, true},
+                                     {"runpod", b, b / 0.25e9, true},
+                                     {"runpod", 16e9, 8, false},  // a download: the cold rate's
+                                     {"vast", b, b / 4e9, true}};
+  const LoadRate r = weight_load_rate(runs, "runpod", true);
+  EXPECT_NEAR(r.bytes_per_s, 0.5e9, 1e-3);
+  EXPECT_EQ(r.runs, 2);
+  EXPECT_NEAR(weight_load_seconds(16e9, r), 32, 1e-9);
+  EXPECT_EQ(r.note(16e9),
+            "weight load 16.0 GB at 500 MB/s (warm volume), learned from 2 volume reads on runpod "
+            "(prior 1.0 GB/s)");
+  // The cold rate learns only from the download, the warm one only from reads.
+  EXPECT_EQ(weight_load_rate(runs, "runpod", false).runs, 1);
+  EXPECT_EQ(weight_load_rate(runs, "vast", true).note(16e9),
+            "weight load 16.0 GB at 1.3 GB/s (warm volume), learned from 1 volume read on vast "
+            "(prior 1.0 GB/s)");
+}
+
+TEST(LoadHistory, AWarmSampleIsTheJobsVolumeReadOfEnoughBytes) {
+  LoadSample s;
+  const std::vector<TransferRecord> transfers{{"j", "sync", 3, 900'000'000, 1'000},
+                                              {"j", kVolumeReadDirection, 1, 268'435'456, 250}};
+  ASSERT_TRUE(warm_read_sample_of("runpod", transfers, &s));
+  EXPECT_EQ(s.provider, "runpod");
+  EXPECT_TRUE(s.warm);
+  EXPECT_DOUBLE_EQ(s.bytes, 268'435'456);
+  EXPECT_DOUBLE_EQ(s.seconds, 0.25);
+  // A read of a small file says more about the volume's latency than its rate; no read, no time.
+  EXPECT_FALSE(warm_read_sample_of("runpod", {{"j", kVolumeReadDirection, 1, 4'000'000, 20}}, &s));
+  EXPECT_FALSE(warm_read_sample_of("runpod", {{"j", kVolumeReadDirection, 1, 268'435'456, 0}}, &s));
+  EXPECT_FALSE(warm_read_sample_of("runpod", {{"j", "sync", 1, 268'435'456, 250}}, &s));
 }
 
 PhaseRecord load_phase(Phase p, int64_t from, int64_t to, Outcome o) {
@@ -150,6 +188,41 @@ TEST(PlanLoadHistory, PlanAndRunLearnTheWeightLoadFromTheStore) {
     EXPECT_NEAR(plan->estimate.cold_start_s, boot + 120, 1e-6);
     EXPECT_NE(plan->weight_load.find("at 133 MB/s"), std::string::npos) << plan->weight_load;
     EXPECT_NE(plan->weight_load.find("learned from 2 prepare steps on runpod"), std::string::npos)
+        << plan->weight_load;
+  }
+}
+
+TEST(PlanLoadHistory, AWarmPlanLearnsTheReadRateFromEarlierVolumeReads) {
+  TempDir dir;
+  Config config;
+  config.db_path = dir.path() + "/burst.db";
+  {
+    auto store = open_store("", config.db_path);
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    JobRecord j;
+    j.id = "warm1";
+    j.pipeline = "other-pipeline";  // any pipeline's reads teach the provider's volume rate
+    j.provider = "runpod";
+    j.state = JobState::kSucceeded;
+    j.created_ms = 1'000'000;
+    j.finished_ms = 1'200'000;
+    ASSERT_TRUE((*store)->create_job(j).ok());
+    // 256 MiB in 1 s: with the 1 GB/s prior weighted 2, (3 / (2 / 1e9 + 1 / 268435456)) B/s.
+    ASSERT_TRUE(
+        (*store)->add_transfer({"warm1", kVolumeReadDirection, 1, 268'435'456, 1'000}).ok());
+  }
+  const double rate = 3 / (2 / 1e9 + 1 / 268'435'456.0);
+  const double boot = find_provider_traits("runpod")->boot_s;
+  for (int max_workers : {64, 1}) {  // `burst plan`, `burst run`
+    PlanInput in = load_runpod_4090();
+    in.max_workers = max_workers;
+    in.warm_volume = true;
+    auto plan = plan_with_history(load_reference_spec(), &in, config);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    EXPECT_NEAR(plan->estimate.cold_start_s, boot + 16e9 / rate, 1e-6);
+    EXPECT_NE(plan->weight_load.find("(warm volume), learned from 1 volume read on runpod (prior "
+                                     "1.0 GB/s)"),
+              std::string::npos)
         << plan->weight_load;
   }
 }

@@ -1,11 +1,13 @@
 // Fuzzes what burst reads back from a step's supervisor on the pod (src/job/step_answers.h and
-// src/job/line_splitter.h): the status, probe and yes/no answers, and the output line splitter.
+// src/job/line_splitter.h): the status, probe and yes/no answers, and the output line splitter;
+// and the warm volume read's answer (src/job/volume_read.h).
 // The first input byte picks the line limit, the second a read size; the rest is pod output.
 // Invariants: an accepted status is 0..255 and prints back as itself; an accepted probe answer is
 // two non-empty NUL-free paths that make up the whole answer; lines never hold a line end and
 // never exceed the limit (plus the cut marker); the reattach offset only grows, never passes what
 // was fed and always sits just after a line end; reading in pieces gives the same lines and offset
-// as reading whole.
+// as reading whole; an accepted volume read read no more than the cap, in a time that does not run
+// backwards and is under an hour.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,6 +17,7 @@
 #include "fuzz_check.h"
 #include "job/line_splitter.h"
 #include "job/step_answers.h"
+#include "job/volume_read.h"
 
 namespace {
 
@@ -67,6 +70,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(probe->volume.size() + probe->pod_dir.size() + 2 == text.size());
   }
   (void)burst::parse_yes_no(text);
+  if (auto read = burst::parse_volume_read(text); read.ok()) {
+    FUZZ_CHECK(read->bytes >= 0 && read->bytes <= burst::kVolumeReadMaxBytes);
+    FUZZ_CHECK(read->nanos >= 0 && read->nanos <= 3600LL * 1000 * 1000 * 1000);
+    FUZZ_CHECK(burst::volume_read_millis(*read) >= 1);
+    FUZZ_CHECK(text.rfind("burst-volume-read ", 0) == 0);
+  }
 
   const Run whole = split(text, max_line, text.size() + 1);
   const Run pieces = split(text, max_line, piece);

@@ -45,6 +45,21 @@ class ReportTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
+// A warm volume's timed read (job/volume_read.h) is listed with the transfers but moved no data to
+// or from the pod: neither synced nor pulled.
+TEST_F(ReportTest, AWarmVolumeReadIsNeitherSyncedNorPulled) {
+  HistoryJob h = success(3000);
+  record_history(*store_, h);
+  ASSERT_TRUE(store_->add_transfer({h.id, "volume-read", 1, 268'435'456, 300}).ok());
+  auto r = build_job_report(*store_, h.id, from_unix_ms(h.start_ms + 86400000));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->bytes_synced, 12345);
+  EXPECT_EQ(r->bytes_pulled, 6789);
+  bool listed = false;
+  for (const TransferRecord& t : r->transfers) listed |= t.direction == "volume-read";
+  EXPECT_TRUE(listed);
+}
+
 TEST_F(ReportTest, SuccessPricesEachPodFromItsCapturedPriceToTheCent) {
   JobReport r = report(success(3000));
   ASSERT_EQ(r.pods.size(), 2u);

@@ -40,9 +40,11 @@ TEST(CostParallel, AllReduceTimeIsLatencyPlusRingVolumeOverTheLink) {
   EXPECT_NEAR(allreduce_seconds(tp_card("h", "nvlink", 900), 4, 1e9), 10e-6 + 1.5e9 / 360e9, 1e-12);
   // PCIe 4.0 x16: 64 both ways, 25.6 GB/s effective, and the slower per-call latency.
   EXPECT_NEAR(allreduce_seconds(tp_card("p", "pcie", 64), 4, 1e9), 45e-6 + 1.5e9 / 25.6e9, 1e-12);
-  // Infinity Fabric is a fast link like NVLink.
+  // Infinity Fabric has NVLink's per-call latency, but RCCL moves 40% of its one-way rate (an
+  // 8 MiB all-reduce on 8 x MI300X measured 91.10 us: 91.9 us here).
   EXPECT_NEAR(allreduce_seconds(tp_card("m", "infinity-fabric", 896), 8, 1e9),
-              10e-6 + 1.75e9 / (448e9 * 0.8), 1e-12);
+              10e-6 + 1.75e9 / (448e9 * 0.4), 1e-12);
+  EXPECT_NEAR(allreduce_seconds(tp_card("m", "infinity-fabric", 896), 8, 8388608), 91.10e-6, 1e-6);
   // Across nodes the network caps the link (50 GB/s per GPU) and the latency is the slow one.
   EXPECT_NEAR(allreduce_seconds(tp_card("h", "nvlink", 900), 16, 1e9),
               45e-6 + 1.875e9 / (50e9 * 0.8), 1e-12);

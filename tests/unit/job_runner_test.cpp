@@ -17,12 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "app/plan_with_history.h"
 #include "burst/fault_observer.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_provider.h"
 #include "fakes/shell_pod.h"
 #include "fakes/temp_dir.h"
 #include "job/pod_lifecycle.h"
+#include "plan/load_history.h"
+#include "plan/planner.h"
 #include "sync/code_sync.h"
 
 namespace burst {
@@ -434,6 +437,59 @@ TEST_F(JobRunnerTest, PrepareOnTheGpuPodIsSkippedWhenEveryCreatesPathExists) {
       << detail_of("prepare");
   EXPECT_FALSE(console_.saw("out", "must not run"));
   EXPECT_EQ(creates(), 1) << "the GPU pod only";
+}
+
+// A warm run times a read of the largest created file on the pod and records it; the next plan
+// (the samples plan_with_history reads, for `burst plan` and `burst run`) learns the provider's
+// warm rate from it.
+TEST_F(JobRunnerTest, AWarmSkipTimesAVolumeReadThatTheNextPlanLearnsFrom) {
+  std::filesystem::create_directories(pod_->volume() + "/m");
+  std::ofstream(pod_->volume() + "/m/tokenizer") << "t\n";
+  std::ofstream(pod_->volume() + "/m/weights")
+      << std::string(static_cast<size_t>(kWarmReadMinSampleBytes), 'w');
+  spec_.prepare = PrepareSpec{"", "echo must not run", {"m"}, std::nullopt, {}};
+  plan_tweak_ = [](Plan& plan) {
+    PrepareChoice c;
+    c.where = PrepareWhere::kGpuPod;
+    c.expect_skip = true;
+    plan.prepare = c;
+  };
+  JobResult r = run();
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_EQ(outcome_of("prepare"), "skipped");
+  EXPECT_NE(detail_of("prepare").find("; volume read 32.0 MiB in "), std::string::npos)
+      << detail_of("prepare");
+  const auto transfers = store_->transfers("20260101-000000-test").value();
+  int reads = 0;
+  for (const TransferRecord& t : transfers)
+    if (t.direction == kVolumeReadDirection) {
+      ++reads;
+      EXPECT_EQ(t.bytes, static_cast<int64_t>(kWarmReadMinSampleBytes));
+      EXPECT_GE(t.millis, 1);
+    }
+  EXPECT_EQ(reads, 1);
+
+  const std::vector<LoadSample> samples = warm_read_samples(*store_);
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].provider, provider_.name());
+  PipelineSpec next;
+  next.name = "next";
+  next.run = "python serve.py";
+  next.workload.kind = "custom";
+  next.workload.params_b = 8;
+  next.workload.precision = "fp16";
+  next.workload.reference = WorkloadReference{"RTX_4090", 600, ""};
+  PlanInput in;
+  in.providers = {provider_.name()};
+  in.gpu_offers = {offer_};
+  in.warm_volume = true;
+  in.load_history = samples;
+  auto plan = make_plan(next, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_NE(plan->weight_load.find("(warm volume), learned from 1 volume read on " +
+                                   provider_.name() + " (prior 1.0 GB/s)"),
+            std::string::npos)
+      << plan->weight_load;
 }
 
 // A step that exits 0 without making its creates: fails the job before the GPU work, and the GPU
