@@ -67,7 +67,8 @@ struct PodRecord {
 
 struct TransferRecord {
   std::string job_id;
-  std::string direction;  // "sync" | "pull"
+  // "sync" | "pull" | "volume-read" (job/volume_read.h: a warm volume read, timed on the pod)
+  std::string direction;
   int64_t files = 0;
   int64_t bytes = 0;
   int64_t millis = 0;
