@@ -77,6 +77,9 @@ bool warm_read_sample_of(const std::string& provider, const std::vector<Transfer
   for (const TransferRecord& t : transfers) {
     if (t.direction != kVolumeReadDirection) continue;
     if (!(static_cast<double>(t.bytes) >= kWarmReadMinSampleBytes) || t.millis <= 0) return false;
+    if (static_cast<double>(t.bytes) / (static_cast<double>(t.millis) / 1000.0) >
+        kWarmReadMaxBytesPerSecond)
+      return false;
     *out = {provider, static_cast<double>(t.bytes), static_cast<double>(t.millis) / 1000.0, true};
     return true;
   }

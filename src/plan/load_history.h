@@ -30,6 +30,9 @@ inline constexpr double kLoadMinSampleBytes = 100e6;
 // A warm read shorter than this is mostly the volume's first-byte latency: left out. The pod reads
 // at most 256 MiB (job/volume_read.h), so a model file gives a full sample.
 inline constexpr double kWarmReadMinSampleBytes = 32.0 * 1024 * 1024;
+// The pod times its own read, so a pod can lie: a rate above this (faster than any NVMe or network
+// volume a pod mounts; a PCIe 5 x16 link carries about 63 GB/s) is a lie or a cache, left out.
+inline constexpr double kWarmReadMaxBytesPerSecond = 30e9;
 // The TransferRecord direction of a warm volume read (job/volume_read.h).
 inline constexpr const char* kVolumeReadDirection = "volume-read";
 
@@ -65,7 +68,8 @@ bool load_sample_of(const std::string& provider, double download_bytes,
                     const std::vector<PhaseRecord>& phases, LoadSample* out);
 
 // The warm sample of one job: its "volume-read" transfer (the bytes and milliseconds the pod
-// reported), when it read at least kWarmReadMinSampleBytes in a positive time. False otherwise.
+// reported), when it read at least kWarmReadMinSampleBytes in a positive time no faster than
+// kWarmReadMaxBytesPerSecond. False otherwise.
 bool warm_read_sample_of(const std::string& provider, const std::vector<TransferRecord>& transfers,
                          LoadSample* out);
 

@@ -80,6 +80,9 @@ TEST(LoadHistory, AWarmSampleIsTheJobsVolumeReadOfEnoughBytes) {
   EXPECT_FALSE(warm_read_sample_of("runpod", {{"j", kVolumeReadDirection, 1, 4'000'000, 20}}, &s));
   EXPECT_FALSE(warm_read_sample_of("runpod", {{"j", kVolumeReadDirection, 1, 268'435'456, 0}}, &s));
   EXPECT_FALSE(warm_read_sample_of("runpod", {{"j", "sync", 1, 268'435'456, 250}}, &s));
+  // The pod times its own read: 256 MiB in 1 ms (268 GB/s) is no volume, so no sample.
+  EXPECT_FALSE(warm_read_sample_of("runpod", {{"j", kVolumeReadDirection, 1, 268'435'456, 1}}, &s));
+  EXPECT_TRUE(warm_read_sample_of("runpod", {{"j", kVolumeReadDirection, 1, 268'435'456, 20}}, &s));
 }
 
 PhaseRecord load_phase(Phase p, int64_t from, int64_t to, Outcome o) {
