@@ -55,6 +55,9 @@ struct Plan {
   // The chosen offer's weight-load rate and where it came from (plan/load_history.h); "" when
   // nothing is loaded over a network.
   std::string weight_load;
+  // The image's compressed bytes the cold start priced a pull of (plan/image_pull.h); 0 when
+  // unknown or nothing is pulled. Kept in the job's facts so its boot sample can drop the pull.
+  double image_bytes = 0;
 };
 
 // Expected utilization (compute / billed) below this is flagged as over-provisioned.
@@ -80,6 +83,9 @@ struct PlanInput {
   // Earlier prepare steps' measured weight downloads (plan/load_history.h): each provider's cold
   // weight-load rate is learned from them, kColdLoadBytesPerSecond only the prior.
   std::vector<LoadSample> load_history;
+  // The spec's image and its size (app/image_size_lookup.h): a cloud pod's cold start adds its
+  // pull, and the plan's notes say the size and where it came from. Default: no pull term.
+  ImagePull image;
   // The model's prior efficiencies; unset: default_calibration().
   std::optional<Calibration> calibration;
   // The pipeline's recorded runs, newest first (Store::calibration_samples(spec.name,
