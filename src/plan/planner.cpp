@@ -304,7 +304,8 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     // The image's pull (plan/image_pull.h), after the cold-start line, for a pod that pulls one.
     if (!traits_of(candidates[0].offer).runs_here && !in.boot_s && !in.image.image.empty() &&
         (in.image.bytes || !in.image.silent)) {
-      notes.insert(notes.begin(), image_pull_note(in.image));
+      best->image_pull = image_pull_note(in.image);
+      notes.insert(notes.begin(), best->image_pull);
       best->image_bytes = in.image.bytes.value_or(0);
     }
     if (!shape->cold_start_note.empty()) notes.insert(notes.begin(), shape->cold_start_note);

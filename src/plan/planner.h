@@ -58,6 +58,9 @@ struct Plan {
   // The image's compressed bytes the cold start priced a pull of (plan/image_pull.h); 0 when
   // unknown or nothing is pulled. Kept in the job's facts so its boot sample can drop the pull.
   double image_bytes = 0;
+  // The plan's image line (plan/image_pull.h, image_pull_note): "runpod/pytorch:2.1 7.9 GB
+  // (registry), pull ~79 s at 100 MB/s prior"; "" when nothing was looked up or pulled.
+  std::string image_pull = {};
 };
 
 // Expected utilization (compute / billed) below this is flagged as over-provisioned.

@@ -17,6 +17,7 @@
 #include "image/registry_parse.h"
 #include "plan/boot_history.h"
 #include "plan/image_pull.h"
+#include "plan/plan_summary.h"
 #include "plan/planner.h"
 #include "registry.h"
 
@@ -78,6 +79,11 @@ TEST(PlanImagePull, TwoImagesDifferOnlyBySizeOverRate) {
                                "image runpod/pytorch:2.1 20.0 GB (spec), pull ~200 s at "
                                "100 MB/s prior"));
   EXPECT_DOUBLE_EQ(big->image_bytes, 20e9);
+  // `burst plan` and `burst run` print it in the plan's block (plan/plan_summary.h).
+  bool printed = false;
+  for (const std::string& line : plan_summary_lines(imgpull_spec(20), *big))
+    printed |= line == "  image runpod/pytorch:2.1 20.0 GB (spec), pull ~200 s at 100 MB/s prior";
+  EXPECT_TRUE(printed);
 }
 
 TEST(PlanImagePull, UnknownSizeFallsBackToThePriorAndSaysWhy) {
