@@ -49,6 +49,10 @@ class FakeRegistry : public HttpClient {
     return out + "]}";
   }
 
+  // Where it answers: an emulated host behind the HttpClient seam by default, or a loopback
+  // server's address when a test serves it over HTTP.
+  std::string base = kBase;
+  std::string realm = kRealm;
   bool require_token = true;
   bool refuse_tokens = false;        // the realm answers 401
   std::function<void()> on_request;  // e.g. advance a FakeClock
@@ -58,7 +62,7 @@ class FakeRegistry : public HttpClient {
     requests.push_back(r);
     if (on_request) on_request();
     HttpResponse out;
-    if (r.url.rfind(kRealm, 0) == 0) {
+    if (r.url.rfind(realm, 0) == 0) {
       if (refuse_tokens || r.url.find("scope=repository%3A") == std::string::npos) {
         out.status = 401;
         return out;
@@ -67,7 +71,7 @@ class FakeRegistry : public HttpClient {
       out.body = std::string("{\"token\":\"") + kToken + "\",\"expires_in\":300}";
       return out;
     }
-    const std::string prefix = std::string(kBase) + "/v2/";
+    const std::string prefix = base + "/v2/";
     const auto at = r.url.find("/manifests/");
     if (r.url.rfind(prefix, 0) != 0 || at == std::string::npos) {
       out.status = 404;
@@ -79,7 +83,7 @@ class FakeRegistry : public HttpClient {
     if (require_token &&
         (auth == r.headers.end() || auth->second != std::string("Bearer ") + kToken)) {
       out.status = 401;
-      out.headers["www-authenticate"] = std::string("Bearer realm=\"") + kRealm +
+      out.headers["www-authenticate"] = "Bearer realm=\"" + realm +
                                         "\",service=\"registry.test\",scope=\"repository:" + name +
                                         ":pull\"";
       return out;
