@@ -87,12 +87,16 @@ struct CalibrationRecord {
 };
 
 // An image's compressed size as its registry stated it (image/registry_client.h), cached so a
-// plan asks a registry at most once a day per image. Key: image, the canonical reference
+// plan asks a registry at most once a day per image (a failed lookup: a few minutes). Key: image,
+// the canonical reference
 // ("registry-1.docker.io/library/ubuntu:22.04").
 struct ImageSizeRecord {
   std::string image;
   int64_t bytes = 0;
   int64_t fetched_ms = 0;  // when the registry said it (the caller applies its TTL)
+  // Why the last lookup failed ("not found: ..."); "" when bytes is the answer. A failure is
+  // remembered a short while so a registry that is down does not cost every plan its deadline.
+  std::string failure;
 };
 
 // Which provider volume holds a spec's volume in one region (issue 17): providers whose list does

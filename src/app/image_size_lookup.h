@@ -5,7 +5,7 @@
 //   2. the store's cached answer (Store::get_image_size) younger than kImageSizeTtlMs
 //      (source "registry, cached");
 //   3. the image's registry (image/registry_client.h) within a short deadline, cached in the
-//      store on success (source "registry").
+//      store (source "registry"); a failure is cached too, for kImageFailureTtlMs.
 // On failure the size stays unknown with the reason ("image size unknown (registry: ...)"),
 // and the plan falls back to the provider's boot prior, which holds a typical pull. Lookups are
 // off when ImageLookup::http is null (off_why says why): BURST_IMAGE_REGISTRY=off, or no cloud
@@ -25,6 +25,9 @@
 namespace burst {
 
 inline constexpr int64_t kImageSizeTtlMs = 24LL * 3600 * 1000;  // a day
+// A failed lookup is remembered this long: a registry that is down or a private image costs one
+// plan its deadline, not every plan.
+inline constexpr int64_t kImageFailureTtlMs = 10LL * 60 * 1000;
 // The whole lookup's deadline: a plan never waits long on a registry.
 inline constexpr Duration kImageLookupDeadline{3000};
 

@@ -13,6 +13,9 @@
 // At most kRegistryMaxRequests requests, none started after `deadline` has passed since the call
 // began (each request's own timeout is the HTTP client's: app code makes it short), so a plan
 // never waits long on a registry. HTTP goes through the HttpClient passed in (tests swap it).
+// burst sends no credentials: the token is anonymous, and goes to the registry only. Every URL,
+// the realm a registry names included, passes the HTTP client's rule (https, or plain http to
+// loopback only: http/curl_http_client.h, check_api_url).
 // Errors, classified: kInvalid (bad reference, malformed answer), kNotFound (no such image or
 // tag, or no linux/amd64 image), kAuth (the registry refused an anonymous token: a private
 // image), kTimeout (the deadline passed), kRateLimited (429), kUnavailable / kConnection

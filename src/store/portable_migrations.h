@@ -70,7 +70,8 @@ inline constexpr const char* kImageSizeStep = R"sql(
         CREATE TABLE image_sizes (
           image VARCHAR(600) PRIMARY KEY,
           bytes BIGINT NOT NULL,
-          fetched_ms BIGINT NOT NULL
+          fetched_ms BIGINT NOT NULL,
+          failure TEXT NOT NULL
         );
       )sql";
 

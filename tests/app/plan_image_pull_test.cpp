@@ -141,6 +141,31 @@ TEST(PlanImagePull, RegistryAnswerIsCachedInTheStoreForADay) {
   EXPECT_EQ(stated.source, "spec");
 }
 
+TEST(PlanImagePull, AFailedLookupIsRememberedForTenMinutes) {
+  TempDir dir;
+  auto store = open_store("", dir.path() + "/burst.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  FakeRegistry registry;  // knows no image: 404
+  FakeClock clock;
+  ImageLookup lookup;
+  lookup.store = store->get();
+  lookup.http = &registry;
+  lookup.clock = &clock;
+  lookup.registry.base_url = FakeRegistry::kBase;
+  ImagePull first = image_pull_for(imgpull_spec(std::nullopt), lookup);
+  EXPECT_FALSE(first.bytes);
+  const size_t asked = registry.requests.size();
+  ASSERT_GT(asked, 0u);
+  ImagePull again = image_pull_for(imgpull_spec(std::nullopt), lookup);
+  EXPECT_EQ(registry.requests.size(), asked);  // not asked again
+  EXPECT_FALSE(again.bytes);
+  EXPECT_EQ(again.unknown_why.rfind("not found: ", 0), 0u) << again.unknown_why;
+  EXPECT_NE(again.unknown_why.find("cached for 10 min"), std::string::npos);
+  clock.advance(Duration(kImageFailureTtlMs));
+  (void)image_pull_for(imgpull_spec(std::nullopt), lookup);
+  EXPECT_GT(registry.requests.size(), asked);
+}
+
 TEST(PlanImagePull, ABootSampleWithAKnownImageSizeIsNotCountedTwice) {
   // Three runpod RTX_4090 boots of 100 s, each pulling a 4 GB image (40 s at the prior rate):
   // provisioning alone is 60 s per run.

@@ -383,9 +383,10 @@ TEST_P(StoreContract, ImageSizeIsReplacedPerImageAndSurvivesReopen) {
     Result<std::optional<ImageSizeRecord>> none = store->get_image_size(image);
     ASSERT_TRUE(none.ok()) << none.error().message;
     EXPECT_FALSE(*none);
-    ASSERT_TRUE(store->put_image_size({image, 7'900'000'000, 1700000000000}).ok());
-    ASSERT_TRUE(store->put_image_size({image, 8'100'000'000, 1700000000999}).ok());
-    ASSERT_TRUE(store->put_image_size({"ghcr.io/a/b:1", 5, 1}).ok());
+    ASSERT_TRUE(store->put_image_size({image, 7'900'000'000, 1700000000000, "x"}).ok());
+    ASSERT_TRUE(store->put_image_size({image, 8'100'000'000, 1700000000999, ""}).ok());
+    ASSERT_TRUE(store->put_image_size({"ghcr.io/a/b:1", 5, 1, ""}).ok());
+    ASSERT_TRUE(store->put_image_size({"ghcr.io/a/gone:1", 0, 2, "not found: no such image"}).ok());
   }
   auto store = open();
   ASSERT_TRUE(store);
@@ -395,6 +396,8 @@ TEST_P(StoreContract, ImageSizeIsReplacedPerImageAndSurvivesReopen) {
   EXPECT_EQ((*got)->bytes, 8'100'000'000);
   EXPECT_EQ((*got)->fetched_ms, 1700000000999);
   EXPECT_EQ((*store->get_image_size("ghcr.io/a/b:1"))->bytes, 5);
+  EXPECT_EQ((*got)->failure, "");
+  EXPECT_EQ((*store->get_image_size("ghcr.io/a/gone:1"))->failure, "not found: no such image");
 }
 
 TEST_P(StoreContract, VolumeMappingSurvivesReopenAndIsKeyedByProviderNameRegion) {
