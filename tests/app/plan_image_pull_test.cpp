@@ -20,6 +20,7 @@
 #include "plan/plan_summary.h"
 #include "plan/planner.h"
 #include "registry.h"
+#include "report/job_facts.h"
 
 namespace burst {
 namespace {
@@ -79,6 +80,11 @@ TEST(PlanImagePull, TwoImagesDifferOnlyBySizeOverRate) {
                                "image runpod/pytorch:2.1 20.0 GB (spec), pull ~200 s at "
                                "100 MB/s prior"));
   EXPECT_DOUBLE_EQ(big->image_bytes, 20e9);
+  // Kept in the job's facts, where its boot sample finds it (app/plan_with_history.cpp).
+  EXPECT_DOUBLE_EQ(
+      report_facts_from_json(report_facts_to_json(report_facts_from_plan(imgpull_spec(20), *big)))
+          .image_bytes,
+      20e9);
   // `burst plan` and `burst run` print it in the plan's block (plan/plan_summary.h).
   bool printed = false;
   for (const std::string& line : plan_summary_lines(imgpull_spec(20), *big))

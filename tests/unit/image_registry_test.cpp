@@ -16,23 +16,25 @@ namespace {
 
 using testing::FakeRegistry;
 
-std::string canon(const std::string& text) {
+std::string imgreg_canon(const std::string& text) {
   auto r = parse_image_ref(text);
   return r.ok() ? r->canonical() : "error: " + r.error().message;
 }
 
 TEST(ImageRef, NormalisesLikeDockerPull) {
-  EXPECT_EQ(canon("ubuntu:22.04"), "registry-1.docker.io/library/ubuntu:22.04");
-  EXPECT_EQ(canon("ubuntu"), "registry-1.docker.io/library/ubuntu:latest");
-  EXPECT_EQ(canon("runpod/pytorch:2.1.0-py3.10-cuda11.8.0-devel-ubuntu22.04"),
+  EXPECT_EQ(imgreg_canon("ubuntu:22.04"), "registry-1.docker.io/library/ubuntu:22.04");
+  EXPECT_EQ(imgreg_canon("ubuntu"), "registry-1.docker.io/library/ubuntu:latest");
+  EXPECT_EQ(imgreg_canon("runpod/pytorch:2.1.0-py3.10-cuda11.8.0-devel-ubuntu22.04"),
             "registry-1.docker.io/runpod/pytorch:2.1.0-py3.10-cuda11.8.0-devel-ubuntu22.04");
-  EXPECT_EQ(canon("docker.io/nvidia/cuda:12.1.0-base"),
+  EXPECT_EQ(imgreg_canon("docker.io/nvidia/cuda:12.1.0-base"),
             "registry-1.docker.io/nvidia/cuda:12.1.0-base");
-  EXPECT_EQ(canon("ghcr.io/owner/name:tag"), "ghcr.io/owner/name:tag");
-  EXPECT_EQ(canon("localhost:5000/team/img"), "localhost:5000/team/img:latest");
-  EXPECT_EQ(canon("registry.example.com:8443/a/b/c:v1"), "registry.example.com:8443/a/b/c:v1");
+  EXPECT_EQ(imgreg_canon("ghcr.io/owner/name:tag"), "ghcr.io/owner/name:tag");
+  EXPECT_EQ(imgreg_canon("localhost:5000/team/img"), "localhost:5000/team/img:latest");
+  EXPECT_EQ(imgreg_canon("registry.example.com:8443/a/b/c:v1"),
+            "registry.example.com:8443/a/b/c:v1");
   const std::string digest = "sha256:" + std::string(64, 'a');
-  EXPECT_EQ(canon("ubuntu:22.04@" + digest), "registry-1.docker.io/library/ubuntu@" + digest);
+  EXPECT_EQ(imgreg_canon("ubuntu:22.04@" + digest),
+            "registry-1.docker.io/library/ubuntu@" + digest);
   auto r = parse_image_ref("localhost:5000/team/img");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->registry, "localhost:5000");
