@@ -52,6 +52,11 @@ struct Config {
   std::string ssh_key;            // default: <config dir>/id_ed25519 (generated on first use)
   double ssh_wait_seconds = 600;  // pod boot + sshd up, before giving up
   double pull_max_gib = 1024;     // per job: a pod listing more artefact bytes fails the pull
+  // Where a plan asks for its image's size (app/image_size_lookup.h), from $BURST_IMAGE_REGISTRY:
+  // "auto" (load_config's default) asks each image's own registry; "off" never asks; an
+  // http(s) URL asks that registry for every image (a mirror; tests' emulated registry).
+  // A Config built in code asks none.
+  std::string image_registry = "off";
   LocalCloudConfig local;
   std::map<std::string, CloudConfig> clouds;  // every cloud_config provider: always present
   NotifyConfig notify;

@@ -148,6 +148,9 @@ struct PipelineSpec {
   Resources resources;
   VolumeSpec volume;
   std::string image = "ubuntu:22.04";
+  // The image's compressed size in GB (1e9 bytes), when the spec states it: wins over the
+  // registry's answer (app/image_size_lookup.h); > 0 and at most 10000.
+  std::optional<double> image_size_gb;
   std::map<std::string, std::string> env;
   std::vector<SecretRef> secrets;
   CodeSpec code;

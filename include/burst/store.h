@@ -87,6 +87,19 @@ struct CalibrationRecord {
   int64_t recorded_ms = 0;
 };
 
+// An image's compressed size as its registry stated it (image/registry_client.h), cached so a
+// plan asks a registry at most once a day per image (a failed lookup: a few minutes). Key: image,
+// the canonical reference
+// ("registry-1.docker.io/library/ubuntu:22.04").
+struct ImageSizeRecord {
+  std::string image;
+  int64_t bytes = 0;
+  int64_t fetched_ms = 0;  // when the registry said it (the caller applies its TTL)
+  // Why the last lookup failed ("not found: ..."); "" when bytes is the answer. A failure is
+  // remembered a short while so a registry that is down does not cost every plan its deadline.
+  std::string failure;
+};
+
 // Which provider volume holds a spec's volume in one region (issue 17): providers whose list does
 // not return a name (Vast) can only be found again through this row. Written "creating" *before*
 // the provider's create call (volume_id empty) and given the id the moment create returns, like
@@ -212,6 +225,11 @@ class Store {
   virtual Result<std::vector<VolumeRecord>> live_volumes() = 0;
   // Every row, deleted ones included (storage billed until deletion), oldest first.
   virtual Result<std::vector<VolumeRecord>> all_volumes() = 0;
+
+  // Image sizes (ImageSizeRecord). put_image_size inserts or replaces the image's row;
+  // get_image_size returns it, or nullopt when there is none.
+  virtual Status put_image_size(const ImageSizeRecord& r) = 0;
+  virtual Result<std::optional<ImageSizeRecord>> get_image_size(const std::string& image) = 0;
 
   // Ownership (docs/daemon.md, "Ownership"). This installation's id: made once with the store,
   // never changed; every pod's name carries it (burst/provider.h, pod_name).

@@ -4,7 +4,10 @@
 
 #include <memory>
 
+#include "app/image_size_lookup.h"
+#include "burst/clock.h"
 #include "burst/store.h"
+#include "http/curl_http_client.h"
 #include "plan/boot_history.h"
 #include "plan/calibration.h"
 #include "plan/load_history.h"
@@ -36,7 +39,10 @@ std::vector<BootSample> boot_samples(Store& store) {
     auto pods = store.pods_of_job(j.id);
     if (!pods.ok()) continue;
     BootSample s;
-    if (boot_sample_of(j, *phases, *pods, &s)) out.push_back(std::move(s));
+    if (!boot_sample_of(j, *phases, *pods, &s)) continue;
+    // The job's image size, when its plan knew it: the sample is then provisioning alone.
+    if (!j.facts_json.empty()) s.image_bytes = report_facts_from_json(j.facts_json).image_bytes;
+    out.push_back(std::move(s));
   }
   return out;
 }
@@ -60,6 +66,52 @@ std::vector<LoadSample> load_samples(Store& store) {
   return out;
 }
 
+// Whether a pod of this plan pulls its image from a registry: an offer of a cloud whose API is not
+// on this machine. The local cloud runs images it has; an emulated cloud on loopback pulls none.
+bool plan_pulls_images(const PlanInput& in, const Config& config) {
+  std::string seen;  // providers already judged, ';'-separated: 10,000 offers name a few
+  for (const Offer& o : in.gpu_offers) {
+    if (seen.find(";" + o.provider + ";") != std::string::npos) continue;
+    seen += ";" + o.provider + ";";
+    if (traits_of(o).runs_here) continue;
+    auto cloud = config.clouds.find(o.provider);
+    const std::string url = cloud == config.clouds.end() ? "" : cloud->second.base_url;
+    if (url.rfind("http://127.0.0.1", 0) == 0 || url.rfind("http://localhost", 0) == 0 ||
+        url.rfind("http://[::1]", 0) == 0)
+      continue;
+    return true;
+  }
+  return false;
+}
+
+// The image's size (app/image_size_lookup.h): the spec's, the store's cache, else its registry.
+ImagePull image_pull_of(const PipelineSpec& spec, const PlanInput& in, const Config& config,
+                        Store* store) {
+  ImageLookup lookup;
+  lookup.store = store;
+  static SystemClock clock;
+  lookup.clock = &clock;
+  std::unique_ptr<HttpClient> http;
+  const bool override_url = config.image_registry.rfind("http", 0) == 0;
+  if (config.image_registry == "off") {
+    lookup.off_why = "registry lookups are off: BURST_IMAGE_REGISTRY=off";
+  } else if (!override_url && config.image_registry != "auto") {
+    lookup.off_why = "BURST_IMAGE_REGISTRY is neither auto, off nor a URL";
+  } else if (!override_url && !plan_pulls_images(in, config)) {
+    lookup.off_why = "no pod of this plan pulls from a registry";
+  } else if (!spec.image_size_gb) {
+    // Short timeouts: the whole lookup has kImageLookupDeadline (image/registry_client.h).
+    CurlOptions options;
+    options.connect_timeout = Duration(1000);
+    options.total_timeout = Duration(1500);
+    http = make_curl_http_client(options);
+    lookup.http = http.get();
+    lookup.registry.deadline = kImageLookupDeadline;
+    if (override_url) lookup.registry.base_url = config.image_registry;
+  }
+  return image_pull_for(spec, lookup);
+}
+
 }  // namespace
 
 std::vector<LoadSample> warm_read_samples(Store& store) {
@@ -77,8 +129,11 @@ std::vector<LoadSample> warm_read_samples(Store& store) {
 
 Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config) {
   // Planning creates no SQLite file; a team's PostgreSQL store is always there.
+  bool image_done = false;
   if (!config.store_url.empty() || access(config.db_path.c_str(), F_OK) == 0) {
     if (auto store = open_store(config.store_url, config.db_path); store.ok()) {
+      input->image = image_pull_of(spec, *input, config, store->get());
+      image_done = true;
       if (volume_used_before(**store, spec)) input->warm_volume = true;
       input->boot_history = boot_samples(**store);
       input->load_history = load_samples(**store);
@@ -90,6 +145,7 @@ Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const
         input->calibration_history = std::move(*runs);
     }
   }
+  if (!image_done) input->image = image_pull_of(spec, *input, config, nullptr);
   return make_plan(spec, *input);
 }
 

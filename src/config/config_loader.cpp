@@ -192,6 +192,8 @@ Result<Config> load_config(const std::map<std::string, std::string>& env,
   if (c.ssh_key.empty()) c.ssh_key = c.config_dir + "/id_ed25519";
   if (c.local.root.empty()) c.local.root = c.state_dir + "/local";
   if (!get(env, "BURST_WEBHOOK_URL").empty()) c.notify.webhook = get(env, "BURST_WEBHOOK_URL");
+  c.image_registry =
+      get(env, "BURST_IMAGE_REGISTRY").empty() ? "auto" : get(env, "BURST_IMAGE_REGISTRY");
   // The public APIs, and the environment variables their own CLIs read the key from: each
   // cloud's registry row.
   for (const ProviderTraits& t : providers) {

@@ -1,7 +1,10 @@
 // Learned provisioning times (plan/boot_history.h).
 #include "plan/boot_history.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "plan/image_pull.h"
 
 namespace burst {
 namespace {
@@ -19,7 +22,8 @@ BootEstimate boot_blend(const std::vector<BootSample>& samples, double prior_s, 
   double sum = 0;
   for (const BootSample& s : samples)
     if (match(s)) {
-      sum += s.seconds;
+      sum += provisioning_seconds(s);
+      if (s.image_bytes <= 0) e.pull_excluded = false;
       ++e.runs;
     }
   e.seconds = (kBootPriorWeight * prior_s + sum) / (kBootPriorWeight + e.runs);
@@ -28,11 +32,17 @@ BootEstimate boot_blend(const std::vector<BootSample>& samples, double prior_s, 
 
 }  // namespace
 
+double provisioning_seconds(const BootSample& s) {
+  if (s.image_bytes <= 0) return s.seconds;
+  return std::max(0.0, s.seconds - s.image_bytes / kImagePullBytesPerSecond);
+}
+
 std::string BootEstimate::note(double prior_s) const {
   if (runs == 0) return "";
-  return "provisioning + image pull " + boot_fmt_seconds(seconds) + ", learned from " +
-         std::to_string(runs) + (runs == 1 ? " run" : " runs") + " on " + scope + " (prior " +
-         boot_fmt_seconds(prior_s) + ")";
+  return std::string(pull_excluded ? "provisioning " : "provisioning + image pull ") +
+         boot_fmt_seconds(seconds) + ", learned from " + std::to_string(runs) +
+         (runs == 1 ? " run" : " runs") + " on " + scope + " (prior " + boot_fmt_seconds(prior_s) +
+         ")";
 }
 
 BootEstimate estimate_boot(const std::vector<BootSample>& samples, const std::string& provider,

@@ -4,7 +4,11 @@
 // type. The provider's registry constant (ProviderTraits::boot_s) is only the prior: with n
 // samples the estimate is (kBootPriorWeight x prior + sum of samples) / (kBootPriorWeight + n),
 // per GPU type once that type has kBootMinRunsPerGpu samples (its provider's estimate as its
-// prior), else per provider. Pure arithmetic; app/plan_with_history.cpp reads the store.
+// prior), else per provider. A sample whose job knew its image's size (the job's facts,
+// image_bytes) is provisioning alone: its seconds less that image's pull at
+// kImagePullBytesPerSecond (plan/image_pull.h), clamped at 0, so the plan, which adds the pull of
+// its own image, never counts a pull twice; a sample without a known size is used whole.
+// Pure arithmetic; app/plan_with_history.cpp reads the store.
 // docs/cost-model.md, "Cold start from history".
 #pragma once
 
@@ -25,13 +29,19 @@ struct BootSample {
   std::string provider;
   std::string gpu_type;
   double seconds = 0;
+  double image_bytes = 0;  // the job's image, compressed; 0: unknown
 };
+
+// The sample less its image's pull, clamped at 0; the whole sample when the size is unknown.
+double provisioning_seconds(const BootSample& s);
 
 struct BootEstimate {
   double seconds = 0;
-  int runs = 0;       // samples behind it; 0 = the prior alone
-  std::string scope;  // "runpod RTX_4090" | "runpod" | "" (prior)
-  // "provisioning + image pull 74 s, learned from 5 runs on runpod RTX_4090 (prior 60 s)".
+  int runs = 0;               // samples behind it; 0 = the prior alone
+  std::string scope;          // "runpod RTX_4090" | "runpod" | "" (prior)
+  bool pull_excluded = true;  // every sample behind it knew its image's size
+  // "provisioning 74 s, ..." when pull_excluded, else "provisioning + image pull 74 s, learned from
+  // 5 runs on runpod RTX_4090 (prior 60 s)".
   std::string note(double prior_s) const;
 };
 

@@ -405,9 +405,12 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
                                              o.provider, in.warm_volume);
       if (!traits_of(o).runs_here && weight_bytes > 0)
         c->weight_load_note = load.note(weight_bytes);
+      // The image's pull, from its size (plan/image_pull.h): provisioning + pull + weight load.
+      const double pull = in.image && !in.boot_s ? image_pull_seconds(*in.image) : 0;
       c->cold_start_s = traits_of(o).runs_here ? traits_of(o).boot_s
-                        : boot >= 0            ? boot + weight_load_seconds(weight_bytes, load)
-                                    : traits_of(o).boot_s + weight_load_seconds(weight_bytes, load);
+                        : boot >= 0
+                            ? boot + pull + weight_load_seconds(weight_bytes, load)
+                            : traits_of(o).boot_s + pull + weight_load_seconds(weight_bytes, load);
       c->sync_s = sync_s;
       c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, in.fixed_workers,
                              in.split_here, traits_of(o), *c);

@@ -14,6 +14,7 @@
 #include "burst/spec.h"
 #include "burst/store.h"
 #include "plan/boot_history.h"
+#include "plan/image_pull.h"
 #include "plan/load_history.h"
 
 namespace burst {
@@ -115,6 +116,9 @@ struct CandidateInput {
   // Measured weight downloads of earlier prepare steps and warm volume reads
   // (plan/load_history.h): each rate's prior becomes one voice among them. Null or empty: priors.
   const std::vector<LoadSample>* load_history = nullptr;
+  // The spec's image and its size when known (plan/image_pull.h): a pod's cold start adds its
+  // pull (not when boot_s is set: a measured boot already holds one). Null: no pull term.
+  const ImagePull* image = nullptr;
 };
 
 // One candidate per offer, cheapest feasible first (ties: faster first), rejected ones last.

@@ -33,6 +33,8 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
                  spec.volume.name + "-w<i> (cold when new)"
            : std::string()) +
       (plan.weight_load.empty() ? "" : "; " + plan.weight_load));
+  // The cold start's image pull (plan/image_pull.h): its size and where it came from.
+  if (!plan.image_pull.empty()) out.push_back("  " + plan.image_pull);
   if (spec.prepare && plan.prepare) {
     const PrepareChoice& p = *plan.prepare;
     std::string where = p.label();

@@ -190,6 +190,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   ci.boot_s = in.boot_s;
   ci.boot_history = &in.boot_history;
   ci.load_history = &in.load_history;
+  ci.image = &in.image;
   std::vector<Candidate> candidates = price_candidates(spec, offers, ci);
 
   // One note per distinct (provider, GPU, reason), in candidate order: 10,000 offers repeat a
@@ -300,6 +301,13 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     best->estimate.calibration_factor = shape->calibration_factor;
     notes.insert(notes.begin(), shape->calibration_warnings.begin(),
                  shape->calibration_warnings.end());
+    // The image's pull (plan/image_pull.h), after the cold-start line, for a pod that pulls one.
+    if (!traits_of(candidates[0].offer).runs_here && !in.boot_s && !in.image.image.empty() &&
+        (in.image.bytes || !in.image.silent)) {
+      best->image_pull = image_pull_note(in.image);
+      notes.insert(notes.begin(), best->image_pull);
+      best->image_bytes = in.image.bytes.value_or(0);
+    }
     if (!shape->cold_start_note.empty()) notes.insert(notes.begin(), shape->cold_start_note);
     best->weight_load = shape->weight_load_note;
   }

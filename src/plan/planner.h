@@ -55,6 +55,12 @@ struct Plan {
   // The chosen offer's weight-load rate and where it came from (plan/load_history.h); "" when
   // nothing is loaded over a network.
   std::string weight_load;
+  // The image's compressed bytes the cold start priced a pull of (plan/image_pull.h); 0 when
+  // unknown or nothing is pulled. Kept in the job's facts so its boot sample can drop the pull.
+  double image_bytes = 0;
+  // The plan's image line (plan/image_pull.h, image_pull_note): "runpod/pytorch:2.1 7.9 GB
+  // (registry), pull ~79 s at 100 MB/s prior"; "" when nothing was looked up or pulled.
+  std::string image_pull = {};
 };
 
 // Expected utilization (compute / billed) below this is flagged as over-provisioned.
@@ -81,6 +87,9 @@ struct PlanInput {
   // (plan/load_history.h): each provider's cold and warm weight-load rates are learned from them,
   // kColdLoadBytesPerSecond and kWarmLoadBytesPerSecond only the priors.
   std::vector<LoadSample> load_history;
+  // The spec's image and its size (app/image_size_lookup.h): a cloud pod's cold start adds its
+  // pull, and the plan's notes say the size and where it came from. Default: no pull term.
+  ImagePull image;
   // The model's prior efficiencies; unset: default_calibration().
   std::optional<Calibration> calibration;
   // The pipeline's recorded runs, newest first (Store::calibration_samples(spec.name,

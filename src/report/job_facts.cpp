@@ -50,6 +50,7 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
     f.prepare_est_usd = plan.prepare->usd();
     f.prepare_download_bytes = plan.prepare->download_bytes;
   }
+  f.image_bytes = plan.image_bytes;
   return f;
 }
 
@@ -85,6 +86,7 @@ std::string report_facts_to_json(const ReportFacts& f) {
     j["prepare_est_usd"] = f.prepare_est_usd;
     j["prepare_download_bytes"] = f.prepare_download_bytes;
   }
+  if (f.image_bytes > 0) j["image_bytes"] = f.image_bytes;
   return j.dump();
 }
 
@@ -119,6 +121,7 @@ ReportFacts report_facts_from_json(const std::string& text) {
   f.prepare_est_s = j.number_or("prepare_est_s", 0.0);
   f.prepare_est_usd = j.number_or("prepare_est_usd", 0.0);
   f.prepare_download_bytes = j.number_or("prepare_download_bytes", 0.0);
+  f.image_bytes = j.number_or("image_bytes", 0.0);
   return f;
 }
 

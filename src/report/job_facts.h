@@ -47,6 +47,9 @@ struct ReportFacts {
   double prepare_est_s = 0;
   double prepare_est_usd = 0;
   double prepare_download_bytes = 0;  // what the step downloads (plan/load_history.h measures it)
+  // The image's compressed size the plan priced a pull of (Plan::image_bytes); 0: unknown. The
+  // job's boot sample drops that pull (plan/boot_history.h).
+  double image_bytes = 0;
 };
 
 ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan);

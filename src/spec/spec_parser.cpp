@@ -20,9 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kTopFields[] = {
-    "version", "name",     "workload", "resources", "volume",    "image",           "env",
-    "secrets", "code",     "setup",    "run",       "artefacts", "pull_on_failure", "upload",
-    "budget",  "schedule", "prepare"};
+    "version", "name",     "workload", "resources",    "volume",    "image",           "env",
+    "secrets", "code",     "setup",    "run",          "artefacts", "pull_on_failure", "upload",
+    "budget",  "schedule", "prepare",  "image_size_gb"};
 
 // The spec file's directory, absolute; the working directory for a bare file name.
 std::string spec_dir(const std::string& path) {

@@ -190,6 +190,14 @@ void parse_identity(Fields& top, PipelineSpec& spec) {
     top.problems().add(pos_of(*name), "name", kBadName + *text + "\"");
   if (text) spec.name = *text;
   if (std::optional<std::string> image = top.string("image")) spec.image = *image;
+  // image_size_gb: the image's compressed size, when the spec knows it better than its registry.
+  if (std::optional<double> gb = top.positive_number("image_size_gb")) {
+    if (*gb > 10000)
+      top.problems().add(pos_of(*top.get("image_size_gb")), "image_size_gb",
+                         "must be at most 10000 (GB), got " + top.get("image_size_gb")->scalar());
+    else
+      spec.image_size_gb = *gb;
+  }
   // Defaults that follow from the name, for the sections that may not be there.
   spec.volume.name = spec.name;
   spec.code.remote_dir = "$BURST_VOLUME/" + spec.name;

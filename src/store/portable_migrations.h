@@ -64,4 +64,15 @@ inline constexpr const char* kTeamBudgetStep = R"sql(
         ALTER TABLE ledger_reservations ADD COLUMN user_name TEXT NOT NULL DEFAULT '';
       )sql";
 
+// 10 (image sizes, issue 18): each image's compressed size as its registry said it, the plan's
+// image-pull term (Store::put_image_size).
+inline constexpr const char* kImageSizeStep = R"sql(
+        CREATE TABLE image_sizes (
+          image VARCHAR(600) PRIMARY KEY,
+          bytes BIGINT NOT NULL,
+          fetched_ms BIGINT NOT NULL,
+          failure TEXT NOT NULL
+        );
+      )sql";
+
 }  // namespace burst::store_sql

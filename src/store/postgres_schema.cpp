@@ -130,6 +130,7 @@ const std::vector<const char*>& migrations() {
       store_sql::kLedgerStep,
       store_sql::kLeaseStep,
       store_sql::kTeamBudgetStep,
+      store_sql::kImageSizeStep,
   };
   return steps;
 }

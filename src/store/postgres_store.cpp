@@ -276,6 +276,29 @@ class PostgresStore final : public Store {
   Result<std::vector<VolumeRecord>> live_volumes() override { return volumes_where(true); }
   Result<std::vector<VolumeRecord>> all_volumes() override { return volumes_where(false); }
 
+  Status put_image_size(const ImageSizeRecord& r) override {
+    auto c = lock();
+    Query s(
+        "INSERT INTO image_sizes (image, bytes, fetched_ms, failure) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (image) DO UPDATE SET bytes = excluded.bytes, "
+        "fetched_ms = excluded.fetched_ms, failure = excluded.failure",
+        "put image size");
+    s.bind(r.image).bind(r.bytes).bind(r.fetched_ms).bind(r.failure);
+    return ran(s.run(c.conn));
+  }
+
+  Result<std::optional<ImageSizeRecord>> get_image_size(const std::string& image) override {
+    auto c = lock();
+    Query s("SELECT image, bytes, fetched_ms, failure FROM image_sizes WHERE image = ?",
+            "get image size");
+    s.bind(image);
+    Result<Rows> rows = s.run(c.conn);
+    if (!rows) return rows.error();
+    if (rows->size() == 0) return std::optional<ImageSizeRecord>();
+    return std::optional<ImageSizeRecord>(
+        ImageSizeRecord{rows->text(0, 0), rows->int64(0, 1), rows->int64(0, 2), rows->text(0, 3)});
+  }
+
   Result<std::string> installation_id() override {
     auto c = lock();
     Query s("SELECT id FROM installation LIMIT 1", "get installation id");

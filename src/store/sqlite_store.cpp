@@ -160,6 +160,8 @@ class SqliteStore final : public Store {
   Result<std::vector<VolumeRecord>> live_volumes() override { return volumes_where(true); }
   Result<std::vector<VolumeRecord>> all_volumes() override { return volumes_where(false); }
   Result<std::vector<VolumeRecord>> volumes_where(bool live_only);
+  Status put_image_size(const ImageSizeRecord& r) override;
+  Result<std::optional<ImageSizeRecord>> get_image_size(const std::string& image) override;
 
   Result<std::string> installation_id() override;
   Result<int64_t> pod_first_seen(const std::string& provider, const std::string& pod_id,
@@ -561,6 +563,31 @@ Result<std::vector<VolumeRecord>> SqliteStore::volumes_where(bool live_only) {
     out.push_back(read_volume(*s));
   }
   return out;
+}
+
+Status SqliteStore::put_image_size(const ImageSizeRecord& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s = prepare(
+      "INSERT OR REPLACE INTO image_sizes (image, bytes, fetched_ms, failure) "
+      "VALUES (?, ?, ?, ?)",
+      "put image size");
+  if (!s) return s.error();
+  s->bind(r.image).bind(r.bytes).bind(r.fetched_ms).bind(r.failure);
+  return s->run();
+}
+
+Result<std::optional<ImageSizeRecord>> SqliteStore::get_image_size(const std::string& image) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<Stmt> s =
+      prepare("SELECT image, bytes, fetched_ms, failure FROM image_sizes WHERE image = ?",
+              "get image size");
+  if (!s) return s.error();
+  s->bind(image);
+  Result<bool> row = s->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<ImageSizeRecord>();
+  return std::optional<ImageSizeRecord>(
+      ImageSizeRecord{s->text(0), s->int64(1), s->int64(2), s->text(3)});
 }
 
 Result<std::string> SqliteStore::installation_id() {

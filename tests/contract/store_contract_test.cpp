@@ -375,6 +375,31 @@ TEST_P(StoreContract, TwoInstancesOpenAFreshFileAtOnce) {
 // Issue 17: the spec-volume -> provider-volume mapping is what finds a Vast volume again, so it
 // must survive the process (a reopen), be keyed by (provider, spec volume, region), and keep
 // deleted rows out of live_volumes (but in all_volumes: storage billed until deletion).
+TEST_P(StoreContract, ImageSizeIsReplacedPerImageAndSurvivesReopen) {
+  const std::string image = "registry-1.docker.io/runpod/pytorch:2.1";
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    Result<std::optional<ImageSizeRecord>> none = store->get_image_size(image);
+    ASSERT_TRUE(none.ok()) << none.error().message;
+    EXPECT_FALSE(*none);
+    ASSERT_TRUE(store->put_image_size({image, 7'900'000'000, 1700000000000, "x"}).ok());
+    ASSERT_TRUE(store->put_image_size({image, 8'100'000'000, 1700000000999, ""}).ok());
+    ASSERT_TRUE(store->put_image_size({"ghcr.io/a/b:1", 5, 1, ""}).ok());
+    ASSERT_TRUE(store->put_image_size({"ghcr.io/a/gone:1", 0, 2, "not found: no such image"}).ok());
+  }
+  auto store = open();
+  ASSERT_TRUE(store);
+  Result<std::optional<ImageSizeRecord>> got = store->get_image_size(image);
+  ASSERT_TRUE(got.ok() && *got);
+  EXPECT_EQ((*got)->image, image);
+  EXPECT_EQ((*got)->bytes, 8'100'000'000);
+  EXPECT_EQ((*got)->fetched_ms, 1700000000999);
+  EXPECT_EQ((*store->get_image_size("ghcr.io/a/b:1"))->bytes, 5);
+  EXPECT_EQ((*got)->failure, "");
+  EXPECT_EQ((*store->get_image_size("ghcr.io/a/gone:1"))->failure, "not found: no such image");
+}
+
 TEST_P(StoreContract, VolumeMappingSurvivesReopenAndIsKeyedByProviderNameRegion) {
   {
     auto store = open();

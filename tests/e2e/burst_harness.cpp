@@ -70,6 +70,8 @@ std::map<std::string, std::string> BurstHome::env() const {
   env["BURST_CONFIG_DIR"] = root_ + "/config";
   env.erase("XDG_STATE_HOME");
   env.erase("XDG_CONFIG_HOME");
+  // No registry lookups for the image's size (app/image_size_lookup.h): tests stay offline.
+  env["BURST_IMAGE_REGISTRY"] = "off";
   // A developer's real keys must never reach a test: tests that want a cloud pass a key for
   // their emulator explicitly.
   for (const char* key : {"RUNPOD_API_KEY", "LAMBDA_API_KEY", "VAST_API_KEY"}) env.erase(key);

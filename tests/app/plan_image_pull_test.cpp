@@ -1,0 +1,216 @@
+// Image pull from the image's size (issue 18, cold start from evidence): the size from the spec,
+// else the store's cache, else the registry (the emulated one, tests/fakes/fake_registry.h); a
+// cold start of provisioning + image bytes / rate + weight load; the plan's line; boot samples
+// whose image size is known are not counted twice; the spec's image_size_gb and its errors.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/image_size_lookup.h"
+#include "burst/spec.h"
+#include "burst/store.h"
+#include "fakes/fake_clock.h"
+#include "fakes/fake_registry.h"
+#include "fakes/temp_dir.h"
+#include "image/registry_parse.h"
+#include "plan/boot_history.h"
+#include "plan/image_pull.h"
+#include "plan/plan_summary.h"
+#include "plan/planner.h"
+#include "registry.h"
+#include "report/job_facts.h"
+
+namespace burst {
+namespace {
+
+using testing::FakeRegistry;
+
+PipelineSpec imgpull_spec(std::optional<double> size_gb) {
+  PipelineSpec s;
+  s.name = "render";
+  s.run = "python render.py";
+  s.image = "runpod/pytorch:2.1";
+  s.image_size_gb = size_gb;
+  s.workload.kind = "custom";
+  s.workload.reference = WorkloadReference{"RTX_4090", 600, ""};
+  return s;
+}
+
+PlanInput imgpull_runpod_4090() {
+  PlanInput in;
+  in.providers = {"runpod"};
+  Offer o;
+  o.provider = "runpod";
+  o.traits = find_provider_traits("runpod");
+  o.gpu_type = "RTX_4090";
+  o.gpu_count = 1;
+  o.vram_gb = 24;
+  o.usd_per_hour = 0.69;
+  o.price_source = "live offer";
+  in.gpu_offers = {o};
+  return in;
+}
+
+Result<Plan> imgpull_plan(const PipelineSpec& spec, const ImageLookup& lookup,
+                          std::vector<BootSample> boots = {}) {
+  PlanInput in = imgpull_runpod_4090();
+  in.image = image_pull_for(spec, lookup);
+  in.boot_history = std::move(boots);
+  return make_plan(spec, in);
+}
+
+bool imgpull_has_note(const Plan& p, const std::string& text) {
+  for (const std::string& n : p.notes)
+    if (n.find(text) != std::string::npos) return true;
+  return false;
+}
+
+TEST(PlanImagePull, TwoImagesDifferOnlyBySizeOverRate) {
+  ImageLookup off;
+  auto small = imgpull_plan(imgpull_spec(0.2), off);
+  auto big = imgpull_plan(imgpull_spec(20), off);
+  ASSERT_TRUE(small.ok() && big.ok());
+  EXPECT_NEAR(big->estimate.cold_start_s - small->estimate.cold_start_s,
+              (20e9 - 0.2e9) / kImagePullBytesPerSecond, 1e-6);
+  const double prior = find_provider_traits("runpod")->boot_s;
+  EXPECT_NEAR(big->estimate.cold_start_s, prior + 200, 1e-6);
+  EXPECT_TRUE(imgpull_has_note(*big,
+                               "image runpod/pytorch:2.1 20.0 GB (spec), pull ~200 s at "
+                               "100 MB/s prior"));
+  EXPECT_DOUBLE_EQ(big->image_bytes, 20e9);
+  // Kept in the job's facts, where its boot sample finds it (app/plan_with_history.cpp).
+  EXPECT_DOUBLE_EQ(
+      report_facts_from_json(report_facts_to_json(report_facts_from_plan(imgpull_spec(20), *big)))
+          .image_bytes,
+      20e9);
+  // `burst plan` and `burst run` print it in the plan's block (plan/plan_summary.h).
+  bool printed = false;
+  for (const std::string& line : plan_summary_lines(imgpull_spec(20), *big))
+    printed |= line == "  image runpod/pytorch:2.1 20.0 GB (spec), pull ~200 s at 100 MB/s prior";
+  EXPECT_TRUE(printed);
+}
+
+TEST(PlanImagePull, UnknownSizeFallsBackToThePriorAndSaysWhy) {
+  FakeRegistry registry;  // knows no image: 404
+  FakeClock clock;
+  ImageLookup lookup;
+  lookup.http = &registry;
+  lookup.clock = &clock;
+  lookup.registry.base_url = FakeRegistry::kBase;
+  auto plan = imgpull_plan(imgpull_spec(std::nullopt), lookup);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_DOUBLE_EQ(plan->estimate.cold_start_s, find_provider_traits("runpod")->boot_s);
+  EXPECT_TRUE(imgpull_has_note(*plan,
+                               "image size unknown (not found: image "
+                               "registry-1.docker.io/runpod/pytorch:2.1: no such image"));
+  EXPECT_DOUBLE_EQ(plan->image_bytes, 0);
+  // Lookups off: the prior, and no line about the image.
+  auto off = imgpull_plan(imgpull_spec(std::nullopt), ImageLookup{});
+  ASSERT_TRUE(off.ok());
+  EXPECT_FALSE(imgpull_has_note(*off, "image"));
+}
+
+TEST(PlanImagePull, RegistryAnswerIsCachedInTheStoreForADay) {
+  TempDir dir;
+  auto store = open_store("", dir.path() + "/burst.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  FakeRegistry registry;
+  registry.put("runpod/pytorch", "2.1", std::string(kMediaDockerManifest),
+               FakeRegistry::manifest_json(0, {7'900'000'000}));
+  FakeClock clock;
+  ImageLookup lookup;
+  lookup.store = store->get();
+  lookup.http = &registry;
+  lookup.clock = &clock;
+  lookup.registry.base_url = FakeRegistry::kBase;
+  ImagePull first = image_pull_for(imgpull_spec(std::nullopt), lookup);
+  ASSERT_TRUE(first.bytes);
+  EXPECT_DOUBLE_EQ(*first.bytes, 7.9e9);
+  EXPECT_EQ(first.source, "registry");
+  EXPECT_EQ(image_pull_note(first),
+            "image runpod/pytorch:2.1 7.9 GB (registry), pull ~79 s at 100 MB/s prior");
+  const size_t asked = registry.requests.size();
+  ImagePull again = image_pull_for(imgpull_spec(std::nullopt), lookup);
+  EXPECT_EQ(registry.requests.size(), asked);  // from the store
+  EXPECT_EQ(again.source, "registry, cached");
+  EXPECT_DOUBLE_EQ(*again.bytes, 7.9e9);
+  clock.advance(Duration(kImageSizeTtlMs + 1));
+  ImagePull stale = image_pull_for(imgpull_spec(std::nullopt), lookup);
+  EXPECT_GT(registry.requests.size(), asked);
+  EXPECT_EQ(stale.source, "registry");
+  // The spec's own value wins, without asking.
+  const size_t before = registry.requests.size();
+  ImagePull stated = image_pull_for(imgpull_spec(3), lookup);
+  EXPECT_EQ(registry.requests.size(), before);
+  EXPECT_EQ(stated.source, "spec");
+}
+
+TEST(PlanImagePull, AFailedLookupIsRememberedForTenMinutes) {
+  TempDir dir;
+  auto store = open_store("", dir.path() + "/burst.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  FakeRegistry registry;  // knows no image: 404
+  FakeClock clock;
+  ImageLookup lookup;
+  lookup.store = store->get();
+  lookup.http = &registry;
+  lookup.clock = &clock;
+  lookup.registry.base_url = FakeRegistry::kBase;
+  ImagePull first = image_pull_for(imgpull_spec(std::nullopt), lookup);
+  EXPECT_FALSE(first.bytes);
+  const size_t asked = registry.requests.size();
+  ASSERT_GT(asked, 0u);
+  ImagePull again = image_pull_for(imgpull_spec(std::nullopt), lookup);
+  EXPECT_EQ(registry.requests.size(), asked);  // not asked again
+  EXPECT_FALSE(again.bytes);
+  EXPECT_EQ(again.unknown_why.rfind("not found: ", 0), 0u) << again.unknown_why;
+  EXPECT_NE(again.unknown_why.find("cached for 10 min"), std::string::npos);
+  clock.advance(Duration(kImageFailureTtlMs));
+  (void)image_pull_for(imgpull_spec(std::nullopt), lookup);
+  EXPECT_GT(registry.requests.size(), asked);
+}
+
+TEST(PlanImagePull, ABootSampleWithAKnownImageSizeIsNotCountedTwice) {
+  // Three runpod RTX_4090 boots of 100 s, each pulling a 4 GB image (40 s at the prior rate):
+  // provisioning alone is 60 s per run.
+  std::vector<BootSample> boots;
+  for (int i = 0; i < 3; ++i) boots.push_back({"runpod", "RTX_4090", 100, 4e9});
+  const double prior = find_provider_traits("runpod")->boot_s;
+  const double provider = (2 * prior + 180) / 5;
+  const double gpu = (2 * provider + 180) / 5;
+  BootEstimate e = estimate_boot(boots, "runpod", "RTX_4090", prior);
+  EXPECT_NEAR(e.seconds, gpu, 1e-9);
+  EXPECT_EQ(e.note(prior).rfind("provisioning ", 0), 0u) << e.note(prior);
+  EXPECT_EQ(e.note(prior).find("image pull"), std::string::npos);
+  // This spec's 8 GB image adds its own 80 s pull once.
+  auto plan = imgpull_plan(imgpull_spec(8), ImageLookup{}, boots);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_NEAR(plan->estimate.cold_start_s, gpu + 80, 1e-9);
+  // A pull longer than the sample clamps at 0; an unknown size is used whole, as before.
+  EXPECT_DOUBLE_EQ(provisioning_seconds({"runpod", "RTX_4090", 30, 8e9}), 0);
+  EXPECT_DOUBLE_EQ(provisioning_seconds({"runpod", "RTX_4090", 30, 0}), 30);
+  std::vector<BootSample> mixed{{"runpod", "RTX_4090", 100, 4e9}, {"runpod", "RTX_4090", 100, 0}};
+  EXPECT_NE(estimate_boot(mixed, "runpod", "", prior).note(prior).find("provisioning + image pull"),
+            std::string::npos);
+}
+
+TEST(PlanImagePull, SpecImageSizeGbIsReadAndChecked) {
+  const std::string base = "version: 1\nname: t\nrun: echo\nimage: runpod/pytorch:2.1\n";
+  std::vector<SpecError> errors;
+  auto ok = parse_spec(base + "image_size_gb: 7.9\n", "p.yaml", &errors, provider_names());
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  ASSERT_TRUE(ok->image_size_gb);
+  EXPECT_DOUBLE_EQ(*ok->image_size_gb, 7.9);
+  for (const std::string bad : {"-1", "0", "lots", "20000"}) {
+    errors.clear();
+    auto r = parse_spec(base + "image_size_gb: " + bad + "\n", "p.yaml", &errors, provider_names());
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().message.rfind("p.yaml:5:", 0), 0u) << r.error().message;
+    EXPECT_NE(r.error().message.find("image_size_gb"), std::string::npos) << r.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace burst
