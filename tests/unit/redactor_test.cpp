@@ -113,7 +113,7 @@ TEST(Redactor, AMultiLineSecretIsRedactedWholeAndLineByLine) {
 }
 
 TEST(Redactor, AJsonCredentialsLinesAreRedactedButNotItsBraces) {
-  const std::string json =
+  const std::string creds_json =
       "{\n"
       "  \"type\": \"service_account\",\n"
       "  \"private_key_id\": \"3f1c9a7be2d44c0f8a61b7e5d9c2a4f0e1b3c5d7\",\n"
@@ -121,8 +121,8 @@ TEST(Redactor, AJsonCredentialsLinesAreRedactedButNotItsBraces) {
       "KEY-----\\n\"\n"
       "}\n";
   Redactor r;
-  r.add("GCP_CREDENTIALS", json);
-  EXPECT_EQ(r(json), "[secret GCP_CREDENTIALS]");
+  r.add("GCP_CREDENTIALS", creds_json);
+  EXPECT_EQ(r(creds_json), "[secret GCP_CREDENTIALS]");
   EXPECT_EQ(r("  \"private_key_id\": \"3f1c9a7be2d44c0f8a61b7e5d9c2a4f0e1b3c5d7\","),
             "  [secret GCP_CREDENTIALS]");
   EXPECT_EQ(r("{"), "{");  // short lines of the value leave ordinary text alone
