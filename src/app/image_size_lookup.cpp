@@ -33,13 +33,13 @@ ImagePull image_pull_for(const PipelineSpec& spec, const ImageLookup& lookup) {
       const int64_t age = now_ms - c.fetched_ms;
       if (c.failure.empty() && age < kImageSizeTtlMs) {
         out.bytes = static_cast<double>(c.bytes);
-        out.source = "registry, cached";
+        out.source =
+            "registry";  // as when it was asked: `burst plan` and `burst run` print one plan
         return out;
       }
       // A recent failure stands until it expires: the plan does not wait on the registry again.
       if (!c.failure.empty() && age < kImageFailureTtlMs && asks) {
-        out.unknown_why =
-            c.failure + "; cached for " + std::to_string(kImageFailureTtlMs / 60'000) + " min";
+        out.unknown_why = c.failure;  // as when it was asked: one plan for plan and run
         return out;
       }
     }

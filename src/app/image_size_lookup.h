@@ -2,8 +2,8 @@
 // looked up once per plan, the same way for `burst plan`, `burst run` and burstd (all plan
 // through app/plan_with_history.h):
 //   1. the spec's image_size_gb, when it states one (source "spec");
-//   2. the store's cached answer (Store::get_image_size) younger than kImageSizeTtlMs
-//      (source "registry, cached");
+//   2. the store's cached answer (Store::get_image_size) younger than kImageSizeTtlMs, said as
+//      the registry's (source "registry"), so a run prints the plan `burst plan` printed;
 //   3. the image's registry (image/registry_client.h) within a short deadline, cached in the
 //      store (source "registry"); a failure is cached too, for kImageFailureTtlMs.
 // On failure the size stays unknown with the reason ("image size unknown (registry: ...)"),

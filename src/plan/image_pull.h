@@ -16,7 +16,7 @@ inline constexpr double kImagePullBytesPerSecond = 100e6;
 struct ImagePull {
   std::string image;            // as the spec names it
   std::optional<double> bytes;  // compressed, linux/amd64; unset: unknown
-  std::string source;           // "spec" | "registry" | "registry, cached"
+  std::string source;           // "spec" | "registry" (asked now or cached)
   std::string unknown_why;      // why the size is unknown ("registry lookups are off")
   // Unknown because nothing was asked (lookups off, or no pod pulls from a registry): the plan
   // then says nothing of the image, as before sizes were known.

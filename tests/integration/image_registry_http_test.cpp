@@ -117,7 +117,7 @@ TEST_F(ImageRegistryHttp, PlanAsksTheRegistryOnceAndRunReadsTheCache) {
   auto run = plan_with_history(spec(), &run_in, config);
   ASSERT_TRUE(run.ok()) << run.error().message;
   EXPECT_EQ(run->image_pull,
-            "image runpod/pytorch:2.1 7.9 GB (registry, cached), pull ~79 s at 100 MB/s prior");
+            "image runpod/pytorch:2.1 7.9 GB (registry), pull ~79 s at 100 MB/s prior");
   EXPECT_DOUBLE_EQ(run->estimate.cold_start_s, plan->estimate.cold_start_s);
   EXPECT_EQ(requests(), 4u);
 }
