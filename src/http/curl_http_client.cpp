@@ -9,8 +9,20 @@
 namespace burst {
 namespace {
 
+// Where a response body goes, and how much of it burst keeps (CurlOptions::max_body_bytes).
+struct BodySink {
+  std::string* body;
+  size_t max;
+  bool too_big = false;
+};
+
 size_t on_body(char* data, size_t size, size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
+  auto* sink = static_cast<BodySink*>(user);
+  if (sink->body->size() + size * n > sink->max) {
+    sink->too_big = true;
+    return 0;  // libcurl ends the transfer: CURLE_WRITE_ERROR
+  }
+  sink->body->append(data, size * n);
   return size * n;
 }
 
@@ -128,11 +140,16 @@ class CurlHttpClient : public HttpClient {
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
+    BodySink sink{&resp.body, o_.max_body_bytes};
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &resp.headers);
     CURLcode rc = curl_easy_perform(c);
     curl_slist_free_all(headers);
+    if (sink.too_big)
+      return make_error(ErrorCode::kUnavailable,
+                        r.method + " " + shown(r.url) + ": response larger than " +
+                            std::to_string(o_.max_body_bytes >> 20) + " MiB: refused");
     if (rc != CURLE_OK) return transport_error(c, rc, r);
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

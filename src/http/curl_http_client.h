@@ -14,6 +14,10 @@ struct CurlOptions {
   Duration connect_timeout{10000};
   Duration total_timeout{30000};  // whole exchange, connect included
   std::string user_agent = "burst/" BURST_VERSION;
+  // A response body larger than this ends the exchange (kUnavailable, "response larger than ..."):
+  // an API that streams without end cannot fill burst's memory. The largest answer burst reads,
+  // Vast's offer search, is a few MB.
+  size_t max_body_bytes = 64u << 20;
 };
 
 std::unique_ptr<HttpClient> make_curl_http_client(const CurlOptions& options = {});

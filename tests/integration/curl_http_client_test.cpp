@@ -37,6 +37,9 @@ class CurlClient : public ::testing::Test {
       r.status = 503;
       r.set_content(R"({"detail":"busy"})", "application/problem+json");
     });
+    server_.Get("/huge", [](const httplib::Request&, httplib::Response& r) {
+      r.set_content(std::string(3u << 20, 'x'), "application/json");
+    });
     server_.Get("/slow", [](const httplib::Request&, httplib::Response& r) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1500));
       r.set_content("late", "text/plain");
@@ -71,6 +74,21 @@ TEST_F(CurlClient, SendsMethodHeadersBodyAndReadsTheResponse) {
   EXPECT_EQ(resp->body, R"(got {"a":1} auth=Bearer k)");
   EXPECT_EQ(resp->header("x-request-method"), "POST");
   EXPECT_EQ(resp->header("retry-after"), "3");
+}
+
+// An API (or anything claiming to be one) that answers without end cannot fill burst's memory.
+TEST_F(CurlClient, AResponseOverTheBodyCapIsRefusedNotKept) {
+  CurlOptions o;
+  o.max_body_bytes = 1u << 20;
+  auto http = make_curl_http_client(o);
+  auto resp = http->send({"GET", url("/huge"), {}, "", true});
+  ASSERT_FALSE(resp.ok());
+  EXPECT_EQ(resp.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(resp.error().message.find("response larger than 1 MiB: refused"), std::string::npos)
+      << resp.error().message;
+  auto small = http->send({"GET", url("/fail"), {}, "", true});
+  ASSERT_TRUE(small.ok()) << "the client works on after a refused answer";
+  EXPECT_EQ(small->status, 503);
 }
 
 TEST_F(CurlClient, AnErrorStatusIsAResponseNotAnError) {
