@@ -236,6 +236,12 @@ Outcome JobPhases::provision(std::string* detail) {
   if (machine_local && !fleet_provision_->checked_gpu) fleet_provision_->checked_gpu = in_.plan.gpu;
   Status bound = bind_volume_once();
   if (bound.ok() && machine_local) bound = place_worker_pod();
+  // No machine of the chosen provider has a GPU for this worker (place_worker): the fallbacks.
+  if (!bound.ok() && bound.error().code == ErrorCode::kNoCapacity && can_fall_back()) {
+    fleet_provision_->full[fleet_offer_key(in_.plan.gpu)] = bound.error().message;
+    one_at_a_time.unlock();
+    return provision_fallback(in_.plan.gpu, bound.error().message, detail);
+  }
   if (one_at_a_time.owns_lock() && !machine_local) one_at_a_time.unlock();
   if (!bound.ok()) return failed(bound.error(), "volume " + in_.spec.volume.name, detail);
   gpu_.record.gpu_type = in_.plan.gpu.gpu_type;

@@ -163,7 +163,9 @@ std::vector<FleetFallback> fleet_fallbacks(const PipelineSpec& spec,
   const int k = chosen.workers;
   for (size_t i = 1; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
-    if (!c.rejected.empty() || !c.shape || same_fleet_offer(c.offer, chosen.offer)) continue;
+    if (!c.rejected.empty() || !c.shape || same_fleet_offer(c.offer, chosen.offer) ||
+        c.offer.gpu_count != chosen.offer.gpu_count)  // a worker's pod is the chosen shape
+      continue;
     bool dup = false;
     for (const FleetFallback& f : out) dup |= same_fleet_offer(f.offer, c.offer);
     if (dup) continue;
