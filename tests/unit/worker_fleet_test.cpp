@@ -704,16 +704,27 @@ TEST_F(WorkerFleetTest, WithNoRetriesAFailedWorkerOnTheFallbackFailsTheJobAndNoP
   expect_every_pod_deleted_and_verified();
 }
 
-// The budget holds across providers: each pod alone stays under budget.max_usd ($36/h is $0.30
-// for the 30 s stop margin), one on each provider together cross it, so only the job-wide sum of
-// both providers' pods, each at its own price, can stop them.
+// The budget holds across providers: one worker's pod on each provider ($18/h each). Once both
+// run steps have started, 30 s pass: each pod alone has then accrued under budget.max_usd ($0.30
+// with the 30 s stop margin), the two together cross it, so only the job-wide sum of both
+// providers' pods, each at its own price, can stop them. (The time passes only once both steps
+// are running: a stop that races a step's start is not what this test is about.)
 TEST_F(WorkerFleetTest, SummedCostOfPodsOnTwoProvidersOverBudgetStopsAndDeletesThemAll) {
-  offer_.usd_per_hour = 36;
+  offer_.usd_per_hour = 18;
   cap_capacity(provider_, 1);
-  fallbacks_ = {fallback_on_vast(36)};
+  fallbacks_ = {fallback_on_vast(18)};
   spec_.budget.max_usd = 0.5;
-  spec_.run = "sleep 30\n" + spec_.run;
+  spec_.run = "echo started\nsleep 30\n" + spec_.run;
+  std::atomic<int> started{0};
+  console_.on_line = [&](const std::string& line) {
+    if (line.find("] started") != std::string::npos && ++started == 2)
+      clock_.advance(std::chrono::seconds(30));
+  };
+  const auto start = std::chrono::steady_clock::now();
   JobResult r = run(2);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20))
+      << "stopped, not waited for\n"
+      << console_.text();
   EXPECT_EQ(r.state, JobState::kFailed);
   EXPECT_NE(r.error.find("stopped by budget"), std::string::npos) << r.error;
   EXPECT_EQ(made_on(provider_), 1);
