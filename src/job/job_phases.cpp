@@ -275,6 +275,9 @@ Outcome JobPhases::provision_fallback(const Offer& refused, const std::string& w
   add_tried();
   const std::string w = "w" + std::to_string(in_.worker.index);
   for (const FleetFallback& f : in_.plan.fallbacks) {
+    if (interrupted())  // a stop (Ctrl-C, a deadline, another worker's failure): no more creates
+      return failed(make_error(ErrorCode::kInterrupted, "stopped before create"), "create gpu pod",
+                    detail);
     std::unique_lock<std::mutex> one_at_a_time(fleet_provision_->mu);
     if (auto full = fleet_provision_->full.find(fleet_offer_key(f.offer));
         full != fleet_provision_->full.end()) {
