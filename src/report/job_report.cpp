@@ -57,8 +57,13 @@ void price_pods(JobReport& r, std::vector<PodRecord> pods) {
     c.confirmed_deleted = c.pod.state == PodRecordState::kDeleted || failed;
     const int64_t end = c.pod.deleted_ms ? c.pod.deleted_ms : r.as_of_ms;
     c.lifetime_s = failed ? 0 : std::max<int64_t>(0, end - c.pod.created_ms) / 1000.0;
-    // No recorded rule (older jobs): the measured lifetime, as reports always showed it.
-    c.billed_s = rule.increment_s > 0 ? billed_seconds(rule, c.lifetime_s) : c.lifetime_s;
+    // No recorded rule (older jobs): the measured lifetime, as reports always showed it. A pod
+    // a fleet fallback put on another provider: that provider's rule (ReportFacts).
+    BillingRule own = rule;
+    if (auto it = r.facts.billing_by_provider.find(c.pod.provider);
+        it != r.facts.billing_by_provider.end())
+      own = {it->second.first, it->second.second, "", ""};
+    c.billed_s = own.increment_s > 0 ? billed_seconds(own, c.lifetime_s) : c.lifetime_s;
     c.usd = c.billed_s / 3600.0 * c.pod.usd_per_hour;
     any_created = any_created || !failed;
     r.rounding_s += c.billed_s - c.lifetime_s;

@@ -10,6 +10,7 @@
 #include "plan/plan_summary.h"
 #include "plan/planner.h"
 #include "registry.h"
+#include "report/job_facts.h"
 
 namespace burst {
 namespace {
@@ -331,6 +332,12 @@ TEST(PlanFallbacks, AWidePlanOverTwoProvidersListsTheNextCheapestAtItsWidth) {
                 "EU-RO-1 at $3.80/h, vast RTX_4090 at $4.00/h, the first with capacity");
     }
   EXPECT_TRUE(shown);
+  // The report bills a pod on a fallback's provider by that provider's rule.
+  const ReportFacts facts =
+      report_facts_from_json(report_facts_to_json(report_facts_from_plan(spec, *plan)));
+  ASSERT_EQ(facts.billing_by_provider.count("vast"), 1u);
+  EXPECT_DOUBLE_EQ(facts.billing_by_provider.at("vast").first,
+                   billing_rule("vast").increment_s > 0 ? billing_rule("vast").increment_s : 1);
 }
 
 // One provider allowed: no fallback, and the summary is what it was.

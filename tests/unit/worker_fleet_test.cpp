@@ -185,6 +185,7 @@ class WorkerFleetTest : public ::testing::Test {
     ReportFacts facts;  // as app/run_job.cpp records them
     facts.workers = workers;
     facts.split_items = static_cast<long>(items_.size());
+    facts.billing_by_provider = billing_by_provider_;
     in.facts_json = report_facts_to_json(facts);
     JobDeps deps{*store_,
                  clock_,
@@ -243,6 +244,7 @@ class WorkerFleetTest : public ::testing::Test {
   FakeProvider provider_;
   FakeProvider vast_{"vast"};             // a second provider: the fleet's fallback
   std::vector<FleetFallback> fallbacks_;  // the plan's, for the workers
+  std::map<std::string, std::pair<double, double>> billing_by_provider_;  // ReportFacts
   std::unique_ptr<Store> store_;
   std::unique_ptr<PodPerHost> pods_;
   QuietConsole console_;
@@ -629,6 +631,8 @@ TEST_F(WorkerFleetTest, SummedCostOverBudgetStopsEveryWorker) {
 TEST_F(WorkerFleetTest, WorkersTheChosenProviderHasNoPodForRunOnTheFallbackProvider) {
   cap_capacity(provider_, 2);
   fallbacks_ = {fallback_on_vast(0.55)};
+  billing_by_provider_ = {{"vast", {60, 0}}};  // the report bills its pods per minute
+  vast_.on_delete = [&](const std::string&) { clock_.advance(std::chrono::seconds(1)); };
   std::atomic<int> said_before{0};
   vast_.on_create = [&](const PodRequest& req) {
     const int w = worker_of_role(req.name.substr(req.name.rfind('-') + 1)).value_or(-1);
@@ -660,6 +664,12 @@ TEST_F(WorkerFleetTest, WorkersTheChosenProviderHasNoPodForRunOnTheFallbackProvi
     ASSERT_EQ(w.where.size(), 1u) << "a refused create is no pod of the worker's";
     on_vast += w.where[0] == "vast RTX_4090 at $0.55/h";
     on_fake += w.where[0] == "fake RTX_4090 at $0.50/h";
+    // Each pod billed by its own provider's rule: a minute on vast, the lifetime on the fake.
+    if (w.where[0].rfind("vast", 0) == 0) {
+      EXPECT_DOUBLE_EQ(w.billed_s, 60) << w.index;
+    } else {
+      EXPECT_LT(w.billed_s, 60) << w.index;
+    }
     EXPECT_EQ(w.deviation.empty(), w.where[0].rfind("fake", 0) == 0) << w.deviation;
     EXPECT_EQ(w.outcome, "ok");
   }
