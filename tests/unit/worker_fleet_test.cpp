@@ -703,7 +703,18 @@ TEST_F(WorkerFleetTest, WithNoRetriesAFailedWorkerOnTheFallbackFailsTheJobAndNoP
   spec_.resources.worker_retries = 0;
   cap_capacity(provider_, 2);
   fallbacks_ = {fallback_on_vast(0.55)};
-  spec_.run = "case \"$PWD\" in */10.1.0.*) exit 3;; esac\nsleep 30\n" + spec_.run;
+  // The fallback's workers fail once the chosen provider's two are inside their run step (a
+  // stop that races a step's start is not what this test is about).
+  const std::string marks = dir_.path() + "/started";
+  std::filesystem::create_directories(marks);
+  spec_.run =
+      "case \"$PWD\" in */10.1.0.*)\n"
+      "  for i in $(seq 200); do [ $(ls '" +
+      marks +
+      "' | wc -l) -ge 2 ] && break; "
+      "sleep 0.05; done; exit 3;;\n"
+      "esac\ntouch '" +
+      marks + "'/$BURST_WORKER_INDEX\nsleep 30\n" + spec_.run;
   const auto start = std::chrono::steady_clock::now();
   JobResult r = run(4);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20))
