@@ -70,6 +70,14 @@ TEST(E2EWorkersFallback, TwoPodsOnVastAndTwoOnRunpodWhenVastHasCapacityForTwo) {
   ASSERT_NE(fallback, std::string::npos) << plan_out;
   ASSERT_NE(plan_out.find("runpod RTX_4090", fallback), std::string::npos) << plan_out;
 
+  std::string plan_json;  // the same list for scripts: burst plan --json
+  ASSERT_EQ(run_burst(home, {"plan", spec, "--json"}, &plan_json, nullptr, env), 0) << plan_json;
+  const json pj = json::parse(plan_json, nullptr, false);
+  ASSERT_TRUE(pj.contains("fallbacks")) << plan_json;
+  int runpod_fallbacks = 0;
+  for (const auto& fb : pj["fallbacks"]) runpod_fallbacks += fb["provider"] == "runpod";
+  EXPECT_GE(runpod_fallbacks, 1) << plan_json;
+
   fakecloud::Faults f;
   f.capacity = {{"RTX 4090", 2}};
   cloud.state().set_faults("vast", f);
