@@ -756,5 +756,24 @@ TEST_F(WorkerFleetTest, SummedCostOfPodsOnTwoProvidersOverBudgetStopsAndDeletesT
   EXPECT_EQ(report->outcome, "budget-stop");
 }
 
+// Ctrl-C across providers: once all four workers (two on each provider) are inside their run
+// step, one stop request stops them all, and every pod on both providers is deleted and verified.
+TEST_F(WorkerFleetTest, CtrlCStopsTheWorkersOnBothProvidersAndDeletesEveryPod) {
+  cap_capacity(provider_, 2);
+  fallbacks_ = {fallback_on_vast(0.55)};
+  spec_.run = "echo started\nsleep 30\n" + spec_.run;
+  std::atomic<int> started{0};
+  console_.on_line = [&](const std::string& line) {
+    if (line.find("] started") != std::string::npos && ++started == 4) interrupts_ = 1;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  JobResult r = run(4);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(r.state, JobState::kInterrupted) << r.error;
+  EXPECT_EQ(made_on(provider_), 2);
+  EXPECT_EQ(made_on(vast_), 2) << "a stop is never retried";
+  expect_every_pod_deleted_and_verified();
+}
+
 }  // namespace
 }  // namespace burst
