@@ -68,6 +68,7 @@ json Faults::to_json() const {
           {"malformed_list", malformed_list},
           {"list_fault", list_fault},
           {"no_capacity", no_capacity},
+          {"capacity", capacity},
           {"auth_failure", auth_failure},
           {"extra_offers", extra_offers},
           {"no_ssh_bootstrap", no_ssh_bootstrap}};
@@ -88,6 +89,7 @@ Faults Faults::from_json(const json& j) {
   f.malformed_list = j.value("malformed_list", f.malformed_list);
   f.list_fault = j.value("list_fault", f.list_fault);
   f.no_capacity = j.value("no_capacity", f.no_capacity);
+  f.capacity = j.value("capacity", f.capacity);
   f.auth_failure = j.value("auth_failure", f.auth_failure);
   f.extra_offers = j.value("extra_offers", f.extra_offers);
   f.no_ssh_bootstrap = j.value("no_ssh_bootstrap", f.no_ssh_bootstrap);
@@ -225,6 +227,22 @@ Status CloudState::delete_volume(const std::string& provider, const std::string&
 
 Result<FakePod> CloudState::create_pod(FakePod p) {
   const Faults f = faults(p.provider);
+  // Faults::capacity: counted and taken in one go (the pod is in pods_ before the lock is let go).
+  std::unique_lock<std::mutex> one_create;
+  if (auto cap = f.capacity.find(p.gpu_type); p.gpu && cap != f.capacity.end()) {
+    one_create = std::unique_lock<std::mutex>(capacity_mu_);
+    int live = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& [id, q] : pods_)
+        live += q.provider == p.provider && q.gpu && q.gpu_type == p.gpu_type &&
+                q.phase != Phase::kTerminated;
+    }
+    if (live >= cap->second)
+      return make_error(ErrorCode::kNoCapacity, "fakecloud: " + std::to_string(live) + " " +
+                                                    p.gpu_type + " pods live, capacity " +
+                                                    std::to_string(cap->second));
+  }
   if (p.id.empty()) p.id = new_id(14);
   p.created = clock_.now();
   p.ready_at = p.created + o_.boot_delay;

@@ -38,8 +38,12 @@ struct Faults {
   // shape the provider never documented), "hidden" (the documented shape, listing no pod).
   std::string list_fault;
   std::set<std::string> no_capacity;  // the provider's GPU type ids with no capacity
-  bool auth_failure = false;          // every request is refused as unauthorised
-  int extra_offers = 0;               // synthetic GPU types added to the catalog (benchmarks)
+  // The provider's GPU type id -> how many pods of it can be live at once: a create beyond that
+  // fails with the provider's published no-capacity error, as for no_capacity (the stock levels
+  // and offers do not show it: as on the real APIs, capacity is learned at create).
+  std::map<std::string, int> capacity;
+  bool auth_failure = false;  // every request is refused as unauthorised
+  int extra_offers = 0;       // synthetic GPU types added to the catalog (benchmarks)
   // What gives an image without sshd its SSH server does not work (RunPod: the start command;
   // Vast: the SSH runtype; Lambda: the VM's key set-up): only images in the catalogue that run
   // sshd themselves are reachable; others refuse connections on their published SSH port.
@@ -135,6 +139,7 @@ class CloudState {
   Status delete_volume(const std::string& provider, const std::string& id);
 
   // Pods. create starts the loopback sshd now; the pod turns running after the boot delay.
+  // kNoCapacity when Faults::capacity has the pod's GPU type and that many are live.
   Result<FakePod> create_pod(FakePod spec);
   // Reads advance the lifecycle and use up a deleted pod's lingering reads.
   std::optional<FakePod> pod(const std::string& provider, const std::string& id);
@@ -176,6 +181,7 @@ class CloudState {
   std::map<std::string, Faults> faults_;
   std::map<std::string, FakeVolume> volumes_;  // by id
   std::map<std::string, FakePod> pods_;        // by id
+  std::mutex capacity_mu_;  // one create at a time of a GPU type Faults::capacity counts
   std::vector<RequestLogEntry> log_;
   int in_flight_ = 0;
   mutable std::condition_variable logged_;

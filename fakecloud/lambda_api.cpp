@@ -276,6 +276,10 @@ void launch(CloudState& state, const httplib::Request& req, httplib::Response& r
   }
   p.extra = extra;
   auto made = state.create_pod(p);
+  if (!made.ok() && made.error().code == ErrorCode::kNoCapacity)  // Faults::capacity
+    return fail(res, 400, "instance-operations/launch/insufficient-capacity",
+                "Not enough capacity to fulfill launch request.",
+                "Choose an instance type with more availability, or try again later.");
   if (!made.ok()) return fail(res, 500, "global/internal-error", made.error().message);
   if (state.take_create_timeout(kProvider)) sleep_ms(f.hang_ms);  // made, but answers too late
   send_json(res, 200, {{"data", {{"instance_ids", json::array({made->id})}}}});

@@ -504,6 +504,10 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
   ssh_server(b.value("args", ""), &p);
   p.extra = b;
   auto made = state.create_pod(p);
+  if (!made.ok() && made.error().code == ErrorCode::kNoCapacity)  // Faults::capacity
+    return fail(res, 400,
+                "There are no longer any instances available with the requested "
+                "specifications. Please refresh and try again.");
   if (!made.ok()) return fail(res, 500, made.error().message);
   if (state.take_create_timeout(kProvider)) sleep_ms(f.hang_ms);  // made, but answers too late
   send_json(res, 201, pod_json(*made, state.clock().now()));

@@ -487,6 +487,11 @@ void create_instance(CloudState& state, const httplib::Request& req, httplib::Re
              {"onstart", b.value("onstart", json(nullptr))}};
   const Faults f = state.faults(kProvider);
   auto made = state.create_pod(p);
+  if (!made.ok() && made.error().code == ErrorCode::kNoCapacity)  // Faults::capacity
+    return fail(res, 410, "no_such_ask",
+                "error 410/3907: no_such_ask Instance type " + std::to_string(ask) +
+                    " is no longer available.",
+                {{"ask_id", ask}});
   if (!made.ok()) return fail(res, 500, "server_error", made.error().message);
   if (state.take_create_timeout(kProvider)) sleep_ms(f.hang_ms);  // made, but answers too late
   send_json(res, 200, {{"success", true}, {"new_contract", std::stol(made->id)}});

@@ -27,6 +27,7 @@ RunJobOutcome run_job(const RunJobDeps& d, const PipelineSpec& spec, PreparedJob
   deps.extra_caps = d.extra_caps;
   deps.stop_source = d.stop_source;
   deps.faults = d.faults;
+  for (auto& [name, p] : job.providers) deps.providers[name] = p.get();  // fleet fallbacks
 
   RunJobOutcome out;
   out.result = JobRunner(deps, std::move(in)).run();

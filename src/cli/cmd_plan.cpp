@@ -44,6 +44,16 @@ int print_json(const PipelineSpec& spec, const Result<Plan>& plan,
                      {"basis", e.basis},
                      {"curve", curve_json(plan->curve)}};
     out["notes"] = plan->notes;
+    if (!plan->fallbacks.empty()) {  // Plan::fallbacks: where a worker goes if the chosen is full
+      nlohmann::json f = nlohmann::json::array();
+      for (const FleetFallback& fb : plan->fallbacks)
+        f.push_back({{"provider", fb.offer.provider},
+                     {"gpu", fb.offer.gpu_type},
+                     {"region", fb.offer.region},
+                     {"usd_per_hour", fb.price},
+                     {"worker_usd", fb.worker_usd}});
+      out["fallbacks"] = f;
+    }
     if (plan->prepare && spec.prepare)
       out["prepare"] = {
           {"where", plan->prepare->expect_skip ? "skipped" : to_string(plan->prepare->where)},

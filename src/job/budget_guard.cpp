@@ -19,19 +19,19 @@ TimePoint BillingClock::now(TimePoint wall) {
   return t;
 }
 
-double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const BillingRule& billing) {
+double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const JobBilling& billing) {
   double usd = 0;
   for (const PodRecord& p : pods) {
     if (p.state == PodRecordState::kCreateFailed || p.created_ms == 0) continue;
     const int64_t end = p.deleted_ms ? p.deleted_ms : to_unix_ms(at);
     const double lifetime_s = std::max<int64_t>(0, end - p.created_ms) / 1000.0;
-    usd += billed_seconds(billing, lifetime_s) / 3600.0 * p.usd_per_hour;
+    usd += billed_seconds(billing.of(p.provider), lifetime_s) / 3600.0 * p.usd_per_hour;
   }
   return usd;
 }
 
 std::string budget_stop_reason(const std::vector<PodRecord>& pods, TimePoint now,
-                               const std::vector<BudgetCap>& caps, const BillingRule& billing,
+                               const std::vector<BudgetCap>& caps, const JobBilling& billing,
                                Duration margin) {
   if (caps.empty()) return "";
   const double usd = accrued_usd(pods, now + margin, billing);

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -47,11 +48,24 @@ class BillingClock {
   std::optional<std::pair<TimePoint, std::chrono::steady_clock::time_point>> last_;
 };
 
+// How a job's pods are billed: each pod by its own provider's rule (ProviderTraits::billing). A
+// wide job's workers may run on several providers (job/worker_fleet.h); a pod of a provider not
+// named in `by_provider` is billed by `rule`, the job's planned provider's.
+struct JobBilling {
+  JobBilling() = default;
+  JobBilling(BillingRule r) : rule(std::move(r)) {}  // NOLINT: one provider, as before
+  BillingRule rule;
+  std::map<std::string, BillingRule> by_provider;
+  const BillingRule& of(const std::string& provider) const {
+    auto it = by_provider.find(provider);
+    return it == by_provider.end() ? rule : it->second;
+  }
+};
+
 // What `pods` have cost by `at`, as billed: from each pod's create request to its confirmed
-// deletion (or `at`), rounded per `billing`, the job's provider's rule (one job's pods are all of
-// one provider; ProviderTraits::billing). Pods that were never created (create-failed) cost
-// nothing.
-double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const BillingRule& billing);
+// deletion (or `at`), each rounded per its provider's rule and priced at its own recorded
+// $/hour. Pods that were never created (create-failed) cost nothing.
+double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const JobBilling& billing);
 
 // The time a stop and a delete take: a cap counts as crossed when the cost billed `margin` from
 // now would exceed it, so the pod is gone before the bill passes the cap.
@@ -60,7 +74,7 @@ inline constexpr Duration kBudgetMargin = std::chrono::seconds(30);
 // "" while every cap holds; otherwise why the job must stop:
 // "stopped by budget: accrued $0.5100 would cross cap $0.5000 (budget.max_usd)".
 std::string budget_stop_reason(const std::vector<PodRecord>& pods, TimePoint now,
-                               const std::vector<BudgetCap>& caps, const BillingRule& billing,
+                               const std::vector<BudgetCap>& caps, const JobBilling& billing,
                                Duration margin = kBudgetMargin);
 
 }  // namespace burst

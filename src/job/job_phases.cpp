@@ -1,5 +1,6 @@
 #include "job/job_phases.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -23,6 +24,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// FleetProvision::full's key of an offer.
+std::string fleet_offer_key(const Offer& o) {
+  return o.provider + "/" + o.gpu_type + "/" + o.region;
+}
+
+std::string fleet_money(double usd) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, usd != 0 && usd < 0.01 ? "$%.4f" : "$%.2f", usd);
+  return buf;
+}
+
 std::string replace_volume(std::string path, const std::string& volume) {
   const std::string var = "$BURST_VOLUME";
   if (path.rfind(var, 0) == 0) path = volume + path.substr(var.size());
@@ -39,6 +51,14 @@ double seconds_since(Clock& clock, MonoTime t) {
 
 }  // namespace
 
+JobBilling billing_of_plan(const Plan& plan) {
+  JobBilling b(traits_of(plan.gpu).billing);
+  b.by_provider[plan.gpu.provider] = b.rule;
+  for (const FleetFallback& f : plan.fallbacks)
+    b.by_provider.emplace(f.offer.provider, traits_of(f.offer).billing);
+  return b;
+}
+
 void JobPhases::fault(std::string_view point, std::string_view suffix) {
   if (!d_.faults) return;
   if (suffix.empty()) return d_.faults->reached(point);
@@ -51,7 +71,10 @@ JobPhases::JobPhases(JobDeps& deps, JobInput& input, Redactor& redact)
     : d_(deps),
       in_(input),
       redact_(redact),
-      billing_clock_([this] { return d_.clock.mono_now(); }) {
+      billing_clock_([this] { return d_.clock.mono_now(); }),
+      provider_(&deps.provider),
+      planned_gpu_(input.plan.gpu),
+      billing_(billing_of_plan(input.plan)) {
   std::error_code ec;
   fs::create_directories(d_.config.logs_dir, ec);
   log_.open(d_.config.logs_dir + "/" + in_.job_id + ".log", std::ios::app);
@@ -195,25 +218,132 @@ Outcome JobPhases::provision(std::string* detail) {
     in_.plan.gpu = *fleet_provision_->checked_gpu;
     offer_checked_ = true;
   }
+  // An offer an earlier worker found full: straight to the fallbacks (FleetProvision::full).
+  if (can_fall_back()) {
+    auto full = fleet_provision_->full.find(fleet_offer_key(in_.plan.gpu));
+    if (full != fleet_provision_->full.end()) {
+      const std::string why = full->second;
+      if (one_at_a_time.owns_lock()) one_at_a_time.unlock();
+      return provision_fallback(in_.plan.gpu, why, detail);
+    }
+  }
   // job/offer_recheck.h: the chosen offer may have gone since planning
-  if (Status st = recheck_offer_once(); !st.ok())
-    return failed(st.error(), "re-check offer", detail);
+  if (Status st = recheck_offer_once(); !st.ok()) {
+    if (st.error().code != ErrorCode::kNoCapacity || !can_fall_back())
+      return failed(st.error(), "re-check offer", detail);
+    fleet_provision_->full[fleet_offer_key(in_.plan.gpu)] = st.error().message;
+    if (one_at_a_time.owns_lock()) one_at_a_time.unlock();
+    return provision_fallback(in_.plan.gpu, st.error().message, detail);
+  }
   if (machine_local && !fleet_provision_->checked_gpu) fleet_provision_->checked_gpu = in_.plan.gpu;
   Status bound = bind_volume_once();
   if (bound.ok() && machine_local) bound = place_worker_pod();
+  // No machine of the chosen provider has a GPU for this worker (place_worker): the fallbacks.
+  if (!bound.ok() && bound.error().code == ErrorCode::kNoCapacity && can_fall_back()) {
+    fleet_provision_->full[fleet_offer_key(in_.plan.gpu)] = bound.error().message;
+    one_at_a_time.unlock();
+    return provision_fallback(in_.plan.gpu, bound.error().message, detail);
+  }
   if (one_at_a_time.owns_lock() && !machine_local) one_at_a_time.unlock();
   if (!bound.ok()) return failed(bound.error(), "volume " + in_.spec.volume.name, detail);
   gpu_.record.gpu_type = in_.plan.gpu.gpu_type;
-  Outcome created = create_pod(gpu_, true, detail);
+  Error no_capacity;
+  Outcome created = create_pod(gpu_, true, detail, can_fall_back() ? &no_capacity : nullptr);
+  if (created == Outcome::kFailed && no_capacity.code == ErrorCode::kNoCapacity) {
+    if (!one_at_a_time.owns_lock())
+      one_at_a_time = std::unique_lock<std::mutex>(fleet_provision_->mu);
+    fleet_provision_->full[fleet_offer_key(in_.plan.gpu)] = no_capacity.message;
+    one_at_a_time.unlock();
+    return provision_fallback(in_.plan.gpu, no_capacity.message, detail);
+  }
   if (!recheck_note_.empty()) *detail += "; " + redact_(recheck_note_);
   return created;
+}
+
+Provider& JobPhases::provider_named(const std::string& name) const {
+  if (name.empty() || name == d_.provider.name()) return d_.provider;
+  auto it = d_.providers.find(name);
+  return it != d_.providers.end() && it->second ? *it->second : d_.provider;
+}
+
+Outcome JobPhases::provision_fallback(const Offer& refused, const std::string& why,
+                                      std::string* detail) {
+  std::string last_why = why;
+  Offer last = refused;
+  std::string tried;  // "<offer>: <why>" of each refusal, for the error when none is left
+  auto add_tried = [&] {
+    tried += (tried.empty() ? "" : "; ") + last.provider + " " + last.gpu_type + ": " + last_why;
+  };
+  add_tried();
+  const std::string w = "w" + std::to_string(in_.worker.index);
+  for (const FleetFallback& f : in_.plan.fallbacks) {
+    if (interrupted())  // a stop (Ctrl-C, a deadline, another worker's failure): no more creates
+      return failed(make_error(ErrorCode::kInterrupted, "stopped before create"), "create gpu pod",
+                    detail);
+    std::unique_lock<std::mutex> one_at_a_time(fleet_provision_->mu);
+    if (auto full = fleet_provision_->full.find(fleet_offer_key(f.offer));
+        full != fleet_provision_->full.end()) {
+      last = f.offer;
+      last_why = full->second;
+      add_tried();
+      continue;
+    }
+    // One line before the create: what changed, why, and what it costs against the plan.
+    const double extra = f.worker_usd - in_.plan.worker_usd;
+    const std::string line =
+        last.provider + " has no " + last.gpu_type + " left (provider said: " + last_why + "); " +
+        w + " runs on " + f.offer.provider + " " + f.offer.gpu_type +
+        (f.offer.region.empty() ? "" : " in " + f.offer.region) + " at " + fleet_money(f.price) +
+        "/h instead of " + fleet_money(planned_gpu_.usd_per_hour) + "/h (" +
+        (extra < 0 ? "-" : "+") + fleet_money(std::fabs(extra)) + " estimated)";
+    say(line);
+    const bool elsewhere =
+        f.offer.provider != provider_->name() || f.offer.region != in_.plan.gpu.region;
+    in_.plan.gpu = f.offer;
+    provider_ = &provider_named(f.offer.provider);
+    if (elsewhere) {  // the spec's volume as that provider (and region) has it
+      volume_id_.clear();
+      volume_region_.clear();
+    }
+    // A prepare step the plan ran once on a CPU pod staged the chosen provider's volume only:
+    // a worker on another provider's volume runs it on its own GPU pod (skipped when creates:
+    // are there), one worker per volume at a time.
+    if (in_.plan.prepare && in_.plan.prepare->where == PrepareWhere::kCpuPod &&
+        f.offer.provider != planned_gpu_.provider)
+      in_.plan.prepare->where = PrepareWhere::kGpuPod;
+    const bool machine_local = traits_of(f.offer).volumes_machine_local;
+    Status bound = bind_volume_once();
+    if (bound.ok() && machine_local) bound = place_worker_pod();
+    if (!machine_local) one_at_a_time.unlock();
+    if (!bound.ok()) return failed(bound.error(), "volume " + in_.spec.volume.name, detail);
+    gpu_.record = PodRecord{};
+    gpu_.record.gpu_type = in_.plan.gpu.gpu_type;
+    Error no_capacity;
+    Outcome created = create_pod(gpu_, true, detail, &no_capacity);
+    if (created == Outcome::kFailed && no_capacity.code == ErrorCode::kNoCapacity) {
+      if (!one_at_a_time.owns_lock()) one_at_a_time.lock();
+      fleet_provision_->full[fleet_offer_key(f.offer)] = no_capacity.message;
+      last = f.offer;
+      last_why = no_capacity.message;
+      add_tried();
+      continue;
+    }
+    if (created == Outcome::kOk) {
+      deviation_ = line;
+      *detail += "; " + std::string(kDeviationMarker) + redact_(line);
+    }
+    return created;
+  }
+  return failed(make_error(ErrorCode::kNoCapacity,
+                           "no planned offer has a pod left for this worker (" + tried + ")"),
+                "create gpu pod", detail);
 }
 
 Status JobPhases::recheck_offer_once() {
   if (offer_checked_) return Status::Ok();
   offer_checked_ = true;
   const Plan before = in_.plan;
-  if (Status st = recheck_chosen_offer(d_.provider, &in_.plan, &recheck_note_); !st.ok()) return st;
+  if (Status st = recheck_chosen_offer(*provider_, &in_.plan, &recheck_note_); !st.ok()) return st;
   if (recheck_note_.empty()) return Status::Ok();
   say(recheck_note_);
   // The run deviates from the plan the user saw: the new one, before anything is spent.
@@ -229,8 +359,7 @@ Status JobPhases::bind_volume_once() {
   if (!volume_id_.empty()) return Status::Ok();
   const VolumeSpec& v = in_.spec.volume;
   // Not retried here: the driver's API call retries what is safe (http/api_call.h).
-  auto volume =
-      bind_volume(d_.store, d_.provider, d_.clock, v.name, v.size_gb, in_.plan.gpu.region);
+  auto volume = bind_volume(d_.store, *provider_, d_.clock, v.name, v.size_gb, in_.plan.gpu.region);
   if (!volume.ok()) return volume.error();
   if (!volume->note.empty()) say("volume " + v.name + ": " + volume->note);
   volume_id_ = volume->id;
@@ -240,15 +369,15 @@ Status JobPhases::bind_volume_once() {
 
 Status JobPhases::place_worker_pod() {
   const std::string own = worker_volume_name(in_.spec.volume.name, in_.worker.index);
-  auto placed = place_worker(d_.store, d_.provider, in_.plan.gpu, volume_region_, own);
+  auto placed = place_worker(d_.store, *provider_, in_.plan.gpu, volume_region_, own);
   if (!placed.ok()) return placed.error();
   if (!placed->own_volume) return Status::Ok();
   const std::string full = volume_region_;
   const ProviderTraits* traits = in_.plan.gpu.traits;  // live offers carry none
   in_.plan.gpu = placed->offer;
   in_.plan.gpu.traits = traits;
-  if (in_.plan.gpu.provider.empty()) in_.plan.gpu.provider = d_.provider.name();
-  auto volume = bind_volume(d_.store, d_.provider, d_.clock, own, in_.spec.volume.size_gb,
+  if (in_.plan.gpu.provider.empty()) in_.plan.gpu.provider = provider_->name();
+  auto volume = bind_volume(d_.store, *provider_, d_.clock, own, in_.spec.volume.size_gb,
                             in_.plan.gpu.region);
   if (!volume.ok()) return with_context(volume.error(), "volume " + own);
   say("no free " + in_.plan.gpu.gpu_type + " beside volume " + in_.spec.volume.name + " (" + full +
@@ -336,7 +465,7 @@ Outcome JobPhases::prepare(std::string* detail) {
   return Outcome::kOk;
 }
 
-Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
+Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail, Error* no_capacity) {
   const bool prep = &pod == &prep_;  // the prepare step's CPU pod
   const Offer& offer = gpu ? in_.plan.gpu : prep ? *in_.plan.prepare->cpu : *in_.plan.cpu;
   // The installation id in the name marks the pod as this state dir's (docs/daemon.md).
@@ -367,11 +496,15 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail) {
   pod.record.gpu_count = req.gpu_count;
   pod.record.usd_per_hour = req.spot ? *offer.spot_usd_per_hour : offer.usd_per_hour;
   pod.record.price_source = offer.price_source;
-  if (Status readable = check_list_readable(d_.provider); !readable.ok())
+  if (Status readable = check_list_readable(*provider_); !readable.ok())
     return failed(readable.error(), "create " + pod.record.role + " pod", detail);
-  auto created = create_recorded_pod(d_.store, d_.provider, d_.clock, req, &pod.record, d_.faults);
+  auto created = create_recorded_pod(d_.store, *provider_, d_.clock, req, &pod.record, d_.faults);
+  if (!created.ok() && no_capacity && created.error().code == ErrorCode::kNoCapacity) {
+    *no_capacity = created.error();
+    return Outcome::kFailed;
+  }
   if (!created.ok()) return failed(created.error(), "create " + pod.record.role + " pod", detail);
-  *detail = d_.provider.name() + " pod " + created->id;
+  *detail = provider_->name() + " pod " + created->id;
   say(pod.record.role + " pod " + created->id + " created (" + offer.gpu_type + ")");
   return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
 }
@@ -421,11 +554,13 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
     moving();
     return interrupted();
   };
-  auto running =
-      wait_until_running(d_.provider, d_.clock, pod.record.pod_id, deadline, stop, d_.faults);
+  auto running = wait_until_running(provider_named(pod.record.provider), d_.clock,
+                                    pod.record.pod_id, deadline, stop, d_.faults);
   if (!running.ok()) return failed(running.error(), "wait for pod", detail);
   if (!reattach) {  // a reattached pod was checked when it was created
-    if (Status listed = check_pod_listed(d_.provider, d_.clock, pod.record.pod_id); !listed.ok())
+    if (Status listed =
+            check_pod_listed(provider_named(pod.record.provider), d_.clock, pod.record.pod_id);
+        !listed.ok())
       return failed(listed.error(), "check pod list", detail);
   }
   // On reattach the host key pinned at first contact must match: a different key is refused.
@@ -570,7 +705,7 @@ Result<std::pair<SyncStats, double>> JobPhases::sync_into(const std::string& dir
 std::shared_ptr<std::mutex> JobPhases::volume_lock(
     std::map<std::string, std::shared_ptr<std::mutex>>& locks) {
   std::lock_guard<std::mutex> lock(fleet_provision_->sync_mu);
-  auto& m = locks[volume_id_];
+  auto& m = locks[provider_->name() + "/" + volume_id_];  // one provider's ids are not another's
   if (!m) m = std::make_shared<std::mutex>();
   return m;
 }
@@ -683,8 +818,7 @@ std::string JobPhases::budget_exceeded() const {
     auto all = d_.store.pods_of_job(in_.job_id);
     if (all.ok()) pods = std::move(*all);
   }
-  return budget_stop_reason(pods, billing_clock_.now(d_.clock.now()), caps_,
-                            traits_of(in_.plan.gpu).billing);
+  return budget_stop_reason(pods, billing_clock_.now(d_.clock.now()), caps_, billing_);
 }
 
 std::string JobPhases::offsets_path(const std::string& step) const {
@@ -721,7 +855,7 @@ Outcome JobPhases::reattach_gpu(std::string* detail) {
   // The volume exists already: look it up, never create one. The new plan may name another
   // machine (Vast volumes live on one machine), and a second volume would be a second disk billed.
   if (auto found =
-          find_bound_volume(d_.store, d_.provider, in_.spec.volume.name, in_.plan.gpu.region);
+          find_bound_volume(d_.store, *provider_, in_.spec.volume.name, in_.plan.gpu.region);
       found.ok() && found->has_value())
     volume_id_ = (*found)->id;
   std::string connected;
@@ -795,7 +929,8 @@ Outcome JobPhases::delete_pod(PodHandle& pod, std::string* detail) {
   if (!pod.needs_delete()) return Outcome::kSkipped;
   drop_session(pod);  // close SSH before the sshd goes away
   say("deleting " + pod.record.role + " pod " + pod.record.pod_id);
-  Status st = delete_and_verify(d_.store, d_.provider, d_.clock, &pod.record, d_.faults);
+  Status st = delete_and_verify(d_.store, provider_named(pod.record.provider), d_.clock,
+                                &pod.record, d_.faults);
   if (!st.ok()) {
     return failed(st.error(), "pod " + pod.record.name + " may still be running; run `burst reap`",
                   detail);

@@ -54,7 +54,20 @@ struct FleetProvision {
   // at a time, so two never write the same weights at once; a later one then finds the step's
   // creates: paths and skips it. volume id -> its lock, under sync_mu.
   std::map<std::string, std::shared_ptr<std::mutex>> prepare_by_volume;
+  // Capacity is learned at create (Plan::fallbacks): an offer that refused a worker's create for
+  // want of capacity, keyed "<provider>/<GPU type>/<region>", with what the provider said. Later
+  // workers (and retries) go straight past it to the first fallback that may still have a pod.
+  // Under `mu`.
+  std::map<std::string, std::string> full;
 };
+
+// Each provider's billing rule for the plan's offers: the chosen one and its fleet fallbacks
+// (job/budget_guard.h), so a job's pods on several providers are each billed by their own rule.
+JobBilling billing_of_plan(const Plan& plan);
+
+// Marks the line a fleet fallback said in its worker's provision row (the report reads it back):
+// "<what the create said>; deviated from the plan: <the line>".
+inline constexpr const char* kDeviationMarker = "deviated from the plan: ";
 
 class JobPhases {
  public:
@@ -73,6 +86,10 @@ class JobPhases {
   }
   // The run step was stopped by budget.max_runtime or a money cap (not retried).
   bool stopped_by_deadline() const { return stopped_by_deadline_; }
+  // The provider this job's GPU pod is on (a fleet fallback may have moved it), and the line
+  // saying why it deviated from the plan ("" when it did not).
+  Provider& gpu_provider() const { return *provider_; }
+  const std::string& deviation() const { return deviation_; }
   // The GPU pod's row exists and was not confirmed deleted.
   bool gpu_pod_left() const { return gpu_.needs_delete(); }
 
@@ -121,7 +138,16 @@ class JobPhases {
   // the machine of a volume of its own (in_.plan.gpu and volume_id_ then name those).
   Status place_worker_pod();
 
-  Outcome create_pod(PodHandle& pod, bool gpu, std::string* detail);
+  // With `no_capacity` set, a create the provider refuses for want of capacity is returned there
+  // (kFailed, nothing said, the job's error untouched) for the caller to fall over.
+  Outcome create_pod(PodHandle& pod, bool gpu, std::string* detail, Error* no_capacity = nullptr);
+  // A wide job's worker whose pod the chosen offer cannot give (`why`, the provider's words):
+  // the plan's fallbacks in order, each after one line saying what changed, why and what it costs
+  // against the plan (FleetProvision::full holds those already refused).
+  Outcome provision_fallback(const Offer& refused, const std::string& why, std::string* detail);
+  bool can_fall_back() const { return fleet_provision_ && !in_.plan.fallbacks.empty(); }
+  // The provider of that name among JobDeps::providers, else JobDeps::provider.
+  Provider& provider_named(const std::string& name) const;
   void adopt_session(PodHandle& pod, std::unique_ptr<RemoteSession> session);
   void drop_session(PodHandle& pod);
   void moving() {
@@ -159,6 +185,10 @@ class JobPhases {
   FleetProvision* fleet_provision_ = nullptr;
   bool stopped_by_deadline_ = false;
   bool offer_checked_ = false;
+  Provider* provider_;        // the GPU pod's provider: JobDeps::provider, or a fallback's
+  const Offer planned_gpu_;   // the plan's offer, as the plan the user saw named it
+  std::string deviation_;     // what a fallback changed, "" when the pod is where the plan said
+  const JobBilling billing_;  // each provider's rule, for the budget (billing_of_plan)
   std::string recheck_note_;  // what the re-check changed, "" when nothing
 
  public:

@@ -84,7 +84,7 @@ JobResult JobRunner::run() {
   if (in_.spec.budget.max_usd) limits.caps.push_back({*in_.spec.budget.max_usd, "budget.max_usd"});
   limits.caps.insert(limits.caps.end(), d_.extra_caps.begin(), d_.extra_caps.end());
   limits.stop_source = d_.stop_source;
-  limits.billing = traits_of(in_.plan.gpu).billing;
+  limits.billing = billing_of_plan(in_.plan);  // each provider's rule: a fleet may use several
   JobWatchdog watchdog(
       d_.clock, d_.interrupts,
       [this, id = job.id] {

@@ -44,6 +44,11 @@ struct JobDeps {
   // Told at each fault point (burst/fault_observer.h); none in production unless main() installed
   // the chaos matrix's BURST_FAULT hook.
   FaultObserver* faults = nullptr;
+  // Every provider the job may use, by name (PreparedJob::providers), `provider` among them: a
+  // wide job's worker runs on a fallback offer's provider when the chosen one has no pod for it
+  // (Plan::fallbacks, job/worker_fleet.h), and each pod is deleted through its own provider.
+  // Empty: `provider` only.
+  std::map<std::string, Provider*> providers = {};
 };
 
 // Which of a job's workers (GPU pods splitting the items, job/worker_fleet.h) a runner drives.

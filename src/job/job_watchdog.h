@@ -26,7 +26,7 @@ namespace burst {
 
 struct WatchdogConfig {
   std::vector<BudgetCap> caps;
-  BillingRule billing;  // the job's provider's, for the caps (job/budget_guard.h)
+  JobBilling billing;  // each provider's rule, for the caps (job/budget_guard.h)
   std::string stop_source = "Ctrl-C or SIGTERM";  // named in the reason
   Duration grace = std::chrono::seconds(3);       // a healthy stop command takes about 1 s
   Duration period = std::chrono::milliseconds(200);

@@ -1,6 +1,8 @@
 #include "job/worker_fleet.h"
 
 #include <exception>
+#include <map>
+#include <memory>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -115,8 +117,12 @@ class Fleet {
         redact_(redact),
         watchdog_(watchdog),
         on_phase_(on_phase),
-        provider_(d.provider),
-        console_(d.console) {}
+        console_(d.console) {
+    // One lock per provider: the job's own and each one a fallback may move a worker to.
+    locked_[d.provider.name()] = std::make_unique<LockedProvider>(d.provider);
+    for (const auto& [name, p] : d.providers)
+      if (p && !locked_.count(name)) locked_[name] = std::make_unique<LockedProvider>(*p);
+  }
 
   FleetResult run() {
     const int k = in_.plan.estimate.workers;
@@ -201,7 +207,13 @@ class Fleet {
     for (Artefact& a : in.spec.artefacts)
       a.local =
           in_.spec.resources.merge_flat ? merge_staging_dir(a.local, index) : a.local + "/w" + w;
-    JobDeps deps{d_.store, d_.clock, d_.connector, provider_, console_, d_.config, [this] {
+    JobDeps deps{d_.store,
+                 d_.clock,
+                 d_.connector,
+                 *locked_.at(d_.provider.name()),
+                 console_,
+                 d_.config,
+                 [this] {
                    // One stop request as the job's: a fleet stop counts as one, never as two
                    // (a second would skip the pull).
                    const int n = d_.interrupts();
@@ -209,6 +221,7 @@ class Fleet {
                  }};
     deps.extra_caps = d_.extra_caps;
     deps.stop_source = d_.stop_source;
+    for (const auto& [name, p] : locked_) deps.providers[name] = p.get();
     WorkerFaultPoints faults(d_.faults, index, attempt);
     deps.faults = d_.faults ? &faults : nullptr;
     JobPhases phases(deps, in, redact_);
@@ -240,6 +253,10 @@ class Fleet {
           outcome == Outcome::kConnectionLost)
         facts.job_failed = true;
       if (phase == Phase::kDeleteGpu && outcome == Outcome::kFailed) delete_failed = true;
+      // A fallback onto another provider's volume: the prepare step runs on this worker's pod.
+      if (phase == Phase::kProvision && in.plan.prepare && in_.spec.prepare &&
+          in.plan.prepare->where == PrepareWhere::kGpuPod)
+        facts.prepare = PrepareWhere::kGpuPod;
       {
         std::lock_guard<std::mutex> lock(rows_mu_);  // a row is begun and ended in one go
         (void)d_.store.begin_phase(in_.job_id, phase, start);
@@ -262,7 +279,7 @@ class Fleet {
   Redactor& redact_;
   JobWatchdog& watchdog_;
   const std::function<void(Phase)>& on_phase_;
-  LockedProvider provider_;
+  std::map<std::string, std::unique_ptr<LockedProvider>> locked_;  // by provider name
   LockedConsole console_;
   FleetProvision provision_;
   std::mutex rows_mu_;
@@ -286,8 +303,12 @@ Status delete_job_pods(JobDeps& deps, const std::string& job_id) {
   for (PodRecord& p : *pods) {
     if (!may_exist(p.state)) continue;
     deps.console.line("deleting " + p.role + " pod " + (p.pod_id.empty() ? p.name : p.pod_id));
-    if (Status st = delete_and_verify(deps.store, deps.provider, deps.clock, &p, deps.faults);
-        !st.ok())
+    // Each pod through its own provider (a fleet fallback may have put it on another).
+    Provider* provider = &deps.provider;
+    if (auto it = deps.providers.find(p.provider);
+        p.provider != deps.provider.name() && it != deps.providers.end() && it->second)
+      provider = it->second;
+    if (Status st = delete_and_verify(deps.store, *provider, deps.clock, &p, deps.faults); !st.ok())
       left += (left.empty() ? "" : ", ") + p.name;
   }
   if (left.empty()) return Status::Ok();

@@ -13,6 +13,11 @@
 // every pod of the job) is never retried; neither is a delete that could not be verified. The
 // first worker to fail for good stops the others. Every worker deletes its own pod on every path.
 //
+// Across providers (issue 19): a worker whose pod the chosen offer cannot give (capacity is
+// learned at create) runs on the plan's first fallback with room (Plan::fallbacks, possibly another
+// provider: JobPhases::provision_fallback), after one line saying why and what it costs. Each
+// provider has its own lock; each pod is deleted through its own provider (delete_job_pods too).
+//
 // Fault points (burst/fault_observer.h): a worker's first attempt tells the job's observer each
 // point as "<point>" and as "<point>@w<i>", so a test can stop one worker at one phase.
 #pragma once

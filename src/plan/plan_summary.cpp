@@ -23,6 +23,19 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
                     summary_money(plan.gpu.usd_per_hour) + "/h (" + plan.gpu.price_source + ")";
   if (e.workers > 1) gpu += ", " + std::to_string(e.workers) + " workers";
   out.push_back(gpu);
+  if (!plan.fallbacks.empty()) {  // Plan::fallbacks, short: the first few
+    constexpr size_t kShown = 3;
+    std::string f = "  fallback: a worker the chosen offer has no pod for goes to ";
+    for (size_t i = 0; i < plan.fallbacks.size() && i < kShown; ++i) {
+      const Offer& o = plan.fallbacks[i].offer;
+      f += (i ? ", " : "") + o.provider + " " + o.gpu_type +
+           (o.region.empty() ? "" : " in " + o.region) + " at " +
+           summary_money(plan.fallbacks[i].price) + "/h";
+    }
+    if (plan.fallbacks.size() > kShown)
+      f += " (or " + std::to_string(plan.fallbacks.size() - kShown) + " more)";
+    out.push_back(f + ", the first with capacity");
+  }
   out.push_back(
       "  volume:  " + spec.volume.name + " (" + std::to_string(spec.volume.size_gb) + " GB), " +
       (plan.warm_volume ? "warm (an earlier job of this pipeline used it)" : "cold") +

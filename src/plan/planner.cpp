@@ -150,6 +150,38 @@ std::string too_few_gpus(const std::vector<Candidate>& candidates) {
          " in all); no offer has that many (the largest has " + std::to_string(largest) + ")";
 }
 
+bool same_fleet_offer(const Offer& a, const Offer& b) {
+  return a.provider == b.provider && a.gpu_type == b.gpu_type && a.gpu_count == b.gpu_count &&
+         a.region == b.region;
+}
+
+// Plan::fallbacks: the candidates after the chosen one that can run the same width `k`.
+std::vector<FleetFallback> fleet_fallbacks(const PipelineSpec& spec,
+                                           const std::vector<Candidate>& candidates) {
+  std::vector<FleetFallback> out;
+  const Candidate& chosen = candidates.front();
+  const int k = chosen.workers;
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    if (!c.rejected.empty() || !c.shape || same_fleet_offer(c.offer, chosen.offer) ||
+        c.offer.gpu_count != chosen.offer.gpu_count)  // a worker's pod is the chosen shape
+      continue;
+    bool dup = false;
+    for (const FleetFallback& f : out) dup |= same_fleet_offer(f.offer, c.offer);
+    if (dup) continue;
+    for (const WidthPoint& p : width_curve(c, spec.resources.max_usd_per_hour)) {
+      if (p.workers != k || !p.allowed) continue;
+      if (spec.budget.max_usd && p.usd > *spec.budget.max_usd) continue;
+      out.push_back({c.offer, c.price, p.usd / k});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const FleetFallback& a, const FleetFallback& b) {
+    return a.worker_usd < b.worker_usd;
+  });
+  if (out.size() > kMaxFleetFallbacks) out.resize(kMaxFleetFallbacks);
+  return out;
+}
+
 }  // namespace
 
 Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
@@ -269,7 +301,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     }
     // Candidates come cheapest first; with the CPU hand-off added, keep the cheapest whole job.
     if (!best || e.usd < best->estimate.usd) {
-      best = Plan{c.offer, cpu, handoff, prepare, e, in.warm_volume, {}, {}, {}, {}};
+      best = Plan{c.offer, cpu, handoff, prepare, e, in.warm_volume, {}, {}, {}, {}, {}, 0};
       best_index = i;
     }
   }
@@ -313,6 +345,14 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   }
   best->notes = std::move(notes);
   best->curve = width_curve(candidates[0], spec.resources.max_usd_per_hour);
+  if (candidates[0].workers > 1) {
+    best->worker_usd = candidates[0].usd / candidates[0].workers;
+    if (const auto& c0 = candidates[0]; c0.shape)
+      for (const WidthShape& w : c0.shape->curve)
+        if (w.workers == c0.workers) best->worker_usd = w.billed_s / 3600.0 * c0.price / w.workers;
+    // Several providers allowed: where a worker goes when the chosen offer runs out of pods.
+    if (in.providers.size() > 1) best->fallbacks = fleet_fallbacks(spec, candidates);
+  }
   best->candidates = std::move(candidates);
   return std::move(*best);
 }

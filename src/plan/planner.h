@@ -37,6 +37,13 @@ struct Estimate {
   double calibration_factor = 1;
 };
 
+// Where a wide job's worker goes when the chosen offer cannot give it a pod (Plan::fallbacks).
+struct FleetFallback {
+  Offer offer;
+  double price = 0;       // $/hour of one pod as planned (spot when asked for and offered)
+  double worker_usd = 0;  // one worker's estimated GPU cost on it, at the plan's width
+};
+
 struct Plan {
   Offer gpu;
   std::optional<Offer> cpu;  // set when the spec has an upload step
@@ -61,7 +68,18 @@ struct Plan {
   // The plan's image line (plan/image_pull.h, image_pull_note): "runpod/pytorch:2.1 7.9 GB
   // (registry), pull ~79 s at 100 MB/s prior"; "" when nothing was looked up or pulled.
   std::string image_pull = {};
+  // A wide plan whose spec allows several providers: capacity is learned only at create (no
+  // provider API gives a pod count), so a worker whose pod the chosen offer cannot give goes to
+  // the first of these that can, possibly on another provider (job/worker_fleet.h). The
+  // next-cheapest priced candidates, any allowed provider, at the plan's width, each meeting the
+  // deadline, max $/hour and budget.max_usd on its own; cheapest first, at most
+  // kMaxFleetFallbacks. Empty for one worker or one provider.
+  std::vector<FleetFallback> fallbacks;
+  // One worker's estimated GPU cost on the chosen offer (what a fallback's cost is told against).
+  double worker_usd = 0;
 };
+
+inline constexpr size_t kMaxFleetFallbacks = 6;
 
 // Expected utilization (compute / billed) below this is flagged as over-provisioned.
 inline constexpr double kLowUtilization = 0.70;

@@ -23,6 +23,12 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
   f.billing_increment_s = rule.increment_s > 0 ? rule.increment_s : 1;
   f.billing_minimum_s = rule.minimum_s;
   f.billing_unit = rule.unit;
+  for (const FleetFallback& fb : plan.fallbacks)
+    if (fb.offer.provider != plan.gpu.provider) {
+      const BillingRule& r = traits_of(fb.offer).billing;
+      f.billing_by_provider[fb.offer.provider] = {r.increment_s > 0 ? r.increment_s : 1,
+                                                  r.minimum_s};
+    }
   f.budget_usd = spec.budget.max_usd;
   f.deadline_s = spec.budget.deadline_seconds;
   f.max_runtime_s = spec.budget.max_runtime_seconds;
@@ -71,6 +77,8 @@ std::string report_facts_to_json(const ReportFacts& f) {
   put(j, "budget_usd", f.budget_usd);
   put(j, "deadline_s", f.deadline_s);
   put(j, "max_runtime_s", f.max_runtime_s);
+  for (const auto& [provider, rule] : f.billing_by_provider)
+    j["billing_by_provider"][provider] = {{"increment_s", rule.first}, {"minimum_s", rule.second}};
   if (f.workers > 1) {
     j["workers"] = f.workers;
     j["split_items"] = f.split_items;
@@ -122,6 +130,11 @@ ReportFacts report_facts_from_json(const std::string& text) {
   f.prepare_est_usd = j.number_or("prepare_est_usd", 0.0);
   f.prepare_download_bytes = j.number_or("prepare_download_bytes", 0.0);
   f.image_bytes = j.number_or("image_bytes", 0.0);
+  if (const JsonValue* by = j.find("billing_by_provider"); by && by->is_object())
+    for (const auto& [provider, rule] : by->members())
+      if (rule.is_object() && rule.number_or("increment_s", 0) > 0)
+        f.billing_by_provider[provider] = {rule.number_or("increment_s", 1),
+                                           rule.number_or("minimum_s", 0)};
   return f;
 }
 

@@ -3,8 +3,10 @@
 // instead of asking today's catalog or prices, so a report never changes after the fact.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "burst/spec.h"
 #include "plan/planner.h"
@@ -21,6 +23,9 @@ struct ReportFacts {
   double billing_increment_s = 0;
   double billing_minimum_s = 0;
   std::string billing_unit;
+  // The other providers a wide job's workers may run on (Plan::fallbacks): each one's rule,
+  // {increment_s, minimum_s}, so a pod there is billed by its own provider's rule. Empty: none.
+  std::map<std::string, std::pair<double, double>> billing_by_provider;
   std::optional<double> budget_usd;     // budget.max_usd
   std::optional<double> deadline_s;     // budget.deadline_seconds
   std::optional<double> max_runtime_s;  // budget.max_runtime_seconds

@@ -1,5 +1,8 @@
 #include "report/job_report.h"
 
+#include <cstdio>
+#include <string_view>
+
 #include "json/json_value.h"
 #include "plan/billing.h"
 #include "plan/handoff.h"
@@ -54,8 +57,13 @@ void price_pods(JobReport& r, std::vector<PodRecord> pods) {
     c.confirmed_deleted = c.pod.state == PodRecordState::kDeleted || failed;
     const int64_t end = c.pod.deleted_ms ? c.pod.deleted_ms : r.as_of_ms;
     c.lifetime_s = failed ? 0 : std::max<int64_t>(0, end - c.pod.created_ms) / 1000.0;
-    // No recorded rule (older jobs): the measured lifetime, as reports always showed it.
-    c.billed_s = rule.increment_s > 0 ? billed_seconds(rule, c.lifetime_s) : c.lifetime_s;
+    // No recorded rule (older jobs): the measured lifetime, as reports always showed it. A pod
+    // a fleet fallback put on another provider: that provider's rule (ReportFacts).
+    BillingRule own = rule;
+    if (auto it = r.facts.billing_by_provider.find(c.pod.provider);
+        it != r.facts.billing_by_provider.end())
+      own = {it->second.first, it->second.second, "", ""};
+    c.billed_s = own.increment_s > 0 ? billed_seconds(own, c.lifetime_s) : c.lifetime_s;
     c.usd = c.billed_s / 3600.0 * c.pod.usd_per_hour;
     any_created = any_created || !failed;
     r.rounding_s += c.billed_s - c.lifetime_s;
@@ -114,6 +122,10 @@ void read_phases(JobReport& r) {
   read_prepare(r);
 }
 
+// What a worker's provision row says before the line of a fleet fallback; the runner writes it
+// (kDeviationMarker in job/job_phases.h: the report reads rows, not the runner's headers).
+constexpr const char* kWorkerDeviationMarker = "deviated from the plan: ";
+
 // The worker index of a phase row's detail "w<i>: ...", or -1.
 int worker_of_detail(const std::string& detail) {
   if (detail.size() < 3 || detail[0] != 'w') return -1;
@@ -137,9 +149,12 @@ void read_workers(JobReport& r) {
   for (const PodCost& c : r.pods) {
     auto parts = parse_pod_name(c.pod.name);
     std::optional<int> i = parts ? worker_of_role(parts->role) : std::nullopt;
-    if (!i || *i >= k) continue;
+    if (!i || *i >= k || c.pod.state == PodRecordState::kCreateFailed) continue;
     WorkerRow& w = r.workers[static_cast<size_t>(*i)];
     w.pods.push_back(c.pod.pod_id.empty() ? c.pod.name : c.pod.pod_id);
+    char price[32];
+    std::snprintf(price, sizeof price, "$%.2f/h", c.pod.usd_per_hour);
+    w.where.push_back(c.pod.provider + " " + c.pod.gpu_type + " at " + price);
     w.billed_s += c.billed_s;
     w.usd += c.usd;
   }
@@ -152,6 +167,10 @@ void read_workers(JobReport& r) {
       w.cold_start_s += s;
     if (p.phase == Phase::kSync) w.sync_s += s;
     if (p.phase == Phase::kPull) w.pull_s += s;
+    // The fleet fallback's line (job/job_phases.h kDeviationMarker): the last one stands.
+    if (const size_t at = p.detail.find(kWorkerDeviationMarker);
+        p.phase == Phase::kProvision && at != std::string::npos)
+      w.deviation = p.detail.substr(at + std::string_view(kWorkerDeviationMarker).size());
     if (p.phase == Phase::kRun) {
       w.run_s += s;
       w.outcome = to_string(p.outcome);

@@ -40,9 +40,14 @@ struct RecordedEstimate {
 // of its phase rows (those whose detail starts "w<i>: "), its cost and utilization.
 struct WorkerRow {
   int index = 0;
-  std::vector<std::string> pods;  // provider ids, in creation order
-  long items = 0;                 // its shard's size; 0 when the job had no item count
-  double cold_start_s = 0;        // provision + wait-for-ssh + setup
+  std::vector<std::string> pods;  // provider ids, in creation order (created pods only)
+  // Per pod, in the same order: "<provider> <GPU type> at $<price>/h" (a fleet fallback may put
+  // a worker on another provider than the plan's).
+  std::vector<std::string> where;
+  // Why its pod is not where the plan said (the fallback's line, job/worker_fleet.h); "" if it is.
+  std::string deviation;
+  long items = 0;           // its shard's size; 0 when the job had no item count
+  double cold_start_s = 0;  // provision + wait-for-ssh + setup
   double sync_s = 0;
   double run_s = 0;
   double pull_s = 0;

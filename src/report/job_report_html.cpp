@@ -140,7 +140,8 @@ std::string report_html(const JobReport& r) {
          "<th>utilization</th><th>run outcome</th></tr>";
     for (const WorkerRow& w : r.workers) {
       std::string pods;
-      for (const auto& id : w.pods) pods += (pods.empty() ? "" : ", ") + id;
+      for (size_t i = 0; i < w.pods.size(); ++i)
+        pods += (i ? ", " : "") + w.pods[i] + (i < w.where.size() ? " (" + w.where[i] + ")" : "");
       o << row({"w" + std::to_string(w.index), pods, std::to_string(w.items), secs(w.cold_start_s),
                 secs(w.sync_s), secs(w.run_s), secs(w.pull_s), secs(w.billed_s), money(w.usd),
                 w.utilization ? fixed(*w.utilization * 100, 0) + "%" : "-", w.outcome});

@@ -127,8 +127,12 @@ std::string report_json(const JobReport& r) {
     for (const WorkerRow& w : r.workers) {
       json pods = json::array();
       for (const auto& id : w.pods) pods.push_back(id);
+      json where = json::array();
+      for (const auto& x : w.where) where.push_back(x);
       rows.push_back({{"index", w.index},
                       {"pods", pods},
+                      {"where", where},
+                      {"deviation", w.deviation},
                       {"items", w.items},
                       {"cold_start_s", w.cold_start_s},
                       {"sync_s", w.sync_s},
@@ -230,7 +234,9 @@ std::string report_markdown(const JobReport& r) {
          "| run outcome |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const WorkerRow& w : r.workers) {
       std::string pods;
-      for (const auto& id : w.pods) pods += (pods.empty() ? "`" : ", `") + id + "`";
+      for (size_t i = 0; i < w.pods.size(); ++i)
+        pods += (i ? ", `" : "`") + w.pods[i] + "`" +
+                (i < w.where.size() ? " (" + w.where[i] + ")" : "");
       o << "| w" << w.index << " | " << pods << " | " << w.items << " | " << secs(w.cold_start_s)
         << " | " << secs(w.sync_s) << " | " << secs(w.run_s) << " | " << secs(w.pull_s) << " | "
         << secs(w.billed_s) << " | " << money(w.usd) << " | "
@@ -238,6 +244,13 @@ std::string report_markdown(const JobReport& r) {
         << " |\n";
     }
     o << "\n";
+    for (const WorkerRow& w : r.workers)  // where a fleet fallback moved a worker, and why
+      if (!w.deviation.empty()) o << "- w" << w.index << ": " << w.deviation << "\n";
+    for (const WorkerRow& w : r.workers)
+      if (!w.deviation.empty()) {
+        o << "\n";
+        break;
+      }
   }
   if (r.facts.budget_usd || r.facts.deadline_s) {
     o << "## Budget\n\n";
@@ -285,8 +298,9 @@ std::string report_summary(const JobReport& r) {
   for (const WorkerRow& w : r.workers) {
     o << "  w" << w.index << ": ";
     if (w.items > 0) o << w.items << " items, ";
-    o << w.pods.size() << (w.pods.size() == 1 ? " pod" : " pods") << ", run " << secs(w.run_s)
-      << " of " << secs(w.billed_s) << " billed ("
+    o << w.pods.size() << (w.pods.size() == 1 ? " pod" : " pods");
+    if (!w.where.empty()) o << " (" << w.where.back() << ")";
+    o << ", run " << secs(w.run_s) << " of " << secs(w.billed_s) << " billed ("
       << (w.utilization ? fixed(*w.utilization * 100, 0) + "%" : "-") << "), " << money(w.usd)
       << ", " << w.outcome << "\n";
   }

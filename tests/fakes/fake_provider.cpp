@@ -25,10 +25,11 @@ bool FakeProvider::exists_named(const std::string& name) const {
 
 Pod FakeProvider::make_pod(const std::string& name, PodState state, const std::string& gpu_type) {
   Pod p;
-  p.id = "p" + std::to_string(next_id_++);
+  const std::string n = std::to_string(next_id_++);
+  p.id = id_prefix + n;
   p.name = name;
   p.state = state;
-  p.ssh = SshEndpoint{"10.0.0." + p.id.substr(1), 22, "root"};
+  p.ssh = SshEndpoint{"10." + std::to_string(host_net) + ".0." + n, 22, "root"};
   p.gpu_type = gpu_type;
   p.usd_per_hour = 1.0;
   Entry e;

@@ -46,6 +46,11 @@ class FakeProvider : public Provider {
   std::vector<Offer> gpu_offers;
   std::vector<Offer> cpu_offers;
 
+  // A second fake in one test: its pods' ids ("<id_prefix>1", ...) and SSH hosts
+  // ("10.<host_net>.0.1", ...) differ from the first's.
+  std::string id_prefix = "p";
+  int host_net = 0;
+
   // --- Record ----------------------------------------------------------------------------------
   std::vector<std::string> calls_;
   std::vector<PodRequest> requests_;

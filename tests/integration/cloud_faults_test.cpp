@@ -280,6 +280,32 @@ TEST_P(Faulted, NoCapacityShowsInOffersAndCreateSaysSo) {
   EXPECT_TRUE(live().empty());
 }
 
+// Faults::capacity (a count per GPU type, learned only at create as on the real APIs): that many
+// pods are made, the next create is refused the provider's published no-capacity way
+// (kNoCapacity, nothing made), and a deleted pod frees its place.
+TEST_P(Faulted, ACapacityCountLetsThatManyPodsThroughThenRefusesAsNoCapacity) {
+  Faults f;
+  f.capacity = {{c_.no_capacity_id, 1}};
+  set(f);
+  const PodRequest first = request("gpu0");
+  PodRecord rec0 = record("gpu0");
+  auto made = create(first, &rec0);
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  const PodRequest second = request("gpu1");
+  PodRecord rec1 = record("gpu1");
+  auto refused = create(second, &rec1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kNoCapacity) << refused.error().message;
+  EXPECT_EQ(rec1.state, PodRecordState::kCreateFailed);
+  EXPECT_EQ(pods_named(second.name), 0);
+  ASSERT_TRUE(verify_delete(&rec0).ok());
+  PodRecord rec2 = record("gpu1");
+  auto again = create(second, &rec2);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_TRUE(verify_delete(&rec2).ok());
+  EXPECT_TRUE(live().empty());
+}
+
 TEST_P(Faulted, AuthFailureSaysTheKeyWasRefusedWithoutShowingIt) {
   PodRequest req = request();  // its volume exists before the key is refused
   Faults f;

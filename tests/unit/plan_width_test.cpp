@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "plan/billing.h"
+#include "plan/plan_summary.h"
 #include "plan/planner.h"
 #include "registry.h"
+#include "report/job_facts.h"
 
 namespace burst {
 namespace {
@@ -294,6 +296,63 @@ TEST(PlanReasons, EveryCandidateNotChosenSaysWhy) {
   EXPECT_EQ(plan->candidates[2].offer.gpu_type, "H100_SXM");
   EXPECT_EQ(why_not_chosen(*plan, plan->candidates[2]),
             "H100_SXM is not in resources.gpus; costs 5.0x the chosen plan ($2.0500 vs $0.4100)");
+}
+
+// A wide plan whose spec allows two providers lists the fleet's fallbacks (Plan::fallbacks):
+// the next-cheapest candidates at the same width, any allowed provider, each meeting the
+// deadline and the budget on its own, cheapest first; `burst plan` and `burst run` print them in
+// the one summary.
+TEST(PlanFallbacks, AWidePlanOverTwoProvidersListsTheNextCheapestAtItsWidth) {
+  PipelineSpec spec = items_spec(20, 2);
+  spec.budget.deadline_seconds = 30;  // 2 workers (ADeadlineForcesMoreWorkers)
+  spec.budget.max_usd = 0.08;
+  PlanInput in = one_offer(10);
+  in.providers = {"runpod", "vast"};
+  in.gpu_offers.push_back(offer("vast", "RTX_4090", 4.0));  // $0.0667 at 2 workers
+  in.gpu_offers.push_back(offer("vast", "RTX_4090", 6.0));  // $0.10: over the budget
+  in.gpu_offers.back().region = "m2";
+  in.gpu_offers.push_back(offer("runpod", "RTX_4090", 3.8));  // another data centre
+  in.gpu_offers.back().region = "EU-RO-1";
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->estimate.workers, 2);
+  EXPECT_EQ(plan->gpu.provider, "runpod");
+  EXPECT_NEAR(plan->worker_usd, 0.030, 1e-9);
+  ASSERT_EQ(plan->fallbacks.size(), 2u);
+  EXPECT_EQ(plan->fallbacks[0].offer.region, "EU-RO-1");
+  EXPECT_NEAR(plan->fallbacks[0].worker_usd, 30 * 3.8 / 3600, 1e-9);
+  EXPECT_EQ(plan->fallbacks[1].offer.provider, "vast");
+  EXPECT_DOUBLE_EQ(plan->fallbacks[1].price, 4.0);
+  bool shown = false;
+  for (const std::string& line : plan_summary_lines(spec, *plan))
+    if (line.rfind("  fallback:", 0) == 0) {
+      shown = true;
+      EXPECT_EQ(line,
+                "  fallback: a worker the chosen offer has no pod for goes to runpod RTX_4090 in "
+                "EU-RO-1 at $3.80/h, vast RTX_4090 at $4.00/h, the first with capacity");
+    }
+  EXPECT_TRUE(shown);
+  // The report bills a pod on a fallback's provider by that provider's rule.
+  const ReportFacts facts =
+      report_facts_from_json(report_facts_to_json(report_facts_from_plan(spec, *plan)));
+  ASSERT_EQ(facts.billing_by_provider.count("vast"), 1u);
+  EXPECT_DOUBLE_EQ(facts.billing_by_provider.at("vast").first,
+                   billing_rule("vast").increment_s > 0 ? billing_rule("vast").increment_s : 1);
+}
+
+// One provider allowed: no fallback, and the summary is what it was.
+TEST(PlanFallbacks, ASingleProviderPlanHasNone) {
+  PipelineSpec spec = items_spec(20, 2);
+  spec.budget.deadline_seconds = 30;
+  PlanInput in = one_offer(10);
+  in.gpu_offers.push_back(offer("runpod", "RTX_4090", 3.8));
+  in.gpu_offers.back().region = "EU-RO-1";
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->estimate.workers, 2);
+  EXPECT_TRUE(plan->fallbacks.empty());
+  for (const std::string& line : plan_summary_lines(spec, *plan))
+    EXPECT_EQ(line.find("fallback"), std::string::npos) << line;
 }
 
 }  // namespace

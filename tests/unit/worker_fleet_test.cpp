@@ -132,6 +132,38 @@ class WorkerFleetTest : public ::testing::Test {
     offer_.gpu_count = 1;
     offer_.usd_per_hour = 0.5;
     offer_.price_source = "offline table";  // not re-checked against live offers
+    vast_.id_prefix = "v";  // its pods are not the first fake's (ids, SSH hosts 10.1.0.N)
+    vast_.host_net = 1;
+  }
+
+  // The plan's fleet fallback (Plan::fallbacks) on the second provider, same GPU type.
+  FleetFallback fallback_on_vast(double usd_per_hour) {
+    FleetFallback f;
+    f.offer = offer_;
+    f.offer.provider = vast_.name();
+    f.offer.usd_per_hour = usd_per_hour;
+    f.price = usd_per_hour;
+    f.worker_usd = 0.012;
+    return f;
+  }
+  // The provider has capacity for `n` GPU pods: a create beyond that is refused as a full
+  // provider refuses it (kNoCapacity, nothing made). Capacity shows only at create.
+  static void cap_capacity(FakeProvider& p, int n) {
+    p.on_create = [&p, n](const PodRequest&) {
+      if (static_cast<int>(p.list_pods().value().size()) >= n)
+        p.create_errors.push_back(make_error(
+            ErrorCode::kNoCapacity, "HTTP 400: There are no longer any instances available"));
+    };
+  }
+  FakeProvider& provider_of(const PodRecord& r) {
+    return r.provider == vast_.name() ? vast_ : provider_;
+  }
+  // Pods created (not refused) on `p`, by the store's rows.
+  int made_on(const FakeProvider& p) {
+    int n = 0;
+    for (const auto& r : pods())
+      n += r.provider == p.name() && r.state != PodRecordState::kCreateFailed;
+    return n;
   }
 
   JobResult run(int workers, bool reattach = false) {
@@ -143,6 +175,8 @@ class WorkerFleetTest : public ::testing::Test {
     in.plan.gpu = offer_;
     in.plan.estimate.workers = workers;
     in.plan.prepare = plan_prepare_;
+    in.plan.fallbacks = fallbacks_;
+    in.plan.worker_usd = 0.01;
     if (code.ok()) in.code = *code;
     in.ssh_public_key = "ssh-ed25519 AAAA test";
     in.has_items_file = true;
@@ -151,6 +185,7 @@ class WorkerFleetTest : public ::testing::Test {
     ReportFacts facts;  // as app/run_job.cpp records them
     facts.workers = workers;
     facts.split_items = static_cast<long>(items_.size());
+    facts.billing_by_provider = billing_by_provider_;
     in.facts_json = report_facts_to_json(facts);
     JobDeps deps{*store_,
                  clock_,
@@ -159,6 +194,7 @@ class WorkerFleetTest : public ::testing::Test {
                  console_,
                  config_,
                  [this] { return interrupts_.load(); }};
+    deps.providers = {{provider_.name(), &provider_}, {vast_.name(), &vast_}};
     return JobRunner(deps, in).run();
   }
 
@@ -181,12 +217,13 @@ class WorkerFleetTest : public ::testing::Test {
     for (const auto& r : pods()) {
       if (r.state == PodRecordState::kCreateFailed) continue;
       EXPECT_EQ(r.state, PodRecordState::kDeleted) << r.name;
-      auto now = provider_.get_pod(r.pod_id);
+      auto now = provider_of(r).get_pod(r.pod_id);  // each provider's own state
       EXPECT_TRUE(!now.ok() && now.error().code == ErrorCode::kNotFound) << r.pod_id;
     }
     EXPECT_TRUE(store_->live_pods().value().empty());
-    const auto listed = provider_.list_pods().value();
-    for (const auto& p : listed) ADD_FAILURE() << p.id << " still listed";
+    for (FakeProvider* provider : {&provider_, &vast_})
+      for (const auto& p : provider->list_pods().value())
+        ADD_FAILURE() << provider->name() << " " << p.id << " still listed";
   }
   std::vector<PodRecord> pods() { return store_->pods_of_job(kJob).value(); }
   std::optional<PrepareChoice> plan_prepare_;  // the plan's prepare decision, when the spec has one
@@ -205,6 +242,9 @@ class WorkerFleetTest : public ::testing::Test {
   TempDir dir_;
   FakeClock clock_;
   FakeProvider provider_;
+  FakeProvider vast_{"vast"};             // a second provider: the fleet's fallback
+  std::vector<FleetFallback> fallbacks_;  // the plan's, for the workers
+  std::map<std::string, std::pair<double, double>> billing_by_provider_;  // ReportFacts
   std::unique_ptr<Store> store_;
   std::unique_ptr<PodPerHost> pods_;
   QuietConsole console_;
@@ -581,6 +621,158 @@ TEST_F(WorkerFleetTest, SummedCostOverBudgetStopsEveryWorker) {
   auto report = build_job_report(*store_, kJob, clock_.now());
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->outcome, "budget-stop");
+}
+
+// Issue 19's workers across providers: the chosen provider has capacity for 2 GPU pods (learned
+// only at create). Workers 3 and 4 go to the plan's fallback on the second provider, each after
+// one line saying what changed, why and what it costs, printed before its create there. Every
+// item comes home once, every pod on both providers is deleted and verified at its own provider,
+// and the report's worker rows name each worker's provider, GPU type and price.
+TEST_F(WorkerFleetTest, WorkersTheChosenProviderHasNoPodForRunOnTheFallbackProvider) {
+  cap_capacity(provider_, 2);
+  fallbacks_ = {fallback_on_vast(0.55)};
+  billing_by_provider_ = {{"vast", {60, 0}}};  // the report bills its pods per minute
+  vast_.on_delete = [&](const std::string&) { clock_.advance(std::chrono::seconds(1)); };
+  std::atomic<int> said_before{0};
+  vast_.on_create = [&](const PodRequest& req) {
+    const int w = worker_of_role(req.name.substr(req.name.rfind('-') + 1)).value_or(-1);
+    said_before += console_.saw("[w" + std::to_string(w) +
+                                "] fake has no RTX_4090 left (provider said: HTTP 400: There are "
+                                "no longer any instances available); w" +
+                                std::to_string(w) +
+                                " runs on vast RTX_4090 at $0.55/h instead of $0.50/h "
+                                "(+$0.0020 estimated)");
+  };
+  JobResult r = run(4);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_EQ(made_on(provider_), 2);
+  EXPECT_EQ(made_on(vast_), 2);
+  EXPECT_EQ(said_before, 2) << console_.text();
+  expect_every_item_exactly_once();
+  expect_every_pod_deleted_and_verified();
+  for (const auto& p : pods()) {  // each pod billed at its own offer's price
+    if (p.state != PodRecordState::kCreateFailed) {
+      EXPECT_DOUBLE_EQ(p.usd_per_hour, p.provider == "vast" ? 0.55 : 0.5) << p.name;
+    }
+  }
+
+  auto report = build_job_report(*store_, kJob, clock_.now());
+  ASSERT_TRUE(report.ok());
+  ASSERT_EQ(report->workers.size(), 4u);
+  int on_vast = 0, on_fake = 0;
+  for (const WorkerRow& w : report->workers) {
+    ASSERT_EQ(w.where.size(), 1u) << "a refused create is no pod of the worker's";
+    on_vast += w.where[0] == "vast RTX_4090 at $0.55/h";
+    on_fake += w.where[0] == "fake RTX_4090 at $0.50/h";
+    // Each pod billed by its own provider's rule: a minute on vast, the lifetime on the fake.
+    if (w.where[0].rfind("vast", 0) == 0) {
+      EXPECT_DOUBLE_EQ(w.billed_s, 60) << w.index;
+    } else {
+      EXPECT_LT(w.billed_s, 60) << w.index;
+    }
+    EXPECT_EQ(w.deviation.empty(), w.where[0].rfind("fake", 0) == 0) << w.deviation;
+    EXPECT_EQ(w.outcome, "ok");
+  }
+  EXPECT_EQ(on_vast, 2);
+  EXPECT_EQ(on_fake, 2);
+  const std::string md = report_markdown(*report);
+  EXPECT_NE(md.find(" (vast RTX_4090 at $0.55/h) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("runs on vast RTX_4090 at $0.55/h instead of $0.50/h"), std::string::npos)
+      << md;
+}
+
+// A worker on the fallback provider is killed mid-run: its shard runs again on a new pod where
+// capacity is (the chosen provider is still full: the fallback again), and the job succeeds.
+TEST_F(WorkerFleetTest, AWorkerKilledOnTheFallbackProviderIsRetriedWhereCapacityIs) {
+  cap_capacity(provider_, 2);
+  fallbacks_ = {fallback_on_vast(0.55)};
+  // The fallback's pods are the hosts 10.1.0.N: the first run there kills itself (SIGKILL).
+  spec_.run = "case \"$PWD\" in */10.1.0.*) if mkdir '" + dir_.path() +
+              "/killed' 2>/dev/null; then echo dying; kill -9 $$; fi;; esac\n" + spec_.run;
+  JobResult r = run(4);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  EXPECT_TRUE(console_.saw("failed (run: exited with status 137); its shard runs again"))
+      << console_.text();
+  EXPECT_EQ(made_on(provider_), 2);
+  EXPECT_EQ(made_on(vast_), 3) << "two workers and the retry";
+  expect_every_item_exactly_once();
+  expect_every_pod_deleted_and_verified();
+}
+
+TEST_F(WorkerFleetTest, WithNoRetriesAFailedWorkerOnTheFallbackFailsTheJobAndNoPodIsLeft) {
+  spec_.resources.worker_retries = 0;
+  cap_capacity(provider_, 2);
+  fallbacks_ = {fallback_on_vast(0.55)};
+  // The fallback's workers fail once the chosen provider's two are inside their run step (a
+  // stop that races a step's start is not what this test is about).
+  const std::string marks = dir_.path() + "/started";
+  std::filesystem::create_directories(marks);
+  spec_.run =
+      "case \"$PWD\" in */10.1.0.*)\n"
+      "  for i in $(seq 200); do [ $(ls '" +
+      marks +
+      "' | wc -l) -ge 2 ] && break; "
+      "sleep 0.05; done; exit 3;;\n"
+      "esac\ntouch '" +
+      marks + "'/$BURST_WORKER_INDEX\nsleep 30\n" + spec_.run;
+  const auto start = std::chrono::steady_clock::now();
+  JobResult r = run(4);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20))
+      << "the other workers were stopped, not waited for";
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_NE(r.error.find(": run: exited with status 3"), std::string::npos) << r.error;
+  EXPECT_EQ(made_on(vast_), 2);
+  expect_every_pod_deleted_and_verified();
+}
+
+// The budget holds across providers: one worker's pod on each provider ($18/h each). Once both
+// run steps have started, 30 s pass: each pod alone has then accrued under budget.max_usd ($0.30
+// with the 30 s stop margin), the two together cross it, so only the job-wide sum of both
+// providers' pods, each at its own price, can stop them. (The time passes only once both steps
+// are running: a stop that races a step's start is not what this test is about.)
+TEST_F(WorkerFleetTest, SummedCostOfPodsOnTwoProvidersOverBudgetStopsAndDeletesThemAll) {
+  offer_.usd_per_hour = 18;
+  cap_capacity(provider_, 1);
+  fallbacks_ = {fallback_on_vast(18)};
+  spec_.budget.max_usd = 0.5;
+  spec_.run = "echo started\nsleep 30\n" + spec_.run;
+  std::atomic<int> started{0};
+  console_.on_line = [&](const std::string& line) {
+    if (line.find("] started") != std::string::npos && ++started == 2)
+      clock_.advance(std::chrono::seconds(30));
+  };
+  const auto start = std::chrono::steady_clock::now();
+  JobResult r = run(2);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20))
+      << "stopped, not waited for\n"
+      << console_.text();
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_NE(r.error.find("stopped by budget"), std::string::npos) << r.error;
+  EXPECT_EQ(made_on(provider_), 1);
+  EXPECT_EQ(made_on(vast_), 1);
+  expect_every_pod_deleted_and_verified();
+  auto report = build_job_report(*store_, kJob, clock_.now());
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->outcome, "budget-stop");
+}
+
+// Ctrl-C across providers: once all four workers (two on each provider) are inside their run
+// step, one stop request stops them all, and every pod on both providers is deleted and verified.
+TEST_F(WorkerFleetTest, CtrlCStopsTheWorkersOnBothProvidersAndDeletesEveryPod) {
+  cap_capacity(provider_, 2);
+  fallbacks_ = {fallback_on_vast(0.55)};
+  spec_.run = "echo started\nsleep 30\n" + spec_.run;
+  std::atomic<int> started{0};
+  console_.on_line = [&](const std::string& line) {
+    if (line.find("] started") != std::string::npos && ++started == 4) interrupts_ = 1;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  JobResult r = run(4);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(r.state, JobState::kInterrupted) << r.error;
+  EXPECT_EQ(made_on(provider_), 2);
+  EXPECT_EQ(made_on(vast_), 2) << "a stop is never retried";
+  expect_every_pod_deleted_and_verified();
 }
 
 }  // namespace
