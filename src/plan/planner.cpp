@@ -301,7 +301,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     }
     // Candidates come cheapest first; with the CPU hand-off added, keep the cheapest whole job.
     if (!best || e.usd < best->estimate.usd) {
-      best = Plan{c.offer, cpu, handoff, prepare, e, in.warm_volume, {}, {}, {}, {}, {}, 0};
+      best = Plan{c.offer, cpu, handoff, prepare, e, in.warm_volume, {}, {}, {}, {}};
       best_index = i;
     }
   }

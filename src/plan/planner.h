@@ -74,7 +74,7 @@ struct Plan {
   // next-cheapest priced candidates, any allowed provider, at the plan's width, each meeting the
   // deadline, max $/hour and budget.max_usd on its own; cheapest first, at most
   // kMaxFleetFallbacks. Empty for one worker or one provider.
-  std::vector<FleetFallback> fallbacks;
+  std::vector<FleetFallback> fallbacks = {};
   // One worker's estimated GPU cost on the chosen offer (what a fallback's cost is told against).
   double worker_usd = 0;
 };
