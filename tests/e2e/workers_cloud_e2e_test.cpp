@@ -62,6 +62,9 @@ std::string wide_spec(const WideCloud& c, const std::string& extra_resources,
          "artefacts:\n  - {remote: done-*.txt, local: ./got}\n";
 }
 
+// Names the parameter in test listings (ctest -N) by its provider, not its raw bytes.
+void PrintTo(const WideCloud& c, std::ostream* os) { *os << c.provider; }
+
 class E2EWorkersCloud : public ::testing::TestWithParam<WideCloud> {
  protected:
   void SetUp() override {
