@@ -303,11 +303,17 @@ Status delete_job_pods(JobDeps& deps, const std::string& job_id) {
   for (PodRecord& p : *pods) {
     if (!may_exist(p.state)) continue;
     deps.console.line("deleting " + p.role + " pod " + (p.pod_id.empty() ? p.name : p.pod_id));
-    // Each pod through its own provider (a fleet fallback may have put it on another).
+    // Each pod through its own provider (a fleet fallback may have put it on another). Never
+    // through another one: its "not found" would read as deleted while the pod bills on.
     Provider* provider = &deps.provider;
-    if (auto it = deps.providers.find(p.provider);
-        p.provider != deps.provider.name() && it != deps.providers.end() && it->second)
-      provider = it->second;
+    if (p.provider != deps.provider.name()) {
+      auto it = deps.providers.find(p.provider);
+      provider = it != deps.providers.end() ? it->second : nullptr;
+    }
+    if (!provider) {
+      left += (left.empty() ? "" : ", ") + p.name + " (on " + p.provider + ")";
+      continue;
+    }
     if (Status st = delete_and_verify(deps.store, *provider, deps.clock, &p, deps.faults); !st.ok())
       left += (left.empty() ? "" : ", ") + p.name;
   }
