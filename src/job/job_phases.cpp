@@ -288,6 +288,12 @@ Outcome JobPhases::provision_fallback(const Offer& refused, const std::string& w
       add_tried();
       continue;
     }
+    if (f.offer.provider != d_.provider.name() && !d_.providers.count(f.offer.provider)) {
+      last = f.offer;  // a provider this job holds no client of (none configured): never create
+      last_why = "not configured for this job";
+      add_tried();
+      continue;
+    }
     // One line before the create: what changed, why, and what it costs against the plan.
     const double extra = f.worker_usd - in_.plan.worker_usd;
     const std::string line =
