@@ -293,8 +293,12 @@ Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::s
 void stop_step(RemoteSession& session, const PodPaths& paths, const std::string& step,
                const StepContainer* container) {
   const std::string pid_file = shell_quote(paths.pod_dir + "/" + step + ".pid");
+  // A stop can land while the launch is on its way: the supervisor (setsid, out of the SSH
+  // session) then writes its pid a moment after the follower was cut. Wait for it, bounded
+  // (1.5 s), so that step is stopped too instead of running to its end.
   (void)capture_small(  // its answer is ignored, and read no further than kMaxAnswer
-      session, "p=$(cat " + pid_file +
+      session, "i=0; while [ ! -s " + pid_file +
+                   " ] && [ $i -lt 15 ]; do sleep 0.1; i=$((i+1)); done; p=$(cat " + pid_file +
                    " 2>/dev/null) && [ -n \"$p\" ] && "
                    "{ kill -TERM -- -$p 2>/dev/null || kill -TERM $p 2>/dev/null; sleep 1; "
                    "kill -KILL -- -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; true");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -228,6 +229,34 @@ TEST_F(RemoteCommands, StepCommandsQuoteThePodDirTheWorkDirAndTheEnvironment) {
     for (const auto& c : pod.commands) expect_parses(c);
     EXPECT_FALSE(pwned(t_.path())) << h;
   }
+}
+
+// A stop that lands while the launch is on its way: the supervisor writes its pid only after
+// stop_step was asked. The step is stopped all the same, not left to run to its end.
+TEST_F(RemoteCommands, AStopBeforeTheSupervisorWroteItsPidStillStopsTheStep) {
+  PodPaths paths{t_.path() + "/vol", t_.path() + "/pod"};
+  fs::create_directories(paths.pod_dir);
+  ShellSession pod(cwd_, home_);
+  const std::string b = paths.pod_dir + "/run";
+  ASSERT_TRUE(pod.run_capture("b=" + shell_quote(b) +
+                              "; (sleep 0.5; exec setsid sh -c 'echo $$ > \"$0.pid\"; exec sleep "
+                              "30' \"$b\") </dev/null >/dev/null 2>&1 &")
+                  .ok());
+  stop_step(pod, paths, "run");
+  std::string pid = slurp(b + ".pid");
+  for (int i = 0; i < 30 && pid.empty(); ++i) {  // without the wait, it starts after the stop
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    pid = slurp(b + ".pid");
+  }
+  ASSERT_FALSE(pid.empty()) << "the late supervisor never started";
+  const pid_t p = static_cast<pid_t>(std::stol(pid));
+  bool gone = false;
+  for (int i = 0; i < 50 && !gone; ++i) {
+    gone = ::kill(p, 0) != 0;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!gone) ::kill(-p, SIGKILL);
+  EXPECT_TRUE(gone) << "the step outlived the stop";
 }
 
 // A step that stays quiet longer than the follower's quiet_s: the follower ends itself and burst
