@@ -9,6 +9,7 @@
 
 #include "app/plan_with_history.h"
 #include "burst/store.h"
+#include "fakes/runpod_plan_input.h"
 #include "fakes/temp_dir.h"
 #include "plan/boot_history.h"
 #include "registry.h"
@@ -125,28 +126,13 @@ PipelineSpec boot_reference_spec() {
   return s;
 }
 
-PlanInput boot_runpod_4090() {
-  PlanInput in;
-  in.providers = {"runpod"};
-  Offer o;
-  o.provider = "runpod";
-  o.traits = find_provider_traits("runpod");
-  o.gpu_type = "RTX_4090";
-  o.gpu_count = 1;
-  o.vram_gb = 24;
-  o.usd_per_hour = 0.69;
-  o.price_source = "live offer";
-  in.gpu_offers = {o};
-  return in;
-}
-
 TEST(PlanBootHistory, PlanAndRunLearnTheColdStartFromTheStore) {
   TempDir dir;
   Config config;
   config.db_path = dir.path() + "/burst.db";
   const double prior = find_provider_traits("runpod")->boot_s;
   {
-    PlanInput empty = boot_runpod_4090();  // no store yet: the prior
+    PlanInput empty = runpod_4090_plan_input();  // no store yet: the prior
     auto plan = plan_with_history(boot_reference_spec(), &empty, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
     EXPECT_DOUBLE_EQ(plan->estimate.cold_start_s, prior);
@@ -158,7 +144,7 @@ TEST(PlanBootHistory, PlanAndRunLearnTheColdStartFromTheStore) {
   }
   // `burst plan` (any width) and `burst run` (one worker) read the same history.
   for (int max_workers : {64, 1}) {
-    PlanInput in = boot_runpod_4090();
+    PlanInput in = runpod_4090_plan_input();
     in.max_workers = max_workers;
     auto plan = plan_with_history(boot_reference_spec(), &in, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
@@ -169,7 +155,7 @@ TEST(PlanBootHistory, PlanAndRunLearnTheColdStartFromTheStore) {
         << plan->notes.front();
   }
   // A measured value handed in (PlanInput::boot_s) still wins.
-  PlanInput fixed = boot_runpod_4090();
+  PlanInput fixed = runpod_4090_plan_input();
   fixed.boot_s = 30;
   auto plan = plan_with_history(boot_reference_spec(), &fixed, config);
   ASSERT_TRUE(plan.ok());

@@ -13,6 +13,7 @@
 #include "burst/store.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_registry.h"
+#include "fakes/runpod_plan_input.h"
 #include "fakes/temp_dir.h"
 #include "image/registry_parse.h"
 #include "plan/boot_history.h"
@@ -38,24 +39,9 @@ PipelineSpec imgpull_spec(std::optional<double> size_gb) {
   return s;
 }
 
-PlanInput imgpull_runpod_4090() {
-  PlanInput in;
-  in.providers = {"runpod"};
-  Offer o;
-  o.provider = "runpod";
-  o.traits = find_provider_traits("runpod");
-  o.gpu_type = "RTX_4090";
-  o.gpu_count = 1;
-  o.vram_gb = 24;
-  o.usd_per_hour = 0.69;
-  o.price_source = "live offer";
-  in.gpu_offers = {o};
-  return in;
-}
-
 Result<Plan> imgpull_plan(const PipelineSpec& spec, const ImageLookup& lookup,
                           std::vector<BootSample> boots = {}) {
-  PlanInput in = imgpull_runpod_4090();
+  PlanInput in = runpod_4090_plan_input();
   in.image = image_pull_for(spec, lookup);
   in.boot_history = std::move(boots);
   return make_plan(spec, in);

@@ -10,6 +10,7 @@
 
 #include "app/plan_with_history.h"
 #include "burst/store.h"
+#include "fakes/runpod_plan_input.h"
 #include "fakes/temp_dir.h"
 #include "plan/load_history.h"
 #include "plan/prepare.h"
@@ -148,28 +149,13 @@ PipelineSpec load_reference_spec() {
   return s;
 }
 
-PlanInput load_runpod_4090() {
-  PlanInput in;
-  in.providers = {"runpod"};
-  Offer o;
-  o.provider = "runpod";
-  o.traits = find_provider_traits("runpod");
-  o.gpu_type = "RTX_4090";
-  o.gpu_count = 1;
-  o.vram_gb = 24;
-  o.usd_per_hour = 0.69;
-  o.price_source = "live offer";
-  in.gpu_offers = {o};
-  return in;
-}
-
 TEST(PlanLoadHistory, PlanAndRunLearnTheWeightLoadFromTheStore) {
   TempDir dir;
   Config config;
   config.db_path = dir.path() + "/burst.db";
   const double boot = find_provider_traits("runpod")->boot_s;
   {
-    PlanInput empty = load_runpod_4090();  // no store yet: the prior, 16 GB at 100 MB/s
+    PlanInput empty = runpod_4090_plan_input();  // no store yet: the prior, 16 GB at 100 MB/s
     auto plan = plan_with_history(load_reference_spec(), &empty, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
     EXPECT_NEAR(plan->estimate.cold_start_s, boot + 160, 1e-9);
@@ -184,7 +170,7 @@ TEST(PlanLoadHistory, PlanAndRunLearnTheWeightLoadFromTheStore) {
   // `burst plan` (any width) and `burst run` (one worker) read the same history: seconds per
   // byte (2 / 100e6 + 2 x 80 / 16e9) / 4 = 7.5e-9, so 16 GB load in 120 s.
   for (int max_workers : {64, 1}) {
-    PlanInput in = load_runpod_4090();
+    PlanInput in = runpod_4090_plan_input();
     in.max_workers = max_workers;
     auto plan = plan_with_history(load_reference_spec(), &in, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
@@ -217,7 +203,7 @@ TEST(PlanLoadHistory, AWarmPlanLearnsTheReadRateFromEarlierVolumeReads) {
   const double rate = 3 / (2 / 1e9 + 1 / 268'435'456.0);
   const double boot = find_provider_traits("runpod")->boot_s;
   for (int max_workers : {64, 1}) {  // `burst plan`, `burst run`
-    PlanInput in = load_runpod_4090();
+    PlanInput in = runpod_4090_plan_input();
     in.max_workers = max_workers;
     in.warm_volume = true;
     auto plan = plan_with_history(load_reference_spec(), &in, config);

@@ -14,6 +14,7 @@
 #include "app/plan_with_history.h"
 #include "burst/store.h"
 #include "fakes/fake_registry.h"
+#include "fakes/runpod_plan_input.h"
 #include "fakes/temp_dir.h"
 #include "image/registry_parse.h"
 #include "plan/image_pull.h"
@@ -67,21 +68,6 @@ class ImageRegistryHttp : public ::testing::Test {
     s.workload.reference = WorkloadReference{"RTX_4090", 600, ""};
     return s;
   }
-  static PlanInput runpod_4090(int max_workers) {
-    PlanInput in;
-    in.providers = {"runpod"};
-    in.max_workers = max_workers;
-    Offer o;
-    o.provider = "runpod";
-    o.traits = find_provider_traits("runpod");
-    o.gpu_type = "RTX_4090";
-    o.gpu_count = 1;
-    o.vram_gb = 24;
-    o.usd_per_hour = 0.69;
-    o.price_source = "live offer";
-    in.gpu_offers = {o};
-    return in;
-  }
 
   std::mutex mu_;
   FakeRegistry registry_;
@@ -105,7 +91,7 @@ TEST_F(ImageRegistryHttp, PlanAsksTheRegistryOnceAndRunReadsTheCache) {
   ASSERT_TRUE(open_store("", config.db_path).ok());  // the cache lives in the store
   const double prior = find_provider_traits("runpod")->boot_s;
 
-  PlanInput plan_in = runpod_4090(64);  // `burst plan`
+  PlanInput plan_in = runpod_4090_plan_input(64);  // `burst plan`
   auto plan = plan_with_history(spec(), &plan_in, config);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(plan->image_pull,
@@ -113,7 +99,7 @@ TEST_F(ImageRegistryHttp, PlanAsksTheRegistryOnceAndRunReadsTheCache) {
   EXPECT_NEAR(plan->estimate.cold_start_s, prior + 79, 1e-6);
   EXPECT_EQ(requests(), 4u);  // 401, token, index, amd64 manifest
 
-  PlanInput run_in = runpod_4090(1);  // `burst run`
+  PlanInput run_in = runpod_4090_plan_input(1);  // `burst run`
   auto run = plan_with_history(spec(), &run_in, config);
   ASSERT_TRUE(run.ok()) << run.error().message;
   EXPECT_EQ(run->image_pull,
@@ -128,7 +114,7 @@ TEST_F(ImageRegistryHttp, AnEmulatedCloudOnLoopbackAsksNoRegistry) {
   config.db_path = dir.path() + "/burst.db";
   config.image_registry = "auto";
   config.clouds["runpod"].base_url = registry_.base + "/runpod";  // loopback: nothing is pulled
-  PlanInput in = runpod_4090(1);
+  PlanInput in = runpod_4090_plan_input(1);
   auto plan = plan_with_history(spec(), &in, config);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(plan->image_pull, "");
