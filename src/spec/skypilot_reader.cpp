@@ -156,6 +156,12 @@ void Assembler::values(const SkyTask& task) {
   for (const SkyValue& v : task.envs) {
     auto given = options_.env.find(v.name);
     std::string path = "envs." + v.name;
+    if (!v.value && given == options_.env.end() && spec_.env.contains(v.name)) {
+      problems_.add(v.pos, path,
+                    "null here, but given a value in an earlier task; burst runs the chain with "
+                    "one environment: give it once");
+      continue;
+    }
     if (!v.value && given == options_.env.end()) {
       // SkyPilot's null: the value must be supplied at launch.
       if (options_.for_run)
@@ -166,6 +172,13 @@ void Assembler::values(const SkyTask& task) {
                        "null: supply it when you run: --env " + v.name +
                            "=VALUE (or export it: it is read as a secret)");
       if (secret_names_.insert(v.name).second) spec_.secrets.push_back({v.name, false, v.pos});
+      continue;
+    }
+    if (v.value && secret_names_.contains(v.name)) {
+      // Left null in an earlier task: one name is either a value in the file or a secret.
+      problems_.add(v.pos, path,
+                    "left null (supplied when you run) in an earlier task; burst runs the chain "
+                    "with one environment: give it once");
       continue;
     }
     std::string value = v.value.value_or("");
@@ -181,6 +194,12 @@ void Assembler::values(const SkyTask& task) {
     if (spec_.env.contains(s.name)) {
       if (s.value || !options_.env.contains(s.name))
         problems_.add(s.pos, path, s.name + " is also set in envs; give it once");
+      continue;
+    }
+    if (s.value && secret_names_.contains(s.name)) {
+      // Also left null (envs or an earlier task's secrets): a value here would make it both.
+      problems_.add(s.pos, path,
+                    s.name + " is also left null (supplied when you run); give it once");
       continue;
     }
     if (s.value) {
@@ -305,6 +324,10 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
   for (const SkyTask& t : tasks) values(t);
   mounts(m);
   skypilot_env(m);
+  // SkyPilot sets its SKYPILOT_* variables itself: a secret of that name would be both.
+  for (const SecretRef& r : spec_.secrets)
+    if (spec_.env.contains(r.name))
+      problems_.add(r.pos, r.name, "SkyPilot sets " + r.name + " itself; use another name");
   std::string before;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const SkyTask& t = tasks[i];

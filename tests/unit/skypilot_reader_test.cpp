@@ -324,6 +324,40 @@ TEST(SkyPilotReader, InlineErrorsCarryLineColumnAndField) {
             "p.yaml:3:3: resources.use_sopt: unknown field (did you mean \"use_spot\"?)");
 }
 
+// One name is a value in the file or a secret supplied when you run, never both: the reader says
+// so at the second place, so `burst convert` never writes a spec its own reader refuses (the
+// skypilot fuzzer's find: envs.HF_TOKEN null beside secrets.HF_TOKEN with a value).
+TEST(SkyPilotReader, ANameLeftNullAndGivenAValueIsRefusedWhereverTheTwoAre) {
+  SpecLoadOptions sky;
+  sky.format = SpecFormat::kSkyPilot;
+  sky.for_run = false;
+  auto first_error = [&](const std::string& text) {
+    std::vector<SpecError> errors;
+    auto spec = parse_spec(text, "p.yaml", &errors, sky, nullptr);
+    EXPECT_FALSE(spec.ok()) << text;
+    return errors.empty() ? std::string("no error") : errors.front().text;
+  };
+  EXPECT_EQ(first_error("envs:\n  HF_TOKEN: null\nsecrets:\n  HF_TOKEN: abc\nrun: echo\n"),
+            "p.yaml:4:3: secrets.HF_TOKEN: HF_TOKEN is also left null (supplied when you run); "
+            "give it once");
+  EXPECT_EQ(first_error("secrets:\n  K: null\nrun: echo\n---\nenvs:\n  K: v\nrun: echo\n"),
+            "p.yaml:6:3: envs.K: left null (supplied when you run) in an earlier task; burst runs "
+            "the chain with one environment: give it once");
+  EXPECT_EQ(first_error("secrets:\n  K: v\nrun: echo\n---\nenvs:\n  K: null\nrun: echo\n"),
+            "p.yaml:6:3: envs.K: null here, but given a value in an earlier task; burst runs the "
+            "chain with one environment: give it once");
+  EXPECT_EQ(first_error("secrets:\n  SKYPILOT_NUM_NODES: null\nrun: echo\n"),
+            "p.yaml:2:3: SKYPILOT_NUM_NODES: SkyPilot sets SKYPILOT_NUM_NODES itself; use another "
+            "name");
+  // Both null, or both with one value: still fine.
+  std::vector<SpecError> errors;
+  auto both_null = parse_spec("envs:\n  K: null\nsecrets:\n  K: null\nrun: echo\n", "p.yaml",
+                              &errors, sky, nullptr);
+  ASSERT_TRUE(both_null.ok());
+  ASSERT_EQ(both_null->secrets.size(), 1u);
+  EXPECT_FALSE(both_null->env.contains("K"));
+}
+
 TEST(SkyPilotReader, FormatFlagForcesEitherReader) {
   SpecLoadOptions sky;
   sky.format = SpecFormat::kSkyPilot;
