@@ -126,7 +126,10 @@ class CloudFaults : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_TRUE(cloud_.start().ok());
-    driver_ = provider(c_.key, Duration(1000));
+    // 5 s per request: the in-process emulator answers in milliseconds, but beside the
+    // background sanitizer builds one PUT took over 1 s (a clean-clone run, 2026-11-26). The
+    // test of a create that times out makes its own 1 s driver.
+    driver_ = provider(c_.key, Duration(5000));
     auto s = open_sqlite_store(":memory:");
     ASSERT_TRUE(s.ok()) << s.error().message;
     store_ = std::move(*s);

@@ -148,6 +148,7 @@ TEST_P(Faulted, RateLimitWithoutRetryAfterBacksOffThenSaysItWasRateLimited) {
 }
 
 TEST_P(Faulted, ACreateThatTimesOutButMadeThePodIsFoundByNameNotRepeated) {
+  driver_ = provider(c_.key, Duration(1000));
   PodRequest req = request();
   Faults f;
   f.create_timeouts = 1;
@@ -326,14 +327,14 @@ TEST_P(Faulted, AuthFailureSaysTheKeyWasRefusedWithoutShowingIt) {
   EXPECT_EQ(pods_made(), 0);
 
   set(Faults{});
-  auto wrong = provider(c_.wrong_key, Duration(1000));
+  auto wrong = provider(c_.wrong_key, Duration(5000));
   code = ErrorCode::kInternal;
   const std::string refused = fails(*wrong, c_.wrong_key_call, &code);
   EXPECT_FALSE(refused.empty());
   EXPECT_EQ(code, ErrorCode::kAuth) << refused;
   EXPECT_EQ(refused.find(c_.wrong_key), std::string::npos) << refused;
 
-  auto none = provider("", Duration(1000));
+  auto none = provider("", Duration(5000));
   EXPECT_EQ(fails(*none, c_.no_key_call, &code), c_.no_key_error);
   EXPECT_EQ(pods_made(), 0);
   EXPECT_TRUE(live().empty());
