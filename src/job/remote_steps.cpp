@@ -296,12 +296,11 @@ void stop_step(RemoteSession& session, const PodPaths& paths, const std::string&
   // A stop can land while the launch is on its way: the supervisor (setsid, out of the SSH
   // session) then writes its pid a moment after the follower was cut. Wait for it, bounded
   // (1.5 s), so that step is stopped too instead of running to its end.
-  std::string command =
-      "i=0; while [ ! -s " + pid_file +
-      " ] && [ $i -lt 15 ]; do sleep 0.1; i=$((i+1)); done; p=$(cat " + pid_file +
-      " 2>/dev/null) && [ -n \"$p\" ] && "
-      "{ kill -TERM -- -$p 2>/dev/null || kill -TERM $p 2>/dev/null; sleep 1; "
-      "kill -KILL -- -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; true";
+  std::string command = "i=0; while [ ! -s " + pid_file +
+                        " ] && [ $i -lt 15 ]; do sleep 0.1; i=$((i+1)); done; p=$(cat " + pid_file +
+                        " 2>/dev/null) && [ -n \"$p\" ] && "
+                        "{ kill -TERM -- -$p 2>/dev/null || kill -TERM $p 2>/dev/null; sleep 1; "
+                        "kill -KILL -- -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; true";
   // The client's SIGTERM reached the container (docker forwards it); SIGKILL did not. In the same
   // command, not a second one: the job watchdog aborts a session that shows no progress for its
   // grace (3 s) after a stop, and on a busy pod or link the first command could use that up, so
