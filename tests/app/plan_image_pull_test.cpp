@@ -47,6 +47,16 @@ Result<Plan> imgpull_plan(const PipelineSpec& spec, const ImageLookup& lookup,
   return make_plan(spec, in);
 }
 
+// A lookup that asks `registry` (and caches in `store`, when given) on `clock`.
+ImageLookup imgpull_lookup(Store* store, FakeRegistry& registry, FakeClock& clock) {
+  ImageLookup lookup;
+  lookup.store = store;
+  lookup.http = &registry;
+  lookup.clock = &clock;
+  lookup.registry.base_url = FakeRegistry::kBase;
+  return lookup;
+}
+
 bool imgpull_has_note(const Plan& p, const std::string& text) {
   for (const std::string& n : p.notes)
     if (n.find(text) != std::string::npos) return true;
@@ -81,10 +91,7 @@ TEST(PlanImagePull, TwoImagesDifferOnlyBySizeOverRate) {
 TEST(PlanImagePull, UnknownSizeFallsBackToThePriorAndSaysWhy) {
   FakeRegistry registry;  // knows no image: 404
   FakeClock clock;
-  ImageLookup lookup;
-  lookup.http = &registry;
-  lookup.clock = &clock;
-  lookup.registry.base_url = FakeRegistry::kBase;
+  ImageLookup lookup = imgpull_lookup(nullptr, registry, clock);
   auto plan = imgpull_plan(imgpull_spec(std::nullopt), lookup);
   ASSERT_TRUE(plan.ok());
   EXPECT_DOUBLE_EQ(plan->estimate.cold_start_s, find_provider_traits("runpod")->boot_s);
@@ -106,11 +113,7 @@ TEST(PlanImagePull, RegistryAnswerIsCachedInTheStoreForADay) {
   registry.put("runpod/pytorch", "2.1", std::string(kMediaDockerManifest),
                FakeRegistry::manifest_json(0, {7'900'000'000}));
   FakeClock clock;
-  ImageLookup lookup;
-  lookup.store = store->get();
-  lookup.http = &registry;
-  lookup.clock = &clock;
-  lookup.registry.base_url = FakeRegistry::kBase;
+  ImageLookup lookup = imgpull_lookup(store->get(), registry, clock);
   ImagePull first = image_pull_for(imgpull_spec(std::nullopt), lookup);
   ASSERT_TRUE(first.bytes);
   EXPECT_DOUBLE_EQ(*first.bytes, 7.9e9);
@@ -139,11 +142,7 @@ TEST(PlanImagePull, AFailedLookupIsRememberedForTenMinutes) {
   ASSERT_TRUE(store.ok()) << store.error().message;
   FakeRegistry registry;  // knows no image: 404
   FakeClock clock;
-  ImageLookup lookup;
-  lookup.store = store->get();
-  lookup.http = &registry;
-  lookup.clock = &clock;
-  lookup.registry.base_url = FakeRegistry::kBase;
+  ImageLookup lookup = imgpull_lookup(store->get(), registry, clock);
   ImagePull first = image_pull_for(imgpull_spec(std::nullopt), lookup);
   EXPECT_FALSE(first.bytes);
   const size_t asked = registry.requests.size();

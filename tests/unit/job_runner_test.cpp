@@ -175,6 +175,18 @@ class JobRunnerTest : public ::testing::Test {
     }
     EXPECT_TRUE(store_->live_pods().value().empty());
   }
+  // A prepare step with these creates: paths that the plan runs on the GPU pod and expects to
+  // skip (a warm volume).
+  void prepare_expected_skipped_on_gpu_pod(std::vector<std::string> creates_paths) {
+    spec_.prepare =
+        PrepareSpec{"", "echo must not run", std::move(creates_paths), std::nullopt, {}};
+    plan_tweak_ = [](Plan& plan) {
+      PrepareChoice c;
+      c.where = PrepareWhere::kGpuPod;
+      c.expect_skip = true;
+      plan.prepare = c;
+    };
+  }
   int creates() {
     int n = 0;
     for (const auto& c : provider_.calls_) n += c.rfind("create ", 0) == 0;
@@ -422,13 +434,7 @@ TEST_F(JobRunnerTest, PrepareOnACpuPodStagesTheVolumeBeforeTheGpuPodIsCreated) {
 TEST_F(JobRunnerTest, PrepareOnTheGpuPodIsSkippedWhenEveryCreatesPathExists) {
   std::filesystem::create_directories(pod_->volume() + "/m");
   std::ofstream(pod_->volume() + "/m/w") << "w\n";
-  spec_.prepare = PrepareSpec{"", "echo must not run", {"m/w"}, std::nullopt, {}};
-  plan_tweak_ = [](Plan& plan) {
-    PrepareChoice c;
-    c.where = PrepareWhere::kGpuPod;
-    c.expect_skip = true;
-    plan.prepare = c;
-  };
+  prepare_expected_skipped_on_gpu_pod({"m/w"});
   JobResult r = run();
   EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
   EXPECT_EQ(outcome_of("prepare"), "skipped");
@@ -447,13 +453,7 @@ TEST_F(JobRunnerTest, AWarmSkipTimesAVolumeReadThatTheNextPlanLearnsFrom) {
   std::ofstream(pod_->volume() + "/m/tokenizer") << "t\n";
   std::ofstream(pod_->volume() + "/m/weights")
       << std::string(static_cast<size_t>(kWarmReadMinSampleBytes), 'w');
-  spec_.prepare = PrepareSpec{"", "echo must not run", {"m"}, std::nullopt, {}};
-  plan_tweak_ = [](Plan& plan) {
-    PrepareChoice c;
-    c.where = PrepareWhere::kGpuPod;
-    c.expect_skip = true;
-    plan.prepare = c;
-  };
+  prepare_expected_skipped_on_gpu_pod({"m"});
   JobResult r = run();
   EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
   EXPECT_EQ(outcome_of("prepare"), "skipped");
