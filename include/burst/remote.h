@@ -116,10 +116,13 @@ class RemoteConnector {
 };
 
 // Retries connect() while the pod boots, until `deadline`; returns the last error on timeout.
+// A refused key (kAuth) is retried, since a booting image installs authorized_keys late, unless
+// `auth_is_final`: a pod that is already up (a reattach) will not start accepting the key.
 Result<std::unique_ptr<RemoteSession>> connect_with_retry(RemoteConnector& connector,
                                                           SshTarget& target, Clock& clock,
                                                           TimePoint deadline,
-                                                          const std::function<bool()>& should_stop);
+                                                          const std::function<bool()>& should_stop,
+                                                          bool auth_is_final = false);
 
 // The libssh implementation.
 std::unique_ptr<RemoteConnector> make_libssh_connector();

@@ -40,6 +40,17 @@ Provider* Reaper::provider(const std::string& name, std::string* why) {
 
 bool Reaper::job_alive(const JobRecord& job) {
   if (d_.runs_here && d_.runs_here(job)) return true;
+  if (auto queue = d_.store.queued_jobs(); queue.ok()) {
+    for (const QueuedJobRecord& q : *queue) {
+      if (q.id != job.id) continue;
+      const int64_t now = to_unix_ms(d_.clock.now());
+      const int64_t grace =
+          std::chrono::duration_cast<std::chrono::milliseconds>(kTakeoverGrace).count();
+      return q.lease_expires_ms + grace > now;  // its daemon, or the one taking it over
+    }
+  } else {
+    return true;  // cannot tell whether a daemon holds it: leave it alone
+  }
   if (job.owner_pid == getpid()) return false;  // recorded by this process, which no longer runs it
   return same_process_alive(job.owner_pid, job.owner_start);
 }

@@ -9,8 +9,13 @@
 //      its name carries this installation's id and the store's first-seen time for it is at least
 //      `orphan_grace` old (the clock survives restarts: Store::pod_first_seen). Another
 //      installation's pods, and untagged ones, are left alone unless `all_installations`.
-// A job's runner is alive when this process runs it (`runs_here`: burstd's scheduler) or its owner
-// process lives: pid plus start time (util/proc_start.h), the one owner-liveness rule.
+// Whether a job's runner is alive, the one rule every host uses (job_alive):
+//   - this process runs it (`runs_here`: burstd's scheduler);
+//   - it is a daemon's job (a row in the store's queue, shared by a team): alive while its lease
+//     lives, and for kTakeoverGrace after the lease ended, the time the team's other daemons
+//     have to take it over (daemon/scheduler.h); after that no daemon is left to finish it;
+//   - otherwise (`burst run`) its owner process lives: pid plus start time (util/proc_start.h),
+//     judged only on the host that recorded it.
 #pragma once
 
 #include <functional>
@@ -41,6 +46,10 @@ struct PodAction {
   std::string outcome;  // what a person reads: "deleted (confirmed)", "FAILED: ...", ...
   ReapOutcome kind = ReapOutcome::kDeleted;
 };
+
+// After a daemon's lease on a running job ends, how long the other daemons have to take it over
+// before the reaper fails it (burstd's own `runs_here` already counts every queued job).
+inline constexpr Duration kTakeoverGrace = std::chrono::minutes(10);
 
 struct ReaperDeps {
   Store& store;

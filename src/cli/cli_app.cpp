@@ -125,6 +125,9 @@ int run_cli(int argc, char** argv) {
   reap_cmd->add_flag("--all-installations", reap.all_installations,
                      "also delete other installations' pods (asks first)");
   reap_cmd->add_flag("-y,--yes", reap.yes, "do not ask before --all-installations deletes");
+  reap_cmd->add_option("--grace", reap.grace,
+                       "a pod of ours the store does not know is deleted once it has been seen "
+                       "this long (default 10m, as burstd's orphan_grace; 0: at once)");
 
   int jobs_limit = 20;
   bool jobs_json = false;

@@ -1,7 +1,9 @@
 // `burst reap`: options and printing around the one reaper (app/reaper.h). It deletes every pod
-// of this installation still alive, whether the store or only the provider's own list knows it;
-// pods of a job whose runner is still alive (pid + start time) are left to it, and a job whose
-// runner died is recorded as failed. Other installations' pods are left alone unless
+// of this installation still alive, whether the store or only the provider's own list knows it
+// (the latter once it has been seen for --grace); pods of a job whose runner is alive (the
+// reaper's one rule: a daemon's lease, else pid + start time on its own host) are left to it,
+// and a job whose runner died is recorded as failed. Other installations' pods are left alone
+// unless
 // --all-installations, which asks first (or takes --yes).
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "registry.h"
+#include "util/duration.h"
 #include "util/ssh_hosts_file.h"
 
 namespace burst {
@@ -48,7 +51,13 @@ int cmd_reap(const ReapArgs& args) {
   if (!confirmed(reaper, args))
     return fail(kExitUsage, "not confirmed; nothing was deleted (pass --yes to skip the question)");
 
+  const auto grace = args.grace == "0" ? std::optional<double>(0) : parse_duration(args.grace);
+  if (!grace || *grace < 0)
+    return fail(kExitUsage, "--grace: not a duration: \"" + args.grace + "\" (e.g. 10m, 0)");
   ReapOptions options;
+  // A pod of ours the store does not know may be one a teammate's job is creating right now: it
+  // gets the grace burstd's orphan sweep gives it (app/reaper.h), unless --grace 0.
+  options.orphan_grace = std::chrono::milliseconds(static_cast<int64_t>(*grace * 1000));
   options.dry_run = args.dry_run;
   options.all_installations = args.all_installations;
   std::vector<std::string> failed_jobs;

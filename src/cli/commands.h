@@ -56,6 +56,7 @@ struct ReapArgs {
   bool dry_run = false;
   bool all_installations = false;  // other installations' pods too (asks first)
   bool yes = false;                // do not ask
+  std::string grace = "10m";       // unknown pods of ours: deleted once seen this long
 };
 int cmd_reap(const ReapArgs& args);
 

@@ -9,28 +9,19 @@
 #include "util/proc_start.h"
 
 namespace burst::daemon {
-namespace {
-
-std::string lease_owner_host() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
-  return buf;
-}
-
-}  // namespace
 
 std::string make_lease_owner() {
   static std::atomic<unsigned> counter{0};
   std::random_device rd;
   const unsigned nonce = rd() ^ (counter.fetch_add(1) * 2654435761u);
   const int64_t pid = getpid();
-  return lease_owner_host() + "|" + std::to_string(pid) + "|" + std::to_string(nonce) + "|" +
+  return this_host() + "|" + std::to_string(pid) + "|" + std::to_string(nonce) + "|" +
          process_start_time(pid);
 }
 
 bool lease_owner_dead_here(const std::string& owner) {
   const size_t a = owner.find('|');
-  if (a == std::string::npos || owner.substr(0, a) != lease_owner_host()) return false;
+  if (a == std::string::npos || owner.substr(0, a) != this_host()) return false;
   const size_t b = owner.find('|', a + 1);
   if (b == std::string::npos) return false;
   const size_t c = owner.find('|', b + 1);

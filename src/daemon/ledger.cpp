@@ -1,7 +1,9 @@
 #include "daemon/ledger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 
 #include "registry.h"
@@ -114,12 +116,18 @@ std::vector<BudgetCap> Ledger::caps_for(const std::string& job_id) {
     BudgetCap c;
     c.usd = cap.usd;
     c.name = "what other jobs leave of " + cap.name;
-    c.live = [this, job_id, cap] {
+    c.live = [this, job_id, cap, user = mine.user] {
       record_soon(job_id);
+      // The cap as it is now (a reload may have raised or lowered it), not as it was at start;
+      // a cap removed since then no longer holds the job.
+      double usd = std::numeric_limits<double>::infinity();
+      for (const LedgerCap& current : caps(user))
+        if (current.name == cap.name && current.team == cap.team) usd = current.usd;
+      if (std::isinf(usd)) return usd;
       ReservationRecord r = reservation_of(store_, job_id, now());
       auto committed = store_.committed_usd(cap, r.day, r.month, job_id);
       // A store that cannot answer stops nothing it could not check before: assume the worst.
-      return committed.ok() ? std::max(0.0, cap.usd - *committed) : 0.0;
+      return committed.ok() ? std::max(0.0, usd - *committed) : 0.0;
     };
     out.push_back(std::move(c));
   }

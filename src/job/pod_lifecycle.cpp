@@ -1,5 +1,7 @@
 #include "job/pod_lifecycle.h"
 
+#include <optional>
+
 #include "util/retry.h"
 
 namespace burst {
@@ -114,11 +116,28 @@ Result<std::string> find_id_by_name(Provider& provider, const std::string& name)
   return std::string();  // never created
 }
 
+// The pod's row when the store already has it deleted and verified: a team shares the store, and
+// another host (a member's `burst reap`, a daemon's sweep) may have finished it first. The bill
+// ends at the first verified delete, whoever made it.
+std::optional<PodRecord> deleted_elsewhere(Store& store, const PodRecord& record) {
+  if (record.row_id == 0) return std::nullopt;
+  auto rows = store.pods_of_job(record.job_id);
+  if (!rows.ok()) return std::nullopt;
+  for (const PodRecord& row : *rows)
+    if (row.row_id == record.row_id && row.state == PodRecordState::kDeleted && row.deleted_ms > 0)
+      return row;
+  return std::nullopt;
+}
+
 }  // namespace
 
 Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodRecord* record,
                          FaultObserver* faults) {
   const RetryPolicy policy;
+  if (auto done = deleted_elsewhere(store, *record)) {
+    *record = *done;
+    return Status::Ok();
+  }
   if (record->pod_id.empty()) {
     auto id = find_id_by_name(provider, record->name);
     if (!id.ok()) return with_context(id.error(), "find pod " + record->name);
@@ -153,6 +172,9 @@ Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodReco
   }
   record->state = PodRecordState::kDeleted;
   record->deleted_ms = to_unix_ms(clock.now());
+  if (auto first = deleted_elsewhere(store, *record);
+      first && first->deleted_ms < record->deleted_ms)
+    record->deleted_ms = first->deleted_ms;
   return store.update_pod(*record);
 }
 

@@ -44,6 +44,8 @@ Status check_pod_listed(Provider& provider, Clock& clock, const std::string& pod
 // Deletes the pod behind `record` (looking it up by name when the id was never learned), then
 // polls until the provider reports it gone. Only then marks the row
 // "deleted" with the confirmation time. On failure the row stays "deleting" for `burst reap`.
+// A row the store already has deleted (another host of a team got there first) is taken as it
+// is: its confirmation time ends the pod's bill, never a later one of this host's.
 // `faults` hears "after-delete" (accepted, not yet verified).
 Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodRecord* record,
                          FaultObserver* faults = nullptr);

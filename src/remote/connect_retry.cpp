@@ -2,9 +2,11 @@
 
 namespace burst {
 
-Result<std::unique_ptr<RemoteSession>> connect_with_retry(
-    RemoteConnector& connector, SshTarget& target, Clock& clock, TimePoint deadline,
-    const std::function<bool()>& should_stop) {
+Result<std::unique_ptr<RemoteSession>> connect_with_retry(RemoteConnector& connector,
+                                                          SshTarget& target, Clock& clock,
+                                                          TimePoint deadline,
+                                                          const std::function<bool()>& should_stop,
+                                                          bool auth_is_final) {
   Duration wait(250);
   while (true) {
     if (should_stop && should_stop()) return make_error(ErrorCode::kInterrupted, "interrupted");
@@ -13,6 +15,7 @@ Result<std::unique_ptr<RemoteSession>> connect_with_retry(
     // A changed host key or an unreadable private key will not fix itself by waiting; a refused
     // key may (cloud images install authorized_keys while they boot), so that one is retried.
     if (session.error().code == ErrorCode::kInvalid) return session;
+    if (auth_is_final && session.error().code == ErrorCode::kAuth) return session;
     if (clock.now() + wait >= deadline)
       return with_context(session.error(), "gave up waiting for SSH");
     clock.sleep_for(wait);

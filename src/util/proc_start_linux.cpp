@@ -1,4 +1,4 @@
-// process_start_time on Linux: "<boot id>/<starttime>", field 22 of /proc/<pid>/stat.
+// process_start_time on Linux: "<host>@<boot id>/<starttime>", field 22 of /proc/<pid>/stat.
 #ifdef __linux__
 #include <fcntl.h>
 #include <unistd.h>
@@ -41,7 +41,7 @@ std::string process_start_time(int64_t pid) {
     if (!(rest >> field)) return "";
   std::string boot = read_proc_file("/proc/sys/kernel/random/boot_id");
   boot = boot.substr(0, boot.find('\n'));
-  return boot + "/" + field;
+  return this_host() + "@" + boot + "/" + field;
 }
 
 }  // namespace burst

@@ -17,7 +17,7 @@ std::string process_start_time(int64_t pid) {
   std::string out = std::fgets(line, sizeof line, p) ? line : "";
   ::pclose(p);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out.empty() ? "" : "lstart/" + out;
+  return out.empty() ? "" : this_host() + "@lstart/" + out;
 }
 
 }  // namespace burst

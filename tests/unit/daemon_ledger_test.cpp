@@ -216,6 +216,25 @@ TEST_F(LedgerTest, ReattachedJobsSpendCountsOnceAndContinuesTheSameEntry) {
   EXPECT_NE(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "");
 }
 
+// Issue 35: a running job kept the cap it started with, so raising the daily cap by a reload
+// (SIGHUP) still budget-stopped it. Its guard now reads the cap as it is at each check.
+TEST_F(LedgerTest, ARunningJobReadsTheCapAsItIsNowNotAsItWasAtStart) {
+  Ledger ledger(*store_, clock_);
+  ledger.set_caps(0.05, std::nullopt);
+  ASSERT_EQ(ledger.reserve("a", spec_named("p")), "");
+  job_with_pod("a", 0.60);  // $0.01 a minute
+  auto caps = ledger.caps_for("a");
+  clock_.advance(minutes(5) + seconds(30));  // $0.055: over the $0.05 it started with
+  EXPECT_NE(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "");
+  ledger.set_caps(0.50, std::nullopt);  // the operator raises it (a reload)
+  EXPECT_EQ(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "")
+      << "the raised cap holds the running job";
+  ledger.set_caps(0.02, std::nullopt);  // and lowers it
+  EXPECT_NE(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "");
+  ledger.set_caps(std::nullopt, std::nullopt);  // and removes it
+  EXPECT_EQ(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "");
+}
+
 TEST(BillingClock, AWallClockSteppedBackKeepsTheBudgetCheckOnTime) {
   FakeClock wall;
   auto mono = std::chrono::steady_clock::time_point();
