@@ -96,6 +96,12 @@ ProviderTraits lambda_traits() {
   // container image runs with `docker run --gpus all` on the VM (REFERENCE.md §3.2, and the
   // launch example's user_data in §3.4), so the spec's image is run that way.
   t.steps_in_container = true;
+  // The job's env reaches that container through docker's --env-file, one NAME=VALUE a line
+  // (docs.docker.com/reference/cli/docker/container/run/#env: "the file should use the syntax
+  // <variable>=value"; no quoting or continuation), so a value cannot hold a line break.
+  t.env_line_break_why =
+      "its steps run in the spec's image with docker, whose --env-file takes one NAME=VALUE a "
+      "line; put the value in a file under code.dir instead";
   return t;
 }
 

@@ -65,12 +65,22 @@ struct ProviderTraits {
   // workdir, the volume and the pod's dir bind-mounted at the same paths, the job's env from a
   // 0600 --env-file, the GPUs through the NVIDIA runtime). job/step_container.h.
   bool steps_in_container = false;
+  // Non-empty: an env value with a line break cannot reach this provider's steps, for this reason
+  // (the end of the refusal: "env NAME holds a line break, which PROVIDER cannot carry: WHY").
+  // Checked before anything is created: by the planner (each offer) and by `burst validate` for
+  // the providers a spec names (env_refusal below).
+  std::string env_line_break_why;
   // How burst reaches a pod of this provider; null: SSH through libssh (make_libssh_connector).
   std::unique_ptr<RemoteConnector> (*connector)() = nullptr;
 };
 
 // The traits of a provider burst knows nothing about (the defaults above).
 const ProviderTraits& unknown_provider_traits();
+
+// Why this provider's pods cannot carry the job's environment, naming the first variable it
+// cannot carry; "" when they can (ProviderTraits::env_line_break_why).
+std::string env_refusal(const ProviderTraits& traits,
+                        const std::map<std::string, std::string>& env);
 
 struct Offer {
   std::string provider;

@@ -5,15 +5,14 @@
 
 #include "app/notify.h"
 #include "report/calibration.h"
+#include "util/private_file.h"
 
 namespace burst {
 namespace {
 
+// Created 0600: a report can quote the job's errors and output (util/private_file.h).
 bool write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::trunc);
-  f << text;
-  f.close();
-  return static_cast<bool>(f);
+  return write_private_file(path, text).ok();
 }
 
 }  // namespace

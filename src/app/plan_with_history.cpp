@@ -104,6 +104,8 @@ ImagePull image_pull_of(const PipelineSpec& spec, const PlanInput& in, const Con
     CurlOptions options;
     options.connect_timeout = Duration(1000);
     options.total_timeout = Duration(1500);
+    // Automatic mode goes where the spec (and then its registry) says: public addresses only.
+    options.public_addresses_only = !override_url;
     http = make_curl_http_client(options);
     lookup.http = http.get();
     lookup.registry.deadline = kImageLookupDeadline;

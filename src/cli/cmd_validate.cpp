@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/spec_errors.h"
 #include "registry.h"
+#include "util/terminal_text.h"
 
 namespace burst {
 namespace {
@@ -39,6 +40,11 @@ int cmd_validate(const ValidateArgs& args) {
     std::vector<SpecError> errors;
     SpecReadInfo info;
     auto spec = load_spec_file(path, &errors, *options, &info);
+    if (spec.ok()) {
+      std::vector<std::string> refused = provider_refusals(*spec);
+      for (const std::string& line : refused) errors.push_back({line});
+      if (!refused.empty()) spec = make_error(ErrorCode::kInvalid, refused.front());
+    }
     nlohmann::json out = {
         {"file", path},
         {"valid", spec.ok()},
@@ -57,8 +63,9 @@ int cmd_validate(const ValidateArgs& args) {
   SpecReadInfo info;
   auto spec = load_spec_or_print(path, *options, &info);
   if (!spec.ok()) return spec_exit_code(spec.error());
-  std::cout << path << ": ok (" << (info.format == "skypilot" ? "SkyPilot task, " : "")
-            << "pipeline " << spec->name << ")" << std::endl;
+  std::cout << terminal_line(path) << ": ok ("
+            << (info.format == "skypilot" ? "SkyPilot task, " : "") << "pipeline "
+            << terminal_line(spec->name) << ")" << std::endl;
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/exit_codes.h"
 #include "registry.h"
+#include "util/terminal_text.h"
 
 namespace burst {
 
@@ -21,6 +22,13 @@ Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadO
     return missing;
   }
   auto spec = load_spec_file(path, &errors, options, info);
+  if (spec.ok()) {
+    std::vector<std::string> refused = provider_refusals(*spec);
+    if (!refused.empty()) {
+      for (const std::string& line : refused) errors.push_back({line});
+      spec = make_error(ErrorCode::kInvalid, refused.front());
+    }
+  }
   if (!spec.ok()) {
     std::vector<std::string> lines;
     for (const auto& e : errors) lines.push_back(e.text);
@@ -34,6 +42,17 @@ Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadO
   }
   for (const std::string& note : info->notes) std::cerr << "note: " << note << "\n";
   return spec;
+}
+
+std::vector<std::string> provider_refusals(const PipelineSpec& spec) {
+  std::vector<std::string> out;
+  for (const std::string& name : spec.resources.providers) {
+    const ProviderTraits* traits = find_provider_traits(name);
+    if (!traits) continue;
+    if (std::string why = env_refusal(*traits, spec.env); !why.empty())
+      out.push_back(terminal_line(spec.path + ": " + why));
+  }
+  return out;
 }
 
 int spec_exit_code(const Error& e) {

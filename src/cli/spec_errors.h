@@ -12,6 +12,11 @@ namespace burst {
 // ..."), e.g. what a SkyPilot file sets that burst does not use.
 Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadOptions& options,
                                         SpecReadInfo* info = nullptr);
+// What the providers a spec names (resources.providers) cannot run, as errors "<path>: why": an
+// env value a provider's pods cannot carry (env_refusal, from its registry row). Empty when none
+// or when the spec names no provider (the plan then refuses such offers one by one).
+std::vector<std::string> provider_refusals(const PipelineSpec& spec);
+
 // The exit code for load_spec_or_print's error: 4 when the file does not exist, else 2.
 int spec_exit_code(const Error& e);
 

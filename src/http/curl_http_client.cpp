@@ -1,10 +1,17 @@
 #include "http/curl_http_client.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <mutex>
 
 #include "http/libcurl_calls.h"
+#include "util/public_address.h"
 
 namespace burst {
 namespace {
@@ -41,6 +48,40 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   value.erase(std::find_if(value.rbegin(), value.rend(), not_space).base(), value.end());
   (*headers)[name] = value;
   return size * n;
+}
+
+// CurlOptions::public_addresses_only: the socket libcurl asks for, unless the address it is for
+// is not public.
+struct SocketGuard {
+  bool refused = false;
+  std::string address;
+};
+
+curl_socket_t open_public_socket(void* user, curlsocktype purpose, curl_sockaddr* a) {
+  auto* guard = static_cast<SocketGuard*>(user);
+  if (purpose == CURLSOCKTYPE_IPCXN && !is_public_address(&a->addr)) {
+    guard->refused = true;
+    char text[64] = {};
+    if (a->family == AF_INET)
+      inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&a->addr)->sin_addr, text,
+                sizeof text);
+    else if (a->family == AF_INET6)
+      inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&a->addr)->sin6_addr, text,
+                sizeof text);
+    guard->address = text;
+    return CURL_SOCKET_BAD;
+  }
+  const int fd = ::socket(a->family, a->socktype, a->protocol);
+  if (fd >= 0) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return fd < 0 ? CURL_SOCKET_BAD : fd;
+}
+
+bool proxy_in_environment() {
+  for (const char* name : {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
+    const char* v = std::getenv(name);
+    if (v && *v) return true;
+  }
+  return false;
 }
 
 using UrlHandle = std::unique_ptr<CURLU, void (*)(CURLU*)>;
@@ -144,8 +185,16 @@ class CurlHttpClient : public HttpClient {
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &resp.headers);
+    SocketGuard guard;
+    if (o_.public_addresses_only && !proxy_in_environment()) {
+      curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, &open_public_socket);
+      curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &guard);
+    }
     CURLcode rc = curl_easy_perform(c);
     curl_slist_free_all(headers);
+    if (guard.refused && rc != CURLE_OK)
+      return make_error(ErrorCode::kInvalid, r.method + " " + shown(r.url) + ": refused: " +
+                                                 guard.address + " is not a public address");
     if (sink.too_big)
       return make_error(ErrorCode::kUnavailable,
                         r.method + " " + shown(r.url) + ": response larger than " +

@@ -18,6 +18,12 @@ struct CurlOptions {
   // an API that streams without end cannot fill burst's memory. The largest answer burst reads,
   // Vast's offer search, is a few MB.
   size_t max_body_bytes = 64u << 20;
+  // Connect only to public addresses (util/public_address.h), checked on the address libcurl is
+  // about to connect to, after its own resolution: for a client that goes where untrusted input
+  // says (the image-registry lookup). A refused connection is kInvalid "... refused: ADDRESS is
+  // not a public address". Not applied when the environment names a proxy (https_proxy,
+  // all_proxy): the connection then goes to the user's own proxy, which resolves the name.
+  bool public_addresses_only = false;
 };
 
 std::unique_ptr<HttpClient> make_curl_http_client(const CurlOptions& options = {});

@@ -15,6 +15,7 @@
 #include "plan/worker_shards.h"
 #include "sync/artefact_pull.h"
 #include "sync/transfer_progress.h"
+#include "util/private_file.h"
 #include "util/shell.h"
 #include "util/ssh_hosts_file.h"
 #include "util/terminal_text.h"
@@ -77,6 +78,8 @@ JobPhases::JobPhases(JobDeps& deps, JobInput& input, Redactor& redact)
       billing_(billing_of_plan(input.plan)) {
   std::error_code ec;
   fs::create_directories(d_.config.logs_dir, ec);
+  // Created 0600 before the stream opens it (util/private_file.h): the log is the user's alone.
+  (void)touch_private_file(d_.config.logs_dir + "/" + in_.job_id + ".log");
   log_.open(d_.config.logs_dir + "/" + in_.job_id + ".log", std::ios::app);
   if (in_.spec.budget.max_usd) caps_.push_back({*in_.spec.budget.max_usd, "budget.max_usd"});
   caps_.insert(caps_.end(), d_.extra_caps.begin(), d_.extra_caps.end());
@@ -850,10 +853,8 @@ StepOffsets JobPhases::load_offsets(const std::string& step) const {
 void JobPhases::save_offsets(const std::string& step, const StepOffsets& o) const {
   // Temp file and rename: a burstd killed mid-write leaves the previous offsets, never half.
   const std::string path = offsets_path(step);
-  {
-    std::ofstream f(path + ".tmp", std::ios::trunc);
-    f << o.out << " " << o.err << "\n";
-  }
+  (void)write_private_file(path + ".tmp",
+                           std::to_string(o.out) + " " + std::to_string(o.err) + "\n");
   std::error_code ec;
   fs::rename(path + ".tmp", path, ec);
 }

@@ -27,8 +27,11 @@ long ceil_div(long a, long b) { return (a + b - 1) / b; }
 std::string fmt_time(double s) { return s < 120 ? fmt("%.0f s", s) : fmt("%.0f min", s / 60); }
 
 // Constraints from resources that do not need the model: names, count, price.
-std::string static_rejection(const Resources& r, const Offer& o, double price) {
+std::string static_rejection(const PipelineSpec& spec, const Offer& o, double price) {
+  const Resources& r = spec.resources;
   if (!o.available) return "not available now";
+  // What the provider's pods cannot carry (its registry row): refused now, not once a pod exists.
+  if (std::string why = env_refusal(traits_of(o), spec.env); !why.empty()) return why;
   if (traits_of(o).runs_here) return "";
   if (!r.gpus.empty() && std::find(r.gpus.begin(), r.gpus.end(), o.gpu_type) == r.gpus.end())
     return o.gpu_type + " is not in resources.gpus";
@@ -422,7 +425,7 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
     c.offer = o;
     c.shape = shape.shape;
     c.price = spec.resources.spot && o.spot_usd_per_hour ? *o.spot_usd_per_hour : o.usd_per_hour;
-    c.rejected = static_rejection(spec.resources, o, c.price);
+    c.rejected = static_rejection(spec, o, c.price);
     if (c.rejected.empty()) c.rejected = shape.model_reason;
     // Static rejections are priced at one worker only, for the comparison in their reason.
     const int widest = in.fixed_workers ? *in.fixed_workers : in.max_workers;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "util/terminal_text.h"
+
 namespace burst {
 namespace {
 
@@ -64,6 +66,8 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
   out.push_back("  estimate: " + std::to_string(static_cast<long>(e.total_s)) + " s of GPU time, " +
                 summary_money(e.usd) + "  [" + e.basis + "]");
   if (spec.budget.max_usd) out.push_back("  budget:  " + summary_money(*spec.budget.max_usd));
+  // An image name, a reason or a note can quote the spec or a provider: one safe line each.
+  for (std::string& line : out) line = terminal_line(line);
   return out;
 }
 

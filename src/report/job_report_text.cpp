@@ -41,6 +41,59 @@ std::string prepare_line(const JobReport& r, const char* indent) {
          r.facts.prepare_why + "\n";
 }
 
+// Text from a job (an error, a phase's detail, a pattern, a pod's answer) in Markdown: HTML
+// characters as entities, so a renderer never runs `<svg onload=...>`; a pipe escaped, so a table
+// keeps its cells; a line break as a space, so a row stays one row.
+std::string md(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '|':
+        out += "\\|";
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// Text inside a code span: a backtick would end the span, a pipe a table cell, a line break a row.
+std::string md_code(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '`')
+      out += '\'';
+    else if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+// A whole line (ending in a newline) of terminal text in Markdown: md() but the newline kept.
+std::string md_lines(const std::string& line) {
+  if (line.empty()) return line;
+  return md(line.substr(0, line.size() - 1)) + "\n";
+}
+
 std::string state_line(const JobReport& r) {
   std::string s = to_string(r.job.state);
   if (r.outcome != s) s += " (" + r.outcome + ")";
@@ -187,23 +240,23 @@ std::string report_json(const JobReport& r) {
 
 std::string report_markdown(const JobReport& r) {
   std::ostringstream o;
-  o << "# burst job " << r.job.id << "\n\n"
-    << "- pipeline: `" << r.job.pipeline << "` (" << r.job.spec_path << ")\n"
-    << "- provider: " << r.job.provider;
+  o << "# burst job " << md(r.job.id) << "\n\n"
+    << "- pipeline: `" << md_code(r.job.pipeline) << "` (" << md(r.job.spec_path) << ")\n"
+    << "- provider: " << md(r.job.provider);
   if (!r.facts.gpu_type.empty())
-    o << ", " << r.facts.gpu_count << " x " << r.facts.gpu_type << " at "
-      << money(r.facts.gpu_usd_per_hour) << "/h (" << r.facts.price_source << ", billed per "
-      << r.facts.billing_unit << ")";
-  o << "\n- state: **" << state_line(r) << "**" << (r.job.error.empty() ? "" : ": " + r.job.error)
-    << "\n"
+    o << ", " << r.facts.gpu_count << " x " << md(r.facts.gpu_type) << " at "
+      << money(r.facts.gpu_usd_per_hour) << "/h (" << md(r.facts.price_source) << ", billed per "
+      << md(r.facts.billing_unit) << ")";
+  o << "\n- state: **" << md(state_line(r)) << "**"
+    << (r.job.error.empty() ? "" : ": " + md(r.job.error)) << "\n"
     << "- started " << utc(r.job.created_ms) << ", finished " << utc(r.job.finished_ms) << " ("
     << secs(r.wall_s) << ")\n"
-    << handoff_line(r, "- ") << prepare_line(r, "- ") << "\n## Cost\n\n"
+    << md_lines(handoff_line(r, "- ")) << md_lines(prepare_line(r, "- ")) << "\n## Cost\n\n"
     << "| pod | type | $/hour (source) | billed | cost | deleted |\n|---|---|---|---|---|---|\n";
   for (const auto& c : r.pods)
-    o << "| " << c.pod.role << " `" << c.pod.pod_id << "` | " << c.pod.gpu_type << " | "
-      << money(c.pod.usd_per_hour) << " (" << c.pod.price_source << ") | " << secs(c.billed_s)
-      << " | " << money(c.usd) << " | "
+    o << "| " << md(c.pod.role) << " `" << md_code(c.pod.pod_id) << "` | " << md(c.pod.gpu_type)
+      << " | " << money(c.pod.usd_per_hour) << " (" << md(c.pod.price_source) << ") | "
+      << secs(c.billed_s) << " | " << money(c.usd) << " | "
       << (c.confirmed_deleted ? "confirmed " + utc(c.pod.deleted_ms)
                               : "**NOT CONFIRMED: run `burst reap`**")
       << " |\n";
@@ -211,7 +264,7 @@ std::string report_markdown(const JobReport& r) {
     << "GPU " << money(r.gpu_usd) << ", CPU hand-off " << money(r.cpu_usd) << ". Utilization "
     << (r.utilization ? fixed(*r.utilization * 100, 0) + "%" : "-") << " (compute "
     << secs(r.compute_s) << " of " << secs(r.gpu_billed_s) << " GPU billed)";
-  if (!r.facts.bound.empty()) o << "; the model predicted " << r.facts.bound << "-bound";
+  if (!r.facts.bound.empty()) o << "; the model predicted " << md(r.facts.bound) << "-bound";
   if (r.estimate.known) o << " at " << fixed(r.estimate.utilization * 100, 0) << "%";
   o << ".\n\n";
   if (r.usd_per_item) o << "Cost per item: " << usd_per_item_text(r) << ".\n\n";
@@ -223,29 +276,29 @@ std::string report_markdown(const JobReport& r) {
       << pct(r.gpu_time_error_pct) << " |\n"
       << "| run | " << (r.estimate.run_known ? secs(r.estimate.run_s) : "unknown") << " | "
       << secs(r.compute_s) << " | " << pct(r.run_error_pct) << " |\n\n"
-      << "Estimate basis: " << r.estimate.basis << "\n\n";
+      << "Estimate basis: " << md(r.estimate.basis) << "\n\n";
   } else {
     o << "| cost | (no plan) | " << money(r.total_usd) << " | - |\n\n";
   }
   if (!r.workers.empty()) {
     o << "## Workers\n\n"
-      << curve_point_text(r) << "\n\n"
+      << md(curve_point_text(r)) << "\n\n"
       << "| worker | pods | items | cold start | sync | run | pull | billed | cost | utilization "
          "| run outcome |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const WorkerRow& w : r.workers) {
       std::string pods;
       for (size_t i = 0; i < w.pods.size(); ++i)
-        pods += (i ? ", `" : "`") + w.pods[i] + "`" +
-                (i < w.where.size() ? " (" + w.where[i] + ")" : "");
+        pods += (i ? ", `" : "`") + md_code(w.pods[i]) + "`" +
+                (i < w.where.size() ? " (" + md(w.where[i]) + ")" : "");
       o << "| w" << w.index << " | " << pods << " | " << w.items << " | " << secs(w.cold_start_s)
         << " | " << secs(w.sync_s) << " | " << secs(w.run_s) << " | " << secs(w.pull_s) << " | "
         << secs(w.billed_s) << " | " << money(w.usd) << " | "
-        << (w.utilization ? fixed(*w.utilization * 100, 0) + "%" : "-") << " | " << w.outcome
+        << (w.utilization ? fixed(*w.utilization * 100, 0) + "%" : "-") << " | " << md(w.outcome)
         << " |\n";
     }
     o << "\n";
     for (const WorkerRow& w : r.workers)  // where a fleet fallback moved a worker, and why
-      if (!w.deviation.empty()) o << "- w" << w.index << ": " << w.deviation << "\n";
+      if (!w.deviation.empty()) o << "- w" << w.index << ": " << md(w.deviation) << "\n";
     for (const WorkerRow& w : r.workers)
       if (!w.deviation.empty()) {
         o << "\n";
@@ -265,19 +318,20 @@ std::string report_markdown(const JobReport& r) {
   }
   o << "## Recommendations\n\n";
   if (r.recommendations.empty()) o << "None: the job ran as planned.\n";
-  for (const auto& rec : r.recommendations) o << "- **" << rec.id << "**: " << rec.text << "\n";
+  for (const auto& rec : r.recommendations)
+    o << "- **" << md(rec.id) << "**: " << md(rec.text) << "\n";
   o << "\n## Phases\n\n| phase | pod | outcome | seconds | detail |\n|---|---|---|---|---|\n";
   for (const auto& p : r.phases)
     o << "| " << to_string(p.phase) << " | " << phase_role(p.phase) << " | " << to_string(p.outcome)
-      << " | " << secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0) << " | " << p.detail
-      << " |\n";
+      << " | " << secs(p.ended_ms ? (p.ended_ms - p.started_ms) / 1000.0 : 0.0) << " | "
+      << md(p.detail) << " |\n";
   o << "\n## Transfers\n\nsynced " << bytes(r.bytes_synced) << ", pulled " << bytes(r.bytes_pulled)
     << "\n";
   if (!r.transfers.empty()) {
     o << "\n| direction | files | bytes | seconds |\n|---|---|---|---|\n";
     for (const auto& t : r.transfers)
-      o << "| " << t.direction << " | " << t.files << " | " << t.bytes << " | " << t.millis / 1000.0
-        << " |\n";
+      o << "| " << md(t.direction) << " | " << t.files << " | " << t.bytes << " | "
+        << t.millis / 1000.0 << " |\n";
   }
   return o.str();
 }

@@ -39,6 +39,16 @@ const ProviderTraits& unknown_provider_traits() {
   return kUnknown;
 }
 
+std::string env_refusal(const ProviderTraits& traits,
+                        const std::map<std::string, std::string>& env) {
+  if (traits.env_line_break_why.empty()) return "";
+  for (const auto& [name, value] : env)
+    if (value.find_first_of("\r\n") != std::string::npos)
+      return "env " + name + " holds a line break, which " + traits.name +
+             " cannot carry: " + traits.env_line_break_why;
+  return "";
+}
+
 const char* to_string(PodState state) {
   switch (state) {
     case PodState::kPending:

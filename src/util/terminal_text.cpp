@@ -84,4 +84,18 @@ std::string terminal_safe(std::string_view text) {
   return out;
 }
 
+std::string terminal_line(std::string_view text) {
+  std::string controls;
+  controls.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      escape_byte(&controls, c);
+    } else {
+      controls += ch;
+    }
+  }
+  return terminal_safe(controls);
+}
+
 }  // namespace burst

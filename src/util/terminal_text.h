@@ -16,4 +16,10 @@ namespace burst {
 
 std::string terminal_safe(std::string_view text);
 
+// For one line of text read from a file the user did not write (a spec's name, an env key, a
+// SkyPilot field), shown inside burst's own messages: terminal_safe, but every control byte is
+// "\xNN" (newline, tab and the ESC of a colour sequence too), so the value can neither forge a
+// line of burst's output nor change the terminal. Idempotent.
+std::string terminal_line(std::string_view text);
+
 }  // namespace burst

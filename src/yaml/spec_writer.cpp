@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "burst/spec_formats.h"
+#include "util/terminal_text.h"
 
 namespace burst {
 namespace {
@@ -19,12 +20,9 @@ std::string number(double v) {
   return buf;
 }
 
-// Comment text: control characters would end the comment.
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  return text;
-}
+// Comment text: a control character would end the comment, and `burst convert` prints it on the
+// terminal: every control byte and escape sequence shown as \xNN text (util/terminal_text.h).
+std::string one_line(const std::string& text) { return terminal_line(text); }
 
 // A local path as the file would write it: relative to the spec's directory.
 std::string relative(const PipelineSpec& spec, const std::string& path) {

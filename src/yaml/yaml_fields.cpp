@@ -6,6 +6,7 @@
 #include "util/decimal.h"
 #include "util/duration.h"
 #include "util/suggest.h"
+#include "util/terminal_text.h"
 
 namespace burst::yaml {
 namespace {
@@ -88,16 +89,20 @@ std::optional<double> plain_number(const Node& node) {
 
 }  // namespace
 
+// The field path and message quote the file (a key, a name, a value), which is untrusted: shown
+// on the terminal, they must not carry an escape sequence or forge a line (util/terminal_text.h).
+std::string Problems::format(SourcePos pos, std::string_view field,
+                             std::string_view message) const {
+  return terminal_line(file_ + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
+                       ": " + std::string(field) + ": " + std::string(message));
+}
+
 void Problems::add(SourcePos pos, std::string_view field, std::string_view message) {
-  std::string text = file_ + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
-                     ": " + std::string(field) + ": " + std::string(message);
-  entries_.push_back({pos, std::move(text)});
+  entries_.push_back({pos, format(pos, field, message)});
 }
 
 void Problems::note(SourcePos pos, std::string_view field, std::string_view message) {
-  std::string text = file_ + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
-                     ": " + std::string(field) + ": " + std::string(message);
-  notes_.push_back({pos, std::move(text)});
+  notes_.push_back({pos, format(pos, field, message)});
 }
 
 std::vector<std::string> Problems::notes() const {
@@ -370,7 +375,8 @@ std::optional<std::vector<Node>> load(const std::string& text, Problems& problem
                                       size_t max_documents, bool empty_ok) {
   ParseResult parsed = parse_documents(text);
   if (parsed.error) {
-    problems.add(parsed.error->pos, "YAML syntax error", parsed.error->message);
+    problems.add(parsed.error->pos, parsed.error->limit ? "YAML limit" : "YAML syntax error",
+                 parsed.error->message);
     return std::nullopt;
   }
   std::vector<Node>& docs = parsed.documents;

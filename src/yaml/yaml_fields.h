@@ -18,7 +18,8 @@
 
 namespace burst::yaml {
 
-// Collects problems as "file:line:col: field.path: message".
+// Collects problems as "file:line:col: field.path: message", each one line of terminal-safe text
+// (util/terminal_text.h, terminal_line): what it quotes from the file is escaped.
 class Problems {
  public:
   explicit Problems(std::string file) : file_(std::move(file)) {}
@@ -39,6 +40,7 @@ class Problems {
     SourcePos pos;
     std::string text;
   };
+  std::string format(SourcePos pos, std::string_view field, std::string_view message) const;
   std::string file_;
   std::vector<Entry> entries_;
   std::vector<Entry> notes_;

@@ -2,6 +2,7 @@
 
 #include <yaml.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 
@@ -13,6 +14,10 @@ struct Node::Data {
   std::string text;                // a scalar's
   SourcePos pos;                   // where it starts
   std::vector<const Data*> items;  // a sequence's items; a mapping's keys and values, alternating
+  // What the node would be with every alias in it replaced by a copy of the node it names: its
+  // nodes (itself included) and its scalars' bytes. Final once the node is finished.
+  size_t expanded_nodes = 1;
+  size_t expanded_bytes = 0;
 };
 
 namespace {
@@ -96,11 +101,16 @@ bool null_text(std::string_view s) {
 
 std::string text_of(const yaml_char_t* s) { return s ? reinterpret_cast<const char*>(s) : ""; }
 
-// Builds the tree from libyaml's events. Limits: nesting depth and node count, since a spec is
-// untrusted input (an alias costs nothing: it is the anchor's node, not a copy).
+// Builds the tree from libyaml's events. Limits, since a spec is untrusted input: nesting depth,
+// node count, and the alias-expanded size (yaml_node.h). An alias is the anchor's node, not a
+// copy, but every reader that turns it into strings, lists or maps makes the copy, so the
+// expanded size is what a document costs and what is bounded.
 class Builder {
  public:
-  explicit Builder(std::string_view text) : text_(text), tree_(std::make_shared<Tree>()) {}
+  explicit Builder(std::string_view text)
+      : text_(text),
+        tree_(std::make_shared<Tree>()),
+        max_expanded_(std::max(text.size() * kExpansionFactor, kExpansionFloor)) {}
 
   ParseResult run() {
     yaml_parser_t parser;
@@ -132,8 +142,8 @@ class Builder {
     std::string anchor;
   };
 
-  void fail(SourcePos pos, std::string message) {
-    if (!result_.error) result_.error = ParseError{pos, std::move(message)};
+  void fail(SourcePos pos, std::string message, bool limit = false) {
+    if (!result_.error) result_.error = ParseError{pos, std::move(message), limit};
   }
 
   void syntax_error(const yaml_parser_t& parser) {
@@ -158,13 +168,31 @@ class Builder {
 
   Node::Data* make(Node::Kind kind, const yaml_mark_t& mark) {
     if (++count_ > kMaxNodes) {
-      fail(pos_of(mark), "more than " + std::to_string(kMaxNodes) + " nodes");
+      fail(pos_of(mark), "more than " + std::to_string(kMaxNodes) + " nodes", true);
       return nullptr;
     }
     Node::Data& d = tree_->nodes.emplace_back();
     d.kind = kind;
     d.pos = pos_of(mark);
     return &d;
+  }
+
+  // Adds a node's expanded size (with every alias copied) to the documents' total; false after
+  // reporting it when the total passes its bound.
+  bool grow(const Node::Data& node, const yaml_mark_t& mark) {
+    expanded_nodes_ += node.expanded_nodes;
+    expanded_bytes_ += node.expanded_bytes;
+    const size_t max_nodes = std::min(max_expanded_, kMaxExpandedNodes);
+    const size_t max_bytes = std::min(max_expanded_, kMaxExpandedBytes);
+    if (expanded_nodes_ <= max_nodes && expanded_bytes_ <= max_bytes) return true;
+    const bool nodes = expanded_nodes_ > max_nodes;
+    fail(pos_of(mark),
+         std::string("with its aliases expanded the YAML holds more than ") +
+             std::to_string(nodes ? max_nodes : max_bytes) + (nodes ? " nodes" : " bytes of text") +
+             " (the limit is 4 times the file's size, at least 64 KiB, at most "
+             "16 MiB of text and 1,000,000 nodes): refused",
+         true);
+    return false;
   }
 
   // Hangs a finished node under its parent (or makes it the document's root) and names it.
@@ -179,15 +207,22 @@ class Builder {
 
   void start_collection(Node::Kind kind, const yaml_mark_t& mark, const yaml_char_t* anchor) {
     if (open_.size() >= kMaxDepth) {
-      fail(pos_of(mark), "nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      fail(pos_of(mark), "nested deeper than " + std::to_string(kMaxDepth) + " levels", true);
       return;
     }
-    if (Node::Data* d = make(kind, mark)) open_.push_back({d, text_of(anchor)});
+    Node::Data* d = make(kind, mark);
+    if (d && grow(*d, mark)) open_.push_back({d, text_of(anchor)});
   }
 
   void end_collection() {
     Open done = std::move(open_.back());
     open_.pop_back();
+    // Its items are finished (an alias names a finished node): its own size is now known. The
+    // total already holds every item, as each was placed.
+    for (const Node::Data* item : done.node->items) {
+      done.node->expanded_nodes += item->expanded_nodes;
+      done.node->expanded_bytes += item->expanded_bytes;
+    }
     // Named only now: an alias inside its own anchor's node would make the tree a cycle.
     place(done.node, done.anchor);
   }
@@ -212,7 +247,8 @@ class Builder {
       d->style = Node::Style::kBlock;
     }
     if (d->kind == Node::Kind::kScalar) d->text = std::move(text);
-    place(d, text_of(s.anchor));
+    d->expanded_bytes = d->text.size();
+    if (grow(*d, event.start_mark)) place(d, text_of(s.anchor));
   }
 
   void alias(const yaml_event_t& event) {
@@ -225,7 +261,7 @@ class Builder {
            open ? "alias *" + name + " is inside the node it names" : "unknown alias *" + name);
       return;
     }
-    place(it->second, "");
+    if (grow(*it->second, event.start_mark)) place(it->second, "");
   }
 
   void on_event(const yaml_event_t& event) {
@@ -256,6 +292,10 @@ class Builder {
 
   static constexpr size_t kMaxDepth = 64;
   static constexpr size_t kMaxNodes = 1'000'000;
+  static constexpr size_t kExpansionFactor = 4;
+  static constexpr size_t kExpansionFloor = 64 * 1024;
+  static constexpr size_t kMaxExpandedNodes = 1'000'000;
+  static constexpr size_t kMaxExpandedBytes = 16u << 20;
 
   std::string_view text_;
   std::shared_ptr<Tree> tree_;
@@ -263,6 +303,9 @@ class Builder {
   std::vector<Open> open_;
   std::map<std::string, const Node::Data*, std::less<>> anchors_;
   size_t count_ = 0;
+  const size_t max_expanded_;  // 4 x the text's size, at least kExpansionFloor
+  size_t expanded_nodes_ = 0;  // every document so far, aliases copied
+  size_t expanded_bytes_ = 0;
 };
 
 }  // namespace

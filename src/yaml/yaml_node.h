@@ -87,6 +87,7 @@ class Node::Iterator {
 struct ParseError {
   SourcePos pos;
   std::string message;  // libyaml's words, e.g. "did not find expected key (while parsing ...)"
+  bool limit = false;   // a limit below, not a syntax error
 };
 
 struct ParseResult {
@@ -97,6 +98,12 @@ struct ParseResult {
 // Every document of `text`, or the first syntax error. Limits, as a spec is untrusted input:
 // collections nested at most 64 deep, at most 1,000,000 nodes. An alias is the node its anchor
 // names (anchors do not cross documents; an alias inside its own anchor's node is an error).
+// The alias-expanded size is bounded too: counted as if every alias were a copy of the node it
+// names (which is what a reader that turns it into strings and lists makes), all documents
+// together may hold at most max(4 x text.size(), 64 KiB) nodes and as many bytes of scalar
+// text, and never more than 1,000,000 nodes or 16 MiB of text. A text without aliases is always
+// within that (a node takes at least half a byte of text, a scalar's text is no longer than its
+// source). Past it: an error at the node that crossed it, whose `limit` is true.
 ParseResult parse_documents(std::string_view text);
 
 }  // namespace burst::yaml

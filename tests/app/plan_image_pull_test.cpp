@@ -197,5 +197,31 @@ TEST(PlanImagePull, SpecImageSizeGbIsReadAndChecked) {
   }
 }
 
+// Issue 29: `image: 127.0.0.1:18446/x/y:1` made `burst plan` connect to that port. In automatic
+// mode (no BURST_IMAGE_REGISTRY) a registry that is not on the public internet is not asked; the
+// plan goes on without the image's size and says why.
+TEST(PlanImagePull, AutomaticModeAsksNoLocalRegistryAndThePlanGoesOnWithoutTheSize) {
+  FakeRegistry registry;
+  FakeClock clock;
+  ImageLookup lookup = imgpull_lookup(nullptr, registry, clock);
+  lookup.registry.base_url = "";  // automatic: each image's own registry
+  lookup.registry.resolve = [](const std::string& host) -> Result<std::vector<std::string>> {
+    if (host == "localhost") return std::vector<std::string>{"127.0.0.1", "::1"};
+    return std::vector<std::string>{"10.1.2.3"};  // a name on the office network
+  };
+  for (const char* image : {"127.0.0.1:18446/x/y:1", "localhost:5000/x/y:1", "[::1]:5000/x/y:1",
+                            "registry.internal.example/x/y:1"}) {
+    PipelineSpec spec = imgpull_spec(std::nullopt);
+    spec.image = image;
+    auto plan = imgpull_plan(spec, lookup);
+    ASSERT_TRUE(plan.ok()) << image << ": " << plan.error().message;
+    EXPECT_DOUBLE_EQ(plan->image_bytes, 0) << image;
+    EXPECT_TRUE(imgpull_has_note(*plan, "image size unknown (invalid: image ")) << image;
+    EXPECT_TRUE(imgpull_has_note(*plan, "is not a public address")) << image;
+    EXPECT_TRUE(imgpull_has_note(*plan, "set BURST_IMAGE_REGISTRY to a URL")) << image;
+  }
+  EXPECT_TRUE(registry.requests.empty());
+}
+
 }  // namespace
 }  // namespace burst

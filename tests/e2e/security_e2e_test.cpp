@@ -80,7 +80,8 @@ TEST(E2ESecurity, HostileValuesAndPathsReachThePodLiterallyAndNeverRun) {
 }
 
 // What burst creates on this machine is the user's alone: the state and config dirs 0700 (so
-// nothing inside is reachable by others), the database and the generated SSH key 0600.
+// nothing inside is reachable by others), the database and the generated SSH key 0600, and the
+// job's log and reports 0600 from their creation (issue 29: they were 0644 until the next start).
 TEST(E2ESecurity, WhatBurstWritesLocallyIsPrivateToTheUser) {
   BurstHome home;
   home.write("app/in.txt", "x");
@@ -89,7 +90,8 @@ TEST(E2ESecurity, WhatBurstWritesLocallyIsPrivateToTheUser) {
                  "version: 1\nname: modes\nvolume: {name: modes-vol}\ncode: {dir: app}\n"
                  "run: echo hi\n");
   std::string out, err;
-  ASSERT_EQ(run_burst(home, {"run", spec, "--yes"}, &out, &err), 0) << out << err;
+  ASSERT_EQ(run_burst(home, {"run", spec, "--provider", "local", "--yes"}, &out, &err), 0)
+      << out << err;
   auto mode_of = [](const std::string& path) {
     struct stat st {};
     EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
@@ -105,6 +107,13 @@ TEST(E2ESecurity, WhatBurstWritesLocallyIsPrivateToTheUser) {
     keys += f.size() >= 11 && f.substr(f.size() - 11) == "/id_ed25519";
   }
   EXPECT_EQ(keys, 1) << "the generated key lives in the config dir";
+  int written = 0;
+  for (const char* dir : {"/logs", "/reports"})
+    for (const auto& f : files_under(home.state() + dir)) {
+      EXPECT_EQ(mode_of(f), 0600u) << f;
+      ++written;
+    }
+  EXPECT_GE(written, 4) << "the job's log and its three reports";
 }
 
 }  // namespace

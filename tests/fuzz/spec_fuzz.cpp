@@ -1,6 +1,8 @@
 // Fuzzes the pipeline spec parser (src/spec, libyaml underneath) with arbitrary YAML text.
 // Contract: any input yields a spec or a list of errors; nothing throws, crashes or hangs, and a
-// failure always says why.
+// failure always says why. An accepted spec holds no more text than the reader's alias bound
+// allows (src/yaml/yaml_node.h: 4 x the input's size, at least 64 KiB): aliases cannot amplify.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,6 +19,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // A path that does not exist, so code.dir checks look at nothing real.
   burst::Result<burst::PipelineSpec> spec =
       burst::parse_spec(text, "/nonexistent/burst-fuzz/job.yaml", &errors, kProviders);
-  if (!spec.ok()) FUZZ_CHECK(!errors.empty() || !spec.error().message.empty());
+  if (!spec.ok()) {
+    FUZZ_CHECK(!errors.empty() || !spec.error().message.empty());
+    return 0;
+  }
+  size_t held = spec->run.size() + spec->setup.size() + spec->name.size();
+  for (const auto& [name, value] : spec->env) held += name.size() + value.size();
+  for (const std::string& e : spec->code.exclude) held += e.size();
+  // Twice the bound: a script given as a list is joined with a newline per item (a node each).
+  FUZZ_CHECK(held <= 2 * std::max<size_t>(4 * size, 64 * 1024));
   return 0;
 }

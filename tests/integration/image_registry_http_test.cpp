@@ -7,6 +7,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "fakes/fake_registry.h"
 #include "fakes/runpod_plan_input.h"
 #include "fakes/temp_dir.h"
+#include "http/curl_http_client.h"
 #include "image/registry_parse.h"
 #include "plan/image_pull.h"
 #include "registry.h"
@@ -119,6 +121,45 @@ TEST_F(ImageRegistryHttp, AnEmulatedCloudOnLoopbackAsksNoRegistry) {
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(plan->image_pull, "");
   EXPECT_DOUBLE_EQ(plan->estimate.cold_start_s, find_provider_traits("runpod")->boot_s);
+  EXPECT_EQ(requests(), 0u);
+}
+
+// Issue 29: `image: 127.0.0.1:PORT/...` made `burst plan` connect to that port. In automatic mode
+// (no BURST_IMAGE_REGISTRY) the loopback registry gets no request and the plan goes on without
+// the image's size; the client itself refuses a name that resolves to loopback when it connects.
+TEST_F(ImageRegistryHttp, APublicOnlyClientNeverConnectsToLoopback) {
+  const std::string hostport = registry_.base.substr(std::string("http://").size());
+  TempDir dir;
+  Config config;
+  config.db_path = dir.path() + "/burst.db";
+  config.image_registry = "auto";  // runpod's API is not on this machine: its pods pull images
+  PipelineSpec s = spec();
+  s.image = hostport + "/runpod/pytorch:2.1";
+  PlanInput in = runpod_4090_plan_input(1);
+  auto plan = plan_with_history(s, &in, config);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_NE(plan->image_pull.find("image size unknown (invalid: image " + hostport +
+                                  "/runpod/pytorch:2.1: registry lookup refused: 127.0.0.1 is "
+                                  "not a public address"),
+            std::string::npos)
+      << plan->image_pull;
+  EXPECT_DOUBLE_EQ(plan->estimate.cold_start_s, find_provider_traits("runpod")->boot_s);
+  EXPECT_EQ(requests(), 0u);
+
+  for (const char* proxy : {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"})
+    if (const char* v = std::getenv(proxy); v && *v)
+      GTEST_SKIP() << proxy << " is set: the connect-time check is the proxy's";
+  CurlOptions options;
+  options.public_addresses_only = true;
+  auto http = make_curl_http_client(options);
+  const std::string port = hostport.substr(hostport.rfind(':') + 1);
+  for (const std::string& url : {"https://localhost:" + port + "/v2/", registry_.base + "/v2/"}) {
+    auto r = http->send({"GET", url, {}, "", true});
+    ASSERT_FALSE(r.ok()) << url;
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalid) << r.error().message;
+    EXPECT_NE(r.error().message.find("is not a public address"), std::string::npos)
+        << r.error().message;
+  }
   EXPECT_EQ(requests(), 0u);
 }
 

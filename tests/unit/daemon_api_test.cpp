@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -217,6 +218,23 @@ TEST_F(ApiTest, ASpecPathThatIsNotASmallRegularFileIsRefusedAtOnce) {
     ASSERT_EQ(body["errors"].size(), 1u) << r.body;
     EXPECT_EQ(body["errors"][0], path + ": not a regular file");
   }
+}
+
+// Issue 29: the alias bomb as an inline spec (one 100 KB anchored scalar aliased from 20,000 env
+// keys; 2 GB of strings if copied) is refused with 400 by the same bounded YAML reader.
+TEST_F(ApiTest, AnAliasBombSpecIsRefusedWith400AtOnce) {
+  std::string yaml =
+      "name: bomb\nrun: echo hi\nenv:\n  BIG: &b \"" + std::string(100000, 'x') + "\"\n";
+  for (int i = 0; i < 20000; ++i) yaml += "  K" + std::to_string(10000 + i) + ": *b\n";
+  const auto start = std::chrono::steady_clock::now();
+  ApiResponse r = call("POST", "/v1/jobs", json{{"spec", yaml}, {"path", "/w/bomb.yaml"}}.dump());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10));  // it took 32 s before
+  EXPECT_EQ(r.status, 400) << r.body.substr(0, 300);
+  json body = json::parse(r.body);
+  ASSERT_EQ(body["errors"].size(), 1u);
+  EXPECT_EQ(body["errors"][0].get<std::string>().rfind("/w/bomb.yaml:18:11: YAML limit: ", 0), 0u)
+      << body["errors"][0];
+  EXPECT_TRUE(sched_->jobs().empty());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "image/image_ref.h"
 #include "image/registry_client.h"
 #include "image/registry_parse.h"
+#include "util/public_address.h"
 
 namespace burst {
 namespace {
@@ -179,6 +180,132 @@ TEST_F(RegistryClient, NoRequestStartsAfterTheDeadline) {
   ASSERT_FALSE(slow.ok());
   EXPECT_EQ(slow.error().code, ErrorCode::kTimeout);
   EXPECT_EQ(registry_.requests.size(), 2u);
+}
+
+TEST(PublicAddress, OnlyPublicInternetAddressesArePublic) {
+  for (const char* ip : {"93.184.216.34", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111",
+                         "2001:4860:4860::8888", "::ffff:8.8.8.8"})
+    EXPECT_TRUE(is_public_address_text(ip)) << ip;
+  for (const char* ip : {"127.0.0.1",
+                         "127.9.9.9",
+                         "0.0.0.0",
+                         "10.0.0.1",
+                         "172.16.0.1",
+                         "172.31.255.255",
+                         "192.168.1.1",
+                         "169.254.169.254",
+                         "100.64.0.1",
+                         "100.127.255.254",
+                         "192.0.2.1",
+                         "198.18.0.1",
+                         "224.0.0.1",
+                         "255.255.255.255",
+                         "::",
+                         "::1",
+                         "fd00::1",
+                         "fc00::1",
+                         "fe80::1",
+                         "ff02::1",
+                         "::ffff:127.0.0.1",
+                         "::ffff:10.0.0.1",
+                         "64:ff9b::a00:1",
+                         "2001:db8::1",
+                         "2002:7f00:1::1",
+                         "not an address",
+                         ""})
+    EXPECT_FALSE(is_public_address_text(ip)) << ip;
+  EXPECT_TRUE(is_public_address_text("172.32.0.1"));   // just past 172.16/12
+  EXPECT_TRUE(is_public_address_text("100.128.0.1"));  // just past 100.64/10
+}
+
+// Issue 29: automatic mode goes only to registries (image/registry_client.h).
+class RegistryAutomatic : public RegistryClient {
+ protected:
+  RegistryAutomatic() {
+    options_.base_url = "";
+    registry_.base = "https://registry.example.com";
+    options_.resolve = [this](const std::string& host) -> Result<std::vector<std::string>> {
+      resolved_.push_back(host);
+      auto it = dns_.find(host);
+      if (it == dns_.end()) return make_error(ErrorCode::kConnection, "cannot resolve " + host);
+      return it->second;
+    };
+    registry_.put("x/y", "1", std::string(kMediaOciManifest), FakeRegistry::manifest_json(5, {5}));
+  }
+  std::map<std::string, std::vector<std::string>> dns_{
+      {"registry.example.com", {"93.184.216.34"}},
+      {"auth.example.com", {"93.184.216.35"}},
+      {"auth.other.net", {"93.184.216.36"}},
+      {"rebind.example.com", {"93.184.216.37", "127.0.0.1"}}};
+  std::vector<std::string> resolved_;
+};
+
+TEST_F(RegistryAutomatic, ARegistryThatIsNotPublicIsNeverAsked) {
+  registry_.require_token = false;
+  for (const char* image : {"127.0.0.1:18446/x/y:1", "10.0.0.7/x/y:1", "[fd00::1]:443/x/y:1",
+                            "169.254.169.254/x/y:1"}) {
+    auto r = fetch(image);
+    ASSERT_FALSE(r.ok()) << image;
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalid) << image;
+    EXPECT_NE(r.error().message.find("is not a public address"), std::string::npos)
+        << r.error().message;
+  }
+  EXPECT_TRUE(registry_.requests.empty());
+  EXPECT_TRUE(resolved_.empty());  // an address is not resolved
+  // A public name with one private address among its answers is refused too.
+  dns_["registry.example.com"] = {"93.184.216.34", "192.168.0.10"};
+  auto mixed = fetch("registry.example.com/x/y:1");
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_NE(mixed.error().message.find("registry.example.com is not a public address "
+                                       "(192.168.0.10)"),
+            std::string::npos)
+      << mixed.error().message;
+  EXPECT_TRUE(registry_.requests.empty());
+  // All public: asked, and answered.
+  dns_["registry.example.com"] = {"93.184.216.34"};
+  auto ok = fetch("registry.example.com/x/y:1");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(*ok, 10);
+}
+
+TEST_F(RegistryAutomatic, ATokenRealmOnlyOnTheRegistrysDomainOverHttps) {
+  struct Case {
+    const char* realm;
+    const char* why;  // "" when the token is fetched
+  };
+  for (const Case& c : {
+           Case{"http://127.0.0.1:9/any/path", "token realm refused: http, not https"},
+           Case{"https://127.0.0.1:9/any/path",
+                "token realm refused: 127.0.0.1 is not on the registry's domain (example.com)"},
+           Case{"https://auth.other.net/token",
+                "token realm refused: auth.other.net is not on the registry's domain"},
+           Case{"https://user@auth.example.com/token", "token realm refused: not a URL"},
+           Case{"https://rebind.example.com/token",
+                "rebind.example.com is not a public address (127.0.0.1)"},
+           Case{"https://auth.example.com/token", ""},
+       }) {
+    registry_.requests.clear();
+    registry_.realm = c.realm;
+    auto r = fetch("registry.example.com/x/y:1");
+    if (std::string(c.why).empty()) {
+      ASSERT_TRUE(r.ok()) << c.realm << ": " << r.error().message;
+      EXPECT_EQ(registry_.requests.size(), 3u);  // 401, token, manifest
+      continue;
+    }
+    ASSERT_FALSE(r.ok()) << c.realm;
+    EXPECT_EQ(r.error().code, ErrorCode::kInvalid) << c.realm;
+    EXPECT_NE(r.error().message.find(c.why), std::string::npos) << r.error().message;
+    ASSERT_EQ(registry_.requests.size(), 1u) << c.realm;  // the manifest's 401 only
+  }
+}
+
+TEST(RegistryRealm, TheRegistrysDomainIsItsLastTwoLabelsOrThreeUnderACountryCode) {
+  EXPECT_EQ(realm_refusal("registry-1.docker.io", "https://auth.docker.io/token"), "");
+  EXPECT_EQ(realm_refusal("ghcr.io", "https://ghcr.io/token"), "");
+  EXPECT_EQ(realm_refusal("r.example.co.uk:5000", "https://auth.example.co.uk/t"), "");
+  EXPECT_NE(realm_refusal("r.example.co.uk", "https://evil.co.uk/t"), "");
+  EXPECT_NE(realm_refusal("ghcr.io", "https://ghcr.io.evil.com/token"), "");
+  EXPECT_NE(realm_refusal("ghcr.io", "https://ghcr.io\\@evil.com/token"), "");
 }
 
 }  // namespace

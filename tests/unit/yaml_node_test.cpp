@@ -88,8 +88,9 @@ TEST(YamlNode, BadAliasesAreErrors) {
   EXPECT_EQ(error_of("a: &x 1\n---\nb: *x\n"), "3:4: unknown alias *x");
 }
 
-TEST(YamlNode, ManyAliasesOfAliasesCostNothing) {
-  // "Billion laughs": 9 levels of 9 aliases each would be 387,420,489 leaves if copied.
+TEST(YamlNode, AliasesOfAliasesAreCountedAsCopiesAndABillionLaughsIsRefused) {
+  // "Billion laughs": 9 levels of 9 aliases each would be 387,420,489 leaves if copied. The tree
+  // shares the anchor's node, but every reader that turns it into lists copies it.
   std::string text = "l0: &l0 [x]\n";
   for (int i = 1; i <= 9; ++i) {
     std::string prev = "*l" + std::to_string(i - 1);
@@ -97,8 +98,46 @@ TEST(YamlNode, ManyAliasesOfAliasesCostNothing) {
     for (int k = 0; k < 9; ++k) text += (k ? ", " : "") + prev;
     text += "]\n";
   }
+  ParseResult r = parse_documents(text);
+  ASSERT_TRUE(r.error);
+  EXPECT_TRUE(r.error->limit);
+  EXPECT_EQ(r.error->message,
+            "with its aliases expanded the YAML holds more than 65536 nodes (the limit is 4 "
+            "times the file's size, at least 64 KiB, at most 16 MiB of text and 1,000,000 "
+            "nodes): refused");
+  EXPECT_EQ(r.error->pos.line, 6);  // l5 is the first level past 65,536 copies (9^5 = 59,049)
+  // Three levels (729 leaves) are well within the floor and still read through the aliases.
+  Node doc = one(text.substr(0, text.find("l4:")));
+  EXPECT_EQ(doc["l3"][8][8][8][0].scalar(), "x");
+}
+
+TEST(YamlNode, AScalarAliasedManyTimesIsBoundedByTheFilesSize) {
+  // The attack in small: one 10 KB anchored scalar aliased from 200 keys (2 MB of copies
+  // from a 13 KB file). The bound is 4 x the file's size, or 64 KiB for a small file.
+  std::string text = "big: &b \"" + std::string(10000, 'x') + "\"\n";
+  for (int i = 0; i < 200; ++i) text += "k" + std::to_string(i) + ": *b\n";
+  ParseResult r = parse_documents(text);
+  ASSERT_TRUE(r.error);
+  EXPECT_TRUE(r.error->limit);
+  EXPECT_EQ(r.error->message,
+            "with its aliases expanded the YAML holds more than 65536 bytes of text (the limit "
+            "is 4 times the file's size, at least 64 KiB, at most 16 MiB of text and 1,000,000 "
+            "nodes): refused");
+  // big + 6 copies = 70,000 bytes > 65,536: the 6th alias (line 7, column 5) crosses it.
+  EXPECT_EQ(error_of(text), "7:5: " + r.error->message);
+  // Five copies fit: what a spec sharing a block of settings a few times does.
+  std::string few = "big: &b \"" + std::string(10000, 'x') + "\"\n";
+  for (int i = 0; i < 5; ++i) few += "k" + std::to_string(i) + ": *b\n";
+  EXPECT_EQ(one(few)["k4"].scalar().size(), 10000u);
+}
+
+TEST(YamlNode, ALargeFileWithoutAliasesIsNeverOverItsBound) {
+  // 200,000 short entries (a node per 2.5 bytes of text at worst): no aliases, no limit.
+  std::string text = "[";
+  for (int i = 0; i < 200000; ++i) text += i ? ",a" : "a";
+  text += "]";
   Node doc = one(text);
-  EXPECT_EQ(doc["l9"][8][8][8][8][8][8][8][8][8][0].scalar(), "x");
+  EXPECT_EQ(doc.size(), 200000u);
 }
 
 TEST(YamlNode, NestingDeeperThan64LevelsIsRefused) {
