@@ -18,6 +18,7 @@ std::string happy_spec(const std::string& run) {
   return R"YAML(version: 1
 name: e2e-job
 volume: {name: e2e-vol}
+resources: {providers: [local]}
 env: {GREETING: hello}
 secrets: [E2E_SECRET]
 code: {dir: app, exclude: ["*.tmp"]}

@@ -24,6 +24,8 @@ using Steady = std::chrono::steady_clock;
 
 std::string spec_text(const std::string& budget) {
   return "version: 1\nname: e2e-silent\nvolume: {name: e2e-silent-vol}\n" + budget +
+         (budget.find("resources") == std::string::npos ? "resources: {providers: [local]}\n"
+                                                        : "") +
          "run: |\n  echo started\n  mkdir -p out && echo partial > out/partial.txt\n"
          "  sleep 120\nartefacts:\n  - {remote: out/partial.txt, local: ./got}\n";
 }
@@ -211,6 +213,7 @@ TEST(E2ESilentPod, BurstdDrainedTwiceStopsWithinTenSecondsAndDeletesASilentPod) 
 constexpr const char* kSilentPull = R"(version: 1
 name: e2e-silent-pull
 volume: {name: e2e-silent-pull-vol}
+resources: {providers: [local]}
 budget: {max_runtime: 6s}
 run: |
   echo started
