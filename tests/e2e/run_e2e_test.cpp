@@ -18,9 +18,9 @@ std::string happy_spec(const std::string& run) {
   return R"YAML(version: 1
 name: e2e-job
 volume: {name: e2e-vol}
-resources: {providers: [local]}
 env: {GREETING: hello}
 secrets: [E2E_SECRET]
+resources: {providers: [local]}
 code: {dir: app, exclude: ["*.tmp"]}
 setup: echo setting up
 run: |
