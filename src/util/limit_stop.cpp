@@ -21,8 +21,8 @@ std::optional<double> seconds_at(std::string_view text, size_t at, std::string_v
   return std::strtod(std::string(text.substr(at, end - at)).c_str(), nullptr);
 }
 
-std::optional<LimitStop> after(std::string_view text, std::string_view head, std::string_view tail,
-                               std::string_view limit) {
+std::optional<LimitStop> limit_after(std::string_view text, std::string_view head,
+                                     std::string_view tail, std::string_view limit) {
   const size_t at = text.find(head);
   if (at == std::string_view::npos) return std::nullopt;
   auto s = seconds_at(text, at + head.size(), tail);
@@ -34,10 +34,11 @@ std::optional<LimitStop> after(std::string_view text, std::string_view head, std
 
 std::optional<LimitStop> find_limit_stop(std::string_view e) {
   for (std::string_view limit : {kLimitDeadline, kLimitMaxRuntime})
-    if (auto s = after(e, "stopped: " + std::string(limit) + " (", " s) reached", limit)) return s;
-  if (auto s = after(e, "exceeded budget.max_runtime (", " s); stopped", kLimitMaxRuntime))
+    if (auto s = limit_after(e, "stopped: " + std::string(limit) + " (", " s) reached", limit))
+      return s;
+  if (auto s = limit_after(e, "exceeded budget.max_runtime (", " s); stopped", kLimitMaxRuntime))
     return s;
-  return after(e, "no bytes from the pod for ", " s", kLimitNoProgress);
+  return limit_after(e, "no bytes from the pod for ", " s", kLimitNoProgress);
 }
 
 }  // namespace burst

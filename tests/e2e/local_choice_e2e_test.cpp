@@ -22,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string this_user() {
+std::string local_choice_user() {
   passwd* pw = getpwuid(geteuid());
   return pw ? pw->pw_name : "";
 }
@@ -33,7 +33,7 @@ std::string marking_run(const BurstHome& home) {
 }
 
 // Nothing was created: no job, no pod, the run step never ran.
-void expect_nothing_ran(const BurstHome& home) {
+void expect_nothing_ran_here(const BurstHome& home) {
   EXPECT_FALSE(fs::exists(home.root() + "/RAN")) << "the run step ran";
   std::string jobs;
   EXPECT_EQ(run_burst(home, {"jobs", "--json"}, &jobs, nullptr), 0);
@@ -44,14 +44,14 @@ void expect_nothing_ran(const BurstHome& home) {
       << "a pod was created";
 }
 
-void expect_refused(const BurstHome& home, int rc, const std::string& err) {
+void expect_local_refused(const BurstHome& home, int rc, const std::string& err) {
   EXPECT_EQ(rc, 2) << err;
-  EXPECT_NE(err.find("burst: this job runs on THIS machine as " + this_user() +
+  EXPECT_NE(err.find("burst: this job runs on THIS machine as " + local_choice_user() +
                      ", no GPU (the local provider, which you did not name)\n"),
             std::string::npos)
       << err;
   EXPECT_NE(err.find("pass --provider local to run it here"), std::string::npos) << err;
-  expect_nothing_ran(home);
+  expect_nothing_ran_here(home);
 }
 
 TEST(E2ELocalChoice, AnUnnamedLocalPlanIsRefusedWithYesAndWithoutATerminal) {
@@ -59,9 +59,9 @@ TEST(E2ELocalChoice, AnUnnamedLocalPlanIsRefusedWithYesAndWithoutATerminal) {
   const std::string spec =
       home.write("job.yaml", "version: 1\nname: unnamed\nrun: |\n" + marking_run(home));
   std::string out, err;
-  expect_refused(home, run_burst(home, {"run", spec, "--yes"}, &out, &err), err);
+  expect_local_refused(home, run_burst(home, {"run", spec, "--yes"}, &out, &err), err);
   // No --yes, but no terminal to ask on (stdin is /dev/null): the same.
-  expect_refused(home, run_burst(home, {"run", spec}, &out, &err), err);
+  expect_local_refused(home, run_burst(home, {"run", spec}, &out, &err), err);
 }
 
 TEST(E2ELocalChoice, ASkyPilotTaskNeverRunsHereUnlessProviderLocalIsGiven) {
@@ -70,7 +70,7 @@ TEST(E2ELocalChoice, ASkyPilotTaskNeverRunsHereUnlessProviderLocalIsGiven) {
   const std::string task = home.write(
       "task.yaml", "name: sky\nresources:\n  cloud: local\nrun: |\n" + marking_run(home));
   std::string out, err;
-  expect_refused(home, run_burst(home, {"run", task, "--yes"}, &out, &err), err);
+  expect_local_refused(home, run_burst(home, {"run", task, "--yes"}, &out, &err), err);
   ASSERT_EQ(run_burst(home, {"run", task, "--yes", "--provider", "local"}, &out, &err), 0)
       << out << err;
   EXPECT_TRUE(fs::exists(home.root() + "/RAN"));
@@ -132,7 +132,7 @@ TEST(E2ELocalChoice, BurstdFailsAnUnnamedLocalJobWithoutRunningIt) {
   EXPECT_NE(job.value("error", "")
                 .find("not run: the plan puts this job on burstd's machine (the "
                       "local provider: it runs on THIS machine as " +
-                      this_user() + ", no GPU) and the spec does not name it"),
+                      local_choice_user() + ", no GPU) and the spec does not name it"),
             std::string::npos)
       << job.dump();
   EXPECT_FALSE(fs::exists(home.root() + "/RAN")) << "the run step ran";
