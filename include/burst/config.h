@@ -52,6 +52,11 @@ struct Config {
   std::string ssh_key;            // default: <config dir>/id_ed25519 (generated on first use)
   double ssh_wait_seconds = 600;  // pod boot + sshd up, before giving up
   double pull_max_gib = 1024;     // per job: a pod listing more artefact bytes fails the pull
+  // A transfer or remote command (code sync, pull, SFTP, a probe; not a step's follower, which has
+  // its own rule) that receives no byte from the pod for this long fails the job's phase
+  // (SshTarget::no_progress_timeout_s). 60 s: twice the 30 s a live step follower may stay quiet,
+  // and far above a healthy pod's longest pause in a sync or pull (a round trip, a hash).
+  double no_progress_seconds = 60;
   // Where a plan asks for its image's size (app/image_size_lookup.h), from $BURST_IMAGE_REGISTRY:
   // "auto" (load_config's default) asks each image's own registry; "off" never asks; an
   // http(s) URL asks that registry for every image (a mirror; tests' emulated registry).

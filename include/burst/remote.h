@@ -30,7 +30,7 @@ struct SshTarget {
   // A transfer or remote command (not one run with a should_stop callback: a quiet step is
   // watched by its caller) that receives zero bytes from the pod for this long fails with
   // kTimeout "no bytes from the pod for N s", even while the link itself answers keepalives.
-  int no_progress_timeout_s = 300;
+  int no_progress_timeout_s = 60;  // burst run: config.yaml no_progress_seconds
 };
 
 // Receives remote output as it arrives. Called from the thread that called exec.

@@ -141,7 +141,10 @@ struct SecretRef {
 
 struct PipelineSpec {
   std::string path;  // the file it was read from
-  std::string dir;   // that file's directory (absolute)
+  // Read from a SkyPilot task file: its resources.providers come from SkyPilot's `cloud:`, never
+  // the user's choice of burst's local cloud (app/local_choice.h).
+  bool from_skypilot = false;
+  std::string dir;  // that file's directory (absolute)
   int version = 1;
   std::string name;
   Workload workload;

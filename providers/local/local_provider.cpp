@@ -259,7 +259,12 @@ class LocalProvider : public Provider {
          << "Subsystem sftp internal-sftp\n"
          << "SetEnv " << quote_setenv(kLocalPodEnv, id) << " "
          << quote_setenv("BURST_VOLUME", volume.string()) << " "
-         << quote_setenv("BURST_POD_DIR", dir.string()) << " " << quote_setenv("BURST_POD_ID", id);
+         << quote_setenv("BURST_POD_DIR", dir.string()) << " "
+         << quote_setenv("BURST_POD_ID", id)
+         // The pod's own HOME, never the user's: `cd $HOME`, ~/.cache, ~/.bashrc and dotfiles a
+         // job writes stay in the pod dir and go with it (docs/providers.md, what the local
+         // cloud isolates). Before the request's env: sshd keeps a name's first value.
+         << " " << quote_setenv("HOME", (dir / "home").string());
     for (const auto& [k, v] : r.env) conf << " " << quote_setenv(k, v);
     conf << "\n";
     std::ofstream(dir / "sshd_config") << conf.str();

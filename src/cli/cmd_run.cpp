@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/local_choice.h"
 #include "app/prepare_job.h"
 #include "app/run_job.h"
 #include "burst/ssh_keys.h"
@@ -72,6 +73,8 @@ int cmd_run(const RunArgs& args) {
   if (!spec_options.ok()) return fail(kExitUsage, spec_options.error().message);
   auto spec = load_spec_or_print(args.spec, *spec_options);
   if (!spec.ok()) return spec_exit_code(spec.error());
+  // What the user named, before --provider replaces the spec's list (app/local_choice.h).
+  const std::vector<std::string> named = named_providers(*spec, args.providers);
   auto config = load_config_or_print();
   if (!config.ok()) return fail(config.error(), ErrorOrigin::kConfig);
   std::string provider;
@@ -107,6 +110,16 @@ int cmd_run(const RunArgs& args) {
   // The run step's live status: every pod of the job at the plan's $/hour.
   auto console = make_run_console(args.quiet || args.json,
                                   plan->gpu.usd_per_hour * std::max(1, plan->estimate.workers));
+  // This machine only when the user chose it (app/local_choice.h): say so and ask; --yes or no
+  // terminal is no answer.
+  if (const std::string here = unchosen_here_provider(*plan, named); !here.empty()) {
+    std::cerr << "burst: this job " << runs_here_line() << " (the " << here
+              << " provider, which you did not name)\n";
+    if (args.yes || !console->confirm("Run it on this machine?"))
+      return fail(kExitUsage, "not run: the plan puts this job on this machine (the " + here +
+                                  " provider) and you did not choose it; pass --provider " + here +
+                                  " to run it here, or name a cloud in resources.providers");
+  }
   if (costs_money && !args.yes && !console->confirm("Start this job?"))
     return fail(kExitUsage, "not confirmed; nothing was created (pass --yes to skip the question)");
 

@@ -43,8 +43,15 @@ using yaml::Fields;
 using yaml::Problems;
 using sv = std::string_view;
 
-constexpr sv kTopFields[] = {"state_dir",    "reports_dir", "ssh_key", "ssh_wait_seconds",
-                             "pull_max_gib", "providers",   "notify",  "store"};
+constexpr sv kTopFields[] = {"state_dir",
+                             "reports_dir",
+                             "ssh_key",
+                             "ssh_wait_seconds",
+                             "no_progress_seconds",
+                             "pull_max_gib",
+                             "providers",
+                             "notify",
+                             "store"};
 constexpr sv kCloudFields[] = {"base_url", "api_key", "timeout_seconds", "ssh_user"};
 constexpr sv kLocalFields[] = {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"};
 constexpr sv kNotifyFields[] = {"webhook", "pipelines"};
@@ -146,6 +153,10 @@ Status read_file(const std::string& path, const std::vector<ProviderTraits>& kno
       read_string(top, "ssh_key", &c->ssh_key);
       read_number(top, "ssh_wait_seconds", &c->ssh_wait_seconds);
       read_number(top, "pull_max_gib", &c->pull_max_gib);
+      read_number(top, "no_progress_seconds", &c->no_progress_seconds);
+      if (std::optional<yaml::Node> n = top.get("no_progress_seconds");
+          n && c->no_progress_seconds < 1)
+        problems.add(yaml::pos_of(*n), "no_progress_seconds", "must be at least 1 (seconds)");
       read_notify(top, c);
       read_string(top, "store", &c->store_url);
       if (!c->store_url.empty() && !is_postgres_url(c->store_url))

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "app/local_choice.h"
 #include "app/prepare_job.h"
 #include "app/run_job.h"
 #include "burst/remote.h"
@@ -73,6 +74,15 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
     return r;
   }
   if (!prepared) return refuse(job_id, spec, "plan: " + prepared.error().message);
+  // This machine only when the spec names its provider (app/local_choice.h): burstd has no one
+  // to ask, so a plan that lands here by default is refused before anything is created.
+  if (const std::string here = unchosen_here_provider(prepared->plan, named_providers(spec, {}));
+      !here.empty() && !why)
+    return refuse(job_id, spec,
+                  "plan: not run: the plan puts this job on burstd's machine (the " + here +
+                      " provider: it " + runs_here_line() +
+                      ") and the spec does not name it; put `providers: [" + here +
+                      "]` under resources to run it there, or name a cloud");
   for (const auto& w : prepared->warnings) log_("job " + job_id + ": warning: " + w);
   auto key = ensure_keypair(config_.ssh_key);
   if (!key) return refuse(job_id, spec, "ssh key: " + key.error().message);

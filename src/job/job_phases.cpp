@@ -116,8 +116,13 @@ void JobPhases::fail(const std::string& why) {
 
 Outcome JobPhases::failed(const Error& error, const std::string& what, std::string* detail) {
   Error e = error;
-  if (watchdog_ && watchdog_->aborted() &&
-      (e.code == ErrorCode::kInterrupted || e.code == ErrorCode::kConnection)) {
+  if (past_deadline() && (e.code == ErrorCode::kInterrupted || e.code == ErrorCode::kConnection ||
+                          e.code == ErrorCode::kTimeout)) {
+    // budget.deadline passed: the call was stopped for it, or broken by the watchdog's abort.
+    e.message = watchdog_->deadline_reason();
+    e.code = ErrorCode::kTimeout;
+  } else if (watchdog_ && watchdog_->aborted() &&
+             (e.code == ErrorCode::kInterrupted || e.code == ErrorCode::kConnection)) {
     // The watchdog broke the session (job/job_watchdog.h): its deadline is the cause.
     e.message = watchdog_->reason();
     e.code = e.message.rfind("stopped: " + d_.stop_source, 0) == 0 ? ErrorCode::kInterrupted
@@ -149,7 +154,28 @@ void JobPhases::remote_line(bool is_err, const std::string& line) {
   log_ << format_utc(d_.clock.now()) << (is_err ? " ! " : " | ") << clean << "\n" << std::flush;
 }
 
+Outcome JobPhases::unless_stopped(const std::string& what, std::string* detail) {
+  if (past_deadline())
+    return failed(make_error(ErrorCode::kTimeout, watchdog_->deadline_reason()), what, detail);
+  return d_.interrupts() > 0 ? Outcome::kInterrupted : Outcome::kOk;
+}
+
+namespace {
+
+// Phases that only tear down or record: they run whatever the deadline says.
+bool runs_after_deadline(Phase p) {
+  return p == Phase::kPlan || p == Phase::kDeleteGpu || p == Phase::kDeleteCpu ||
+         p == Phase::kDeletePrepareCpu || p == Phase::kReport || p == Phase::kDone ||
+         p == Phase::kReattach || p == Phase::kRecover;
+}
+
+}  // namespace
+
 Outcome JobPhases::execute(Phase phase, std::string* detail) {
+  // Past budget.deadline no work starts: no pod is created, nothing pulled, no step run.
+  if (past_deadline() && !runs_after_deadline(phase))
+    return failed(make_error(ErrorCode::kTimeout, watchdog_->deadline_reason()), to_string(phase),
+                  detail);
   switch (phase) {
     case Phase::kPlan: {
       const Plan& p = in_.plan;
@@ -515,41 +541,7 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail, Err
   if (!created.ok()) return failed(created.error(), "create " + pod.record.role + " pod", detail);
   *detail = provider_->name() + " pod " + created->id;
   say(pod.record.role + " pod " + created->id + " created (" + offer.gpu_type + ")");
-  return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
-}
-
-void JobPhases::publish_ssh_host(const PodHandle& pod, bool cpu) {
-  // A Host entry for `ssh burst-<job>` in the file burst owns (util/ssh_hosts_file.h); failing
-  // to write it never fails the job.
-  std::error_code ec;
-  if (d_.config.config_dir.empty() || !fs::is_directory(d_.config.config_dir, ec)) return;
-  const std::string path = ssh_hosts_path(d_.config.config_dir);
-  SshHostEntry e;
-  const std::string job = in_.job_id;
-  if (cpu) {
-    e.aliases = {ssh_host_alias(job, -1, true)};
-  } else if (wide()) {
-    e.aliases = {ssh_host_alias(job, in_.worker.index)};
-    if (in_.worker.index == 0) e.aliases.push_back(ssh_host_alias(job));
-  } else {
-    e.aliases = {ssh_host_alias(job)};
-  }
-  e.job_id = job;
-  e.pod_id = pod.record.pod_id;
-  e.host = pod.target.host;
-  e.port = pod.target.port;
-  e.user = pod.target.user;
-  e.identity_file = d_.config.ssh_key;
-  e.known_hosts_file = d_.config.state_dir + "/ssh/" + pod.record.pod_id + ".known_hosts";
-  fs::create_directories(d_.config.state_dir + "/ssh", ec);
-  if (Status st = add_ssh_host(path, e); !st.ok()) {
-    say("ssh config entry not written: " + st.error().message);
-    return;
-  }
-  const char* home = std::getenv("HOME");
-  const bool included = home && ssh_config_includes(std::string(home) + "/.ssh/config", path);
-  say("`ssh " + e.aliases.front() + "` reaches this pod" +
-      (included ? "" : " once ~/.ssh/config starts with: Include " + path));
+  return unless_stopped("create " + pod.record.role + " pod", detail);
 }
 
 Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattach) {
@@ -575,6 +567,8 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   // On reattach the host key pinned at first contact must match: a different key is refused.
   pod.target = {running->ssh.host, running->ssh.port, running->ssh.user, d_.config.ssh_key,
                 reattach ? pod.record.host_key : ""};
+  // A transfer or command with no byte from the pod for this long fails (config.yaml).
+  pod.target.no_progress_timeout_s = static_cast<int>(std::max(1.0, d_.config.no_progress_seconds));
   auto session =
       connect_with_retry(d_.connector, pod.target, d_.clock, deadline, stop, /*auth_is_final=*/
                          reattach);
@@ -646,7 +640,7 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   if (pod.container) *detail += ", steps in image " + pod.container->image;
   say("ssh " + pod.target.host + ":" + std::to_string(pod.target.port) + " ready after " +
       std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + " s");
-  return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
+  return unless_stopped("ssh", detail);  // not a provider name
 }
 
 Outcome JobPhases::pull_step_image(PodHandle& pod, const std::function<bool()>& stop,
@@ -665,7 +659,7 @@ Outcome JobPhases::pull_step_image(PodHandle& pod, const std::function<bool()>& 
   if (!st.ok()) return failed(st.error(), "pull image", detail);
   say("image " + image + " ready in " +
       std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + " s");
-  return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
+  return unless_stopped("pull image", detail);
 }
 
 Outcome JobPhases::sync_shared(std::string* detail) {
@@ -700,7 +694,7 @@ Outcome JobPhases::sync_shared(std::string* detail) {
                   "sync", detail);
   *detail = how + "; copied into " + workdir_;
   say("code in " + workdir_ + ": " + *detail);
-  return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
+  return unless_stopped("sync", detail);
 }
 
 Result<std::pair<SyncStats, double>> JobPhases::sync_into(const std::string& dir) {
@@ -743,7 +737,7 @@ Outcome JobPhases::sync(std::string* detail) {
             std::to_string(stats->round_trips) + " round trips";
   say("synced " + *detail + " to " + workdir_ + " in " + std::to_string(secs).substr(0, 4) +
       " s, " + human_rate(stats->bytes_sent, secs));
-  return interrupted() ? Outcome::kInterrupted : Outcome::kOk;
+  return unless_stopped("sync", detail);
 }
 
 Outcome JobPhases::step(const std::string& name, const std::string& script, PodHandle& pod,
@@ -801,7 +795,7 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
       moving();
       stop_step(*pod.session, pod.paths, name, pod.container ? &*pod.container : nullptr);
     }
-    stopped_by_deadline_ = over_time || !over_budget.empty();
+    stopped_by_deadline_ = over_time || !over_budget.empty() || past_deadline();
     if (over_time) {
       return failed(make_error(ErrorCode::kTimeout,
                                "exceeded budget.max_runtime (" +

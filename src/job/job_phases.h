@@ -84,7 +84,7 @@ class JobPhases {
     fleet_stop_ = std::move(stop_reason);
     fleet_provision_ = provision;
   }
-  // The run step was stopped by budget.max_runtime or a money cap (not retried).
+  // The run step was stopped by budget.max_runtime, budget.deadline or a money cap (not retried).
   bool stopped_by_deadline() const { return stopped_by_deadline_; }
   // The provider this job's GPU pod is on (a fleet fallback may have moved it), and the line
   // saying why it deviated from the plan ("" when it did not).
@@ -162,7 +162,12 @@ class JobPhases {
   std::string offsets_path(const std::string& step) const;
   Outcome failed(const Error& e, const std::string& what, std::string* detail);
   void remote_line(bool is_err, const std::string& line);
-  bool interrupted() const { return d_.interrupts() > 0; }
+  // A stop request, or budget.deadline passed (job/job_watchdog.h): whatever polls for a stop.
+  bool interrupted() const { return d_.interrupts() > 0 || past_deadline(); }
+  bool past_deadline() const { return watchdog_ && watchdog_->deadline_passed(); }
+  // The end of a phase that did its work: kOk, kInterrupted after a stop request, or the failure
+  // "<what>: stopped: budget.deadline (N s) reached" once the deadline has passed.
+  Outcome unless_stopped(const std::string& what, std::string* detail);
 
   JobDeps& d_;
   JobInput& in_;

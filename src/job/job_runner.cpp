@@ -92,6 +92,10 @@ JobResult JobRunner::run() {
         return pods.ok() ? *pods : std::vector<PodRecord>{};
       },
       limits);
+  // budget.deadline: the whole job from its start (a reattached job's original start), every
+  // phase up to the last upload; only the deletes and the report run after it.
+  if (in_.spec.budget.deadline_seconds && *in_.spec.budget.deadline_seconds > 0)
+    watchdog.set_deadline(from_unix_ms(job.created_ms), *in_.spec.budget.deadline_seconds);
   watchdog.start();
   JobPhases phases(d_, in_, redact_);
   phases.set_watchdog(&watchdog);

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "util/limit_stop.h"
+
 namespace burst {
 
 JobWatchdog::JobWatchdog(Clock& clock, std::function<int()> interrupts,
@@ -56,6 +58,22 @@ void JobWatchdog::clear_runtime_limit() {
   max_seconds_ = 0;
 }
 
+void JobWatchdog::set_deadline(TimePoint start, double max_seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  deadline_start_ = start;
+  deadline_seconds_ = max_seconds;
+}
+
+bool JobWatchdog::deadline_passed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return deadline_passed_;
+}
+
+std::string JobWatchdog::deadline_reason() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return deadline_passed_ ? limit_stop_reason(kLimitDeadline, deadline_seconds_) : "";
+}
+
 void JobWatchdog::progress() {
   const TimePoint now = clock_.now();
   std::lock_guard<std::mutex> lock(mu_);
@@ -87,42 +105,51 @@ bool JobWatchdog::aborted() const {
   return aborted_;
 }
 
-std::string JobWatchdog::find_reason() {
-  if (interrupts_ && interrupts_() > 0) return "stopped: " + cfg_.stop_source;
-  TimePoint run_start;
-  double max_seconds;
+// The limits in the order they are checked, and whether the deadline has passed (its own flag:
+// it hardens the stop even when another reason came first).
+std::string JobWatchdog::find_reason(TimePoint now, bool* deadline) {
+  TimePoint run_start, deadline_start;
+  double max_seconds, deadline_seconds;
+  bool fired_already;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    fired_already = !reason_.empty();
     run_start = run_start_;
     max_seconds = max_seconds_;
+    deadline_start = deadline_start_;
+    deadline_seconds = deadline_seconds_;
   }
-  const TimePoint now = clock_.now();
-  if (max_seconds > 0 && std::chrono::duration<double>(now - run_start).count() > max_seconds) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "stopped: budget.max_runtime (%.0f s) reached", max_seconds);
-    return buf;
-  }
+  auto over = [&](TimePoint from, double limit) {
+    return limit > 0 && std::chrono::duration<double>(now - from).count() > limit;
+  };
+  *deadline = over(deadline_start, deadline_seconds);
+  if (fired_already) return "";  // the first reason stays; only the deadline's flag is news
+  if (interrupts_ && interrupts_() > 0) return "stopped: " + cfg_.stop_source;
+  if (*deadline) return limit_stop_reason(kLimitDeadline, deadline_seconds);
+  if (over(run_start, max_seconds)) return limit_stop_reason(kLimitMaxRuntime, max_seconds);
   if (!cfg_.caps.empty() && pods_)
     return budget_stop_reason(pods_(), billing_clock_.now(now), cfg_.caps, cfg_.billing);
   return "";
 }
 
 std::string JobWatchdog::check() {
-  if (!fired()) {
-    std::string why = find_reason();
-    if (why.empty()) return "";
-    std::lock_guard<std::mutex> lock(mu_);
-    if (reason_.empty()) {
-      reason_ = why;
-      fired_at_ = clock_.now();
-    }
-  }
   const TimePoint now = clock_.now();
+  bool deadline = false;
+  const std::string why = find_reason(now, &deadline);
   std::lock_guard<std::mutex> lock(mu_);
+  if (reason_.empty() && !why.empty()) {
+    reason_ = why;
+    fired_at_ = now;
+  }
+  if (deadline && !deadline_passed_) {
+    deadline_passed_ = true;
+    deadline_at_ = now;
+  }
   // Stuck: nothing moved on the job thread for `grace` since the stop. Sessions attached later
-  // (while stuck) are aborted on the next round.
+  // (while stuck) are aborted on the next round. Past budget.deadline, moving does not count.
   const TimePoint since = std::max(fired_at_, last_progress_);
-  if (now - since >= cfg_.grace && !sessions_.empty()) {
+  const bool hard = deadline_passed_ && now - deadline_at_ >= cfg_.deadline_grace;
+  if (!reason_.empty() && (hard || now - since >= cfg_.grace) && !sessions_.empty()) {
     aborted_ = true;
     for (RemoteSession* s : sessions_) s->abort();
   }

@@ -8,6 +8,7 @@
 #include "plan/handoff.h"
 #include "plan/worker_shards.h"
 #include "report/recommendations.h"
+#include "util/limit_stop.h"
 
 namespace burst {
 
@@ -202,6 +203,21 @@ void compare(JobReport& r) {
   if (r.items > 0 && r.outcome == "succeeded") r.usd_per_item = r.total_usd / r.items;
 }
 
+// Which time limit stopped the job, from its error, and the phase that ran out: the first row
+// that failed (the job's error is the first failure's).
+std::optional<StoppedBy> stopped_by(const JobReport& r) {
+  if (r.job.state == JobState::kSucceeded) return std::nullopt;
+  auto stop = find_limit_stop(r.job.error);
+  if (!stop) return std::nullopt;
+  StoppedBy s{stop->limit, stop->seconds, ""};
+  for (const PhaseRecord& p : r.phases)
+    if (p.outcome && *p.outcome != Outcome::kOk && *p.outcome != Outcome::kSkipped) {
+      s.phase = to_string(p.phase);
+      break;
+    }
+  return s;
+}
+
 }  // namespace
 
 std::string phase_role(Phase phase) {
@@ -243,6 +259,7 @@ JobReport assemble_job_report(const JobRecord& job, std::vector<PhaseRecord> pha
   const int64_t end = r.job.finished_ms ? r.job.finished_ms : r.as_of_ms;
   r.wall_s = (end - r.job.created_ms) / 1000.0;
   compare(r);
+  r.stopped_by = stopped_by(r);
   r.recommendations = recommend(r);
   return r;
 }

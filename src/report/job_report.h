@@ -62,6 +62,13 @@ struct Recommendation {
   std::string text;  // what to do next time, with the numbers that triggered it
 };
 
+// The time limit that ended a job (util/limit_stop.h) and the phase it ran out in.
+struct StoppedBy {
+  std::string limit;   // "budget.deadline" | "budget.max_runtime" | "no_progress_seconds"
+  double seconds = 0;  // the limit's value
+  std::string phase;   // the first phase that did not end ok ("sync", "run", ...)
+};
+
 struct JobReport {
   JobRecord job;
   ReportFacts facts;
@@ -88,6 +95,7 @@ struct JobReport {
   std::optional<double> run_error_pct;
   std::optional<double> budget_used_pct;     // total / budget.max_usd
   std::optional<double> deadline_slack_pct;  // 1 - wall / budget.deadline_seconds
+  std::optional<StoppedBy> stopped_by;       // unset when no time limit stopped the job
   // Total cost over the items the spec names (the items file's lines, else workload.items),
   // for a job that succeeded; unset when the spec has no items.
   std::optional<double> usd_per_item;

@@ -231,6 +231,10 @@ std::string report_json(const JobReport& r) {
                  {"deadline_s", opt(r.facts.deadline_s)},
                  {"deadline_slack_pct", opt(r.deadline_slack_pct)},
                  {"max_runtime_s", opt(r.facts.max_runtime_s)}};
+  j["stopped_by"] = r.stopped_by ? json{{"limit", r.stopped_by->limit},
+                                        {"seconds", r.stopped_by->seconds},
+                                        {"phase", r.stopped_by->phase}}
+                                 : json();
   j["calibration"] = {{"runs", r.facts.calibration_runs}, {"factor", r.facts.calibration_factor}};
   j["recommendations"] = json::array();
   for (const auto& rec : r.recommendations)
@@ -316,6 +320,9 @@ std::string report_markdown(const JobReport& r) {
         << "\n";
     o << "\n";
   }
+  if (r.stopped_by)
+    o << "Stopped by " << r.stopped_by->limit << " (" << fixed(r.stopped_by->seconds, 0)
+      << " s) in phase " << (r.stopped_by->phase.empty() ? "?" : r.stopped_by->phase) << ".\n\n";
   o << "## Recommendations\n\n";
   if (r.recommendations.empty()) o << "None: the job ran as planned.\n";
   for (const auto& rec : r.recommendations)

@@ -384,6 +384,7 @@ bool looks_like_skypilot(const std::vector<yaml::Node>& docs) {
 void read_skypilot(const std::vector<yaml::Node>& docs, const SpecLoadOptions& options,
                    PipelineSpec& spec, Problems& problems, SpecReadInfo* info) {
   info->format = "skypilot";
+  spec.from_skypilot = true;
   std::vector<SkyTask> tasks;
   std::string chain_name;
   SourcePos chain_pos;

@@ -91,13 +91,14 @@ TEST(DashboardChromium, JobStreamsFinishesPodDeleteVerifiesNoConsoleErrors) {
 
   // The job waits for a gate, so its second line is written after its page loaded.
   const std::string gate = home.work() + "/gate";
-  const std::string id = submit(d, home,
-                                "version: 1\nname: dash-stream\nsecrets: [DASH_SECRET]\n"
-                                "run: |\n  echo first-line \"$DASH_SECRET\"\n"
-                                "  while [ ! -e " +
-                                    gate +
-                                    " ]; do sleep 0.1; done\n"
-                                    "  echo second-line-after-gate\n");
+  const std::string id = submit(
+      d, home,
+      "version: 1\nname: dash-stream\nsecrets: [DASH_SECRET]\nresources: {providers: [local]}\n"
+      "run: |\n  echo first-line \"$DASH_SECRET\"\n"
+      "  while [ ! -e " +
+          gate +
+          " ]; do sleep 0.1; done\n"
+          "  echo second-line-after-gate\n");
   ASSERT_FALSE(id.empty());
 
   ASSERT_TRUE(browser.navigate(url)) << "the one-time link";
@@ -152,8 +153,9 @@ TEST(DashboardChromium, JobStreamsFinishesPodDeleteVerifiesNoConsoleErrors) {
   ASSERT_TRUE(browser.screenshot(shots + "/jobs.png"));
 
   // A long job; its pod deleted from the pods page.
-  const std::string long_id =
-      submit(d, home, "version: 1\nname: dash-long\nrun: |\n  echo holding\n  sleep 120\n");
+  const std::string long_id = submit(d, home,
+                                     "version: 1\nname: dash-long\nresources: {providers: "
+                                     "[local]}\nrun: |\n  echo holding\n  sleep 120\n");
   ASSERT_TRUE(wait_until(60, [&] {
     json pods = json::parse(unix_http(d.socket(), "GET", "/v1/pods").body, nullptr, false);
     for (const auto& p : pods)

@@ -43,7 +43,9 @@ TEST(PromText, TheTestParserRefusesMalformedExpositions) {
 }
 
 std::string metrics_spec(const std::string& name) {
-  return "version: 1\nname: " + name + "\nrun: |\n  echo metrics job " + name + "\n  sleep 0.3\n";
+  return "version: 1\nname: " + name +
+         "\nresources: {providers: [local]}\nrun: |\n  echo metrics job " + name +
+         "\n  sleep 0.3\n";
 }
 
 TEST(E2EMetrics, FiveJobsOnTheLocalCloudAndTheCountersMatchTheStore) {

@@ -49,7 +49,8 @@ TEST(E2ECompletion, BashCompletesCommandsFlagsProvidersAndJobIds) {
   EXPECT_EQ(tab(home, file, "completion z"), "zsh\n");
 
   // Job ids come from the store.
-  const std::string spec = home.write("j.yaml", "name: j\nrun: echo hi\n");
+  const std::string spec =
+      home.write("j.yaml", "name: j\nresources: {providers: [local]}\nrun: echo hi\n");
   ASSERT_EQ(run_burst(home, {"run", spec}, nullptr, &err), 0) << err;
   std::string jobs;
   ASSERT_EQ(run_burst(home, {"__complete", "jobs"}, &jobs, &err), 0) << err;

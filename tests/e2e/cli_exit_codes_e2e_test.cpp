@@ -118,7 +118,8 @@ TEST_F(E2EExitCodes, EverySubcommandFollowsTheTable) {
               {{"run", good_, "--detach"}, 5}},
              no_socket_);
   // 1: the job failed.
-  const std::string failing = home_.write("fail.yaml", "name: fails\nrun: exit 3\n");
+  const std::string failing =
+      home_.write("fail.yaml", "name: fails\nresources: {providers: [local]}\nrun: exit 3\n");
   expect_all({{{"run", failing}, 1}});
 }
 

@@ -33,12 +33,12 @@ std::string only_job_id(const BurstHome& home) {
 TEST(E2ECliLive, LogsExecAndSshReachARunningJobWithoutADaemon) {
   BurstHome home;
   const std::string release = home.root() + "/release";
-  const std::string spec =
-      home.write("live.yaml",
-                 "name: live\nrun: |\n  test \"$LIVE_SECRET\" = s3cret-value-42 || exit 9\n"
-                 "  echo \"live-started $LIVE_ENV\"\n"
-                 "  while [ ! -e '" +
-                     release + "' ]; do sleep 0.05; done\n  echo released\n");
+  const std::string spec = home.write("live.yaml",
+                                      "name: live\nresources: {providers: [local]}\nrun: |\n  test "
+                                      "\"$LIVE_SECRET\" = s3cret-value-42 || exit 9\n"
+                                      "  echo \"live-started $LIVE_ENV\"\n"
+                                      "  while [ ! -e '" +
+                                          release + "' ]; do sleep 0.05; done\n  echo released\n");
   BurstProcess run(home, {"run", spec, "--yes", "--secret", "LIVE_SECRET=s3cret-value-42", "--env",
                           "LIVE_ENV=from-flag"});
   ASSERT_TRUE(run.wait_for_stdout("live-started from-flag", 60)) << run.out() << run.err();
@@ -88,7 +88,8 @@ TEST(E2ECliLive, LogsExecAndSshReachARunningJobWithoutADaemon) {
 
 TEST(E2ECliLive, QuietRunPrintsOnlyTheOutcome) {
   BurstHome home;
-  const std::string spec = home.write("q.yaml", "name: quiet\nrun: echo BURST_PROGRESS 1/1\n");
+  const std::string spec = home.write(
+      "q.yaml", "name: quiet\nresources: {providers: [local]}\nrun: echo BURST_PROGRESS 1/1\n");
   std::string out, err;
   ASSERT_EQ(run_burst(home, {"run", spec, "--yes", "-q"}, &out, &err), 0) << err;
   const std::string id = only_job_id(home);
@@ -156,7 +157,8 @@ TEST(E2ECliLive, DetachHandsTheJobToBurstdAndLogsFollowsItFromTheStateDir) {
     if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   ASSERT_TRUE(ready) << read_file(log);
-  const std::string spec = home.write("job.yaml", "name: detached\nrun: echo detached-ran\n");
+  const std::string spec = home.write(
+      "job.yaml", "name: detached\nresources: {providers: [local]}\nrun: echo detached-ran\n");
   std::string out, err;
   ASSERT_EQ(run_burst(home, {"run", spec, "--detach", "--json"}, &out, &err), 0) << err;
   const std::string id = json::parse(out)["id"];

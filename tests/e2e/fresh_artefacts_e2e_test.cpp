@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string spec_text(const std::string& run) {
-  return "name: fresh\nvolume: {name: fresh-vol}\nrun: |\n" + run +
+  return "name: fresh\nvolume: {name: fresh-vol}\nresources: {providers: [local]}\nrun: |\n" + run +
          "artefacts:\n  - {remote: out/*.txt, local: ./got}\n";
 }
 

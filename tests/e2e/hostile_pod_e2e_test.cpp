@@ -69,8 +69,10 @@ struct HostilePod {
 std::string hostile_spec_text(const std::string& run, const std::string& extra = "",
                               bool two_patterns = false) {
   std::string s =
-      "version: 1\nname: hostile\nvolume: {name: hostile-vol}\ncode: {dir: app}\nrun: |\n" + run +
-      "\nartefacts:\n  - {remote: out/*.txt, local: ./got}\n";
+      "version: 1\nname: hostile\nvolume: {name: hostile-vol}\ncode: {dir: app}\nresources: "
+      "{providers: [local]}\n"
+      "run: |\n" +
+      run + "\nartefacts:\n  - {remote: out/*.txt, local: ./got}\n";
   if (two_patterns) s += "  - {remote: \"*.txt\", local: ./got}\n";
   return s + extra;
 }

@@ -15,6 +15,7 @@ namespace {
 constexpr const char* kLongRun = R"(version: 1
 name: e2e-long
 volume: {name: e2e-long-vol}
+resources: {providers: [local]}
 run: |
   echo "started"
   mkdir -p out && echo partial > out/partial.txt

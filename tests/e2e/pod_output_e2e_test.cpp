@@ -22,6 +22,7 @@ TEST(E2EPodOutput, EscapesSecretsProgressAndLongLinesReachTheTerminalSafe) {
   const std::string spec = home.write(
       "job.yaml",
       "version: 1\nname: pod-output\nvolume: {name: out-vol}\nsecrets: [SSH_KEY]\n"
+      "resources: {providers: [local]}\n"
       "code: {dir: app}\n"
       "run: |\n"
       "  printf 'title \\033]0;pwned\\007 clip \\033]52;c;Y3VybA==\\033\\\\ clear \\033[2J\\n'\n"

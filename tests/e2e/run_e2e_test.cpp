@@ -20,6 +20,7 @@ name: e2e-job
 volume: {name: e2e-vol}
 env: {GREETING: hello}
 secrets: [E2E_SECRET]
+resources: {providers: [local]}
 code: {dir: app, exclude: ["*.tmp"]}
 setup: echo setting up
 run: |

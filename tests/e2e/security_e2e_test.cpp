@@ -38,24 +38,24 @@ TEST(E2ESecurity, HostileValuesAndPathsReachThePodLiterallyAndNeverRun) {
   BurstHome home;
   home.write("app/in.txt", "x");
   const std::string remote_dir = "$BURST_VOLUME/w d 'q' $(touch PWNED-dir)";
-  const std::string spec =
-      home.write("job.yaml",
-                 "version: 1\nname: hostile\nvolume: {name: sec-vol}\n"
-                 "env:\n  QUOTES: " +
-                     yq(kQuotes) + "\n  SUBST: " + yq(kSubst) + "\n  TICKS: " + yq(kTicks) +
-                     "\n  NEWLINE: " + yq(kNewline) +
-                     "\nsecrets: [HOSTILE_SECRET]\n"
-                     "code: {dir: app, remote_dir: " +
-                     yq(remote_dir) +
-                     "}\n"
-                     "run: |\n"
-                     "  printf '%s' \"$QUOTES\" > \"$BURST_VOLUME/QUOTES.txt\"\n"
-                     "  printf '%s' \"$SUBST\" > \"$BURST_VOLUME/SUBST.txt\"\n"
-                     "  printf '%s' \"$TICKS\" > \"$BURST_VOLUME/TICKS.txt\"\n"
-                     "  printf '%s' \"$NEWLINE\" > \"$BURST_VOLUME/NEWLINE.txt\"\n"
-                     "  printf '%s' \"$HOSTILE_SECRET\" > \"$BURST_VOLUME/HOSTILE_SECRET.txt\"\n"
-                     "  pwd > \"$BURST_VOLUME/pwd.txt\"\n"
-                     "  test -f in.txt\n");
+  const std::string spec = home.write(
+      "job.yaml",
+      "version: 1\nname: hostile\nvolume: {name: sec-vol}\nresources: {providers: [local]}\n"
+      "env:\n  QUOTES: " +
+          yq(kQuotes) + "\n  SUBST: " + yq(kSubst) + "\n  TICKS: " + yq(kTicks) +
+          "\n  NEWLINE: " + yq(kNewline) +
+          "\nsecrets: [HOSTILE_SECRET]\n"
+          "code: {dir: app, remote_dir: " +
+          yq(remote_dir) +
+          "}\n"
+          "run: |\n"
+          "  printf '%s' \"$QUOTES\" > \"$BURST_VOLUME/QUOTES.txt\"\n"
+          "  printf '%s' \"$SUBST\" > \"$BURST_VOLUME/SUBST.txt\"\n"
+          "  printf '%s' \"$TICKS\" > \"$BURST_VOLUME/TICKS.txt\"\n"
+          "  printf '%s' \"$NEWLINE\" > \"$BURST_VOLUME/NEWLINE.txt\"\n"
+          "  printf '%s' \"$HOSTILE_SECRET\" > \"$BURST_VOLUME/HOSTILE_SECRET.txt\"\n"
+          "  pwd > \"$BURST_VOLUME/pwd.txt\"\n"
+          "  test -f in.txt\n");
   std::string out, err;
   int rc = run_burst(home, {"run", spec, "--yes"}, &out, &err, {{"HOSTILE_SECRET", kSecret}});
   ASSERT_EQ(rc, 0) << out << err;
@@ -85,10 +85,10 @@ TEST(E2ESecurity, HostileValuesAndPathsReachThePodLiterallyAndNeverRun) {
 TEST(E2ESecurity, WhatBurstWritesLocallyIsPrivateToTheUser) {
   BurstHome home;
   home.write("app/in.txt", "x");
-  const std::string spec =
-      home.write("job.yaml",
-                 "version: 1\nname: modes\nvolume: {name: modes-vol}\ncode: {dir: app}\n"
-                 "run: echo hi\n");
+  const std::string spec = home.write("job.yaml",
+                                      "version: 1\nname: modes\nvolume: {name: modes-vol}\ncode: "
+                                      "{dir: app}\nresources: {providers: [local]}\n"
+                                      "run: echo hi\n");
   std::string out, err;
   ASSERT_EQ(run_burst(home, {"run", spec, "--provider", "local", "--yes"}, &out, &err), 0)
       << out << err;

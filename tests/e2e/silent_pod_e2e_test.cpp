@@ -24,6 +24,8 @@ using Steady = std::chrono::steady_clock;
 
 std::string spec_text(const std::string& budget) {
   return "version: 1\nname: e2e-silent\nvolume: {name: e2e-silent-vol}\n" + budget +
+         (budget.find("resources") == std::string::npos ? "resources: {providers: [local]}\n"
+                                                        : "") +
          "run: |\n  echo started\n  mkdir -p out && echo partial > out/partial.txt\n"
          "  sleep 120\nartefacts:\n  - {remote: out/partial.txt, local: ./got}\n";
 }
@@ -205,16 +207,21 @@ TEST(E2ESilentPod, BurstdDrainedTwiceStopsWithinTenSecondsAndDeletesASilentPod) 
 // Silent mid-pull, as a hostile pod would be: the run step leaves a watcher behind that, once the
 // step's follower has gone, stops every process the pod's sshd starts for burst (the pull's
 // commands and its SFTP server). sshd itself still answers keepalives and channel opens; no
-// byte of the pull ever comes. budget.max_runtime still ends the job, with the pod deleted. 6 s,
+// byte of the pull ever comes. budget.max_runtime still ends the job, with the pod deleted. The
+// pod's own ~/.bashrc (its HOME is its own) sleeps 1 s, so each later command's shell (bash
+// sources it for sshd) is caught by the watcher before the pull has run: without it a one-file
+// pull could finish between two of the watcher's rounds. 6 s,
 // not 3: the run step itself must end inside it on a loaded machine (at 3 s, six tests at a time
 // once ended the job in its run step instead).
 constexpr const char* kSilentPull = R"(version: 1
 name: e2e-silent-pull
 volume: {name: e2e-silent-pull-vol}
+resources: {providers: [local]}
 budget: {max_runtime: 6s}
 run: |
   echo started
   mkdir -p out && echo partial > out/partial.txt
+  printf 'sleep 1\n' > "$HOME/.bashrc"
   fol=$(cut -d' ' -f4 /proc/$PPID/stat)
   sshd=$(cut -d' ' -f4 /proc/$fol/stat)
   setsid sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.01; done; while :; do for s in /proc/[0-9]*/stat; do read -r p c st pp rest < "$s" && [ "$pp" = "$0" ] && [ "$st" != T ] && kill -STOP "$p" && echo "$p" >> "$BURST_VOLUME/stopped.pids"; done; sleep 0.05; done' "$sshd" "$fol" </dev/null >/dev/null 2>&1 &

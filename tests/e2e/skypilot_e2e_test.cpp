@@ -63,7 +63,9 @@ TEST(E2ESkyPilot, RunsOnTheLocalCloudWithWorkdirAndSkyPilotEnv) {
   BurstHome home;
   const std::string spec = stage(home, "local_run.yaml");
   std::string out, err;
-  ASSERT_EQ(run_burst(home, {"run", spec, "--yes", "--env", "GREETING=hi"}, &out, &err), 0)
+  ASSERT_EQ(run_burst(home, {"run", spec, "--yes", "--provider", "local", "--env", "GREETING=hi"},
+                      &out, &err),
+            0)
       << out << err;
   EXPECT_NE(out.find("hi rank=0 nodes=1 gpus=0"), std::string::npos) << out;
   EXPECT_NE(out.find("workdir-synced"), std::string::npos) << out;
@@ -88,7 +90,8 @@ run: |
   const std::string converted = home.write("converted.yaml", out);
   ASSERT_EQ(run_burst(home, {"validate", converted}, &out, &err), 0) << err;
 
-  ASSERT_EQ(run_burst(home, {"run", spec, "--yes"}, &out, &err), 0) << out << err;
+  ASSERT_EQ(run_burst(home, {"run", spec, "--yes", "--provider", "local"}, &out, &err), 0)
+      << out << err;
   EXPECT_NE(out.find("[w0] setup on node 0"), std::string::npos) << out;
   EXPECT_NE(out.find("[w1] setup on node 1"), std::string::npos) << out;
   EXPECT_NE(out.find("[w0] node 0 of 2, 2 ips"), std::string::npos) << out;

@@ -31,7 +31,7 @@ workload:
   items: 2000
   items_file: items.txt
   reference: {gpu: local, runtime: 2000s}
-resources: {max_workers: 4}
+resources: {providers: [local], max_workers: 4}
 budget: {deadline: 10m}
 run: |
   cp "$BURST_ITEMS_FILE" "done-$BURST_WORKER_INDEX.txt"

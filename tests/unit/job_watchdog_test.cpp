@@ -40,7 +40,10 @@ struct Fixture {
   std::atomic<int> interrupts{0};
   std::vector<PodRecord> pods;
   WatchdogConfig config;
-  Fixture() { config.grace = seconds(5); }  // the tests count from 5 s, whatever the default
+  Fixture() {  // the tests count from 5 s, whatever the defaults
+    config.grace = seconds(5);
+    config.deadline_grace = seconds(5);
+  }
   std::unique_ptr<JobWatchdog> dog;
   void make() {
     dog = std::make_unique<JobWatchdog>(
@@ -136,6 +139,64 @@ TEST(JobWatchdog, TheRuntimeLimitEndsWithTheTeardownAndTheFirstReasonStays) {
   EXPECT_EQ(f.dog->check(), "stopped: Ctrl-C or SIGTERM");
   f.dog->set_runtime_limit(f.clock.now() - seconds(100), 10);
   EXPECT_EQ(f.dog->check(), "stopped: Ctrl-C or SIGTERM");
+}
+
+TEST(JobWatchdog, TheDeadlineAbortsEvenAJobThatKeepsMoving) {
+  // A sync or pull that trickles bytes past budget.deadline has no stop of its own: the
+  // deadline does not wait for it to go quiet (issue 29).
+  Fixture f;
+  f.make();
+  CountingSession s;
+  f.dog->attach(&s);
+  f.dog->set_deadline(f.clock.now(), 20);
+  f.clock.advance(seconds(20));
+  EXPECT_EQ(f.dog->check(), "");
+  EXPECT_FALSE(f.dog->deadline_passed());
+  f.clock.advance(seconds(1));
+  EXPECT_EQ(f.dog->check(), "stopped: budget.deadline (20 s) reached");
+  EXPECT_TRUE(f.dog->deadline_passed());
+  for (int i = 0; i < 4; ++i) {
+    f.clock.advance(seconds(1));
+    f.dog->progress();
+    f.dog->check();
+  }
+  EXPECT_EQ(s.aborts, 0) << "the job thread gets the grace period to stop its step";
+  f.clock.advance(seconds(1));
+  f.dog->progress();
+  f.dog->check();
+  EXPECT_EQ(s.aborts, 1);
+  CountingSession later;  // a session opened after the deadline is aborted too
+  f.dog->attach(&later);
+  f.dog->progress();
+  f.dog->check();
+  EXPECT_EQ(later.aborts, 1);
+}
+
+TEST(JobWatchdog, TheDeadlinePassingAfterCtrlCStillHardensTheStop) {
+  // Ctrl-C first lets a moving pull finish; the deadline passing later does not.
+  Fixture f;
+  f.make();
+  CountingSession s;
+  f.dog->attach(&s);
+  f.dog->set_deadline(f.clock.now(), 20);
+  f.interrupts = 1;
+  EXPECT_EQ(f.dog->check(), "stopped: Ctrl-C or SIGTERM");
+  for (int i = 0; i < 20; ++i) {
+    f.clock.advance(seconds(1));
+    f.dog->progress();
+    f.dog->check();
+  }
+  EXPECT_EQ(s.aborts, 0);
+  f.clock.advance(seconds(1));
+  f.dog->progress();
+  f.dog->check();
+  EXPECT_TRUE(f.dog->deadline_passed());
+  EXPECT_EQ(f.dog->deadline_reason(), "stopped: budget.deadline (20 s) reached");
+  EXPECT_EQ(f.dog->reason(), "stopped: Ctrl-C or SIGTERM") << "the first reason stays";
+  f.clock.advance(seconds(5));
+  f.dog->progress();
+  f.dog->check();
+  EXPECT_EQ(s.aborts, 1);
 }
 
 TEST(JobWatchdog, ADetachedSessionIsNeverAborted) {
