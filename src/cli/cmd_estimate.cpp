@@ -144,6 +144,8 @@ int cmd_estimate(const EstimateArgs& args) {
                           {"fits", g.count > 0},
                           {"bound", g.bound},
                           {"seconds", opt(g.seconds)},
+                          {"step_s", opt(g.step_s)},
+                          {"prefill_s", opt(g.prefill_s)},
                           {"usd_per_hour", opt(g.usd_per_hour)},
                           {"provider", g.provider},
                           {"usd", opt(g.usd)}};

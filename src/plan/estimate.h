@@ -42,6 +42,8 @@ struct GpuEstimate {
   std::optional<double> usd_per_hour;  // cheapest offline price for `count` GPUs
   std::string provider;                // where that price is from
   std::optional<double> usd;           // seconds x usd_per_hour
+  std::optional<double> step_s;        // one step (a decode token, a denoising step)
+  std::optional<double> prefill_s;     // one round's prompt (llm-inference)
   // llm-inference only:
   double tokens_per_s = 0;
   long max_concurrency = 0;  // sequences at the query's context that fit in `count` GPUs
