@@ -21,6 +21,7 @@ import argparse
 import csv
 import datetime
 import json
+import math
 import os
 import re
 import statistics
@@ -282,8 +283,12 @@ def decode_points(binary, rows):
     cards = catalog()
     data = []
     for r in rows:
-        # Multi-GPU rows depend on the interconnect model, which is not fitted.
+        # Multi-GPU rows depend on the interconnect model, which is not fitted. llama.cpp's
+        # batched decode (llama.cpp #3545's batched-bench: 8 sequences at 2.9x one, far below
+        # both roofs) is a regime the roofline does not model: scored, not fitted.
         if r["category"] not in THROUGHPUT or r["gpus"] not in ("", "1"):
+            continue
+        if r["engine"] == "llama.cpp" and int(r["concurrency"] or 1) > 1:
             continue
         out = burst(binary, args_of(r))
         g = cards[r["gpu"]]
@@ -297,7 +302,9 @@ def decode_points(binary, rows):
         data.append({
             "row": r, "source": r["source"], "engine": r["engine"], "memory": g["memory"],
             "family": g["memory"] + " " + g["vendor"],
-            "bytes": (m["weights"] + m["kv_cache"]) * 2**30, "bw": float(g["mem_bw_gbs"]) * 1e9,
+            # The KV cache read at the mean context: the prompt plus half the output.
+            "bytes": (m["weights"] + m["kv_cache"] * (ctx - gen / 2) / ctx) * 2**30,
+            "bw": float(g["mem_bw_gbs"]) * 1e9,
             "t_compute": 2 * p * conc / flops_rate, "conc": conc, "gen": gen,
             "out": int(r["output_tokens"]) if r.get("output_tokens") else conc * gen,
             "prefill": 2 * p * max(0, ctx - gen) * conc / flops_rate if r["category"].startswith("e2e") else 0,
@@ -316,40 +323,45 @@ def residuals(pts, eta, t0):
     return [(mirror(d, eta, t0) - d["meas"]) / d["meas"] for d in pts]
 
 
-def best(pts):
-    # Least absolute relative residual (L1: the targets are median errors, and one stale
-    # measurement cannot drag an L1 fit): a coarse grid (eta 0.01, t0 0.1 ms), then a fine
-    # one (eta 0.002, t0 0.02 ms) around the coarse optimum.
+# Groups with fewer rows than this fit eta alone, with the pooled fit's t0: two rows cannot tell
+# a slow card from a slow step.
+MIN_ROWS_FOR_T0 = 3
+
+
+def best(pts, t0s=None):
+    # Least absolute log ratio (L1: the targets are median errors, one stale measurement cannot
+    # drag it, and 3x too fast costs what 3x too slow does): a coarse grid (eta 0.01, t0 0.1 ms),
+    # then a fine one (eta 0.002, t0 0.02 ms) around the coarse optimum.
     def search(etas, t0s, top=None):
         for eta in etas:
             for t0 in t0s:
-                ss = sum(abs(x) for x in residuals(pts, eta, t0))
+                ss = sum(abs(math.log(mirror(d, eta, t0) / d["meas"])) for d in pts)
                 if top is None or ss < top[0]:
                     top = (ss, eta, t0)
         return top
-    _, eta, t0 = search([i * 0.01 for i in range(20, 101)], [j * 0.0001 for j in range(0, 101)])
+    fixed = t0s is not None
+    _, eta, t0 = search([i * 0.01 for i in range(10, 101)],
+                        t0s if fixed else [j * 0.0001 for j in range(0, 101)])
     return search([eta + k * 0.002 for k in range(-5, 6) if 0 < eta + k * 0.002 <= 1],
-                  [t0 + k * 0.00002 for k in range(-5, 6) if t0 + k * 0.00002 >= 0])
+                  t0s if fixed else [t0 + k * 0.00002 for k in range(-5, 6) if t0 + k * 0.00002 >= 0])
 
 
 def fit_groups(data):
-    """(engine, family) -> (eta_bw, t0_s, rows), as decode_fits holds them. Groups of two or
-    more rows fit (eta, t0); a group of one fits eta alone, with t0 from the engine-agnostic fit
-    of its memory technology (or the prior's t0 where there is none)."""
+    """(engine, family) -> (eta_bw, t0_s, rows), as decode_fits holds them; ("", "") is the
+    pooled fit of every row (default_calibration's eta_bw and t0_s). Groups of
+    MIN_ROWS_FOR_T0 or more rows fit (eta, t0); smaller ones eta alone, with the pooled t0."""
+    if not data:
+        return {}
+    _, eta, t0 = best(data)
+    fitted = {("", ""): (eta, t0, len(data))}
     groups = {}
     for d in data:
         for key in ((d["engine"], d["family"]), (d["engine"], d["memory"]),
                     ("", d["family"]), ("", d["memory"])):
             groups.setdefault(key, []).append(d)
-    fitted = {}
-    for (eng, fam), pts in sorted(groups.items(), key=lambda kv: (len(kv[1]) < 2, kv[0])):
-        if len(pts) >= 2:
-            _, eta, t0 = best(pts)
-        else:
-            t0 = fitted.get(("", pts[0]["memory"]), (None, PRIOR[1]))[1]
-            _, eta, t0 = min((sum(abs(x) for x in residuals(pts, e / 1000, t0)), e / 1000, t0)
-                             for e in range(200, 1001))
-        fitted[(eng, fam)] = (eta, t0, len(pts))
+    for key, pts in sorted(groups.items()):
+        _, eta, t0 = best(pts) if len(pts) >= MIN_ROWS_FOR_T0 else best(pts, [fitted[("", "")][1]])
+        fitted[key] = (eta, t0, len(pts))
     return fitted
 
 
@@ -357,11 +369,12 @@ def lookup(fitted, d):
     """effective_calibration's search: the named engine (vLLM on HBM when none is named), then
     every engine; the GPU's family, then its memory technology; else the prior."""
     named = d["engine"] or ("vllm" if d["memory"] == "hbm" else "")
-    for eng in (named, ""):
+    like = "vllm" if named in ("tensorrt-llm", "sglang") else named
+    for eng in (named, like, ""):
         for fam in (d["family"], d["memory"]):
             if (eng, fam) in fitted:
                 return fitted[(eng, fam)][:2]
-    return PRIOR
+    return fitted.get(("", ""), PRIOR)[:2]
 
 
 def loso_predictions(binary, fit_rows):
@@ -371,6 +384,15 @@ def loso_predictions(binary, fit_rows):
     data = decode_points(binary, fit_rows)
     full = fit_groups(data)
     out = {}
+    pts = diffusion_points(binary, fit_rows)
+    dfull = dfit_groups(pts)
+    for src in sorted({p["source"] for p in pts}):
+        rest = dfit_groups([p for p in pts if p["source"] != src])
+        for p in pts:
+            if p["source"] == src:
+                pred = predict(binary, p["row"])
+                out[p["row"]["id"]] = pred * dmirror(p, *dlookup(rest, p)) / dmirror(
+                    p, *dlookup(dfull, p))
     for src in sorted({d["source"] for d in data}):
         rest = fit_groups([d for d in data if d["source"] != src])
         for d in data:
@@ -383,11 +405,90 @@ def loso_predictions(binary, fit_rows):
     return out
 
 
+# Diffusion: step = max(bytes / (bw x eta_bw), flops / (tflops x eta)) + t0 per architecture and
+# memory technology (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass.
+DIFFUSION_PRIOR = (0.45, 0.00336)  # default_calibration(): eta_compute, t0_s
+
+
+def diffusion_points(binary, rows):
+    cards = catalog()
+    pts = []
+    for r in rows:
+        if not r["category"].startswith("diffusion"):
+            continue
+        out = burst(binary, args_of(r))
+        g, d, m = cards[r["gpu"]], out["diffusion"], out["memory_gib"]
+        b = int(r["batch"] or 1)
+        pts.append({
+            "row": r, "source": r["source"], "arch": d["architecture"], "memory": g["memory"],
+            "bytes": (m["weights"] + m["activations"]) * 2**30, "bw": float(g["mem_bw_gbs"]) * 1e9,
+            "peak": float(g["fp16_tflops"]) * 1e12,
+            "flops": d["flops_per_pass"] * d["passes"] * b, "decode": d["decode_flops"] * b,
+            "steps": int(r["steps"] or 1),
+            "audio": float(r["audio_s"]) * b if r["category"] == "diffusion_audio" else None,
+            "meas": float(r["measured"]),
+        })
+    return pts
+
+
+def dmirror(p, eta, t0):
+    step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta)) + t0
+    if p["audio"] is None:
+        return 1 / step
+    return (p["steps"] * step + p["decode"] / (p["peak"] * eta)) / p["audio"]
+
+
+def dfit_groups(pts):
+    def cost(ps, eta, t0):
+        return sum(abs(math.log(dmirror(p, eta, t0) / p["meas"])) for p in ps)
+
+    def best(ps, t0s):
+        top = min((cost(ps, e / 100, t), e / 100, t) for e in range(5, 101) for t in t0s)
+        eta, t0 = top[1], top[2]
+        fine = [(cost(ps, eta + k * 0.002, t), eta + k * 0.002, t) for k in range(-5, 6)
+                for t in ([t0 + j * 0.0001 for j in range(-5, 6) if t0 + j * 0.0001 >= 0]
+                          if len(t0s) > 1 else t0s) if 0 < eta + k * 0.002 <= 1]
+        return min(fine)
+
+    groups = {}
+    for p in pts:
+        for key in ((p["arch"], p["memory"]), (p["arch"], ""), ("", p["memory"]), ("", "")):
+            groups.setdefault(key, []).append(p)
+    fitted = {}
+    t0s = [j * 0.0005 for j in range(0, 81)]
+    if ("", "") in groups:
+        fitted[("", "")] = best(groups[("", "")], t0s)[1:] + (len(groups[("", "")]),)
+    for key, ps in sorted(groups.items()):
+        if key == ("", ""):
+            continue
+        _, eta, t0 = best(ps, t0s if len(ps) >= MIN_ROWS_FOR_T0 else [fitted[("", "")][1]])
+        fitted[key] = (eta, t0, len(ps))
+    return fitted
+
+
+def dlookup(fitted, p):
+    for key in ((p["arch"], p["memory"]), (p["arch"], ""), ("", p["memory"]), ("", "")):
+        if key in fitted:
+            return fitted[key][:2]
+    return DIFFUSION_PRIOR
+
+
 def fit(binary, rows):
     fitted = fit_groups(decode_points(binary, rows))
-    print("  // engine, family, eta_bw, t0_s, fit-set rows")
+    print("  // decode_fits: engine, family, eta_bw, t0_s, fit-set rows")
     for (eng, fam), (eta, t0, n) in sorted(fitted.items(), key=lambda kv: (kv[0][0] == "", kv[0])):
+        if (eng, fam) == ("", ""):
+            print(f"  // default_calibration: eta_bw {eta:.3f}, t0_s {t0:.5f} ({n} rows)")
+            continue
         print(f'      {{"{eng}", "{fam}", {eta:.3f}, {t0:.5f}, {n}}},')
+    pts = diffusion_points(binary, rows)
+    dfit = dfit_groups(pts)
+    print("  // diffusion_fits: architecture, memory, eta_compute, t0_s, fit-set rows")
+    for (arch, mem), (eta, t0, n) in sorted(dfit.items(), key=lambda kv: (kv[0][0] == "", kv[0])):
+        res = [(dmirror(p, eta, t0) - p["meas"]) / p["meas"] for p in pts
+               if (p["arch"], p["memory"]) == (arch or p["arch"], mem or p["memory"])]
+        print(f'      {{"{arch}", "{mem}", {eta:.3f}, {t0:.5f}, {n}}},  '
+              f'// median {statistics.median(abs(x) for x in res) * 100:.1f}%')
 
 
 def load(path):

@@ -57,6 +57,20 @@ TEST(CostDecode, GgufFormatsAtTheirRealSize) {
   }
 }
 
+TEST(CostDecode, BatchingServersWithoutRowsTakeVllmsFitNotLlamaCpps) {
+  // TensorRT-LLM and SGLang have no measurements of their own: naming them must not make a plan
+  // slower than naming vLLM (the engine-agnostic fit leans on llama.cpp's rows).
+  const Calibration& prior = default_calibration();
+  for (const char* memory : {"hbm", "gddr"}) {
+    const Calibration vllm = effective_calibration(decode("vllm"), card(memory, "nvidia"), prior);
+    for (const char* engine : {"tensorrt-llm", "sglang"}) {
+      const Calibration c = effective_calibration(decode(engine), card(memory, "nvidia"), prior);
+      EXPECT_DOUBLE_EQ(c.eta_bw, vllm.eta_bw) << engine << " " << memory;
+      EXPECT_DOUBLE_EQ(c.t0_s, vllm.t0_s) << engine << " " << memory;
+    }
+  }
+}
+
 TEST(CostDecode, EachFitAppliesToItsEngineAndFamily) {
   ASSERT_FALSE(decode_fits().empty());
   for (const DecodeFit& f : decode_fits()) {
@@ -158,7 +172,7 @@ TEST(CostDecode, EstimateTakesAnEngineAndAFixedGpuCount) {
   auto bad = workload_from_query(q);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
-            "--engine: \"ollama\" is not one of llama.cpp, vllm, tensorrt-llm, pytorch");
+            "--engine: \"ollama\" is not one of llama.cpp, vllm, sglang, tensorrt-llm, pytorch");
   q.engine = "vllm";
   q.gpus = 8;
   const std::vector<GpuSpec> catalog{card("hbm", "nvidia")};  // 48 GB: 70B fp16 needs 4
@@ -265,8 +279,8 @@ TEST(CostDecode, SpecNamesTheEngineAndAGgufFormat) {
   spec = parse_spec(head + "  engine: ollama\n", "p.yaml", &errors, {"local"});
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.error().message,
-            "p.yaml:9:11: workload.engine: must be one of llama.cpp, vllm, tensorrt-llm, pytorch; "
-            "got \"ollama\"");
+            "p.yaml:9:11: workload.engine: must be one of llama.cpp, vllm, sglang, tensorrt-llm, "
+            "pytorch; got \"ollama\"");
 }
 
 }  // namespace
