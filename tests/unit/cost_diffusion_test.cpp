@@ -4,13 +4,18 @@
 // the estimate the documented way; the example's TTS render (the seed's case) on an RTX 5090.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "burst/cost_model.h"
 #include "burst/gpu_catalog.h"
+#include "burst/spec.h"
 #include "fakes/temp_dir.h"
 #include "plan/estimate.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -110,7 +115,7 @@ TEST(CostDiffusion, MoreAudioSecondsMoreWork) {
   EXPECT_NEAR(work(w).latent_tokens, 937.5, 1e-9);  // 93.75 mel frames a second
   w.audio_seconds = 20;
   EXPECT_GT(work(w).flops_per_pass, 2 * ten_flops);  // attention: more than twice
-  EXPECT_GT(seconds(w, g, catalog), 2 * ten * 0.99);
+  EXPECT_GT(seconds(w, g, catalog), 1.5 * ten);      // the fixed per-step overhead does not double
   // flow-tts needs the audio's length.
   w.audio_seconds.reset();
   w.model.clear();
@@ -167,6 +172,56 @@ TEST(CostDiffusion, EstimateTakesTheDiffusionInputs) {
   q.mode = "infer";
   EXPECT_EQ(workload_from_query(q).error().message,
             "--arch, --resolution, --audio-seconds and --guidance only apply to --mode diffusion");
+}
+
+TEST(CostDiffusion, TheSpecTakesTheDiffusionInputs) {
+  const std::string head =
+      "name: x\nrun: echo hi\nresources:\n  providers: [local]\nworkload:\n"
+      "  kind: diffusion\n  params_b: 2.6\n  items: 10\n";
+  std::vector<SpecError> errors;
+  auto spec = parse_spec(head + "  architecture: unet\n  resolution: 1024\n  guidance: 7.5\n",
+                         "p.yaml", &errors, {"local"});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->workload.architecture, "unet");
+  EXPECT_EQ(spec->workload.resolution, 1024);
+  EXPECT_EQ(spec->workload.guidance, 7.5);
+  spec = parse_spec(head + "  audio_seconds: 12.5\n", "p.yaml", &errors, {"local"});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->workload.audio_seconds, 12.5);
+  spec = parse_spec(head + "  architecture: gan\n", "p.yaml", &errors, {"local"});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().message,
+            "p.yaml:9:17: workload.architecture: must be one of unet, dit, flow-tts; got \"gan\"");
+}
+
+TEST(CostDiffusion, TheSeedsTtsRenderOnAnRtx5090) {
+  // The case burst exists for: a 0.5B diffusion TTS voicing 300 answers, about 20 minutes and
+  // $0.40 on an RTX 5090 as the seed tells it. The example models it as a flow-matching TTS
+  // (F5-TTS's design, its efficiency fitted on the F5-TTS papers' RTX 3090 rows) at 40 s an
+  // answer, 32 steps with guidance: 10.2 minutes of compute, compute-bound. The rest of the
+  // seed's 20 minutes is explained in docs/cost-model.md ("The example"): F5-TTS renders at most
+  // 30 s, voice prompt included, per pass, so a 40 s answer is two passes that each carry the
+  // prompt (about 60 s of frames: 17.1 minutes).
+  TempDir dir;
+  std::ifstream f(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml");
+  std::stringstream text;
+  text << f.rdbuf();
+  std::filesystem::create_directory(dir.path() + "/tts-render");
+  dir.write("tts-render.yaml", text.str());
+  std::vector<SpecError> errors;
+  auto spec = load_spec_file(dir.path() + "/tts-render.yaml", &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? "" : errors[0].text);
+  const auto catalog = real_catalog();
+  const GpuSpec& g = gpu(catalog, "RTX_5090");
+  auto t = run_time(spec->workload, g, 1, catalog, default_calibration());
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->bound, "compute");
+  EXPECT_NEAR(t->compute_s / 60, 10.2, 0.2);
+  Workload sliced = spec->workload;
+  sliced.audio_seconds = 60;
+  auto s = run_time(sliced, g, 1, catalog, default_calibration());
+  ASSERT_TRUE(s.ok());
+  EXPECT_NEAR(s->compute_s / 60, 17.1, 0.3);
 }
 
 }  // namespace
