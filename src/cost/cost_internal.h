@@ -33,6 +33,15 @@ inline constexpr double kLogitBytes = 2;
 // Memory defaults for training: micro-batch 1 of 2048 tokens.
 inline constexpr long kTrainMemoryMicroBatch = 1;
 
+// vLLM and SGLang: the share of each card the server takes (vLLM's gpu_memory_utilization
+// default, docs.vllm.ai "Engine Arguments"; SGLang's mem_fraction_static is set near it), and the
+// tokens of the batch whose activations it profiles before sizing the KV cache (vLLM's
+// max_num_batched_tokens with chunked prefill, 8192), each holding the MLP's two intermediate
+// projections and four hidden-sized tensors in 2 bytes.
+inline constexpr double kServerMemoryUtilization = 0.9;
+inline constexpr double kServerBatchTokens = 8192;
+inline constexpr double kServerActivationBytes = 2;
+
 // KV cache: fp16 unless workload.kv_precision says fp8; default context 4096 tokens.
 inline constexpr long kKvDefaultContext = 4096;
 

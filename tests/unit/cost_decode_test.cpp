@@ -259,7 +259,7 @@ TEST(CostDecode, KvCapacityIsTheLargestConcurrencyThatFits) {
   // a 4096-token sequence's KV cache is 2 x 80 x 8 x 128 x 4096 x 2 B = 1.25 GiB: 19 sequences.
   GpuSpec g = card("hbm", "nvidia");
   g.vram_gb = 80;
-  Workload w = decode("vllm");
+  Workload w = decode("llama.cpp");  // no server reservation (next test)
   w.model = "llama-3-70b";
   w.context_tokens = 4096;
   const long n = max_concurrency(w, g, 2);
@@ -271,6 +271,21 @@ TEST(CostDecode, KvCapacityIsTheLargestConcurrencyThatFits) {
   EXPECT_EQ(max_concurrency(w, g, 1), 0);  // the weights alone do not fit one card
   w.kv_precision = "fp8";                  // half the bytes per sequence: twice the sequences
   EXPECT_EQ(max_concurrency(w, g, 2), 38);
+}
+
+TEST(CostDecode, AServingEngineReservesItsShareAndAWorkspaceBeforeTheKvCache) {
+  // Llama 3 8B fp16 (14.96 GiB) at 4096 tokens (0.5 GiB of KV each) on a 48 GB card: llama.cpp
+  // keeps the usable 46.54 GiB (63 sequences); vLLM takes 0.9 of the card, 43.2 GiB, less the
+  // activations of a profiling batch of 8192 tokens (8192 x (2 x 14336 + 4 x 4096) x 2 B =
+  // 0.69 GiB): (43.2 - 0.69 - 14.96) / 0.5 = 55 sequences.
+  const GpuSpec g = card("gddr", "nvidia");
+  Workload w = decode("llama.cpp");
+  w.context_tokens = 4096;
+  EXPECT_EQ(max_concurrency(w, g, 1), 63);
+  w.engine = "vllm";
+  EXPECT_EQ(max_concurrency(w, g, 1), 55);
+  w.engine = "sglang";
+  EXPECT_EQ(max_concurrency(w, g, 1), 55);
 }
 
 TEST(CostDecode, SpecNamesTheEngineAndAGgufFormat) {
