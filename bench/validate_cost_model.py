@@ -1,22 +1,27 @@
 #!/usr/bin/env python3
-"""Validate burst's cost model against published measurements.
+"""Score burst's cost model on published figures: fit set, leave one source out, held out.
 
-Reads bench/validation/measurements.csv (one published figure per row, with its source), asks the
-built `burst estimate --json` for each row's prediction, and prints the validation table of
-docs/cost-model.md with the error of every row and the median absolute error, in-sample and
-held-out (held_out = 1, every third row, fixed before any fit) reported separately.
+The protocol (bench/README.md, "Cost-model validation"): every row names its source, and
+bench/validation/sources.csv puts every source in one set. measurements.csv holds the rows of
+the fit-set sources, the only rows any prior or efficiency is fitted on; held_out.csv holds the
+rows of the held-out sources, which nothing is tuned on. The script asks the built
+`burst estimate --json` for each row's prediction and prints, per category, the median absolute
+error on the fit set, leave-one-source-out (each fit-set source's rows predicted with the fitted
+parameters refitted without that source) and on the held-out set.
 
     python3 bench/validate_cost_model.py                  # print the table
-    python3 bench/validate_cost_model.py --write-doc      # replace it in docs/cost-model.md
+    python3 bench/validate_cost_model.py --write-doc      # into docs/cost-model.md and bench/README.md
     python3 bench/validate_cost_model.py --fit            # refit the decode efficiencies
 
---fit grid-searches (eta_bw, t0) per (engine, memory family) on the in-sample throughput rows
-only, from the binary's own byte counts and the catalog's bandwidths, and prints the table to
-paste into src/cost/cost_model.cpp (decode_fits). Held-out rows never enter the fit.
+--fit grid-searches (eta_bw, t0) per (engine, memory family) on the fit set's single-GPU
+throughput rows, from the binary's own byte counts and the catalog's bandwidths, and prints the
+table to paste into src/cost/cost_model.cpp (decode_fits).
 """
 import argparse
 import csv
+import datetime
 import json
+import math
 import os
 import re
 import statistics
@@ -25,9 +30,13 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV = os.path.join(ROOT, "bench", "validation", "measurements.csv")
+HELD_OUT = os.path.join(ROOT, "bench", "validation", "held_out.csv")
+SOURCES = os.path.join(ROOT, "bench", "validation", "sources.csv")
 DOC = os.path.join(ROOT, "docs", "cost-model.md")
+README = os.path.join(ROOT, "bench", "README.md")
 BEGIN, END = "<!-- validation:begin -->", "<!-- validation:end -->"
-THROUGHPUT = ("decode_b1", "decode_batched", "e2e_b1", "e2e_batched")
+THROUGHPUT = ("decode_b1", "decode_b1_long", "decode_b1_multi", "decode_batched", "e2e_b1",
+              "e2e_batched")
 MEMORY = ("memory_infer", "memory_train")
 LOAD = ("weight_load_warm", "weight_load_cold")
 
@@ -45,6 +54,16 @@ def args_of(row, context=None):
     a = ["--params", m.upper()] if re.fullmatch(r"\d+(\.\d+)?b", m) else ["--model", m]
     if row["precision"]:
         a += ["--precision", row["precision"]]
+    if row["category"].startswith("diffusion"):
+        # One round of `batch` items; the row's figure is denoising iterations per second.
+        batch = row["batch"] or "1"
+        a += ["--mode", "diffusion", "--batch", batch, "--items", batch,
+              "--steps", row.get("steps") or "1"]
+        for col, flag in (("resolution", "--resolution"), ("guidance", "--guidance"),
+                          ("audio_s", "--audio-seconds")):
+            if row.get(col):
+                a += [flag, row[col]]
+        return a
     if row["category"] in MEMORY and row["category"] == "memory_train":
         a += ["--mode", "train", "--method", row["method"], "--batch", row["batch"],
               "--context", row["context"]]
@@ -99,6 +118,13 @@ def predict(binary, row):
     g = gpu_row(out, row["gpu"])
     if not g["fits"]:
         return None
+    if cat == "prefill":
+        return (int(row["context"]) - int(row["gen_tokens"])) / g["prefill_s"]
+    if cat == "diffusion_image":
+        return 1 / g["step_s"]  # iterations (denoising steps of the batch) per second
+    if cat == "diffusion_audio":
+        # Real-time factor: seconds of compute per second of audio.
+        return g["seconds"] / (float(row["audio_s"]) * int(row["batch"] or 1))
     if cat.startswith("e2e"):
         conc, gen = int(row["concurrency"] or 1), int(row["gen_tokens"])
         # Requests that stop early (EOS): the run lasts as long as the longest (gen_tokens each),
@@ -154,52 +180,83 @@ def short_source(url):
     return re.sub(r"^https?://(www\.)?", "", url).split("/")[0]
 
 
-def table(binary, rows):
-    lines = ["| # | held out | kind | GPU | model | setup | measured | burst | error | source (what was measured) |",
+CATEGORIES = ("decode, batch 1", "decode, long context", "prefill", "batched serving",
+              "multi-GPU", "memory", "max context", "weight load", "diffusion, image",
+              "diffusion, audio")
+
+
+def category(row):
+    """The reporting category of a row (bench/README.md, "Cost-model validation")."""
+    cat = row["category"]
+    if cat in MEMORY:
+        return "memory"
+    if cat in LOAD:
+        return "weight load"
+    if cat == "max_context":
+        return "max context"
+    if cat == "prefill":
+        return "prefill"
+    if cat.startswith("diffusion"):
+        return "diffusion, audio" if cat == "diffusion_audio" else "diffusion, image"
+    if row["gpus"] not in ("", "1"):
+        return "multi-GPU"
+    if cat == "decode_b1_long":
+        return "decode, long context"
+    return "batched serving" if int(row["concurrency"] or 1) > 1 else "decode, batch 1"
+
+
+def setup_of(r):
+    return " ".join(x for x in [
+        r["precision"] or "", r["engine"] or "", r["method"] or "",
+        f"x{r['gpus']}" if r["gpus"] not in ("", "1") else "",
+        f"c={r['concurrency']}" if r["concurrency"] not in ("", "1") else "",
+        f"ctx {r['context']}" if r["context"] else "",
+        f"batch {r['batch']}" if r["batch"] else ""] if x)
+
+
+def table(binary, fit_rows, held_rows, loso):
+    """The per-row table and the three errors per category: the fit set, leave-one-source-out
+    (loso: row id -> prediction with the fitted parameters refitted without the row's source)
+    and the held-out set."""
+    lines = ["| # | set | kind | GPU | model | setup | measured | burst | error | source (what was measured) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    groups, subsets = {}, {}
-    for r in rows:
-        pred = predict(binary, r)
-        err = error(r, pred)
-        kind = ("throughput" if r["category"] in THROUGHPUT else
-                "memory" if r["category"] in MEMORY else
-                "weight load" if r["category"] in LOAD else "max context")
-        groups.setdefault((kind, r["held_out"] == "1"), []).append(err)
-        if kind == "throughput":
-            multi = r["gpus"] not in ("", "1")
-            saturated = int(r["concurrency"] or 1) >= 16
-            sub = ("multi-GPU" if multi else "saturated serving (16+ sequences)" if saturated
-                   else "single GPU, up to 8 sequences")
-            subsets.setdefault((sub, r["held_out"] == "1"), []).append(err)
-        setup = " ".join(x for x in [
-            r["precision"] or "", r["engine"] or "", r["method"] or "",
-            f"x{r['gpus']}" if r["gpus"] not in ("", "1") else "",
-            f"c={r['concurrency']}" if r["concurrency"] not in ("", "1") else "",
-            f"ctx {r['context']}" if r["context"] else "",
-            f"batch {r['batch']}" if r["batch"] else ""] if x)
-        e = "-" if err is None else f"{err * 100:+.1f}%"
-        lines.append(
-            f"| {r['id']} | {'yes' if r['held_out'] == '1' else ''} | {r['category']} | {r['gpu']} | "
-            f"{r['model']} | {setup} | {r['measured']} {r['unit']} | {fmt_pred(r, pred)} | {e} | "
-            f"[{short_source(r['source'])}]({r['source']}): {r['what']} |")
+    fit_e, loso_e, held_e = {}, {}, {}
+    for rows, held in ((fit_rows, False), (held_rows, True)):
+        for r in rows:
+            pred = predict(binary, r)
+            err = error(r, pred)
+            cat = category(r)
+            (held_e if held else fit_e).setdefault(cat, []).append(err)
+            if not held:
+                lp = loso.get(r["id"], pred)
+                loso_e.setdefault(cat, []).append(error(r, lp))
+            e = "-" if err is None else f"{err * 100:+.1f}%"
+            lines.append(
+                f"| {r['id']} | {'held out' if held else 'fit'} | {r['category']} | {r['gpu']} | "
+                f"{r['model']} | {setup_of(r)} | {r['measured']} {r['unit']} | {fmt_pred(r, pred)} | "
+                f"{e} | [{short_source(r['source'])}]({r['source']}): {r['what']} |")
+    rows = fit_rows + held_rows
     gpus = sorted({r["gpu"] for r in rows if r["gpu"] != "-"})
     lines.append("")
-    lines.append(f"{len(rows)} measurements, {len(gpus)} GPU types ({', '.join(gpus)}).")
+    lines.append(f"{len(fit_rows)} fit rows from {len({r['source'] for r in fit_rows})} sources, "
+                 f"{len(held_rows)} held-out rows from {len({r['source'] for r in held_rows})} "
+                 f"source(s); {len(gpus)} GPU types ({', '.join(gpus)}).")
     lines.append("")
-    lines.append("| kind | in-sample median abs error (rows) | held-out median abs error (rows) |")
-    lines.append("|---|---|---|")
-    for kind in ("throughput", "memory", "max context", "weight load"):
-        a, na = median_abs(groups.get((kind, False), []))
-        b, nb = median_abs(groups.get((kind, True), []))
-        lines.append(f"| {kind} | {pct(a, na)} | {pct(b, nb)} |")
-    for sub in ("single GPU, up to 8 sequences", "saturated serving (16+ sequences)", "multi-GPU"):
-        a, na = median_abs(subsets.get((sub, False), []))
-        b, nb = median_abs(subsets.get((sub, True), []))
-        lines.append(f"| throughput: {sub} | {pct(a, na)} | {pct(b, nb)} |")
+    lines.append("| category | fit set: median abs error (rows) | leave one source out (rows) | "
+                 "held out (rows) |")
+    lines.append("|---|---|---|---|")
+    for cat in CATEGORIES + ("all",):
+        pick = (lambda d: [e for v in d.values() for e in v]) if cat == "all" else (
+            lambda d: d.get(cat, []))
+        a, na = median_abs(pick(fit_e))
+        b, nb = median_abs(pick(loso_e))
+        c, nc = median_abs(pick(held_e))
+        name = f"**{cat}**" if cat == "all" else cat
+        lines.append(f"| {name} | {pct(a, na)} | {pct(b, nb)} | {pct(c, nc)} |")
     return "\n".join(lines)
 
 
-# ---- fit -------------------------------------------------------------------------------------
+# ---- fit and leave-one-source-out ------------------------------------------------------------
 
 def catalog():
     """name -> dict of the catalog fields the roofline uses, from config/gpus.yaml."""
@@ -217,82 +274,237 @@ def catalog():
 
 
 ETA_COMPUTE = 0.45
-TP_PENALTY = {"nvlink": 0.15, "infinity-fabric": 0.15}
+PRIOR = (0.746, 0.00336)  # default_calibration(): eta_bw, t0_s
 
 
-def fit(binary, rows):
+def decode_points(binary, rows):
+    """The fit set's single-GPU throughput rows as the roofline sees them (the binary's byte
+    counts, the catalog's rates): what the decode fit and its Python mirror work on."""
     cards = catalog()
     data = []
     for r in rows:
-        # In-sample single-GPU throughput only: multi-GPU rows depend on the tensor-parallel
-        # penalties, which are assumptions, not fits (docs/cost-model.md).
-        if r["held_out"] == "1" or r["category"] not in THROUGHPUT or r["gpus"] not in ("", "1"):
+        # Multi-GPU rows depend on the interconnect model, which is not fitted. llama.cpp's
+        # batched decode (llama.cpp #3545's batched-bench: 8 sequences at 2.9x one, far below
+        # both roofs) is a regime the roofline does not model: scored, not fitted.
+        if r["category"] not in THROUGHPUT or r["gpus"] not in ("", "1"):
+            continue
+        if r["engine"] == "llama.cpp" and int(r["concurrency"] or 1) > 1:
             continue
         out = burst(binary, args_of(r))
         g = cards[r["gpu"]]
         m = out["memory_gib"]
         conc, gen = int(r["concurrency"] or 1), int(r["gen_tokens"])
         ctx = int(r["context"])
-        n = int(r["gpus"] or 1)
-        s = n - TP_PENALTY.get(g["interconnect"], 0.35) * (n - 1)
         tflops = float(g["fp8_tflops"] if r["precision"] == "fp8" and "fp8_tflops" in g
                        else g["fp16_tflops"])
-        flops_rate = tflops * 1e12 * ETA_COMPUTE * s
+        flops_rate = tflops * 1e12 * ETA_COMPUTE
         p = out["params_b"] * 1e9
         data.append({
-            "row": r, "family": g["memory"] + " " + g["vendor"], "memory": g["memory"],
-            "bytes": (m["weights"] + m["kv_cache"]) * 2**30, "bw": float(g["mem_bw_gbs"]) * 1e9 * s,
+            "row": r, "source": r["source"], "engine": r["engine"], "memory": g["memory"],
+            "family": g["memory"] + " " + g["vendor"],
+            # The KV cache read at the mean context: the prompt plus half the output.
+            "bytes": (m["weights"] + m["kv_cache"] * (ctx - gen / 2) / ctx) * 2**30,
+            "bw": float(g["mem_bw_gbs"]) * 1e9,
             "t_compute": 2 * p * conc / flops_rate, "conc": conc, "gen": gen,
+            "out": int(r["output_tokens"]) if r.get("output_tokens") else conc * gen,
             "prefill": 2 * p * max(0, ctx - gen) * conc / flops_rate if r["category"].startswith("e2e") else 0,
             "meas": float(r["measured"]),
         })
+    return data
 
-    def residuals(pts, eta, t0):
-        res = []
-        for d in pts:
-            step = max(d["bytes"] / (d["bw"] * eta), d["t_compute"]) + t0
-            pred = d["conc"] * d["gen"] / (step * d["gen"] + d["prefill"])
-            res.append((pred - d["meas"]) / d["meas"])
-        return res
 
-    def best(pts):
-        # Least absolute relative residual (L1: the targets are median errors, and one stale
-        # measurement cannot drag an L1 fit): a coarse grid (eta 0.01, t0 0.1 ms), then a fine
-        # one (eta 0.002, t0 0.02 ms) around the coarse optimum.
-        def search(etas, t0s, top=None):
-            for eta in etas:
-                for t0 in t0s:
-                    ss = sum(abs(x) for x in residuals(pts, eta, t0))
-                    if top is None or ss < top[0]:
-                        top = (ss, eta, t0)
-            return top
-        _, eta, t0 = search([i * 0.01 for i in range(20, 101)], [j * 0.0001 for j in range(0, 101)])
-        return search([eta + k * 0.002 for k in range(-5, 6) if 0 < eta + k * 0.002 <= 1],
-                      [t0 + k * 0.00002 for k in range(-5, 6) if t0 + k * 0.00002 >= 0])
+def mirror(d, eta, t0):
+    """The roofline's throughput for one point (src/cost/cost_model.cpp run_time, one GPU)."""
+    step = max(d["bytes"] / (d["bw"] * eta), d["t_compute"]) + t0
+    return d["out"] / (step * d["gen"] + d["prefill"])
 
+
+def residuals(pts, eta, t0):
+    return [(mirror(d, eta, t0) - d["meas"]) / d["meas"] for d in pts]
+
+
+# Groups with fewer rows than this fit eta alone, with the pooled fit's t0: two rows cannot tell
+# a slow card from a slow step.
+MIN_ROWS_FOR_T0 = 3
+
+
+def best(pts, t0s=None):
+    # Least absolute log ratio (L1: the targets are median errors, one stale measurement cannot
+    # drag it, and 3x too fast costs what 3x too slow does): a coarse grid (eta 0.01, t0 0.1 ms),
+    # then a fine one (eta 0.002, t0 0.02 ms) around the coarse optimum.
+    def search(etas, t0s, top=None):
+        for eta in etas:
+            for t0 in t0s:
+                ss = sum(abs(math.log(mirror(d, eta, t0) / d["meas"])) for d in pts)
+                if top is None or ss < top[0]:
+                    top = (ss, eta, t0)
+        return top
+    fixed = t0s is not None
+    _, eta, t0 = search([i * 0.01 for i in range(10, 101)],
+                        t0s if fixed else [j * 0.0001 for j in range(0, 101)])
+    return search([eta + k * 0.002 for k in range(-5, 6) if 0 < eta + k * 0.002 <= 1],
+                  t0s if fixed else [t0 + k * 0.00002 for k in range(-5, 6) if t0 + k * 0.00002 >= 0])
+
+
+def fit_groups(data):
+    """(engine, family) -> (eta_bw, t0_s, rows), as decode_fits holds them; ("", "") is the
+    pooled fit of every row (default_calibration's eta_bw and t0_s). Groups of
+    MIN_ROWS_FOR_T0 or more rows fit (eta, t0); smaller ones eta alone, with the pooled t0."""
+    if not data:
+        return {}
+    _, eta, t0 = best(data)
+    fitted = {("", ""): (eta, t0, len(data))}
     groups = {}
     for d in data:
-        eng = d["row"]["engine"]
-        groups.setdefault((eng, d["family"]), []).append(d)
-        groups.setdefault((eng, d["memory"]), []).append(d)
-        groups.setdefault(("", d["family"]), []).append(d)
-        groups.setdefault(("", d["memory"]), []).append(d)
-    print("  // engine, family, eta_bw, t0_s, in-sample rows (RMS residual, worst)")
-    # Groups of two or more rows fit (eta, t0); a group of one fits eta alone, with t0 from the
-    # engine-agnostic fit of its memory technology.
+        for key in ((d["engine"], d["family"]), (d["engine"], d["memory"]),
+                    ("", d["family"]), ("", d["memory"])):
+            groups.setdefault(key, []).append(d)
+    for key, pts in sorted(groups.items()):
+        _, eta, t0 = best(pts) if len(pts) >= MIN_ROWS_FOR_T0 else best(pts, [fitted[("", "")][1]])
+        fitted[key] = (eta, t0, len(pts))
+    return fitted
+
+
+def lookup(fitted, d):
+    """effective_calibration's search: the named engine (vLLM on HBM when none is named), then
+    every engine; the GPU's family, then its memory technology; else the prior."""
+    named = d["engine"] or ("vllm" if d["memory"] == "hbm" else "")
+    like = "vllm" if named in ("tensorrt-llm", "sglang") else named
+    for eng in (named, like, ""):
+        for fam in (d["family"], d["memory"]):
+            if (eng, fam) in fitted:
+                return fitted[(eng, fam)][:2]
+    return fitted.get(("", ""), PRIOR)[:2]
+
+
+def loso_predictions(binary, fit_rows):
+    """Row id -> the prediction with every fitted parameter refitted without the row's source:
+    the binary's prediction scaled by the mirror's ratio (refit / full fit), so the mirror's own
+    approximations cancel. Rows whose source feeds no fit keep the binary's prediction."""
+    data = decode_points(binary, fit_rows)
+    full = fit_groups(data)
+    out = {}
+    pts = diffusion_points(binary, fit_rows)
+    dfull = dfit_groups(pts)
+    for src in sorted({p["source"] for p in pts}):
+        rest = dfit_groups([p for p in pts if p["source"] != src])
+        for p in pts:
+            if p["source"] == src:
+                pred = predict(binary, p["row"])
+                out[p["row"]["id"]] = pred * dmirror(p, *dlookup(rest, p)) / dmirror(
+                    p, *dlookup(dfull, p))
+    for src in sorted({d["source"] for d in data}):
+        rest = fit_groups([d for d in data if d["source"] != src])
+        for d in data:
+            if d["source"] != src:
+                continue
+            pred = predict(binary, d["row"])
+            if pred is None:
+                continue
+            out[d["row"]["id"]] = pred * mirror(d, *lookup(rest, d)) / mirror(d, *lookup(full, d))
+    return out
+
+
+# Diffusion: step = max(bytes / (bw x eta_bw), flops / (tflops x eta)) + t0 per architecture and
+# memory technology (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass.
+DIFFUSION_PRIOR = (0.45, 0.00336)  # default_calibration(): eta_compute, t0_s
+
+
+def diffusion_points(binary, rows):
+    cards = catalog()
+    pts = []
+    for r in rows:
+        if not r["category"].startswith("diffusion"):
+            continue
+        out = burst(binary, args_of(r))
+        g, d, m = cards[r["gpu"]], out["diffusion"], out["memory_gib"]
+        b = int(r["batch"] or 1)
+        pts.append({
+            "row": r, "source": r["source"], "arch": d["architecture"], "memory": g["memory"],
+            "bytes": (m["weights"] + m["activations"]) * 2**30, "bw": float(g["mem_bw_gbs"]) * 1e9,
+            "peak": float(g["fp16_tflops"]) * 1e12,
+            "flops": d["flops_per_pass"] * d["passes"] * b, "decode": d["decode_flops"] * b,
+            "steps": int(r["steps"] or 1),
+            "audio": float(r["audio_s"]) * b if r["category"] == "diffusion_audio" else None,
+            "meas": float(r["measured"]),
+        })
+    return pts
+
+
+def dmirror(p, eta, t0):
+    step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta)) + t0
+    if p["audio"] is None:
+        return 1 / step
+    return (p["steps"] * step + p["decode"] / (p["peak"] * eta)) / p["audio"]
+
+
+def dfit_groups(pts):
+    def cost(ps, eta, t0):
+        return sum(abs(math.log(dmirror(p, eta, t0) / p["meas"])) for p in ps)
+
+    def best(ps, t0s):
+        top = min((cost(ps, e / 100, t), e / 100, t) for e in range(5, 101) for t in t0s)
+        eta, t0 = top[1], top[2]
+        fine = [(cost(ps, eta + k * 0.002, t), eta + k * 0.002, t) for k in range(-5, 6)
+                for t in ([t0 + j * 0.0001 for j in range(-5, 6) if t0 + j * 0.0001 >= 0]
+                          if len(t0s) > 1 else t0s) if 0 < eta + k * 0.002 <= 1]
+        return min(fine)
+
+    groups = {}
+    for p in pts:
+        for key in ((p["arch"], p["memory"]), (p["arch"], ""), ("", p["memory"]), ("", "")):
+            groups.setdefault(key, []).append(p)
     fitted = {}
-    for (eng, fam), pts in sorted(groups.items(), key=lambda kv: (len(kv[1]) < 2, kv[0])):
-        if len(pts) >= 2:
-            _, eta, t0 = best(pts)
-        else:
-            t0 = fitted[("", pts[0]["memory"])][1]
-            _, eta, t0 = min((sum(abs(x) for x in residuals(pts, e / 1000, t0)), e / 1000, t0)
-                             for e in range(200, 1001))
-        fitted[(eng, fam)] = (eta, t0)
-        res = residuals(pts, eta, t0)
-        rms = (sum(x * x for x in res) / len(res)) ** 0.5 * 100
-        worst = max(res, key=abs) * 100
-        print(f'      {{"{eng}", "{fam}", {eta:.3f}, {t0:.5f}, {len(pts)}}},  // RMS {rms:.1f}%, worst {worst:+.1f}%')
+    t0s = [j * 0.0005 for j in range(0, 81)]
+    if ("", "") in groups:
+        fitted[("", "")] = best(groups[("", "")], t0s)[1:] + (len(groups[("", "")]),)
+    for key, ps in sorted(groups.items()):
+        if key == ("", ""):
+            continue
+        _, eta, t0 = best(ps, t0s if len(ps) >= MIN_ROWS_FOR_T0 else [fitted[("", "")][1]])
+        fitted[key] = (eta, t0, len(ps))
+    return fitted
+
+
+def dlookup(fitted, p):
+    for key in ((p["arch"], p["memory"]), (p["arch"], ""), ("", p["memory"]), ("", "")):
+        if key in fitted:
+            return fitted[key][:2]
+    return DIFFUSION_PRIOR
+
+
+def fit(binary, rows):
+    fitted = fit_groups(decode_points(binary, rows))
+    print("  // decode_fits: engine, family, eta_bw, t0_s, fit-set rows")
+    for (eng, fam), (eta, t0, n) in sorted(fitted.items(), key=lambda kv: (kv[0][0] == "", kv[0])):
+        if (eng, fam) == ("", ""):
+            print(f"  // default_calibration: eta_bw {eta:.3f}, t0_s {t0:.5f} ({n} rows)")
+            continue
+        print(f'      {{"{eng}", "{fam}", {eta:.3f}, {t0:.5f}, {n}}},')
+    pts = diffusion_points(binary, rows)
+    dfit = dfit_groups(pts)
+    print("  // diffusion_fits: architecture, memory, eta_compute, t0_s, fit-set rows")
+    for (arch, mem), (eta, t0, n) in sorted(dfit.items(), key=lambda kv: (kv[0][0] == "", kv[0])):
+        res = [(dmirror(p, eta, t0) - p["meas"]) / p["meas"] for p in pts
+               if (p["arch"], p["memory"]) == (arch or p["arch"], mem or p["memory"])]
+        print(f'      {{"{arch}", "{mem}", {eta:.3f}, {t0:.5f}, {n}}},  '
+              f'// median {statistics.median(abs(x) for x in res) * 100:.1f}%')
+
+
+def load(path):
+    return list(csv.DictReader(open(path)))
+
+
+def check_split(fit_rows, held_rows):
+    """Every row's source is listed in sources.csv, in the set of the file the row is in: a
+    source is either fitted on or held out, never both."""
+    sets = {r["source"]: r["set"] for r in load(SOURCES)}
+    for rows, want in ((fit_rows, "fit"), (held_rows, "held_out")):
+        for r in rows:
+            got = sets.get(r["source"])
+            if got != want:
+                sys.exit(f"row {r['id']}: source {r['source']} is {got or 'not listed'} in "
+                         f"{SOURCES}, but the row is in the {want} table")
 
 
 def main():
@@ -301,20 +513,24 @@ def main():
     ap.add_argument("--write-doc", action="store_true")
     ap.add_argument("--fit", action="store_true")
     a = ap.parse_args()
-    rows = list(csv.DictReader(open(CSV)))
+    fit_rows, held_rows = load(CSV), load(HELD_OUT)
+    check_split(fit_rows, held_rows)
     if a.fit:
-        fit(a.burst, rows)
+        fit(a.burst, fit_rows)
         return
-    t = table(a.burst, rows)
+    t = table(a.burst, fit_rows, held_rows, loso_predictions(a.burst, fit_rows))
+    t += f"\n\nScored {datetime.date.today().isoformat()} with `python3 bench/validate_cost_model.py`."
     if not a.write_doc:
         print(t)
         return
-    doc = open(DOC).read()
-    if BEGIN not in doc:
-        sys.exit(f"{DOC} has no {BEGIN} marker")
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    open(DOC, "w").write(head + BEGIN + "\n" + t + "\n" + END + tail)
+    for path in (DOC, README):
+        doc = open(path).read()
+        if BEGIN not in doc:
+            sys.exit(f"{path} has no {BEGIN} marker")
+        head, rest = doc.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        body = t if path == DOC else t[t.index("| category |"):]
+        open(path, "w").write(head + BEGIN + "\n" + body + "\n" + END + tail)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,60 @@ const ModelShape* find_model(const std::string& name);
 // when it names no model; kInvalid for an unknown name (listing the built-in ones).
 Result<Workload> with_model_shape(const Workload& w);
 
+// A diffusion denoiser's shape (src/cost/diffusion.cpp, each row with its source). A UNet's
+// attention: at latent side / divisor, `blocks` transformer blocks of `width` channels.
+struct UnetAttention {
+  double divisor = 1;
+  double width = 0;
+  double blocks = 0;
+};
+struct DiffusionShape {
+  const char* name;
+  const char* architecture;  // unet | dit | flow-tts
+  double params_b;           // the denoiser alone
+  long layers, hidden;       // transformer blocks and width (dit, flow-tts)
+  double patch;              // dit: latent positions per token side
+  double frame_rate;         // flow-tts: latent frames per second of audio
+  double guidance;           // default classifier-free guidance scale (0: distilled, one pass)
+  long resolution;           // default image side, pixels (0: audio)
+  UnetAttention attention[2];
+  const char* source;
+};
+const std::vector<DiffusionShape>& diffusion_shapes();
+const DiffusionShape* find_diffusion_model(const std::string& name);
+// `w` with the shape's fields filled in where `w` leaves them unset.
+Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m);
+
+// One denoising pass of one item, from the architecture (docs/cost-model.md, "diffusion"):
+//   unet:     2 P N / 12.7 + sum over attention levels of blocks x 4 (N / div^2)^2 x width
+//   dit:      2 P T + layers x 4 T^2 x hidden,   T = N / patch^2
+//   flow-tts: the same with T = audio_seconds x frames per second
+// N = (resolution / 8)^2 latent positions. Without a resolution or audio seconds (the old form),
+// 2 P x workload.tokens (default 256). Guidance > 1 doubles the passes per step; the VAE or
+// vocoder decodes each item once.
+struct DiffusionWork {
+  std::string architecture;
+  double latent_tokens = 0;   // what one pass denoises per item
+  double flops_per_pass = 0;  // one item, one pass
+  int passes = 1;             // per step: 2 with classifier-free guidance
+  double decode_flops = 0;    // per item, once
+};
+// `w` already shaped (with_model_shape); `params` its parameter count.
+Result<DiffusionWork> diffusion_work_of(const Workload& w, double params);
+
+// Compute efficiency and per-step overhead of a denoising step per architecture and memory
+// technology, fitted on the fit set (bench/validation); "" matches any.
+struct DiffusionFit {
+  const char* architecture;
+  const char* memory;
+  double eta_compute;
+  double t0_s;
+  int rows;
+};
+const std::vector<DiffusionFit>& diffusion_fits();
+// (architecture, memory), then (architecture, any), (any, memory), (any, any); null if none.
+const DiffusionFit* diffusion_fit(const std::string& architecture, const std::string& memory);
+
 // Efficiencies and fixed per-step overhead, fitted to published measurements.
 struct Calibration {
   double eta_bw = 0;       // achieved / peak memory bandwidth
@@ -92,11 +146,13 @@ struct DecodeFit {
 const std::vector<DecodeFit>& decode_fits();
 
 // Serving engines `workload.engine` / `--engine` accept.
-inline constexpr const char* kEngines[] = {"llama.cpp", "vllm", "tensorrt-llm", "pytorch"};
+inline constexpr const char* kEngines[] = {"llama.cpp", "vllm", "sglang", "tensorrt-llm",
+                                           "pytorch"};
 bool known_engine(const std::string& engine);
 
 // The calibration run_time applies to `w` on `gpu`: for llm-inference, the decode fit of (engine,
-// family), falling back to (engine, memory), ("", family), ("", memory), each scaled by how far
+// family), falling back to (engine, memory), then vLLM's for TensorRT-LLM and SGLang (no rows of
+// their own), then ("", family), ("", memory), each scaled by how far
 // `cal` is from default_calibration() (so a fit from history still applies); otherwise `cal`.
 // No engine named means vLLM on an HBM card and any engine ("") on others. Efficiencies stay <= 1.
 Calibration effective_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal);
@@ -137,7 +193,8 @@ struct RunTime {
   std::string bound;  // "bandwidth" | "compute" | "capacity"
   int batch = 1;      // items or sequences processed together
   // llm-inference: prefill of one round's prompts (context_tokens - tokens per sequence, when
-  // context_tokens is given and larger), compute-bound; compute_s includes it once per round.
+  // context_tokens is given and larger), compute-bound; diffusion: the VAE or vocoder decode of
+  // one round's items. compute_s includes it once per round.
   double prefill_s = 0;
   long rounds = 1;
   ParallelLayout layout;  // how the offer's cards were used

@@ -57,6 +57,14 @@ struct Workload {
   std::string engine;                          // llm-inference: llama.cpp, vllm, tensorrt-llm...
   std::optional<bool> gradient_checkpointing;  // llm-training; default on for lora/qlora
   std::optional<long> lora_rank;               // lora/qlora adapter rank; default 16
+  // diffusion: the denoiser's architecture ("unet" | "dit" | "flow-tts"; "" = from the model,
+  // else dit), the latent it denoises (an image's side in pixels, or seconds of audio per item)
+  // and the classifier-free guidance scale (> 1: a conditional and an unconditional pass per
+  // step). docs/cost-model.md, "diffusion".
+  std::string architecture;
+  std::optional<long> resolution;
+  std::optional<double> audio_seconds;
+  std::optional<double> guidance;
   std::optional<WorkloadReference> reference;
   // One item per line, relative to code.dir: each worker gets its shard on its pod
   // ($BURST_ITEMS_FILE). "" when unset.

@@ -16,13 +16,26 @@
 namespace burst {
 namespace {
 
-// Whether an earlier job of this pipeline succeeded, leaving its weights on the volume.
-bool volume_used_before(Store& store, const PipelineSpec& spec) {
+// Where the spec's volume is staged, per provider and region: a ready volume of its name (with the
+// provider's id) that a job of this pipeline succeeded on that provider after it was made. A run
+// on one provider (the local cloud, say) warms no other provider's volume, and a volume made after
+// the last success (a new region, a deleted and remade one) stays cold.
+std::vector<WarmVolume> warm_volumes_of(Store& store, const PipelineSpec& spec) {
+  std::vector<WarmVolume> out;
+  const std::string& name = spec.volume.name.empty() ? spec.name : spec.volume.name;
+  auto volumes = store.live_volumes();
   auto jobs = store.recent_jobs(200);
-  if (!jobs.ok()) return false;
-  for (const auto& j : *jobs)
-    if (j.pipeline == spec.name && j.state == JobState::kSucceeded) return true;
-  return false;
+  if (!volumes.ok() || !jobs.ok()) return out;
+  for (const VolumeRecord& v : *volumes) {
+    if (v.spec_name != name || v.volume_id.empty() || v.state != "ready") continue;
+    for (const JobRecord& j : *jobs)
+      if (j.provider == v.provider && j.pipeline == spec.name && j.state == JobState::kSucceeded &&
+          j.finished_ms >= v.created_ms) {
+        out.push_back({v.provider, v.region});
+        break;
+      }
+  }
+  return out;
 }
 
 // Every recent job's measured provisioning + image pull (plan/boot_history.h), any pipeline:
@@ -136,7 +149,7 @@ Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const
     if (auto store = open_store(config.store_url, config.db_path); store.ok()) {
       input->image = image_pull_of(spec, *input, config, store->get());
       image_done = true;
-      if (volume_used_before(**store, spec)) input->warm_volume = true;
+      input->warm_volumes = warm_volumes_of(**store, spec);
       input->boot_history = boot_samples(**store);
       input->load_history = load_samples(**store);
       for (LoadSample& s : warm_read_samples(**store)) input->load_history.push_back(std::move(s));

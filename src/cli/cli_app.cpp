@@ -164,8 +164,15 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--items", est.items, "diffusion: items to generate");
   est_cmd->add_option("--steps", est.steps, "diffusion: denoising steps per item");
   est_cmd->add_option("--batch", est.batch, "items or sequences per batch");
+  est_cmd->add_option("--arch", est.arch, "diffusion: unet | dit | flow-tts (or --model sdxl)");
+  est_cmd->add_option("--resolution", est.resolution, "diffusion: image side in pixels, e.g. 1024");
+  est_cmd->add_option("--audio-seconds", est.audio_seconds,
+                      "diffusion (flow-tts): seconds of audio per item");
+  est_cmd->add_option("--guidance", est.guidance,
+                      "diffusion: classifier-free guidance scale (> 1: two passes per step)");
   est_cmd->add_option("--kv-precision", est.kv_precision, "infer: KV cache fp16 (default) | fp8");
-  est_cmd->add_option("--engine", est.engine, "infer: llama.cpp | vllm | tensorrt-llm | pytorch");
+  est_cmd->add_option("--engine", est.engine,
+                      "infer: llama.cpp | vllm | sglang | tensorrt-llm | pytorch");
   est_cmd->add_option("--gpus", est.gpus, "price exactly this many GPUs of each type");
   est_cmd->add_option("--efficiency", est.efficiency,
                       "also print the batch-1 decode table at 100% and at this share of peak");

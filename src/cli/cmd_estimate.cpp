@@ -47,6 +47,14 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   q.model = a.model;
   q.kv_precision = a.kv_precision;
   q.engine = a.engine;
+  q.architecture = a.arch;
+  q.audio_seconds = a.audio_seconds;
+  q.guidance = a.guidance;
+  if (!a.resolution.empty()) {
+    auto r = parse_count(a.resolution, "--resolution");
+    if (!r.ok()) return r.error();
+    q.resolution = *r;
+  }
   q.gpus = a.gpus;
   if (a.utilization) q.utilization = *a.utilization;
   if (a.efficiency && !(*a.efficiency > 0 && *a.efficiency <= 1))
@@ -138,12 +146,24 @@ int cmd_estimate(const EstimateArgs& args) {
                           {"usd_per_kwh", q->usd_per_kwh},
                           {"life_years", q->life_years},
                           {"gpus", nlohmann::json::array()}};
+    if (w.kind == "diffusion") {
+      // The work of one denoising pass, from the architecture (docs/cost-model.md, "diffusion").
+      auto d = diffusion_work_of(w, params_b * 1e9);
+      if (d.ok())
+        out["diffusion"] = {{"architecture", d->architecture},
+                            {"latent_tokens", d->latent_tokens},
+                            {"flops_per_pass", d->flops_per_pass},
+                            {"passes", d->passes},
+                            {"decode_flops", d->decode_flops}};
+    }
     for (const GpuEstimate& g : r->gpus) {
       nlohmann::json j = {{"gpu", g.gpu},
                           {"count", g.count},
                           {"fits", g.count > 0},
                           {"bound", g.bound},
                           {"seconds", opt(g.seconds)},
+                          {"step_s", opt(g.step_s)},
+                          {"prefill_s", opt(g.prefill_s)},
                           {"usd_per_hour", opt(g.usd_per_hour)},
                           {"provider", g.provider},
                           {"usd", opt(g.usd)}};

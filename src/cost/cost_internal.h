@@ -33,6 +33,15 @@ inline constexpr double kLogitBytes = 2;
 // Memory defaults for training: micro-batch 1 of 2048 tokens.
 inline constexpr long kTrainMemoryMicroBatch = 1;
 
+// vLLM and SGLang: the share of each card the server takes (vLLM's gpu_memory_utilization
+// default, docs.vllm.ai "Engine Arguments"; SGLang's mem_fraction_static is set near it), and the
+// tokens of the batch whose activations it profiles before sizing the KV cache (vLLM's
+// max_num_batched_tokens with chunked prefill, 8192), each holding the MLP's two intermediate
+// projections and four hidden-sized tensors in 2 bytes.
+inline constexpr double kServerMemoryUtilization = 0.9;
+inline constexpr double kServerBatchTokens = 8192;
+inline constexpr double kServerActivationBytes = 2;
+
 // KV cache: fp16 unless workload.kv_precision says fp8; default context 4096 tokens.
 inline constexpr long kKvDefaultContext = 4096;
 
@@ -45,9 +54,27 @@ inline constexpr long kDefaultHeadDim = 128;
 inline constexpr long kDefaultVocab = 32000;
 
 // Diffusion: activation bytes per batch item per parameter, and effective tokens (latent
-// positions) each parameter is applied to per item per denoising step.
+// positions) each parameter is applied to per item per denoising step when neither a resolution
+// nor seconds of audio are given.
 inline constexpr double kDiffusionActivationBytesPerParam = 0.5;
 inline constexpr long kDiffusionDefaultTokensPerItem = 256;
+// Latent diffusion's VAE: 8 x 8 pixels per latent position (Rombach et al. 2022, f = 8; SDXL,
+// SD 3 and FLUX keep it). Its decoder, from its convolution shapes (channels 512, 512, 256, 128
+// at 1/8, 1/4, 1/2 and full size, three 3x3 ResNet blocks of two convolutions per level plus the
+// upsampling convolutions): about 2.4 TFLOP for a 512 x 512 image, 9.2 TFLOP per megapixel.
+inline constexpr double kVaeDownsample = 8;
+inline constexpr double kVaeDecodeFlopsPerMegapixel = 9.2e12;
+// A UNet applies its parameters at several resolutions, most of them below the latent's: SD 1.4's
+// UNet is 339 G multiply-adds per pass at 64 x 64 latents (Kim et al. 2023, BK-SDM, Table 1),
+// 678 GFLOP of which its attention (below) is 122: 2 x 0.86e9 x 4096 / 556e9 = one use of each
+// parameter per 12.7 latent positions.
+inline constexpr double kUnetPositionsPerParamUse = 12.7;
+// A DiT without a shape: 2 x 2 latent patches (DiT, SD 3, FLUX).
+inline constexpr double kDitPatch = 2;
+// Flow-matching TTS: 24 kHz mel frames at hop 256 = 93.75 per second (F5-TTS, E2 TTS), decoded
+// by Vocos (13.5 M parameters, one pass per frame: 2 x 13.5e6 x 93.75).
+inline constexpr double kMelFramesPerSecond = 93.75;
+inline constexpr double kVocoderFlopsPerAudioSecond = 2.0 * 13.5e6 * 93.75;
 
 // Training: default tokens per optimizer step for the run time (batch 8 x 2048 tokens).
 inline constexpr long kTrainDefaultBatch = 8;

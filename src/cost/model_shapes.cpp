@@ -72,11 +72,13 @@ const ModelShape* find_model(const std::string& name) {
 
 Result<Workload> with_model_shape(const Workload& w) {
   if (w.model.empty()) return w;
+  if (const DiffusionShape* d = find_diffusion_model(w.model)) return with_diffusion_shape(w, *d);
   const ModelShape* m = find_model(w.model);
   if (!m) {
     std::string names;
     for (const ModelShape& s : model_shapes())
       names += (names.empty() ? "" : ", ") + std::string(s.name);
+    for (const DiffusionShape& s : diffusion_shapes()) names += ", " + std::string(s.name);
     return make_error(ErrorCode::kInvalid,
                       "unknown model \"" + w.model + "\" (built in: " + names +
                           "; or give params_b, layers, hidden, heads, kv_heads yourself)");

@@ -252,14 +252,15 @@ std::string go_wide(const Limits& lim, int widest, const std::vector<int>& best_
 struct ShapeKey {
   std::string_view provider, gpu;
   int count;
+  bool warm;  // the offer's volume is staged (its region's, per the store)
   bool operator==(const ShapeKey& o) const {
-    return count == o.count && provider == o.provider && gpu == o.gpu;
+    return count == o.count && warm == o.warm && provider == o.provider && gpu == o.gpu;
   }
 };
 struct ShapeHash {
   size_t operator()(const ShapeKey& k) const {
     return std::hash<std::string_view>()(k.provider) * 31 + std::hash<std::string_view>()(k.gpu) +
-           static_cast<size_t>(k.count);
+           static_cast<size_t>(k.count) * 2 + (k.warm ? 1 : 0);
   }
 };
 struct Shape {
@@ -306,6 +307,13 @@ std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> ma
     out.push_back({s.workers, s.seconds, s.billed_s / 3600.0 * c.price,
                    s.in_time && within_price(c, s.workers, max_usd_per_hour)});
   return out;
+}
+
+bool volume_warm_for(const std::vector<WarmVolume>* warm, const Offer& offer) {
+  if (!warm) return false;
+  for (const WarmVolume& v : *warm)
+    if (v.provider == offer.provider && (v.region.empty() || v.region == offer.region)) return true;
+  return false;
 }
 
 double weight_bytes_of(const Workload& w) {
@@ -357,11 +365,12 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
   for (const Offer* op : offers) {
     const Offer& o = *op;
     const int count = std::max(1, o.gpu_count);
-    auto [it, fresh] = cache.try_emplace(ShapeKey{o.provider, o.gpu_type, count});
+    const bool warm = in.warm_volume || volume_warm_for(in.warm_volumes, o);
+    auto [it, fresh] = cache.try_emplace(ShapeKey{o.provider, o.gpu_type, count, warm});
     Shape& shape = it->second;
     if (fresh) {
       auto c = std::make_shared<CandidateShape>();
-      c->warm_volume = in.warm_volume;
+      c->warm_volume = warm;
       Modelled m;
       bool modelled = false;
       const GpuSpec* gpu = in.catalog ? find_gpu(*in.catalog, o.gpu_type) : nullptr;
@@ -404,8 +413,8 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       }
       // Weights: the volume's rate, warm or cold, learned per provider where measured.
       static const std::vector<LoadSample> kNoLoadSamples;
-      const LoadRate load = weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples,
-                                             o.provider, in.warm_volume);
+      const LoadRate load =
+          weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples, o.provider, warm);
       if (!traits_of(o).runs_here && weight_bytes > 0)
         c->weight_load_note = load.note(weight_bytes);
       // The image's pull, from its size (plan/image_pull.h): provisioning + pull + weight load.

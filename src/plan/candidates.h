@@ -93,6 +93,16 @@ struct Candidate {
 // The candidate's go-wide curve priced at its $/hour, `allowed` including the max $/hour cap.
 std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> max_usd_per_hour);
 
+// A volume the store shows staged (app/plan_with_history.cpp): on `provider` in `region` ("" =
+// every region of it) a ready volume of the spec's volume.name, made before a job of the pipeline
+// succeeded on that provider.
+struct WarmVolume {
+  std::string provider;
+  std::string region;
+};
+// Whether `offer`'s pod would mount one of `warm` (null or empty: none).
+bool volume_warm_for(const std::vector<WarmVolume>* warm, const Offer& offer);
+
 struct CandidateInput {
   const std::vector<GpuSpec>* catalog = nullptr;
   Calibration calibration;  // the prior
@@ -100,8 +110,10 @@ struct CandidateInput {
   // (plan/calibration.h), once per shape. Null or empty: the prior everywhere.
   const std::vector<CalibrationRecord>* history = nullptr;
   long code_bytes = 0;
-  bool warm_volume = false;  // a previous job of this pipeline left weights on the volume
-  int max_workers = 64;      // widest split considered (1: never go wide)
+  bool warm_volume = false;  // weights on the volume everywhere (a prepare step stages them)
+  // Where the store shows the volume staged (per provider and region); null: nowhere.
+  const std::vector<WarmVolume>* warm_volumes = nullptr;
+  int max_workers = 64;  // widest split considered (1: never go wide)
   // Whether a provider that runs on this machine (local) may split too: only when the spec asks
   // (resources.max_workers), since its pods share this machine's CPUs.
   bool split_here = false;

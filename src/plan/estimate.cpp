@@ -147,7 +147,7 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
     if (!known_engine(q.engine))
       return make_error(ErrorCode::kInvalid, "--engine: \"" + q.engine +
                                                  "\" is not one of llama.cpp, vllm, "
-                                                 "tensorrt-llm, pytorch");
+                                                 "sglang, tensorrt-llm, pytorch");
     w.engine = q.engine;
   }
   if (q.gpus && (*q.gpus < 1 || *q.gpus > kMaxGpus))
@@ -157,6 +157,24 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
     auto bpp = bytes_per_param(q.precision);
     if (!bpp.ok()) return make_error(ErrorCode::kInvalid, "--precision: " + bpp.error().message);
   }
+  const bool diffusion_input =
+      !q.architecture.empty() || q.resolution || q.audio_seconds || q.guidance;
+  if (diffusion_input && w.kind != "diffusion")
+    return make_error(ErrorCode::kInvalid,
+                      "--arch, --resolution, --audio-seconds and --guidance only apply to "
+                      "--mode diffusion");
+  if (!q.architecture.empty() && q.architecture != "unet" && q.architecture != "dit" &&
+      q.architecture != "flow-tts")
+    return make_error(ErrorCode::kInvalid,
+                      "--arch: \"" + q.architecture + "\" is not one of unet, dit, flow-tts");
+  if (q.audio_seconds && !(*q.audio_seconds > 0))
+    return make_error(ErrorCode::kInvalid, "--audio-seconds must be > 0");
+  if (q.guidance && !(*q.guidance >= 0))
+    return make_error(ErrorCode::kInvalid, "--guidance must be >= 0");
+  w.architecture = q.architecture;
+  w.resolution = q.resolution;
+  w.audio_seconds = q.audio_seconds;
+  w.guidance = q.guidance;
   w.context_tokens = q.context_tokens;
   w.batch = q.batch;
   w.items = q.items;
@@ -193,6 +211,17 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     if (q.gpus) e.count = mem->total_gib() <= *q.gpus * usable_gib(g) ? *q.gpus : 0;
     if (e.count == 0) {
       e.bound = "capacity";
+      // The requested concurrency does not fit: how many sequences do, on the cards that hold
+      // one (never 0 for a model that fits at concurrency 1).
+      if (w->kind == "llm-inference") {
+        Workload one = *w;
+        one.concurrency = 1;
+        if (auto m1 = memory_need(one); m1.ok()) {
+          const int n1 = q.gpus ? (m1->total_gib() <= *q.gpus * usable_gib(g) ? *q.gpus : 0)
+                                : gpus_needed(*m1, g);
+          if (n1 > 0) e.max_concurrency = max_concurrency(*w, g, n1);
+        }
+      }
       out.gpus.push_back(e);
       continue;
     }
@@ -209,6 +238,8 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
       if (!rt.ok()) return rt.error();
       e.bound = rt->bound;
       e.seconds = rt->compute_s;
+      e.step_s = rt->step_s;
+      e.prefill_s = rt->prefill_s;
       if (e.usd_per_hour) e.usd = *e.seconds / 3600.0 * *e.usd_per_hour;
       if (w->kind == "llm-inference" && rt->step_s > 0) {
         e.tokens_per_s = static_cast<double>(rt->batch) / rt->step_s;

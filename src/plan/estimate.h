@@ -27,6 +27,11 @@ struct EstimateQuery {
   std::optional<long> items;        // diffusion
   std::optional<long> steps;        // diffusion: denoising steps per item
   std::optional<long> batch;
+  // diffusion: unet | dit | flow-tts, image side in pixels, seconds of audio per item, guidance
+  std::string architecture;
+  std::optional<long> resolution;
+  std::optional<double> audio_seconds;
+  std::optional<double> guidance;
   std::string engine;         // infer: llama.cpp | vllm | tensorrt-llm | pytorch | "" (none named)
   std::optional<int> gpus;    // price exactly this many GPUs of each type (no fit when too few)
   double usd_per_kwh = 0.15;  // owned: electricity price (docs/cost-model.md)
@@ -42,9 +47,13 @@ struct GpuEstimate {
   std::optional<double> usd_per_hour;  // cheapest offline price for `count` GPUs
   std::string provider;                // where that price is from
   std::optional<double> usd;           // seconds x usd_per_hour
+  std::optional<double> step_s;        // one step (a decode token, a denoising step)
+  std::optional<double> prefill_s;     // one round's prompt (llm-inference)
   // llm-inference only:
   double tokens_per_s = 0;
-  long max_concurrency = 0;  // sequences at the query's context that fit in `count` GPUs
+  // Sequences at the query's context that fit in `count` GPUs; when the requested concurrency
+  // does not fit (count 0), in the GPUs that hold one sequence. 0 only when one does not fit.
+  long max_concurrency = 0;
   std::optional<double> rent_usd_per_mtok;
   std::optional<double> own_usd_per_mtok;  // at the query's utilization over life_years
   // Utilization (0..1) above which owning is cheaper than renting; unset when renting never

@@ -40,7 +40,7 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
   }
   out.push_back(
       "  volume:  " + spec.volume.name + " (" + std::to_string(spec.volume.size_gb) + " GB), " +
-      (plan.warm_volume ? "warm (an earlier job of this pipeline used it)" : "cold") +
+      (plan.warm_volume ? "warm (a job of this pipeline succeeded on this volume)" : "cold") +
       // Volumes on one machine (ProviderTraits::volumes_machine_local; job/volume_binding.h)
       (e.workers > 1 && traits_of(plan.gpu).volumes_machine_local
            ? "; it lives on one machine: the workers share it while that machine has "

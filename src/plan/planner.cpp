@@ -203,6 +203,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   ci.history = &in.calibration_history;
   ci.code_bytes = in.code_bytes;
   ci.warm_volume = in.warm_volume || spec.prepare.has_value();
+  ci.warm_volumes = &in.warm_volumes;
   double prepare_bytes = 0;  // what the prepare step downloads: as declared, else the weights
   if (spec.prepare) {
     if (spec.prepare->download_gb) {
@@ -285,7 +286,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
       PrepareInput pi{c.price,
                       std::nullopt,
                       traits_of(c.offer).cpu_pods,
-                      in.warm_volume,
+                      in.warm_volume || volume_warm_for(&in.warm_volumes, c.offer),
                       !spec.prepare->creates.empty(),
                       prepare_bytes,
                       weight_load_rate(in.load_history, c.offer.provider, false).bytes_per_s};
@@ -301,7 +302,10 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     }
     // Candidates come cheapest first; with the CPU hand-off added, keep the cheapest whole job.
     if (!best || e.usd < best->estimate.usd) {
-      best = Plan{c.offer, cpu, handoff, prepare, e, in.warm_volume, {}, {}, {}, {}};
+      best = Plan{c.offer, cpu, handoff,
+                  prepare, e,   in.warm_volume || volume_warm_for(&in.warm_volumes, c.offer),
+                  {},      {},  {},
+                  {}};
       best_index = i;
     }
   }

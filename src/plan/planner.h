@@ -94,6 +94,9 @@ struct PlanInput {
   // `prepare:` step the GPU cold start loads weights at the warm rate either way: the step stages
   // them, and its own download is priced where it runs (plan/prepare.h).
   bool warm_volume = false;
+  // Where the store shows the volume staged, per provider and region (app/plan_with_history.cpp):
+  // an offer there loads weights at the warm rate, every other offer cold.
+  std::vector<WarmVolume> warm_volumes;
   std::vector<std::string> unusable;  // providers that could not be asked, and why
   int max_workers = 64;               // widest go-wide split (1: one pod, as `burst run` does)
   std::optional<double> boot_s;       // measured provisioning + pull, replacing the constants

@@ -20,7 +20,7 @@ using sv = std::string_view;
 constexpr sv kKinds[] = {"diffusion", "llm-inference", "llm-training", "custom"};
 constexpr sv kPrecisions[] = {"fp32", "fp16", "bf16",   "fp8", "int8",
                               "int4", "q8_0", "q4_k_m", "q4_0"};  // the last three: GGUF weights
-constexpr sv kEngines[] = {"llama.cpp", "vllm", "tensorrt-llm", "pytorch"};
+constexpr sv kEngines[] = {"llama.cpp", "vllm", "sglang", "tensorrt-llm", "pytorch"};
 constexpr sv kBounds[] = {"bandwidth", "compute"};
 
 constexpr sv kModes[] = {"full", "lora", "qlora"};
@@ -50,7 +50,12 @@ constexpr sv kWorkloadFields[] = {"kind",
                                   "engine",  // llm-inference serving engine
                                   "gradient_checkpointing",
                                   "lora_rank",
+                                  "architecture",  // diffusion
+                                  "resolution",
+                                  "audio_seconds",
+                                  "guidance",
                                   "items_file"};
+constexpr sv kArchitectures[] = {"unet", "dit", "flow-tts"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {
@@ -267,6 +272,10 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.engine = w->one_of("engine", kEngines).value_or("");
   out.gradient_checkpointing = w->boolean("gradient_checkpointing");
   out.lora_rank = w->integer("lora_rank", 1, LONG_MAX);
+  out.architecture = w->one_of("architecture", kArchitectures).value_or("");
+  out.resolution = w->integer("resolution", 8, 65536);
+  out.audio_seconds = w->positive_number("audio_seconds");
+  out.guidance = w->non_negative_number("guidance");
   parse_items_file(*w, out);
   std::optional<Fields> r = section(*w, "reference", kReferenceFields);
   if (!r) return;

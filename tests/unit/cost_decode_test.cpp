@@ -57,6 +57,20 @@ TEST(CostDecode, GgufFormatsAtTheirRealSize) {
   }
 }
 
+TEST(CostDecode, BatchingServersWithoutRowsTakeVllmsFitNotLlamaCpps) {
+  // TensorRT-LLM and SGLang have no measurements of their own: naming them must not make a plan
+  // slower than naming vLLM (the engine-agnostic fit leans on llama.cpp's rows).
+  const Calibration& prior = default_calibration();
+  for (const char* memory : {"hbm", "gddr"}) {
+    const Calibration vllm = effective_calibration(decode("vllm"), card(memory, "nvidia"), prior);
+    for (const char* engine : {"tensorrt-llm", "sglang"}) {
+      const Calibration c = effective_calibration(decode(engine), card(memory, "nvidia"), prior);
+      EXPECT_DOUBLE_EQ(c.eta_bw, vllm.eta_bw) << engine << " " << memory;
+      EXPECT_DOUBLE_EQ(c.t0_s, vllm.t0_s) << engine << " " << memory;
+    }
+  }
+}
+
 TEST(CostDecode, EachFitAppliesToItsEngineAndFamily) {
   ASSERT_FALSE(decode_fits().empty());
   for (const DecodeFit& f : decode_fits()) {
@@ -80,7 +94,7 @@ TEST(CostDecode, AnUnfittedEngineFallsBackToItsMemoryTechnology) {
     if (std::string(f.engine).empty() && std::string(f.family) == "hbm") hbm = &f;
   ASSERT_NE(hbm, nullptr) << "no engine-agnostic HBM fit";
   const Calibration c =
-      effective_calibration(decode("tensorrt-llm"), card("hbm", "nobody"), default_calibration());
+      effective_calibration(decode("pytorch"), card("hbm", "nobody"), default_calibration());
   EXPECT_DOUBLE_EQ(c.eta_bw, hbm->eta_bw);
   EXPECT_DOUBLE_EQ(c.t0_s, hbm->t0_s);
 }
@@ -93,7 +107,7 @@ TEST(CostDecode, NoEngineNamedMeansVllmOnHbmAndAnyEngineOnGddr) {
   EXPECT_DOUBLE_EQ(hbm.t0_s, vllm.t0_s);
   const Calibration llama =
       effective_calibration(decode("llama.cpp"), card("hbm", "nvidia"), prior);
-  EXPECT_LT(llama.eta_bw, hbm.eta_bw);  // llama.cpp reaches less of an HBM card's bandwidth
+  EXPECT_NE(llama.eta_bw, hbm.eta_bw);  // llama.cpp named: its own fit, not vLLM's
   const DecodeFit* gddr = nullptr;
   for (const DecodeFit& f : decode_fits())
     if (std::string(f.engine).empty() && std::string(f.family) == "gddr nvidia") gddr = &f;
@@ -107,11 +121,16 @@ TEST(CostDecode, OtherKindsAndUnknownMemoryKeepThePrior) {
   Calibration c = effective_calibration(decode("llama.cpp"), card("", "nvidia"), prior);
   EXPECT_DOUBLE_EQ(c.eta_bw, prior.eta_bw);
   EXPECT_DOUBLE_EQ(c.t0_s, prior.t0_s);
+  // Diffusion takes its architecture's fit (a bare workload: a DiT, the pooled GDDR fit) for its
+  // compute efficiency and step overhead; its bandwidth efficiency stays the prior's.
   Workload diffusion = decode("");
   diffusion.kind = "diffusion";
   c = effective_calibration(diffusion, card("gddr", "nvidia"), prior);
+  const DiffusionFit* fit = diffusion_fit("dit", "gddr");
+  ASSERT_NE(fit, nullptr);
   EXPECT_DOUBLE_EQ(c.eta_bw, prior.eta_bw);
-  EXPECT_DOUBLE_EQ(c.t0_s, prior.t0_s);
+  EXPECT_DOUBLE_EQ(c.eta_compute, fit->eta_compute);
+  EXPECT_DOUBLE_EQ(c.t0_s, fit->t0_s);
 }
 
 TEST(CostDecode, AFitFromHistoryStillScalesTheEngineFit) {
@@ -158,7 +177,7 @@ TEST(CostDecode, EstimateTakesAnEngineAndAFixedGpuCount) {
   auto bad = workload_from_query(q);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
-            "--engine: \"ollama\" is not one of llama.cpp, vllm, tensorrt-llm, pytorch");
+            "--engine: \"ollama\" is not one of llama.cpp, vllm, sglang, tensorrt-llm, pytorch");
   q.engine = "vllm";
   q.gpus = 8;
   const std::vector<GpuSpec> catalog{card("hbm", "nvidia")};  // 48 GB: 70B fp16 needs 4
@@ -174,8 +193,9 @@ TEST(CostDecode, EstimateTakesAnEngineAndAFixedGpuCount) {
   EXPECT_GT(2 * 70.6e9 / kGiB, 2 * usable_gib(catalog[0]));
 }
 
-// Two held-out rows of the validation table (docs/cost-model.md), on the shipped catalog: they
-// never entered the fit, so these pin what the fit predicts, not what it was fitted to.
+// Two held-out rows of the validation table (bench/validation/held_out.csv), on the shipped
+// catalog: their source never entered the fit, so these pin what the fit predicts, not what it
+// was fitted to.
 TEST(CostDecode, HeldOutRowsOfTheValidationTable) {
   const std::vector<GpuSpec> catalog = *load_gpu_catalog("/nonexistent-config-dir");
   struct Row {
@@ -188,9 +208,9 @@ TEST(CostDecode, HeldOutRowsOfTheValidationTable) {
   };
   for (const Row& r : {
            // XiongjieDai/GPU-Benchmarks-on-LLM-Inference: llama.cpp tg512, Llama 3 8B Q4_K_M.
-           Row{"RTX_4090", "llama.cpp", "llama-3-8b", "q4_k_m", 512, 512, 1, 130.58, 0.05},
-           // johnmusgrave.com vLLM sweep: Llama 3.1 8B BF16 on an A100 40GB, concurrency 1.
-           Row{"A100_40GB", "vllm", "llama-3.1-8b", "bf16", 1152, 128, 1, 75, 0.15},
+           Row{"RTX_4090", "llama.cpp", "llama-3-8b", "q4_k_m", 512, 512, 1, 130.58, 0.15},
+           // The same source: Llama 3 8B F16 on an RTX 3090.
+           Row{"RTX_3090", "llama.cpp", "llama-3-8b", "fp16", 512, 512, 1, 47.40, 0.15},
        }) {
     const GpuSpec* g = find_gpu(catalog, r.gpu);
     ASSERT_NE(g, nullptr) << r.gpu;
@@ -239,7 +259,7 @@ TEST(CostDecode, KvCapacityIsTheLargestConcurrencyThatFits) {
   // a 4096-token sequence's KV cache is 2 x 80 x 8 x 128 x 4096 x 2 B = 1.25 GiB: 19 sequences.
   GpuSpec g = card("hbm", "nvidia");
   g.vram_gb = 80;
-  Workload w = decode("vllm");
+  Workload w = decode("llama.cpp");  // no server reservation (next test)
   w.model = "llama-3-70b";
   w.context_tokens = 4096;
   const long n = max_concurrency(w, g, 2);
@@ -251,6 +271,21 @@ TEST(CostDecode, KvCapacityIsTheLargestConcurrencyThatFits) {
   EXPECT_EQ(max_concurrency(w, g, 1), 0);  // the weights alone do not fit one card
   w.kv_precision = "fp8";                  // half the bytes per sequence: twice the sequences
   EXPECT_EQ(max_concurrency(w, g, 2), 38);
+}
+
+TEST(CostDecode, AServingEngineReservesItsShareAndAWorkspaceBeforeTheKvCache) {
+  // Llama 3 8B fp16 (14.96 GiB) at 4096 tokens (0.5 GiB of KV each) on a 48 GB card: llama.cpp
+  // keeps the usable 46.54 GiB (63 sequences); vLLM takes 0.9 of the card, 43.2 GiB, less the
+  // activations of a profiling batch of 8192 tokens (8192 x (2 x 14336 + 4 x 4096) x 2 B =
+  // 0.69 GiB): (43.2 - 0.69 - 14.96) / 0.5 = 55 sequences.
+  const GpuSpec g = card("gddr", "nvidia");
+  Workload w = decode("llama.cpp");
+  w.context_tokens = 4096;
+  EXPECT_EQ(max_concurrency(w, g, 1), 63);
+  w.engine = "vllm";
+  EXPECT_EQ(max_concurrency(w, g, 1), 55);
+  w.engine = "sglang";
+  EXPECT_EQ(max_concurrency(w, g, 1), 55);
 }
 
 TEST(CostDecode, SpecNamesTheEngineAndAGgufFormat) {
@@ -265,8 +300,8 @@ TEST(CostDecode, SpecNamesTheEngineAndAGgufFormat) {
   spec = parse_spec(head + "  engine: ollama\n", "p.yaml", &errors, {"local"});
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.error().message,
-            "p.yaml:9:11: workload.engine: must be one of llama.cpp, vllm, tensorrt-llm, pytorch; "
-            "got \"ollama\"");
+            "p.yaml:9:11: workload.engine: must be one of llama.cpp, vllm, sglang, tensorrt-llm, "
+            "pytorch; got \"ollama\"");
 }
 
 }  // namespace

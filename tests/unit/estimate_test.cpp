@@ -168,5 +168,26 @@ TEST(CostEstimate, ExactlyNGpusFitWhenTheirMemoryHoldsTheModel) {
   }
 }
 
+TEST(CostEstimate, MaxConcurrencyIsNeverZeroForAModelThatFitsOneSequence) {
+  // Llama 3 8B fp16 (14.96 GiB) at 8192 tokens (1.0 GiB of KV each): a million sequences fit no
+  // number of cards, but one 24 GB card (23.02 GiB usable) holds 8 of them, and says so.
+  EstimateQuery q;
+  q.model = "llama-3-8b";
+  q.mode = "infer";
+  q.precision = "fp16";
+  q.context_tokens = 8192;
+  q.concurrency = 1000000;
+  for (std::optional<int> gpus : {std::optional<int>(), std::optional<int>(1)}) {
+    q.gpus = gpus;
+    auto r = estimate_workload(q, catalog(), prices(), default_calibration());
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    for (const GpuEstimate& g : r->gpus)
+      if (g.gpu == "SMALL") {
+        EXPECT_EQ(g.count, 0);
+        EXPECT_EQ(g.max_concurrency, 8);
+      }
+  }
+}
+
 }  // namespace
 }  // namespace burst

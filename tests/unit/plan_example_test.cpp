@@ -1,6 +1,6 @@
 // The acceptance cases of the cost model on the real example (examples/tts-render.yaml, a 0.5B
-// diffusion TTS render of 300 items), planned on RunPod's offline prices: the card it lands on
-// with and without a 30-minute deadline, and why the H100 never wins.
+// flow-matching TTS render of 300 answers), planned on RunPod's offline prices: the card it lands
+// on with and without a 30-minute deadline, and why the H100 never wins.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -69,16 +69,19 @@ class PlanExample : public ::testing::Test {
     in.catalog = &catalog_;
     return make_plan(spec, in);
   }
-  // Among offers the spec allows that fit on one card: the lowest $/hour per GB/s.
-  std::string cheapest_per_bandwidth(const PipelineSpec& spec) {
+  // Among offers the spec allows (its list and its $/hour cap) on one card: the lowest $/hour per
+  // tensor TFLOPS.
+  std::string cheapest_per_compute(const PipelineSpec& spec) {
     std::string best;
     double best_ratio = 1e9;
     for (const Offer& o : offers_) {
+      if (spec.resources.max_usd_per_hour && o.usd_per_hour > *spec.resources.max_usd_per_hour)
+        continue;
       const auto& allowed = spec.resources.gpus;
       if (o.gpu_count != 1 || (!allowed.empty() && std::find(allowed.begin(), allowed.end(),
                                                              o.gpu_type) == allowed.end()))
         continue;
-      const double ratio = o.usd_per_hour / find_gpu(catalog_, o.gpu_type)->mem_bw_gbs;
+      const double ratio = o.usd_per_hour / find_gpu(catalog_, o.gpu_type)->fp16_tflops;
       if (ratio < best_ratio) best_ratio = ratio, best = o.gpu_type;
     }
     return best;
@@ -91,7 +94,7 @@ class PlanExample : public ::testing::Test {
       const std::string why = why_not_chosen(p, c);
       EXPECT_NE(why.find("costs "), std::string::npos) << why;
       EXPECT_NE(why.find("x the chosen plan"), std::string::npos) << why;
-      EXPECT_NE(why.find("bandwidth-bound and uses"), std::string::npos) << why;
+      EXPECT_NE(why.find("compute-bound and uses"), std::string::npos) << why;
     }
     EXPECT_EQ(h100s, 12);  // H100 PCIe, NVL and SXM, each x1, x2, x4, x8
   }
@@ -101,38 +104,35 @@ class PlanExample : public ::testing::Test {
   std::vector<Offer> offers_;
 };
 
-TEST_F(PlanExample, WithoutADeadlineTtsRenderTakesTheCheapestCardPerUnitOfBandwidth) {
+TEST_F(PlanExample, WithoutADeadlineTtsRenderTakesTheCheapestCardPerUnitOfCompute) {
   PipelineSpec spec = load_copy(dir_, example_text());
   ASSERT_FALSE(spec.budget.deadline_seconds.has_value());
   auto p = plan(spec);
   ASSERT_TRUE(p.ok()) << p.error().message;
-  EXPECT_EQ(p->gpu.gpu_type, cheapest_per_bandwidth(spec));
-  EXPECT_EQ(p->gpu.gpu_type, "RTX_4090");
-  EXPECT_EQ(p->candidates[0].bound(), "bandwidth");
+  EXPECT_EQ(p->gpu.gpu_type, cheapest_per_compute(spec));
+  EXPECT_EQ(p->gpu.gpu_type, "L4");
+  EXPECT_EQ(p->candidates[0].bound(), "compute");
   EXPECT_EQ(p->estimate.workers, 1);
-  EXPECT_NEAR(p->estimate.usd, 0.1206, 0.0001);
-  EXPECT_NEAR(p->estimate.total_s / 60, 10.5, 0.05);
+  EXPECT_NEAR(p->estimate.usd, 0.1360, 0.0001);
+  EXPECT_NEAR(p->estimate.total_s / 60, 18.5, 0.05);
   EXPECT_GT(p->curve.size(), 10u);  // the go-wide curve is priced and kept
   expect_h100_out_with_the_models_reason(*p);
 }
 
-TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderTakesAHighBandwidthConsumerCard) {
+TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardThatMeetsIt) {
   PipelineSpec spec = load_copy(dir_, with_deadline(example_text()));
   ASSERT_EQ(spec.budget.deadline_seconds, 1800);
   auto p = plan(spec);
   ASSERT_TRUE(p.ok()) << p.error().message;
-  const GpuSpec* g = find_gpu(catalog_, p->gpu.gpu_type);
-  ASSERT_NE(g, nullptr);
-  EXPECT_EQ(g->segment, "consumer");
-  EXPECT_GE(g->mem_bw_gbs, 900);
+  EXPECT_EQ(p->gpu.gpu_type, "L4");  // 18.5 min: the deadline rules out nothing cheaper
   EXPECT_LE(p->estimate.total_s, 1800);
   expect_h100_out_with_the_models_reason(*p);
   for (const Candidate& c : p->candidates) {
     if (c.offer.gpu_type == "H100_SXM" && c.offer.gpu_count == 1) {
       EXPECT_EQ(why_not_chosen(*p, c),
-                "H100_SXM is not in resources.gpus; costs 2.9x the chosen plan ($0.3463 vs "
-                "$0.1206), though it finishes sooner (6.9 min vs 10.5 min); the workload is "
-                "bandwidth-bound and uses 3% of its 80 GiB");
+                "H100_SXM is not in resources.gpus; costs 1.3x the chosen plan ($0.1802 vs "
+                "$0.1360), though it finishes sooner (3.6 min vs 18.5 min); the workload is "
+                "compute-bound and uses 3% of its 80 GiB");
     }
   }
 }
@@ -145,8 +145,8 @@ TEST_F(PlanExample, WithoutTheAllowListTheModelAloneStillNeverPicksAnH100) {
     auto p = plan(spec);
     ASSERT_TRUE(p.ok()) << p.error().message;
     EXPECT_EQ(p->gpu.gpu_type.find("H100"), std::string::npos) << p->gpu.gpu_type;
-    EXPECT_EQ(p->gpu.gpu_type, cheapest_per_bandwidth(spec)) << "deadline " << deadline;
-    EXPECT_EQ(p->gpu.gpu_type, "RTX_A5000");
+    EXPECT_EQ(p->gpu.gpu_type, cheapest_per_compute(spec)) << "deadline " << deadline;
+    EXPECT_EQ(p->gpu.gpu_type, "RTX_6000_ADA");
     expect_h100_out_with_the_models_reason(*p);
   }
 }
@@ -158,7 +158,7 @@ TEST_F(PlanExample, ADeadlineTheRenderCannotMeetRejectsEveryCardWithItsReason) {
   auto p = plan(spec);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, ErrorCode::kNoCapacity);
-  EXPECT_NE(p.error().message.find("runpod RTX_4090: misses the deadline: 6 min > 3 min even "
+  EXPECT_NE(p.error().message.find("runpod RTX_4090: misses the deadline: 8 min > 3 min even "
                                    "with 2 workers"),
             std::string::npos)
       << p.error().message;

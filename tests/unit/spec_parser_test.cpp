@@ -66,7 +66,10 @@ void expect_example_values(const PipelineSpec& spec, const std::string& text) {
   EXPECT_EQ(spec.workload.params_b, 0.5);
   EXPECT_EQ(spec.workload.precision, "bf16");
   EXPECT_EQ(spec.workload.items, 300);
-  EXPECT_EQ(spec.workload.steps, 2000);
+  EXPECT_EQ(spec.workload.architecture, "flow-tts");
+  EXPECT_EQ(spec.workload.audio_seconds, 40);
+  EXPECT_EQ(spec.workload.steps, 32);
+  EXPECT_EQ(spec.workload.guidance, 2);
   EXPECT_EQ(spec.workload.batch, 8);
   EXPECT_FALSE(spec.workload.concurrency.has_value());
   ASSERT_TRUE(spec.workload.reference.has_value());

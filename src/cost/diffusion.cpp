@@ -1,0 +1,207 @@
+// Diffusion from the architecture: the work of one denoising pass from the denoiser's shape and
+// the latent it denoises (an image's resolution, or seconds of audio), classifier-free guidance,
+// the VAE or vocoder decode, and the efficiency per architecture fitted on the fit set
+// (bench/validation). Every constant: docs/cost-model.md, "diffusion".
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "cost/cost_internal.h"
+
+namespace burst {
+
+const std::vector<DiffusionShape>& diffusion_shapes() {
+  // name, architecture, params_b (the denoiser alone), layers, hidden, patch, frames per second
+  // of audio, guidance by default (0: guidance-distilled, one pass), resolution by default, the
+  // UNet's two attention levels {latent-side divisor, width, transformer blocks}, source.
+  static const std::vector<DiffusionShape> kShapes = {
+      {"sd-1.5",
+       "unet",
+       0.86,
+       0,
+       0,
+       1,
+       0,
+       7.5,
+       512,
+       {{1, 320, 5}, {2, 640, 5}},
+       "https://huggingface.co/stable-diffusion-v1-5/stable-diffusion-v1-5 (unet/config.json)"},
+      {"sd-2.1",
+       "unet",
+       0.87,
+       0,
+       0,
+       1,
+       0,
+       7.5,
+       768,
+       {{1, 320, 5}, {2, 640, 5}},
+       "https://huggingface.co/stabilityai/stable-diffusion-2-1 (unet/config.json)"},
+      {"sdxl",
+       "unet",
+       2.57,
+       0,
+       0,
+       1,
+       0,
+       5.0,
+       1024,
+       {{2, 640, 10}, {4, 1280, 60}},
+       "https://huggingface.co/stabilityai/stable-diffusion-xl-base-1.0 (unet/config.json: "
+       "transformer_layers_per_block [1, 2, 10])"},
+      {"sd-3-medium",
+       "dit",
+       2.0,
+       24,
+       1536,
+       2,
+       0,
+       7.0,
+       1024,
+       {},
+       "https://huggingface.co/stabilityai/stable-diffusion-3-medium-diffusers "
+       "(transformer/config.json: num_layers 24, 64 x 24 heads, patch 2)"},
+      {"flux-dev",
+       "dit",
+       11.9,
+       57,
+       3072,
+       2,
+       0,
+       0,
+       1024,
+       {},
+       "https://huggingface.co/black-forest-labs/FLUX.1-dev (transformer/config.json: 19 + 38 "
+       "blocks, 24 x 128 heads, guidance-distilled)"},
+      {"f5-tts",
+       "flow-tts",
+       0.336,
+       22,
+       1024,
+       1,
+       cost::kMelFramesPerSecond,
+       2.0,
+       0,
+       {},
+       "https://github.com/SWivid/F5-TTS (F5TTS_Base: dim 1024, depth 22; 24 kHz mel, hop 256; "
+       "cfg_strength 2)"},
+  };
+  return kShapes;
+}
+
+const DiffusionShape* find_diffusion_model(const std::string& name) {
+  const auto& shapes = diffusion_shapes();
+  auto it = std::find_if(shapes.begin(), shapes.end(),
+                         [&](const DiffusionShape& m) { return name == m.name; });
+  return it == shapes.end() ? nullptr : &*it;
+}
+
+Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m) {
+  Workload out = w;
+  if (!out.params_b) out.params_b = m.params_b;
+  if (out.architecture.empty()) out.architecture = m.architecture;
+  if (!out.layers && m.layers > 0) out.layers = m.layers;
+  if (!out.hidden && m.hidden > 0) out.hidden = m.hidden;
+  if (!out.resolution && m.resolution > 0 && !out.audio_seconds) out.resolution = m.resolution;
+  if (!out.guidance) out.guidance = m.guidance;
+  return out;
+}
+
+const std::vector<DiffusionFit>& diffusion_fits() {
+  // Fitted by bench/validate_cost_model.py --fit on the fit set's diffusion rows only (the
+  // diffusers PyTorch 2.0 benchmark and stable-fast's vanilla-PyTorch rows for UNets, the F5-TTS
+  // papers for flow-matching TTS): least absolute relative error of
+  // step = max(bytes / (bw x eta_bw), flops / (tflops x eta)) + t0. Residuals:
+  // docs/cost-model.md, "Validation".
+  static const std::vector<DiffusionFit> kFits{
+      // architecture, memory, eta_compute, t0_s, fit-set rows   fit-set median error
+      {"unet", "gddr", 0.452, 0.00660, 14},     // 12.5% (the T4 rows 2-3x fast)
+      {"unet", "hbm", 0.302, 0.02890, 6},       // 4.6% (A100, V100: server hosts)
+      {"unet", "", 0.444, 0.02170, 20},         // 37.2%
+      {"flow-tts", "gddr", 0.808, 0.01810, 2},  // 4.3% (F5-TTS on an RTX 3090; pooled t0)
+      {"flow-tts", "", 0.808, 0.01810, 2},      //
+      {"", "gddr", 0.522, 0.00900, 16},         // 10.5%
+      {"", "hbm", 0.302, 0.02890, 6},           // 4.6%
+      {"", "", 0.440, 0.01810, 22},             // 34.1%
+  };
+  return kFits;
+}
+
+const DiffusionFit* diffusion_fit(const std::string& architecture, const std::string& memory) {
+  for (const std::string& arch : {architecture, std::string()}) {
+    for (const std::string& mem : {memory, std::string()}) {
+      for (const DiffusionFit& f : diffusion_fits())
+        if (arch == f.architecture && mem == f.memory) return &f;
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Attention of one transformer block over n tokens of width d: QK^T and AV, 2 n^2 d
+// multiply-adds each.
+double attention_flops(double n, double d) { return 4.0 * n * n * d; }
+
+}  // namespace
+
+Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
+  DiffusionWork d;
+  d.architecture = !w.architecture.empty() ? w.architecture : "dit";
+  if (d.architecture != "unet" && d.architecture != "dit" && d.architecture != "flow-tts") {
+    return make_error(ErrorCode::kInvalid, "workload.architecture \"" + w.architecture +
+                                               "\" is not one of unet, dit, flow-tts");
+  }
+  const DiffusionShape* shape = find_diffusion_model(w.model);
+  const cost::Shape s = cost::shape_of(w, params);
+  const double guidance =
+      w.guidance.value_or(w.architecture.empty() && !w.resolution && !w.audio_seconds ? 0 : 2);
+  d.passes = guidance > 1 ? 2 : 1;
+  if (d.architecture == "flow-tts") {
+    if (!w.audio_seconds && !(w.tokens && *w.tokens > 0))
+      return make_error(ErrorCode::kInvalid,
+                        "workload.audio_seconds (seconds of audio per item) is required to "
+                        "estimate a flow-tts diffusion");
+    const double fps =
+        shape && shape->frame_rate > 0 ? shape->frame_rate : cost::kMelFramesPerSecond;
+    d.latent_tokens = w.audio_seconds ? *w.audio_seconds * fps : static_cast<double>(*w.tokens);
+    d.flops_per_pass =
+        2.0 * params * d.latent_tokens + s.layers * attention_flops(d.latent_tokens, s.hidden);
+    d.decode_flops = cost::kVocoderFlopsPerAudioSecond * w.audio_seconds.value_or(0);
+    return d;
+  }
+  if (!w.resolution) {
+    // No image size: the latent positions each parameter is applied to, as workload.tokens says
+    // (docs/cost-model.md: the old effective-token form), without an attention term or decode.
+    d.latent_tokens = static_cast<double>(
+        w.tokens && *w.tokens > 0 ? *w.tokens : cost::kDiffusionDefaultTokensPerItem);
+    d.flops_per_pass = 2.0 * params * d.latent_tokens;
+    return d;
+  }
+  const double side = static_cast<double>(*w.resolution) / cost::kVaeDownsample;
+  const double positions = side * side;
+  const double megapixels = static_cast<double>(*w.resolution) * *w.resolution / 1e6;
+  d.decode_flops = cost::kVaeDecodeFlopsPerMegapixel * megapixels;
+  if (d.architecture == "unet") {
+    d.latent_tokens = positions;
+    d.flops_per_pass = 2.0 * params * positions / cost::kUnetPositionsPerParamUse;
+    const auto& levels = shape && shape->attention[0].blocks > 0
+                             ? shape->attention
+                             : find_diffusion_model("sd-1.5")->attention;
+    for (const UnetAttention& a : levels) {
+      if (a.blocks <= 0) continue;
+      const double n = positions / (a.divisor * a.divisor);
+      d.flops_per_pass += a.blocks * attention_flops(n, a.width);
+    }
+    return d;
+  }
+  const double patch = shape && shape->patch > 0 ? shape->patch : cost::kDitPatch;
+  d.latent_tokens = positions / (patch * patch);
+  d.flops_per_pass =
+      2.0 * params * d.latent_tokens + s.layers * attention_flops(d.latent_tokens, s.hidden);
+  return d;
+}
+
+}  // namespace burst

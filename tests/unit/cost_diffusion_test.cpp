@@ -1,0 +1,228 @@
+// Diffusion from the architecture (docs/cost-model.md, "Diffusion from the architecture"): the
+// work of a denoising pass from the denoiser's shape and the latent (resolution, audio seconds),
+// guidance's second pass, the decode, the fitted efficiency per architecture; each input moves
+// the estimate the documented way; the example's TTS render (the seed's case) on an RTX 5090.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "burst/gpu_catalog.h"
+#include "burst/spec.h"
+#include "fakes/temp_dir.h"
+#include "plan/estimate.h"
+#include "registry.h"
+
+namespace burst {
+namespace {
+
+std::vector<GpuSpec> real_catalog() {
+  TempDir dir;  // no gpus.yaml there: the built-in catalog
+  auto c = load_gpu_catalog(dir.path());
+  EXPECT_TRUE(c.ok());
+  return c.ok() ? *c : std::vector<GpuSpec>{};
+}
+
+const GpuSpec& gpu(const std::vector<GpuSpec>& catalog, const std::string& name) {
+  const GpuSpec* g = find_gpu(catalog, name);
+  EXPECT_NE(g, nullptr) << name;
+  return *g;
+}
+
+Workload image(const std::string& model, long resolution) {
+  Workload w;
+  w.kind = "diffusion";
+  w.model = model;
+  w.precision = "fp16";
+  w.items = 16;
+  w.steps = 30;
+  w.batch = 4;
+  w.resolution = resolution;
+  return w;
+}
+
+DiffusionWork work(const Workload& spec_w) {
+  auto w = with_model_shape(spec_w);
+  EXPECT_TRUE(w.ok()) << w.error().message;
+  auto d = diffusion_work_of(*w, *w->params_b * 1e9);
+  EXPECT_TRUE(d.ok()) << d.error().message;
+  return d.ok() ? *d : DiffusionWork{};
+}
+
+double seconds(const Workload& w, const GpuSpec& g, const std::vector<GpuSpec>& catalog) {
+  auto t = run_time(w, g, 1, catalog, default_calibration());
+  EXPECT_TRUE(t.ok()) << t.error().message;
+  return t.ok() ? t->compute_s : 0;
+}
+
+TEST(CostDiffusion, ModelNamesFillTheDenoisersShape) {
+  auto w = with_model_shape(image("sdxl", 0));
+  ASSERT_TRUE(w.ok());
+  EXPECT_DOUBLE_EQ(*w->params_b, 2.57);
+  EXPECT_EQ(w->architecture, "unet");
+  EXPECT_EQ(*w->resolution, 0);  // the spec's own value wins, even a silly one
+  Workload bare = image("sdxl", 0);
+  bare.resolution.reset();
+  w = with_model_shape(bare);
+  EXPECT_EQ(*w->resolution, 1024);
+  EXPECT_DOUBLE_EQ(*w->guidance, 5.0);
+  EXPECT_EQ(work(image("flux-dev", 1024)).passes, 1);  // guidance-distilled
+  EXPECT_EQ(work(image("sd-1.5", 512)).passes, 2);
+}
+
+TEST(CostDiffusion, SdOnePointFiveIsTheCitedWorkPerPass) {
+  // BK-SDM (Kim et al. 2023): 339 G multiply-adds per UNet pass at 512 x 512.
+  EXPECT_NEAR(work(image("sd-1.5", 512)).flops_per_pass, 678e9, 678e9 * 0.01);
+}
+
+TEST(CostDiffusion, MorePixelsMoreWorkAndAttentionGrowsFasterThanPixels) {
+  const auto catalog = real_catalog();
+  const GpuSpec& g = gpu(catalog, "RTX_4090");
+  for (const char* model : {"sdxl", "sd-3-medium"}) {
+    const DiffusionWork small = work(image(model, 512)), large = work(image(model, 1024));
+    EXPECT_GT(large.flops_per_pass, 4 * small.flops_per_pass) << model;  // 4x the latent
+    EXPECT_GT(seconds(image(model, 1024), g, catalog), seconds(image(model, 512), g, catalog));
+  }
+}
+
+TEST(CostDiffusion, GuidanceAboveOneDoublesThePasses) {
+  const auto catalog = real_catalog();
+  const GpuSpec& g = gpu(catalog, "L40S");
+  Workload w = image("sd-3-medium", 1024);
+  w.guidance = 1;
+  const double one = seconds(w, g, catalog);
+  EXPECT_EQ(work(w).passes, 1);
+  w.guidance = 7;
+  EXPECT_EQ(work(w).passes, 2);
+  EXPECT_GT(seconds(w, g, catalog), 1.8 * one);  // compute-bound: nearly twice (decode once)
+}
+
+TEST(CostDiffusion, MoreAudioSecondsMoreWork) {
+  const auto catalog = real_catalog();
+  const GpuSpec& g = gpu(catalog, "RTX_3090");
+  Workload w;
+  w.kind = "diffusion";
+  w.model = "f5-tts";
+  w.items = 10;
+  w.steps = 32;
+  w.audio_seconds = 10;
+  const double ten = seconds(w, g, catalog);
+  const double ten_flops = work(w).flops_per_pass;
+  EXPECT_NEAR(work(w).latent_tokens, 937.5, 1e-9);  // 93.75 mel frames a second
+  w.audio_seconds = 20;
+  EXPECT_GT(work(w).flops_per_pass, 2 * ten_flops);  // attention: more than twice
+  EXPECT_GT(seconds(w, g, catalog), 1.5 * ten);      // the fixed per-step overhead does not double
+  // flow-tts needs the audio's length.
+  w.audio_seconds.reset();
+  w.model.clear();
+  w.params_b = 0.3;
+  w.architecture = "flow-tts";
+  auto t = run_time(w, g, 1, catalog, default_calibration());
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("workload.audio_seconds"), std::string::npos);
+}
+
+TEST(CostDiffusion, TheArchitectureSetsTheWorkOfTheSameParameters) {
+  // A UNet applies its parameters at lower resolutions than its latent; a DiT at every token.
+  Workload w = image("", 1024);
+  w.params_b = 2;
+  w.architecture = "unet";
+  const double unet = work(w).flops_per_pass;
+  w.architecture = "dit";
+  EXPECT_GT(work(w).flops_per_pass, 2 * unet);
+}
+
+TEST(CostDiffusion, BatchingRaisesImagesPerSecond) {
+  const auto catalog = real_catalog();
+  const GpuSpec& g = gpu(catalog, "A100_80GB");
+  Workload w = image("sd-1.5", 512);
+  double previous = 0;
+  for (long batch : {1, 4, 16}) {
+    w.batch = batch;
+    w.items = batch;
+    auto t = run_time(w, g, 1, catalog, default_calibration());
+    ASSERT_TRUE(t.ok());
+    const double images_per_s = batch / t->step_s;
+    EXPECT_GT(images_per_s, previous) << batch;
+    previous = images_per_s;
+  }
+}
+
+TEST(CostDiffusion, EstimateTakesTheDiffusionInputs) {
+  EstimateQuery q;
+  q.mode = "diffusion";
+  q.model = "sdxl";
+  q.items = 100;
+  q.steps = 30;
+  q.resolution = 1024;
+  q.guidance = 5;
+  q.architecture = "unet";
+  auto w = workload_from_query(q);
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  EXPECT_EQ(*w->resolution, 1024);
+  EXPECT_DOUBLE_EQ(*w->guidance, 5);
+  q.architecture = "gan";
+  EXPECT_EQ(workload_from_query(q).error().message,
+            "--arch: \"gan\" is not one of unet, dit, flow-tts");
+  q.architecture.clear();
+  q.mode = "infer";
+  EXPECT_EQ(workload_from_query(q).error().message,
+            "--arch, --resolution, --audio-seconds and --guidance only apply to --mode diffusion");
+}
+
+TEST(CostDiffusion, TheSpecTakesTheDiffusionInputs) {
+  const std::string head =
+      "name: x\nrun: echo hi\nresources:\n  providers: [local]\nworkload:\n"
+      "  kind: diffusion\n  params_b: 2.6\n  items: 10\n";
+  std::vector<SpecError> errors;
+  auto spec = parse_spec(head + "  architecture: unet\n  resolution: 1024\n  guidance: 7.5\n",
+                         "p.yaml", &errors, {"local"});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->workload.architecture, "unet");
+  EXPECT_EQ(spec->workload.resolution, 1024);
+  EXPECT_EQ(spec->workload.guidance, 7.5);
+  spec = parse_spec(head + "  audio_seconds: 12.5\n", "p.yaml", &errors, {"local"});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->workload.audio_seconds, 12.5);
+  spec = parse_spec(head + "  architecture: gan\n", "p.yaml", &errors, {"local"});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().message,
+            "p.yaml:9:17: workload.architecture: must be one of unet, dit, flow-tts; got \"gan\"");
+}
+
+TEST(CostDiffusion, TheSeedsTtsRenderOnAnRtx5090) {
+  // The case burst exists for: a 0.5B diffusion TTS voicing 300 answers, about 20 minutes and
+  // $0.40 on an RTX 5090 as the seed tells it. The example models it as a flow-matching TTS
+  // (F5-TTS's design, its efficiency fitted on the F5-TTS papers' RTX 3090 rows) at 40 s an
+  // answer, 32 steps with guidance: 10.2 minutes of compute, compute-bound. The rest of the
+  // seed's 20 minutes is explained in docs/cost-model.md ("The example"): F5-TTS renders at most
+  // 30 s, voice prompt included, per pass, so a 40 s answer is two passes that each carry the
+  // prompt (about 60 s of frames: 17.1 minutes).
+  TempDir dir;
+  std::ifstream f(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml");
+  std::stringstream text;
+  text << f.rdbuf();
+  std::filesystem::create_directory(dir.path() + "/tts-render");
+  dir.write("tts-render.yaml", text.str());
+  std::vector<SpecError> errors;
+  auto spec = load_spec_file(dir.path() + "/tts-render.yaml", &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? "" : errors[0].text);
+  const auto catalog = real_catalog();
+  const GpuSpec& g = gpu(catalog, "RTX_5090");
+  auto t = run_time(spec->workload, g, 1, catalog, default_calibration());
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->bound, "compute");
+  EXPECT_NEAR(t->compute_s / 60, 10.2, 0.2);
+  Workload sliced = spec->workload;
+  sliced.audio_seconds = 60;
+  auto s = run_time(sliced, g, 1, catalog, default_calibration());
+  ASSERT_TRUE(s.ok());
+  EXPECT_NEAR(s->compute_s / 60, 17.1, 0.3);
+}
+
+}  // namespace
+}  // namespace burst
