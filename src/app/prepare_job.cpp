@@ -3,6 +3,7 @@
 #include "app/items_file.h"
 #include "app/offers.h"
 #include "app/plan_with_history.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -62,6 +63,16 @@ Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& pro
   // History (a warm volume, the calibrated run time) as for `burst plan`: app/plan_with_history.h.
   auto plan = plan_with_history(spec, &input, config);
   if (!plan.ok()) return plan.error();
+  // A secret's value is known only here (the spec's own env was checked at validate and plan):
+  // a provider the plan uses that cannot carry it is refused now, before anything is created.
+  std::vector<const Offer*> used{&plan->gpu};
+  if (plan->cpu) used.push_back(&*plan->cpu);
+  for (const FleetFallback& f : plan->fallbacks) used.push_back(&f.offer);
+  for (const Offer* o : used)
+    if (const ProviderTraits* t = find_provider_traits(o->provider))
+      if (std::string why = env_refusal(*t, job.secrets); !why.empty())
+        return make_error(ErrorCode::kInvalid,
+                          spec.path + ": secrets: " + why + " (use another provider)");
   job.plan = std::move(*plan);
   job.providers = std::move(sources->providers);
   return job;

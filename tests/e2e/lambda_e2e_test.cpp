@@ -104,5 +104,29 @@ TEST(E2ELambda, ExampleRunsOnEmulatedLambdaHandsOffAsPlannedAndLeavesNothing) {
   expect_key_nowhere(home, cloud, out, err, kKey);
 }
 
+// Issue 29: a multi-line secret (a PEM key) cannot go into a Lambda VM's environment; on main the
+// VM was created, then the step refused it. It is refused now before anything exists, and the
+// value never shows.
+TEST(E2ELambda, AMultiLineSecretIsRefusedBeforeAnyInstanceExists) {
+  BurstHome home;
+  const std::string spec = copy_tts_example(home);
+  SystemClock clock;
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"lambda", kKey}}}, clock,
+                             {"lambda"});
+  ASSERT_TRUE(cloud.start().ok());
+  write_provider_config(home, "lambda", cloud.provider_url("lambda"), {});
+  const std::string pem = "-----BEGIN KEY-----\nc2VjcmV0LWxpbmUtb25l\n-----END KEY-----";
+  std::string out, err;
+  const int rc = run_burst(home, {"run", spec, "--provider", "lambda", "--yes"}, &out, &err,
+                           {{"LAMBDA_API_KEY", kKey}, {"HF_TOKEN", pem}});
+  EXPECT_EQ(rc, 2) << out << err;
+  EXPECT_NE(err.find("secrets: env HF_TOKEN holds a line break, which lambda cannot carry"),
+            std::string::npos)
+      << err;
+  EXPECT_TRUE(cloud.state().all_pods().empty()) << "no instance was created";
+  EXPECT_TRUE(cloud.state().volumes("lambda").empty()) << "no file system was created";
+  EXPECT_EQ((out + err).find("c2VjcmV0LWxpbmUtb25l"), std::string::npos) << "the value never shows";
+}
+
 }  // namespace
 }  // namespace burst::testing
