@@ -43,7 +43,12 @@ run: |
   EXPECT_TRUE(pods[0].start_note.empty()) << pods[0].start_note;
   EXPECT_TRUE(pods[0].sshd) << "the start command ran sshd";
   ASSERT_EQ(rc, 0) << out << err;
-  EXPECT_NE(out.find("session PATH=/opt/conda/bin:"), std::string::npos) << out;
+  // The image's PATH (the test host's login shell may put its own entries before it).
+  const size_t path_line = out.find("session PATH=");
+  ASSERT_NE(path_line, std::string::npos) << out;
+  EXPECT_NE(out.substr(path_line, out.find('\n', path_line) - path_line).find("/opt/conda/bin:"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("session torch=2.4.0"), std::string::npos) << out;
   EXPECT_TRUE(cloud.state().live_pods().empty());
   expect_key_nowhere(home, cloud, out, err, kStartE2eKey);
