@@ -33,6 +33,17 @@ bool image_runs_sshd(const std::string& image) {
   return false;
 }
 
+std::map<std::string, std::string> image_env(const std::string& image) {
+  const std::string base = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  if (image.rfind("pytorch/pytorch", 0) == 0 || image.rfind("docker.io/pytorch/pytorch", 0) == 0)
+    return {{"PATH", "/opt/conda/bin:" + base},
+            {"LD_LIBRARY_PATH", "/usr/local/nvidia/lib:/usr/local/nvidia/lib64"},
+            {"PYTORCH_VERSION", "2.4.0"}};
+  if (image.rfind("python:", 0) == 0)
+    return {{"PATH", base}, {"LANG", "C.UTF-8"}, {"PYTHON_VERSION", image.substr(7)}};
+  return {{"PATH", base}};
+}
+
 namespace {
 
 // A loopback port that refuses connections: bound (so no one else takes it), never listening.
@@ -71,7 +82,12 @@ json Faults::to_json() const {
           {"capacity", capacity},
           {"auth_failure", auth_failure},
           {"extra_offers", extra_offers},
-          {"no_ssh_bootstrap", no_ssh_bootstrap}};
+          {"no_ssh_bootstrap", no_ssh_bootstrap},
+          {"forbidden", forbidden},
+          {"insufficient_balance", insufficient_balance},
+          {"capacity_detail", capacity_detail},
+          {"start_error", start_error},
+          {"start_error_machine", start_error_machine}};
 }
 
 Faults Faults::from_json(const json& j) {
@@ -93,6 +109,11 @@ Faults Faults::from_json(const json& j) {
   f.auth_failure = j.value("auth_failure", f.auth_failure);
   f.extra_offers = j.value("extra_offers", f.extra_offers);
   f.no_ssh_bootstrap = j.value("no_ssh_bootstrap", f.no_ssh_bootstrap);
+  f.forbidden = j.value("forbidden", f.forbidden);
+  f.insufficient_balance = j.value("insufficient_balance", f.insufficient_balance);
+  f.capacity_detail = j.value("capacity_detail", f.capacity_detail);
+  f.start_error = j.value("start_error", f.start_error);
+  f.start_error_machine = j.value("start_error_machine", f.start_error_machine);
   return f;
 }
 
@@ -273,7 +294,7 @@ Result<FakePod> CloudState::create_pod(FakePod p) {
   r.volume_id = vol;
   r.mount_path = p.mount_path;
   r.ssh_public_key = p.public_key;
-  r.env = p.env;
+  r.env = p.session_env ? *p.session_env : p.env;
   r.env.erase("PUBLIC_KEY");  // the key is authorised already; keep it off the sshd config
   auto local = local_->create_pod(r);
   if (!local.ok()) return with_context(local.error(), "fakecloud: start pod sshd");
@@ -416,6 +437,7 @@ json CloudState::state_json() const {
                     {"public_key", p.public_key},
                     {"ssh_port", p.ssh.port},
                     {"sshd", p.sshd},
+                    {"start_note", p.start_note},
                     {"lingering_reads", p.lingering_reads}});
   }
   for (const auto& [id, v] : volumes_)

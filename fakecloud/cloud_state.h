@@ -48,6 +48,18 @@ struct Faults {
   // Vast: the SSH runtype; Lambda: the VM's key set-up): only images in the catalogue that run
   // sshd themselves are reachable; others refuse connections on their published SSH port.
   bool no_ssh_bootstrap = false;
+  // RunPod createPod's status table (v2 spec, createPod description): the GPU type ids this
+  // account "cannot access" (403), an account out of money (402), and the words of a no-capacity
+  // 400 ("capacity exhaustion currently carries no machine-readable code ... only a human-readable
+  // detail"; "" = the phrase RunPod's GraphQL API is known to use).
+  std::set<std::string> forbidden;
+  bool insufficient_balance = false;
+  std::string capacity_detail;
+  // Vast: new instances (on start_error_machine only, when not 0) never leave actual_status
+  // "created", with this status_msg (dstack reads ": OCI runtime create failed:" there as a start
+  // error; vast_api.cpp). "" = none.
+  std::string start_error;
+  long start_error_machine = 0;
 
   nlohmann::json to_json() const;
   static Faults from_json(const nlohmann::json& j);  // missing fields keep their defaults
@@ -78,6 +90,10 @@ struct FakePod {
   std::string mount_path;
   std::string region;
   std::string public_key;  // authorised on the pod's sshd
+  // What SSH sessions see of the container's environment, when the module models it (RunPod: only
+  // what the start command persisted); unset: `env`.
+  std::optional<std::map<std::string, std::string>> session_env;
+  std::string start_note;  // RunPod: why the start command did not run ("" when it did)
   // false: nothing listens on the pod's SSH port (an image without sshd and no working
   // bootstrap); the port is published as the API documents, and connections are refused.
   bool sshd = true;
@@ -194,5 +210,9 @@ const char* to_string(Phase p);
 // The emulator's image catalogue: whether the image starts an SSH server by itself (RunPod's
 // official images do, from PUBLIC_KEY). Images not listed have none (python:3.11-slim).
 bool image_runs_sshd(const std::string& image);
+
+// The environment the image's own ENV lines set in its containers (the emulator's illustrative
+// catalogue: pytorch/pytorch puts /opt/conda/bin first on PATH, python:* sets PYTHON_VERSION).
+std::map<std::string, std::string> image_env(const std::string& image);
 
 }  // namespace burst::fakecloud

@@ -117,9 +117,12 @@ struct FakeCloud::Impl {
     if (key.empty() && auth.rfind("Bearer ", 0) == 0) key = auth.substr(7);
     e.key_leaked = contains(e.path, key) || contains(e.body, key);
     if (!key.empty()) {  // the log shows where a key was, never the key
+      static const std::string kMark = "[api key]";
+      // Searching on after the mark: a key inside "[api key]" (the key "y") is not found again.
       for (std::string* s : {&e.path, &e.body})
-        for (size_t at = s->find(key); at != std::string::npos; at = s->find(key, at))
-          s->replace(at, key.size(), "[api key]");
+        for (size_t at = s->find(key); at != std::string::npos;
+             at = s->find(key, at + kMark.size()))
+          s->replace(at, key.size(), kMark);
     }
     state.log_request(std::move(e));
   }

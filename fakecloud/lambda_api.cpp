@@ -319,9 +319,21 @@ void add_key(CloudState& state, const httplib::Request& req, httplib::Response& 
   const std::string pub = b["public_key"];
   if (pub.empty() || pub.size() > 4096 || pub.find('\n') != std::string::npos)
     return invalid(res, "public_key: one line of 1 to 4096 characters");
-  for (const auto& k : keys(state))
+  // global/duplicate (LAM error table) for the name, and for the key itself: a client that looks
+  // for its key by name only is refused when the user registered it under another name (SkyPilot
+  // finds an existing key by its public_key for this reason; REFERENCE §3.7). Keys compare by
+  // type and base64, as OpenSSH does.
+  auto body_of = [](const std::string& key) {
+    const size_t a = key.find(' ');
+    const size_t b2 = a == std::string::npos ? a : key.find(' ', a + 1);
+    return key.substr(0, b2);
+  };
+  for (const auto& k : keys(state)) {
     if (k.name == b["name"])
       return fail(res, 400, "global/duplicate", "An SSH key with this name already exists.");
+    if (body_of(k.public_key) == body_of(pub))
+      return fail(res, 400, "global/duplicate", "An SSH key with this public key already exists.");
+  }
   const std::string id = state.new_id(32);
   state.add_account_key(kProvider, id + "\t" + b["name"].get<std::string>() + "\t" + pub);
   send_json(res, 200, {{"data", {{"id", id}, {"name", b["name"]}, {"public_key", pub}}}});

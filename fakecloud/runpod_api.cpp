@@ -7,15 +7,17 @@
 // illustrative numbers, not RunPod's.
 // SSH as documented (REFERENCE §2.4.2, §2.6): an image from the catalogue (image_runs_sshd)
 // starts sshd with env PUBLIC_KEY, which startSsh fills from the account's keys unless the request
-// sets it; any other image has no SSH server unless its start command (`args`) installs and runs
-// one, authorising the key lines it writes. A pod with no sshd still gets ssh.direct once RUNNING
-// (the 22/tcp mapping), but connections to it are refused.
+// sets it; any other image has no SSH server unless its start command (`args`) survives the
+// argument split (runpod_start.h) and installs and runs one, authorising the key lines it writes. A
+// pod with no sshd still gets ssh.direct once RUNNING (the 22/tcp mapping), but connections to it
+// are refused.
 #include <algorithm>
 #include <cmath>
 #include <regex>
 
 #include "api_module.h"
 #include "body_cache.h"
+#include "runpod_start.h"
 
 namespace burst::fakecloud {
 namespace {
@@ -42,21 +44,30 @@ const GpuKind kGpus[] = {
     {"NVIDIA H100 80GB HBM3", "H100 SXM", "HOPPER_141", 80, 2.69, 2.39, 8, 8},
 };
 
+// DataCenter.networkVolumeTypes: "Network volume tiers this DC supports. Empty = none." (v2
+// spec): CA-MTL-3 has GPUs and CPUs but no network volumes, so a volume created there is a 400.
+// It is listed first, as a catalog may list it.
 struct DataCenter {
   const char* id;
   const char* name;
+  bool volumes;
 };
-const DataCenter kDataCenters[] = {{"US-KS-2", "US Kansas 2"}, {"EU-RO-1", "EU Romania 1"}};
+const DataCenter kDataCenters[] = {{"CA-MTL-3", "CA Montreal 3", false},
+                                   {"US-KS-2", "US Kansas 2", true},
+                                   {"EU-RO-1", "EU Romania 1", true}};
 
+// CpuType.dataCenters lists "only the datacenters that offer this CPU flavor" (v2 spec): the
+// cheapest flavour has no stock in US-KS-2, so a CPU pod there must be another flavour.
 struct CpuKind {
   const char* id;
   const char* name;
   const char* group;
   double ram_per_vcpu;
   double secure_per_vcpu;
+  const char* not_in;  // a data centre without this flavour ("" = none)
 };
-const CpuKind kCpus[] = {{"cpu3c", "Compute-Optimized", "Gen 3", 2.0, 0.03},
-                         {"cpu5c", "Compute-Optimized", "Gen 5", 2.0, 0.04}};
+const CpuKind kCpus[] = {{"cpu3c", "Compute-Optimized", "Gen 3", 2.0, 0.03, "US-KS-2"},
+                         {"cpu5c", "Compute-Optimized", "Gen 5", 2.0, 0.04, ""}};
 
 const char* title_for(int status) {
   switch (status) {
@@ -213,7 +224,8 @@ void list_cpus(CloudState& state, const httplib::Request& req, httplib::Response
       j["availability"] = level;
       json dcs = json::array();
       for (const auto& dc : kDataCenters)
-        dcs.push_back({{"id", dc.id}, {"name", dc.name}, {"availability", level}});
+        if (std::string(c.not_in) != dc.id)
+          dcs.push_back({{"id", dc.id}, {"name", dc.name}, {"availability", level}});
       j["dataCenters"] = dcs;
     }
     cpus.push_back(j);
@@ -246,6 +258,9 @@ void create_volume(CloudState& state, const httplib::Request& req, httplib::Resp
   if (!errors.empty()) return fail(res, 422, "Request validation failed.", errors);
   const std::string dc = b["dataCenter"];
   if (!valid_dc(dc)) return fail(res, 400, "unknown data center \"" + dc + "\"");
+  for (const auto& d : kDataCenters)
+    if (dc == d.id && !d.volumes)
+      return fail(res, 400, "data center " + dc + " does not support network volumes");
   auto v = state.create_volume(kProvider, b["name"], dc, b["size"]);
   if (!v.ok()) return fail(res, 500, v.error().message);
   send_json(res, 201, volume_json(*v));
@@ -321,7 +336,10 @@ json pod_json(const FakePod& p, TimePoint now) {
 }
 
 // Who runs sshd in the pod, and with which keys: the image itself (catalogue) from PUBLIC_KEY, or
-// a start command that installs sshd and writes authorized_keys lines (the keys found in it).
+// a start command that installs sshd and writes authorized_keys lines (runpod_start.h: only if it
+// survives the argument split). What SSH sessions see of the container's environment (the image's
+// ENV and the request's env): sshd gives each session a fresh one, so only what the start command
+// wrote for them (runpod_start.h, keeps_env); RunPod's own images keep the emulator's old view.
 void ssh_server(const std::string& args, FakePod* p) {
   auto key = p->env.find("PUBLIC_KEY");
   if (image_runs_sshd(p->image)) {
@@ -329,18 +347,19 @@ void ssh_server(const std::string& args, FakePod* p) {
     p->sshd = !p->public_key.empty();
     return;
   }
+  std::map<std::string, std::string> container = image_env(p->image);
+  for (const auto& [k, v] : p->env) container[k] = v;
   p->sshd = false;
-  if (args.find("sshd") == std::string::npos || args.find("authorized_keys") == std::string::npos)
+  p->session_env = std::map<std::string, std::string>{};
+  if (args.empty()) return;
+  const RunpodStart start = runpod_start_command(args);
+  if (!start.started) {
+    p->start_note = start.why;
     return;
-  // A key line: type, base64 blob (always "AAAA..."), optional comment words.
-  static const std::regex kKeyLine(
-      R"((?:^|[\s"'=])((?:ssh|ecdsa|sk)-[A-Za-z0-9@.-]+ AAAA[A-Za-z0-9+/=]*(?: [A-Za-z0-9@._+:,=/-]+)*))");
-  std::string keys;
-  for (auto it = std::sregex_iterator(args.begin(), args.end(), kKeyLine);
-       it != std::sregex_iterator(); ++it)
-    keys += (keys.empty() ? "" : "\n") + (*it)[1].str();
-  p->public_key = keys;
-  p->sshd = !keys.empty();
+  }
+  p->public_key = start.keys;
+  p->sshd = start.runs_sshd;
+  if (start.keeps_env) p->session_env = container;
 }
 
 json account_keys_json(CloudState& state) { return {{"keys", state.account_keys(kProvider)}}; }
@@ -450,6 +469,14 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
     return fail(res, 400, "mounts.persistent is not supported for CPU pods");
 
   const Faults f = state.faults(kProvider);
+  // createPod's table (v2 spec): "402 insufficient balance -> stop", "403 account cannot access
+  // the pool -> skip candidate", "400 ... no capacity for this GPU/DC -> try next candidate".
+  if (f.insufficient_balance)
+    return fail(res, 402, "insufficient balance to deploy this pod; add funds to continue");
+  const std::string no_capacity_detail =
+      f.capacity_detail.empty() ? "There are no longer any instances available with the requested "
+                                  "specifications. Please refresh and try again."
+                                : f.capacity_detail;
   FakePod p;
   p.provider = kProvider;
   p.name = b["name"];
@@ -463,10 +490,8 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
     p.gpu_count = b["gpu"].value("count", 1);
     const GpuKind* g = find_gpu(p.gpu_type);
     if (!g) return fail(res, 400, "unknown GPU type \"" + p.gpu_type + "\"");
-    if (f.no_capacity.count(p.gpu_type))
-      return fail(res, 400,
-                  "There are no longer any instances available with the requested "
-                  "specifications. Please refresh and try again.");
+    if (f.forbidden.count(p.gpu_type)) return fail(res, 403, "access denied");
+    if (f.no_capacity.count(p.gpu_type)) return fail(res, 400, no_capacity_detail);
     p.usd_per_hour =
         (b.value("cloud", "SECURE") == "COMMUNITY" ? g->community : g->secure) * p.gpu_count;
   } else {
@@ -475,13 +500,10 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
     const int n = b["cpu"]["vcpuCount"];
     if (!c) return fail(res, 400, "unknown CPU flavor \"" + p.gpu_type + "\"");
     if ((n & (n - 1)) != 0) return fail(res, 400, "cpu.vcpuCount must be a power of two");
-    if (f.no_capacity.count(p.gpu_type))
-      return fail(res, 400,
-                  "There are no longer any instances available with the requested "
-                  "specifications. Please refresh and try again.");
+    if (f.no_capacity.count(p.gpu_type)) return fail(res, 400, no_capacity_detail);
     p.usd_per_hour = c->secure_per_vcpu * n;
   }
-  p.region = dcs.empty() ? kDataCenters[0].id : dcs.front();
+  p.region = dcs.empty() ? kDataCenters[1].id : dcs.front();
   if (b.contains("mounts") && b["mounts"].contains("network") && !b["mounts"]["network"].empty()) {
     const json& n = b["mounts"]["network"][0];
     auto v = state.volume(kProvider, n["volumeId"]);
@@ -496,6 +518,8 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
     p.region = v->region;
   }
   if (!valid_dc(p.region)) return fail(res, 400, "unknown data center \"" + p.region + "\"");
+  if (!gpu && find_cpu(p.gpu_type)->not_in == p.region)
+    return fail(res, 400, no_capacity_detail);  // the flavour is not offered there
   if (b.value("startSsh", false) && !p.env.count("PUBLIC_KEY")) {
     std::string keys;  // startSsh without registered keys does nothing
     for (const auto& k : state.account_keys(kProvider)) keys += (keys.empty() ? "" : "\n") + k;
@@ -505,9 +529,7 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
   p.extra = b;
   auto made = state.create_pod(p);
   if (!made.ok() && made.error().code == ErrorCode::kNoCapacity)  // Faults::capacity
-    return fail(res, 400,
-                "There are no longer any instances available with the requested "
-                "specifications. Please refresh and try again.");
+    return fail(res, 400, no_capacity_detail);
   if (!made.ok()) return fail(res, 500, made.error().message);
   if (state.take_create_timeout(kProvider)) sleep_ms(f.hang_ms);  // made, but answers too late
   send_json(res, 201, pod_json(*made, state.clock().now()));
@@ -521,6 +543,17 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
   });
   s.Get(v2 + "/catalog/cpus",
         [&state](const httplib::Request& q, httplib::Response& r) { list_cpus(state, q, r); });
+  s.Get(v2 + "/catalog/datacenters", [](const httplib::Request&, httplib::Response& r) {
+    json dcs = json::array();
+    for (const auto& d : kDataCenters)
+      dcs.push_back({{"id", d.id},
+                     {"name", d.name},
+                     {"region", d.id[0] == 'E' ? "EUROPE" : "NORTH_AMERICA"},
+                     {"globalNetwork", false},
+                     {"networkVolumeTypes", d.volumes ? json::array({"STANDARD"}) : json::array()},
+                     {"compliance", json::array()}});
+    send_json(r, 200, {{"dataCenters", dcs}});
+  });
   s.Get(v2 + "/network-volumes", [&state](const httplib::Request&, httplib::Response& r) {
     json vols = json::array();
     for (const auto& v : state.volumes(kProvider)) vols.push_back(volume_json(v));

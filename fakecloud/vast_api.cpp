@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <regex>
 
 #include "api_module.h"
 #include "body_cache.h"
@@ -22,6 +23,12 @@ namespace {
 using nlohmann::json;
 const char* const kProvider = "vast";
 
+// Offer quality as the search reports it (REFERENCE §4.2: reliability 0-1, direct_port_count,
+// inet_down, cuda_max_good "Maximum supported CUDA version"). Machine 41203 is the marketplace's
+// cheap and poor host: unreliable, no direct ports (ssh_direct publishes no port mapping there,
+// only the proxy; dstack filters direct_port_count >= 1 for direct SSH), a slow link, and a
+// driver whose CUDA is older than a CUDA 12 image needs, so such an image's container does not
+// start (the NVIDIA runtime's "unsatisfied condition: cuda>=..." error in status_msg).
 struct Machine {
   long id;
   const char* gpu_name;
@@ -29,17 +36,38 @@ struct Machine {
   int gpu_ram_mb;
   double usd_per_gpu;  // dph_base per GPU
   const char* geolocation;
+  double reliability = 0.995;
+  int direct_ports = 16;
+  double inet_down = 850;
+  double cuda = 12.8;
 };
 
 const Machine kMachines[] = {
     {41201, "RTX 4090", 8, 24564, 0.35, "Washington, US"},
     {41202, "RTX 4090", 2, 24564, 0.31, "Quebec, CA"},
+    {41203, "RTX 4090", 1, 24564, 0.22, "Nowhere, XX", 0.81, 0, 12.0, 11.8},
     {52310, "RTX 3090", 4, 24576, 0.19, "Germany, DE"},
     {60011, "A100 SXM4", 8, 81920, 1.10, "Utah, US"},
     {60012, "H100 SXM", 8, 81559, 2.05, "Texas, US"},
     {70001, "RTX A6000", 4, 49140, 0.45, "Romania, RO"},
     {70002, "L40S", 4, 46068, 0.72, "Norway, NO"},
 };
+
+const Machine* machine_by_id(long id) {
+  for (const auto& m : kMachines)
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+// The CUDA version an image's tag names ("...-cuda12.1-...", "cu121", "cuda-12.4"); 0 when none.
+double image_cuda(const std::string& image) {
+  static const std::regex kCuda(R"((?:cuda-?|cu)(\d{2})\.?(\d))");
+  std::smatch m;
+  const std::string tag =
+      image.substr(image.find(':') == std::string::npos ? image.size() : image.find(':'));
+  if (!std::regex_search(tag, m, kCuda)) return 0;
+  return std::stoi(m[1]) + std::stoi(m[2]) / 10.0;
+}
 const char* const kExtraNames[] = {"RTX 4090",  "RTX 3090", "RTX A6000", "L40S",
                                    "A100 SXM4", "H100 SXM", "RTX 5090",  "A40"};
 const char* const kExtraPlaces[] = {"Oregon, US", "Ontario, CA", "France, FR", "Japan, JP"};
@@ -153,7 +181,7 @@ OfferTable build_offer_table(const Faults& f, const GpusInUse& in_use, double al
                              bool bid) {
   OfferTable out;
   auto add = [&](long machine, const std::string& gpu, int count, int ram, double per_gpu,
-                 const std::string& geo, long id, int machine_gpus) {
+                 const std::string& geo, long id, int machine_gpus, const Machine& q) {
     const double base = per_gpu * count;
     const double min_bid = base * 0.6;
     const double storage = allocated_storage * kStorageCost / 720;  // $/GB/month -> $/h
@@ -177,11 +205,14 @@ OfferTable build_offer_table(const Faults& f, const GpusInUse& in_use, double al
               {"dph_total", (bid ? min_bid : base) + storage},
               {"min_bid", min_bid},
               {"storage_cost", kStorageCost},
-              {"reliability", 0.995},
-              {"reliability2", 0.995},
+              {"reliability", q.reliability},
+              {"reliability2", q.reliability},
               {"geolocation", geo},
               {"public_ipaddr", "127.0.0.1"},
-              {"direct_port_count", 16},
+              {"direct_port_count", q.direct_ports},
+              {"inet_down", q.inet_down},
+              {"inet_up", q.inet_down / 2},
+              {"cuda_max_good", q.cuda},
               {"verified", true},
               {"verification", "verified"},
               {"external", false},
@@ -196,12 +227,12 @@ OfferTable build_offer_table(const Faults& f, const GpusInUse& in_use, double al
     int k = 0;
     for (int count = 1; count <= m.gpus; count *= 2, ++k)
       add(m.id, m.gpu_name, count, m.gpu_ram_mb, m.usd_per_gpu, m.geolocation, m.id * 10 + k,
-          m.gpus);
+          m.gpus, m);
   }
   for (int i = 0; i < f.extra_offers; ++i) {  // synthetic machines, for benchmarks
     const long machine = kExtraMachineBase + i;
     add(machine, kExtraNames[i % 8], 1 << (i % 4), 24576 + (i % 3) * 24576, 0.1 + (i % 97) * 0.03,
-        kExtraPlaces[i % 4], machine * 10, 1 << (i % 4));
+        kExtraPlaces[i % 4], machine * 10, 1 << (i % 4), Machine{});
   }
   return out;
 }
@@ -330,13 +361,17 @@ json actual_status(const FakePod& p, TimePoint now) {
 }
 
 json instance_json(const FakePod& p, TimePoint now) {
-  const json status = actual_status(p, now);
-  const bool running = status == "running";
   const json& x = p.extra;
+  // A container that could not start (Faults::start_error): the instance stays "created" and
+  // status_msg carries the runtime's error, as dstack reads it (REFERENCE §4.4.1).
+  const bool start_failed = x.contains("start_error") && p.phase != Phase::kTerminated;
+  const json status = start_failed ? json("created") : actual_status(p, now);
+  const bool running = status == "running";
   json extra_env = json::array();
   for (const auto& [k, v] : p.env) extra_env.push_back({k, v});
   json ports = nullptr;
-  if (running && p.ssh.port > 0 && x.value("runtype", "").find("direct") != std::string::npos)
+  if (running && p.ssh.port > 0 && x.value("runtype", "").find("direct") != std::string::npos &&
+      x.value("direct_ports", 1) > 0)
     ports = json::object(
         {{"22/tcp", json::array({json::object(
                         {{"HostIp", "0.0.0.0"}, {"HostPort", std::to_string(p.ssh.port)}})})}});
@@ -346,7 +381,9 @@ json instance_json(const FakePod& p, TimePoint now) {
               {"intended_status", "running"},
               {"cur_state", "running"},
               {"next_state", "running"},
-              {"status_msg", running ? "success, running" : "Pulling image"},
+              {"status_msg", start_failed ? x["start_error"]
+                             : running    ? json("success, running")
+                                          : json("Pulling image")},
               {"image_uuid", p.image},
               {"image_runtype", x.value("runtype", "ssh")},
               {"extra_env", extra_env},
@@ -486,6 +523,22 @@ void create_instance(CloudState& state, const httplib::Request& req, httplib::Re
              {"disk", b.value("disk", 8.0)},
              {"onstart", b.value("onstart", json(nullptr))}};
   const Faults f = state.faults(kProvider);
+  if (!f.start_error.empty() && (f.start_error_machine == 0 || f.start_error_machine == machine))
+    p.extra["start_error"] = f.start_error;
+  if (const Machine* m = machine_by_id(machine)) {
+    p.extra["direct_ports"] = m->direct_ports;
+    char need[16];
+    if (const double cuda = image_cuda(p.image); cuda > m->cuda + 1e-9) {
+      std::snprintf(need, sizeof need, "%.1f", cuda);
+      p.extra["start_error"] =
+          "Error response from daemon: failed to create task for container: failed to create "
+          "shim task: OCI runtime create failed: runc create failed: unable to start container "
+          "process: error during container init: error running hook #0: error running hook: exit "
+          "status 1, stdout: , stderr: Auto-detected mode as 'legacy' nvidia-container-cli: "
+          "requirement error: unsatisfied condition: cuda>=" +
+          std::string(need) + ", please update your driver to a newer version: unknown";
+    }
+  }
   auto made = state.create_pod(p);
   if (!made.ok() && made.error().code == ErrorCode::kNoCapacity)  // Faults::capacity
     return fail(res, 410, "no_such_ask",

@@ -52,6 +52,13 @@ std::unique_ptr<Provider> make_vast(const Config& c, Clock& clock) {
   VastOptions o;
   if (!vc.base_url.empty()) o.base_url = vc.base_url;
   o.api_key = vc.api_key;
+  auto set_floor = [&](const char* name, double* out) {
+    if (auto it = vc.offer_filters.find(name); it != vc.offer_filters.end()) *out = it->second;
+  };
+  set_floor("min_reliability", &o.quality.min_reliability);
+  set_floor("min_direct_ports", &o.quality.min_direct_ports);
+  set_floor("min_inet_down_mbps", &o.quality.min_inet_down_mbps);
+  set_floor("min_cuda", &o.quality.min_cuda);
   return make_vast_provider(o, http_for(vc), clock);
 }
 
@@ -113,6 +120,10 @@ ProviderTraits vast_traits() {
   t.cpu_pods = false;
   t.volumes_machine_local = true;
   t.boot_s = 90;
+  // A host's image pull can be slow (a Vast machine is someone's box on a home link): SkyPilot
+  // waits 30 minutes for a Vast instance (sky/provision/vast). A start error Vast reports in
+  // status_msg ends the wait at once instead (vast_json.h, start_error).
+  t.provision_wait_s = 1800;
   t.offline_prices = true;
   t.cloud_config = true;
   t.default_base_url = VastOptions{}.base_url;

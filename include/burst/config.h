@@ -31,6 +31,10 @@ struct CloudConfig {
   std::string api_key_source;   // "RUNPOD_API_KEY" (env), "config.yaml", or "" when none
   double timeout_seconds = 30;  // per HTTP request, connect included
   std::string ssh_user;         // login user on its pods when the API does not say (Lambda: ubuntu)
+  // offer_filters: {min_reliability, min_direct_ports, min_inet_down_mbps, min_cuda}: the offer
+  // quality floors where the provider's search has them (Vast); absent names keep the driver's
+  // documented defaults (docs/providers.md, "Vast: offer quality").
+  std::map<std::string, double> offer_filters;
 };
 
 // Job notifications (app/webhook.h). The URLs are secrets: never logged or reported.
@@ -47,11 +51,13 @@ struct Config {
   // A team's shared PostgreSQL ("postgres://burst@db.example/burst"), or "" for the SQLite file
   // at db_path (burst/store.h, open_store). A password in it makes config.yaml a secret (0600).
   std::string store_url;
-  std::string reports_dir;        // default: <state dir>/reports
-  std::string logs_dir;           // <state dir>/logs
-  std::string ssh_key;            // default: <config dir>/id_ed25519 (generated on first use)
-  double ssh_wait_seconds = 600;  // pod boot + sshd up, before giving up
-  double pull_max_gib = 1024;     // per job: a pod listing more artefact bytes fails the pull
+  std::string reports_dir;  // default: <state dir>/reports
+  std::string logs_dir;     // <state dir>/logs
+  std::string ssh_key;      // default: <config dir>/id_ed25519 (generated on first use)
+  // Pod boot + sshd up, before giving up; 0: the provider's own (ProviderTraits::
+  // provision_wait_s: 10 minutes, Vast 30).
+  double ssh_wait_seconds = 0;
+  double pull_max_gib = 1024;  // per job: a pod listing more artefact bytes fails the pull
   // A transfer or remote command (code sync, pull, SFTP, a probe; not a step's follower, which has
   // its own rule) that receives no byte from the pod for this long fails the job's phase
   // (SshTarget::no_progress_timeout_s). 60 s: twice the 30 s a live step follower may stay quiet,

@@ -49,6 +49,10 @@ struct ProviderTraits {
   // (job/volume_binding.h, place_worker). false: any pod of the volume's region mounts it.
   bool volumes_machine_local = false;
   double boot_s = 90;  // provisioning + image pull before SSH answers: the planner's prior
+  // How long the runner waits for a new pod to run and answer SSH (image pull included) before it
+  // gives up and deletes it, unless config.yaml's ssh_wait_seconds says otherwise. SkyPilot
+  // allows Vast 30 minutes; 10 is the default (docs/providers.md, "Waiting for a pod").
+  double provision_wait_s = 600;
   // Pods are processes on this machine (the local cloud): free, never modelled against the GPU
   // catalog, never split across workers, exempt from price caps, and not for remote submitters.
   bool runs_here = false;
@@ -147,6 +151,9 @@ struct Pod {
   // Where the volume is mounted on the pod when the provider decides it (Lambda:
   // /lambda/nfs/<name>); empty: the request's mount_path. Becomes $BURST_VOLUME.
   std::string volume_path;
+  // The provider's own words on the pod's state while it boots (Vast's status_msg: "Pulling
+  // image", or a start error), printable text only, shortened; "" when the API has none.
+  std::string status_note{};
 };
 
 // What `burst check` learns from one authenticated look at a provider's account.

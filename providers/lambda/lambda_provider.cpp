@@ -59,6 +59,11 @@ class LambdaProvider : public Provider {
     api_.clock = &clock_;
     api_.api_key = o_.api_key;
     api_.error_message = [](const HttpResponse& r) { return lambda::error_message(r.body); };
+    // "Requests to the API are generally limited to one request per second ... the launch
+    // endpoint ... one request per 12 seconds" and no Retry-After is documented (REFERENCE §3.8):
+    // SkyPilot backs off from 10 s on a 429, so burst does (backoff_delay's jitter draws from the
+    // upper half, so the first wait is 10-20 s).
+    api_.rate_limit_retry = RetryPolicy{Duration(20000), Duration(120000), api_.retry.total};
     api_.no_capacity = [](const HttpResponse& r) {
       return lambda::error_code(r.body) == lambda::kInsufficientCapacity;
     };
@@ -280,29 +285,42 @@ class LambdaProvider : public Provider {
     if (public_key.empty())
       return make_error(ErrorCode::kInvalid, "lambda: an SSH public key is required");
     const std::string name = lambda_ssh_key_name(public_key);
-    if (registered_ == name) return name;
+    if (registered_key_ == ssh_key_body(public_key)) return registered_;
     auto r = call("GET", "/api/v1/ssh-keys");
     if (!r.ok()) return with_context(r.error(), "list SSH keys");
     auto data = lambda::data_of(r->body, "list SSH keys");
     if (!data.ok()) return data.error();
     if (!data->is_array())
       return make_error(ErrorCode::kUnavailable, "lambda: list SSH keys: not an array");
+    // The key may be registered already under the user's own name: Lambda refuses the same key
+    // twice (global/duplicate), so it is found by its public_key as SkyPilot does (REFERENCE
+    // §3.7), then by burst's name.
+    std::string found;
     for (const auto& k : *data)
-      if (k.is_object() && k.value("name", "") == name) {
-        registered_ = name;
-        return name;
-      }
+      if (k.is_object() && k.value("public_key", json()).is_string() &&
+          ssh_key_body(k["public_key"].get<std::string>()) == ssh_key_body(public_key) &&
+          k.value("name", json()).is_string() && found.empty())
+        found = k["name"].get<std::string>();
+    for (const auto& k : *data)
+      if (found.empty() && k.is_object() && k.value("name", "") == name) found = name;
+    if (!found.empty()) {
+      registered_ = found;
+      registered_key_ = ssh_key_body(public_key);
+      return found;
+    }
     auto add = call("POST", "/api/v1/ssh-keys", lambda_add_ssh_key_body(name, public_key), false);
     if (!add.ok()) {
       // A lost answer may hide a key that was added: its name is stable, so look again.
       auto again = call("GET", "/api/v1/ssh-keys");
       if (again.ok() && again->body.find("\"" + name + "\"") != std::string::npos) {
         registered_ = name;
+        registered_key_ = ssh_key_body(public_key);
         return name;
       }
       return with_context(add.error(), "register SSH key " + name);
     }
     registered_ = name;
+    registered_key_ = ssh_key_body(public_key);
     return name;
   }
 
@@ -321,6 +339,7 @@ class LambdaProvider : public Provider {
   std::vector<lambda::InstanceType> types_;  // from the last offers()
   std::map<std::string, Volume> volumes_;    // file system id -> file system
   std::string registered_;                   // the SSH key name known to be registered
+  std::string registered_key_;               // its "type base64", so another spelling matches
 };
 
 }  // namespace

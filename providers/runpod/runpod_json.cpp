@@ -83,6 +83,19 @@ bool is_no_capacity(int status, const std::string& body) {
   return false;
 }
 
+bool create_tries_next(int status) { return status == 400 || status == 403; }
+
+std::string create_pod_message(int status, const std::string& body) {
+  const std::string said = problem_message(body);
+  if (status == 402)
+    return said +
+           " (insufficient balance: add funds to the RunPod account; no other candidate "
+           "is tried)";
+  if (status == 403)
+    return said + " (this account cannot use this GPU pool; the candidate is skipped)";
+  return said;
+}
+
 PodState pod_state(const std::string& s) {
   if (s == "PROVISIONING" || s == "STARTING") return PodState::kPending;
   if (s == "RUNNING") return PodState::kRunning;
@@ -192,7 +205,11 @@ std::string runpod_create_pod_body(const PodRequest& r, const std::string& type_
   json ports = json::array({"22/tcp"});
   for (int p : r.ports)
     if (p != 22) ports.push_back(std::to_string(p) + "/tcp");
-  json body = {{"name", r.name}, {"image", r.image}, {"ports", ports}, {"env", env}};
+  // startSsh: "injects a PUBLIC_KEY environment variable carrying your account's registered SSH
+  // public keys, unless the request already sets one" (v2 CreatePodRequest.startSsh): burst sets
+  // its own, and asks for SSH set-up as the API documents it for the images that honour it.
+  json body = {
+      {"name", r.name}, {"image", r.image}, {"ports", ports}, {"env", env}, {"startSsh", true}};
   // Any other image gets sshd from the start command (`args`, the only one v2 has).
   if (!runpod_image_runs_sshd(r.image))
     if (auto args = runpod_ssh_bootstrap_args(r.ssh_public_key); args.ok()) body["args"] = *args;

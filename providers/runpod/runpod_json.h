@@ -17,6 +17,15 @@ std::string problem_message(const std::string& body);
 // Whether a 400 says the GPU/CPU type has no capacity (the API has no machine-readable code).
 bool is_no_capacity(int status, const std::string& body);
 
+// createPod's status table (v2 spec, createPod description; REFERENCE §2.4.6): 422 the body
+// breaks the contract (fix, never retry); 400 a cross-field rule or no capacity for this GPU and
+// data centre ("try your next candidate"); 402 insufficient balance ("stop"); 403 the account
+// cannot use this pool ("skip this candidate, keep going"); 429 back off; 5xx retry. Whether a
+// createPod answer means "try the next candidate" (kNoCapacity): 400 and 403.
+bool create_tries_next(int status);
+// The provider's words for a createPod answer, with what burst does about it for 402 and 403.
+std::string create_pod_message(int status, const std::string& body);
+
 PodState pod_state(const std::string& status);
 // A v2 Pod. Fails on anything that is not an object with string id and name.
 Result<Pod> parse_pod(const json& j);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "create_rule.h"
 #include "driver_common.h"
@@ -35,6 +36,7 @@ class RunpodProvider : public Provider {
 
   Result<std::vector<Offer>> offers(bool gpu) override {
     if (auto st = need_key(); !st.ok()) return st.error();
+    read_volume_data_centers();
     auto r = call("GET", gpu ? "/v2/catalog/gpus?include=AVAILABILITY&product=POD&cloud=" + o_.cloud
                              : "/v2/catalog/cpus?include=AVAILABILITY&product=POD");
     if (!r.ok()) return with_context(r.error(), "offers");
@@ -103,7 +105,12 @@ class RunpodProvider : public Provider {
 
   Result<Pod> create_pod(const PodRequest& req) override {
     if (auto st = need_key(); !st.ok()) return st.error();
+    auto dc = volume_data_center(req.volume_id);
+    if (!dc.ok()) return with_context(dc.error(), "create pod " + req.name);
+    // A CPU pod goes where its volume is (the upload's): the cheapest flavour offered there.
     std::string type_id = req.gpu ? gpu_id(req.gpu_type) : cpu_flavor_;
+    if (auto here = cpu_by_dc_.find(*dc); !req.gpu && here != cpu_by_dc_.end())
+      type_id = here->second.first;
     if (type_id.empty())
       return make_error(ErrorCode::kInvalid,
                         "runpod: no RunPod GPU type for \"" + req.gpu_type + "\"");
@@ -112,12 +119,20 @@ class RunpodProvider : public Provider {
       if (!args.ok()) return with_context(args.error(), "create pod " + req.name);
     }
     register_ssh_key(req.ssh_public_key);
-    auto dc = volume_data_center(req.volume_id);
-    if (!dc.ok()) return with_context(dc.error(), "create pod " + req.name);
     const std::string body = runpod_create_pod_body(req, type_id, o_.cpu_vcpus, *dc, o_.cloud);
+    // The createPod status table (runpod_json.h): 400 and 403 are kNoCapacity (the job tries its
+    // next candidate), 402 stays kAuth (stop: the account, not the offer), 5xx is resent only
+    // when no pod of this name is listed.
+    ApiCaller create_api = api_;
+    create_api.no_capacity = [](const HttpResponse& r) {
+      return runpod::create_tries_next(r.status);
+    };
+    create_api.error_message = [](const HttpResponse& r) {
+      return runpod::create_pod_message(r.status, r.body);
+    };
     Error last;
     for (int attempt = 0; attempt < 3; ++attempt) {
-      auto r = call("POST", "/v2/pods", body, false);
+      auto r = call_api(create_api, o_.base_url, "POST", "/v2/pods", body, false);
       if (r.ok()) {
         auto pod = runpod::parse_pod(json::parse(r->body, nullptr, false));
         if (pod.ok()) return pod;
@@ -170,6 +185,26 @@ class RunpodProvider : public Provider {
  private:
   Status need_key() const { return need_api_key("runpod", o_.api_key); }
 
+  // Every burst pod mounts the spec's network volume, so an offer in a data centre that has none
+  // is no offer: `DataCenter.networkVolumeTypes` "Empty = none" (v2 GET /v2/catalog/datacenters).
+  // Unreadable: no filter (the volume's create then says why).
+  void read_volume_data_centers() {
+    if (volume_dcs_) return;
+    auto r = call("GET", "/v2/catalog/datacenters");
+    if (!r.ok()) return;
+    json j = json::parse(r->body, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.value("dataCenters", json()).is_array()) return;
+    std::set<std::string> with;
+    for (const auto& dc : j["dataCenters"])
+      if (dc.is_object() && dc.value("id", json()).is_string() &&
+          dc.value("networkVolumeTypes", json()).is_array() && !dc["networkVolumeTypes"].empty())
+        with.insert(dc["id"].get<std::string>());
+    volume_dcs_ = std::move(with);
+  }
+  bool hosts_volumes(const std::string& dc) const {
+    return dc.empty() || !volume_dcs_ || volume_dcs_->count(dc) > 0;
+  }
+
   // Adds burst's key to the account's keys (GET, then PUT of the merged list: the PUT replaces
   // the whole set) so that `startSsh` and the SSH proxy know it too. Best effort: the pod gets the
   // key from its own env and start command, so a refusal here does not stop the run, and each
@@ -218,10 +253,12 @@ class RunpodProvider : public Provider {
     std::vector<std::pair<std::string, bool>> places;
     if (t.contains("dataCenters") && t["dataCenters"].is_array()) {
       for (const auto& dc : t["dataCenters"])
-        if (dc.is_object() && dc.contains("id"))
+        if (dc.is_object() && dc.contains("id") && hosts_volumes(dc.value("id", "")))
           places.emplace_back(dc.value("id", ""), dc.value("availability", "NONE") != "NONE");
     }
-    if (places.empty()) places.emplace_back("", t.value("availability", "NONE") != "NONE");
+    const bool per_dc = t.contains("dataCenters") && t["dataCenters"].is_array();
+    if (places.empty() && !per_dc)
+      places.emplace_back("", t.value("availability", "NONE") != "NONE");
     for (int count = 1; count <= std::max(1, max_count); count *= 2) {
       for (const auto& [dc, available] : places) {
         Offer o;
@@ -249,7 +286,11 @@ class RunpodProvider : public Provider {
     }
     if (t.contains("dataCenters") && t["dataCenters"].is_array()) {
       for (const auto& dc : t["dataCenters"]) {
-        if (!dc.is_object()) continue;
+        if (!dc.is_object() || !hosts_volumes(dc.value("id", ""))) continue;
+        // The flavour a CPU pod in this data centre gets: the cheapest one it offers.
+        auto& here = cpu_by_dc_[dc.value("id", "")];
+        if (dc.value("availability", "NONE") != "NONE" && (here.first.empty() || usd < here.second))
+          here = {t["id"].get<std::string>(), usd};
         Offer o{"runpod",
                 "cpu",
                 0,
@@ -302,9 +343,12 @@ class RunpodProvider : public Provider {
   std::unique_ptr<HttpClient> http_;
   Clock& clock_;
   ApiCaller api_;
-  std::map<std::string, std::string> gpu_ids_;    // catalog name -> RunPod id, from offers
-  std::map<std::string, std::string> volume_dc_;  // volume id -> data centre
-  std::string key_registered_;                    // the key already on the account
+  std::map<std::string, std::string> gpu_ids_;       // catalog name -> RunPod id, from offers
+  std::map<std::string, std::string> volume_dc_;     // volume id -> data centre
+  std::string key_registered_;                       // the key already on the account
+  std::optional<std::set<std::string>> volume_dcs_;  // data centres with network volumes
+  // Data centre -> the cheapest CPU flavour with stock there, and its $/h (from offers(false)).
+  std::map<std::string, std::pair<std::string, double>> cpu_by_dc_;
   std::string cpu_flavor_ = "cpu3c";
   double cpu_usd_ = 1e18;  // until the CPU catalog is read, cpu3c serves
 };

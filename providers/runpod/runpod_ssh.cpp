@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "util/base64.h"
+
 namespace burst {
 namespace {
 
@@ -32,7 +34,7 @@ bool runpod_image_runs_sshd(const std::string& image) {
   return false;
 }
 
-Result<std::string> runpod_ssh_bootstrap_args(const std::string& public_key) {
+Result<std::string> runpod_ssh_bootstrap_script(const std::string& public_key) {
   // "<type> <base64> [comment]": type and key are checked strictly; a comment with anything the
   // shell could expand inside double quotes (or any odd character) is dropped, not quoted.
   const std::string line = trimmed(public_key);
@@ -56,25 +58,46 @@ Result<std::string> runpod_ssh_bootstrap_args(const std::string& public_key) {
                       "(\"ssh-ed25519 AAAA... comment\"); cannot start sshd with it");
   std::string key = type + " " + blob;
   if (only(comment, " @._+/=:,-")) key += " " + comment;
-  // One line of sh, no single quotes inside (it is wrapped in them); the key is double-quoted and
-  // has no character the shell would expand. Installs OpenSSH when the image has no sshd.
+  // The script itself can use any quoting: it travels base64-encoded (below). It installs OpenSSH
+  // when the image has none, authorises the key, keeps the image's environment for SSH sessions
+  // (sshd gives every session a fresh one: PATH and LD_LIBRARY_PATH of a conda or CUDA image
+  // would be lost), then runs sshd and keeps the container alive.
   const std::string script =
       "k=\"" + key +
-      "\"; "
-      "if ! command -v sshd >/dev/null 2>&1 && [ ! -x /usr/sbin/sshd ]; then "
-      "if command -v apt-get >/dev/null 2>&1; then apt-get update -qq && "
-      "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server openssh-sftp-server; "
-      "elif command -v apk >/dev/null 2>&1; then apk add --no-cache openssh; "
-      "elif command -v dnf >/dev/null 2>&1; then dnf install -y openssh-server; "
-      "elif command -v yum >/dev/null 2>&1; then yum install -y openssh-server; "
-      "fi; fi; "
-      "mkdir -p /root/.ssh /run/sshd && chmod 700 /root/.ssh; "
-      "echo \"$k\" >> /root/.ssh/authorized_keys && chmod 600 /root/.ssh/authorized_keys; "
-      "ssh-keygen -A; "
+      "\"\n"
+      "if ! command -v sshd >/dev/null 2>&1 && [ ! -x /usr/sbin/sshd ]; then\n"
+      "  if command -v apt-get >/dev/null 2>&1; then apt-get update -qq && "
+      "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssh-server openssh-sftp-server\n"
+      "  elif command -v apk >/dev/null 2>&1; then apk add --no-cache openssh\n"
+      "  elif command -v dnf >/dev/null 2>&1; then dnf install -y openssh-server\n"
+      "  elif command -v yum >/dev/null 2>&1; then yum install -y openssh-server\n"
+      "  fi\n"
+      "fi\n"
+      "mkdir -p /root/.ssh /run/sshd && chmod 700 /root/.ssh\n"
+      "echo \"$k\" >> /root/.ssh/authorized_keys && chmod 600 /root/.ssh/authorized_keys\n"
+      // Login shells (`burst ssh`) read /etc/profile.d (SkyPilot's way); commands (every step)
+      // get ~/.ssh/environment through PermitUserEnvironment (dstack's way).
+      "mkdir -p /etc/profile.d && export -p | grep -v ' PUBLIC_KEY=' > "
+      "/etc/profile.d/burst-container-env.sh\n"
+      "env | grep -E '^[A-Za-z_][A-Za-z0-9_]*=' | "
+      "grep -v -E '^(PUBLIC_KEY|HOME|PWD|SHLVL|OLDPWD|_)=' > /root/.ssh/environment\n"
+      "chmod 600 /root/.ssh/environment\n"
+      "ssh-keygen -A\n"
       "$(command -v sshd || echo /usr/sbin/sshd) -D -e -o PermitRootLogin=prohibit-password "
-      "-o PasswordAuthentication=no & "
-      "while sleep 3600; do :; done";
-  return "sh -c '" + script + "'";
+      "-o PasswordAuthentication=no -o PermitUserEnvironment=yes &\n"
+      "while sleep 3600; do :; done\n";
+  return script;
+}
+
+Result<std::string> runpod_ssh_bootstrap_args(const std::string& public_key) {
+  auto script = runpod_ssh_bootstrap_script(public_key);
+  if (!script.ok()) return script.error();
+  // RunPod documents `args` only as "Arguments passed to the container entrypoint", not how the
+  // string is split into words. SkyPilot base64-wraps its bootstrap "to deal with the tricky
+  // quoting issues caused by runpod API" (sky/provision/runpod/utils.py): the same here, so the
+  // string holds only words, one single-quoted span, and the characters | > ; of the wrapper.
+  return "sh -c 'echo " + base64_encode(*script) +
+         " | base64 -d > /tmp/burst-bootstrap.sh; sh /tmp/burst-bootstrap.sh'";
 }
 
 std::vector<std::string> runpod_merged_ssh_keys(const std::vector<std::string>& existing,

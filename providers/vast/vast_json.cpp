@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "util/whole_number.h"
+#include "vast/vast_provider.h"
 
 namespace burst::vast {
 namespace {
@@ -345,8 +346,15 @@ std::string decode_volume_name(const std::string& v) {
   return s;
 }
 
+bool start_error(const json& j) {
+  const std::string s = str(j, "actual_status");
+  if (!s.empty() && s != "created" && s != "loading") return false;
+  return str(j, "status_msg").find("OCI runtime create failed") != std::string::npos;
+}
+
 PodState instance_state(const json& j) {
   if (str(j, "cur_state") == "unloaded") return PodState::kGone;  // released on destroy
+  if (start_error(j)) return PodState::kStopping;                 // it will not start
   const std::string s = str(j, "actual_status");                  // null while provisioning
   if (s.empty() || s == "created" || s == "loading" || s == "rebooting" || s == "scheduling")
     return PodState::kPending;
@@ -363,6 +371,9 @@ Result<Pod> parse_instance(const json& j) {
   p.state = instance_state(j);
   p.gpu_type = catalog_name(str(j, "gpu_name"), num(j, "gpu_ram"));
   p.usd_per_hour = num(j, "dph_total");
+  for (char c : str(j, "status_msg"))  // untrusted text: printable, short, one line
+    if (p.status_note.size() < 200) p.status_note += c >= 0x20 && c < 0x7f ? c : ' ';
+  while (!p.status_note.empty() && p.status_note.back() == ' ') p.status_note.pop_back();
   if (p.state != PodState::kRunning) return p;
   // Direct first (public_ipaddr + the host port mapped to 22/tcp), else the proxy ssh_host and
   // ssh_port, as vast-cli's ssh-url does (REFERENCE §4.4.2). User root, key-only.
@@ -431,3 +442,36 @@ std::vector<std::string> vast_names_for(const std::string& catalog) {
 }
 
 }  // namespace burst::vast
+
+namespace burst {
+
+double vast_image_cuda(const std::string& image) {
+  const size_t colon = image.rfind(':');
+  if (colon == std::string::npos || image.find('/', colon) != std::string::npos) return 0;
+  const std::string tag = image.substr(colon + 1);
+  // "cuda12.1", "cuda-12.1", "cu121"; an nvidia/cuda tag starts with the version itself.
+  const bool cuda_repo =
+      image.rfind("nvidia/cuda:", 0) == 0 || image.find("/nvidia/cuda:") != std::string::npos;
+  for (size_t i = 0; i < tag.size(); ++i) {
+    size_t at = std::string::npos;
+    if (cuda_repo && i == 0)
+      at = 0;
+    else if (tag.compare(i, 4, "cuda") == 0)
+      at = i + 4 + (i + 4 < tag.size() && tag[i + 4] == '-');
+    else if (tag.compare(i, 2, "cu") == 0)
+      at = i + 2;
+    if (at == std::string::npos || at + 2 > tag.size()) continue;
+    if (!std::isdigit(static_cast<unsigned char>(tag[at])) ||
+        !std::isdigit(static_cast<unsigned char>(tag[at + 1])))
+      continue;
+    const int major = (tag[at] - '0') * 10 + (tag[at + 1] - '0');
+    size_t m = at + 2;
+    if (m < tag.size() && tag[m] == '.') ++m;
+    if (m >= tag.size() || !std::isdigit(static_cast<unsigned char>(tag[m]))) continue;
+    if (major < 10 || major > 19) continue;
+    return major + (tag[m] - '0') / 10.0;
+  }
+  return 0;
+}
+
+}  // namespace burst

@@ -60,9 +60,16 @@ std::string encode_volume_name(const std::string& name);
 long volume_id_from_name(const std::string& body);
 std::string decode_volume_name(const std::string& vast_name);
 
-// An Instance (GET /api/v0/instances/{id}/ "instances" object, or a v1 list item).
+// An Instance (GET /api/v0/instances/{id}/ "instances" object, or a v1 list item). Its
+// status_msg becomes Pod::status_note (printable ASCII, at most 200 characters).
 Result<Pod> parse_instance(const json& j);
+// actual_status as a PodState; a start error (below) is kStopping: the instance will not run.
 PodState instance_state(const json& j);
+// Whether the instance reports that its container could not start: actual_status still
+// "created" (or not yet set, or "loading") while status_msg carries the container runtime's error.
+// dstack fails the instance when actual_status == "created" and status_msg contains
+// ": OCI runtime create failed:" (REFERENCE §4.4.1); burst reads the same words.
+bool start_error(const json& j);
 // One page of GET /api/v1/instances/: the instances and next_token ("" at the end), strictly.
 struct InstancePage {
   std::vector<Pod> pods;

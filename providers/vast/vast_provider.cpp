@@ -1,5 +1,8 @@
 #include "vast/vast_provider.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -212,6 +215,10 @@ class VastProvider : public Provider {
                         "vast: instance " + id + ": the response is not the documented JSON");
     if (j["instances"].is_null())  // how Vast answers for a destroyed instance
       return make_error(ErrorCode::kNotFound, "vast: instance " + id + " not found");
+    // A machine whose container runtime failed our instance: the next create picks another.
+    if (vast::start_error(j["instances"]) &&
+        j["instances"].value("machine_id", json()).is_number_integer())
+      failed_machines_.insert(j["instances"]["machine_id"].get<long>());
     return vast::parse_instance(j["instances"]);
   }
 
@@ -257,9 +264,11 @@ class VastProvider : public Provider {
 
   // A search is a read, so it may be retried (POST, but idempotent).
   Result<std::vector<vast::VastOffer>> search(const std::vector<std::string>& names, int count,
-                                              long machine) {
+                                              long machine, double image_cuda = 0) {
+    VastOfferQuality q = o_.quality;
+    q.min_cuda = std::max(q.min_cuda, image_cuda);
     auto r = call("POST", "/api/v0/bundles/",
-                  vast_search_offers_body(names, count, machine, o_.disk_gb, o_.search_limit));
+                  vast_search_offers_body(names, count, machine, o_.disk_gb, o_.search_limit, q));
     if (!r.ok()) {
       // searchOffers answers a bad key with 404 "Invalid user key" (spec; REFERENCE §4.1).
       Error e = r.error();
@@ -273,11 +282,13 @@ class VastProvider : public Provider {
   // The cheapest rentable offer for the request, re-searched now (offers are dynamic).
   Result<long> pick_offer(const PodRequest& req, const std::vector<std::string>& names,
                           long machine, const std::set<long>& tried) {
-    auto found = search(names, std::max(1, req.gpu_count), machine);
+    const double cuda = vast_image_cuda(req.image);
+    auto found = search(names, std::max(1, req.gpu_count), machine, cuda);
     if (!found.ok()) return with_context(found.error(), "search offers");
     const vast::VastOffer* best = nullptr;
     for (const auto& o : *found) {
       if (!o.rentable || o.rented || tried.count(o.id)) continue;
+      if (failed_machines_.count(o.machine_id) && o.machine_id != machine) continue;
       if (vast::catalog_name(o.gpu_name, o.gpu_ram_mb) != req.gpu_type) continue;
       if (!best || o.dph_total < best->dph_total) best = &o;
     }
@@ -285,6 +296,11 @@ class VastProvider : public Provider {
     std::string where = machine ? " on machine " + std::to_string(machine) + " (where volume " +
                                       req.volume_id + " lives)"
                                 : "";
+    if (cuda > 0) {
+      char need[16];
+      std::snprintf(need, sizeof need, "%.1f", cuda);
+      where += std::string(" whose driver runs CUDA ") + need + " (" + req.image + ")";
+    }
     return make_error(ErrorCode::kNoCapacity, "vast: no rentable " + req.gpu_type + " x" +
                                                   std::to_string(std::max(1, req.gpu_count)) +
                                                   " offer" + where);
@@ -379,6 +395,7 @@ class VastProvider : public Provider {
   // Spec volume name -> (machine, volume id) of the volumes this process created.
   std::map<std::string, std::vector<std::pair<long, long>>> made_;
   std::string key_registered_;
+  std::set<long> failed_machines_;  // machines that reported a start error for our instance
 };
 
 }  // namespace
@@ -395,7 +412,8 @@ std::string vast_gpu_to_catalog(const std::string& vast_name, double gpu_ram_mb)
 // searchOffers body: {field: {op: value}} filters plus order/type/limit/allocated_storage; the
 // defaults vast-cli adds (verified, not external, rentable, not rented) are sent explicitly.
 std::string vast_search_offers_body(const std::vector<std::string>& gpu_names, int num_gpus,
-                                    long machine_id, int disk_gb, int limit) {
+                                    long machine_id, int disk_gb, int limit,
+                                    const VastOfferQuality& q) {
   json b = {{"verified", {{"eq", true}}},
             {"external", {{"eq", false}}},
             {"rentable", {{"eq", true}}},
@@ -410,19 +428,29 @@ std::string vast_search_offers_body(const std::vector<std::string>& gpu_names, i
     b["num_gpus"] = {{"gte", 1}};
   if (!gpu_names.empty()) b["gpu_name"] = {{"in", gpu_names}};
   if (machine_id > 0) b["machine_id"] = {{"eq", machine_id}};
+  if (q.min_reliability > 0) b["reliability"] = {{"gte", q.min_reliability}};
+  if (q.min_direct_ports > 0) b["direct_port_count"] = {{"gte", q.min_direct_ports}};
+  if (q.min_inet_down_mbps > 0) b["inet_down"] = {{"gte", q.min_inet_down_mbps}};
+  if (q.min_cuda > 0) b["cuda_max_good"] = {{"gte", q.min_cuda}};
   return b.dump();
 }
 
 // createInstance body (REFERENCE §4.3). env is a JSON object of strings; extra ports are
-// "-p P:P" keys. onstart exports env to SSH sessions (Vast's SSH runtypes replace the entrypoint
+// "-p P:P" keys. onstart turns off the tmux Vast attaches to every SSH login ("touch
+// ~/.no_auto_tmux", Vast's SSH guide; SkyPilot and dstack do the same) and exports env to SSH
+// sessions (Vast's SSH runtypes replace the entrypoint
 // and do not pass env to login shells). cancel_unavail: fail rather than leave a stopped instance.
 std::string vast_create_instance_body(const PodRequest& r, long volume_id, int disk_gb) {
   json env = json::object();
   for (const auto& [k, v] : r.env) env[k] = v;
   for (int p : r.ports)
     if (p != 22) env["-p " + std::to_string(p) + ":" + std::to_string(p)] = "1";
-  json b = {{"image", r.image},        {"label", r.name}, {"disk", disk_gb},
-            {"runtype", "ssh_direct"}, {"env", env},      {"onstart", "env >> /etc/environment"},
+  json b = {{"image", r.image},
+            {"label", r.name},
+            {"disk", disk_gb},
+            {"runtype", "ssh_direct"},
+            {"env", env},
+            {"onstart", "touch ~/.no_auto_tmux; env >> /etc/environment"},
             {"cancel_unavail", true}};
   if (volume_id > 0)
     b["volume_info"] = {

@@ -19,12 +19,31 @@
 
 namespace burst {
 
+// The offer quality every search asks for (searchOffers filters, REFERENCE §4.2), beside
+// verified/external/rentable/rented. A Vast machine is a stranger's host: dstack, too, asks for a
+// direct port (direct SSH and ports need one, REFERENCE §4.4.2), a reliability floor, a download
+// bandwidth floor and the CUDA version the image needs. Defaults are burst's; config.yaml's
+// providers.vast.offer_filters overrides them (docs/providers.md, "Vast: offer quality").
+struct VastOfferQuality {
+  double min_reliability = 0.95;    // `reliability`, 0-1
+  double min_direct_ports = 1;      // `direct_port_count`
+  double min_inet_down_mbps = 100;  // `inet_down` (Mb/s; the spec says MB/s, REFERENCE §4.2)
+  // `cuda_max_good` floor for every search; at create the image's own need (its tag's
+  // "cuda12.1"/"cu121") is asked too, as the NVIDIA runtime refuses an older driver.
+  double min_cuda = 0;
+};
+
 struct VastOptions {
   std::string base_url = "https://console.vast.ai";  // paths /api/v0/..., /api/v1/... appended
   std::string api_key;
   int disk_gb = 32;         // the instance's container disk (fixed at create)
   int search_limit = 5000;  // offers per search
+  VastOfferQuality quality;
 };
+
+// The CUDA version an image's tag names ("pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime" -> 12.1,
+// "...:cu121" -> 12.1, "nvidia/cuda:12.4.1-base" -> 12.4); 0 when it names none.
+double vast_image_cuda(const std::string& image);
 
 std::unique_ptr<Provider> make_vast_provider(const VastOptions& options,
                                              std::unique_ptr<HttpClient> http, Clock& clock);
@@ -35,7 +54,8 @@ std::string vast_gpu_to_catalog(const std::string& vast_name, double gpu_ram_mb 
 
 // The JSON bodies the driver sends (pinned by tests against the spec).
 std::string vast_search_offers_body(const std::vector<std::string>& gpu_names, int num_gpus,
-                                    long machine_id, int disk_gb, int limit);
+                                    long machine_id, int disk_gb, int limit,
+                                    const VastOfferQuality& quality = {});
 std::string vast_create_instance_body(const PodRequest& request, long volume_id, int disk_gb);
 std::string vast_search_volumes_body(long machine_id, int size_gb);
 std::string vast_create_volume_body(long volume_offer_id, int size_gb, const std::string& name);

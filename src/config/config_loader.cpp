@@ -52,7 +52,10 @@ constexpr sv kTopFields[] = {"state_dir",
                              "providers",
                              "notify",
                              "store"};
-constexpr sv kCloudFields[] = {"base_url", "api_key", "timeout_seconds", "ssh_user"};
+constexpr sv kCloudFields[] = {"base_url", "api_key", "timeout_seconds", "ssh_user",
+                               "offer_filters"};
+constexpr sv kOfferFilterFields[] = {"min_reliability", "min_direct_ports", "min_inet_down_mbps",
+                                     "min_cuda"};
 constexpr sv kLocalFields[] = {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"};
 constexpr sv kNotifyFields[] = {"webhook", "pipelines"};
 
@@ -75,6 +78,13 @@ void read_cloud(Fields& providers, const std::string& name, Config* c) {
   read_string(f, "api_key", &cc.api_key);
   read_number(f, "timeout_seconds", &cc.timeout_seconds);
   if (!cc.api_key.empty()) cc.api_key_source = "config.yaml";
+  if (std::optional<yaml::Node> q = f.get("offer_filters")) {
+    Fields filters(*q, f.path_of("offer_filters"), kOfferFilterFields, f.problems());
+    if (!filters.ok()) return;
+    for (sv filter : kOfferFilterFields)
+      if (std::optional<double> v = filters.non_negative_number(filter))
+        cc.offer_filters[std::string(filter)] = *v;
+  }
 }
 
 // notify: {webhook: URL, pipelines: {NAME: URL}} (app/webhook.h).

@@ -127,7 +127,10 @@ Result<HttpResponse> api_call(const ApiCaller& api, const HttpRequest& request) 
       }
     }
     note_api_error(api.provider, err.code);  // burstd's /metrics: every failed attempt
-    Duration wait = backoff_delay(api.retry, attempt, api.jitter ? api.jitter() : random01());
+    const bool rate_limited = sent.ok() && sent->status == 429;
+    const RetryPolicy& policy =
+        rate_limited && api.rate_limit_retry ? *api.rate_limit_retry : api.retry;
+    Duration wait = backoff_delay(policy, attempt, api.jitter ? api.jitter() : random01());
     if (retry_after >= 0) wait = Duration(static_cast<Duration::rep>(retry_after * 1000));
     const bool too_long = retry_after >= 0 && wait > api.max_retry_after;
     if (!may_retry || attempt + 1 >= api.max_attempts || too_long ||

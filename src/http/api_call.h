@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "burst/clock.h"
@@ -31,6 +32,9 @@ struct ApiCaller {
   std::string api_key;   // replaced by "[secret api key]" in every message and log line
   std::string base_url;  // when set, messages name the path after it ("/v2/pods")
   RetryPolicy retry{Duration(1000), Duration(30000), std::chrono::minutes(2)};
+  // The backoff after a 429 without Retry-After, where the provider asks for more than `retry`'s
+  // (Lambda: SkyPilot backs off from 10 s); unset: `retry`. The total stays retry.total.
+  std::optional<RetryPolicy> rate_limit_retry;
   int max_attempts = 5;
   Duration max_retry_after{std::chrono::seconds(120)};  // a longer Retry-After is not waited for
   // The provider's own words from an error response; default: the body, shortened.

@@ -546,17 +546,22 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail, Err
 
 Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattach) {
   const MonoTime start = d_.clock.mono_now();
+  // config.yaml's ssh_wait_seconds, else the provider's own wait (ProviderTraits).
+  const double wait_s = d_.config.ssh_wait_seconds > 0 ? d_.config.ssh_wait_seconds
+                                                       : traits_of(in_.plan.gpu).provision_wait_s;
   const TimePoint deadline =
-      d_.clock.now() +
-      std::chrono::milliseconds(static_cast<int64_t>(d_.config.ssh_wait_seconds * 1000));
+      d_.clock.now() + std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000));
+  std::string status;  // the provider's words on the booting pod, shown while waiting
   auto stop = [&] {
     d_.console.progress("waiting for pod " + pod.record.pod_id + " " +
-                        std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + "s");
+                        std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + "s" +
+                        (status.empty() ? "" : " (" + pod.record.provider + ": " + status + ")"));
     moving();
     return interrupted();
   };
-  auto running = wait_until_running(provider_named(pod.record.provider), d_.clock,
-                                    pod.record.pod_id, deadline, stop, d_.faults);
+  auto running =
+      wait_until_running(provider_named(pod.record.provider), d_.clock, pod.record.pod_id, deadline,
+                         stop, d_.faults, [&](const Pod& p) { status = p.status_note; });
   if (!running.ok()) return failed(running.error(), "wait for pod", detail);
   if (!reattach) {  // a reattached pod was checked when it was created
     if (Status listed =

@@ -51,12 +51,17 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
 
 Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
                                TimePoint deadline, const std::function<bool()>& should_stop,
-                               FaultObserver* faults) {
+                               FaultObserver* faults,
+                               const std::function<void(const Pod&)>& on_poll) {
   Duration wait(200);
+  std::string said;  // the provider's last words on the pod, for the errors below
   while (true) {
     if (should_stop && should_stop()) return make_error(ErrorCode::kInterrupted, "interrupted");
     if (faults) faults->reached("wait-ssh");
     auto pod = provider.get_pod(pod_id);
+    if (pod.ok() && on_poll) on_poll(*pod);
+    if (pod.ok())
+      said = pod->status_note.empty() ? "" : "; " + provider.name() + " says: " + pod->status_note;
     if (pod.ok() && pod->state == PodState::kRunning && pod->ssh.port > 0) return pod;
     if (!pod.ok() && !pod.error().retryable()) return pod.error();
     // Stopping, exited, offline (PodState::kStopping) is no step on the way to running: the pod
@@ -66,10 +71,11 @@ Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::stri
       return make_error(ErrorCode::kUnavailable,
                         "pod " + pod_id + " stopped while booting (" +
                             (pod->state == PodState::kGone ? "gone" : "stopping or exited") +
-                            " before SSH answered)");
+                            " before SSH answered" + said + ")");
     if (clock.now() + wait > deadline)
-      return make_error(ErrorCode::kTimeout,
-                        "pod " + pod_id + " was not running with SSH by the deadline");
+      return make_error(ErrorCode::kTimeout, "pod " + pod_id +
+                                                 " was not running with SSH by the deadline" +
+                                                 (said.empty() ? "" : " (" + said.substr(2) + ")"));
     clock.sleep_for(wait);
     wait = std::min(wait * 2, Duration(5000));
   }

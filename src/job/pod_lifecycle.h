@@ -30,11 +30,13 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
                                 FaultObserver* faults = nullptr);
 
 // Polls until the pod is running with an SSH endpoint, or `deadline`, or should_stop(). A pod
-// that is gone or stopping (stopped, exited, offline) before that is lost: kUnavailable at once.
-// `faults` hears "wait-ssh" before each poll.
+// that is gone or stopping (stopped, exited, offline, or a start error the provider reported)
+// before that is lost: kUnavailable at once, with the provider's words (Pod::status_note).
+// `faults` hears "wait-ssh" before each poll; `on_poll` sees each answer (the status to show).
 Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
                                TimePoint deadline, const std::function<bool()>& should_stop,
-                               FaultObserver* faults = nullptr);
+                               FaultObserver* faults = nullptr,
+                               const std::function<void(const Pod&)>& on_poll = nullptr);
 
 // After a pod is running: its id must appear in the provider's pod list, the list burst relies on
 // to find pods it lost track of. A list that hides it (an API change) is kUnavailable, so the job

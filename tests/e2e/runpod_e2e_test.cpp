@@ -53,7 +53,10 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
     // python:3.11-slim runs no SSH server: the start command installed one with our key.
     EXPECT_TRUE(p.sshd) << p.name;
     EXPECT_EQ(p.image, "python:3.11-slim");
-    EXPECT_NE(p.extra.value("args", "").find("sshd"), std::string::npos) << p.extra.dump();
+    // ... through the base64-wrapped start command, which survived the strict argument split.
+    EXPECT_NE(p.extra.value("args", "").find(" | base64 -d > "), std::string::npos)
+        << p.extra.dump();
+    EXPECT_TRUE(p.start_note.empty()) << p.start_note;
     EXPECT_EQ(p.region, vols[0].region) << "pod and volume in one data centre";
     EXPECT_EQ(p.phase, fakecloud::Phase::kTerminated) << p.name;
     EXPECT_NE(out.find(p.id + " deleted (confirmed)"), std::string::npos) << p.id << "\n" << out;

@@ -92,11 +92,12 @@ std::string without_bootstrap(const std::string& body) {
 TEST(RunpodBody, GpuPodIsPinned) {
   const std::string body =
       runpod_create_pod_body(gpu_request(), "NVIDIA GeForce RTX 4090", 2, "US-KS-2", "SECURE");
-  EXPECT_EQ(without_bootstrap(body),
-            R"({"cloud":"SECURE","dataCenterIds":["US-KS-2"],"env":{"PUBLIC_KEY":"ssh-ed25519 )"
-            R"(AAAAkey burst","TTS_STEPS":"8"},"gpu":{"count":2,"id":"NVIDIA GeForce RTX 4090"},)"
-            R"("image":"python:3.11-slim","mounts":{"network":[{"path":"/workspace","volumeId":)"
-            R"("agv6w2qcg7"}]},"name":"burst-j42-gpu","ports":["22/tcp","8888/tcp"]})");
+  EXPECT_EQ(
+      without_bootstrap(body),
+      R"({"cloud":"SECURE","dataCenterIds":["US-KS-2"],"env":{"PUBLIC_KEY":"ssh-ed25519 )"
+      R"(AAAAkey burst","TTS_STEPS":"8"},"gpu":{"count":2,"id":"NVIDIA GeForce RTX 4090"},)"
+      R"("image":"python:3.11-slim","mounts":{"network":[{"path":"/workspace","volumeId":)"
+      R"("agv6w2qcg7"}]},"name":"burst-j42-gpu","ports":["22/tcp","8888/tcp"],"startSsh":true})");
   expect_valid_create_pod(json::parse(body));
 }
 
@@ -111,7 +112,7 @@ TEST(RunpodBody, CpuPodIsPinned) {
             R"({"cpu":{"id":"cpu3c","vcpuCount":2},"dataCenterIds":["US-KS-2"],"env":)"
             R"({"PUBLIC_KEY":"ssh-ed25519 AAAAkey burst","TTS_STEPS":"8"},"image":)"
             R"("python:3.11-slim","mounts":{"network":[{"path":"/workspace","volumeId":)"
-            R"("agv6w2qcg7"}]},"name":"burst-j42-cpu","ports":["22/tcp"]})");
+            R"("agv6w2qcg7"}]},"name":"burst-j42-cpu","ports":["22/tcp"],"startSsh":true})");
   expect_valid_create_pod(json::parse(body));
 }
 

@@ -18,26 +18,22 @@ namespace {
 
 constexpr const char* kKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHkey+/= burst@host";
 
-// The script inside `sh -c '...'`, which must hold no single quote of its own.
-std::string inner_script(const std::string& args) {
-  const std::string head = "sh -c '";
-  EXPECT_EQ(args.rfind(head, 0), 0u) << args;
-  EXPECT_EQ(args.back(), '\'');
-  std::string inner = args.substr(head.size(), args.size() - head.size() - 1);
-  EXPECT_EQ(inner.find('\''), std::string::npos) << "a quote would end the sh -c argument";
-  return inner;
+// The script the start command runs (base64-wrapped in `args`: runpod_start_test.cpp).
+std::string inner_script(const std::string& key) {
+  auto script = runpod_ssh_bootstrap_script(key);
+  EXPECT_TRUE(script.ok()) << key;
+  return script.ok() ? *script : "";
 }
 
 TEST(RunpodSsh, BootstrapIsValidShWithTheKeyLiterally) {
-  auto args = runpod_ssh_bootstrap_args(std::string(kKey) + "\n");
-  ASSERT_TRUE(args.ok()) << args.error().message;
-  const std::string inner = inner_script(*args);
+  const std::string inner = inner_script(std::string(kKey) + "\n");
   EXPECT_NE(inner.find(std::string("k=\"") + kKey + "\""), std::string::npos) << inner;
   for (const char* part : {"apt-get install", "apk add", "yum install",
                            "/root/.ssh/authorized_keys", "sshd) -D", "while sleep 3600"})
     EXPECT_NE(inner.find(part), std::string::npos) << part;
-  EXPECT_EQ(inner.find('\n'), std::string::npos) << "one line: args may be split on newlines";
   // sh -n parses the script without running it, both as the args string and as the inner script.
+  auto args = runpod_ssh_bootstrap_args(kKey);
+  ASSERT_TRUE(args.ok());
   const std::string dir = ::testing::TempDir();
   std::ofstream(dir + "/bootstrap.sh") << inner << "\n";
   std::ofstream(dir + "/args.sh") << *args << "\n";
@@ -45,12 +41,11 @@ TEST(RunpodSsh, BootstrapIsValidShWithTheKeyLiterally) {
   EXPECT_EQ(std::system(("sh -n " + dir + "/args.sh").c_str()), 0) << *args;
 }
 
-TEST(RunpodSsh, BootstrapWritesTheKeyItWasGiven) {
-  // Run only the key-writing part against a temporary root: the key lands verbatim, one line.
-  auto args = runpod_ssh_bootstrap_args(kKey);
-  ASSERT_TRUE(args.ok());
-  std::string inner = inner_script(*args);
-  const std::string stop = "ssh-keygen -A;";
+TEST(RunpodSsh, BootstrapWritesTheKeyAndTheContainersEnvironmentForSessions) {
+  // Run the part before sshd against a temporary root: the key lands verbatim, one line, and the
+  // environment this shell has (the container's) is written where sessions read it.
+  std::string inner = inner_script(kKey);
+  const std::string stop = "ssh-keygen -A\n";
   ASSERT_NE(inner.find(stop), std::string::npos);
   inner = inner.substr(0, inner.find(stop));
   const size_t install = inner.find("if ! command -v sshd");
@@ -61,15 +56,24 @@ TEST(RunpodSsh, BootstrapWritesTheKeyItWasGiven) {
   std::filesystem::remove_all(root);
   std::filesystem::create_directories(root);
   std::string script = inner;
-  for (const char* path : {"/root/.ssh", "/run/sshd"})
-    for (size_t at; (at = script.find(std::string(" ") + path)) != std::string::npos;)
+  for (const char* path : {"/root/.ssh", "/run/sshd", "/etc/profile.d"})
+    for (size_t at = 0; (at = script.find(std::string(" ") + path, at)) != std::string::npos;
+         at += root.size() + 2)
       script.replace(at + 1, 0, root);
   std::ofstream(root + "/s.sh") << script << "\n";
-  ASSERT_EQ(std::system(("sh " + root + "/s.sh").c_str()), 0) << script;
-  std::ifstream in(root + "/root/.ssh/authorized_keys");
-  std::string line, all;
-  while (std::getline(in, line)) all += line + "\n";
-  EXPECT_EQ(all, std::string(kKey) + "\n");
+  ASSERT_EQ(std::system(("BURST_IMAGE_ENV_MARK=conda sh " + root + "/s.sh").c_str()), 0) << script;
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    std::string line, all;
+    while (std::getline(in, line)) all += line + "\n";
+    return all;
+  };
+  EXPECT_EQ(read(root + "/root/.ssh/authorized_keys"), std::string(kKey) + "\n");
+  EXPECT_NE(read(root + "/root/.ssh/environment").find("BURST_IMAGE_ENV_MARK=conda\n"),
+            std::string::npos);
+  EXPECT_NE(read(root + "/root/.ssh/environment").find("PATH="), std::string::npos);
+  EXPECT_NE(read(root + "/etc/profile.d/burst-container-env.sh").find("BURST_IMAGE_ENV_MARK="),
+            std::string::npos);
 }
 
 TEST(RunpodSsh, KeysTheShellWouldExpandAreRefusedAndOddCommentsDropped) {
@@ -85,11 +89,14 @@ TEST(RunpodSsh, KeysTheShellWouldExpandAreRefusedAndOddCommentsDropped) {
   for (const char* comment : {"John's laptop", "$(reboot)", "a\"b", "`id`", "x\\y"}) {
     auto args = runpod_ssh_bootstrap_args(std::string("ssh-rsa AAAAB3Nza ") + comment);
     ASSERT_TRUE(args.ok()) << comment;
-    EXPECT_NE(inner_script(*args).find("k=\"ssh-rsa AAAAB3Nza\";"), std::string::npos) << *args;
+    EXPECT_NE(
+        inner_script(std::string("ssh-rsa AAAAB3Nza ") + comment).find("k=\"ssh-rsa AAAAB3Nza\"\n"),
+        std::string::npos)
+        << *args;
   }
-  auto spaced = runpod_ssh_bootstrap_args("ssh-rsa AAAAB3Nza me at work");
+  auto spaced = runpod_ssh_bootstrap_script("ssh-rsa AAAAB3Nza me at work");
   ASSERT_TRUE(spaced.ok());
-  EXPECT_NE(spaced->find("k=\"ssh-rsa AAAAB3Nza me at work\";"), std::string::npos);
+  EXPECT_NE(spaced->find("k=\"ssh-rsa AAAAB3Nza me at work\"\n"), std::string::npos);
 }
 
 TEST(RunpodSsh, OfficialImagesStartSshdThemselvesAndGetNoStartCommand) {

@@ -64,10 +64,12 @@ void expect_valid_create(const json& b) {
 
 TEST(VastBody, CreateInstanceIsPinned) {
   const std::string body = vast_create_instance_body(gpu_request(), 31415926, 32);
-  EXPECT_EQ(body, R"({"cancel_unavail":true,"disk":32,"env":{"-p 8888:8888":"1","TTS_STEPS":"8"},)"
-                  R"("image":"python:3.11-slim","label":"burst-j42-gpu","onstart":"env >> /etc/)"
-                  R"(environment","runtype":"ssh_direct","volume_info":{"create_new":false,)"
-                  R"("mount_path":"/workspace","volume_id":31415926}})");
+  EXPECT_EQ(
+      body,
+      R"({"cancel_unavail":true,"disk":32,"env":{"-p 8888:8888":"1","TTS_STEPS":"8"},)"
+      R"("image":"python:3.11-slim","label":"burst-j42-gpu","onstart":"touch ~/.no_auto_tmux; )"
+      R"(env >> /etc/environment","runtype":"ssh_direct","volume_info":{"create_new":false,)"
+      R"("mount_path":"/workspace","volume_id":31415926}})");
   expect_valid_create(json::parse(body));
   EXPECT_EQ(body.find("AAAAkey"), std::string::npos) << "the SSH key goes to the account, not env";
 }
@@ -84,10 +86,11 @@ TEST(VastBody, CreateWithoutVolumeLeavesVolumeInfoOut) {
 
 TEST(VastBody, SearchOffersIsPinned) {
   EXPECT_EQ(vast_search_offers_body({"RTX 4090"}, 2, 41201, 32, 5000),
-            R"({"allocated_storage":32,"external":{"eq":false},"gpu_name":{"in":["RTX 4090"]},)"
-            R"("limit":5000,"machine_id":{"eq":41201},"num_gpus":{"eq":2},"order":[["dph_total",)"
-            R"("asc"]],"rentable":{"eq":true},"rented":{"eq":false},"type":"ondemand",)"
-            R"("verified":{"eq":true}})");
+            R"({"allocated_storage":32,"direct_port_count":{"gte":1.0},"external":{"eq":false},)"
+            R"("gpu_name":{"in":["RTX 4090"]},"inet_down":{"gte":100.0},"limit":5000,)"
+            R"("machine_id":{"eq":41201},"num_gpus":{"eq":2},"order":[["dph_total","asc"]],)"
+            R"("reliability":{"gte":0.95},"rentable":{"eq":true},"rented":{"eq":false},)"
+            R"("type":"ondemand","verified":{"eq":true}})");
   // Every offer: no gpu/machine filter, at least one GPU.
   json all = json::parse(vast_search_offers_body({}, 0, 0, 32, 5000));
   EXPECT_FALSE(all.contains("gpu_name"));
