@@ -77,7 +77,9 @@ ApiResponse dash_reply(int status, std::string body, const char* type) {
   r.headers["Cache-Control"] = "no-store";
   r.headers["X-Content-Type-Options"] = "nosniff";
   r.headers["Content-Security-Policy"] = kDashCsp;
-  r.headers["Referrer-Policy"] = "no-referrer";
+  // No Referer to any other origin (the session's prefix stays here); not no-referrer, under which
+  // a browser sends "Origin: null" with the page's own form posts.
+  r.headers["Referrer-Policy"] = "same-origin";
   return r;
 }
 

@@ -211,7 +211,7 @@ void DashboardProxy::serve(int fd) {
     if (!s) return proxy_answer(fd, "500 Internal Server Error", "", "no randomness\n");
     return proxy_answer(fd, "303 See Other",
                         "Location: " + s->prefix + "/dashboard\r\nSet-Cookie: " +
-                            dash_set_cookie(*s) + "\r\nReferrer-Policy: no-referrer\r\n",
+                            dash_set_cookie(*s) + "\r\nReferrer-Policy: same-origin\r\n",
                         "");
   }
   const std::optional<DashMatch> session = sessions_.match(path, cookie);

@@ -7,7 +7,7 @@
 // which every URL of the session lives, and a cookie (64 hex) set with Path=<prefix>/, HttpOnly,
 // SameSite=Strict. A browser sends the cookie only with requests under that path: a page or a
 // server on another port receives it only if it knows the prefix, which the dashboard's pages never
-// send elsewhere (Referrer-Policy: no-referrer, no outside link). A request belongs to a session
+// send elsewhere (Referrer-Policy: same-origin, no outside link). A request belongs to a session
 // only with both: its path under the prefix and the prefix's cookie.
 //
 // What a session may do (dash_session_may): GET the dashboard's pages, assets, log stream and

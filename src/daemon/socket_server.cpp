@@ -310,7 +310,7 @@ bool authorized(const httplib::Request& req, const SocketServer::Impl& m) {
 void login_page(httplib::Response& res, int status, const std::string& note) {
   res.status = status;
   res.set_header("Cache-Control", "no-store");
-  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("Referrer-Policy", "same-origin");
   res.set_header("Content-Security-Policy",
                  "default-src 'none'; form-action 'self'; frame-ancestors 'none'");
   res.set_content(
@@ -345,7 +345,7 @@ void login(SocketServer::Impl& m, const httplib::Request& req, httplib::Response
   if (!s) return login_page(res, 500, "burstd cannot read /dev/urandom.");
   res.status = 303;
   res.set_header("Location", s->prefix + "/dashboard");
-  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("Referrer-Policy", "same-origin");
   res.set_header("Set-Cookie", dash_set_cookie(*s));
 }
 
