@@ -1,5 +1,6 @@
 #include "daemon/dashboard_session.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -91,6 +92,21 @@ bool dash_session_may(const std::string& method, const std::string& path) {
   if (path.find('%') != std::string::npos || path.find("/.") != std::string::npos) return false;
   return path == "/" || path == "/dashboard" || path.rfind("/dashboard/", 0) == 0 ||
          path == "/metrics";
+}
+
+bool dash_host_ok(const std::string& host_header, const std::string& listen_host) {
+  std::string host = host_header;
+  if (!host.empty() && host[0] == '[') {
+    const size_t close = host.find(']');
+    if (close == std::string::npos) return false;
+    host = host.substr(1, close - 1);
+    in6_addr a6{};
+    return ::inet_pton(AF_INET6, host.c_str(), &a6) == 1;
+  }
+  host = host.substr(0, host.find(':'));
+  in_addr a4{};
+  return !host.empty() && (host == "localhost" || host == listen_host ||
+                           ::inet_pton(AF_INET, host.c_str(), &a4) == 1);
 }
 
 bool dash_same_origin(const std::map<std::string, std::string>& headers) {

@@ -66,6 +66,11 @@ bool dash_session_may(const std::string& method, const std::string& path);
 // never another port), and a Sec-Fetch-Site, where the browser sends one, of "same-origin".
 bool dash_same_origin(const std::map<std::string, std::string>& headers);
 
+// Whether a browser may name `host_header` for a dashboard served by a listener on `listen_host`:
+// an IP address, "localhost", or `listen_host` itself, with any port (a TLS proxy in front may
+// change it). A DNS-rebinding page names its own domain, so it is refused.
+bool dash_host_ok(const std::string& host_header, const std::string& listen_host);
+
 // Whether `base` is a session prefix as DashboardSessions::open makes them ("/s/" + 32 lower-case
 // hex).
 bool dash_valid_base(const std::string& base);

@@ -19,6 +19,7 @@
 #include <mutex>
 
 #include "daemon/dashboard_session.h"
+#include "daemon/peer_count.h"
 
 namespace burst::daemon {
 
@@ -151,19 +152,6 @@ class BoundedStream : public httplib::Stream {
   bool saw_auth_ = false;
 };
 
-// The peer's address ("" for a Unix socket).
-std::string peer_address(int fd) {
-  sockaddr_storage a{};
-  socklen_t len = sizeof a;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) return "";
-  if (a.ss_family != AF_INET && a.ss_family != AF_INET6) return "";
-  char host[NI_MAXHOST];
-  if (::getnameinfo(reinterpret_cast<sockaddr*>(&a), len, host, sizeof host, nullptr, 0,
-                    NI_NUMERICHOST) != 0)
-    return "";
-  return host;
-}
-
 // httplib's server with one request per connection, read through BoundedStream. On TCP, a peer
 // address holds at most `per_peer` connections at once: one more is answered 503 and closed
 // before anything is read (it waited in the queue only behind others' work, not theirs), and each
@@ -181,12 +169,7 @@ class BoundedServer : public httplib::Server {
  private:
   bool process_and_close_socket(socket_t sock) override {
     const std::string peer = per_peer > 0 ? peer_address(sock) : "";
-    bool admitted = true;
-    if (!peer.empty()) {
-      std::lock_guard<std::mutex> lock(peers_mu_);
-      admitted = peers_[peer] < per_peer;
-      if (admitted) ++peers_[peer];
-    }
+    const bool admitted = peer.empty() || peers_.enter(peer, per_peer);
     bool ok = false;
     if (admitted) {
       BoundedStream strm(sock, read_deadline, auth_window);
@@ -199,15 +182,11 @@ class BoundedServer : public httplib::Server {
     }
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
-    if (admitted && !peer.empty()) {
-      std::lock_guard<std::mutex> lock(peers_mu_);
-      if (--peers_[peer] == 0) peers_.erase(peer);
-    }
+    if (admitted && !peer.empty()) peers_.leave(peer);
     return ok;
   }
 
-  std::mutex peers_mu_;
-  std::map<std::string, int> peers_;  // connections being served, by peer address
+  PeerCount peers_;  // connections being served, by peer address
 };
 
 }  // namespace
@@ -280,30 +259,12 @@ bool same_secret(const std::string& a, const std::string& b) {
 // post the (CSRF-protected) pod delete, with same-origin proof; never /v1.
 constexpr const char* kLoginPath = "/dashboard/login";
 
-// The Host a browser may name for the dashboard: an IP address, localhost, or the address in
-// api.tcp (any port: a TLS proxy in front may change it). A DNS-rebinding page names its own
-// domain, so it is refused.
-bool dashboard_host_ok(const std::string& header, const SocketServer::Impl& m) {
-  std::string host = header;
-  if (!host.empty() && host[0] == '[') {
-    const size_t close = host.find(']');
-    if (close == std::string::npos) return false;
-    host = host.substr(1, close - 1);
-    in6_addr a6{};
-    return ::inet_pton(AF_INET6, host.c_str(), &a6) == 1;
-  }
-  host = host.substr(0, host.find(':'));
-  in_addr a4{};
-  return !host.empty() &&
-         (host == "localhost" || host == m.host || ::inet_pton(AF_INET, host.c_str(), &a4) == 1);
-}
-
 bool authorized(const httplib::Request& req, const SocketServer::Impl& m) {
   if (m.token.empty()) return true;  // the Unix socket: its mode is the access check
   if (same_secret(req.get_header_value("Authorization"), "Bearer " + m.token)) return true;
   const auto s = m.sessions.match(req.path, req.get_header_value("Cookie"));
   if (!s || !dash_session_may(req.method, s->path)) return false;
-  if (!dashboard_host_ok(req.get_header_value("Host"), m)) return false;
+  if (!dash_host_ok(req.get_header_value("Host"), m.host)) return false;
   return req.method != "POST" || dash_same_origin(lower_headers(req));
 }
 
@@ -332,7 +293,7 @@ void login(SocketServer::Impl& m, const httplib::Request& req, httplib::Response
     res.set_header("Location", "/dashboard");
     return;
   }
-  if (!dashboard_host_ok(req.get_header_value("Host"), m))
+  if (!dash_host_ok(req.get_header_value("Host"), m.host))
     return login_page(res, 421, "Open the dashboard by burstd's address, not by another name.");
   if (req.method != "POST")
     return login_page(res, 200,
