@@ -50,6 +50,18 @@ bool safe_id(const std::string& id) {
   return true;
 }
 
+// Whether the Content-Type header is application/json (any case, parameters such as charset after
+// a ';' allowed).
+bool json_content_type(const std::map<std::string, std::string>& headers) {
+  auto it = headers.find("content-type");
+  if (it == headers.end()) return false;
+  std::string type = it->second.substr(0, it->second.find(';'));
+  type.erase(0, type.find_first_not_of(" \t"));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
+  for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return type == "application/json";
+}
+
 json job_json(const JobRecord& j) {
   return {{"id", j.id},
           {"pipeline", j.pipeline},
@@ -82,6 +94,10 @@ ApiResponse Api::handle(const ApiRequest& r) {
   if (parts.empty() || parts[0] != "v1") return error(404, "unknown endpoint " + r.path);
   parts.erase(parts.begin());
   const bool get = r.method == "GET", post = r.method == "POST";
+  // A browser may send text/plain, form data or a beacon anywhere without asking (no CORS
+  // preflight); application/json it may not. So every POST must say it is JSON, body or not.
+  if (post && !json_content_type(r.headers))
+    return error(415, "send the request with Content-Type: application/json");
   if (parts.size() == 1 && parts[0] == "health" && get) return health();
   if (parts.size() == 1 && parts[0] == "jobs" && post)
     return submit(r.body, r.local_provider_allowed);

@@ -11,6 +11,8 @@
 //   GET  /v1/jobs/<id>/report       the job's JSON report
 //   GET  /v1/pods                   pods not confirmed deleted
 //   POST /v1/reap                   reconcile now: delete pods no live job owns
+// Every POST under /v1 needs "Content-Type: application/json" (415 otherwise), which a page of
+// another site cannot send without CORS, and burstd answers no CORS preflight.
 // Paths outside /v1 (burstd's /metrics and dashboard, daemon/web.h) go to the handler set_web
 // installs, with the same listeners and auth.
 #pragma once
@@ -38,6 +40,9 @@ struct ApiRequest {
   // False for requests over TCP (unless api.tcp_allow_local_provider): a job submitted then may
   // not use the built-in `local` provider, whose `run:` executes here as burstd's user.
   bool local_provider_allowed = true;
+  // The dashboard session's path prefix ("/s/<hex>", daemon/dashboard_session.h) the request came
+  // under, so the dashboard's links and redirects stay in it; "" for none.
+  std::string dashboard_base = "";
 };
 
 struct ApiResponse {

@@ -12,6 +12,7 @@
 
 #include "daemon/dashboard_assets.h"
 #include "daemon/dashboard_html.h"
+#include "daemon/dashboard_session.h"
 
 namespace burst::daemon {
 namespace {
@@ -20,29 +21,6 @@ ApiResponse dash_redirect(const std::string& location) {
   ApiResponse r = dash_reply(303, "", "text/plain");
   r.headers["Location"] = location;
   return r;
-}
-
-std::string dash_random_hex(size_t bytes) {
-  std::string raw(bytes, '\0');
-  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  size_t got = 0;
-  while (fd >= 0 && got < bytes) {
-    ssize_t n = ::read(fd, raw.data() + got, bytes - got);
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  if (fd >= 0) ::close(fd);
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : raw) out += std::string{kHex[c >> 4], kHex[c & 15]};
-  return out;
-}
-
-bool dash_same_secret(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0 && !a.empty();  // an empty token (no urandom) never matches
 }
 
 bool dash_safe_id(const std::string& id) {
@@ -62,6 +40,13 @@ std::string dash_param(const ApiRequest& r, const std::string& key) {
 Dashboard::Dashboard(DashboardDeps deps) : d_(std::move(deps)), csrf_(dash_random_hex(32)) {}
 
 std::optional<ApiResponse> Dashboard::handle(const ApiRequest& r) {
+  std::optional<ApiResponse> answer = route(r);
+  // Over a session (`burst dashboard`, the TCP login), links and redirects stay under its prefix.
+  if (answer && dash_valid_base(r.dashboard_base)) dash_rebase(*answer, r.dashboard_base);
+  return answer;
+}
+
+std::optional<ApiResponse> Dashboard::route(const ApiRequest& r) {
   const bool get = r.method == "GET";
   if (r.path == "/" && get) return dash_redirect("/dashboard");
   // Browsers ask for it on every origin (the HTML report has no icon link): nothing, not 404.
@@ -87,6 +72,11 @@ std::optional<ApiResponse> Dashboard::handle(const ApiRequest& r) {
     if (sub.empty()) return job_page(rest);
     if (sub == "log") return log_poll(rest, r.query);
     if (sub == "report") return report_page(rest);
+    if (sub == "report.json") {  // the API's JSON report, so the page needs no /v1 link
+      ApiResponse json = d_.api.handle({"GET", "/v1/jobs/" + rest + "/report", {}, ""});
+      ApiResponse out = dash_reply(json.status, std::move(json.body), "application/json");
+      return out;
+    }
   }
   return dash_html(404, "Not found", "<p>No such page.</p>");
 }
@@ -112,16 +102,13 @@ ApiResponse Dashboard::log_poll(const std::string& id,
 }
 
 ApiResponse Dashboard::delete_pod(const ApiRequest& r) {
-  // CSRF: the form's token, which only a page burstd served carries, and no foreign Origin.
-  if (!dash_same_secret(dash_param(r, "csrf"), csrf_))
+  // Same-origin proof (an Origin naming this very origin, never "null"; Sec-Fetch-Site, where
+  // sent, same-origin) and the form's token, which only a page burstd served carries.
+  if (!dash_same_origin(r.headers))
+    return dash_html(403, "Refused", "<p>A form from another origin may not delete pods.</p>");
+  if (!dash_secret_equal(dash_param(r, "csrf"), csrf_))
     return dash_html(403, "Refused",
                      "<p>The form's token is missing or stale: reload the page.</p>");
-  if (auto o = r.headers.find("origin"); o != r.headers.end() && o->second != "null") {
-    auto host = r.headers.find("host");
-    if (host == r.headers.end() ||
-        (o->second != "http://" + host->second && o->second != "https://" + host->second))
-      return dash_html(403, "Refused", "<p>A form from another site may not delete pods.</p>");
-  }
   const std::string provider = dash_param(r, "provider"), pod = dash_param(r, "pod");
   auto live = d_.store.live_pods();
   if (!live.ok())

@@ -5,11 +5,12 @@
 // job waits, a pipeline's recent runs (estimate vs actual, utilization against 70%). Served
 // through the Api (daemon/web.h), so it has the API's listeners and auth.
 //
-// The one action, deleting a pod, is a POST form carrying a per-daemon CSRF token; a request
-// whose Origin names another host is refused. It goes through the verified delete: a pod of a
-// running job cancels the job (its runner deletes and verifies its pods); any other pod is left
-// to a reconcile pass (the reaper deletes and verifies it). Every text from the store or a log is
-// HTML-escaped; logs and errors are redacted before they are written, and rendered as stored.
+// The one action, deleting a pod, is a POST form carrying a per-daemon CSRF token, refused
+// without same-origin proof (dash_same_origin: an Origin naming this origin, never "null"). It goes
+// through the verified delete: a pod of a running job cancels the job (its runner deletes and
+// verifies its pods); any other pod is left to a reconcile pass (the reaper deletes and verifies
+// it). Every text from the store or a log is HTML-escaped; logs and errors are redacted before they
+// are written, and rendered as stored.
 #pragma once
 
 #include <functional>
@@ -42,6 +43,7 @@ class Dashboard {
   const std::string& csrf_token() const { return csrf_; }
 
  private:
+  std::optional<ApiResponse> route(const ApiRequest& request);
   ApiResponse jobs_page();
   ApiResponse job_page(const std::string& id);
   ApiResponse report_page(const std::string& id);  // the HTML report, as of now

@@ -77,8 +77,29 @@ ApiResponse dash_reply(int status, std::string body, const char* type) {
   r.headers["Cache-Control"] = "no-store";
   r.headers["X-Content-Type-Options"] = "nosniff";
   r.headers["Content-Security-Policy"] = kDashCsp;
-  r.headers["Referrer-Policy"] = "no-referrer";
+  // No Referer to any other origin (the session's prefix stays here); not no-referrer, under which
+  // a browser sends "Origin: null" with the page's own form posts.
+  r.headers["Referrer-Policy"] = "same-origin";
   return r;
+}
+
+void dash_rebase(ApiResponse& r, const std::string& base) {
+  if (base.empty()) return;
+  if (auto loc = r.headers.find("Location");
+      loc != r.headers.end() && !loc->second.empty() && loc->second[0] == '/')
+    loc->second = base + loc->second;
+  if (r.content_type.rfind("text/html", 0) != 0) return;
+  std::string out;
+  out.reserve(r.body.size() + 1024);
+  size_t at = 0;
+  for (size_t next; (next = r.body.find("=\"/", at)) != std::string::npos; at = next + 2) {
+    out.append(r.body, at, next + 2 - at);  // up to the opening quote
+    if (r.body.compare(next + 2, 10, "/dashboard") == 0 ||
+        r.body.compare(next + 2, 9, "/metrics\"") == 0)
+      out += base;
+  }
+  out.append(r.body, at, std::string::npos);
+  r.body = std::move(out);
 }
 
 ApiResponse dash_html(int status, const std::string& title, const std::string& body,

@@ -19,6 +19,11 @@ std::string dash_url_component(const std::string& text);
 std::string dash_page(const std::string& title, const std::string& body, int refresh_s = 0);
 // A response with the dashboard's headers (no caching, nosniff, a strict Content-Security-Policy).
 ApiResponse dash_reply(int status, std::string body, const char* type);
+// Moves the dashboard's own links into a session's prefix `base` ("/s/<hex>"; "" leaves `r` as it
+// is): in an HTML body every attribute value that starts with "/dashboard" or "/metrics", and a
+// Location header that starts with "/", get `base` in front. Every text from the store or a log is
+// escaped (no raw quote in it), so only burstd's own markup matches.
+void dash_rebase(ApiResponse& r, const std::string& base);
 // dash_page() as a response.
 ApiResponse dash_html(int status, const std::string& title, const std::string& body,
                       int refresh_s = 0);

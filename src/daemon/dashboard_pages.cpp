@@ -162,8 +162,8 @@ ApiResponse Dashboard::job_page(const std::string& id) {
           "\">runs of this pipeline</a> (estimate vs actual, utilization)";
   if (!j.report_path.empty())
     body += " · <a href=\"/dashboard/jobs/" + dash_escape(j.id) +
-            "/report\">full report</a> · <a href=\"/v1/jobs/" + dash_escape(j.id) +
-            "/report\">JSON</a>";
+            "/report\">full report</a> · <a href=\"/dashboard/jobs/" + dash_escape(j.id) +
+            "/report.json\">JSON</a>";
   body += "</p>";
 
   // The phase timeline.

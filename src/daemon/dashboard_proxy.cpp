@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <sstream>
 
 namespace burst::daemon {
@@ -20,29 +22,6 @@ constexpr size_t kProxyMaxHead = 64 * 1024;
 constexpr size_t kProxyMaxBody = 1024 * 1024;
 constexpr int kProxyDeadlineMs = 10000;
 constexpr int kProxyMaxConnections = 32;
-
-std::string proxy_random_hex(size_t bytes) {
-  std::string raw(bytes, '\0');
-  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  size_t got = 0;
-  while (fd >= 0 && got < bytes) {
-    ssize_t n = ::read(fd, raw.data() + got, bytes - got);
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  if (fd >= 0) ::close(fd);
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : raw) out += std::string{kHex[c >> 4], kHex[c & 15]};
-  return got == bytes ? out : "";
-}
-
-bool proxy_equal(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0 && !a.empty();
-}
 
 bool proxy_wait(int fd, short events, int timeout_ms) {
   pollfd p{fd, events, 0};
@@ -78,26 +57,13 @@ std::string proxy_lower(std::string s) {
   return s;
 }
 
-// The value of cookie `name` in a Cookie header, or "".
-std::string proxy_cookie(const std::string& header, const std::string& name) {
-  std::stringstream ss(header);
-  for (std::string part; std::getline(ss, part, ';');) {
-    size_t start = part.find_first_not_of(' ');
-    if (start == std::string::npos) continue;
-    part = part.substr(start);
-    if (part.rfind(name + "=", 0) == 0) return part.substr(name.size() + 1);
-  }
-  return "";
-}
-
 }  // namespace
 
 DashboardProxy::~DashboardProxy() { stop(); }
 
 Status DashboardProxy::start(int port) {
-  one_time_ = proxy_random_hex(24);
-  session_ = proxy_random_hex(32);
-  if (one_time_.empty() || session_.empty())
+  one_time_ = dash_random_hex(24);
+  if (one_time_.empty())
     return make_error(ErrorCode::kInternal, "dashboard: cannot read /dev/urandom");
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listen_fd_ < 0)
@@ -190,7 +156,8 @@ void DashboardProxy::serve(int fd) {
   rl >> method >> target >> version;
   if (method.empty() || target.empty() || target[0] != '/' || version.rfind("HTTP/1.", 0) != 0)
     return proxy_answer(fd, "400 Bad Request", "", "bad request line\n");
-  std::string host, cookie, forwarded;
+  std::string cookie, forwarded;
+  std::map<std::string, std::string> headers;  // lower-case names: Host, Origin, Sec-Fetch-Site
   size_t content_length = 0;
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -199,7 +166,8 @@ void DashboardProxy::serve(int fd) {
     const std::string name = proxy_lower(line.substr(0, colon));
     std::string value = line.substr(colon + 1);
     value.erase(0, value.find_first_not_of(" \t"));
-    if (name == "host") host = value;
+    headers[name] = value;
+    if (name == "x-burst-dashboard-base") continue;  // the proxy says which session, not the page
     if (name == "cookie") {
       cookie = value;
       continue;  // burstd never sees the session
@@ -217,31 +185,46 @@ void DashboardProxy::serve(int fd) {
     forwarded += line + "\r\n";
   }
   const std::string port = std::to_string(port_);
+  const std::string host = headers["host"];
   if (host != "127.0.0.1:" + port && host != "localhost:" + port)
     return proxy_answer(fd, "421 Misdirected Request", "", "wrong Host\n");
+  const size_t q = target.find('?');
+  const std::string path = target.substr(0, q);
+  const std::string query = q == std::string::npos ? "" : target.substr(q);
+  // Browsers ask for it at the root of every origin: nothing (no session needed, nothing said).
+  if (method == "GET" && path == "/favicon.ico") return proxy_answer(fd, "204 No Content", "", "");
 
-  // The one-time token: spent on first use, exchanged for the session cookie.
-  const size_t q = target.find("?token=");
-  if (q != std::string::npos) {
-    std::string token = target.substr(q + 7);
+  // The one-time token: spent on first use, exchanged for a session (daemon/dashboard_session.h).
+  if (path == "/" && query.rfind("?token=", 0) == 0) {
+    std::string token = query.substr(7);
     token = token.substr(0, token.find('&'));
     bool fresh = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      fresh = proxy_equal(token, one_time_);
+      fresh = dash_secret_equal(token, one_time_);
       if (fresh) one_time_.clear();
     }
     if (!fresh)
       return proxy_answer(fd, "401 Unauthorized", "",
                           "this link was used already: run `burst dashboard` again\n");
+    std::optional<DashSession> s = sessions_.open();
+    if (!s) return proxy_answer(fd, "500 Internal Server Error", "", "no randomness\n");
     return proxy_answer(fd, "303 See Other",
-                        "Location: /dashboard\r\nSet-Cookie: burst_session=" + session_ +
-                            "; HttpOnly; SameSite=Strict; Path=/\r\n",
+                        "Location: " + s->prefix + "/dashboard\r\nSet-Cookie: " +
+                            dash_set_cookie(*s) + "\r\nReferrer-Policy: same-origin\r\n",
                         "");
   }
-  if (!proxy_equal(proxy_cookie(cookie, "burst_session"), session_))
+  const std::optional<DashMatch> session = sessions_.match(path, cookie);
+  if (!session)
     return proxy_answer(fd, "401 Unauthorized", "",
                         "open the link `burst dashboard` printed (it works once)\n");
+  // The dashboard's own paths only: never /v1, whatever the session.
+  if (!dash_session_may(method, session->path))
+    return proxy_answer(fd, "404 Not Found", "", "not a dashboard page\n");
+  if (method == "POST" && !dash_same_origin(headers))
+    return proxy_answer(fd, "403 Forbidden", "", "a page of another origin may not do this\n");
+  if (session->path == "/")
+    return proxy_answer(fd, "303 See Other", "Location: " + session->prefix + "/dashboard\r\n", "");
 
   while (body.size() < content_length) {
     if (!proxy_wait(fd, POLLIN, left_ms())) return;
@@ -263,8 +246,9 @@ void DashboardProxy::serve(int fd) {
     ::close(up);
     return proxy_answer(fd, "502 Bad Gateway", "", "burstd does not answer on " + socket_ + "\n");
   }
-  std::string request =
-      method + " " + target + " HTTP/1.1\r\n" + forwarded + "Connection: close\r\n\r\n" + body;
+  std::string request = method + " " + session->path + query + " HTTP/1.1\r\n" + forwarded +
+                        "X-Burst-Dashboard-Base: " + session->prefix +
+                        "\r\nConnection: close\r\n\r\n" + body;
   if (proxy_send_all(up, request.data(), request.size())) {
     // burstd's answer as it comes (a long poll waits up to 8 s for its first byte).
     while (!stopping_ && proxy_wait(up, POLLIN, 30000)) {

@@ -1,5 +1,6 @@
 #include "daemon/socket_server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
 #include <netdb.h>
 #include <poll.h>
@@ -14,6 +15,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "daemon/dashboard_session.h"
+#include "daemon/peer_count.h"
 
 namespace burst::daemon {
 
@@ -26,15 +32,25 @@ constexpr auto kReadDeadline = std::chrono::seconds(10);  // the whole request, 
 constexpr int kWriteTimeoutMs = 10000;                    // per write without progress
 constexpr size_t kTcpWorkers = 64;                        // connections served at once on TCP
 constexpr size_t kUnixWorkers = 16;                       // and on the Unix socket
+constexpr int kTcpPerPeer = 16;  // TCP connections one peer address may hold at once
+// TCP: a connection that has sent neither an Authorization header nor the end of its headers
+// this long after the connect is closed (a browser's dashboard request sends its headers at once).
+constexpr auto kAuthWindow = std::chrono::seconds(2);
 
 // httplib's Stream over one accepted socket, with the limits httplib 0.11 lacks: the request
 // (headers and body) must arrive within kReadDeadline of the accept however slowly it trickles,
 // the headers may not exceed kMaxHeaderBytes, and nothing past the headers and a kMaxBodyBytes
-// body is read. A slow or silent client so holds a worker for at most kReadDeadline.
+// body is read. A slow or silent client so holds a worker for at most kReadDeadline; with an
+// `auth_window` (TCP), one whose headers neither ended nor named Authorization within it, for at
+// most that long.
 class BoundedStream : public httplib::Stream {
  public:
-  BoundedStream(int fd, std::chrono::milliseconds read_deadline)
-      : fd_(fd), deadline_(std::chrono::steady_clock::now() + read_deadline) {}
+  BoundedStream(int fd, std::chrono::milliseconds read_deadline,
+                std::chrono::milliseconds auth_window = std::chrono::milliseconds(0))
+      : fd_(fd),
+        deadline_(std::chrono::steady_clock::now() + read_deadline),
+        auth_deadline_(auth_window.count() > 0 ? std::chrono::steady_clock::now() + auth_window
+                                               : deadline_) {}
 
   bool is_readable() const override { return pos_ < len_ || wait(POLLIN, remaining_ms()); }
   bool is_writable() const override { return wait(POLLOUT, kWriteTimeoutMs); }
@@ -68,8 +84,10 @@ class BoundedStream : public httplib::Stream {
 
  private:
   int remaining_ms() const {
+    // Until the headers end or name Authorization, the earlier auth deadline counts.
+    const auto end = header_end_ || saw_auth_ ? deadline_ : std::min(deadline_, auth_deadline_);
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline_ - std::chrono::steady_clock::now());
+        end - std::chrono::steady_clock::now());
     return left.count() > 0 ? static_cast<int>(left.count()) : 0;
   }
   bool wait(short events, int timeout_ms) const {
@@ -91,9 +109,19 @@ class BoundedStream : public httplib::Stream {
     while (n < 0 && errno == EINTR);
     if (n < 0) return false;
     len_ = static_cast<size_t>(n);
+    static constexpr char kAuth[] = "authorization:";
     for (size_t i = 0; i < len_ && !header_end_; ++i) {  // the blank line ending the headers
-      tail_ = (tail_ << 8) | static_cast<unsigned char>(buf_[i]);
+      const unsigned char c = static_cast<unsigned char>(buf_[i]);
+      tail_ = (tail_ << 8) | c;
       if (tail_ == 0x0d0a0d0au || (tail_ & 0xffffu) == 0x0a0au) header_end_ = total_ + i + 1;
+      // A line that starts "Authorization:" (any case).
+      if (c == '\n') {
+        line_pos_ = 0;
+        line_other_ = false;
+      } else if (line_pos_ < sizeof kAuth - 1) {
+        line_other_ = line_other_ || std::tolower(c) != kAuth[line_pos_];
+        if (++line_pos_ == sizeof kAuth - 1 && !line_other_) saw_auth_ = true;
+      }
     }
     total_ += len_;
     return true;
@@ -115,33 +143,50 @@ class BoundedStream : public httplib::Stream {
   }
 
   int fd_;
-  std::chrono::steady_clock::time_point deadline_;
+  std::chrono::steady_clock::time_point deadline_, auth_deadline_;
   char buf_[4096];
   size_t pos_ = 0, len_ = 0, total_ = 0, header_end_ = 0;
   uint32_t tail_ = 0;
+  size_t line_pos_ = 0;      // bytes of the current header line seen (up to kAuth's length)
+  bool line_other_ = false;  // the current line is not Authorization
+  bool saw_auth_ = false;
 };
 
-// httplib's server with one request per connection, read through BoundedStream. (Overrides
-// httplib's private virtual; it calls only protected members.)
+// httplib's server with one request per connection, read through BoundedStream. On TCP, a peer
+// address holds at most `per_peer` connections at once: one more is answered 503 and closed
+// before anything is read (it waited in the queue only behind others' work, not theirs), and each
+// connection gets the Authorization window. (Overrides httplib's private virtual; it calls only
+// protected members.)
 class BoundedServer : public httplib::Server {
  public:
   // httplib listens with a backlog of 5 (compiled into Debian's library): a burst of connects
   // beyond it waits for SYN retransmits (1 s, 3 s, ...). Linux lets a second listen() raise it.
   void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
   std::chrono::milliseconds read_deadline = kReadDeadline;
+  std::chrono::milliseconds auth_window{0};  // TCP: kAuthWindow
+  int per_peer = 0;                          // TCP: kTcpPerPeer; 0: no cap
 
  private:
   bool process_and_close_socket(socket_t sock) override {
+    const std::string peer = per_peer > 0 ? peer_address(sock) : "";
+    const bool admitted = peer.empty() || peers_.enter(peer, per_peer);
     bool ok = false;
-    {
-      BoundedStream strm(sock, read_deadline);
+    if (admitted) {
+      BoundedStream strm(sock, read_deadline, auth_window);
       bool closed = false;
       ok = process_request(strm, /*close_connection=*/true, closed, nullptr);
+    } else {
+      static constexpr char kBusy[] =
+          "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+      (void)::send(sock, kBusy, sizeof kBusy - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
     }
     ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
+    if (admitted && !peer.empty()) peers_.leave(peer);
     return ok;
   }
+
+  PeerCount peers_;  // connections being served, by peer address
 };
 
 }  // namespace
@@ -151,7 +196,9 @@ struct SocketServer::Impl {
   BoundedServer server;
   std::thread thread;
   std::string path;
+  std::string host;                  // TCP: the address listened on (a name the login accepts)
   std::string token;                 // TCP only: the bearer token every request must send
+  DashboardSessions sessions{64};    // TCP: the dashboard's browser sessions (/dashboard/login)
   bool allow_local_provider = true;  // TCP: api.tcp_allow_local_provider
   int port = -1;
   std::atomic<bool> stopping{false};
@@ -160,18 +207,32 @@ struct SocketServer::Impl {
 
 namespace {
 
+std::map<std::string, std::string> lower_headers(const httplib::Request& req) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : req.headers) {
+    std::string name = k;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out[name] = v;
+  }
+  return out;
+}
+
 ApiRequest to_api(const httplib::Request& req, const SocketServer::Impl& m) {
   ApiRequest r;
   r.method = req.method;
   r.path = req.path;
   for (const auto& [k, v] : req.params) r.query[k] = v;
   r.body = req.body;
-  for (const auto& [k, v] : req.headers) {
-    std::string name = k;
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    r.headers[name] = v;
-  }
+  r.headers = lower_headers(req);
   r.local_provider_allowed = m.token.empty() || m.allow_local_provider;
+  if (m.token.empty()) {
+    // The Unix socket: `burst dashboard`'s proxy names the session it forwards for.
+    r.dashboard_base = r.headers["x-burst-dashboard-base"];
+  } else if (auto s = m.sessions.match(req.path, req.get_header_value("Cookie"))) {
+    // TCP: a dashboard session's request (admit() checked it), served below its prefix.
+    r.path = s->path;
+    r.dashboard_base = s->prefix;
+  }
   return r;
 }
 
@@ -192,41 +253,27 @@ bool same_secret(const std::string& a, const std::string& b) {
 }
 
 // The dashboard in a browser over TCP (docs/dashboard.md): a browser cannot send the bearer
-// header, so kLoginPath takes the token once in a form and answers with it as an HttpOnly,
-// SameSite=Strict cookie. The cookie is accepted for the dashboard's pages, /metrics and the
-// (CSRF-protected) pod delete only; the /v1 API still needs the header.
+// header, so kLoginPath takes the token once in a form and opens a dashboard session
+// (daemon/dashboard_session.h): a random path prefix and a random cookie scoped to it, never the
+// token, and never accepted as one. A session may see the dashboard's pages and /metrics and
+// post the (CSRF-protected) pod delete, with same-origin proof; never /v1.
 constexpr const char* kLoginPath = "/dashboard/login";
 
-std::string cookie_value(const httplib::Request& req, const std::string& name) {
-  const std::string header = req.get_header_value("Cookie");
-  size_t at = 0;
-  while (at < header.size()) {
-    size_t end = header.find(';', at);
-    if (end == std::string::npos) end = header.size();
-    size_t start = header.find_first_not_of(' ', at);
-    if (start < end && header.compare(start, name.size() + 1, name + "=") == 0)
-      return header.substr(start + name.size() + 1, end - start - name.size() - 1);
-    at = end + 1;
-  }
-  return "";
-}
-
-bool cookie_may_authorize(const httplib::Request& req) {
-  const std::string& p = req.path;
-  const bool page = p == "/" || p == "/metrics" || p.rfind("/dashboard", 0) == 0;
-  return page && (req.method == "GET" || p == "/dashboard/pods/delete");
-}
-
-bool authorized(const httplib::Request& req, const std::string& token) {
-  if (token.empty()) return true;  // the Unix socket: its mode is the access check
-  if (same_secret(req.get_header_value("Authorization"), "Bearer " + token)) return true;
-  return cookie_may_authorize(req) && same_secret(cookie_value(req, "burst_token"), token);
+bool authorized(const httplib::Request& req, const SocketServer::Impl& m) {
+  if (m.token.empty()) return true;  // the Unix socket: its mode is the access check
+  if (same_secret(req.get_header_value("Authorization"), "Bearer " + m.token)) return true;
+  const auto s = m.sessions.match(req.path, req.get_header_value("Cookie"));
+  if (!s || !dash_session_may(req.method, s->path)) return false;
+  if (!dash_host_ok(req.get_header_value("Host"), m.host)) return false;
+  return req.method != "POST" || dash_same_origin(lower_headers(req));
 }
 
 void login_page(httplib::Response& res, int status, const std::string& note) {
   res.status = status;
   res.set_header("Cache-Control", "no-store");
-  res.set_header("Content-Security-Policy", "default-src 'none'; form-action 'self'");
+  res.set_header("Referrer-Policy", "same-origin");
+  res.set_header("Content-Security-Policy",
+                 "default-src 'none'; form-action 'self'; frame-ancestors 'none'");
   res.set_content(
       "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta "
       "name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>burstd "
@@ -238,21 +285,29 @@ void login_page(httplib::Response& res, int status, const std::string& note) {
       "text/html; charset=utf-8");
 }
 
-// GET: the form. POST: the token, checked like the header; right, it becomes the cookie.
-void login(const SocketServer::Impl& m, const httplib::Request& req, httplib::Response& res) {
+// GET: the form. POST: the token, checked like the header; right, a new session. Both need a
+// Host burstd answers to (421); the POST needs same-origin proof (403).
+void login(SocketServer::Impl& m, const httplib::Request& req, httplib::Response& res) {
   if (m.token.empty()) {  // the Unix socket needs no login
     res.status = 303;
     res.set_header("Location", "/dashboard");
     return;
   }
+  if (!dash_host_ok(req.get_header_value("Host"), m.host))
+    return login_page(res, 421, "Open the dashboard by burstd's address, not by another name.");
   if (req.method != "POST")
     return login_page(res, 200,
                       "The dashboard over TCP needs burstd's API token (its token_file).");
+  if (!dash_same_origin(lower_headers(req)))
+    return login_page(res, 403, "Sign in from this page, not from another site.");
   if (!same_secret(req.get_param_value("token"), m.token))
     return login_page(res, 401, "Wrong token.");
+  const std::optional<DashSession> s = m.sessions.open();
+  if (!s) return login_page(res, 500, "burstd cannot read /dev/urandom.");
   res.status = 303;
-  res.set_header("Location", "/dashboard");
-  res.set_header("Set-Cookie", "burst_token=" + m.token + "; HttpOnly; SameSite=Strict; Path=/");
+  res.set_header("Location", s->prefix + "/dashboard");
+  res.set_header("Referrer-Policy", "same-origin");
+  res.set_header("Set-Cookie", dash_set_cookie(*s));
 }
 
 void refuse(httplib::Response& res, int status, const std::string& message) {
@@ -264,7 +319,7 @@ void refuse(httplib::Response& res, int status, const std::string& message) {
 // its Expect: 100-continue handler so such a client is refused before it sends the body):
 // the token, then the body's announced size.
 bool admit(const SocketServer::Impl& m, const httplib::Request& req, httplib::Response& res) {
-  if (req.path != kLoginPath && !authorized(req, m.token)) {
+  if (req.path != kLoginPath && !authorized(req, m)) {
     refuse(res, 401, "unauthorized: send Authorization: Bearer <token>");
     res.set_header("WWW-Authenticate", "Bearer");
     return false;
@@ -353,7 +408,10 @@ Status SocketServer::start_tcp(const std::string& host, int port, const std::str
   Impl& m = *impl_;
   if (token.empty()) return make_error(ErrorCode::kInvalid, "a TCP listener needs a token");
   m.token = token;
+  m.host = host;
   m.allow_local_provider = allow_local_provider;
+  m.server.auth_window = kAuthWindow;
+  m.server.per_peer = kTcpPerPeer;
   configure(m, kTcpWorkers);
   const int bound = port == 0 ? m.server.bind_to_any_port(host.c_str())
                               : (m.server.bind_to_port(host.c_str(), port) ? port : -1);

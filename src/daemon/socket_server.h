@@ -2,9 +2,10 @@
 // file of burstd that includes httplib). The socket is mode 0600: only its owner can talk to
 // burstd. A TCP listener (start_tcp) exists only when burstd.yaml configures api.tcp, and then
 // every request must carry "Authorization: Bearer <token>" (compared in constant time; 401
-// otherwise), except that a browser may sign in at /dashboard/login and then send the token as
-// an HttpOnly, SameSite=Strict cookie for the dashboard's pages and /metrics (never for /v1).
-// The Unix socket needs no token.
+// otherwise), except that a browser may sign in at /dashboard/login (its Host an address, its
+// POST same-origin) and then use a dashboard session (daemon/dashboard_session.h: a random path
+// prefix and a random cookie scoped to it, never the token) for the dashboard's pages, /metrics and
+// the pod delete, never for /v1. The Unix socket needs no token.
 //
 // Both refuse from the headers alone, before reading any body byte: a wrong or missing token
 // (401), a body announced over 1 MiB (413) or sent chunked (411). Each connection serves one

@@ -83,7 +83,6 @@ TEST(DashboardChromium, JobStreamsFinishesPodDeleteVerifiesNoConsoleErrors) {
   ASSERT_TRUE(proxy.wait_for_stdout("dashboard: http://127.0.0.1:", 20)) << proxy.err();
   std::string url = proxy.out().substr(proxy.out().find("http://"));
   url = url.substr(0, url.find('\n'));
-  const std::string base = url.substr(0, url.find("/?token="));
 
   ChromiumCdp browser(chromium, home.root() + "/chromium-profile");
   ASSERT_TRUE(browser.ok()) << browser.why();
@@ -102,6 +101,10 @@ TEST(DashboardChromium, JobStreamsFinishesPodDeleteVerifiesNoConsoleErrors) {
   ASSERT_FALSE(id.empty());
 
   ASSERT_TRUE(browser.navigate(url)) << "the one-time link";
+  // The session's pages live under its prefix (http://127.0.0.1:PORT/s/<hex>/dashboard).
+  const json at = browser.eval("location.href");
+  ASSERT_TRUE(at.is_string());
+  const std::string base = at.get<std::string>().substr(0, at.get<std::string>().rfind('/'));
   EXPECT_TRUE(browser.wait_for("document.body.innerText.includes('" + id + "')", 20))
       << "the jobs page lists the job";
   ASSERT_TRUE(browser.navigate(base + "/dashboard/jobs/" + id));
@@ -212,38 +215,85 @@ TEST(DashboardChromium, JobStreamsFinishesPodDeleteVerifiesNoConsoleErrors) {
   std::cout << "burstd idle: " << ticks << " ticks in 3 s, RSS " << rss_kib(d.pid()) << " KiB\n";
 }
 
+// `burst dashboard` with its one-time link, as a client without a browser sees it.
+class DashboardProxySession {
+ public:
+  explicit DashboardProxySession(const BurstHome& home) : proxy_(home, {"dashboard"}) {}
+  // Waits for the link and reads the port and the one-time token.
+  bool started() {
+    if (!proxy_.wait_for_stdout("dashboard: http://127.0.0.1:", 20)) return false;
+    const std::string out = proxy_.out();
+    port = std::atoi(out.c_str() + out.find("127.0.0.1:") + 10);
+    token = out.substr(out.find("token=") + 6);
+    token = token.substr(0, token.find('\n'));
+    return port > 0;
+  }
+  // A request with `headers` (each ending in \r\n) and Host 127.0.0.1:PORT (or `host`:PORT).
+  std::string send(const std::string& method, const std::string& path,
+                   const std::string& headers = "", const std::string& body = "",
+                   const std::string& host = "127.0.0.1") {
+    return tcp_request(port, method + " " + path + " HTTP/1.1\r\nHost: " + host + ":" +
+                                 std::to_string(port) + "\r\n" + headers +
+                                 (body.empty() && method == "GET"
+                                      ? ""
+                                      : "Content-Length: " + std::to_string(body.size()) + "\r\n") +
+                                 "\r\n" + body);
+  }
+  std::string origin() const { return "http://127.0.0.1:" + std::to_string(port); }
+
+  BurstProcess proxy_;
+  int port = 0;
+  std::string token;
+};
+
+std::string proxy_header_of(const std::string& answer, const std::string& name) {
+  const size_t at = answer.find("\r\n" + name + ": ");
+  if (at == std::string::npos) return "";
+  const size_t start = at + 4 + name.size();
+  return answer.substr(start, answer.find("\r\n", start) - start);
+}
+
 TEST(DashboardProxy, TheOneTimeLinkWorksOnceAndForgedRequestsAreRefused) {
   BurstHome home;
   BurstdProcess d(home, "max_concurrent_jobs: 1\n");
   ASSERT_TRUE(d.ready()) << d.log();
-  BurstProcess proxy(home, {"dashboard"});
-  ASSERT_TRUE(proxy.wait_for_stdout("dashboard: http://127.0.0.1:", 20)) << proxy.err();
-  const std::string out = proxy.out();
-  const int port = std::atoi(out.c_str() + out.find("127.0.0.1:") + 10);
-  std::string token = out.substr(out.find("token=") + 6);
-  token = token.substr(0, token.find('\n'));
-  auto get = [&](const std::string& path, const std::string& headers,
-                 const std::string& host = "127.0.0.1") {
-    return tcp_request(port, "GET " + path + " HTTP/1.1\r\nHost: " + host + ":" +
-                                 std::to_string(port) + "\r\n" + headers + "\r\n");
-  };
-  EXPECT_EQ(get("/dashboard", "").rfind("HTTP/1.1 401", 0), 0u) << "no session, no page";
-  EXPECT_EQ(get("/?token=" + std::string(token.size(), 'a'), "").rfind("HTTP/1.1 401", 0), 0u);
-  const std::string first = get("/?token=" + token, "");
+  DashboardProxySession p(home);
+  ASSERT_TRUE(p.started()) << p.proxy_.err();
+  EXPECT_EQ(p.send("GET", "/dashboard").rfind("HTTP/1.1 401", 0), 0u) << "no session, no page";
+  EXPECT_EQ(p.send("GET", "/?token=" + std::string(p.token.size(), 'a')).rfind("HTTP/1.1 401", 0),
+            0u);
+  const std::string first = p.send("GET", "/?token=" + p.token);
   ASSERT_EQ(first.rfind("HTTP/1.1 303", 0), 0u) << first;
-  const size_t at = first.find("burst_session=");
-  ASSERT_NE(at, std::string::npos) << first;
-  const std::string session = first.substr(at, first.find(';', at) - at);
-  EXPECT_NE(first.find("HttpOnly; SameSite=Strict"), std::string::npos) << first;
-  EXPECT_EQ(get("/?token=" + token, "").rfind("HTTP/1.1 401", 0), 0u) << "the link works once";
-  const std::string page = get("/dashboard", "Cookie: " + session + "\r\n");
+  // The session: a random path prefix, and a random cookie that only that path carries.
+  const std::string location = proxy_header_of(first, "Location");
+  ASSERT_EQ(location.size(), std::string("/s/").size() + 32 + std::string("/dashboard").size())
+      << first;
+  const std::string prefix = location.substr(0, location.rfind('/'));
+  const std::string set_cookie = proxy_header_of(first, "Set-Cookie");
+  ASSERT_EQ(set_cookie.rfind("burst_dash=", 0), 0u) << first;
+  const std::string cookie = set_cookie.substr(0, set_cookie.find(';'));
+  EXPECT_EQ(cookie.size(), std::string("burst_dash=").size() + 64) << cookie;
+  EXPECT_EQ(set_cookie.substr(cookie.size()), "; Path=" + prefix + "/; HttpOnly; SameSite=Strict");
+  EXPECT_EQ(p.send("GET", "/?token=" + p.token).rfind("HTTP/1.1 401", 0), 0u)
+      << "the link works once";
+  const std::string with = "Cookie: " + cookie + "\r\n";
+  const std::string page = p.send("GET", prefix + "/dashboard", with);
   EXPECT_EQ(page.rfind("HTTP/1.1 200", 0), 0u) << page;
   EXPECT_NE(page.find("<h1>Jobs</h1>"), std::string::npos) << page;
   EXPECT_NE(page.find("Content-Security-Policy: default-src 'self'"), std::string::npos) << page;
+  EXPECT_NE(page.find("href=\"" + prefix + "/dashboard/pods\""), std::string::npos)
+      << "the links stay in the session";
+  EXPECT_EQ(p.send("GET", "/dashboard", with).rfind("HTTP/1.1 401", 0), 0u)
+      << "the cookie outside its path (as a server on another port would replay it)";
+  EXPECT_EQ(p.send("GET", prefix + "/dashboard").rfind("HTTP/1.1 401", 0), 0u)
+      << "the path without the cookie";
   EXPECT_EQ(
-      get("/dashboard", "Cookie: " + session + "\r\n", "evil.example").rfind("HTTP/1.1 421", 0), 0u)
+      p.send("GET", "/s/" + std::string(32, '0') + "/dashboard", with).rfind("HTTP/1.1 401", 0), 0u)
+      << "the cookie under another prefix";
+  EXPECT_EQ(p.send("GET", prefix + "/dashboard", with, "", "evil.example").rfind("HTTP/1.1 421", 0),
+            0u)
       << "a rebound DNS name is refused";
-  EXPECT_EQ(get("/metrics", "Cookie: " + session + "\r\n").rfind("HTTP/1.1 200", 0), 0u);
+  EXPECT_EQ(p.send("GET", prefix + "/metrics", with).rfind("HTTP/1.1 200", 0), 0u);
   // The delete form without its CSRF token, or with a wrong one, deletes nothing.
   for (const std::string& body : {std::string("provider=local&pod=x"),
                                   std::string("provider=local&pod=x&csrf=") + std::string(64, '0')})
@@ -252,6 +302,50 @@ TEST(DashboardProxy, TheOneTimeLinkWorksOnceAndForgedRequestsAreRefused) {
                   .status,
               403)
         << body;
+}
+
+// A session reaches the dashboard's own paths only: never /v1, however the path is spelt. A POST
+// needs same-origin proof at the proxy, and burstd wants the form's token too.
+TEST(DashboardProxy, OnlyTheDashboardsOwnPathsAreForwarded) {
+  BurstHome home;
+  BurstdProcess d(home, "max_concurrent_jobs: 1\n");
+  ASSERT_TRUE(d.ready()) << d.log();
+  DashboardProxySession p(home);
+  ASSERT_TRUE(p.started()) << p.proxy_.err();
+  const std::string first = p.send("GET", "/?token=" + p.token);
+  const std::string location = proxy_header_of(first, "Location");
+  const std::string prefix = location.substr(0, location.rfind('/'));
+  const std::string set_cookie = proxy_header_of(first, "Set-Cookie");
+  const std::string with = "Cookie: " + set_cookie.substr(0, set_cookie.find(';')) + "\r\n";
+  const std::string same = with + "Origin: " + p.origin() + "\r\n";
+  const std::string spec = json{{"spec", "version: 1\nname: x\nrun: echo hi\n"}}.dump();
+  const std::string as_json = same + "Content-Type: application/json\r\n";
+  for (const char* path :
+       {"/v1/health", "/v1/jobs", "/dashboard/../v1/health", "/%76%31/health", "/v1/pods"})
+    EXPECT_EQ(p.send("GET", prefix + path, with).rfind("HTTP/1.1 404", 0), 0u) << path;
+  for (const char* path : {"/v1/jobs", "/v1/reap", "/v1/jobs/x/cancel", "/dashboard/jobs"})
+    EXPECT_EQ(p.send("POST", prefix + path, as_json, spec).rfind("HTTP/1.1 404", 0), 0u) << path;
+  EXPECT_EQ(unix_http(d.socket(), "GET", "/v1/jobs").body.find("\"id\""), std::string::npos)
+      << "no job was queued";
+
+  const std::string form = "Content-Type: application/x-www-form-urlencoded\r\n";
+  const std::string fields = "provider=local&pod=x";
+  const std::string del = prefix + "/dashboard/pods/delete";
+  EXPECT_EQ(p.send("POST", del, with + form, fields).rfind("HTTP/1.1 403", 0), 0u) << "no Origin";
+  EXPECT_EQ(p.send("POST", del, with + "Origin: null\r\n" + form, fields).rfind("HTTP/1.1 403", 0),
+            0u)
+      << "Origin: null";
+  EXPECT_EQ(p.send("POST", del, with + "Origin: http://127.0.0.1:7860\r\n" + form, fields)
+                .rfind("HTTP/1.1 403", 0),
+            0u)
+      << "another port";
+  EXPECT_EQ(p.send("POST", del, same + "Sec-Fetch-Site: same-site\r\n" + form, fields)
+                .rfind("HTTP/1.1 403", 0),
+            0u)
+      << "Sec-Fetch-Site: same-site";
+  const std::string no_token = p.send("POST", del, same + form, fields);
+  EXPECT_EQ(no_token.rfind("HTTP/1.1 403", 0), 0u) << "same origin, but no CSRF token";
+  EXPECT_NE(no_token.find("token is missing"), std::string::npos) << no_token;
 }
 
 }  // namespace

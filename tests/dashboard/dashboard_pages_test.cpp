@@ -52,6 +52,8 @@ class DashboardPagesTest : public ::testing::Test {
     j.error = "run: \"boom\" & <b>bad</b>";
     j.created_ms = to_unix_ms(clock_.now()) - 60000;
     j.finished_ms = to_unix_ms(clock_.now()) - 1000;
+    j.report_path = dir_.path() + "/job-1.json";
+    std::ofstream(j.report_path) << "{\"job\": \"job-1\"}\n";
     ASSERT_TRUE(store_->create_job(j).ok());
     ASSERT_TRUE(store_->begin_phase("job-1", Phase::kRun, j.created_ms).ok());
     ASSERT_TRUE(store_->end_phase("job-1", Phase::kRun, j.finished_ms, Outcome::kFailed, "").ok());
@@ -76,7 +78,8 @@ class DashboardPagesTest : public ::testing::Test {
     r.query = query;
     return *dash_->handle(r);
   }
-  ApiResponse post_delete(const std::string& csrf, const std::string& origin) {
+  ApiResponse post_delete(const std::string& csrf, const std::string& origin,
+                          const std::string& fetch_site = "") {
     ApiRequest r;
     r.method = "POST";
     r.path = "/dashboard/pods/delete";
@@ -84,6 +87,7 @@ class DashboardPagesTest : public ::testing::Test {
     if (!csrf.empty()) r.query["csrf"] = csrf;
     r.headers["host"] = "127.0.0.1:8080";
     if (!origin.empty()) r.headers["origin"] = origin;
+    if (!fetch_site.empty()) r.headers["sec-fetch-site"] = fetch_site;
     return *dash_->handle(r);
   }
 
@@ -132,6 +136,57 @@ TEST_F(DashboardPagesTest, PodDeleteNeedsTheCsrfTokenAndTheSameOrigin) {
   EXPECT_EQ(reaps_, 1) << "a pod whose job is not running goes to the reconcile pass";
   EXPECT_NE(ok.headers["Location"].find("deleted%20%28confirmed%29"), std::string::npos)
       << ok.headers["Location"];
+}
+
+// With the right token, the request must still prove it comes from the dashboard's own origin:
+// an Origin naming it (not absent, not "null" as a sandboxed frame or a data: page sends, not
+// another port of the same host) and, where the browser says, Sec-Fetch-Site same-origin.
+TEST_F(DashboardPagesTest, PodDeleteRefusesOriginNullNoOriginAnotherPortAndSameSite) {
+  const std::string token = dash_->csrf_token();
+  EXPECT_EQ(post_delete(token, "null").status, 403) << "Origin: null";
+  EXPECT_EQ(post_delete(token, "").status, 403) << "no Origin";
+  EXPECT_EQ(post_delete(token, "http://127.0.0.1:7860").status, 403) << "another port";
+  EXPECT_EQ(post_delete(token, "http://127.0.0.1:8080", "same-site").status, 403)
+      << "Sec-Fetch-Site: same-site (a page on another port)";
+  EXPECT_EQ(reaps_, 0) << "nothing was deleted";
+  EXPECT_EQ(post_delete(token, "http://127.0.0.1:8080", "same-origin").status, 303);
+  EXPECT_EQ(reaps_, 1);
+}
+
+// Over a session (`burst dashboard`, the TCP login) every link, form and redirect of the pages
+// stays under the session's prefix, and no page links to the /v1 API.
+TEST_F(DashboardPagesTest, ASessionsLinksFormsAndRedirectsStayUnderItsPrefix) {
+  const std::string base = "/s/0123456789abcdef0123456789abcdef";
+  auto in_session = [&](const std::string& method, const std::string& path) {
+    ApiRequest r;
+    r.method = method;
+    r.path = path;
+    r.dashboard_base = base;
+    return *dash_->handle(r);
+  };
+  ApiResponse job = in_session("GET", "/dashboard/jobs/job-1");
+  ASSERT_EQ(job.status, 200);
+  EXPECT_NE(job.body.find("href=\"" + base + "/dashboard/style.css\""), std::string::npos);
+  EXPECT_NE(job.body.find("src=\"" + base + "/dashboard/app.js\""), std::string::npos);
+  EXPECT_NE(job.body.find("href=\"" + base + "/metrics\""), std::string::npos);
+  EXPECT_NE(job.body.find("data-src=\"" + base + "/dashboard/jobs/job-1/log\""), std::string::npos);
+  EXPECT_EQ(job.body.find("=\"/dashboard"), std::string::npos) << "a link outside the session";
+  EXPECT_EQ(job.body.find("/v1/"), std::string::npos) << job.body;
+  EXPECT_NE(job.body.find("href=\"" + base + "/dashboard/jobs/job-1/report.json\""),
+            std::string::npos);
+  ApiResponse json = in_session("GET", "/dashboard/jobs/job-1/report.json");
+  EXPECT_EQ(json.status, 200);
+  EXPECT_EQ(json.content_type, "application/json");
+  EXPECT_EQ(json.body, "{\"job\": \"job-1\"}\n");
+  ApiResponse pods = in_session("GET", "/dashboard/pods");
+  EXPECT_NE(pods.body.find("action=\"" + base + "/dashboard/pods/delete\""), std::string::npos);
+  EXPECT_EQ(in_session("GET", "/").headers["Location"], base + "/dashboard");
+  // A base that is not a session prefix changes nothing (it is never echoed into a page).
+  ApiRequest odd;
+  odd.method = "GET";
+  odd.path = "/dashboard";
+  odd.dashboard_base = "/s/\"><script>";
+  EXPECT_EQ(dash_->handle(odd)->body.find("<script>"), std::string::npos);
 }
 
 // The <svg> whose data-chart is `kind`, or "".

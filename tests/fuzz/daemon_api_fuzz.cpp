@@ -49,6 +49,7 @@ const std::string& work_dir() {
 
 ApiRequest parse_request(const std::string& input) {
   ApiRequest r;
+  r.headers["content-type"] = "application/json";  // what burst's clients send (else 415)
   const size_t eol = input.find('\n');
   const std::string line = input.substr(0, eol);
   if (eol != std::string::npos) r.body = input.substr(eol + 1);

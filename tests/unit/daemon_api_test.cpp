@@ -21,6 +21,9 @@ namespace {
 using nlohmann::json;
 using std::chrono::seconds;
 
+// What burst's clients send with every POST (without it: 415).
+const std::map<std::string, std::string> kApiTestJson = {{"content-type", "application/json"}};
+
 class ApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -43,7 +46,7 @@ class ApiTest : public ::testing::Test {
   }
   ApiResponse call(const std::string& method, const std::string& path, const std::string& body = "",
                    std::map<std::string, std::string> query = {}) {
-    return api_->handle({method, path, std::move(query), body});
+    return api_->handle({method, path, std::move(query), body, kApiTestJson});
   }
   std::string submit_inline(const std::string& yaml) {
     ApiResponse r = call("POST", "/v1/jobs", json{{"spec", yaml}, {"path", "/w/job.yaml"}}.dump());

@@ -74,8 +74,11 @@ TEST_F(DaemonTest, DrainRefusesNewSubmits) {
   auto d = make();
   ASSERT_TRUE(d->start(false).ok());
   d->drain();
-  ApiResponse r = d->api().handle(
-      {"POST", "/v1/jobs", {}, nlohmann::json{{"spec", "name: x\nrun: echo\n"}}.dump()});
+  ApiResponse r = d->api().handle({"POST",
+                                   "/v1/jobs",
+                                   {},
+                                   nlohmann::json{{"spec", "name: x\nrun: echo\n"}}.dump(),
+                                   {{"content-type", "application/json"}}});
   EXPECT_EQ(r.status, 503);
   EXPECT_EQ(nlohmann::json::parse(r.body)["error"],
             "burstd is draining (shutting down); not queued");
