@@ -9,6 +9,7 @@
 #include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -33,10 +34,16 @@ std::shared_ptr<spdlog::logger> make_logger(const DaemonConfig& c) {
   std::filesystem::create_directories(std::filesystem::path(c.log_file).parent_path(), ec);
   std::vector<spdlog::sink_ptr> sinks;
   sinks.push_back(std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  // The log is the user's only, like job logs: each file (rotated ones too) is made 0600 the
+  // moment spdlog opens it, whatever the umask.
+  spdlog::file_event_handlers private_files;
+  private_files.after_open = [](const spdlog::filename_t&, std::FILE* f) {
+    if (f) (void)::fchmod(::fileno(f), 0600);
+  };
   try {
     sinks.push_back(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
         c.log_file, static_cast<size_t>(c.log_max_mb) * 1024 * 1024,
-        static_cast<size_t>(c.log_files)));
+        static_cast<size_t>(c.log_files), /*rotate_on_open=*/false, private_files));
   } catch (const spdlog::spdlog_ex& e) {
     std::cerr << "burstd: warning: cannot log to " << c.log_file << ": " << e.what() << "\n";
   }

@@ -111,6 +111,9 @@ TEST(E2EDaemon, SubmitExampleFollowLogsSucceedsAndLeavesNoPod) {
   EXPECT_NE(read_file(home.state() + "/logs/burstd.log").find("job " + job_id + " succeeded"),
             std::string::npos)
       << "burstd logs to its rotating file too";
+  // Issue 29: it was 0644 inside the 0700 state dir; it is the user's only, like job logs.
+  EXPECT_EQ(fs::status(home.state() + "/logs/burstd.log").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
 }
 
 // Waits until the job's log contains `needle`; returns the log.
