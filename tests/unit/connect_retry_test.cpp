@@ -9,7 +9,7 @@
 namespace burst {
 namespace {
 
-class RefusingConnector : public RemoteConnector {
+class KeyRefusingConnector : public RemoteConnector {
  public:
   Result<std::unique_ptr<RemoteSession>> connect(SshTarget&) override {
     ++attempts;
@@ -20,7 +20,7 @@ class RefusingConnector : public RemoteConnector {
 
 TEST(ConnectRetry, ARefusedKeyIsRetriedWhileAPodBootsUntilTheDeadline) {
   FakeClock clock;
-  RefusingConnector refusing;
+  KeyRefusingConnector refusing;
   SshTarget target;
   const TimePoint start = clock.now();
   auto s = connect_with_retry(refusing, target, clock, start + std::chrono::seconds(600), {});
@@ -32,7 +32,7 @@ TEST(ConnectRetry, ARefusedKeyIsRetriedWhileAPodBootsUntilTheDeadline) {
 
 TEST(ConnectRetry, OnAReattachARefusedKeyIsFinalAtOnce) {
   FakeClock clock;
-  RefusingConnector refusing;
+  KeyRefusingConnector refusing;
   SshTarget target;
   const TimePoint start = clock.now();
   auto s = connect_with_retry(refusing, target, clock, start + std::chrono::seconds(600), {},

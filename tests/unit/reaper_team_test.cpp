@@ -19,7 +19,6 @@ namespace burst {
 namespace {
 
 using std::chrono::minutes;
-using std::chrono::seconds;
 
 // A pid that names no process: a child that has exited and been reaped.
 int64_t dead_pid() {
@@ -106,7 +105,7 @@ TEST(ProcStartAcrossHosts, APidRecordedOnAnotherHostIsNotJudgedHere) {
 // its pod while the daemon ran it. A live lease now keeps it, however the pid looks from here.
 TEST_F(ReaperTeamTest, AMembersReapLeavesADaemonsLeasedJobAlone) {
   const std::string pod = running_job("j1", dead_pid(), "boot/1");  // a pid that means nothing here
-  leased("j1", seconds(30));
+  leased("j1", std::chrono::seconds(30));
   Reaper reaper(deps());
   auto actions = reaper.reap(ReapOptions{});
   ASSERT_EQ(actions.size(), 1u);
@@ -140,13 +139,13 @@ TEST_F(ReaperTeamTest, ABurstRunJobOfAnotherHostIsLeftToThatHost) {
 TEST_F(ReaperTeamTest, APodsBillEndsAtTheFirstVerifiedDeleteOfAnyHost) {
   running_job("j1", getpid(), process_start_time(getpid()));
   PodRecord mine = store_->pods_of_job("j1")->front();  // the daemon's copy of the row
-  clock_.advance(seconds(70));
+  clock_.advance(std::chrono::seconds(70));
   {
     PodRecord theirs = mine;  // a member's reap on another host
     ASSERT_TRUE(delete_and_verify(*store_, cloud_, clock_, &theirs).ok());
   }
   const int64_t first = store_->pods_of_job("j1")->front().deleted_ms;
-  clock_.advance(seconds(600));
+  clock_.advance(std::chrono::seconds(600));
   ASSERT_TRUE(delete_and_verify(*store_, cloud_, clock_, &mine).ok());
   EXPECT_EQ(mine.deleted_ms, first);
   EXPECT_EQ(store_->pods_of_job("j1")->front().deleted_ms, first);
