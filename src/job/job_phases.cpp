@@ -578,11 +578,9 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
       connect_with_retry(d_.connector, pod.target, d_.clock, deadline, stop, /*auth_is_final=*/
                          reattach);
   if (!session.ok() && reattach && session.error().code == ErrorCode::kAuth)
-    return failed(
-        with_context(session.error(), "reattach: this burst's SSH key (" + d_.config.ssh_key +
-                                          ") is not one the pod accepts; a team's daemons need the "
-                                          "team's one key (docs/daemon.md)"),
-        "ssh", detail);
+    session = with_context(session.error(), "reattach: this burst's SSH key (" + d_.config.ssh_key +
+                                                ") is not one the pod accepts; a team's daemons "
+                                                "need the team's one key (docs/daemon.md)");
   if (!session.ok()) return failed(session.error(), "ssh", detail);  // not a provider name
   adopt_session(pod, std::move(*session));
   pod.record.host_key = pod.target.pinned_host_key;

@@ -34,6 +34,9 @@ std::string two_provider_spec() {
          "workload:\n  kind: custom\n  items: 2000\n  items_file: items.txt\n"
          "  reference: {gpu: RTX_4090, runtime: 2000s}\nbudget: {deadline: 11m}\n"
          "run: |\n"
+         // Each worker holds its pod a moment, so every create meets the others' live pods (the
+         // emulator's capacity counts live pods; a tiny step could end before the last create).
+         "  sleep 2\n"
          "  cp \"$BURST_ITEMS_FILE\" \"done-$BURST_WORKER_INDEX.txt\"\n"
          "artefacts:\n  - {remote: done-*.txt, local: ./got}\n";
 }
