@@ -32,7 +32,7 @@ using nlohmann::json;
 // create.
 constexpr const char* kAttackPage = R"HTML(<!doctype html><html><body><script>
 const D = "%D%", P = "%P%";
-const body = JSON.stringify({spec: "version: 1\nname: pwned\nrun: touch %MARKER%\n"});
+const body = JSON.stringify({spec: "version: 1\nname: pwned\nresources: {providers: [local]}\nrun: touch %MARKER%\n"});
 let n = 0;
 // A form into a frame of its own; resolves once the frame left this origin (the answer came).
 function post(action, enctype, fields) {
@@ -116,7 +116,8 @@ TEST(DashboardChromium, APageOnAnotherLoopbackPortCreatesCancelsAndDeletesNothin
   // The user's running job, with its pod.
   HttpReply made = unix_http(d.socket(), "POST", "/v1/jobs",
                              json{{"spec",
-                                   "version: 1\nname: victim\nrun: |\n  echo holding\n"
+                                   "version: 1\nname: victim\nresources: {providers: [local]}\n"
+                                   "run: |\n  echo holding\n"
                                    "  sleep 60\n"},
                                   {"path", home.work() + "/victim.yaml"}}
                                  .dump());
@@ -152,10 +153,10 @@ TEST(DashboardChromium, APageOnAnotherLoopbackPortCreatesCancelsAndDeletesNothin
     ++requests;
     if (req.has_header("Cookie")) cookies.push_back(req.get_header_value("Cookie"));
     res.set_content(attack_fill(kAttackPage, {{"%D%", origin},
-                                       {"%P%", prefix},
-                                       {"%JOB%", job},
-                                       {"%POD%", pod},
-                                       {"%MARKER%", marker}}),
+                                              {"%P%", prefix},
+                                              {"%JOB%", job},
+                                              {"%POD%", pod},
+                                              {"%MARKER%", marker}}),
                     "text/html");
   };
   evil.Get(".*", record);
@@ -185,8 +186,9 @@ TEST(DashboardChromium, APageOnAnotherLoopbackPortCreatesCancelsAndDeletesNothin
   for (const std::string& c : got) {
     const std::string host = "Host: 127.0.0.1:" + std::to_string(port) + "\r\nOrigin: " + origin +
                              "\r\nCookie: " + c + "\r\n";
-    const std::string spec =
-        json{{"spec", "version: 1\nname: pwned\nrun: touch " + marker + "\n"}}.dump();
+    const std::string spec = json{
+        {"spec", "version: 1\nname: pwned\nresources: {providers: [local]}\nrun: touch " + marker +
+                     "\n"}}.dump();
     for (const std::string& at : {std::string(), prefix}) {
       const std::string submit =
           tcp_request(port, "POST " + at + "/v1/jobs HTTP/1.1\r\n" + host +

@@ -318,7 +318,8 @@ TEST(DashboardProxy, OnlyTheDashboardsOwnPathsAreForwarded) {
   const std::string set_cookie = proxy_header_of(first, "Set-Cookie");
   const std::string with = "Cookie: " + set_cookie.substr(0, set_cookie.find(';')) + "\r\n";
   const std::string same = with + "Origin: " + p.origin() + "\r\n";
-  const std::string spec = json{{"spec", "version: 1\nname: x\nrun: echo hi\n"}}.dump();
+  const std::string spec =
+      json{{"spec", "version: 1\nname: x\nresources: {providers: [local]}\nrun: echo hi\n"}}.dump();
   const std::string as_json = same + "Content-Type: application/json\r\n";
   for (const char* path :
        {"/v1/health", "/v1/jobs", "/dashboard/../v1/health", "/%76%31/health", "/v1/pods"})
