@@ -62,8 +62,10 @@ class LambdaProvider : public Provider {
     // "Requests to the API are generally limited to one request per second ... the launch
     // endpoint ... one request per 12 seconds" and no Retry-After is documented (REFERENCE §3.8):
     // SkyPilot backs off from 10 s on a 429, so burst does (backoff_delay's jitter draws from the
-    // upper half, so the first wait is 10-20 s).
-    api_.rate_limit_retry = RetryPolicy{Duration(20000), Duration(120000), api_.retry.total};
+    // upper half, so the first wait is 10-20 s). Later waits are capped at 20-40 s, so three
+    // rate-limited answers in a row are always waited out within retry.total (2 minutes); with
+    // doubling to 80 s they sometimes were not (the jitter decided).
+    api_.rate_limit_retry = RetryPolicy{Duration(20000), Duration(40000), api_.retry.total};
     api_.no_capacity = [](const HttpResponse& r) {
       return lambda::error_code(r.body) == lambda::kInsufficientCapacity;
     };
