@@ -746,13 +746,14 @@ Outcome JobPhases::sync(std::string* detail) {
 Outcome JobPhases::step(const std::string& name, const std::string& script, PodHandle& pod,
                         double max_seconds, std::string* detail) {
   TimePoint start = d_.clock.now();
-  const bool reattach = in_.reattach && name == "run";
+  const bool resumed = in_.reattach && name == "run";
+  const bool reattach = resumed && !run_unstarted_;  // follow the step a previous burst started
   StepOffsets from;
-  if (reattach) {
-    // max_runtime counts from the run phase's start, before burstd restarted.
+  if (resumed)  // max_runtime counts from the run phase's start, before burstd restarted
     if (auto rows = d_.store.phases(in_.job_id); rows.ok())
       for (const auto& r : *rows)
         if (r.phase == Phase::kRun) start = from_unix_ms(r.started_ms);
+  if (reattach) {
     from = load_offsets(name);
     say("continuing the run step's output from byte " + std::to_string(from.out) +
         " (stdout) and " + std::to_string(from.err) + " (stderr)");
@@ -782,6 +783,7 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
   auto on_offsets = [&](const StepOffsets& o) {
     if (keep_offsets) save_offsets(name, o);
   };
+  if (!reattach) fault("before-", name);  // the phase is open, the step not yet launched
   auto status = reattach
                     ? follow_step(*pod.session, pod.paths, name, from, on_line, on_offsets, stop)
                     : run_step(*pod.session, pod.paths, name, script, workdir_, on_line, on_offsets,
@@ -878,12 +880,18 @@ Outcome JobPhases::reattach_gpu(std::string* detail) {
     return Outcome::kConnectionLost;
   }
   if (Status st = check_step_files(*gpu_.session, gpu_.paths, "run"); !st.ok()) {
-    drop_session(gpu_);
-    failed(st.error(), "reattach", detail);
-    return Outcome::kConnectionLost;
+    // The run phase was opened but its step never started (the daemon stopped in between): start
+    // it now. The launch is once-only on the pod (job/remote_steps.h), so a launch that did get
+    // through is followed, never repeated.
+    if (st.error().code != ErrorCode::kNotFound) {
+      drop_session(gpu_);
+      failed(st.error(), "reattach", detail);
+      return Outcome::kConnectionLost;
+    }
+    run_unstarted_ = true;
   }
-  *detail =
-      in_.reattach_why + "; reattached to gpu pod " + gpu_.record.pod_id + " (" + connected + ")";
+  *detail = in_.reattach_why + "; reattached to gpu pod " + gpu_.record.pod_id + " (" +
+            connected + ")" + (run_unstarted_ ? "; its run step had not started: starting it" : "");
   say(*detail);
   return Outcome::kOk;
 }
