@@ -552,17 +552,26 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   const TimePoint deadline =
       d_.clock.now() + std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000));
   std::string status;  // the provider's words on the booting pod, shown while waiting
+  // The money caps govern this wait too (issue 35: a reattach looping on SSH for 600 s cost six
+  // times its max_usd): the pod bills while burst waits for it.
+  std::string over_budget;
   auto stop = [&] {
     d_.console.progress("waiting for pod " + pod.record.pod_id + " " +
                         std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + "s" +
                         (status.empty() ? "" : " (" + pod.record.provider + ": " + status + ")"));
     moving();
-    return interrupted();
+    if (over_budget.empty()) over_budget = budget_exceeded();
+    return interrupted() || !over_budget.empty();
+  };
+  auto cause = [&](const Error& e) {
+    if (e.code != ErrorCode::kInterrupted || over_budget.empty() || interrupted()) return e;
+    stopped_by_deadline_ = true;  // a limit's stop: a fleet never retries it
+    return make_error(ErrorCode::kRemoteFailed, over_budget);
   };
   auto running =
       wait_until_running(provider_named(pod.record.provider), d_.clock, pod.record.pod_id, deadline,
                          stop, d_.faults, [&](const Pod& p) { status = p.status_note; });
-  if (!running.ok()) return failed(running.error(), "wait for pod", detail);
+  if (!running.ok()) return failed(cause(running.error()), "wait for pod", detail);
   if (!reattach) {  // a reattached pod was checked when it was created
     if (Status listed =
             check_pod_listed(provider_named(pod.record.provider), d_.clock, pod.record.pod_id);
@@ -581,7 +590,7 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
     session = with_context(session.error(), "reattach: this burst's SSH key (" + d_.config.ssh_key +
                                                 ") is not one the pod accepts; a team's daemons "
                                                 "need the team's one key (docs/daemon.md)");
-  if (!session.ok()) return failed(session.error(), "ssh", detail);  // not a provider name
+  if (!session.ok()) return failed(cause(session.error()), "ssh", detail);  // not a provider name
   adopt_session(pod, std::move(*session));
   pod.record.host_key = pod.target.pinned_host_key;
   (void)d_.store.update_pod(pod.record);
