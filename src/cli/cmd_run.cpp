@@ -26,7 +26,7 @@ namespace {
 
 // The block `burst plan` prints too (plan/plan_summary.h): the run executes what the plan said.
 void print_plan(const PipelineSpec& spec, const Plan& plan) {
-  for (const std::string& line : plan_summary_lines(spec, plan)) std::cout << line << "\n";
+  print_plan_lines(plan_summary_lines(spec, plan), std::cout);
 }
 
 // The plan as --json prints it with --dryrun.
@@ -141,8 +141,7 @@ int cmd_run(const RunArgs& args) {
   // stderr with the question.
   if (!args.json && !args.quiet) print_plan(*spec, *plan);
   const auto show_plan_for_question = [&] {
-    if (args.quiet && !args.json)
-      for (const std::string& line : plan_summary_lines(*spec, *plan)) std::cerr << line << "\n";
+    if (args.quiet && !args.json) print_plan_lines(plan_summary_lines(*spec, *plan), std::cerr);
   };
   const bool costs_money = plan->gpu.usd_per_hour > 0 || (plan->cpu && plan->cpu->usd_per_hour > 0);
   // The run step's live status: every pod of the job at the plan's $/hour.

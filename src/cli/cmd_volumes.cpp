@@ -12,6 +12,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/table.h"
 #include "registry.h"
 
 namespace burst {
@@ -112,12 +113,14 @@ int list(const VolumesArgs& a, Store& store, const Config& config, Clock& clock)
     return kExitOk;
   }
   if (s->found.empty()) std::cout << "no volumes of burst's\n";
+  const auto r = Table::kRight;
+  Table table({{"PROVIDER"}, {"NAME"}, {"ID"}, {"REGION"}, {"SIZE GB", r}, {"$/MONTH", r}});
   for (const Listed& l : s->found) {
     const int size = l.live.size_gb > 0 ? l.live.size_gb : l.row.size_gb;
-    std::cout << l.row.provider << "  " << l.row.spec_name << "  id " << l.row.volume_id << "  "
-              << l.row.region << "  " << size << " GB  " << money(l.usd_per_month()) << "/month\n";
+    table.add({l.row.provider, l.row.spec_name, l.row.volume_id, l.row.region, std::to_string(size),
+               money(l.usd_per_month())});
   }
-  if (!s->found.empty()) std::cout << "storage: " << money(total) << "/month\n";
+  if (!s->found.empty()) std::cout << table.render() << "storage: " << money(total) << "/month\n";
   for (const auto& n : s->notes) std::cout << "note: " << n << "\n";
   return kExitOk;
 }

@@ -2,7 +2,7 @@
 // the same key for the same thing. Keys: job_id, pipeline, state, phase, provider, started and
 // finished (UTC, "" while unknown or running), seconds (wall time), usd (what it cost so far),
 // error, report (the JSON report's path). `id` repeats job_id for scripts written before
-// (docs/cli.md, "JSON output").
+// (README, "Using it").
 #pragma once
 
 #include <nlohmann/json.hpp>
