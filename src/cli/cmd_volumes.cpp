@@ -163,7 +163,16 @@ int remove(const VolumesArgs& a, Store& store, const Config& config, Clock& cloc
   row.updated_ms = to_unix_ms(clock.now());
   if (Status st = store.put_volume(row); !st.ok())
     return fail(kExitFailure, "deleted " + what + " but: " + st.error().message);
-  std::cout << "deleted " << what << " (verified gone)\n";
+  if (a.json)
+    std::cout << json{{"deleted", true},
+                      {"provider", l.row.provider},
+                      {"name", l.row.spec_name},
+                      {"id", l.row.volume_id},
+                      {"region", l.row.region}}
+                     .dump(2)
+              << "\n";
+  else
+    std::cout << "deleted " << what << " (verified gone)\n";
   return kExitOk;
 }
 
@@ -187,6 +196,7 @@ std::function<int()> add_volumes_command(CLI::App& app) {
   del->add_option("volume", args->target, "spec volume name or provider volume id")->required();
   del->add_option("--provider", args->provider, "only this provider's volume");
   del->add_flag("-y,--yes", args->yes, "do not ask before deleting");
+  del->add_flag("--json", args->json, "print what was deleted as JSON");
   return [cmd, del, args]() -> int {
     if (!*cmd) return -1;
     return run_volumes(*args, static_cast<bool>(*del));

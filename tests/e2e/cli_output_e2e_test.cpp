@@ -48,6 +48,7 @@ TEST(CliOutput, GpusSaysWhichPriceItShows) {
   EXPECT_EQ(out.find("PRICE $"), std::string::npos) << out;
   EXPECT_NE(out.find("BUY $\n"), std::string::npos) << out;
   EXPECT_NE(out.find("BUY $: the card's purchase price"), std::string::npos) << out;
+  for (const std::string& line : cli_output_lines(out)) EXPECT_LE(line.size(), 120u) << line;
 }
 
 // The README's `burst volumes delete tts-cache --yes` failed on the local cloud ("not supported
