@@ -197,7 +197,9 @@ int run_cli(int argc, char** argv) {
   OffersArgs offers;
   auto* offers_cmd = app.add_subcommand(
       "offers", "Live GPU offers merged across providers, cheapest first; creates nothing");
-  offers_cmd->add_option("--gpu", offers.gpu, "only this GPU type, e.g. RTX_4090");
+  offers_cmd->add_option("--gpus", offers.gpu,
+                         "only this GPU type, e.g. RTX_4090 (as run and plan)");
+  offers_cmd->add_option("--gpu", offers.gpu, "the old spelling of --gpus")->group("");
   add_provider_flag(offers_cmd, offers.providers, "only these providers");
   offers_cmd->add_flag("--json", offers.json, "print as JSON");
 

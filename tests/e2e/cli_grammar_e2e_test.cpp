@@ -92,6 +92,7 @@ TEST_F(CliGrammar, EveryCommandTakesItsOptionsBeforeAndAfterItsArguments) {
       {{"reap"}, {}, {"--dry-run", "--json"}, 0},
       {{"estimate"}, {}, {"--mode", "infer", "--params", "7B", "--json"}, 0},
       {{"offers"}, {}, {"--provider", "local", "--json"}, 0},
+      {{"offers"}, {}, {"--gpus", "NO_SUCH_GPU", "--provider", "local"}, 4},  // as run and plan
       {{"gpus"}, {}, {"--json"}, 0},
       {{"version"}, {}, {"--json"}, 0},
   };
