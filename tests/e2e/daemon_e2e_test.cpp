@@ -425,6 +425,11 @@ TEST(E2EDaemon, QueuedJobSurvivesKillAndDrainAndTheNextBurstdRunsIt) {
   for (int i = 0; i < 400 && status_of(home, job_id).value("state", "") != "succeeded"; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(status_of(home, job_id).value("state", ""), "succeeded") << d->log();
+  // burstd's answer names the job with the keys every --json uses (cli/job_json.h).
+  const json done = status_of(home, job_id);
+  EXPECT_EQ(done.value("job_id", ""), job_id) << done.dump();
+  for (const char* key : {"started", "finished", "seconds", "usd"})
+    EXPECT_TRUE(done.contains(key)) << key << ": " << done.dump();
   EXPECT_EQ(d->stop(SIGTERM), 0) << d->log();
 }
 
