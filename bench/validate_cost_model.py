@@ -120,6 +120,9 @@ def predict(binary, row):
         return None
     if cat == "prefill":
         return (int(row["context"]) - int(row["gen_tokens"])) / g["prefill_s"]
+    if cat == "diffusion_image" and row["metric"] == "seconds_per_batch":
+        # End to end: every denoising step of one batch and its VAE decode.
+        return g["seconds"]
     if cat == "diffusion_image":
         return 1 / g["step_s"]  # iterations (denoising steps of the batch) per second
     if cat == "diffusion_audio":
@@ -426,6 +429,7 @@ def diffusion_points(binary, rows):
             "flops": d["flops_per_pass"] * d["passes"] * b, "decode": d["decode_flops"] * b,
             "steps": int(r["steps"] or 1),
             "audio": float(r["audio_s"]) * b if r["category"] == "diffusion_audio" else None,
+            "latency": r["metric"] == "seconds_per_batch",
             "meas": float(r["measured"]),
         })
     return pts
@@ -433,6 +437,8 @@ def diffusion_points(binary, rows):
 
 def dmirror(p, eta, t0):
     step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta)) + t0
+    if p["latency"]:
+        return p["steps"] * step + p["decode"] / (p["peak"] * eta)
     if p["audio"] is None:
         return 1 / step
     return (p["steps"] * step + p["decode"] / (p["peak"] * eta)) / p["audio"]
