@@ -145,6 +145,17 @@ struct DecodeFit {
 };
 const std::vector<DecodeFit>& decode_fits();
 
+// Prompt-processing (prefill) efficiency per serving engine, fitted to published measurements
+// (docs/cost-model.md, "Prefill by engine"); an engine without a row uses the calibration's
+// eta_compute. The rate it applies to: llama.cpp's FP16-accumulate tensor rate (src/cost/
+// engine_rates.cpp), the catalog's rate for every other engine.
+struct PrefillFit {
+  const char* engine;
+  double eta_compute;
+  int rows;  // in-sample measurements behind it
+};
+const std::vector<PrefillFit>& prefill_fits();
+
 // Serving engines `workload.engine` / `--engine` accept.
 inline constexpr const char* kEngines[] = {"llama.cpp", "vllm", "sglang", "tensorrt-llm",
                                            "pytorch"};

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "burst/cost_model.h"
+#include "burst/gpu_catalog.h"
 #include "burst/result.h"
 #include "burst/spec.h"
 
@@ -98,6 +100,19 @@ Shape shape_of(const Workload& w, double params);
 
 // The precision to use when the spec leaves it empty: fp16 (bf16 for LoRA's frozen weights).
 std::string effective_precision(const Workload& w);
+
+// Whether `w`'s matrix products accumulate in FP16 (its prefill when `prefill`, else its steps):
+// llama.cpp's prefill, and diffusion in fp16; never bf16, fp32 or fp8.
+bool fp16_accumulates(const Workload& w, bool prefill);
+
+// Dense tensor TFLOPS of `gpu` for `w`'s precision: fp8 where the card has it; with
+// `fp16_accumulate`, twice the catalog's FP16 rate on GeForce cards (which list the
+// FP32-accumulate rate); else the catalog's FP16/BF16 rate.
+double tensor_tflops(const Workload& w, const GpuSpec& gpu, bool fp16_accumulate);
+
+// The prefill efficiency for `w`'s engine (prefill_fits, scaled as `cal` is from the default
+// calibration), or cal.eta_compute when the engine has no fit.
+double prefill_eta(const Workload& w, const Calibration& cal);
 
 // "%g" without I/O headers leaking into messages.
 std::string format_number(double v);

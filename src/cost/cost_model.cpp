@@ -258,8 +258,7 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
                                   : training_work(w, params, *mem);
     if (!work) return work.error();
 
-    double tflops = gpu.fp16_tflops;
-    if (cost::effective_precision(w) == "fp8" && gpu.fp8_tflops) tflops = *gpu.fp8_tflops;
+    const double tflops = cost::tensor_tflops(w, gpu, cost::fp16_accumulates(w, false));
     const Calibration cal = effective_calibration(w, gpu, given_cal);
     const cost::Shape shape = cost::shape_of(w, *total_params);
     const bool training = w.kind == "llm-training";
@@ -348,7 +347,13 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     if (w.kind == "llm-inference" && !w.items)
       t.batch = std::min<int>(t.batch, static_cast<int>(positive_or(w.concurrency, 1)));
     t.rounds = work->rounds;
-    t.prefill_s = work->prefill_flops / flops + prefill_comm;
+    // LLM prefill at its engine's rate and efficiency (docs/cost-model.md, "Prefill by engine");
+    // a diffusion round's decode (VAE or vocoder) at the steps' rate.
+    const double prefill_flops =
+        w.kind != "llm-inference" ? flops
+                                  : cost::tensor_tflops(w, gpu, cost::fp16_accumulates(w, true)) *
+                                        1e12 * cost::prefill_eta(w, given_cal) * cards;
+    t.prefill_s = work->prefill_flops / prefill_flops + prefill_comm;
     t.compute_s =
         t.step_s * static_cast<double>(t.steps) + t.prefill_s * static_cast<double>(t.rounds);
     return t;

@@ -148,7 +148,7 @@ TEST(CostDecode, AFitFromHistoryStillScalesTheEngineFit) {
 TEST(CostDecode, PrefillIsComputeBoundAndPaidOncePerRound) {
   const GpuSpec g = card("gddr", "nvidia");
   const std::vector<GpuSpec> catalog{g};
-  Workload w = decode("llama.cpp");
+  Workload w = decode("");  // no engine named: the prior's eta_compute
   auto plain = run_time(w, g, 1, catalog, default_calibration());
   ASSERT_TRUE(plain.ok()) << plain.error().message;
   EXPECT_EQ(plain->prefill_s, 0);  // no context given: no prompt
@@ -165,6 +165,36 @@ TEST(CostDecode, PrefillIsComputeBoundAndPaidOncePerRound) {
   t = run_time(w, g, 1, catalog, default_calibration());
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->prefill_s, 0);
+}
+
+// Prefill by engine (docs/cost-model.md, "Prefill by engine"): llama.cpp multiplies f16 matrices
+// with FP16 accumulation, which a GeForce card runs at twice the FP32-accumulate rate the catalog
+// lists; a batching server runs bf16 at the catalog's rate and the prior's efficiency.
+TEST(CostDecode, LlamaCppPrefillRunsAtTheFp16AccumulateRateOnGeForce) {
+  GpuSpec g = card("gddr", "nvidia");
+  g.segment = "consumer";
+  Workload w = decode("llama.cpp");
+  w.context_tokens = 4096;  // 3968 prompt tokens
+  const double flops = 2 * 8.03e9 * 3968;
+  ASSERT_EQ(std::string(prefill_fits().at(0).engine), "llama.cpp");
+  const double eta_cpp = prefill_fits().at(0).eta_compute;
+  auto prefill = [&](const GpuSpec& card, const Workload& load) {
+    auto t = run_time(load, card, 1, {card}, default_calibration());
+    EXPECT_TRUE(t.ok());
+    return t.ok() ? t->prefill_s : 0;
+  };
+  EXPECT_NEAR(prefill(g, w), flops / (2 * 165.2e12 * eta_cpp), 1e-9);
+  Workload served = w;
+  served.engine = "vllm";
+  served.precision = "bf16";
+  EXPECT_NEAR(prefill(g, served), flops / (165.2e12 * default_calibration().eta_compute), 1e-9);
+  // A workstation card runs both accumulations at one rate: only llama.cpp's efficiency differs.
+  g.segment = "workstation";
+  EXPECT_NEAR(prefill(g, w), flops / (165.2e12 * eta_cpp), 1e-9);
+  // bf16 has no FP16 accumulation, whatever the engine.
+  g.segment = "consumer";
+  w.precision = "bf16";
+  EXPECT_NEAR(prefill(g, w), flops / (165.2e12 * eta_cpp), 1e-9);
 }
 
 TEST(CostDecode, EstimateTakesAnEngineAndAFixedGpuCount) {

@@ -35,7 +35,7 @@ PipelineSpec load_copy(const TempDir& dir, const std::string& text) {
 }
 
 std::string with_deadline(std::string text) {
-  const std::string at = "  max_runtime: 30m\n";
+  const std::string at = "  max_runtime: 45m\n";
   const size_t pos = text.find(at);
   EXPECT_NE(pos, std::string::npos);
   return text.insert(pos + at.size(), "  deadline: 30m\n");
@@ -113,8 +113,8 @@ TEST_F(PlanExample, WithoutADeadlineTtsRenderTakesTheCheapestCardPerUnitOfComput
   EXPECT_EQ(p->gpu.gpu_type, "L4");
   EXPECT_EQ(p->candidates[0].bound(), "compute");
   EXPECT_EQ(p->estimate.workers, 1);
-  EXPECT_NEAR(p->estimate.usd, 0.1360, 0.0001);
-  EXPECT_NEAR(p->estimate.total_s / 60, 18.5, 0.05);
+  EXPECT_NEAR(p->estimate.usd, 0.2361, 0.0001);
+  EXPECT_NEAR(p->estimate.total_s / 60, 32.2, 0.05);
   EXPECT_GT(p->curve.size(), 10u);  // the go-wide curve is priced and kept
   expect_h100_out_with_the_models_reason(*p);
 }
@@ -124,14 +124,16 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardT
   ASSERT_EQ(spec.budget.deadline_seconds, 1800);
   auto p = plan(spec);
   ASSERT_TRUE(p.ok()) << p.error().message;
-  EXPECT_EQ(p->gpu.gpu_type, "L4");  // 18.5 min: the deadline rules out nothing cheaper
+  // One L4 takes 32.2 min: two of them meet 30 min, and the deadline rules out nothing cheaper.
+  EXPECT_EQ(p->gpu.gpu_type, "L4");
+  EXPECT_EQ(p->estimate.workers, 2);
   EXPECT_LE(p->estimate.total_s, 1800);
   expect_h100_out_with_the_models_reason(*p);
   for (const Candidate& c : p->candidates) {
     if (c.offer.gpu_type == "H100_SXM" && c.offer.gpu_count == 1) {
       EXPECT_EQ(why_not_chosen(*p, c),
-                "H100_SXM is not in resources.gpus; costs 1.3x the chosen plan ($0.1802 vs "
-                "$0.1360), though it finishes sooner (3.6 min vs 18.5 min); the workload is "
+                "H100_SXM is not in resources.gpus; costs 1.1x the chosen plan ($0.2699 vs "
+                "$0.2447), though it finishes sooner (5.4 min vs 16.7 min); the workload is "
                 "compute-bound and uses 3% of its 80 GiB");
     }
   }
@@ -153,12 +155,12 @@ TEST_F(PlanExample, WithoutTheAllowListTheModelAloneStillNeverPicksAnH100) {
 
 TEST_F(PlanExample, ADeadlineTheRenderCannotMeetRejectsEveryCardWithItsReason) {
   std::string text = example_text();
-  text.insert(text.find("  max_runtime: 30m\n") + 19, "  deadline: 3m\n");
+  text.insert(text.find("  max_runtime: 45m\n") + 19, "  deadline: 3m\n");
   PipelineSpec spec = load_copy(dir_, text);
   auto p = plan(spec);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, ErrorCode::kNoCapacity);
-  EXPECT_NE(p.error().message.find("runpod RTX_4090: misses the deadline: 8 min > 3 min even "
+  EXPECT_NE(p.error().message.find("runpod RTX_4090: misses the deadline: 13 min > 3 min even "
                                    "with 2 workers"),
             std::string::npos)
       << p.error().message;

@@ -108,7 +108,7 @@ void expect_example_values(const PipelineSpec& spec, const std::string& text) {
   EXPECT_EQ(spec.upload->image, "python:3.11-slim");
   EXPECT_EQ(spec.upload->run, "python3 upload.py --from out --to \"$BURST_VOLUME/published\"\n");
   EXPECT_EQ(spec.budget.max_usd, 5.0);
-  EXPECT_EQ(spec.budget.max_runtime_seconds, 1800);
+  EXPECT_EQ(spec.budget.max_runtime_seconds, 2700);
   ASSERT_TRUE(spec.schedule.has_value());
   EXPECT_EQ(spec.schedule->cron, "0 3 * * *");
   EXPECT_EQ(spec.schedule->timezone, "UTC");

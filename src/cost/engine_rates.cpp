@@ -1,0 +1,64 @@
+// The tensor rate a workload's matrix products run at, and the prefill efficiency per serving
+// engine. Every constant: docs/cost-model.md, "Prefill by engine" and "diffusion".
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "cost/cost_internal.h"
+
+namespace burst {
+
+const std::vector<PrefillFit>& prefill_fits() {
+  // Fitted by bench/validate_cost_model.py --fit on the fit set's prompt-processing rows only
+  // (bench/validation/measurements.csv; no held-out row enters): least absolute log error of
+  // tokens / s = tflops x eta / (2 x params), tflops as tensor_tflops() gives it for the engine.
+  static const std::vector<PrefillFit> kFits{
+      // engine, eta_compute, fit-set rows
+      {"llama.cpp", 0.417, 3},  // llama.cpp #4766 (RTX 3090, F16 and Q4_0), #26284 (RX 7900 XTX)
+  };
+  return kFits;
+}
+
+namespace cost {
+
+bool fp16_accumulates(const Workload& w, bool prefill) {
+  const std::string p = effective_precision(w);
+  if (p == "bf16" || p == "fp32" || p == "fp8") return false;
+  // llama.cpp's CUDA backend multiplies f16 matrices through cuBLAS with FP16 accumulation
+  // (ggml-cuda's CUBLAS_COMPUTE_16F path) and quantized ones through int8 tensor cores (MMQ).
+  if (prefill) return w.engine == "llama.cpp";
+  // Diffusion in fp16 (PyTorch, diffusers): on the fit set the GeForce cards run UNets at the
+  // FP16-accumulate rate's share that datacenter cards reach of theirs (bench/validation:
+  // 4090 and 3090 at 21-26% of it, A100 at 21%, V100 at 29% at batch 16), not at the
+  // FP32-accumulate rate the catalog lists.
+  return w.kind == "diffusion";
+}
+
+double tensor_tflops(const Workload& w, const GpuSpec& gpu, bool fp16_accumulate) {
+  if (effective_precision(w) == "fp8" && gpu.fp8_tflops) return *gpu.fp8_tflops;
+  // GeForce cards run FP16 with FP32 accumulation at half the rate of FP16 accumulation, and the
+  // catalog lists the former (include/burst/gpu_catalog.h; NVIDIA's Ampere GA102 and Ada
+  // whitepapers: RTX 3090 71 / 142, RTX 4090 165.2 / 330.3 dense TFLOPS). Workstation and
+  // datacenter cards run both at one rate.
+  if (fp16_accumulate && gpu.vendor == "nvidia" && gpu.segment == "consumer")
+    return 2 * gpu.fp16_tflops;
+  return gpu.fp16_tflops;
+}
+
+double prefill_eta(const Workload& w, const Calibration& cal) {
+  // A batching server without rows of its own takes vLLM's, as the decode fits do.
+  const std::string like = w.engine == "tensorrt-llm" || w.engine == "sglang" ? "vllm" : w.engine;
+  for (const std::string& engine : {w.engine, like}) {
+    for (const PrefillFit& f : prefill_fits()) {
+      if (engine.empty() || engine != f.engine) continue;
+      // A history fit scales the prior's eta_compute; the engine's moves with it.
+      const double prior = default_calibration().eta_compute;
+      return std::min(1.0, prior > 0 ? f.eta_compute * cal.eta_compute / prior : f.eta_compute);
+    }
+  }
+  return cal.eta_compute;
+}
+
+}  // namespace cost
+}  // namespace burst
