@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <utility>
 #include <fstream>
+#include <utility>
 
 #include "e2e/burst_harness.h"
 #include "e2e/cloud_e2e.h"
