@@ -87,7 +87,10 @@ json Faults::to_json() const {
           {"insufficient_balance", insufficient_balance},
           {"capacity_detail", capacity_detail},
           {"start_error", start_error},
-          {"start_error_machine", start_error_machine}};
+          {"start_error_machine", start_error_machine},
+          {"usd_per_gpu", usd_per_gpu},
+          {"no_nvidia_runtime", no_nvidia_runtime},
+          {"volume_root_squash", volume_root_squash}};
 }
 
 Faults Faults::from_json(const json& j) {
@@ -114,6 +117,9 @@ Faults Faults::from_json(const json& j) {
   f.capacity_detail = j.value("capacity_detail", f.capacity_detail);
   f.start_error = j.value("start_error", f.start_error);
   f.start_error_machine = j.value("start_error_machine", f.start_error_machine);
+  f.usd_per_gpu = j.value("usd_per_gpu", f.usd_per_gpu);
+  f.no_nvidia_runtime = j.value("no_nvidia_runtime", f.no_nvidia_runtime);
+  f.volume_root_squash = j.value("volume_root_squash", f.volume_root_squash);
   return f;
 }
 

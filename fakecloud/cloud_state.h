@@ -60,6 +60,18 @@ struct Faults {
   // error; vast_api.cpp). "" = none.
   std::string start_error;
   long start_error_machine = 0;
+  // Vast: a host's new asking price, machine id -> dph_base per GPU, replacing the table's
+  // (vast_api.cpp, kMachines). Offers are "dynamic" (REFERENCE §4.3, from Vast's
+  // creating-instances guide), so the cheapest machine of one run need not be the next run's.
+  std::map<long, double> usd_per_gpu;
+  // Lambda VMs (docker_shim.h). no_nvidia_runtime: the VM's docker lists no "nvidia" runtime, so
+  // `docker run --gpus all` fails with docker's own "could not select device driver" until
+  // `nvidia-ctk runtime configure --runtime=docker` and `systemctl restart docker` (the NVIDIA
+  // Container Toolkit's install guide, "Configuring Docker"; dstack does this on Lambda VMs).
+  // volume_root_squash: the file system maps root to nobody (NFS root_squash, exports(5)), so
+  // a container's processes cannot write the volume (the shim runs them as uid 65534).
+  bool no_nvidia_runtime = false;
+  bool volume_root_squash = false;
 
   nlohmann::json to_json() const;
   static Faults from_json(const nlohmann::json& j);  // missing fields keep their defaults

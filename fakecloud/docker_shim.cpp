@@ -109,6 +109,16 @@ repo_known() {
   return 1
 }
 key() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
+vm_fault() { [[ " ${FAKECLOUD_VM_FAULTS:-} " == *" $1 "* ]]; }
+# The runtimes this VM's docker lists (docker info's .Runtimes): nvidia unless the VM came
+# without it (Faults::no_nvidia_runtime) and no nvidia-ctk configure + restart loaded it since.
+runtimes() {
+  if vm_fault no-nvidia-runtime && [ ! -e "$state/nvidia-loaded" ]; then
+    printf '%s\n' '{"io.containerd.runc.v2":{"path":"runc"},"runc":{"path":"runc"}}'
+  else
+    printf '%s\n' '{"io.containerd.runc.v2":{"path":"runc"},"nvidia":{"args":[],"path":"nvidia-container-runtime"},"runc":{"path":"runc"}}'
+  fi
+}
 # pull IMAGE PREFIX EXIT: messages as docker's; progress on stdout (run: on stderr).
 do_pull() {
   local c path
@@ -136,6 +146,10 @@ cmd="$1"
 shift
 case "$cmd" in
 info)
+  if [ $# -eq 2 ] && [ "$1" = --format ] && [ "$2" = '{{json .Runtimes}}' ]; then
+    runtimes
+    exit 0
+  fi
   [ $# -eq 0 ] || usage info "$1"
   echo "Server Version: burst-fakecloud (emulated docker; fakecloud/docker_shim.h)"
   ;;
@@ -158,7 +172,7 @@ kill)
   die "Error response from daemon: Cannot kill container: $1: No such container: $1" 1
   ;;
 run)
-  name="" envfile="" workdir="" mounts=()
+  name="" envfile="" workdir="" gpus="" mounts=()
   while [ $# -gt 0 ]; do
     case "$1" in
     --rm | --init) ;;
@@ -166,7 +180,10 @@ run)
       [ $# -ge 2 ] || die "flag needs an argument: $1"
       case "$1" in
       --name) name="$2" ;;
-      --gpus) [ "$2" = all ] || die "fakecloud docker: --gpus $2: only --gpus all is emulated" ;;
+      --gpus)
+        [ "$2" = all ] || die "fakecloud docker: --gpus $2: only --gpus all is emulated"
+        gpus=all
+        ;;
       --env-file) envfile="$2" ;;
       -v) mounts+=("$2") ;;
       -w) workdir="$2" ;;
@@ -185,6 +202,10 @@ run)
   [ -n "$name" ] || die "fakecloud docker: run without --name (burst always names its containers)"
   [[ "$name" =~ ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$ ]] ||
     die "docker: Error response from daemon: Invalid container name ($name), only [a-zA-Z0-9][a-zA-Z0-9_.-] are allowed."
+  # docker's answer when no runtime can give a container GPUs (the NVIDIA runtime is missing).
+  if [ -n "$gpus" ] && ! runtimes | grep -q '"nvidia"'; then
+    die 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].'
+  fi
   [ -n "$envfile" ] || die "fakecloud docker: run without --env-file (burst passes the env in one)"
   [ -f "$envfile" ] || die "docker: open $envfile: no such file or directory."
   record env-file-mode "$(stat -c %a "$envfile")"
@@ -216,8 +237,15 @@ run)
     case "$l" in '' | '#'*) continue ;; *=*) envs+=("$l") ;; *) [ -n "${!l+x}" ] && envs+=("$l=${!l}") ;; esac
   done <"$envfile"
   mkdir -p "$workdir" && cd "$workdir" || exit 126
+  # A file system that maps root to nobody (Faults::volume_root_squash): the container's
+  # processes write as uid 65534, everywhere (the emulator has no mount namespace).
+  runas=()
+  if vm_fault root-squash; then
+    [ "$(id -u)" = 0 ] || die "fakecloud docker: root-squash is emulated only when the VM's user is root"
+    runas=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  fi
   # The container: its own session, as it is no process of the client's group.
-  setsid env -i "${envs[@]}" "$@" </dev/null &
+  setsid "${runas[@]}" env -i "${envs[@]}" "$@" </dev/null &
   child=$!
   trap 'kill -TERM "$child" 2>/dev/null' TERM
   trap 'kill -INT "$child" 2>/dev/null' INT
@@ -236,6 +264,47 @@ run)
   ;;
 *) die "docker: '$cmd' is not a docker command (the emulated VM's docker knows info, pull, run, kill)." ;;
 esac
+)SHIM";
+
+// The VM's nvidia-ctk and systemctl, for the NVIDIA runtime's configuration (Faults::
+// no_nvidia_runtime): only the two commands of the NVIDIA Container Toolkit's "Configuring
+// Docker" step, as root. The configure writes daemon.json (a mark in the VM's docker state); the
+// restart makes docker load it.
+constexpr const char* kNvidiaCtk = R"SHIM(#!/bin/bash
+# burst-fakecloud: the emulated Lambda VM's nvidia-ctk (fakecloud/docker_shim.h).
+set -u
+ROOT=@ROOT@
+printf 'nvidia-ctk %s\n' "$*" >>"$ROOT/calls.log"
+[ -n "${BURST_POD_DIR:-}" ] || { echo "fakecloud nvidia-ctk: BURST_POD_DIR is not set" >&2; exit 1; }
+if [ $# -ne 3 ] || [ "$1" != runtime ] || [ "$2" != configure ] || [ "$3" != --runtime=docker ]; then
+  echo "fakecloud nvidia-ctk: only 'runtime configure --runtime=docker' is emulated" >&2
+  exit 1
+fi
+if [ "$(id -u)" != 0 ]; then
+  echo 'ERRO[0000] unable to flush config: unable to open /etc/docker/daemon.json for writing: open /etc/docker/daemon.json: permission denied' >&2
+  exit 1
+fi
+mkdir -p "$BURST_POD_DIR/.fakedocker" && : >"$BURST_POD_DIR/.fakedocker/daemon-json-nvidia"
+echo 'INFO[0000] Wrote updated config to /etc/docker/daemon.json'
+echo 'INFO[0000] It is recommended that docker daemon be restarted.'
+)SHIM";
+
+constexpr const char* kSystemctl = R"SHIM(#!/bin/bash
+# burst-fakecloud: the emulated Lambda VM's systemctl (fakecloud/docker_shim.h).
+set -u
+ROOT=@ROOT@
+printf 'systemctl %s\n' "$*" >>"$ROOT/calls.log"
+[ -n "${BURST_POD_DIR:-}" ] || { echo "fakecloud systemctl: BURST_POD_DIR is not set" >&2; exit 1; }
+if [ $# -ne 2 ] || [ "$1" != restart ] || [ "$2" != docker ]; then
+  echo "fakecloud systemctl: only 'restart docker' is emulated" >&2
+  exit 1
+fi
+if [ "$(id -u)" != 0 ]; then
+  echo 'Failed to restart docker.service: Access denied' >&2
+  exit 1
+fi
+state="$BURST_POD_DIR/.fakedocker"
+if [ -e "$state/daemon-json-nvidia" ]; then : >"$state/nvidia-loaded"; fi
 )SHIM";
 
 }  // namespace
@@ -287,6 +356,12 @@ Result<std::string> install_docker_shim(const std::string& root) {
   replace_all(&shim, "@ROOT@", quote(r.string()));
   replace_all(&shim, "@MARKER@", kLocalPodEnv);
   if (Status st = write_file(r / "bin" / "docker", shim, 0755); !st.ok()) return st.error();
+  for (const auto& [name, text] :
+       {std::pair<const char*, const char*>{"nvidia-ctk", kNvidiaCtk}, {"systemctl", kSystemctl}}) {
+    std::string tool = text;
+    replace_all(&tool, "@ROOT@", quote(r.string()));
+    if (Status st = write_file(r / "bin" / name, tool, 0755); !st.ok()) return st.error();
+  }
   return (r / "bin").string();
 }
 

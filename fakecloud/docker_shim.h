@@ -3,6 +3,11 @@
 // forms burst uses (job/step_container.h) and rejects anything else loudly, exit 125 as the
 // docker CLI does for a usage error:
 //   docker info                          exit 0
+//   docker info --format '{{json .Runtimes}}'   the runtimes: nvidia among them unless the VM
+//                                        came without it (Faults::no_nvidia_runtime) and was not
+//                                        configured since; then `run --gpus all` fails as docker
+//                                        does ("could not select device driver ...")
+//   nvidia-ctk runtime configure --runtime=docker, systemctl restart docker   (as root) load it
 //   docker pull IMAGE                    an image of the catalogue below "downloads"; any other
 //                                        fails with docker's own message, exit 1
 //   docker run --rm --init --name N [--gpus all] --env-file F -v P:P ... -w DIR IMAGE CMD...
@@ -18,7 +23,8 @@
 // with the image's version (other uses run this machine's python3), and its /etc/os-release
 // text kept in the image's directory. Limits: the step still sees this machine's files, its
 // /etc/os-release and its other tools; only what the shim puts first on PATH and in the env is
-// the image's. docs/providers.md, "Lambda".
+// the image's. With Faults::volume_root_squash a container's processes run as uid 65534.
+// docs/providers.md, "Lambda".
 //
 // Every call is appended to <root>/calls.log (argv, and the env file's mode), for tests.
 #pragma once

@@ -253,6 +253,11 @@ void launch(CloudState& state, const httplib::Request& req, httplib::Response& r
   auto docker = state.vm_docker_bin();
   if (!docker.ok()) return fail(res, 500, "global/internal-error", docker.error().message);
   p.env["PATH"] = *docker + ":/usr/local/bin:/usr/bin:/bin";
+  // This VM's faults, read by the shim (Faults::no_nvidia_runtime, volume_root_squash).
+  std::string vm_faults;
+  if (f.no_nvidia_runtime) vm_faults += " no-nvidia-runtime";
+  if (f.volume_root_squash) vm_faults += " root-squash";
+  if (!vm_faults.empty()) p.env["FAKECLOUD_VM_FAULTS"] = vm_faults.substr(1);
   json extra = b;
   std::vector<std::string> names;
   for (const auto& t : all_types(f, &names))

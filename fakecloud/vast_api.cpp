@@ -182,7 +182,8 @@ OfferTable build_offer_table(const Faults& f, const GpusInUse& in_use, double al
   OfferTable out;
   auto add = [&](long machine, const std::string& gpu, int count, int ram, double per_gpu,
                  const std::string& geo, long id, int machine_gpus, const Machine& q) {
-    const double base = per_gpu * count;
+    const auto repriced = f.usd_per_gpu.find(machine);
+    const double base = (repriced != f.usd_per_gpu.end() ? repriced->second : per_gpu) * count;
     const double min_bid = base * 0.6;
     const double storage = allocated_storage * kStorageCost / 720;  // $/GB/month -> $/h
     const auto used = in_use.find(machine);
@@ -258,6 +259,8 @@ std::shared_ptr<const OfferTable> offer_table(CloudState& state, BuiltOnce<Offer
   std::string key = std::to_string(f.extra_offers) + " " + std::to_string(allocated_storage) +
                     (bid ? " bid" : " ondemand");
   for (const auto& n : f.no_capacity) key += "\n" + n;
+  for (const auto& [machine, usd] : f.usd_per_gpu)
+    key += " $" + std::to_string(machine) + ":" + std::to_string(usd);
   for (const auto& [machine, n] : used)
     key += " " + std::to_string(machine) + ":" + std::to_string(n);
   return cache.get(key, [&] { return build_offer_table(f, used, allocated_storage, bid); });

@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "http/curl_http_client.h"
+#include "lambda/lambda_json.h"
 #include "lambda/lambda_provider.h"
 #include "local/local_provider.h"
+#include "runpod/runpod_json.h"
 #include "runpod/runpod_provider.h"
 #include "vast/vast_provider.h"
 
@@ -83,6 +85,10 @@ ProviderTraits runpod_traits() {
   t.default_base_url = RunpodOptions{}.base_url;
   t.api_key_env = "RUNPOD_API_KEY";
   t.ssh_user = "root";
+  // createNetworkVolume's size has "minimum=10" (v2 spec, CreateNetworkVolumeRequest), so a
+  // 1 GB request makes 10 GB; priced as docs.runpod.io says (runpod_json.h).
+  t.min_volume_gb = 10;
+  t.volume_usd_per_gb_month = runpod::kRunpodVolumeUsdPerGbMonth;
   return t;
 }
 
@@ -103,6 +109,9 @@ ProviderTraits lambda_traits() {
   // container image runs with `docker run --gpus all` on the VM (REFERENCE.md §3.2, and the
   // launch example's user_data in §3.4), so the spec's image is run that way.
   t.steps_in_container = true;
+  // File systems have no size: billed per GiB used per month (lambda_json.h).
+  t.min_volume_gb = 0;
+  t.volume_usd_per_gb_month = lambda::kLambdaFilesystemUsdPerGbMonth;
   // The job's env reaches that container through docker's --env-file, one NAME=VALUE a line
   // (docs.docker.com/reference/cli/docker/container/run/#env: "the file should use the syntax
   // <variable>=value"; no quoting or continuation), so a value cannot hold a line break.

@@ -53,6 +53,12 @@ struct ProviderTraits {
   // gives up and deletes it, unless config.yaml's ssh_wait_seconds says otherwise. SkyPilot
   // allows Vast 30 minutes; 10 is the default (docs/providers.md, "Waiting for a pod").
   double provision_wait_s = 600;
+  // A new volume (plan/volume_home.h): a request for N GB makes max(N, min_volume_gb) GB;
+  // 0: the provider's volumes have no size and are billed by what they hold (Lambda).
+  int min_volume_gb = 1;
+  // Its storage price in $/GB/month from the provider's docs (cited in its driver); 0: the
+  // offer's own (Offer::volume_usd_per_gb_month, Vast) or unknown.
+  double volume_usd_per_gb_month = 0;
   // Pods are processes on this machine (the local cloud): free, never modelled against the GPU
   // catalog, never split across workers, exempt from price caps, and not for remote submitters.
   bool runs_here = false;
@@ -96,6 +102,9 @@ struct Offer {
   std::string region;
   bool available = true;
   std::string price_source;  // "live offer" | "offline table" | "config"
+  // What a new volume beside this offer costs, $/GB/month, when the offer says (Vast's
+  // storage_cost); 0: ProviderTraits::volume_usd_per_gb_month.
+  double volume_usd_per_gb_month = 0;
   // The provider's registry row, set where offers enter burst (providers/registry.h,
   // attach_traits); null: unknown_provider_traits(). Points at a row that lives for the process.
   const ProviderTraits* traits = nullptr;
@@ -154,6 +163,9 @@ struct Pod {
   // The provider's own words on the pod's state while it boots (Vast's status_msg: "Pulling
   // image", or a start error), printable text only, shortened; "" when the API has none.
   std::string status_note{};
+  // The provider reports that the pod's container could not start (Vast: a start error in
+  // status_msg): it will never run here, and another machine may (job/job_phases.h).
+  bool start_failed = false;
 };
 
 // What `burst check` learns from one authenticated look at a provider's account.

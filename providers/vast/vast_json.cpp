@@ -213,6 +213,8 @@ class OffersSax : public json::json_sax_t {
       cur_.gpu_ram_mb = v;
     } else if (field("dph_total")) {
       cur_.dph_total = v;
+    } else if (field("storage_cost")) {
+      cur_.storage_cost = v;
     } else if (field("rentable")) {
       cur_.rentable = false;  // only true is true
     }
@@ -270,6 +272,7 @@ Offer to_offer(const VastOffer& o) {
   out.region = region_for(o.geolocation, o.machine_id);
   out.available = o.rentable && !o.rented;
   out.price_source = "live offer";
+  out.volume_usd_per_gb_month = o.storage_cost;  // a volume on this machine (REFERENCE §4.7)
   return out;
 }
 
@@ -369,6 +372,7 @@ Result<Pod> parse_instance(const json& j) {
   p.id = std::to_string(j["id"].get<long>());
   p.name = str(j, "label");
   p.state = instance_state(j);
+  p.start_failed = start_error(j);
   p.gpu_type = catalog_name(str(j, "gpu_name"), num(j, "gpu_ram"));
   p.usd_per_hour = num(j, "dph_total");
   for (char c : str(j, "status_msg"))  // untrusted text: printable, short, one line

@@ -28,6 +28,7 @@ struct VastOffer {
   int num_gpus = 0;
   double gpu_ram_mb = 0;
   double dph_total = 0;
+  double storage_cost = 0;  // $/GB/month of disk on this machine (REFERENCE §4.2)
   std::string geolocation;
   bool rentable = true, rented = false;
 };

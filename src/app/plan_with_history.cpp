@@ -38,6 +38,19 @@ std::vector<WarmVolume> warm_volumes_of(Store& store, const PipelineSpec& spec) 
   return out;
 }
 
+// The spec's volume as the store records it made (plan/volume_home.h): every ready row of its
+// name with the provider's id, whatever jobs did on it since.
+std::vector<VolumeHome> volume_homes_of(Store& store, const PipelineSpec& spec) {
+  std::vector<VolumeHome> out;
+  const std::string& name = spec.volume.name.empty() ? spec.name : spec.volume.name;
+  auto volumes = store.live_volumes();
+  if (!volumes.ok()) return out;
+  for (const VolumeRecord& v : *volumes)
+    if (v.spec_name == name && !v.volume_id.empty() && v.state == "ready")
+      out.push_back({v.provider, v.region, v.size_gb, v.usd_per_gb_month});
+  return out;
+}
+
 // Every recent job's measured provisioning + image pull (plan/boot_history.h), any pipeline:
 // how fast a provider hands over a pod does not depend on what runs on it. Samples are keyed by
 // provider, so the local cloud's own boots only ever price local pods.
@@ -150,6 +163,7 @@ Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const
       input->image = image_pull_of(spec, *input, config, store->get());
       image_done = true;
       input->warm_volumes = warm_volumes_of(**store, spec);
+      input->volume_homes = volume_homes_of(**store, spec);
       input->boot_history = boot_samples(**store);
       input->load_history = load_samples(**store);
       for (LoadSample& s : warm_read_samples(**store)) input->load_history.push_back(std::move(s));

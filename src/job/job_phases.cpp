@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "job/container_checks.h"
 #include "job/local_step.h"
 #include "job/offer_recheck.h"
 #include "job/pod_lifecycle.h"
@@ -199,7 +200,7 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
     case Phase::kProvision:
       return provision(detail);
     case Phase::kWaitSsh:
-      return connect_pod(gpu_, detail);
+      return wait_gpu_pod(detail);
     case Phase::kSync:
       return sync(detail);
     case Phase::kSetup:
@@ -507,9 +508,9 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail, Err
   auto installation = d_.store.installation_id();
   if (!installation.ok()) return failed(installation.error(), "create pod", detail);
   PodRequest req;
-  const std::string role =
-      gpu ? worker_pod_role(in_.worker.index, in_.worker.count, in_.worker.attempt)
-          : (prep ? "prep" : "cpu");
+  std::string role = gpu ? worker_pod_role(in_.worker.index, in_.worker.count, in_.worker.attempt)
+                         : (prep ? "prep" : "cpu");
+  if (gpu && start_retries_ > 0) role += "r" + std::to_string(start_retries_);  // "gpur1"
   req.name = pod_name(*installation, in_.job_id, role);
   req.job_id = in_.job_id;
   req.gpu = gpu;
@@ -544,14 +545,16 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail, Err
   return unless_stopped("create " + pod.record.role + " pod", detail);
 }
 
-Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattach) {
+Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattach,
+                               Error* start_error) {
   const MonoTime start = d_.clock.mono_now();
   // config.yaml's ssh_wait_seconds, else the provider's own wait (ProviderTraits).
   const double wait_s = d_.config.ssh_wait_seconds > 0 ? d_.config.ssh_wait_seconds
                                                        : traits_of(in_.plan.gpu).provision_wait_s;
   const TimePoint deadline =
       d_.clock.now() + std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000));
-  std::string status;  // the provider's words on the booting pod, shown while waiting
+  std::string status;         // the provider's words on the booting pod, shown while waiting
+  bool start_failed = false;  // Pod::start_failed: the provider says it will never run
   // The money caps govern this wait too (issue 35: a reattach looping on SSH for 600 s cost six
   // times its max_usd): the pod bills while burst waits for it.
   std::string over_budget;
@@ -570,7 +573,14 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   };
   auto running =
       wait_until_running(provider_named(pod.record.provider), d_.clock, pod.record.pod_id, deadline,
-                         stop, d_.faults, [&](const Pod& p) { status = p.status_note; });
+                         stop, d_.faults, [&](const Pod& p) {
+                           status = p.status_note;
+                           start_failed = p.start_failed;
+                         });
+  if (!running.ok() && start_failed && start_error) {
+    *start_error = running.error();
+    return Outcome::kFailed;
+  }
   if (!running.ok()) return failed(cause(running.error()), "wait for pod", detail);
   if (!reattach) {  // a reattached pod was checked when it was created
     if (Status listed =
@@ -646,6 +656,16 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   if (pod.container) {
     Outcome pulled = pull_step_image(pod, stop, detail);
     if (pulled != Outcome::kOk) return pulled;
+    std::string checked;  // job/container_checks.h: the NVIDIA runtime, the volume's writability
+    Status usable = check_step_container(
+        *pod.session, *pod.container, pod.paths.volume,
+        [&](bool is_err, const std::string& line) {
+          moving();
+          if (is_err) remote_line(true, line);
+        },
+        stop, &checked);
+    if (!usable.ok()) return failed(usable.error(), "check pod", detail);
+    say(checked);
   }
   *detail = pod.target.user + "@" + pod.target.host + ":" + std::to_string(pod.target.port) +
             ", host key " + pod.target.pinned_host_key;

@@ -107,7 +107,6 @@ class JobPhases {
 
  private:
   Outcome provision(std::string* detail);
-  Outcome wait_ssh(std::string* detail);
   Outcome sync(std::string* detail);
   // A fleet worker's sync through FleetProvision::shared_code_dir; kFailed with *detail empty
   // when the shared copy cannot serve (then sync() syncs this worker's dir itself).
@@ -156,8 +155,19 @@ class JobPhases {
   }
   // Tells JobDeps::faults (if any) that the job is at `point` + `suffix` ("mid-" + "run").
   void fault(std::string_view point, std::string_view suffix = {});
-  Outcome connect_pod(PodHandle& pod, std::string* detail, bool reattach = false);
-  std::string budget_exceeded() const;  // "" or why the budget guard stops the job
+  // With `start_error` set, a pod the provider reports unable to start (Pod::start_failed) is
+  // returned there (kFailed, the job's error untouched) for the caller to replace.
+  Outcome connect_pod(PodHandle& pod, std::string* detail, bool reattach = false,
+                      Error* start_error = nullptr);
+  // The GPU pod's wait-for-ssh phase. A pod whose container the provider reports unable to start
+  // is deleted (verified) and replaced on another machine, within the job's caps, at most
+  // kMaxStartRetries times (job/job_phases_start_retry.cpp); a wide job's fleet retries instead.
+  Outcome wait_gpu_pod(std::string* detail);
+  Outcome replace_unstarted_gpu_pod(const Error& start_error, int retry, std::string* detail);
+  static constexpr int kMaxStartRetries = 2;
+  int start_retries_ = 0;  // GPU pods replaced so far: the next one's name ends "gpur<n>"
+  std::vector<std::string> start_failed_regions_;  // where they were (never chosen again)
+  std::string budget_exceeded() const;             // "" or why the budget guard stops the job
   StepOffsets load_offsets(const std::string& step) const;
   void save_offsets(const std::string& step, const StepOffsets& o) const;
   std::string offsets_path(const std::string& step) const;

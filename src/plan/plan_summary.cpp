@@ -63,6 +63,10 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
     out.push_back("  upload:  " + plan.cpu->provider + " CPU pod at " +
                   summary_money(plan.cpu->usd_per_hour) + "/h");
   if (plan.handoff && spec.upload) out.push_back("  hand-off: " + plan.handoff->why);
+  // Where the volume is, or the new one this plan makes (plan/volume_home.h).
+  if (plan.volume)
+    out.push_back(volume_placement_line(spec.volume.name.empty() ? spec.name : spec.volume.name,
+                                        *plan.volume));
   out.push_back("  estimate: " + std::to_string(static_cast<long>(e.total_s)) + " s of GPU time, " +
                 summary_money(e.usd) + "  [" + e.basis + "]");
   if (spec.budget.max_usd) out.push_back("  budget:  " + summary_money(*spec.budget.max_usd));

@@ -241,6 +241,10 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
   };
   std::optional<Plan> best;
   size_t best_index = 0;
+  // An offer at the volume's home competes at its estimate less kVolumeHomeTolerance
+  // (plan/volume_home.h); `cheapest` is the plain cheapest, for the plan's line.
+  double best_rank = 0;
+  std::optional<std::pair<Offer, double>> cheapest;
   for (size_t i = 0; i < candidates.size(); ++i) {
     Candidate& c = candidates[i];
     if (!c.rejected.empty()) {
@@ -301,7 +305,11 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
       e.total_s += e.prepare_s;  // before the GPU work (CPU pod) or on the GPU pod
     }
     // Candidates come cheapest first; with the CPU hand-off added, keep the cheapest whole job.
-    if (!best || e.usd < best->estimate.usd) {
+    const double rank =
+        volume_home_at(in.volume_homes, c.offer) ? e.usd / (1 + kVolumeHomeTolerance) : e.usd;
+    if (!cheapest || e.usd < cheapest->second) cheapest = {c.offer, e.usd};
+    if (!best || rank < best_rank) {
+      best_rank = rank;
       best = Plan{c.offer, cpu, handoff,
                   prepare, e,   in.warm_volume || volume_warm_for(&in.warm_volumes, c.offer),
                   {},      {},  {},
@@ -348,6 +356,14 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     best->weight_load = shape->weight_load_note;
   }
   best->notes = std::move(notes);
+  if (!traits_of(best->gpu).runs_here) {
+    best->volume = place_volume(spec, best->gpu, in.volume_homes);
+    if (best->volume->exists && cheapest && cheapest->second < best->estimate.usd) {
+      best->volume->cheaper = cheapest->first;
+      best->volume->cheaper_usd = cheapest->second;
+      best->volume->chosen_usd = best->estimate.usd;
+    }
+  }
   best->curve = width_curve(candidates[0], spec.resources.max_usd_per_hour);
   if (candidates[0].workers > 1) {
     best->worker_usd = candidates[0].usd / candidates[0].workers;

@@ -14,6 +14,7 @@
 #include "plan/candidates.h"
 #include "plan/handoff.h"
 #include "plan/prepare.h"
+#include "plan/volume_home.h"
 
 namespace burst {
 
@@ -77,6 +78,9 @@ struct Plan {
   std::vector<FleetFallback> fallbacks = {};
   // One worker's estimated GPU cost on the chosen offer (what a fallback's cost is told against).
   double worker_usd = 0;
+  // The spec's volume for the chosen offer (plan/volume_home.h): where it already is, or the new
+  // one this plan makes, its size and monthly cost. Unset for a provider that runs here.
+  std::optional<VolumePlacement> volume = std::nullopt;
 };
 
 inline constexpr size_t kMaxFleetFallbacks = 6;
@@ -97,6 +101,9 @@ struct PlanInput {
   // Where the store shows the volume staged, per provider and region (app/plan_with_history.cpp):
   // an offer there loads weights at the warm rate, every other offer cold.
   std::vector<WarmVolume> warm_volumes;
+  // Where the store records the spec's volume made, per provider and region
+  // (app/plan_with_history.cpp): an offer there is preferred within kVolumeHomeTolerance.
+  std::vector<VolumeHome> volume_homes;
   std::vector<std::string> unusable;  // providers that could not be asked, and why
   int max_workers = 64;               // widest go-wide split (1: one pod, as `burst run` does)
   std::optional<double> boot_s;       // measured provisioning + pull, replacing the constants
