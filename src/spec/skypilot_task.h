@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "spec/skypilot_buckets.h"
 #include "spec/skypilot_resources.h"
 #include "yaml/yaml_fields.h"
 
@@ -46,10 +47,12 @@ struct SkyTask {
   std::vector<SkyValue> envs;
   std::vector<SkyValue> secrets;
   std::vector<SkyMount> mounts;
+  std::vector<SkyBucket> buckets;  // file_mounts from a bucket (skypilot_buckets.h)
   std::optional<std::pair<std::string, std::string>> volume;  // mount path, volume name
   SourcePos volume_pos;
   std::string setup;
   std::optional<std::string> run;
+  bool service = false;    // has a `service` section: SkyServe keeps it up until stopped
   bool only_name = false;  // a document with just `name`: a chain's own name
 };
 
