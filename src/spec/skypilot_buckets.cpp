@@ -50,7 +50,7 @@ Remote remote_of(const SkyBucket& b) {
       "RCLONE_S3_ACCESS_KEY_ID=\"${R2_ACCESS_KEY_ID:-}\" "
       "RCLONE_S3_SECRET_ACCESS_KEY=\"${R2_SECRET_ACCESS_KEY:-}\" "
       "RCLONE_S3_ENDPOINT=\"https://${R2_ACCOUNT_ID:-}.r2.cloudflarestorage.com\" ",
-      quote(":s3,provider=Cloudflare:" + bucket_path(b.url))};
+      quote_env(":s3,provider=Cloudflare:" + bucket_path(b.url))};
 }
 
 constexpr char kInstall[] =

@@ -34,16 +34,6 @@ constexpr char kDefaultImageHolds[] =
     "Ubuntu 22.04 with bash, coreutils and apt, run as root; no Python, pip, conda, uv, curl or "
     "CUDA toolkit (the GPU driver comes from the host)";
 
-// Commands that serve until stopped; the first found names the reason.
-constexpr std::string_view kForeverCommands[] = {
-    "ray start --head",         "vllm serve",   "vllm.entrypoints",  "sglang.launch_server",
-    "text-generation-launcher", "ollama serve", "llama-server",      "jupyter lab",
-    "jupyter notebook",         "tensorboard ", "uvicorn ",          "http.server",
-    "sleep infinity",           "sleep inf\n",  "tail -f /dev/null", "gradio"};
-
-// Why `t` would run until stopped ("a service (service:)"), or "" when it ends by itself.
-std::string runs_until_stopped(const SkyTask& t);
-
 bool has_sky_keys(const yaml::Node& doc) {
   if (!doc.is_map()) return false;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
@@ -449,19 +439,6 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
                  "a SkyPilot file has no workload facts: the plan prices each offer as its "
                  "$/hour x 1 h, an assumed run time (burst convert, then set workload to model "
                  "it)");
-}
-
-std::string runs_until_stopped(const SkyTask& t) {
-  if (t.service) return "a service (service:)";
-  const std::string run = t.run.value_or("") + "\n";
-  for (std::string_view c : kForeverCommands)
-    if (run.find(c) != std::string::npos) {
-      std::string word(c);
-      while (!word.empty() && (word.back() == ' ' || word.back() == '\n')) word.pop_back();
-      return "run starts `" + word + "`, which serves until stopped";
-    }
-  if (t.resources.ports) return "it opens ports (resources.ports), so it serves until stopped";
-  return "";
 }
 
 }  // namespace

@@ -92,6 +92,14 @@ BucketMode mode_of(const std::string& mode) {
 // A bucket source; false (reported) when its scheme is not one burst reads.
 bool add_bucket(const std::string& remote, const std::string& url, BucketMode mode, SourcePos pos,
                 const std::string& path, SkyTask& task, Problems& problems) {
+  const auto control = [](const std::string& t) {
+    return std::any_of(t.begin(), t.end(),
+                       [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  };
+  if (control(url) || control(remote)) {
+    problems.add(pos, path, "must not contain control characters");
+    return false;
+  }
   if (bucket_scheme(url).empty()) {
     problems.add(pos, path, "not supported: bucket source \"" + url + "\"" + kOtherStores);
     return false;
@@ -213,7 +221,27 @@ void read_volumes(const yaml::Node& node, const std::string& path, SkyTask& task
   }
 }
 
+// Commands that serve until stopped; the first found names the reason.
+constexpr std::string_view kForeverCommands[] = {
+    "ray start --head",         "vllm serve",   "vllm.entrypoints",  "sglang.launch_server",
+    "text-generation-launcher", "ollama serve", "llama-server",      "jupyter lab",
+    "jupyter notebook",         "tensorboard ", "uvicorn ",          "http.server",
+    "sleep infinity",           "sleep inf\n",  "tail -f /dev/null", "gradio"};
+
 }  // namespace
+
+std::string runs_until_stopped(const SkyTask& t) {
+  if (t.service) return "a service (service:)";
+  const std::string run = t.run.value_or("") + "\n";
+  for (std::string_view c : kForeverCommands)
+    if (run.find(c) != std::string::npos) {
+      std::string word(c);
+      while (!word.empty() && (word.back() == ' ' || word.back() == '\n')) word.pop_back();
+      return "run starts `" + word + "`, which serves until stopped";
+    }
+  if (t.resources.ports) return "it opens ports (resources.ports), so it serves until stopped";
+  return "";
+}
 
 std::span<const std::string_view> skypilot_task_fields() { return kTaskFields; }
 

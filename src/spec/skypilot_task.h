@@ -56,6 +56,10 @@ struct SkyTask {
   bool only_name = false;  // a document with just `name`: a chain's own name
 };
 
+// Why `t` would run until stopped ("a service (service:)", a server or Ray head in run, ports),
+// or "" when it ends by itself.
+std::string runs_until_stopped(const SkyTask& t);
+
 // Reads one document; nullopt when it is not a mapping (reported).
 std::optional<SkyTask> read_sky_task(const yaml::Node& doc,
                                      const std::vector<std::string>& providers, Problems& problems);

@@ -154,9 +154,9 @@ TEST(Dockerfile, RuntimePackagesAreProvenBySetupAndProvideEveryLibrary) {
 
   // What setup installs: its demo_packages and test_packages lists (all of them without --demo).
   const std::string setup = slurp(kRoot + "/scripts/setup");
+  std::smatch m;
   std::set<std::string> proven;
   for (const char* list : {"demo_packages", "test_packages"}) {
-    std::smatch m;
     ASSERT_TRUE(std::regex_search(setup, m, std::regex(std::string(list) + R"(=\(([^)]*)\))")))
         << list;
     std::istringstream lines(m[1].str());
