@@ -76,6 +76,15 @@ struct Resources {
   std::vector<std::string> providers;  // allowed, in preference order; empty = `local` only
   std::vector<std::string> gpus;       // allowed GPU type names; empty = any
   int gpu_count = 1;
+  // A count per GPU type where the types differ (a SkyPilot any_of of L4:8 or A100_80GB:2): each
+  // offer is held to its type's count; a type not listed takes gpu_count. Empty: gpu_count for
+  // every type.
+  std::map<std::string, int> gpu_counts;
+  // The count a pod of `gpu_type` gets.
+  int count_for(const std::string& gpu_type) const {
+    auto it = gpu_counts.find(gpu_type);
+    return it == gpu_counts.end() ? gpu_count : it->second;
+  }
   std::optional<double> min_vram_gb;
   std::optional<double> max_usd_per_hour;
   bool spot = false;
@@ -129,7 +138,10 @@ struct PrepareSpec {
 struct Budget {
   std::optional<double> max_usd;
   std::optional<double> max_runtime_seconds;  // the run step's wall-clock limit
-  std::optional<double> deadline_seconds;     // the whole job (all phases) must finish within it
+  // Why max_runtime has a value the file did not give (a SkyPilot task that would run until
+  // stopped gets a default); "" when the file gave it or it is unset. The plan prints it.
+  std::string max_runtime_default_why;
+  std::optional<double> deadline_seconds;  // the whole job (all phases) must finish within it
 };
 
 // When burstd runs the pipeline; the rules are in docs/schedules.md.

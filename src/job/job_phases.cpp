@@ -515,7 +515,7 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail, Err
   req.job_id = in_.job_id;
   req.gpu = gpu;
   req.gpu_type = offer.gpu_type;
-  req.gpu_count = gpu ? in_.spec.resources.gpu_count : 0;
+  req.gpu_count = gpu ? in_.spec.resources.count_for(offer.gpu_type) : 0;
   req.spot = gpu && in_.spec.resources.spot && offer.spot_usd_per_hour.has_value();
   if (gpu)
     req.image = in_.spec.image;

@@ -35,7 +35,9 @@ std::string static_rejection(const PipelineSpec& spec, const Offer& o, double pr
   if (traits_of(o).runs_here) return "";
   if (!r.gpus.empty() && std::find(r.gpus.begin(), r.gpus.end(), o.gpu_type) == r.gpus.end())
     return o.gpu_type + " is not in resources.gpus";
-  if (o.gpu_count < r.gpu_count) return "fewer GPUs than resources.gpu_count";
+  if (o.gpu_count < r.count_for(o.gpu_type))
+    return r.gpu_counts.empty() ? "fewer GPUs than resources.gpu_count"
+                                : "fewer GPUs than resources.gpu_counts gives " + o.gpu_type;
   if (r.min_vram_gb && (!o.vram_gb || *o.vram_gb < *r.min_vram_gb)) return "too little VRAM";
   if (r.max_usd_per_hour && price > *r.max_usd_per_hour)
     return fmt("$%.2f/h", price) + " is over resources.max_usd_per_hour";

@@ -21,8 +21,9 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
   std::vector<std::string> out;
   out.push_back("plan for " + spec.name + ":");
   std::string gpu = "  GPU pod: " + plan.gpu.provider + " " + plan.gpu.gpu_type + " x" +
-                    std::to_string(std::max(1, spec.resources.gpu_count)) + " at " +
-                    summary_money(plan.gpu.usd_per_hour) + "/h (" + plan.gpu.price_source + ")";
+                    std::to_string(std::max(1, spec.resources.count_for(plan.gpu.gpu_type))) +
+                    " at " + summary_money(plan.gpu.usd_per_hour) + "/h (" + plan.gpu.price_source +
+                    ")";
   if (e.workers > 1) gpu += ", " + std::to_string(e.workers) + " workers";
   out.push_back(gpu);
   if (!plan.fallbacks.empty()) {  // Plan::fallbacks, short: the first few
@@ -70,6 +71,20 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
   out.push_back("  estimate: " + std::to_string(static_cast<long>(e.total_s)) + " s of GPU time, " +
                 summary_money(e.usd) + "  [" + e.basis + "]");
   if (spec.budget.max_usd) out.push_back("  budget:  " + summary_money(*spec.budget.max_usd));
+  if (spec.budget.max_runtime_seconds) {
+    const double s = *spec.budget.max_runtime_seconds;
+    char buf[64];
+    if (s >= 3600 && static_cast<long>(s) % 3600 == 0)
+      std::snprintf(buf, sizeof buf, "%ld h", static_cast<long>(s) / 3600);
+    else
+      std::snprintf(buf, sizeof buf, "%ld s", static_cast<long>(s));
+    const std::string& why = spec.budget.max_runtime_default_why;
+    out.push_back("  max runtime: " + std::string(buf) + " (budget.max_runtime" +
+                  (why.empty() ? ")"
+                               : ", a default: " + why +
+                                     "; burst convert the file and set budget.max_runtime to "
+                                     "change it)"));
+  }
   // An image name, a reason or a note can quote the spec or a provider: one safe line each.
   for (std::string& line : out) line = terminal_line(line);
   return out;

@@ -16,7 +16,7 @@ void put(JsonValue& j, const char* key, const std::optional<double>& v) {
 ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
   ReportFacts f;
   f.gpu_type = plan.gpu.gpu_type;
-  f.gpu_count = spec.resources.gpu_count;
+  f.gpu_count = spec.resources.count_for(plan.gpu.gpu_type);
   f.gpu_usd_per_hour = plan.gpu.usd_per_hour;
   f.price_source = plan.gpu.price_source;
   const BillingRule& rule = traits_of(plan.gpu).billing;

@@ -244,12 +244,16 @@ std::optional<AcceleratorChoice> read_accelerators(const yaml::Node& node, const
         problems.note(pos, path, unknown_message(c.name) + "; left out of the choices");
       continue;
     }
-    if (c.count != out.count) {
+    if (c.count != out.count && (c.min_vram_gb || out.min_vram_gb)) {
       problems.add(pos, path,
-                   "not supported: GPU choices with different counts (" +
+                   "not supported: a memory form (40GB+) among choices of different counts (" +
                        std::to_string(out.count) + " and " + std::to_string(c.count) +
-                       "); burst takes one count for every GPU type: use the same count");
+                       "); name the GPUs, or use the same count");
       return std::nullopt;
+    }
+    if (c.gpu) {  // each GPU at its own count; the smallest where one is named twice
+      auto [it, fresh] = out.counts.emplace(*c.gpu, c.count);
+      if (!fresh) it->second = std::min(it->second, c.count);
     }
     if (c.min_vram_gb) {
       out.min_vram_gb =
@@ -259,11 +263,21 @@ std::optional<AcceleratorChoice> read_accelerators(const yaml::Node& node, const
     }
   }
   if (known == 0) return std::nullopt;
+  if (!out.counts.empty()) {  // gpu_count is the smallest; counts only where they differ
+    bool same = true;
+    out.count = out.counts.begin()->second;
+    for (const auto& [gpu, count] : out.counts) {
+      same = same && count == out.count;
+      out.count = std::min(out.count, count);
+    }
+    if (same) out.counts.clear();
+  }
   // "40GB+" together with names: any GPU of that size or one of the names. burst filters by
   // both at once, so the memory form alone wins.
   if (out.min_vram_gb && !out.gpus.empty()) {
     problems.note(out.pos, path, "a memory form with GPU names: burst keeps the memory form only");
     out.gpus.clear();
+    out.counts.clear();
   }
   return out;
 }

@@ -6,6 +6,7 @@
 // catalog names of config/gpus.yaml. Internal to src/spec/.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,12 +28,15 @@ std::vector<std::string> known_catalog_gpu_names();
 struct AcceleratorChoice {
   std::vector<std::string> gpus;      // catalog names, in the file's order; empty: any GPU
   std::optional<double> min_vram_gb;  // from "40GB+"
-  int count = 1;
+  int count = 1;                      // the smallest count of the choices
+  // Where the choices' counts differ ({L4: 8, A100-80GB: 2}): each GPU's count.
+  std::map<std::string, int> counts;
   SourcePos pos;  // of the value, for later messages
 };
 
-// Reads one `accelerators` value; reports unusable values (unknown GPU, TPU, counts that differ
-// between the choices) at their line and returns nullopt. Notes go to problems.note().
+// Reads one `accelerators` value; reports unusable values (unknown GPU, TPU, a memory form whose
+// count differs from another choice's) at their line and returns nullopt. Notes go to
+// problems.note().
 std::optional<AcceleratorChoice> read_accelerators(const yaml::Node& node, const std::string& path,
                                                    Problems& problems);
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 
+#include "spec/skypilot_buckets.h"
 #include "spec/skypilot_resources.h"
 #include "spec/skypilot_task.h"
 #include "spec/spec_checks.h"
@@ -24,6 +25,14 @@ constexpr sv kBurstOnlyKeys[] = {"version", "workload", "volume",    "image",
                                  "env",     "code",     "artefacts", "pull_on_failure",
                                  "upload",  "budget",   "schedule"};
 constexpr double kAssumedRunSeconds = 3600;
+// A task that would run until stopped (a service, a server, a Ray head, no end) is stopped after
+// this long unless budget.max_runtime says otherwise, so its pod cannot bill until someone
+// notices.
+constexpr double kDefaultServerRuntimeSeconds = 4 * 3600;
+// What burst's default image holds (PipelineSpec::image; docker.io/library/ubuntu:22.04).
+constexpr char kDefaultImageHolds[] =
+    "Ubuntu 22.04 with bash, coreutils and apt, run as root; no Python, pip, conda, uv, curl or "
+    "CUDA toolkit (the GPU driver comes from the host)";
 
 bool has_sky_keys(const yaml::Node& doc) {
   if (!doc.is_map()) return false;
@@ -105,6 +114,7 @@ class Assembler {
   void code(const SkyTask& main);
   void values(const SkyTask& task);
   void mounts(const SkyTask& main);
+  void buckets(const SkyTask& main);
   void skypilot_env(const SkyTask& main);
   std::string chained(const SkyTask& task, size_t index) const;
 
@@ -113,6 +123,7 @@ class Assembler {
   Problems& problems_;
   SpecReadInfo& info_;
   std::string mount_script_;
+  BucketScripts bucket_scripts_;
   std::set<std::string> secret_names_;
 };
 
@@ -240,6 +251,42 @@ void Assembler::mounts(const SkyTask& main) {
                    "copied from the synced workdir into place before setup");
 }
 
+void Assembler::buckets(const SkyTask& main) {
+  if (main.buckets.empty()) return;
+  bucket_scripts_ = bucket_scripts(main.buckets, shell_path);
+  std::set<std::string> schemes;
+  for (const SkyBucket& b : main.buckets) {
+    const std::string scheme = bucket_scheme(b.url);
+    const std::string path = "file_mounts." + b.remote;
+    if (scheme == "https" || scheme == "http") {
+      problems_.note(b.pos, path,
+                     b.mode == BucketMode::kCopy
+                         ? "downloaded onto the pod with rclone before setup"
+                         : "a web file cannot be mounted: downloaded onto the pod with rclone "
+                           "before setup");
+    } else if (b.mode == BucketMode::kCopy) {
+      problems_.note(b.pos, path,
+                     "copied from " + b.url + " onto the pod with rclone before setup");
+    } else {
+      problems_.note(b.pos, path,
+                     "mounted from " + b.url +
+                         " with rclone where the pod allows FUSE; elsewhere copied in before "
+                         "setup and copied back when run ends (the job's log says which)");
+    }
+    if (!schemes.insert(scheme).second) continue;
+    std::string names;
+    for (const std::string& name : bucket_secret_names(scheme)) {
+      names += (names.empty() ? "" : ", ") + name;
+      if (spec_.env.contains(name) || !secret_names_.insert(name).second) continue;
+      spec_.secrets.push_back({name, true, b.pos});
+    }
+    if (!names.empty())
+      problems_.note(b.pos, path,
+                     "credentials for " + scheme + ":// come from your shell when set: " + names +
+                         " (optional secrets: passed to the pod, never logged)");
+  }
+}
+
 void Assembler::skypilot_env(const SkyTask& main) {
   const Resources& r = spec_.resources;
   int gpus = main.resources.has_accelerators ? r.gpu_count : 0;
@@ -299,6 +346,14 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
   const SkyTask& m = tasks[main];
   name(m, chain_name, chain_pos);
   spec_.resources = m.resources.resources;
+  if (!spec_.resources.gpu_counts.empty()) {
+    std::string each;
+    for (const auto& [gpu, count] : spec_.resources.gpu_counts)
+      each += (each.empty() ? "" : ", ") + gpu + " x" + std::to_string(count);
+    problems_.note(m.resources.pos, "resources.accelerators",
+                   "choices of different GPU counts: each priced at its own count (" + each +
+                       "; resources.gpu_counts)");
+  }
   info_.nodes = m.num_nodes;
   if (m.num_nodes > 1) {
     const std::string n = std::to_string(m.num_nodes);
@@ -314,7 +369,22 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
                      "connects its nodes (torchrun --nnodes, mpirun) will not; use num_nodes: 1 "
                      "with more GPUs, or split the work by SKYPILOT_NODE_RANK");
   }
-  if (m.resources.image) spec_.image = *m.resources.image;
+  if (m.resources.image) {
+    spec_.image = *m.resources.image;
+  } else {
+    problems_.note(m.pos, "image_id",
+                   "none given: burst runs its default image " + spec_.image + " (" +
+                       kDefaultImageHolds +
+                       "); give image_id: docker:IMAGE when setup or run needs more");
+  }
+  if (std::string why = runs_until_stopped(m); !why.empty()) {
+    spec_.budget.max_runtime_seconds = kDefaultServerRuntimeSeconds;
+    spec_.budget.max_runtime_default_why = "the task would run until stopped: " + why;
+    problems_.note(m.pos, "budget.max_runtime",
+                   "4 h by default: " + why +
+                       ", so burst stops it after 4 h rather than bill until someone notices; "
+                       "to change it, burst convert the file and set budget.max_runtime");
+  }
   if (m.resources.disk_size_gb) spec_.volume.size_gb = *m.resources.disk_size_gb;
   if (m.volume) {
     spec_.volume.mount = m.volume->first;
@@ -323,6 +393,7 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
   code(m);
   for (const SkyTask& t : tasks) values(t);
   mounts(m);
+  buckets(m);
   skypilot_env(m);
   // SkyPilot sets its SKYPILOT_* variables itself: a secret of that name would be both.
   for (const SecretRef& r : spec_.secrets)
@@ -335,7 +406,7 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
     if (t.workdir && (!m.workdir || *t.workdir != *m.workdir))
       problems_.add(t.workdir_pos, "workdir",
                     "not supported: a chained task with its own workdir; burst syncs one");
-    if (!t.mounts.empty() || t.volume || t.num_nodes > 1)
+    if (!t.mounts.empty() || !t.buckets.empty() || t.volume || t.num_nodes > 1)
       problems_.add(t.pos, "(task)",
                     "not supported in a chained task: file_mounts, volumes or num_nodes; move "
                     "them to the GPU task");
@@ -352,13 +423,14 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
                      "pod is gone (hand-off)");
     }
   }
-  spec_.setup = sky_node_preamble(m.num_nodes, mount_script_ + before + m.setup);
-  if (m.run && m.run->find_first_not_of(" \t\r\n") != std::string::npos) {
-    spec_.run = sky_node_preamble(m.num_nodes, *m.run);
-  } else {
-    spec_.run = "true";
+  spec_.setup =
+      sky_node_preamble(m.num_nodes, bucket_scripts_.setup + mount_script_ + before + m.setup);
+  std::string run = "true";
+  if (m.run && m.run->find_first_not_of(" \t\r\n") != std::string::npos)
+    run = *m.run;
+  else
     problems_.note(m.pos, "run", "no run commands: burst runs setup only");
-  }
+  spec_.run = sky_node_preamble(m.num_nodes, run_then(run, bucket_scripts_.run_end));
   if (spec_.upload) spec_.upload->run = sky_node_preamble(m.num_nodes, spec_.upload->run);
   // No workload facts in a SkyPilot file: price x an assumed run time.
   spec_.workload.kind = "custom";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <map>
 #include <string_view>
 
 #include "spec/skypilot_accelerators.h"
@@ -49,23 +50,24 @@ void add_provider(Resources& r, const std::string& name) {
 
 // "aws", "aws/us-east-1", "k8s/my-context", "runpod/US": the cloud decides; the rest is noted.
 // `providers`: burst's provider names (the registry's, handed in); a SkyPilot cloud of the same
-// name is that provider.
-void read_cloud(const yaml::Node& node, const std::string& path, bool split, Resources& out,
-                const std::vector<std::string>& providers, Problems& problems) {
+// name is that provider. Returns the cloud when burst does not use it, else "".
+std::string read_cloud(const yaml::Node& node, const std::string& path, bool split, Resources& out,
+                       const std::vector<std::string>& providers, Problems& problems) {
   std::optional<std::string> text = read_string(node, path, problems);
-  if (!text) return;
+  if (!text) return "";
   std::string cloud = lower(split ? text->substr(0, text->find('/')) : *text);
   if (std::find(providers.begin(), providers.end(), cloud) != providers.end()) {
     add_provider(out, cloud);
     if (split && text->find('/') != std::string::npos)
       problems.note(pos_of(node), path, "region and zone are not used: burst picks the offer");
-    return;
+    return "";
   }
-  if (cloud == "*" || cloud.empty()) return;
+  if (cloud == "*" || cloud.empty()) return "";
   problems.note(pos_of(node), path,
                 "\"" + cloud +
                     "\" is not a burst provider: ignored; burst chooses among its own providers "
                     "(local, ssh, runpod, lambda, vast; pick with --provider)");
+  return cloud;
 }
 
 // cpus/memory: 8, "8", "8+", "32GB+"; burst rents GPU offers and does not filter by them.
@@ -88,6 +90,14 @@ void read_amount(const yaml::Node& node, const std::string& path, Problems& prob
 
 void read_image(const yaml::Node& node, const std::string& path, SkyResources& out,
                 Problems& problems) {
+  const bool docker = node.is_scalar() && node.scalar().starts_with("docker:");
+  if (!docker && !out.other_cloud.empty()) {
+    // A VM image (or a per-region mapping) for a cloud burst drops goes with that cloud.
+    problems.note(pos_of(node), path,
+                  "ignored with the cloud it is for (" + out.other_cloud +
+                      "): burst runs containers; give image_id: docker:IMAGE to choose one");
+    return;
+  }
   if (!node.is_scalar()) {
     problems.add(pos_of(node), path,
                  "not supported: image_id per region; use image_id: docker:IMAGE");
@@ -107,10 +117,11 @@ void read_image(const yaml::Node& node, const std::string& path, SkyResources& o
 void read_fields(Fields& f, SkyResources& out, const std::vector<std::string>& providers,
                  Problems& problems) {
   Resources& r = out.resources;
-  if (std::optional<yaml::Node> n = f.get("infra"))
-    read_cloud(*n, f.path_of("infra"), true, r, providers, problems);
-  if (std::optional<yaml::Node> n = f.get("cloud"))
-    read_cloud(*n, f.path_of("cloud"), false, r, providers, problems);
+  for (sv key : {sv("infra"), sv("cloud")})
+    if (std::optional<yaml::Node> n = f.get(key)) {
+      // The latest cloud named decides (an any_of item's over the top level's).
+      out.other_cloud = read_cloud(*n, f.path_of(key), key == "infra", r, providers, problems);
+    }
   for (sv key : {sv("region"), sv("zone")})
     if (std::optional<yaml::Node> n = f.get(key))
       problems.note(pos_of(*n), f.path_of(key), "not used: burst picks the offer");
@@ -120,6 +131,7 @@ void read_fields(Fields& f, SkyResources& out, const std::vector<std::string>& p
       r.gpus = a->gpus;
       r.min_vram_gb = a->min_vram_gb;
       r.gpu_count = a->count;
+      r.gpu_counts = a->counts;
       out.has_accelerators = true;
     }
   }
@@ -139,9 +151,12 @@ void read_fields(Fields& f, SkyResources& out, const std::vector<std::string>& p
   }
   if (std::optional<yaml::Node> n = f.get("image_id"))
     read_image(*n, f.path_of("image_id"), out, problems);
-  if (std::optional<yaml::Node> n = f.get("ports"))
+  if (std::optional<yaml::Node> n = f.get("ports")) {
+    out.ports = true;
     problems.note(pos_of(*n), f.path_of("ports"),
-                  "not used: burst opens no ports; the job runs until its run step exits");
+                  "not opened: burst opens no ports (reach the server through SSH); the job runs "
+                  "until its run step exits or budget.max_runtime");
+  }
   if (std::optional<yaml::Node> n = f.get("autostop"))
     problems.note(pos_of(*n), f.path_of("autostop"),
                   "not needed: burst deletes the pod as soon as the job ends");
@@ -168,8 +183,11 @@ void read_choices(Fields& f, sv key, const SkyResources& base, SkyResources& out
     problems.note(pos_of(*list), path,
                   "burst picks the cheapest choice that fits, not the first listed");
   constexpr size_t kMaxChoices = 64;
-  bool any_gpu = false;  // a choice with no accelerators: any GPU
-  std::optional<int> count;
+  bool any_gpu = false;      // a choice with no accelerators: any GPU
+  std::optional<int> count;  // the smallest
+  bool all_named = true;     // every choice so far names its GPUs
+  bool mixed = false;        // the counts differ
+  std::map<std::string, int> counts;
   out.resources.gpus.clear();
   out.resources.min_vram_gb.reset();
   for (size_t i = 0; i < list->size() && i < kMaxChoices; ++i) {
@@ -184,15 +202,27 @@ void read_choices(Fields& f, sv key, const SkyResources& base, SkyResources& out
     }
     read_fields(item, one, providers, problems);
     const Resources& r = one.resources;
-    if (count && *count != r.gpu_count) {
+    // Each choice's GPUs at its own count; a choice of any GPU (or by memory) takes one count
+    // for all, so its count must be every choice's.
+    const bool by_name = !r.gpus.empty();
+    if (count && *count != r.gpu_count && (!by_name || !all_named)) {
       problems.add(item.pos(), item_path,
-                   "not supported: choices with different GPU counts (" + std::to_string(*count) +
-                       " and " + std::to_string(r.gpu_count) +
-                       "); burst takes one count for every GPU type: use the same count");
+                   "not supported: a choice of any GPU (or by memory) among choices of different "
+                   "GPU counts (" +
+                       std::to_string(*count) + " and " + std::to_string(r.gpu_count) +
+                       "); name the GPUs of each choice, or use the same count");
       return;
     }
-    count = r.gpu_count;
+    all_named = all_named && by_name;
+    for (const std::string& g : r.gpus) {
+      auto [it, fresh] = counts.emplace(g, r.count_for(g));
+      if (!fresh) it->second = std::min(it->second, r.count_for(g));
+    }
+    if (count && *count != r.gpu_count) mixed = true;
+    for (const auto& [g, c] : r.gpu_counts) mixed = mixed || c != r.gpu_count;
+    count = count ? std::min(*count, r.gpu_count) : r.gpu_count;
     out.has_accelerators = out.has_accelerators || one.has_accelerators;
+    out.ports = out.ports || one.ports;
     if (r.gpus.empty() && !r.min_vram_gb) any_gpu = true;
     for (const std::string& g : r.gpus)
       if (std::find(out.resources.gpus.begin(), out.resources.gpus.end(), g) ==
@@ -209,6 +239,8 @@ void read_choices(Fields& f, sv key, const SkyResources& base, SkyResources& out
       out.disk_size_gb = std::max(out.disk_size_gb.value_or(0), *one.disk_size_gb);
   }
   if (count) out.resources.gpu_count = *count;
+  out.resources.gpu_counts.clear();
+  if (mixed) out.resources.gpu_counts = counts;
   if (any_gpu) {
     out.resources.gpus.clear();
     out.resources.min_vram_gb.reset();

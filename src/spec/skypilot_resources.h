@@ -23,6 +23,8 @@ struct SkyResources {
   bool has_accelerators = false;     // asked for a GPU: the task is a GPU step
   std::optional<std::string> image;  // from image_id: docker:IMAGE
   std::optional<int> disk_size_gb;
+  bool ports = false;       // opens ports: a server
+  std::string other_cloud;  // a cloud burst does not use, named here (noted and dropped)
   SourcePos pos;
 };
 

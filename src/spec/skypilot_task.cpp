@@ -15,10 +15,14 @@ constexpr sv kTaskFields[] = {
     "file_mounts", "volumes", "setup",          "run",          "service", "config",
     "inputs",      "outputs", "event_callback", "experimental", "pool"};
 
-constexpr char kBucketHelp[] =
-    "; use setup to fetch it (aws s3 cp, gsutil cp, rclone) or put the files under workdir";
+// A storage mapping's keys (SkyPilot's storage spec).
+constexpr sv kStorageFields[] = {"name",       "source", "store",         "mode",
+                                 "persistent", "config", "_force_delete", "_bucket_sub_path"};
+constexpr sv kModes[] = {"COPY", "MOUNT", "MOUNT_CACHED"};
 
-bool is_bucket(const std::string& source) { return source.find("://") != std::string::npos; }
+constexpr char kOtherStores[] =
+    "; burst reads s3://, gs://, r2:// and https:// sources: fetch it in setup, or put the files "
+    "under workdir";
 
 // envs or secrets: a mapping NAME: value|null, or (secrets) a list of names.
 std::vector<SkyValue> read_values(const yaml::Node& node, const std::string& path, bool allow_list,
@@ -79,13 +83,37 @@ std::vector<SkyValue> read_values(const yaml::Node& node, const std::string& pat
   return out;
 }
 
+BucketMode mode_of(const std::string& mode) {
+  if (mode == "MOUNT") return BucketMode::kMount;
+  if (mode == "MOUNT_CACHED") return BucketMode::kMountCached;
+  return BucketMode::kCopy;
+}
+
+// A bucket source; false (reported) when its scheme is not one burst reads.
+bool add_bucket(const std::string& remote, const std::string& url, BucketMode mode, SourcePos pos,
+                const std::string& path, SkyTask& task, Problems& problems) {
+  const auto control = [](const std::string& t) {
+    return std::any_of(t.begin(), t.end(),
+                       [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  };
+  if (control(url) || control(remote)) {
+    problems.add(pos, path, "must not contain control characters");
+    return false;
+  }
+  if (bucket_scheme(url).empty()) {
+    problems.add(pos, path, "not supported: bucket source \"" + url + "\"" + kOtherStores);
+    return false;
+  }
+  task.buckets.push_back({remote, url, mode, pos});
+  return true;
+}
+
 void read_mount(const std::string& remote, const yaml::Node& value, const std::string& path,
                 SourcePos pos, SkyTask& task, Problems& problems) {
   if (value.is_scalar()) {
     const std::string& source = value.scalar();
-    if (is_bucket(source)) {
-      problems.add(pos_of(value), path,
-                   "not supported: bucket source \"" + source + "\"" + kBucketHelp);
+    if (is_url(source)) {
+      add_bucket(remote, source, BucketMode::kCopy, pos_of(value), path, task, problems);
       return;
     }
     task.mounts.push_back({remote, source, pos});
@@ -95,20 +123,52 @@ void read_mount(const std::string& remote, const yaml::Node& value, const std::s
     problems.add(pos_of(value), path, "expected a path or a mapping, got " + kind_of(value));
     return;
   }
-  yaml::Node mode = value["mode"];
-  if (mode && mode.is_scalar() && mode.scalar() != "COPY") {
-    problems.add(
-        pos_of(mode), path + ".mode",
-        "not supported: mode " + mode.scalar() + " (a bucket mounted on the pod)" + kBucketHelp);
+  Fields f(value, path, kStorageFields, problems);
+  if (!f.ok()) return;
+  BucketMode mode = BucketMode::kMount;  // SkyPilot's default for a storage mapping
+  if (std::optional<std::string> m = f.one_of("mode", kModes)) mode = mode_of(*m);
+  for (sv key : {sv("persistent"), sv("config"), sv("_force_delete"), sv("_bucket_sub_path")})
+    if (std::optional<yaml::Node> n = f.get(key))
+      problems.note(pos_of(*n), f.path_of(key), "not used: burst leaves the bucket as it is");
+  std::optional<yaml::Node> source = f.get("source");
+  std::optional<std::string> name = f.string("name");
+  std::optional<std::string> store = f.string("store");
+  if (source && source->is_scalar() && is_url(source->scalar())) {
+    add_bucket(remote, source->scalar(), mode, pos_of(*source), path, task, problems);
     return;
   }
-  yaml::Node source = value["source"];
-  if (!source || !source.is_scalar() || is_bucket(source.scalar()) || value["name"] ||
-      value["store"]) {
-    problems.add(pos_of(value), path, std::string("not supported: a storage bucket") + kBucketHelp);
+  if (source && !source->is_scalar()) {
+    problems.add(pos_of(*source), path + ".source",
+                 "not supported: a list of sources; give one directory or bucket");
     return;
   }
-  task.mounts.push_back({remote, source.scalar(), pos});
+  if (!name) {
+    if (source) {  // a local directory, copied as a plain file_mounts entry
+      task.mounts.push_back({remote, source->scalar(), pos});
+      return;
+    }
+    problems.add(pos_of(value), path, "a storage mapping needs a source or a bucket name");
+    return;
+  }
+  // A named bucket, created when missing; a local source is what SkyPilot uploads to it.
+  std::string scheme = store ? store_scheme(*store) : "s3";
+  if (scheme.empty()) {
+    problems.add(pos_of(*f.get("store")), path + ".store",
+                 "not supported: store " + *store + kOtherStores);
+    return;
+  }
+  if (!store)
+    problems.note(pos_of(value), path,
+                  "no store: the bucket is taken to be on S3 (store: s3); give store: gcs or r2 "
+                  "for another");
+  if (source) {
+    problems.note(pos_of(*source), path + ".source",
+                  "copied from the synced workdir to " + remote +
+                      " (SkyPilot would upload it to bucket " + *name + " first)");
+    task.mounts.push_back({remote, source->scalar(), pos});
+    return;
+  }
+  add_bucket(remote, scheme + "://" + *name, mode, pos_of(value), path, task, problems);
 }
 
 void read_mounts(const yaml::Node& node, const std::string& path, SkyTask& task,
@@ -161,7 +221,27 @@ void read_volumes(const yaml::Node& node, const std::string& path, SkyTask& task
   }
 }
 
+// Commands that serve until stopped; the first found names the reason.
+constexpr std::string_view kForeverCommands[] = {
+    "ray start --head",         "vllm serve",   "vllm.entrypoints",  "sglang.launch_server",
+    "text-generation-launcher", "ollama serve", "llama-server",      "jupyter lab",
+    "jupyter notebook",         "tensorboard ", "uvicorn ",          "http.server",
+    "sleep infinity",           "sleep inf\n",  "tail -f /dev/null", "gradio"};
+
 }  // namespace
+
+std::string runs_until_stopped(const SkyTask& t) {
+  if (t.service) return "a service (service:)";
+  const std::string run = t.run.value_or("") + "\n";
+  for (std::string_view c : kForeverCommands)
+    if (run.find(c) != std::string::npos) {
+      std::string word(c);
+      while (!word.empty() && (word.back() == ' ' || word.back() == '\n')) word.pop_back();
+      return "run starts `" + word + "`, which serves until stopped";
+    }
+  if (t.resources.ports) return "it opens ports (resources.ports), so it serves until stopped";
+  return "";
+}
 
 std::span<const std::string_view> skypilot_task_fields() { return kTaskFields; }
 
@@ -201,9 +281,12 @@ std::optional<SkyTask> read_sky_task(const yaml::Node& doc,
   if (std::optional<yaml::Node> n = f.get("volumes")) read_volumes(*n, "volumes", task, problems);
   task.setup = f.script("setup").value_or("");
   task.run = f.script("run");
-  if (std::optional<yaml::Node> n = f.get("service"))
+  if (std::optional<yaml::Node> n = f.get("service")) {
+    task.service = true;
     problems.note(pos_of(*n), "service",
-                  "ignored: burst runs a job to completion and serves no endpoint");
+                  "not served: burst runs the task as one job, with no replicas, load balancer "
+                  "or endpoint; it runs until budget.max_runtime");
+  }
   if (std::optional<yaml::Node> n = f.get("config"))
     problems.note(pos_of(*n), "config", "ignored: SkyPilot's own settings");
   for (sv key : {sv("inputs"), sv("outputs"), sv("event_callback"), sv("experimental"), sv("pool")})

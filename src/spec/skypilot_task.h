@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "spec/skypilot_buckets.h"
 #include "spec/skypilot_resources.h"
 #include "yaml/yaml_fields.h"
 
@@ -46,12 +47,18 @@ struct SkyTask {
   std::vector<SkyValue> envs;
   std::vector<SkyValue> secrets;
   std::vector<SkyMount> mounts;
+  std::vector<SkyBucket> buckets;  // file_mounts from a bucket (skypilot_buckets.h)
   std::optional<std::pair<std::string, std::string>> volume;  // mount path, volume name
   SourcePos volume_pos;
   std::string setup;
   std::optional<std::string> run;
+  bool service = false;    // has a `service` section: SkyServe keeps it up until stopped
   bool only_name = false;  // a document with just `name`: a chain's own name
 };
+
+// Why `t` would run until stopped ("a service (service:)", a server or Ray head in run, ports),
+// or "" when it ends by itself.
+std::string runs_until_stopped(const SkyTask& t);
 
 // Reads one document; nullopt when it is not a mapping (reported).
 std::optional<SkyTask> read_sky_task(const yaml::Node& doc,

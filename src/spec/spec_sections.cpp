@@ -9,6 +9,7 @@
 #include "schedule/cron.h"
 #include "schedule/tz.h"
 #include "spec/spec_checks.h"
+#include "spec/spec_gpu_counts.h"
 
 namespace burst::spec {
 namespace {
@@ -59,8 +60,8 @@ constexpr sv kArchitectures[] = {"unet", "dit", "flow-tts"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {
-    "providers", "gpus",        "gpu_count",      "min_vram_gb", "max_usd_per_hour",
-    "spot",      "max_workers", "worker_retries", "merge",       "workers"};
+    "providers",   "gpus",           "gpu_count", "min_vram_gb", "max_usd_per_hour", "spot",
+    "max_workers", "worker_retries", "merge",     "workers",     "gpu_counts"};
 constexpr sv kMergeRules[] = {"per-worker", "flat"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};
@@ -304,6 +305,8 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
   }
   out.gpus = r->string_list("gpus").value_or(std::vector<std::string>{});
   out.gpu_count = static_cast<int>(r->integer("gpu_count", 1, INT_MAX).value_or(1));
+  if (std::optional<yaml::Node> n = r->get("gpu_counts"))
+    out.gpu_counts = read_gpu_counts(*n, "resources.gpu_counts", top.problems());
   out.min_vram_gb = r->positive_number("min_vram_gb");
   out.max_usd_per_hour = r->positive_number("max_usd_per_hour");
   out.spot = r->boolean("spot").value_or(false);

@@ -242,6 +242,13 @@ void resources(Writer& out, const Resources& r) {
     out.list(r.gpus);
   }
   key_value(out, "gpu_count", std::to_string(r.gpu_count));
+  if (!r.gpu_counts.empty()) {
+    key(out, "gpu_counts");
+    out.begin_map(true);
+    for (const auto& [gpu, count] : r.gpu_counts)
+      key_value(out, gpu.c_str(), std::to_string(count));
+    out.end_map(true);
+  }
   if (r.min_vram_gb) key_value(out, "min_vram_gb", number(*r.min_vram_gb));
   if (r.max_usd_per_hour) key_value(out, "max_usd_per_hour", number(*r.max_usd_per_hour));
   if (r.spot) key_value(out, "spot", "true");

@@ -34,7 +34,7 @@ TEST(E2ESkyPilot, ValidatePlanAndConvertASkyPilotFile) {
   std::string out, err;
   ASSERT_EQ(run_burst(home, {"validate", spec}, &out, &err), 0) << err;
   EXPECT_EQ(out, spec + ": ok (SkyPilot task, pipeline llm-serving)\n");
-  EXPECT_NE(err.find("note: " + spec + ":7:3: service: ignored"), std::string::npos) << err;
+  EXPECT_NE(err.find("note: " + spec + ":7:3: service: not served"), std::string::npos) << err;
   // plan: priced as $/hour x the assumed hour, which it says.
   ASSERT_EQ(run_burst(home, {"plan", spec, "--env", "HF_TOKEN=x"}, &out, &err), 0) << err;
   EXPECT_NE(err.find("$/hour x 1 h, an assumed run time"), std::string::npos) << err;
@@ -50,13 +50,19 @@ TEST(E2ESkyPilot, ValidatePlanAndConvertASkyPilotFile) {
 
 TEST(E2ESkyPilot, RefusedFeatureExits2NamingTheLine) {
   BurstHome home;
-  const std::string spec = stage(home, "bucket_mount.yaml");
+  const std::string spec = home.write("cos.yaml", R"YAML(name: cos-reader
+resources:
+  accelerators: T4
+file_mounts:
+  /datasets: cos://us-east/my-bucket
+run: ls /datasets
+)YAML");
   std::string out, err;
   EXPECT_EQ(run_burst(home, {"validate", spec}, &out, &err), 2);
   EXPECT_EQ(err, spec +
                      ":5:14: file_mounts./datasets: not supported: bucket source "
-                     "\"s3://my-bucket/datasets\"; use setup to fetch it (aws s3 cp, gsutil cp, "
-                     "rclone) or put the files under workdir\n");
+                     "\"cos://us-east/my-bucket\"; burst reads s3://, gs://, r2:// and https:// "
+                     "sources: fetch it in setup, or put the files under workdir\n");
 }
 
 TEST(E2ESkyPilot, RunsOnTheLocalCloudWithWorkdirAndSkyPilotEnv) {

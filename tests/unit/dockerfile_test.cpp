@@ -152,14 +152,17 @@ TEST(Dockerfile, RuntimePackagesAreProvenBySetupAndProvideEveryLibrary) {
       for (const auto& p : apt_packages(i.args)) bootstrap.insert(p);
   ASSERT_FALSE(runtime.empty());
 
-  // What setup installs: its debian_packages list.
-  std::smatch m;
+  // What setup installs: its demo_packages and test_packages lists (all of them without --demo).
   const std::string setup = slurp(kRoot + "/scripts/setup");
-  ASSERT_TRUE(std::regex_search(setup, m, std::regex(R"(debian_packages=\(([^)]*)\))")));
+  std::smatch m;
   std::set<std::string> proven;
-  std::istringstream lines(m[1].str());
-  for (std::string l; std::getline(lines, l);)
-    for (const auto& w : words(l.substr(0, l.find('#')))) proven.insert(w);
+  for (const char* list : {"demo_packages", "test_packages"}) {
+    ASSERT_TRUE(std::regex_search(setup, m, std::regex(std::string(list) + R"(=\(([^)]*)\))")))
+        << list;
+    std::istringstream lines(m[1].str());
+    for (std::string l; std::getline(lines, l);)
+      for (const auto& w : words(l.substr(0, l.find('#')))) proven.insert(w);
+  }
 
   // Every installed package's name, dependencies, and whether it is Essential (in every image).
   std::map<std::string, std::vector<std::string>> deps;
