@@ -42,6 +42,7 @@ struct FleetFallback {
   Offer offer;
   double price = 0;       // $/hour of one pod as planned (spot when asked for and offered)
   double worker_usd = 0;  // one worker's estimated GPU cost on it, at the plan's width
+  PodLayout layout = {};  // how its pod's cards run the step (its own GPU type's layout)
 };
 
 struct Plan {
@@ -77,6 +78,9 @@ struct Plan {
   std::vector<FleetFallback> fallbacks = {};
   // One worker's estimated GPU cost on the chosen offer (what a fallback's cost is told against).
   double worker_usd = 0;
+  // How each GPU pod's cards run the step (plan/pod_layout.h): gpu.gpu_count cards rented,
+  // `replicas` copies of the run step. The run follows the offer it ends up on (a fallback's).
+  PodLayout layout = {};
 };
 
 inline constexpr size_t kMaxFleetFallbacks = 6;
