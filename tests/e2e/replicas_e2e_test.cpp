@@ -59,7 +59,7 @@ TEST(E2EReplicas, TwoGpuPodRunsTwoReplicasEachRenderingHalfTheItems) {
   EXPECT_NE(plan_out.find("LAYOUT"), std::string::npos) << plan_out;
   EXPECT_NE(plan_out.find("RTX_3090 x2  2x1"), std::string::npos) << plan_out;
   EXPECT_NE(plan_out.find("GPU pod: vast RTX_3090 x2 at"), std::string::npos) << plan_out;
-  EXPECT_NE(plan_out.find("x2 at $0.38/h (live offer), 2 replicas, 1 GPU each"), std::string::npos)
+  EXPECT_NE(plan_out.find("/h (live offer), 2 replicas, 1 GPU each"), std::string::npos)
       << plan_out;
 
   std::string out, err;
