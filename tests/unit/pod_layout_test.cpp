@@ -5,6 +5,7 @@
 // printed by `burst run`) say the same count and layout.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -226,7 +227,9 @@ TEST_F(PodLayoutPlan, EveryLayoutThePlannerCanChooseIsOneTheRunExecutes) {
                   std::string::npos);
         ++replicated;
       }
-      if (l.gpus > 1) EXPECT_NE(c.basis().find(pod_layout_text(l)), std::string::npos) << what;
+      if (l.gpus > 1) {
+        EXPECT_NE(c.basis().find(pod_layout_text(l)), std::string::npos) << what;
+      }
     }
   }
   EXPECT_GT(replicated, 0);
