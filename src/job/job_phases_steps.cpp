@@ -16,10 +16,15 @@ int JobPhases::rented_gpus() const {
 Outcome JobPhases::run_replicas(std::string* detail) {
   const double max_s = in_.spec.budget.max_runtime_seconds.value_or(0);
   const PodLayout& l = in_.plan.layout;
-  // A layout priced for another count is never run (Plan::layout follows the offer rented); a
-  // reattached follower follows the wrapper burstd started before.
-  if (in_.reattach || l.replicas <= 1 || l.gpus != rented_gpus())
+  // A layout priced for another count is never run (Plan::layout follows the offer rented).
+  if (l.replicas <= 1 || l.gpus != rented_gpus())
     return step("run", in_.spec.run, gpu_, max_s, detail);
+  // Reattached: the same wrapper, its files untouched (a running copy may be reading its
+  // script). A launched step is followed; one the previous burstd never launched starts with the
+  // files it wrote before the launch.
+  if (in_.reattach)
+    return step("run", replica_wrapper(l, gpu_.paths.pod_dir, in_.has_items_file), gpu_, max_s,
+                detail);
   auto wrapper = prepare_replicas(*gpu_.session, gpu_.paths, l, in_.spec.run,
                                   in_.has_items_file ? &in_.items : nullptr);
   if (!wrapper.ok()) return failed(wrapper.error(), "run", detail);
