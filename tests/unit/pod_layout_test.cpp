@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "burst/gpu_catalog.h"
@@ -234,6 +236,29 @@ TEST_F(PodLayoutPlan, EveryLayoutThePlannerCanChooseIsOneTheRunExecutes) {
   }
   EXPECT_GT(replicated, 0);
   EXPECT_GT(programs, 0);
+}
+
+TEST_F(PodLayoutPlan, TheSpecRefusesReplicasForTrainingAndAnUnknownModeNamingTheLine) {
+  auto errors_of = [&](const std::string& resources, const std::string& workload) {
+    dir_.write("s.yaml", "version: 1\nname: s\nrun: train\nresources:\n" + resources +
+                             "workload:\n" + workload);
+    std::vector<SpecError> errors;
+    auto spec = load_spec_file(dir_.path() + "/s.yaml", &errors, provider_names());
+    std::string all;
+    for (const SpecError& e : errors) all += e.text + "\n";
+    return std::make_pair(spec.ok(), all);
+  };
+  const std::string training = "  kind: llm-training\n  mode: full\n  params_b: 1\n";
+  auto [ok, text] = errors_of("  multi_gpu: replicas\n", training);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(text.find("s.yaml:5:14: resources.multi_gpu: replicas is not for training"),
+            std::string::npos)
+      << text;
+  std::tie(ok, text) = errors_of("  multi_gpu: both\n", training);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(text.find("resources.multi_gpu"), std::string::npos) << text;
+  std::tie(ok, text) = errors_of("  multi_gpu: program\n", training);
+  EXPECT_TRUE(ok) << text;
 }
 
 TEST(PodLayout, WordsForEachLayout) {
