@@ -1,6 +1,7 @@
 // Fault points: named places in a job where the runner tells an observer it has arrived, so a
 // test can stop, kill or disturb the job exactly there (docs/chaos.md). The points, in job order:
-// after-create, wait-ssh, mid-sync, mid-setup, mid-run, mid-pull, after-delete, mid-upload.
+// after-create, wait-ssh, mid-sync, mid-setup, before-run (the run phase is open, its step not
+// yet launched), mid-run, mid-pull, after-delete, mid-upload.
 // The observer comes in the job's dependencies (JobDeps::faults); with none, a point costs one
 // branch. Production passes none unless the binary's main() installed the chaos matrix's
 // BURST_FAULT hook (util/fault_point.h). In-process tests pass their own.

@@ -135,6 +135,28 @@ class LocalProvider : public Provider {
     return out;
   }
 
+  // A volume is a directory under volumes/: deleted with its files, unless a pod still mounts it
+  // (its pod.json names the directory). Deleting one already gone succeeds.
+  Status delete_volume(const std::string& id) override {
+    if (id.empty() || id == "." || id == ".." || id.find('/') != std::string::npos)
+      return make_error(ErrorCode::kInvalid, "local: bad volume id \"" + id + "\"");
+    const fs::path volume = fs::path(c_.root) / "volumes" / id;
+    std::error_code ec;
+    if (!fs::exists(volume, ec)) return Status::Ok();
+    for (const auto& e : fs::directory_iterator(fs::path(c_.root) / "pods", ec)) {
+      json rec = json::parse(read_file(e.path() / "pod.json"), nullptr, false);
+      if (rec.is_object() && rec.value("volume", "") == volume.string())
+        return make_error(ErrorCode::kInvalid, "local: volume " + id + " is in use by pod " +
+                                                   e.path().filename().string() +
+                                                   "; delete it once the job ends");
+    }
+    fs::remove_all(volume, ec);
+    if (ec)
+      return make_error(ErrorCode::kInternal,
+                        "local: remove " + volume.string() + ": " + ec.message());
+    return Status::Ok();
+  }
+
   Result<Pod> create_pod(const PodRequest& r) override {
     if (c_.sshd_path.empty())
       return make_error(ErrorCode::kUnavailable,

@@ -36,15 +36,16 @@ Status collect_secrets(const PipelineSpec& spec, const std::map<std::string, std
 
 Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& provider_override,
                                 const Config& config, Clock& clock,
-                                const std::map<std::string, std::string>& env) {
+                                const std::map<std::string, std::string>& env, bool offline_table) {
   PreparedJob job;
   if (Status st = collect_secrets(spec, env, &job); !st.ok()) return st.error();
-  auto sources = gather_offers(spec, provider_override, config, clock, /*offline_table=*/false);
+  auto sources = gather_offers(spec, provider_override, config, clock, offline_table);
   if (!sources.ok())  // kAuth stays kAuth: `burst run` exits 3 naming the provider
     return sources.error().code == ErrorCode::kAuth
                ? sources.error()
                : make_error(ErrorCode::kInvalid, sources.error().message);
   PlanInput& input = sources->input;
+  if (offline_table && !sources->table_note.empty()) job.warnings.push_back(sources->table_note);
   auto items = read_items_file(spec);
   if (!items.ok()) return items.error();
   job.items = std::move(*items);

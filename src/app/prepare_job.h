@@ -28,8 +28,12 @@ struct PreparedJob {
 
 // Secrets are read from `env` by name. Errors: kInvalid (a required secret missing, named with
 // its file:line:col; a bad code dir or plan input), or the planner's own code (kNoCapacity).
+// `offline_table`: plan as `burst plan` does (a cloud with no API key, or whose offers cannot be
+// listed, is priced from the offline table; its note joins `warnings`): a dry run, which creates
+// nothing, so `providers` may then lack the chosen one.
 Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& provider_override,
                                 const Config& config, Clock& clock,
-                                const std::map<std::string, std::string>& env);
+                                const std::map<std::string, std::string>& env,
+                                bool offline_table = false);
 
 }  // namespace burst

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "cli/cli_grammar.h"
 #include "cli/command_suggest.h"
 #include "cli/commands.h"
 #include "cli/completion.h"
@@ -71,18 +72,19 @@ int run_cli(int argc, char** argv) {
   CLI::App app{"burst: run a pipeline on the cheapest adequate cloud GPU, then delete it"};
   app.set_version_flag("--version", std::string("burst ") + BURST_VERSION);
   app.require_subcommand(1);
-  app.footer(
-      "Exit codes: 0 ok, 1 job failed, 2 usage/spec, 3 config/credentials, 4 not found, "
-      "5 daemon unreachable, 130 interrupted.");
+  app.footer(exit_codes_footer());
 
-  // `burst ssh|exec JOB [worker] -- CMD...`: what follows `--` is the remote command, never
-  // burst's arguments.
+  // `burst ssh|exec [JOB] [worker] -- CMD...` and `burst run --gpus L4 -- CMD...`: what follows
+  // `--` is the command (on the pod), never burst's arguments.
   std::vector<std::string> remote_command;
+  bool has_remote_command = false;
   const char* const ssh_name = "ssh";  // not a provider name: the subcommand
-  if (argc > 2 && (std::strcmp(argv[1], ssh_name) == 0 || std::strcmp(argv[1], "exec") == 0)) {
+  if (argc > 2 && (std::strcmp(argv[1], ssh_name) == 0 || std::strcmp(argv[1], "exec") == 0 ||
+                   std::strcmp(argv[1], "run") == 0)) {
     for (int i = 2; i < argc; ++i) {
       if (std::strcmp(argv[i], "--") != 0) continue;
       for (int k = i + 1; k < argc; ++k) remote_command.push_back(argv[k]);
+      has_remote_command = true;
       argc = i;
       break;
     }
@@ -91,14 +93,20 @@ int run_cli(int argc, char** argv) {
   RunArgs run;
   auto* run_cmd =
       app.add_subcommand("run", "Plan and run a pipeline; pods are deleted on every exit path");
-  run_cmd->add_option("file", run.spec, "pipeline spec (YAML, or a SkyPilot task)")->required();
+  run_cmd->add_option("file", run.spec,
+                      "pipeline spec (YAML, or a SkyPilot task); or none and `-- CMD` (a launch "
+                      "without YAML: --gpus, --workdir)");
   add_spec_flags(run_cmd, run.spec_flags);
   add_provider_flag(run_cmd, run.providers, "use these providers instead of resources.providers");
   run_cmd->add_option("--gpus", run.gpus,
                       "TYPE[:N]: only this GPU type (case-insensitive), N of them per pod");
   run_cmd->add_option("--secret", run.secrets,
                       "NAME (read from this shell) or NAME=VALUE: one more secret; repeatable");
-  run_cmd->add_flag("--dryrun,--dry-run", run.dryrun, "plan and print; create nothing");
+  add_dry_run_flag(run_cmd, run.dryrun, "plan and print; create nothing (offline, as plan)");
+  run_cmd->add_option("--workdir", run.workdir,
+                      "with -- CMD: the directory synced to the pod (default: none)");
+  run_cmd->add_flag("--print-spec", run.print_spec,
+                    "with -- CMD: print the spec built from the flags and exit");
   run_cmd->add_flag("-d,--detach", run.detach, "queue the job on burstd (burst submit) and return");
   run_cmd->add_option("--socket", run.socket, "burstd's socket (with --detach)");
   run_cmd->add_flag("-y,--yes", run.yes, "do not ask before spending money");
@@ -121,7 +129,7 @@ int run_cli(int argc, char** argv) {
   ReapArgs reap;
   auto* reap_cmd = app.add_subcommand("reap", "Delete every pod of ours that is still alive");
   reap_cmd->add_flag("--json", reap.json, "print the outcome as JSON");
-  reap_cmd->add_flag("--dry-run", reap.dry_run, "list what would be deleted");
+  add_dry_run_flag(reap_cmd, reap.dry_run, "list what would be deleted");
   reap_cmd->add_flag("--all-installations", reap.all_installations,
                      "also delete other installations' pods (asks first)");
   reap_cmd->add_flag("-y,--yes", reap.yes, "do not ask before --all-installations deletes");
@@ -189,7 +197,9 @@ int run_cli(int argc, char** argv) {
   OffersArgs offers;
   auto* offers_cmd = app.add_subcommand(
       "offers", "Live GPU offers merged across providers, cheapest first; creates nothing");
-  offers_cmd->add_option("--gpu", offers.gpu, "only this GPU type, e.g. RTX_4090");
+  offers_cmd->add_option("--gpus", offers.gpu,
+                         "only this GPU type, e.g. RTX_4090 (as run and plan)");
+  offers_cmd->add_option("--gpu", offers.gpu, "the old spelling of --gpus")->group("");
   add_provider_flag(offers_cmd, offers.providers, "only these providers");
   offers_cmd->add_flag("--json", offers.json, "print as JSON");
 
@@ -204,11 +214,11 @@ int run_cli(int argc, char** argv) {
   status_cmd->add_flag("--json", status.json, "print as JSON");
   auto* logs_cmd =
       app.add_subcommand("logs", "A job's log, from the state dir (no daemon needed) or burstd");
-  logs_cmd->add_option("job", logs.target, "job id")->required();
+  logs_cmd->add_option("job", logs.target, "job id (default: the latest)");
   logs_cmd->add_flag("-f,--follow", logs.follow, "keep printing until the job ends");
   logs_cmd->add_flag("--json", logs.json, "print the log as a JSON object");
   auto* cancel_cmd = app.add_subcommand("cancel", "Cancel a burstd job (its pods are deleted)");
-  cancel_cmd->add_option("job", cancel.target, "job id")->required();
+  cancel_cmd->add_option("job", cancel.target, "job id (default: burstd's latest unfinished job)");
   cancel_cmd->add_flag("--json", cancel.json, "print the answer as JSON");
   for (auto* c : {submit_cmd, status_cmd, logs_cmd, cancel_cmd})
     c->add_option("--socket",
@@ -231,7 +241,7 @@ int run_cli(int argc, char** argv) {
       app.add_subcommand("exec", "Run a command on a running job's pod: burst exec JOB -- CMD");
   for (auto* c : {ssh_cmd, exec_cmd}) {
     SshArgs& a = c == ssh_cmd ? ssh : exec;
-    c->add_option("job", a.job, "job id")->required();
+    c->add_option("job", a.job, "job id (default: the latest)");
     c->add_option("worker", a.worker, "which pod: gpu (default), cpu, or a worker number");
   }
 
@@ -243,6 +253,7 @@ int run_cli(int argc, char** argv) {
   report_cmd->add_option("--since", report.since, "roll up from this day or month (2026-11-01)");
   report_cmd->add_option("--until", report.until, "roll up to this day or month, inclusive");
   report_cmd->add_option("--format", report.format, "md (default) | json | html");
+  report_cmd->add_flag("--json", report.json, "print as JSON (--format json)");
   report_cmd->add_option("-o,--output", report.output, "write to this file instead of stdout");
   report_cmd->add_option("--usd-per-kwh", report.usd_per_kwh,
                          "rent vs buy: electricity price (0.15)");
@@ -276,6 +287,7 @@ int run_cli(int argc, char** argv) {
   // that a subcommand is required).
   if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1]))
     return unknown_command(app, argv[1]);
+  apply_one_value_grammar(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -306,7 +318,12 @@ int run_cli(int argc, char** argv) {
   const char* fault_env = std::getenv("BURST_FAULT");
   const auto faults = make_env_fault_hook(fault_env ? fault_env : "");
   run.faults = faults.get();
-  if (*run_cmd) return cmd_run(run);
+  if (*run_cmd) {
+    if (has_remote_command && remote_command.empty())
+      return fail(kExitUsage, "run: give the command after --");
+    run.command = remote_command;
+    return cmd_run(run);
+  }
   if (*check_cmd) return cmd_check(check);
   if (*validate_cmd) return cmd_validate(validate);
   if (*convert_cmd) return cmd_convert(convert);

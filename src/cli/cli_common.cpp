@@ -15,6 +15,7 @@
 #include "burst/gpu_catalog.h"
 #include "cli/live_status.h"
 #include "cli/run_flags.h"
+#include "cli/table.h"
 #include "registry.h"
 #include "util/terminal_text.h"
 
@@ -155,6 +156,10 @@ std::unique_ptr<Console> make_terminal_console(bool quiet) {
 
 std::unique_ptr<Console> make_run_console(bool quiet, double usd_per_hour) {
   return std::make_unique<TerminalConsole>(quiet, usd_per_hour);
+}
+
+void print_plan_lines(const std::vector<std::string>& lines, std::ostream& out) {
+  for (const std::string& line : lines) out << wrap_line(line, 11);
 }
 
 int apply_plan_flags(PipelineSpec* spec, const std::vector<std::string>& providers,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ Result<std::unique_ptr<Store>> open_store(const Config& config);
 // none). Returns 0, or the exit code after printing the error.
 int apply_plan_flags(PipelineSpec* spec, const std::vector<std::string>& providers,
                      const std::string& gpus, const Config& config, std::string* provider);
+
+// plan_summary_lines (plan/plan_summary.h) as `burst plan` and `burst run` print them: each
+// wrapped to 120 columns, continuation lines under the value.
+void print_plan_lines(const std::vector<std::string>& lines, std::ostream& out);
 
 // Status lines to stdout, remote stdout/stderr to ours, progress only on a TTY.
 std::unique_ptr<Console> make_terminal_console(bool quiet);

@@ -9,6 +9,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/job_json.h"
 #include "cli/table.h"
 #include "daemon/daemon_client.h"
 
@@ -55,15 +56,19 @@ int follow(daemon::DaemonClient& client, const std::string& id) {
 }  // namespace
 
 int cmd_submit(const DaemonArgs& args) {
-  daemon::DaemonClient client(daemon::resolve_socket(args.socket));
   std::error_code ec;
   std::string path = std::filesystem::absolute(args.target, ec).lexically_normal().string();
+  // A missing file is exit 4 here as in every command that reads one (burstd would say 400).
+  if (!std::filesystem::is_regular_file(path, ec))
+    return fail(kExitNotFound, args.target + ": no such file");
+  daemon::DaemonClient client(daemon::resolve_socket(args.socket));
   const passwd* pw = getpwuid(getuid());  // the per-user budget caps (docs/daemon.md)
   auto r = client.post("/v1/jobs", json{{"path", path}, {"user", pw ? pw->pw_name : ""}}.dump());
   if (!r.ok()) return unreachable(r.error());
   if (r->status != 201) return api_error(*r);
   json out = json::parse(r->body, nullptr, false);
   std::string id = out.value("id", "");
+  canonical_job_keys(&out);
   if (args.json && !args.follow)
     std::cout << out.dump(2) << std::endl;
   else
@@ -71,14 +76,58 @@ int cmd_submit(const DaemonArgs& args) {
   return args.follow ? follow(client, id) : kExitOk;
 }
 
+// `status JOB` from the state dir: what the store recorded (no daemon needed). Returns -1 when
+// the store has no such job, having printed nothing.
+int stored_status(const DaemonArgs& args) {
+  auto config = load_config_or_print();
+  if (!config.ok()) return fail(config.error(), ErrorOrigin::kConfig);
+  std::error_code ec;
+  if (!std::filesystem::exists(config->db_path, ec) && config->store_url.empty()) return -1;
+  auto store = open_store(*config);
+  if (!store.ok()) return fail(store.error(), ErrorOrigin::kConfig);
+  std::string id = args.target;
+  if (id.empty()) {
+    auto latest = latest_job_id(**store);
+    if (!latest.ok()) return fail(latest.error());
+    id = *latest;
+  }
+  SystemClock clock;
+  auto job = stored_job_detail(**store, id, clock.now());
+  if (!job.ok()) return -1;
+  std::cout << (args.json ? job->dump(2) + "\n" : job_detail_text(*job));
+  return kExitOk;
+}
+
 int cmd_status(const DaemonArgs& args) {
-  daemon::DaemonClient client(daemon::resolve_socket(args.socket));
+  const std::string socket = daemon::resolve_socket(args.socket);
+  std::error_code ec;
+  // One job and no burstd to ask (no socket named, none on disk): the state dir answers.
+  if (!args.target.empty() && args.socket.empty() && !std::filesystem::exists(socket, ec)) {
+    int rc = stored_status(args);
+    if (rc >= 0) return rc;
+    return fail(kExitNotFound,
+                "no job " + args.target + " in the state dir (burst jobs lists them)");
+  }
+  daemon::DaemonClient client(socket);
   auto r = client.get(args.target.empty() ? "/v1/jobs" : "/v1/jobs/" + args.target);
-  if (!r.ok()) return unreachable(r.error());
+  if (!r.ok() || (r->status == 404 && !args.target.empty())) {
+    // burstd is gone or does not know the job: a job `burst run` ran is in the state dir.
+    if (!args.target.empty())
+      if (int rc = stored_status(args); rc >= 0) return rc;
+    if (!r.ok()) return unreachable(r.error());
+  }
   if (r->status != 200) return api_error(*r);
   json body = json::parse(r->body, nullptr, false);
-  if (args.json || body.is_discarded()) {
+  if (body.is_discarded()) {
     std::cout << r->body;
+    return kExitOk;
+  }
+  if (body.is_array())
+    for (auto& j : body) canonical_job_keys(&j);
+  else
+    canonical_job_keys(&body);
+  if (args.json) {
+    std::cout << body.dump(2) << "\n";
     return kExitOk;
   }
   if (body.is_array()) {
@@ -94,17 +143,7 @@ int cmd_status(const DaemonArgs& args) {
     std::cout << (body.empty() ? "no jobs\n" : table.render());
     return kExitOk;
   }
-  std::cout << "job " << body.value("id", "") << " (" << body.value("pipeline", "")
-            << "): " << body.value("state", "") << ", phase " << body.value("phase", "") << "\n";
-  if (!body.value("error", "").empty()) std::cout << "  error: " << body.value("error", "") << "\n";
-  if (!body.value("held_by", "").empty())
-    std::cout << "  waiting for " << body.value("held_by", "") << "\n";
-  for (const auto& p : body["phases"])
-    std::cout << "  " << p.value("phase", "") << "  " << p.value("outcome", "running") << "  "
-              << p.value("detail", "") << "\n";
-  for (const auto& p : body["pods"])
-    std::cout << "  pod " << p.value("provider", "") << " " << p.value("pod", "") << " ("
-              << p.value("role", "") << "): " << p.value("state", "") << "\n";
+  std::cout << job_detail_text(body);
   return kExitOk;
 }
 
@@ -115,20 +154,44 @@ int cmd_daemon_logs(const DaemonArgs& args) {
   if (!r.ok()) return unreachable(r.error());
   if (r->status != 200) return api_error(*r);
   if (args.json)
-    std::cout << json{{"job", args.target}, {"source", "burstd"}, {"log", r->body}}.dump(2)
+    std::cout << json{{"job_id", args.target},
+                      {"job", args.target},
+                      {"source", "burstd"},
+                      {"log", r->body}}
+                     .dump(2)
               << std::endl;
   else
     std::cout << r->body << std::flush;
   return kExitOk;
 }
 
-int cmd_cancel(const DaemonArgs& args) {
-  daemon::DaemonClient client(daemon::resolve_socket(args.socket));
+// The job `cancel` acts on when none is named: burstd's newest job that has not ended.
+Result<std::string> latest_unfinished(daemon::DaemonClient& client) {
+  auto r = client.get("/v1/jobs");
+  if (!r.ok()) return r.error();
+  json body = json::parse(r->body, nullptr, false);
+  if (r->status == 200 && body.is_array())
+    for (const auto& j : body)  // newest first, as burstd lists them
+      if (j.is_object() && (j.value("state", "") == "queued" || j.value("state", "") == "running"))
+        return j.value("id", "");
+  return make_error(ErrorCode::kNotFound, "no queued or running job on burstd to cancel");
+}
+
+int cmd_cancel(const DaemonArgs& given) {
+  daemon::DaemonClient client(daemon::resolve_socket(given.socket));
+  DaemonArgs args = given;
+  if (args.target.empty()) {
+    auto id = latest_unfinished(client);
+    if (!id.ok()) return fail(id.error(), ErrorOrigin::kDaemon);
+    args.target = *id;
+  }
   auto r = client.post("/v1/jobs/" + args.target + "/cancel", "{}");
   if (!r.ok()) return unreachable(r.error());
   if (r->status != 202) return api_error(*r);
   if (args.json) {
-    std::cout << json{{"job", args.target}, {"cancel", "requested"}}.dump(2) << std::endl;
+    std::cout << json{{"job_id", args.target}, {"job", args.target}, {"cancel", "requested"}}.dump(
+                     2)
+              << std::endl;
     return kExitOk;
   }
   std::cout << "job " << args.target << ": cancel requested; its pods will be deleted\n";

@@ -5,6 +5,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/job_json.h"
 #include "cli/table.h"
 #include "report/job_report.h"
 
@@ -31,16 +32,7 @@ int cmd_jobs(int limit, bool json) {
     double usd = r.ok() ? r->total_usd : 0;
     double secs = r.ok() ? r->wall_s : 0;
     if (json) {
-      out.push_back({{"id", j.id},
-                     {"pipeline", j.pipeline},
-                     {"state", to_string(j.state)},
-                     {"phase", j.phase},
-                     {"provider", j.provider},
-                     {"started", format_utc(from_unix_ms(j.created_ms))},
-                     {"seconds", secs},
-                     {"usd", usd},
-                     {"error", j.error},
-                     {"report", j.report_path}});
+      out.push_back(job_json(j, r.ok() ? &*r : nullptr));
     } else {
       char s[32], u[32];
       std::snprintf(s, sizeof s, "%.1f", secs);

@@ -14,6 +14,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/job_json.h"
 #include "daemon/daemon_client.h"
 
 namespace burst {
@@ -68,14 +69,24 @@ int follow(const std::string& path, Store* store, const std::string& id) {
 
 }  // namespace
 
-int cmd_logs(const DaemonArgs& args) {
-  const std::string& id = args.target;
-  if (id.empty() || id.find('/') != std::string::npos || id[0] == '.')
+int cmd_logs(const DaemonArgs& given) {
+  DaemonArgs args = given;
+  std::string& id = args.target;
+  if (!id.empty() && (id.find('/') != std::string::npos || id[0] == '.'))
     return fail(kExitUsage, "logs: \"" + id + "\" is not a job id (burst jobs lists them)");
   auto config = load_config_or_print();
   if (!config.ok()) return fail(config.error(), ErrorOrigin::kConfig);
-  const std::string path = config->logs_dir + "/" + id + ".log";
   std::error_code ec;
+  if (id.empty()) {  // the latest job in the state dir
+    if (!std::filesystem::exists(config->db_path, ec) && config->store_url.empty())
+      return fail(kExitNotFound, "no jobs yet (burst run FILE starts one)");
+    auto opened = open_store(*config);
+    if (!opened.ok()) return fail(opened.error(), ErrorOrigin::kConfig);
+    auto latest = latest_job_id(**opened);
+    if (!latest.ok()) return fail(latest.error());
+    id = *latest;
+  }
+  const std::string path = config->logs_dir + "/" + id + ".log";
   if (!std::filesystem::exists(path, ec)) {
     const std::string socket = daemon::resolve_socket(args.socket);
     if (!args.socket.empty() || std::filesystem::exists(socket, ec)) return cmd_daemon_logs(args);
@@ -91,7 +102,8 @@ int cmd_logs(const DaemonArgs& args) {
   if (args.json) {
     std::ifstream f(path, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    nlohmann::json out = {{"job", id}, {"source", "state dir"}, {"path", path}, {"log", text}};
+    nlohmann::json out = {
+        {"job_id", id}, {"job", id}, {"source", "state dir"}, {"path", path}, {"log", text}};
     if (store)
       if (auto job = store->get_job(id); job.ok()) out["state"] = to_string(job->state);
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;

@@ -20,8 +20,11 @@ namespace {
 nlohmann::json curve_json(const std::vector<WidthPoint>& curve) {
   nlohmann::json out = nlohmann::json::array();
   for (const WidthPoint& p : curve)
-    out.push_back(
-        {{"workers", p.workers}, {"seconds", p.seconds}, {"usd", p.usd}, {"allowed", p.allowed}});
+    out.push_back({{"workers", p.workers},
+                   {"seconds", p.seconds},
+                   {"usd", p.usd},
+                   {"allowed", p.allowed},
+                   {"over", p.over}});
   return out;
 }
 
@@ -101,16 +104,21 @@ void print_curve(const Plan& plan) {
   if (plan.curve.size() < 2) return;
   std::printf("go wide or tall (%s %s, each worker pays its own cold start):\n",
               plan.gpu.provider.c_str(), plan.gpu.gpu_type.c_str());
-  std::printf("  %7s %9s %9s\n", "WORKERS", "EST MIN", "EST $");
+  const auto r = Table::kRight;
+  Table table({{""}, {"WORKERS", r}, {"EST MIN", r}, {"EST $", r}, {""}});
   // Long curves are thinned to about a dozen rows (--json has every point).
   const size_t n = plan.curve.size();
   const size_t stride = n > 12 ? (n + 11) / 12 : 1;
   for (size_t i = 0; i < n; ++i) {
     const WidthPoint& p = plan.curve[i];
     if (i >= 4 && i % stride != 0 && i + 1 != n && p.workers != plan.estimate.workers) continue;
-    std::printf("%s %7d %9.1f %9.4f%s\n", p.workers == plan.estimate.workers ? "*" : " ", p.workers,
-                p.seconds / 60, p.usd, p.allowed ? "" : "  (over a limit)");
+    char minutes[32], usd[32];
+    std::snprintf(minutes, sizeof minutes, "%.1f", p.seconds / 60);
+    std::snprintf(usd, sizeof usd, "%.4f", p.usd);
+    table.add({p.workers == plan.estimate.workers ? "*" : "", std::to_string(p.workers), minutes,
+               usd, p.allowed ? "" : "(over " + (p.over.empty() ? "a limit" : p.over) + ")"});
   }
+  std::cout << table.render() << std::flush;
 }
 
 }  // namespace
@@ -160,6 +168,8 @@ int cmd_plan(const PlanArgs& args) {
                {"EST $", r},
                {"UTIL", r},
                {"VERDICT"}});
+  // The verdict is one word; its reason goes on its own line under the row (naming the limit a
+  // rejected candidate breaks), so rows stay within 120 columns (Table::kWidth).
   auto num = [](double v, const char* f) {
     char buf[32];
     std::snprintf(buf, sizeof buf, f, v);
@@ -183,35 +193,46 @@ int cmd_plan(const PlanArgs& args) {
     ++shown;
     const bool chosen = plan.ok() && i == 0;
     const std::string why = plan.ok() && !chosen ? why_not_chosen(*plan, c) : "";
-    const std::string verdict = chosen ? "chosen" : !why.empty() ? why : c.rejected;
+    const std::string reason = chosen ? "" : !why.empty() ? why : c.rejected;
+    const bool dearer = why.rfind("costs ", 0) == 0;
+    const std::string verdict = chosen                ? "chosen"
+                                : !c.rejected.empty() ? "rejected"
+                                : dearer              ? "dearer"
+                                                      : "not chosen";
     table.add({chosen ? "*" : "", c.offer.provider,
                c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count),
                c.shape ? pod_layout_cell(c.shape->layout) : "-", std::to_string(c.workers),
                num(c.offer.usd_per_hour, "%.2f"), num(c.need_gib(), "%.1f"),
                num(c.have_gb(), "%.1f"), c.bound().empty() ? "-" : c.bound(),
                num(c.total_s / 60, "%.1f"), num(c.usd, "%.4f"), num(c.utilization * 100, "%.0f%%"),
-               verdict.empty() ? "ok" : verdict});
+               verdict});
+    // Only dearer is plain from the row's own EST $; --all says even that.
+    if (!reason.empty() && (args.all || !dearer))
+      table.note((c.rejected.empty() ? "why not: " : "rejected: ") + reason);
   }
   std::cout << table.render() << std::flush;
   if (more) std::printf("(%d more candidates that fit, dearer; --all shows them)\n", more);
   if (hidden)
     std::printf("(%d rejected candidates hidden; --all shows them with reasons)\n", hidden);
-  if (!sources->table_note.empty()) std::printf("%s\n", sources->table_note.c_str());
+  if (!sources->table_note.empty()) std::cout << wrap_line(sources->table_note, 2);
   if (!plan.ok())
     return fail(plan.error().code == ErrorCode::kInvalid ? kExitUsage : kExitFailure,
                 plan.error().message);
   const Estimate& e = plan->estimate;
-  std::printf("chosen: %s %s x%d%s, %s; the cheapest candidate that fits and meets the limits\n",
-              plan->gpu.provider.c_str(), plan->gpu.gpu_type.c_str(), plan->gpu.gpu_count,
-              e.workers > 1 ? (" on " + std::to_string(e.workers) + " pods").c_str() : "",
-              e.basis.c_str());
+  std::cout << wrap_line("chosen: " + plan->gpu.provider + " " + plan->gpu.gpu_type + " x" +
+                             std::to_string(plan->gpu.gpu_count) +
+                             (e.workers > 1 ? " on " + std::to_string(e.workers) + " pods" : "") +
+                             ", " + e.basis +
+                             "; the cheapest candidate that fits and meets the limits",
+                         2)
+            << std::flush;
   print_curve(*plan);
-  if (plan->handoff) std::printf("hand-off: %s\n", plan->handoff->why.c_str());
-  // The block `burst run` prints before it starts (plan/plan_summary.h): the same plan.
-  for (const std::string& line : plan_summary_lines(*spec, *plan))
-    std::printf("%s\n", line.c_str());
+  if (plan->handoff) std::cout << wrap_line("hand-off: " + plan->handoff->why, 2);
+  // The block `burst run` prints before it starts (plan/plan_summary.h): the same plan, wrapped
+  // the same way (print_plan_lines).
+  print_plan_lines(plan_summary_lines(*spec, *plan), std::cout);
   for (const std::string& n : plan->notes)
-    if (n.rfind("over-provisioned", 0) == 0) std::printf("note: %s\n", n.c_str());
+    if (n.rfind("over-provisioned", 0) == 0) std::cout << wrap_line("note: " + n, 6);
   return kExitOk;
 }
 
@@ -231,7 +252,7 @@ int cmd_gpus(bool json) {
                {"FP8 TF", r},
                {"TDP W", r},
                {"INTERCONNECT"},
-               {"PRICE $", r}});
+               {"BUY $", r}});
   auto num = [](double v, const char* f) {
     char buf[32];
     std::snprintf(buf, sizeof buf, f, v);
@@ -263,7 +284,9 @@ int cmd_gpus(bool json) {
   if (json)
     std::cout << out.dump(2) << std::endl;
   else
-    std::cout << table.render();
+    std::cout << table.render()
+              << "BUY $: the card's purchase price, for rent vs buy; not a rental price ($/hour: "
+                 "burst offers, burst plan)\n";
   return kExitOk;
 }
 

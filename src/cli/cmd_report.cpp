@@ -63,7 +63,13 @@ Result<std::optional<Rollup>> rollup_of(Store& store, const ReportArgs& a, const
 
 }  // namespace
 
-int cmd_report(const ReportArgs& args) {
+int cmd_report(const ReportArgs& given) {
+  ReportArgs args = given;
+  if (args.json) {
+    if (args.format != "md" && args.format != "json")
+      return fail(kExitUsage, "--json and --format " + args.format + ": give one");
+    args.format = "json";
+  }
   if (args.format != "md" && args.format != "json" && args.format != "html")
     return fail(kExitUsage, "--format: \"" + args.format + "\" is not one of md, json, html");
   if (!args.job.empty() && (!args.month.empty() || !args.since.empty() || !args.until.empty()))

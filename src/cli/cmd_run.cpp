@@ -13,22 +13,26 @@
 #include "burst/ssh_keys.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/inline_spec.h"
+#include "cli/job_json.h"
 #include "cli/run_flags.h"
 #include "cli/spec_errors.h"
 #include "plan/plan_summary.h"
 #include "registry.h"
+#include "report/job_report.h"
 
 namespace burst {
 namespace {
 
 // The block `burst plan` prints too (plan/plan_summary.h): the run executes what the plan said.
 void print_plan(const PipelineSpec& spec, const Plan& plan) {
-  for (const std::string& line : plan_summary_lines(spec, plan)) std::cout << line << "\n";
+  print_plan_lines(plan_summary_lines(spec, plan), std::cout);
 }
 
 // The plan as --json prints it with --dryrun.
 nlohmann::json plan_json(const PipelineSpec& spec, const Plan& plan) {
   nlohmann::json out = {{"pipeline", spec.name},
+                        {"dry_run", true},
                         {"dryrun", true},
                         {"provider", plan.gpu.provider},
                         {"gpu", plan.gpu.gpu_type},
@@ -53,10 +57,10 @@ nlohmann::json plan_json(const PipelineSpec& spec, const Plan& plan) {
 // here cannot travel with it (burstd reads the file), so they are refused, not dropped.
 int detach(const RunArgs& args) {
   if (!args.spec_flags.env.empty() || !args.secrets.empty() || !args.gpus.empty() ||
-      !args.providers.empty() || args.dryrun)
+      !args.providers.empty() || args.dryrun || args.print_spec)
     return fail(kExitUsage,
-                "--detach: burstd runs the file as written; --env, --secret, --gpus, --provider "
-                "and --dryrun cannot go with it (put them in the spec)");
+                "--detach: burstd runs the file as written; --env, --secret, --gpus, --provider, "
+                "--dry-run and --print-spec cannot go with it (put them in the spec)");
   DaemonArgs submit;
   submit.target = args.spec;
   submit.socket = args.socket;
@@ -64,14 +68,36 @@ int detach(const RunArgs& args) {
   return cmd_submit(submit);
 }
 
+// -q's outcome of a dry run: one line.
+std::string dry_run_line(const Plan& plan) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s %s x%d at $%.2f/hour, est. $%.4f", plan.gpu.provider.c_str(),
+                plan.gpu.gpu_type.c_str(), std::max(1, plan.gpu.gpu_count), plan.gpu.usd_per_hour,
+                plan.estimate.usd);
+  return std::string("dry run: ") + buf + "; nothing was created";
+}
+
 }  // namespace
 
 int cmd_run(const RunArgs& args) {
+  const bool inline_cmd = !args.command.empty();
+  if (inline_cmd && !args.spec.empty())
+    return fail(kExitUsage, "run: give a spec file or a command after --, not both");
+  if (!inline_cmd && args.spec.empty())
+    return fail(kExitUsage,
+                "run: give a spec file (burst run FILE) or a command (burst run --gpus L4 -- CMD)");
+  if (!inline_cmd && !args.workdir.empty())
+    return fail(kExitUsage, "--workdir goes with a command after --; a spec file sets code.dir");
+  if (inline_cmd && args.detach)
+    return fail(kExitUsage, "--detach needs a spec file: burstd reads the file");
   if (args.detach) return detach(args);
   auto spec_options =
       spec_options_from_flags(args.spec_flags.format, args.spec_flags.env, /*for_run=*/true);
   if (!spec_options.ok()) return fail(kExitUsage, spec_options.error().message);
-  auto spec = load_spec_or_print(args.spec, *spec_options);
+  SpecReadInfo info;
+  auto spec = inline_cmd ? parse_spec_or_print(inline_spec_yaml(args.command, args.workdir),
+                                               kInlineSpecPath, *spec_options, &info)
+                         : load_spec_or_print(args.spec, *spec_options, &info);
   if (!spec.ok()) return spec_exit_code(spec.error());
   // What the user named, before --provider replaces the spec's list (app/local_choice.h).
   const std::vector<std::string> named = named_providers(*spec, args.providers);
@@ -80,10 +106,15 @@ int cmd_run(const RunArgs& args) {
   std::string provider;
   if (int code = apply_plan_flags(&*spec, args.providers, args.gpus, *config, &provider))
     return code;
+  if (args.print_spec) {  // the spec this run would plan, flags applied; nothing is asked
+    std::cout << write_spec_yaml(*spec, info);
+    return kExitOk;
+  }
   std::map<std::string, std::string> env = environment_map();
   if (Status st = apply_secret_flags(&*spec, args.secrets, &env); !st.ok()) return fail(st.error());
   SystemClock clock;
-  auto prepared = prepare_job(*spec, provider, *config, clock, env);
+  // A dry run plans as `burst plan` does: offline, from the price table where a cloud has no key.
+  auto prepared = prepare_job(*spec, provider, *config, clock, env, /*offline_table=*/args.dryrun);
   if (!prepared.ok()) {
     const Error& e = prepared.error();
     if (e.message.rfind(spec->path + ":", 0) == 0 && !json_errors()) {
@@ -96,6 +127,8 @@ int cmd_run(const RunArgs& args) {
     for (const auto& w : prepared->warnings) std::cerr << "burst: warning: " << w << "\n";
     if (args.json) {
       std::cout << plan_json(*spec, prepared->plan).dump(2) << std::endl;
+    } else if (args.quiet) {
+      std::cout << dry_run_line(prepared->plan) << std::endl;
     } else {
       print_plan(*spec, prepared->plan);
       std::cout << "dry run: nothing was created\n";
@@ -104,8 +137,12 @@ int cmd_run(const RunArgs& args) {
   }
   for (const auto& w : prepared->warnings) std::cerr << "burst: warning: " << w << "\n";
   const Plan* plan = &prepared->plan;
-  // -q with --yes: no question to answer, so no plan either; the outcome line is all.
-  if (!args.json && !(args.quiet && args.yes)) print_plan(*spec, *plan);
+  // -q: the outcome line is all stdout gets; a question still shows the plan it asks about, on
+  // stderr with the question.
+  if (!args.json && !args.quiet) print_plan(*spec, *plan);
+  const auto show_plan_for_question = [&] {
+    if (args.quiet && !args.json) print_plan_lines(plan_summary_lines(*spec, *plan), std::cerr);
+  };
   const bool costs_money = plan->gpu.usd_per_hour > 0 || (plan->cpu && plan->cpu->usd_per_hour > 0);
   // The run step's live status: every pod of the job at the plan's $/hour.
   auto console = make_run_console(args.quiet || args.json,
@@ -115,11 +152,13 @@ int cmd_run(const RunArgs& args) {
   if (const std::string here = unchosen_here_provider(*plan, named); !here.empty()) {
     std::cerr << "burst: this job " << runs_here_line() << " (the " << here
               << " provider, which you did not name)\n";
+    if (!args.yes) show_plan_for_question();
     if (args.yes || !console->confirm("Run it on this machine?"))
       return fail(kExitUsage, "not run: the plan puts this job on this machine (the " + here +
                                   " provider) and you did not choose it; pass --provider " + here +
                                   " to run it here, or name a cloud in resources.providers");
   }
+  if (costs_money && !args.yes) show_plan_for_question();
   if (costs_money && !args.yes && !console->confirm("Start this job?"))
     return fail(kExitUsage, "not confirmed; nothing was created (pass --yes to skip the question)");
 
@@ -139,10 +178,15 @@ int cmd_run(const RunArgs& args) {
   for (const auto& w : run.finished.warnings) std::cerr << "burst: warning: " << w << "\n";
   const JobResult& result = run.result;
   if (args.json) {
-    nlohmann::json out = {{"job_id", job_id},
-                          {"state", to_string(result.state)},
-                          {"error", result.error},
-                          {"report", run.finished.files.json}};
+    // The keys every command's --json uses for a job (cli/job_json.h).
+    nlohmann::json out = {{"job_id", job_id}, {"pipeline", spec->name}};
+    if (auto rec = (*store)->get_job(job_id); rec.ok()) {
+      auto report = build_job_report(**store, job_id, clock.now());
+      out = job_json(*rec, report.ok() ? &*report : nullptr);
+    }
+    out["state"] = to_string(result.state);
+    out["error"] = result.error;
+    out["report"] = run.finished.files.json;
     std::cout << out.dump(2) << std::endl;
   } else if (args.quiet) {
     // -q: the outcome, one line on stdout, whatever it is.

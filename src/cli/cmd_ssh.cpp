@@ -15,6 +15,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/job_json.h"
 #include "registry.h"
 #include "util/shell.h"
 
@@ -28,9 +29,21 @@ struct LivePod {
 
 // The pod `worker` names among the job's live pods: "" or "gpu" the first GPU pod, "cpu" the
 // upload pod, N the N-th GPU pod (0-based, in creation order).
-Result<LivePod> find_pod(const SshArgs& args, const Config& config, Clock& clock) {
+Result<LivePod> find_pod(const SshArgs& given, const Config& config, Clock& clock) {
   auto store = open_store(config);
   if (!store.ok()) return store.error();
+  SshArgs args = given;
+  // No job named: the latest. `burst ssh 1` and `burst ssh cpu` name a worker of the latest job
+  // (a job id is never "gpu", "cpu" or a short number).
+  const bool worker_word = args.job == "gpu" || args.job == "cpu" ||
+                           (!args.job.empty() && args.job.size() <= 3 &&
+                            args.job.find_first_not_of("0123456789") == std::string::npos);
+  if (worker_word && args.worker.empty()) std::swap(args.job, args.worker);
+  if (args.job.empty()) {
+    auto latest = latest_job_id(**store);
+    if (!latest.ok()) return latest.error();
+    args.job = *latest;
+  }
   auto job = (*store)->get_job(args.job);
   if (!job.ok())
     return make_error(ErrorCode::kNotFound, "no job " + args.job + " (burst jobs lists them)");

@@ -12,6 +12,7 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/table.h"
 #include "registry.h"
 
 namespace burst {
@@ -112,12 +113,14 @@ int list(const VolumesArgs& a, Store& store, const Config& config, Clock& clock)
     return kExitOk;
   }
   if (s->found.empty()) std::cout << "no volumes of burst's\n";
+  const auto r = Table::kRight;
+  Table table({{"PROVIDER"}, {"NAME"}, {"ID"}, {"REGION"}, {"SIZE GB", r}, {"$/MONTH", r}});
   for (const Listed& l : s->found) {
     const int size = l.live.size_gb > 0 ? l.live.size_gb : l.row.size_gb;
-    std::cout << l.row.provider << "  " << l.row.spec_name << "  id " << l.row.volume_id << "  "
-              << l.row.region << "  " << size << " GB  " << money(l.usd_per_month()) << "/month\n";
+    table.add({l.row.provider, l.row.spec_name, l.row.volume_id, l.row.region, std::to_string(size),
+               money(l.usd_per_month())});
   }
-  if (!s->found.empty()) std::cout << "storage: " << money(total) << "/month\n";
+  if (!s->found.empty()) std::cout << table.render() << "storage: " << money(total) << "/month\n";
   for (const auto& n : s->notes) std::cout << "note: " << n << "\n";
   return kExitOk;
 }
@@ -160,7 +163,16 @@ int remove(const VolumesArgs& a, Store& store, const Config& config, Clock& cloc
   row.updated_ms = to_unix_ms(clock.now());
   if (Status st = store.put_volume(row); !st.ok())
     return fail(kExitFailure, "deleted " + what + " but: " + st.error().message);
-  std::cout << "deleted " << what << " (verified gone)\n";
+  if (a.json)
+    std::cout << json{{"deleted", true},
+                      {"provider", l.row.provider},
+                      {"name", l.row.spec_name},
+                      {"id", l.row.volume_id},
+                      {"region", l.row.region}}
+                     .dump(2)
+              << "\n";
+  else
+    std::cout << "deleted " << what << " (verified gone)\n";
   return kExitOk;
 }
 
@@ -184,6 +196,7 @@ std::function<int()> add_volumes_command(CLI::App& app) {
   del->add_option("volume", args->target, "spec volume name or provider volume id")->required();
   del->add_option("--provider", args->provider, "only this provider's volume");
   del->add_flag("-y,--yes", args->yes, "do not ask before deleting");
+  del->add_flag("--json", args->json, "print what was deleted as JSON");
   return [cmd, del, args]() -> int {
     if (!*cmd) return -1;
     return run_volumes(*args, static_cast<bool>(*del));

@@ -22,12 +22,15 @@ struct SpecFlags {
 class FaultObserver;  // burst/fault_observer.h
 
 struct RunArgs {
-  std::string spec;
+  std::string spec;  // the file; empty with `command` (a launch without YAML)
   SpecFlags spec_flags;
   std::vector<std::string> providers;  // override resources.providers (--provider a,b)
   std::string gpus;                    // --gpus TYPE[:N]
   std::vector<std::string> secrets;    // --secret NAME or NAME=VALUE
-  bool dryrun = false;                 // plan and print, create nothing
+  bool dryrun = false;                 // --dry-run: plan offline and print, create nothing
+  std::vector<std::string> command;    // after `--`: the job's run command, no spec file
+  std::string workdir;                 // with `command`: code.dir
+  bool print_spec = false;             // with `command`: print the spec built and exit
   bool detach = false;                 // hand the job to burstd (cmd_submit) and return
   std::string socket;                  // burstd's socket, with detach
   bool yes = false;
@@ -141,6 +144,7 @@ struct ReportArgs {
   std::string month;          // "2026-11": a roll-up of that month
   std::string since, until;   // "2026-11-01", "2026-11": a roll-up of the range (inclusive)
   std::string format = "md";  // md | json | html
+  bool json = false;          // --json: as --format json
   std::string output;         // a file instead of stdout
   double usd_per_kwh = 0.15;  // rent vs buy
   double life_years = 3;

@@ -34,6 +34,7 @@ std::vector<const CLI::App*> listed(const CLI::App& app) {
 CommandInfo describe(const CLI::App& cmd) {
   CommandInfo info{cmd.get_name(), cmd.get_description(), {}, {}, {}, "", {}};
   for (const CLI::Option* o : cmd.get_options()) {
+    if (o->get_group().empty()) continue;  // hidden: an old spelling (--dryrun)
     if (o->get_positional()) {
       if (info.positional.empty()) info.positional = o->get_name(true, false);
       continue;

@@ -25,6 +25,15 @@ const std::vector<ExitCodeRow>& exit_code_table() {
   return table;
 }
 
+std::string exit_codes_footer() {
+  std::string out = "Exit codes (every command):";
+  for (const ExitCodeRow& row : exit_code_table()) {
+    std::string code = std::to_string(row.code);
+    out += "\n  " + code + std::string(code.size() < 5 ? 5 - code.size() : 1, ' ') + row.meaning;
+  }
+  return out;
+}
+
 const char* exit_code_name(int code) {
   for (const ExitCodeRow& row : exit_code_table())
     if (row.code == code) return row.name;

@@ -27,6 +27,8 @@ struct ExitCodeRow {
   const char* meaning;  // one line, as the README's table says it
 };
 const std::vector<ExitCodeRow>& exit_code_table();
+// "Exit codes (every command):" and one line per row of the table: `burst --help`'s footer.
+std::string exit_codes_footer();
 // The row's name for `code` ("usage", "not_found"); "failed" for a code not in the table.
 const char* exit_code_name(int code);
 

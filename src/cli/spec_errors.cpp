@@ -10,18 +10,22 @@
 
 namespace burst {
 
-Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadOptions& options,
-                                        SpecReadInfo* info) {
+namespace {
+
+// The file's or the text's spec, checked and printed alike.
+Result<PipelineSpec> read_or_print(const std::string* text, const std::string& path,
+                                   const SpecLoadOptions& options, SpecReadInfo* info) {
   std::vector<SpecError> errors;
   SpecReadInfo local;
   if (!info) info = &local;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
+  if (!text && !std::filesystem::exists(path, ec)) {
     Error missing = make_error(ErrorCode::kNotFound, path + ": no such file");
     fail(kExitNotFound, missing.message);
     return missing;
   }
-  auto spec = load_spec_file(path, &errors, options, info);
+  auto spec = text ? parse_spec(*text, path, &errors, options, info)
+                   : load_spec_file(path, &errors, options, info);
   if (spec.ok()) {
     std::vector<std::string> refused = provider_refusals(*spec);
     if (!refused.empty()) {
@@ -42,6 +46,18 @@ Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadO
   }
   for (const std::string& note : info->notes) std::cerr << "note: " << note << "\n";
   return spec;
+}
+
+}  // namespace
+
+Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadOptions& options,
+                                        SpecReadInfo* info) {
+  return read_or_print(nullptr, path, options, info);
+}
+
+Result<PipelineSpec> parse_spec_or_print(const std::string& yaml_text, const std::string& path,
+                                         const SpecLoadOptions& options, SpecReadInfo* info) {
+  return read_or_print(&yaml_text, path, options, info);
 }
 
 std::vector<std::string> provider_refusals(const PipelineSpec& spec) {

@@ -12,6 +12,10 @@ namespace burst {
 // ..."), e.g. what a SkyPilot file sets that burst does not use.
 Result<PipelineSpec> load_spec_or_print(const std::string& path, const SpecLoadOptions& options,
                                         SpecReadInfo* info = nullptr);
+// The same for YAML text in memory (`burst run -- CMD`'s spec); `path` names it in messages.
+Result<PipelineSpec> parse_spec_or_print(const std::string& yaml_text, const std::string& path,
+                                         const SpecLoadOptions& options,
+                                         SpecReadInfo* info = nullptr);
 // What the providers a spec names (resources.providers) cannot run, as errors "<path>: why": an
 // env value a provider's pods cannot carry (env_refusal, from its registry row). Empty when none
 // or when the spec names no provider (the plan then refuses such offers one by one).

@@ -61,6 +61,40 @@ Table::Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
 void Table::add(std::vector<std::string> cells) {
   cells.resize(std::max(cells.size(), columns_.size()));
   rows_.push_back(std::move(cells));
+  notes_.emplace_back();
+}
+
+void Table::note(const std::string& text) {
+  if (!notes_.empty()) notes_.back().push_back(text);
+}
+
+std::string wrap_line(const std::string& text, size_t hanging, size_t width) {
+  if (display_width(text) <= width) return text + "\n";
+  const size_t lead =
+      text.find_first_not_of(' ') == std::string::npos ? text.size() : text.find_first_not_of(' ');
+  std::string out, line(lead, ' ');
+  size_t used = lead, indent = lead;
+  size_t i = lead;
+  while (i < text.size()) {
+    size_t end = text.find(' ', i);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(i, end - i);
+    const size_t w = display_width(word);
+    if (used > indent && used + 1 + w > width) {
+      out += line + "\n";
+      indent = hanging;
+      line = std::string(indent, ' ');
+      used = indent;
+    }
+    if (used > indent) {  // the text's own spacing, double spaces too
+      line += ' ';
+      ++used;
+    }
+    line += word;
+    used += w;
+    i = end + 1;
+  }
+  return out + line + "\n";
 }
 
 std::string Table::render() const {
@@ -83,7 +117,11 @@ std::string Table::render() const {
   std::vector<std::string> header;
   for (const Column& col : columns_) header.push_back(col.title);
   line(header);
-  for (const auto& row : rows_) line(row);
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    line(rows_[r]);
+    for (const std::string& n : notes_[r])
+      out += wrap_line(std::string(kNoteIndent, ' ') + n, kNoteIndent, kWidth);
+  }
   return out;
 }
 

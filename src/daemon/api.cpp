@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "registry.h"
+#include "report/job_report.h"
 
 namespace burst::daemon {
 namespace {
@@ -62,8 +63,13 @@ bool json_content_type(const std::map<std::string, std::string>& headers) {
   return type == "application/json";
 }
 
+// The keys every `burst --json` uses for a job (src/cli/job_json.h: job_id, started, finished,
+// seconds, usd), beside this API's own id and created.
 json job_json(const JobRecord& j) {
   return {{"id", j.id},
+          {"job_id", j.id},
+          {"started", j.created_ms ? format_utc(from_unix_ms(j.created_ms)) : ""},
+          {"seconds", j.finished_ms && j.created_ms ? (j.finished_ms - j.created_ms) / 1000.0 : 0},
           {"pipeline", j.pipeline},
           {"state", to_string(j.state)},
           {"phase", j.phase},
@@ -237,6 +243,11 @@ ApiResponse Api::job_status(const std::string& id) {
     return error(404, "no job " + id);
   }
   json out = job_json(*rec);
+  // One job: its cost and wall time as its report gives them (the same as `burst jobs --json`).
+  if (auto report = build_job_report(store_, id, SystemClock().now()); report.ok()) {
+    out["seconds"] = report->wall_s;
+    out["usd"] = report->total_usd;
+  }
   json phases = json::array();
   if (auto ps = store_.phases(id); ps.ok())
     for (const auto& p : *ps)

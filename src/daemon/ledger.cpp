@@ -108,6 +108,31 @@ std::string Ledger::reserve(const std::string& job_id, const PipelineSpec& spec)
   return "budget: " + *held;
 }
 
+std::string Ledger::reserve_estimate(const std::string& job_id, const PipelineSpec& spec,
+                                     double estimate_usd, bool* never_fits) {
+  *never_fits = false;
+  if (spec.budget.max_usd || !(estimate_usd > 0)) return "";
+  ReservationRecord r = reservation_of(store_, job_id, now());
+  if (r.usd >= estimate_usd) return "";
+  r.usd = estimate_usd;
+  const std::vector<LedgerCap> all = caps(r.user);
+  auto held = store_.reserve(r, all);  // replaces the job's $0 reservation when every cap holds
+  if (!held.ok()) return "budget: cannot reserve: " + held.error().message;
+  if (held->empty()) return "";
+  for (const LedgerCap& cap : all) {
+    if (cap.name != *held) continue;
+    *never_fits = estimate_usd > cap.usd;
+    auto sum = store_.committed_usd(cap, r.day, r.month, job_id);
+    char buf[240];
+    std::snprintf(buf, sizeof buf,
+                  "budget: %s ($%.4f committed of $%.4f; this job reserves $%.4f, its plan's "
+                  "estimate: it has no budget.max_usd)",
+                  cap.name.c_str(), sum.ok() ? *sum : 0.0, cap.usd, estimate_usd);
+    return buf;
+  }
+  return "budget: " + *held;
+}
+
 std::vector<BudgetCap> Ledger::caps_for(const std::string& job_id) {
   std::vector<BudgetCap> out;
   const ReservationRecord mine = reservation_of(store_, job_id, now());

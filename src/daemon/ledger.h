@@ -40,6 +40,13 @@ class Ledger {
   // "" when the job's estimate is reserved; otherwise what holds it, for `burst status`:
   // "budget: burstd budget.usd_per_day ($0.0900 committed of $0.1000; this job needs $0.0500)".
   std::string reserve(const std::string& job_id, const PipelineSpec& spec);
+  // A job without budget.max_usd reserved $0 at admission (it had no plan yet): once planned, it
+  // reserves its plan's estimate before anything is created (issue 35: four such jobs had
+  // pushed a $0.02 cap to $0.02108). A job with max_usd keeps that, its hard bound. Returns what
+  // reserve() returns; *never_fits is set when the estimate alone is over a cap, so waiting
+  // for other jobs to end cannot help.
+  std::string reserve_estimate(const std::string& job_id, const PipelineSpec& spec,
+                               double estimate_usd, bool* never_fits);
   // The caps the runner checks the job's accrued cost against (job/budget_guard.h), live.
   std::vector<BudgetCap> caps_for(const std::string& job_id);
   // Records the job's spend up to now (or each pod's deletion). Idempotent.

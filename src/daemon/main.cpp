@@ -134,6 +134,10 @@ int main(int argc, char** argv) {
                   log};
   Daemon daemon(*config, deps);
   launcher.set_caps([&daemon](const std::string& id) { return daemon.caps_for(id); });
+  launcher.set_reserve_estimate(
+      [&daemon](const std::string& id, const PipelineSpec& spec, double usd, bool* never) {
+        return daemon.ledger().reserve_estimate(id, spec, usd, never);
+      });
   launcher.set_faults(faults.get());
   logger->info("burstd " + std::string(BURST_VERSION) + " starting; state " +
                config->burst.state_dir + (config->file.empty() ? "" : "; config " + config->file));

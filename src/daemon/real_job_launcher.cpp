@@ -37,19 +37,19 @@ RealJobLauncher::RealJobLauncher(Store& store, Clock& clock, const Config& confi
     : store_(store), clock_(clock), config_(config), env_(std::move(env)), log_(std::move(log)) {}
 
 JobResult RealJobLauncher::refuse(const std::string& job_id, const PipelineSpec& spec,
-                                  const std::string& why) {
+                                  const std::string& why, JobState state) {
   JobRecord rec;
   rec.id = job_id;
   rec.pipeline = spec.name;
   rec.spec_path = spec.path;
-  rec.state = JobState::kFailed;
+  rec.state = state;
   rec.phase = to_string(Phase::kPlan);
   rec.error = why;
   rec.created_ms = rec.finished_ms = to_unix_ms(clock_.now());
   rec.owner_pid = getpid();
   (void)store_.create_job(rec);
   JobResult result;
-  result.state = JobState::kFailed;
+  result.state = state;
   result.error = why;
   return result;
 }
@@ -84,6 +84,18 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
                       ") and the spec does not name it; put `providers: [" + here +
                       "]` under resources to run it there, or name a cloud");
   for (const auto& w : prepared->warnings) log_("job " + job_id + ": warning: " + w);
+  if (reserve_estimate_ && !why) {  // before anything is created; a reattach reserved already
+    bool never = false;
+    std::string held = reserve_estimate_(job_id, spec, prepared->plan.estimate.usd, &never);
+    if (!held.empty() && never)
+      return refuse(job_id, spec, held + "; set budget.max_usd, or raise the cap");
+    if (!held.empty()) log_("job " + job_id + ": waiting for budget: " + held);
+    while (!held.empty()) {  // other jobs' spend and reservations hold it: wait for them to end
+      if (interrupts && interrupts() > 0) return refuse(job_id, spec, "stopped while " + held, JobState::kInterrupted);
+      clock_.sleep_for(std::chrono::seconds(5));
+      held = reserve_estimate_(job_id, spec, prepared->plan.estimate.usd, &never);
+    }
+  }
   auto key = ensure_keypair(config_.ssh_key);
   if (!key) return refuse(job_id, spec, "ssh key: " + key.error().message);
   auto connector = make_connector(prepared->plan.gpu.provider);

@@ -30,11 +30,18 @@ class RealJobLauncher : public JobLauncher {
   void set_caps(std::function<std::vector<BudgetCap>(const std::string& job_id)> caps) {
     caps_ = std::move(caps);
   }
+  // Reserves a planned job's estimate (Ledger::reserve_estimate): "" once reserved, else what
+  // holds it; *never_fits when the estimate alone is over a cap.
+  using ReserveEstimate = std::function<std::string(const std::string& job_id,
+                                                    const PipelineSpec& spec, double usd,
+                                                    bool* never_fits)>;
+  void set_reserve_estimate(ReserveEstimate f) { reserve_estimate_ = std::move(f); }
   // The chaos matrix's BURST_FAULT hook, installed by main(); every job is told its fault points.
   void set_faults(FaultObserver* faults) { faults_ = faults; }
 
  private:
-  JobResult refuse(const std::string& job_id, const PipelineSpec& spec, const std::string& why);
+  JobResult refuse(const std::string& job_id, const PipelineSpec& spec, const std::string& why,
+                   JobState state = JobState::kFailed);
   JobResult launch(const std::string& job_id, const PipelineSpec& spec, const std::string* why,
                    const std::function<int()>& interrupts);
 
@@ -45,6 +52,7 @@ class RealJobLauncher : public JobLauncher {
   std::function<void(const std::string&)> log_;
   std::function<std::vector<BudgetCap>(const std::string& job_id)> caps_;
   FaultObserver* faults_ = nullptr;
+  ReserveEstimate reserve_estimate_;
 };
 
 }  // namespace burst::daemon

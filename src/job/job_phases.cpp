@@ -552,17 +552,26 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   const TimePoint deadline =
       d_.clock.now() + std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000));
   std::string status;  // the provider's words on the booting pod, shown while waiting
+  // The money caps govern this wait too (issue 35: a reattach looping on SSH for 600 s cost six
+  // times its max_usd): the pod bills while burst waits for it.
+  std::string over_budget;
   auto stop = [&] {
     d_.console.progress("waiting for pod " + pod.record.pod_id + " " +
                         std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + "s" +
                         (status.empty() ? "" : " (" + pod.record.provider + ": " + status + ")"));
     moving();
-    return interrupted();
+    if (over_budget.empty()) over_budget = budget_exceeded();
+    return interrupted() || !over_budget.empty();
+  };
+  auto cause = [&](const Error& e) {
+    if (e.code != ErrorCode::kInterrupted || over_budget.empty() || interrupted()) return e;
+    stopped_by_deadline_ = true;  // a limit's stop: a fleet never retries it
+    return make_error(ErrorCode::kRemoteFailed, over_budget);
   };
   auto running =
       wait_until_running(provider_named(pod.record.provider), d_.clock, pod.record.pod_id, deadline,
                          stop, d_.faults, [&](const Pod& p) { status = p.status_note; });
-  if (!running.ok()) return failed(running.error(), "wait for pod", detail);
+  if (!running.ok()) return failed(cause(running.error()), "wait for pod", detail);
   if (!reattach) {  // a reattached pod was checked when it was created
     if (Status listed =
             check_pod_listed(provider_named(pod.record.provider), d_.clock, pod.record.pod_id);
@@ -581,7 +590,7 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
     session = with_context(session.error(), "reattach: this burst's SSH key (" + d_.config.ssh_key +
                                                 ") is not one the pod accepts; a team's daemons "
                                                 "need the team's one key (docs/daemon.md)");
-  if (!session.ok()) return failed(session.error(), "ssh", detail);  // not a provider name
+  if (!session.ok()) return failed(cause(session.error()), "ssh", detail);  // not a provider name
   adopt_session(pod, std::move(*session));
   pod.record.host_key = pod.target.pinned_host_key;
   (void)d_.store.update_pod(pod.record);
@@ -729,13 +738,14 @@ Outcome JobPhases::sync(std::string* detail) {
 Outcome JobPhases::step(const std::string& name, const std::string& script, PodHandle& pod,
                         double max_seconds, std::string* detail) {
   TimePoint start = d_.clock.now();
-  const bool reattach = in_.reattach && name == "run";
+  const bool resumed = in_.reattach && name == "run";
+  const bool reattach = resumed && !run_unstarted_;  // follow the step a previous burst started
   StepOffsets from;
-  if (reattach) {
-    // max_runtime counts from the run phase's start, before burstd restarted.
+  if (resumed)  // max_runtime counts from the run phase's start, before burstd restarted
     if (auto rows = d_.store.phases(in_.job_id); rows.ok())
       for (const auto& r : *rows)
         if (r.phase == Phase::kRun) start = from_unix_ms(r.started_ms);
+  if (reattach) {
     from = load_offsets(name);
     say("continuing the run step's output from byte " + std::to_string(from.out) +
         " (stdout) and " + std::to_string(from.err) + " (stderr)");
@@ -765,6 +775,7 @@ Outcome JobPhases::step(const std::string& name, const std::string& script, PodH
   auto on_offsets = [&](const StepOffsets& o) {
     if (keep_offsets) save_offsets(name, o);
   };
+  if (!reattach) fault("before-", name);  // the phase is open, the step not yet launched
   auto status = reattach
                     ? follow_step(*pod.session, pod.paths, name, from, on_line, on_offsets, stop)
                     : run_step(*pod.session, pod.paths, name, script, workdir_, on_line, on_offsets,
@@ -861,12 +872,18 @@ Outcome JobPhases::reattach_gpu(std::string* detail) {
     return Outcome::kConnectionLost;
   }
   if (Status st = check_step_files(*gpu_.session, gpu_.paths, "run"); !st.ok()) {
-    drop_session(gpu_);
-    failed(st.error(), "reattach", detail);
-    return Outcome::kConnectionLost;
+    // The run phase was opened but its step never started (the daemon stopped in between): start
+    // it now. The launch is once-only on the pod (job/remote_steps.h), so a launch that did get
+    // through is followed, never repeated.
+    if (st.error().code != ErrorCode::kNotFound) {
+      drop_session(gpu_);
+      failed(st.error(), "reattach", detail);
+      return Outcome::kConnectionLost;
+    }
+    run_unstarted_ = true;
   }
-  *detail =
-      in_.reattach_why + "; reattached to gpu pod " + gpu_.record.pod_id + " (" + connected + ")";
+  *detail = in_.reattach_why + "; reattached to gpu pod " + gpu_.record.pod_id + " (" +
+            connected + ")" + (run_unstarted_ ? "; its run step had not started: starting it" : "");
   say(*detail);
   return Outcome::kOk;
 }

@@ -101,7 +101,8 @@ class JobPhases {
   void fail(const std::string& why);
   void say(const std::string& text);
   // Reattach (JobInput::reattach): loads the GPU pod from the store, reconnects with its pinned
-  // host key and checks the run step's supervisor files. kConnectionLost when it cannot.
+  // host key and checks the run step's supervisor files. kConnectionLost when it cannot. A run
+  // step whose files are not there never started: the run phase then starts it (once-only).
   Outcome reattach_gpu(std::string* detail);
 
  private:
@@ -179,6 +180,7 @@ class JobPhases {
   std::string workdir_;
   std::string volume_id_;        // the provider's id for the spec's volume (ensure_volume)
   std::string volume_region_;    // where that volume is (bind_volume_once)
+  bool run_unstarted_ = false;   // reattach: the run phase was open, its step never started
   int64_t artefacts_since_ = 0;  // pod clock (s) at the first step; the pull's freshness cut
   std::string error_;
   std::ofstream log_;

@@ -82,6 +82,11 @@ constexpr char kSentinel[] = "\036burst-follow\036\n";
 // Starts the supervisor (needs b=<step base>); exits 1 if it cannot.
 // With a container (job/step_container.h) the supervisor runs the step in it, and the env file
 // is docker's, not sourced on the VM.
+// Once only: `mkdir <step>.launched` is the pod's own atomic lock, so a second launch of the same
+// step (a daemon that took the job over and cannot tell whether the first one got this far) never
+// starts it again: it only waits for the first supervisor's pid and follows it. The script
+// arrives as <step>.sh.new and becomes <step>.sh under the lock, so a running step's script is
+// never rewritten under it.
 std::string launch_command(const PodPaths& paths, const std::string& workdir,
                            const StepContainer* container, const std::string& step) {
   // The supervisor gets its files' common prefix as $0, so no path is quoted twice. setsid makes
@@ -97,11 +102,13 @@ std::string launch_command(const PodPaths& paths, const std::string& workdir,
                           "echo $? > \"$0.status.tmp\" && mv \"$0.status.tmp\" \"$0.status\"";
   const std::string env = container ? "" : " && . " + shell_quote(paths.pod_dir + "/env.sh");
   return "cd " + shell_quote(workdir) + env +
-         " && rm -f \"$b.pid\" \"$b.status\" && : > \"$b.out\" && : > \"$b.err\" || exit 1; "
-         "s=" +
+         " || exit 1; if mkdir \"$b.launched\" 2>/dev/null; then "
+         "mv -f \"$b.sh.new\" \"$b.sh\" && rm -f \"$b.pid\" \"$b.status\" && : > \"$b.out\" && "
+         ": > \"$b.err\" || exit 1; s=" +
          shell_quote(sup) +
          "; if command -v setsid >/dev/null 2>&1; then setsid sh -c \"$s\" \"$b\" </dev/null "
          ">/dev/null 2>&1 & else nohup sh -c \"$s\" \"$b\" </dev/null >/dev/null 2>&1 & fi; "
+         "else rm -f \"$b.sh.new\"; fi; "
          "i=0; while [ ! -s \"$b.pid\" ]; do i=$((i+1)); if [ $i -gt 200 ]; then "
          "echo 'the step supervisor did not start' >&2; exit 1; fi; sleep 0.05; done; ";
 }
@@ -284,7 +291,7 @@ Result<int> run_step(RemoteSession& session, const PodPaths& paths, const std::s
                      const std::function<void(const StepOffsets&)>& on_offsets,
                      const std::function<bool()>& should_stop, const StepTimeouts& limits,
                      const StepContainer* container) {
-  Status st = session.write_file(paths.pod_dir + "/" + step + ".sh", script + "\n", 0700);
+  Status st = session.write_file(paths.pod_dir + "/" + step + ".sh.new", script + "\n", 0700);
   if (!st.ok()) return st.error();
   return follow(session, paths, step, launch_command(paths, workdir, container, step), {}, limits,
                 on_line, on_offsets, should_stop);

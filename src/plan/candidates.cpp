@@ -204,8 +204,9 @@ std::vector<WidthShape> shape_curve(const Workload& w, const Modelled* m, const 
     p.run_s = splittable ? share_run_s(c, m, items, k) : c.run_s;
     p.seconds = c.cold_start_s + c.sync_s + p.run_s;
     p.billed_s = k * billed_seconds(rule, p.seconds);
-    p.in_time = !(lim.deadline_s && p.seconds > *lim.deadline_s) &&
-                !(lim.max_runtime_s && p.run_s > *lim.max_runtime_s);
+    p.over_deadline = lim.deadline_s && p.seconds > *lim.deadline_s;
+    p.over_runtime = lim.max_runtime_s && p.run_s > *lim.max_runtime_s;
+    p.in_time = !p.over_deadline && !p.over_runtime;
     out.push_back(p);
   }
   return out;
@@ -315,9 +316,16 @@ const std::string& Candidate::basis() const {
 std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> max_usd_per_hour) {
   std::vector<WidthPoint> out;
   if (!c.shape) return out;
-  for (const WidthShape& s : c.shape->curve)
-    out.push_back({s.workers, s.seconds, s.billed_s / 3600.0 * c.price,
-                   s.in_time && within_price(c, s.workers, max_usd_per_hour)});
+  for (const WidthShape& s : c.shape->curve) {
+    const bool priced_in = within_price(c, s.workers, max_usd_per_hour);
+    std::string over;
+    for (const auto& [broken, name] : {std::pair{s.over_deadline, "budget.deadline"},
+                                       std::pair{s.over_runtime, "budget.max_runtime"},
+                                       std::pair{!priced_in, "resources.max_usd_per_hour"}})
+      if (broken) over += (over.empty() ? "" : ", ") + std::string(name);
+    out.push_back(
+        {s.workers, s.seconds, s.billed_s / 3600.0 * c.price, s.in_time && priced_in, over});
+  }
   return out;
 }
 

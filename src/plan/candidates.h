@@ -34,16 +34,20 @@ struct WidthPoint {
   double seconds = 0;   // wall time of the job (the slowest worker)
   double usd = 0;       // all workers, billed time x price
   bool allowed = true;  // meets the deadline, budget.max_runtime and max $/hour
+  // When not allowed, the limits it breaks by their spec names, e.g. "deadline" or
+  // "budget.max_runtime, resources.max_usd_per_hour".
+  std::string over;
 };
 
 // The price-free part of a curve point, shared by every offer of one provider, GPU type and
 // count (10,000 offers have a few hundred such shapes): usd = billed_s x price / 3600.
 struct WidthShape {
   int workers = 1;
-  double seconds = 0;   // wall time
-  double run_s = 0;     // one worker's share of the run step
-  double billed_s = 0;  // all workers, rounded per the provider's rule
-  bool in_time = true;  // meets the deadline and budget.max_runtime
+  double seconds = 0;                                // wall time
+  double run_s = 0;                                  // one worker's share of the run step
+  double billed_s = 0;                               // all workers, rounded per the provider's rule
+  bool in_time = true;                               // meets the deadline and budget.max_runtime
+  bool over_deadline = false, over_runtime = false;  // which of the two it misses
 };
 
 // What the model says for one provider, GPU type and count, whatever the offer's price or region:

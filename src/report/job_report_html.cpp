@@ -86,7 +86,8 @@ std::string report_html(const JobReport& r) {
   o << "</table>";
 
   o << "<h2>Recommendations</h2><ul>";
-  if (r.recommendations.empty()) o << "<li>None: the job ran as planned.</li>";
+  if (r.recommendations.empty())
+    o << (r.outcome == "succeeded" ? "<li>None: the job ran as planned.</li>" : "<li>None.</li>");
   for (const auto& rec : r.recommendations)
     o << "<li><b>" << html(rec.id) << "</b>: " << html(rec.text) << "</li>";
   o << "</ul>";

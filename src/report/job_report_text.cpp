@@ -327,7 +327,9 @@ std::string report_markdown(const JobReport& r) {
     o << "Stopped by " << r.stopped_by->limit << " (" << fixed(r.stopped_by->seconds, 0)
       << " s) in phase " << (r.stopped_by->phase.empty() ? "?" : r.stopped_by->phase) << ".\n\n";
   o << "## Recommendations\n\n";
-  if (r.recommendations.empty()) o << "None: the job ran as planned.\n";
+  // "ran as planned" only where it did: succeeded, every estimate within kRecommendEstimateOffPct.
+  if (r.recommendations.empty())
+    o << (r.outcome == "succeeded" ? "None: the job ran as planned.\n" : "None.\n");
   for (const auto& rec : r.recommendations)
     o << "- **" << md(rec.id) << "**: " << md(rec.text) << "\n";
   o << "\n## Phases\n\n| phase | pod | outcome | seconds | detail |\n|---|---|---|---|---|\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 namespace burst {
@@ -98,10 +99,25 @@ std::vector<Recommendation> recommend(const JobReport& r) {
                                       fmt("$%.2f", *r.facts.budget_usd) +
                                       ") used: raise it before the work grows"});
   }
-  if (ok && r.usd_error_pct && std::fabs(*r.usd_error_pct) >= kRecommendEstimateOffPct) {
+  // The rows of "Estimate vs actual", in its order: the one furthest off is named.
+  struct Row {
+    const char* what;
+    std::optional<double> error_pct;
+    std::string planned;
+  };
+  const Row rows[] = {
+      {"the cost", r.usd_error_pct, fmt("$%.4f", r.estimate.usd)},
+      {"the GPU billed time", r.gpu_time_error_pct, fmt("%.0f s", r.estimate.billed_s)},
+      {"the run time", r.run_error_pct, fmt("%.0f s", r.estimate.run_s)}};
+  const Row* worst = nullptr;
+  for (const Row& row : rows)
+    if (row.error_pct && std::fabs(*row.error_pct) > kRecommendEstimateOffPct &&
+        (!worst || std::fabs(*row.error_pct) > std::fabs(*worst->error_pct)))
+      worst = &row;
+  if (ok && worst) {
     out.push_back({"estimate-off",
-                   "the cost was " + fmt("%+.0f%%", *r.usd_error_pct) + " off the estimate (" +
-                       fmt("$%.4f", r.estimate.usd) + " planned): " +
+                   std::string(worst->what) + " was " + fmt("%+.0f%%", *worst->error_pct) +
+                       " off the estimate (" + worst->planned + " planned): " +
                        (r.estimate.run_known
                             ? "the next plan of this pipeline calibrates from the measured run"
                             : "give workload.reference (or workload.kind) so the plan can time "

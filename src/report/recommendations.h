@@ -21,8 +21,10 @@ inline constexpr double kRecommendWideUtilization = 0.70;
 // under-provisioned: a job that missed its deadline with utilization at or above this (the GPUs
 // were busy all along: only more of them would have made it).
 inline constexpr double kRecommendPinnedUtilization = 0.90;
-// estimate-off: a succeeded job whose cost missed the estimate by at least this much.
-inline constexpr double kRecommendEstimateOffPct = 50;
+// estimate-off: a succeeded job whose estimate missed by more than this much on any row of the
+// report's "Estimate vs actual" table (cost, GPU billed time, run time): the same comparison the
+// numbers show, so a report never calls a job that missed by more "ran as planned".
+inline constexpr double kRecommendEstimateOffPct = 25;
 
 std::vector<Recommendation> recommend(const JobReport& r);
 

@@ -149,10 +149,18 @@ std::string rollup_markdown(const Rollup& r) {
     o << "\n## Rent vs buy\n\n";
     for (const RentVsBuy& v : r.rent_vs_buy) o << "- " << v.gpu << ": " << v.verdict << "\n";
   }
+  // Each job under its actual state: a running job is no failure, whether or not it has a pod yet.
+  bool running = false;
+  for (const RollupJob& j : r.jobs)
+    if (j.outcome == "running") {
+      if (!running) o << "\n## Running jobs\n\n";
+      o << "- " << j.id << " `" << j.pipeline << "` running: " << money(j.usd) << " so far\n";
+      running = true;
+    }
   o << "\n## Failed, cancelled and pod-less jobs\n\n";
   bool any = false;
   for (const RollupJob& j : r.jobs)
-    if (j.outcome != "succeeded" || j.no_pod) {
+    if (j.outcome != "running" && (j.outcome != "succeeded" || j.no_pod)) {
       o << "- " << j.id << " `" << j.pipeline << "` " << j.outcome
         << (j.no_pod ? ", no pod created" : "") << ": " << money(j.usd) << "\n";
       any = true;
@@ -185,11 +193,20 @@ std::string rollup_html(const Rollup& r) {
       o << "<li><b>" << html(v.gpu) << "</b>: " << html(v.verdict) << "</li>";
     o << "</ul>";
   }
+  size_t running = 0;
+  for (const RollupJob& j : r.jobs)
+    if (j.outcome == "running" && running++ < 200)
+      o << (running == 1 ? "<h2>Running jobs</h2><table><tr><th>job</th><th>pipeline</th>"
+                           "<th>cost so far</th></tr>"
+                         : "")
+        << "<tr><td>" << html(j.id) << "</td><td>" << html(j.pipeline) << "</td><td class=\"n\">"
+        << money(j.usd) << "</td></tr>";
+  if (running) o << "</table>";
   o << "<h2>Failed, cancelled and pod-less jobs</h2><table><tr><th>job</th><th>pipeline</th>"
        "<th>outcome</th><th>cost</th></tr>";
   size_t shown = 0;
   for (const RollupJob& j : r.jobs)
-    if ((j.outcome != "succeeded" || j.no_pod) && shown++ < 200)
+    if (j.outcome != "running" && (j.outcome != "succeeded" || j.no_pod) && shown++ < 200)
       o << "<tr><td>" << html(j.id) << "</td><td>" << html(j.pipeline) << "</td><td>"
         << html(j.outcome + (j.no_pod ? ", no pod created" : "")) << "</td><td class=\"n\">"
         << money(j.usd) << "</td></tr>";

@@ -44,7 +44,7 @@ TEST(E2ECompletion, BashCompletesCommandsFlagsProvidersAndJobIds) {
   for (const char* cmd : {"run", "ssh", "exec", "logs", "completion", "volumes"})
     EXPECT_NE((" " + all).find(std::string(" ") + cmd + " "), std::string::npos) << all;
   EXPECT_EQ(all.find("__complete"), std::string::npos) << "the helper stays hidden";
-  EXPECT_EQ(tab(home, file, "run job.yaml --dr"), "--dryrun --dry-run\n");
+  EXPECT_EQ(tab(home, file, "run job.yaml --dr"), "--dry-run\n");
   EXPECT_EQ(tab(home, file, "plan job.yaml --provider lo"), "local\n");
   EXPECT_EQ(tab(home, file, "completion z"), "zsh\n");
 

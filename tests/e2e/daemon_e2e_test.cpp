@@ -58,6 +58,10 @@ class Burstd {
   // Sends `sig` and waits for the exit; returns the exit code (128+signal if killed).
   int stop(int sig, int timeout_s = 60) {
     kill(pid_, sig);
+    return wait_exit(timeout_s);
+  }
+  // Waits for the exit (of its own accord); as stop(), -1 after `timeout_s`.
+  int wait_exit(int timeout_s) {
     for (int i = 0; i < timeout_s * 20; ++i) {
       int st = 0;
       if (waitpid(pid_, &st, WNOHANG) == pid_) {
@@ -184,6 +188,41 @@ TEST(E2EDaemon, KilledMidRunThenRestartedReattachesAndCompletesTheJob) {
   EXPECT_TRUE(said) << report["phases"].dump(2);
   EXPECT_NE(read_file(home.state() + "/logs/burstd.log").find("job " + job_id + " reattached"),
             std::string::npos);
+  std::string reap_out;
+  ASSERT_EQ(run_burst(home, {"reap", "--json"}, &reap_out, nullptr), 0);
+  EXPECT_EQ(json::parse(reap_out).size(), 0u) << "nothing left to reap: " << reap_out;
+  EXPECT_EQ(d->stop(SIGTERM), 0) << d->log();
+}
+
+// Issue 35: a daemon killed after it opened the run phase and before it launched the step. The
+// next daemon reattaches, finds no step on the pod, and starts it (once-only on the pod): the
+// job succeeds and its step ran exactly once, where it used to fail with "supervisor files are
+// not on the pod".
+TEST(E2EDaemon, KilledBetweenOpeningTheRunPhaseAndStartingTheStepStartsItOnceAfterRestart) {
+  BurstHome home;
+  const std::string mark = home.root() + "/mark";
+  const std::string spec = home.write(
+      "once.yaml", "name: once\nresources: {providers: [local]}\nrun: |\n  echo ran >> " + mark +
+                       "\n  echo done\n");
+  auto d = std::make_unique<Burstd>(home, "max_concurrent_jobs: 2\n",
+                                    std::map<std::string, std::string>{{"BURST_FAULT",
+                                                                        "before-run:kill"}});
+  ASSERT_TRUE(d->ready()) << d->log();
+  std::string out;
+  ASSERT_EQ(run_burst(home, {"submit", spec}, &out, nullptr), 0) << out;
+  const std::string job_id = out.substr(4, out.find(" queued") - 4);
+  EXPECT_EQ(d->wait_exit(60), 128 + SIGKILL) << "killed at before-run: " << d->log();
+  EXPECT_FALSE(fs::exists(mark)) << "the step never started before the kill";
+
+  d = std::make_unique<Burstd>(home);
+  ASSERT_TRUE(d->ready()) << d->log();
+  std::string followed;
+  EXPECT_EQ(run_burst(home, {"logs", job_id, "--follow"}, &followed, nullptr), 0) << followed;
+  json job = status_of(home, job_id);
+  EXPECT_EQ(job["state"], "succeeded") << job.dump(2) << d->log();
+  EXPECT_EQ(read_file(mark), "ran\n") << "the step ran exactly once";
+  const std::string log = read_file(home.state() + "/logs/" + job_id + ".log");
+  EXPECT_NE(log.find("its run step had not started: starting it"), std::string::npos) << log;
   std::string reap_out;
   ASSERT_EQ(run_burst(home, {"reap", "--json"}, &reap_out, nullptr), 0);
   EXPECT_EQ(json::parse(reap_out).size(), 0u) << "nothing left to reap: " << reap_out;
@@ -386,6 +425,11 @@ TEST(E2EDaemon, QueuedJobSurvivesKillAndDrainAndTheNextBurstdRunsIt) {
   for (int i = 0; i < 400 && status_of(home, job_id).value("state", "") != "succeeded"; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(status_of(home, job_id).value("state", ""), "succeeded") << d->log();
+  // burstd's answer names the job with the keys every --json uses (cli/job_json.h).
+  const json done = status_of(home, job_id);
+  EXPECT_EQ(done.value("job_id", ""), job_id) << done.dump();
+  for (const char* key : {"started", "finished", "seconds", "usd"})
+    EXPECT_TRUE(done.contains(key)) << key << ": " << done.dump();
   EXPECT_EQ(d->stop(SIGTERM), 0) << d->log();
 }
 

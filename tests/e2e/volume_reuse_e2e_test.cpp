@@ -84,9 +84,13 @@ TEST_P(VolumeReuse, SecondRunReusesTheVolumeAndVolumesListsAndDeletesIt) {
 
   std::string lout, lerr;
   ASSERT_EQ(run_burst(home, {"volumes"}, &lout, &lerr, env), 0) << lout << lerr;
-  EXPECT_EQ(count_lines_with(lout, "  tts-cache  id "), 1) << lout;
-  EXPECT_NE(lout.find(p + "  tts-cache  id " + id + "  "), std::string::npos) << lout;
-  EXPECT_NE(lout.find("/month"), std::string::npos) << lout;
+  // A table: a header, then one row per volume in aligned columns (cli/table.h).
+  EXPECT_EQ(lout.rfind("PROVIDER  NAME       ID", 0), 0u) << lout;
+  EXPECT_NE(lout.find("SIZE GB  $/MONTH\n"), std::string::npos) << lout;
+  EXPECT_EQ(count_lines_with(lout, "  tts-cache  "), 1) << lout;
+  EXPECT_NE(lout.find("\n" + p + std::string(10 - p.size(), ' ') + "tts-cache  " + id + "  "),
+            std::string::npos)
+      << lout;
   EXPECT_NE(lout.find("storage: $"), std::string::npos) << lout;
 
   std::string jout, jerr;

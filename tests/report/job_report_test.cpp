@@ -273,10 +273,30 @@ TEST_F(ReportTest, BudgetNearAndEstimateOffTriggers) {
   HistoryJob ok = success(3000);
   ok.id = "20261110-120000-0007";
   ok.facts.budget_usd = 2.95;                           // 88%
-  ok.estimate_json = estimate(1.75, 3000, 2900, 0.95);  // +49%
+  ok.estimate_json = estimate(2.20, 3000, 2900, 0.95);  // +19%: within 25% on every row
   JobReport q = report(ok);
   EXPECT_FALSE(has(q, "budget-near"));
   EXPECT_FALSE(has(q, "estimate-off"));
+}
+
+// The recommendation comes from the table the report shows: the cost close to plan but the GPU
+// time far over it is "estimate-off", never "None: the job ran as planned" (issue 34: a report
+// said so next to GPU time +339%).
+TEST_F(ReportTest, EstimateOffFollowsEveryRowOfTheTableNotOnlyTheCost) {
+  HistoryJob h = success(3000);
+  h.estimate_json = estimate(2.50, 728, 2900, 0.95);  // cost +4%; GPU billed 728 s planned
+  JobReport r = report(h);
+  ASSERT_TRUE(r.gpu_time_error_pct);
+  EXPECT_GT(*r.gpu_time_error_pct, 300);
+  EXPECT_TRUE(has(r, "estimate-off"));
+  const std::string md = report_markdown(r);
+  EXPECT_NE(md.find("the GPU billed time was +"), std::string::npos) << md;
+  EXPECT_EQ(md.find("ran as planned"), std::string::npos) << md;
+  HistoryJob close = success(3000);
+  close.id = "20261110-120000-0009";
+  close.estimate_json = estimate(2.50, 3100, 2900, 0.95);  // every row within 25%
+  const std::string calm = report_markdown(report(close));
+  EXPECT_NE(calm.find("None: the job ran as planned."), std::string::npos) << calm;
 }
 
 TEST_F(ReportTest, UnconfirmedDeletionBillsUntilNowAndSaysReap) {

@@ -130,6 +130,30 @@ TEST_F(RollupReportTest, RenderingsShowTrendFailedJobsAndVerdicts) {
   for (const RentVsBuy& v : r.rent_vs_buy) EXPECT_EQ(v.verdict.rfind("rent: ", 0), 0u) << v.verdict;
 }
 
+// Jobs are grouped by their actual state: a running job (with no pod yet, or with one) is listed
+// as running, never under "Failed, cancelled and pod-less jobs" (issue 34).
+TEST_F(RollupReportTest, ARunningJobIsListedAsRunningNotAsAFailure) {
+  record_month();
+  JobRecord running;
+  running.id = "nov-running";
+  running.pipeline = "train";
+  running.state = JobState::kRunning;
+  running.phase = "provision";
+  running.created_ms = kNov10 + 5 * kDay;
+  ASSERT_TRUE(store_->create_job(running).ok());
+  Rollup r = november();
+  const std::string md = rollup_markdown(r);
+  const size_t failed_at = md.find("## Failed, cancelled and pod-less jobs");
+  const size_t running_at = md.find("## Running jobs\n\n- nov-running `train` running: $0.00");
+  ASSERT_NE(failed_at, std::string::npos) << md;
+  ASSERT_NE(running_at, std::string::npos) << md;
+  EXPECT_EQ(md.find("nov-running", failed_at), std::string::npos) << md;
+  const std::string html = rollup_html(r);
+  const size_t html_failed = html.find("<h2>Failed, cancelled and pod-less jobs</h2>");
+  ASSERT_NE(html.find("<h2>Running jobs</h2>"), std::string::npos);
+  EXPECT_EQ(html.find("nov-running", html_failed), std::string::npos);
+}
+
 TEST_F(RollupReportTest, ARangeIsInclusiveOfItsLastDay) {
   record_month();
   auto since = parse_period("2026-11-11");

@@ -32,6 +32,27 @@ TEST(CliTable, ColumnsAlignOnDisplayWidthNotBytes) {
             "x\n");
 }
 
+// A row's note (plan's reason) sits on its own line under it, wrapped to 120 columns, and does
+// not widen the columns; text with the table's own double spaces is kept as written.
+TEST(CliTable, NotesGoUnderTheirRowWrappedAndLeaveTheColumnsAlone) {
+  Table t({{"GPU"}, {"VERDICT"}});
+  t.add({"L4", "rejected"});
+  t.note(std::string(30, 'a') + " " + std::string(60, 'b') + " " + std::string(40, 'c'));
+  t.add({"A100", "chosen"});
+  EXPECT_EQ(t.render(),
+            "GPU   VERDICT\n"
+            "L4    rejected\n"
+            "     " +
+                std::string(30, 'a') + " " + std::string(60, 'b') +
+                "\n"
+                "     " +
+                std::string(40, 'c') +
+                "\n"
+                "A100  chosen\n");
+  EXPECT_EQ(wrap_line("  volume:  x (50 GB), cold", 11), "  volume:  x (50 GB), cold\n");
+  EXPECT_EQ(wrap_line("note: aaaa bbbb cccc", 6, 12), "note: aaaa\n      bbbb\n      cccc\n");
+}
+
 TEST(CliExitCodes, ClassifiedErrorsMapOntoTheTable) {
   auto code = [](ErrorCode c, ErrorOrigin o = ErrorOrigin::kCommand) {
     return exit_code_for(make_error(c, "x"), o);

@@ -68,6 +68,39 @@ class LedgerTest : public ::testing::Test {
   std::unique_ptr<FakeJobLauncher> launcher_;
 };
 
+// Issue 35: jobs without budget.max_usd reserved $0, so four of them were admitted under a $0.02
+// cap and spent $0.02108. Once planned, each reserves its plan's estimate before anything is
+// created: the third of three $0.008 jobs under $0.02 waits until one ends; a job whose estimate
+// alone is over the cap can never fit and says so; a job with max_usd keeps that bound.
+TEST_F(LedgerTest, AJobWithoutMaxUsdReservesItsPlansEstimateBeforeItStarts) {
+  Ledger ledger(*store_, clock_);
+  ledger.set_caps(0.02, std::nullopt);
+  bool never = false;
+  for (const char* id : {"j1", "j2", "j3"}) {
+    job_with_pod(id, 0);  // recorded, no spend yet
+    EXPECT_EQ(ledger.reserve(id, spec_named(id)), "") << "admitted at $0: no plan yet";
+  }
+  EXPECT_EQ(ledger.reserve_estimate("j1", spec_named("j1"), 0.008, &never), "");
+  EXPECT_EQ(ledger.reserve_estimate("j2", spec_named("j2"), 0.008, &never), "");
+  const std::string held = ledger.reserve_estimate("j3", spec_named("j3"), 0.008, &never);
+  EXPECT_EQ(held,
+            "budget: burstd budget.usd_per_day ($0.0160 committed of $0.0200; this job reserves "
+            "$0.0080, its plan's estimate: it has no budget.max_usd)");
+  EXPECT_FALSE(never) << "it fits once another job ends";
+  ledger.settle("j1");
+  EXPECT_EQ(ledger.reserve_estimate("j3", spec_named("j3"), 0.008, &never), "");
+  EXPECT_LE(total_spend(), 0.02 + 1e-12);
+
+  job_with_pod("big", 0);
+  EXPECT_EQ(ledger.reserve("big", spec_named("big")), "");
+  EXPECT_NE(ledger.reserve_estimate("big", spec_named("big"), 0.5, &never), "");
+  EXPECT_TRUE(never) << "$0.50 alone is over the $0.02 cap";
+
+  job_with_pod("bounded", 0);
+  EXPECT_EQ(ledger.reserve_estimate("bounded", spec_named("bounded", 0.001), 0.5, &never), "")
+      << "budget.max_usd bounds the job; its reservation stays max_usd";
+}
+
 TEST_F(LedgerTest, UserCapHoldsOneUsersSecondJobWhileAnotherUsersRuns) {
   Ledger ledger(*store_, clock_);
   ledger.set_scoped_caps("ml", std::nullopt, std::nullopt, 1.0, std::nullopt);

@@ -259,6 +259,22 @@ TEST_F(JobRunnerTest, NoSshGivesUpAtTheDeadlineAndDeletesThePod) {
   expect_every_pod_deleted_and_verified();
 }
 
+// Issue 35: the money caps govern the wait for SSH as they govern a step: a pod that never
+// answers is billed while burst waits, so the job stops when its budget would be crossed, not at
+// the end of the SSH wait.
+TEST_F(JobRunnerTest, TheBudgetStopsAWaitForSshThatWouldOutliveIt) {
+  pod_->refuse = true;
+  offer_.usd_per_hour = 360;    // $0.10 a second: the 30 s stop margin alone is $3
+  spec_.budget.max_usd = 5.0;  // crossed about 20 s into the wait
+  JobResult r = run();
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_NE(r.error.find("stopped by budget"), std::string::npos) << r.error;
+  EXPECT_LT(clock_.total_slept(), std::chrono::seconds(40))
+      << "stopped by the budget, not at the end of the SSH wait";
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  expect_every_pod_deleted_and_verified();
+}
+
 TEST_F(JobRunnerTest, SyncFailureSkipsTheStepsAndDeletesThePod) {
   pod_->fail_command = [](const std::string& c) -> std::optional<Error> {
     if (c.find("echo T1") != std::string::npos)  // sync's remote side (sync/code_sync.cpp)
