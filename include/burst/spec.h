@@ -98,6 +98,10 @@ struct Resources {
   // resources.merge: false (per-worker, the default): each worker's artefacts in <local>/w<i>/;
   // true (flat): all in <local>/, a file two workers brought home refused (job/artefact_merge.h).
   bool merge_flat = false;
+  // resources.multi_gpu: "replicas" (one copy of the run step per GPU group, each its share of
+  // the items), "program" (one copy sees every GPU), or "" (the default by workload;
+  // plan/pod_layout.h).
+  std::string multi_gpu;
 };
 
 struct VolumeSpec {

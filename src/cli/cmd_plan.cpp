@@ -40,6 +40,9 @@ int print_json(const PipelineSpec& spec, const Result<Plan>& plan,
                      {"gpu", plan->gpu.gpu_type},
                      {"count", plan->gpu.gpu_count},
                      {"workers", e.workers},
+                     {"replicas", plan->layout.replicas},
+                     {"gpus_per_replica", plan->layout.per_replica},
+                     {"multi_gpu", plan->layout.program ? "program" : "replicas"},
                      {"usd", e.usd},
                      {"seconds", e.total_s},
                      {"billed_seconds", e.billed_s},
@@ -79,6 +82,7 @@ int print_json(const PipelineSpec& spec, const Result<Plan>& plan,
                                  {"gpu", c.offer.gpu_type},
                                  {"count", c.offer.gpu_count},
                                  {"workers", c.workers},
+                                 {"replicas", c.shape ? c.shape->layout.replicas : 1},
                                  {"usd_per_hour", c.offer.usd_per_hour},
                                  {"price_source", c.offer.price_source},
                                  {"need_gib", c.need_gib()},
@@ -154,6 +158,7 @@ int cmd_plan(const PlanArgs& args) {
   Table table({{""},
                {"PROVIDER"},
                {"GPU x N"},
+               {"LAYOUT"},
                {"PODS", r},
                {"$/HOUR", r},
                {"NEED GiB", r},
@@ -196,10 +201,11 @@ int cmd_plan(const PlanArgs& args) {
                                                       : "not chosen";
     table.add({chosen ? "*" : "", c.offer.provider,
                c.offer.gpu_type + " x" + std::to_string(c.offer.gpu_count),
-               std::to_string(c.workers), num(c.offer.usd_per_hour, "%.2f"),
-               num(c.need_gib(), "%.1f"), num(c.have_gb(), "%.1f"),
-               c.bound().empty() ? "-" : c.bound(), num(c.total_s / 60, "%.1f"), num(c.usd, "%.4f"),
-               num(c.utilization * 100, "%.0f%%"), verdict});
+               c.shape ? pod_layout_cell(c.shape->layout) : "-", std::to_string(c.workers),
+               num(c.offer.usd_per_hour, "%.2f"), num(c.need_gib(), "%.1f"),
+               num(c.have_gb(), "%.1f"), c.bound().empty() ? "-" : c.bound(),
+               num(c.total_s / 60, "%.1f"), num(c.usd, "%.4f"), num(c.utilization * 100, "%.0f%%"),
+               verdict});
     // Only dearer is plain from the row's own EST $; --all says even that.
     if (!reason.empty() && (args.all || !dearer))
       table.note((c.rejected.empty() ? "why not: " : "rejected: ") + reason);

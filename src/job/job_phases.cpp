@@ -211,8 +211,7 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
         *detail = "not reattached";
         return Outcome::kConnectionLost;
       }
-      return step("run", in_.spec.run, gpu_, in_.spec.budget.max_runtime_seconds.value_or(0),
-                  detail);
+      return run_replicas(detail);  // job_phases_steps.cpp
     case Phase::kPull:
       return pull(detail);
     case Phase::kDeleteGpu:
@@ -336,6 +335,7 @@ Outcome JobPhases::provision_fallback(const Offer& refused, const std::string& w
     const bool elsewhere =
         f.offer.provider != provider_->name() || f.offer.region != in_.plan.gpu.region;
     in_.plan.gpu = f.offer;
+    in_.plan.layout = f.layout;  // its GPU type's split of the cards (plan/pod_layout.h)
     provider_ = &provider_named(f.offer.provider);
     if (elsewhere) {  // the spec's volume as that provider (and region) has it
       volume_id_.clear();
@@ -515,7 +515,7 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail, Err
   req.job_id = in_.job_id;
   req.gpu = gpu;
   req.gpu_type = offer.gpu_type;
-  req.gpu_count = gpu ? in_.spec.resources.count_for(offer.gpu_type) : 0;
+  req.gpu_count = gpu ? rented_gpus() : 0;  // the offer's count, as planned (Plan::layout)
   req.spot = gpu && in_.spec.resources.spot && offer.spot_usd_per_hour.has_value();
   if (gpu)
     req.image = in_.spec.image;
@@ -638,6 +638,8 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   env["BURST_WORKDIR"] = workdir_;
   env["BURST_WORKER_INDEX"] = std::to_string(in_.worker.index);
   env["BURST_WORKER_COUNT"] = std::to_string(in_.worker.count);
+  env["BURST_REPLICA_INDEX"] = "0";  // job/replica_step.h sets its own per replica
+  env["BURST_REPLICA_COUNT"] = "1";
   const std::string items_path = pod.paths.pod_dir + "/items.txt";
   if (in_.has_items_file) env["BURST_ITEMS_FILE"] = items_path;
   Status st = pod.session->mkdirs(workdir_, 0755);
@@ -673,25 +675,6 @@ Outcome JobPhases::connect_pod(PodHandle& pod, std::string* detail, bool reattac
   say("ssh " + pod.target.host + ":" + std::to_string(pod.target.port) + " ready after " +
       std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + " s");
   return unless_stopped("ssh", detail);  // not a provider name
-}
-
-Outcome JobPhases::pull_step_image(PodHandle& pod, const std::function<bool()>& stop,
-                                   std::string* detail) {
-  const std::string& image = pod.container->image;
-  const MonoTime start = d_.clock.mono_now();
-  say("pulling the spec's image " + image + " on pod " + pod.record.pod_id +
-      " (its steps run in it, with docker)");
-  Status st = pull_image(
-      *pod.session, image,
-      [&](bool is_err, const std::string& line) {
-        moving();
-        remote_line(is_err, line);
-      },
-      stop);
-  if (!st.ok()) return failed(st.error(), "pull image", detail);
-  say("image " + image + " ready in " +
-      std::to_string(static_cast<int>(seconds_since(d_.clock, start))) + " s");
-  return unless_stopped("pull image", detail);
 }
 
 Outcome JobPhases::sync_shared(std::string* detail) {

@@ -118,6 +118,9 @@ class JobPhases {
   std::shared_ptr<std::mutex> volume_lock(
       std::map<std::string, std::shared_ptr<std::mutex>>& locks);
   // Pulls pod.container's image on the pod (once per pod, from connect_pod), its output logged.
+  // The run phase: one copy of the run step, or Plan::layout's replicas (job_phases_steps.cpp).
+  Outcome run_replicas(std::string* detail);
+  int rented_gpus() const;  // GPUs the GPU pod is created with: the planned offer's count
   Outcome pull_step_image(PodHandle& pod, const std::function<bool()>& stop, std::string* detail);
   Outcome step(const std::string& name, const std::string& script, PodHandle& pod,
                double max_seconds, std::string* detail);

@@ -53,6 +53,7 @@ Status recheck_chosen_offer(Provider& provider, Plan* plan, std::string* note) {
         plan->estimate.utilization = c.utilization;
       }
       plan->gpu = *next;
+      if (c.shape) plan->layout = c.shape->layout;  // its count's split of the cards
       *note = "the chosen offer (" + describe(gone) +
               ") vanished before create; fell over to the next-best plan: " + describe(*next);
       return Status::Ok();

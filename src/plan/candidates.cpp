@@ -58,6 +58,7 @@ struct Modelled {
   std::string bound;
   std::string basis;
   CalibrationFit fit;
+  PodLayout layout;
 };
 
 // The precision the work runs its matrix maths in: the spec's, else bf16 for training and fp16
@@ -80,6 +81,13 @@ bool has_history(const CandidateInput& in) { return in.history && !in.history->e
 std::string with_fit(std::string basis, const CalibrationFit& fit) {
   if (fit.runs > 0) basis += ", " + fit.note();
   return basis;
+}
+
+// A custom reference is one copy's time on all the items: with resources.multi_gpu: replicas each
+// copy takes its share (the cost model's own layouts already split their items).
+double replica_share(const Workload& w, const PodLayout& l) {
+  if (w.kind != "custom" || l.replicas <= 1 || !w.items || *w.items < 1) return 1;
+  return static_cast<double>(ceil_div(*w.items, l.replicas)) / static_cast<double>(*w.items);
 }
 
 Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const CandidateInput& in) {
@@ -124,15 +132,18 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
     m.run_s *= m.fit.factor;
     m.step_s *= m.fit.factor;
   }
+  // What the run executes on the pod (plan/pod_layout.h), in the words every output uses.
+  m.layout = pod_layout_for(spec, rt->layout, count);
+  const double share = replica_share(w, m.layout);
+  m.run_s *= share;
+  m.step_s *= share;
   std::string layout;
-  if (count > 1 && w.kind != "custom") {
+  if (count > 1) {
     const ParallelLayout& l = rt->layout;
     const char* split = w.kind == "llm-training" ? "-way sharded" : "-way tensor parallel";
-    layout = l.group > 1 ? " (" + std::to_string(l.group) + split : " (";
-    if (l.replicas > 1)
-      layout += (l.group > 1 ? ", " : "") + std::to_string(l.replicas) + " replicas";
-    if (l.nodes > 1) layout += ", " + std::to_string(l.nodes) + " nodes";
-    layout += ")";
+    if (w.kind != "custom" && l.group > 1) layout = std::to_string(l.group) + split;
+    if (w.kind != "custom" && l.nodes > 1) layout += ", " + std::to_string(l.nodes) + " nodes";
+    layout = " (" + layout + (layout.empty() ? "" : "; ") + pod_layout_text(m.layout) + ")";
   }
   m.basis = with_fit("roofline on " + gpu.name + " x" + std::to_string(count) + layout + ", " +
                          rt->bound + "-bound",
@@ -150,6 +161,7 @@ void apply(const Modelled& m, CandidateShape* c) {
   c->calibration_runs = m.fit.runs;
   c->calibration_factor = m.fit.factor;
   c->calibration_warnings = m.fit.warnings;
+  c->layout = m.layout;
 }
 
 // Run time of one worker's share when `items` are split over k workers. Roofline runs scale by
@@ -411,6 +423,10 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
         c->calibration_warnings = fit.warnings;
       } else {
         c->basis = "no workload.reference: run time unknown, cost excludes the run";
+      }
+      if (!modelled) {
+        c->layout = pod_layout_for(spec, ParallelLayout{}, count);
+        c->run_s *= replica_share(w, c->layout);
       }
       double boot = !traits_of(o).runs_here && in.boot_s ? *in.boot_s : -1;
       if (boot < 0 && !traits_of(o).runs_here && in.boot_history && !in.boot_history->empty()) {

@@ -16,6 +16,7 @@
 #include "plan/boot_history.h"
 #include "plan/image_pull.h"
 #include "plan/load_history.h"
+#include "plan/pod_layout.h"
 
 namespace burst {
 
@@ -71,6 +72,8 @@ struct CandidateShape {
   std::vector<std::string> calibration_warnings;  // runs clamped as faster than the card's peak
   // k = 1..N workers (one point when the work has no items); see width_curve().
   std::vector<WidthShape> curve;
+  // How each pod's cards run the step (plan/pod_layout.h): what run_s priced, what the run does.
+  PodLayout layout;
 };
 
 struct Candidate {

@@ -172,7 +172,7 @@ std::vector<FleetFallback> fleet_fallbacks(const PipelineSpec& spec,
     for (const WidthPoint& p : width_curve(c, spec.resources.max_usd_per_hour)) {
       if (p.workers != k || !p.allowed) continue;
       if (spec.budget.max_usd && p.usd > *spec.budget.max_usd) continue;
-      out.push_back({c.offer, c.price, p.usd / k});
+      out.push_back({c.offer, c.price, p.usd / k, c.shape->layout});
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const FleetFallback& a, const FleetFallback& b) {
@@ -314,6 +314,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
                   prepare, e,   in.warm_volume || volume_warm_for(&in.warm_volumes, c.offer),
                   {},      {},  {},
                   {}};
+      if (c.shape) best->layout = c.shape->layout;
       best_index = i;
     }
   }

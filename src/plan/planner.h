@@ -43,6 +43,7 @@ struct FleetFallback {
   Offer offer;
   double price = 0;       // $/hour of one pod as planned (spot when asked for and offered)
   double worker_usd = 0;  // one worker's estimated GPU cost on it, at the plan's width
+  PodLayout layout = {};  // how its pod's cards run the step (its own GPU type's layout)
 };
 
 struct Plan {
@@ -81,6 +82,9 @@ struct Plan {
   // The spec's volume for the chosen offer (plan/volume_home.h): where it already is, or the new
   // one this plan makes, its size and monthly cost. Unset for a provider that runs here.
   std::optional<VolumePlacement> volume = std::nullopt;
+  // How each GPU pod's cards run the step (plan/pod_layout.h): gpu.gpu_count cards rented,
+  // `replicas` copies of the run step. The run follows the offer it ends up on (a fallback's).
+  PodLayout layout = {};
 };
 
 inline constexpr size_t kMaxFleetFallbacks = 6;

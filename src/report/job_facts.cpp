@@ -1,5 +1,7 @@
 #include "report/job_facts.h"
 
+#include <algorithm>
+
 #include "json/json_value.h"
 #include "plan/billing.h"
 
@@ -16,7 +18,11 @@ void put(JsonValue& j, const char* key, const std::optional<double>& v) {
 ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
   ReportFacts f;
   f.gpu_type = plan.gpu.gpu_type;
-  f.gpu_count = spec.resources.count_for(plan.gpu.gpu_type);
+  f.gpu_count = std::max({1, plan.gpu.gpu_count, spec.resources.count_for(plan.gpu.gpu_type)});
+  if (plan.layout.gpus > 1 && plan.layout.gpus == f.gpu_count) {
+    f.replicas = plan.layout.replicas;
+    f.layout = pod_layout_text(plan.layout);
+  }
   f.gpu_usd_per_hour = plan.gpu.usd_per_hour;
   f.price_source = plan.gpu.price_source;
   const BillingRule& rule = traits_of(plan.gpu).billing;
@@ -95,6 +101,10 @@ std::string report_facts_to_json(const ReportFacts& f) {
     j["prepare_download_bytes"] = f.prepare_download_bytes;
   }
   if (f.image_bytes > 0) j["image_bytes"] = f.image_bytes;
+  if (!f.layout.empty()) {
+    j["replicas"] = f.replicas;
+    j["layout"] = f.layout;
+  }
   return j.dump();
 }
 
@@ -106,6 +116,8 @@ ReportFacts report_facts_from_json(const std::string& text) {
   const JsonValue& j = *parsed;
   f.gpu_type = j.string_or("gpu_type", "");
   f.gpu_count = static_cast<int>(j.number_or("gpu_count", 0));
+  f.replicas = static_cast<int>(j.number_or("replicas", 1.0));
+  f.layout = j.string_or("layout", "");
   f.gpu_usd_per_hour = j.number_or("gpu_usd_per_hour", 0.0);
   f.price_source = j.string_or("price_source", "");
   f.billing_increment_s = j.number_or("billing_increment_s", 0.0);

@@ -15,7 +15,11 @@ namespace burst {
 
 struct ReportFacts {
   std::string gpu_type;  // as planned (pods carry what was created)
-  int gpu_count = 0;
+  int gpu_count = 0;     // per pod, as rented (the planned offer's count)
+  // How each pod's cards ran the step (plan/pod_layout.h): copies of the run step per pod and
+  // the words the plan used ("2 replicas, 1 GPU each"); "" for one GPU or jobs before issue 33.
+  int replicas = 1;
+  std::string layout;
   double gpu_usd_per_hour = 0;
   std::string price_source;  // "live offer" | "offline table ..." | "config"
   // The provider's billing rule at creation (plan/billing.h); increment 0 = not recorded, so

@@ -71,7 +71,8 @@ std::string report_html(const JobReport& r) {
   o << "<h1>burst job " << html(r.job.id) << "</h1><table>"
     << row({"pipeline", r.job.pipeline + " (" + r.job.spec_path + ")"})
     << row({"provider", r.job.provider})
-    << row({"GPU", std::to_string(r.facts.gpu_count) + " x " + r.facts.gpu_type})
+    << row({"GPU", std::to_string(r.facts.gpu_count) + " x " + r.facts.gpu_type +
+                       (r.facts.layout.empty() ? "" : " (" + r.facts.layout + ")")})
     << row({"price at creation", money(r.facts.gpu_usd_per_hour) + "/h (" + r.facts.price_source +
                                      ", billed per " + r.facts.billing_unit + ")"})
     << row({"state", to_string(r.job.state) +

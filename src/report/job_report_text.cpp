@@ -129,6 +129,8 @@ std::string report_json(const JobReport& r) {
               {"provider", r.job.provider},
               {"gpu_type", r.facts.gpu_type},
               {"gpu_count", r.facts.gpu_count},
+              {"replicas", r.facts.replicas},
+              {"layout", r.facts.layout},
               {"started", utc(r.job.created_ms)},
               {"finished", utc(r.job.finished_ms)},
               {"wall_s", r.wall_s}};
@@ -248,7 +250,8 @@ std::string report_markdown(const JobReport& r) {
     << "- pipeline: `" << md_code(r.job.pipeline) << "` (" << md(r.job.spec_path) << ")\n"
     << "- provider: " << md(r.job.provider);
   if (!r.facts.gpu_type.empty())
-    o << ", " << r.facts.gpu_count << " x " << md(r.facts.gpu_type) << " at "
+    o << ", " << r.facts.gpu_count << " x " << md(r.facts.gpu_type)
+      << (r.facts.layout.empty() ? "" : " (" + md(r.facts.layout) + ")") << " at "
       << money(r.facts.gpu_usd_per_hour) << "/h (" << md(r.facts.price_source) << ", billed per "
       << md(r.facts.billing_unit) << ")";
   o << "\n- state: **" << md(state_line(r)) << "**"

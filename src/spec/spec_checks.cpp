@@ -28,6 +28,17 @@ bool is_env_name(std::string_view name) {
 
 bool is_reserved_env_name(std::string_view name) { return name.starts_with("BURST_"); }
 
+std::string multi_gpu_refusal(const Workload& w, std::string_view mode) {
+  if (mode != "replicas") return "";
+  if (w.kind == "llm-training")
+    return "replicas is not for training (its GPUs run one program, data parallel inside it); "
+           "use program";
+  if (!w.items || *w.items < 2)
+    return "replicas splits workload.items across copies of the run step, and there are none; "
+           "use program";
+  return "";
+}
+
 bool is_valid_artefact_remote(std::string_view remote) {
   constexpr std::string_view kVolume = "$BURST_VOLUME/";
   if (remote.starts_with(kVolume)) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "burst/spec.h"
 #include "util/suggest.h"
 
 namespace burst::spec {
@@ -21,6 +22,11 @@ bool is_reserved_env_name(std::string_view name);
 
 // A remote artefact path: relative with no ".." part and no leading '/', or "$BURST_VOLUME/...".
 bool is_valid_artefact_remote(std::string_view remote);
+
+// Why resources.multi_gpu `mode` cannot run `w` ("" when it can): burst splits items across
+// replicas, so `replicas` needs workload.items and is not for training (one program, data
+// parallel inside it).
+std::string multi_gpu_refusal(const Workload& w, std::string_view mode);
 
 // edit_distance and suggest_field (util/suggest.h), as the spec has always named them.
 using burst::edit_distance;

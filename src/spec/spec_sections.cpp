@@ -61,8 +61,10 @@ constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {
     "providers",   "gpus",           "gpu_count", "min_vram_gb", "max_usd_per_hour", "spot",
-    "max_workers", "worker_retries", "merge",     "workers",     "gpu_counts"};
+    "max_workers", "worker_retries", "merge",     "workers",     "gpu_counts",
+    "multi_gpu"};
 constexpr sv kMergeRules[] = {"per-worker", "flat"};
+constexpr sv kMultiGpuModes[] = {"replicas", "program"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};
 constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
@@ -321,6 +323,9 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
   }
   out.worker_retries = static_cast<int>(r->integer("worker_retries", 0, 10).value_or(1));
   out.merge_flat = r->one_of("merge", kMergeRules).value_or("per-worker") == "flat";
+  out.multi_gpu = r->one_of("multi_gpu", kMultiGpuModes).value_or("");
+  if (std::string why = multi_gpu_refusal(spec.workload, out.multi_gpu); !why.empty())
+    top.problems().add(pos_of(*r->get("multi_gpu")), "resources.multi_gpu", why);
 }
 
 void parse_volume(Fields& top, PipelineSpec& spec) {
