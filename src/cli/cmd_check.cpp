@@ -156,7 +156,7 @@ void check_state_dir(const Config& config, std::vector<CheckLine>* out) {
 bool allowed_gpu(const PipelineSpec& spec, const Offer& o) {
   const auto& gpus = spec.resources.gpus;
   if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), o.gpu_type) == gpus.end()) return false;
-  if (o.gpu_count < std::max(1, spec.resources.gpu_count)) return false;
+  if (o.gpu_count < std::max(1, spec.resources.count_for(o.gpu_type))) return false;
   if (spec.resources.min_vram_gb && o.vram_gb && *o.vram_gb < *spec.resources.min_vram_gb)
     return false;
   return o.available;

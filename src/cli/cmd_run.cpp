@@ -31,18 +31,19 @@ void print_plan(const PipelineSpec& spec, const Plan& plan) {
 
 // The plan as --json prints it with --dryrun.
 nlohmann::json plan_json(const PipelineSpec& spec, const Plan& plan) {
-  nlohmann::json out = {{"pipeline", spec.name},
-                        {"dry_run", true},
-                        {"dryrun", true},
-                        {"provider", plan.gpu.provider},
-                        {"gpu", plan.gpu.gpu_type},
-                        {"gpu_count", std::max(1, spec.resources.gpu_count)},
-                        {"usd_per_hour", plan.gpu.usd_per_hour},
-                        {"price_source", plan.gpu.price_source},
-                        {"estimate_s", plan.estimate.total_s},
-                        {"estimate_usd", plan.estimate.usd},
-                        {"basis", plan.estimate.basis},
-                        {"volume", spec.volume.name}};
+  nlohmann::json out = {
+      {"pipeline", spec.name},
+      {"dry_run", true},
+      {"dryrun", true},
+      {"provider", plan.gpu.provider},
+      {"gpu", plan.gpu.gpu_type},
+      {"gpu_count", std::max({1, plan.gpu.gpu_count, spec.resources.count_for(plan.gpu.gpu_type)})},
+      {"usd_per_hour", plan.gpu.usd_per_hour},
+      {"price_source", plan.gpu.price_source},
+      {"estimate_s", plan.estimate.total_s},
+      {"estimate_usd", plan.estimate.usd},
+      {"basis", plan.estimate.basis},
+      {"volume", spec.volume.name}};
   if (plan.cpu) out["upload_provider"] = plan.cpu->provider;
   if (plan.prepare && spec.prepare)
     out["prepare"] = {

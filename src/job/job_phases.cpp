@@ -902,8 +902,8 @@ Outcome JobPhases::reattach_gpu(std::string* detail) {
     }
     run_unstarted_ = true;
   }
-  *detail = in_.reattach_why + "; reattached to gpu pod " + gpu_.record.pod_id + " (" +
-            connected + ")" + (run_unstarted_ ? "; its run step had not started: starting it" : "");
+  *detail = in_.reattach_why + "; reattached to gpu pod " + gpu_.record.pod_id + " (" + connected +
+            ")" + (run_unstarted_ ? "; its run step had not started: starting it" : "");
   say(*detail);
   return Outcome::kOk;
 }

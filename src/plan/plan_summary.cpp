@@ -20,9 +20,11 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
   const Estimate& e = plan.estimate;
   std::vector<std::string> out;
   out.push_back("plan for " + spec.name + ":");
-  std::string gpu = "  GPU pod: " + plan.gpu.provider + " " + plan.gpu.gpu_type + " x" +
-                    std::to_string(std::max({1, plan.gpu.gpu_count, spec.resources.count_for(plan.gpu.gpu_type)})) + " at " +
-                    summary_money(plan.gpu.usd_per_hour) + "/h (" + plan.gpu.price_source + ")";
+  std::string gpu =
+      "  GPU pod: " + plan.gpu.provider + " " + plan.gpu.gpu_type + " x" +
+      std::to_string(
+          std::max({1, plan.gpu.gpu_count, spec.resources.count_for(plan.gpu.gpu_type)})) +
+      " at " + summary_money(plan.gpu.usd_per_hour) + "/h (" + plan.gpu.price_source + ")";
   // What the run does with the pod's cards (plan/pod_layout.h), as the table's basis says it.
   if (plan.layout.gpus > 1) gpu += ", " + pod_layout_text(plan.layout);
   if (e.workers > 1) gpu += ", " + std::to_string(e.workers) + " workers";

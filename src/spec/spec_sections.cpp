@@ -61,8 +61,7 @@ constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {
     "providers",   "gpus",           "gpu_count", "min_vram_gb", "max_usd_per_hour", "spot",
-    "max_workers", "worker_retries", "merge",     "workers",     "gpu_counts",
-    "multi_gpu"};
+    "max_workers", "worker_retries", "merge",     "workers",     "gpu_counts",       "multi_gpu"};
 constexpr sv kMergeRules[] = {"per-worker", "flat"};
 constexpr sv kMultiGpuModes[] = {"replicas", "program"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
