@@ -19,7 +19,7 @@
 namespace burst {
 namespace {
 
-std::string slurp(const std::string& path) {
+std::string read_replica_file(const std::string& path) {
   std::ifstream f(path);
   std::stringstream s;
   s << f.rdbuf();
@@ -46,8 +46,8 @@ Ran run_wrapper(const TempDir& pod, const PodLayout& l, const std::string& scrip
   Ran r;
   const int st = std::system(cmd.c_str());
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = slurp(pod.path() + "/out.txt");
-  r.err = slurp(pod.path() + "/err.txt");
+  r.out = read_replica_file(pod.path() + "/out.txt");
+  r.err = read_replica_file(pod.path() + "/err.txt");
   return r;
 }
 
@@ -83,7 +83,7 @@ TEST_P(ReplicaStep, EachReplicaSeesItsCardsAndItsShareWithItsLinesPrefixed) {
   // Together the shares are every item exactly once.
   std::map<std::string, int> seen;
   for (int i = 0; i < 2; ++i) {
-    std::istringstream lines(slurp(pod.path() + "/done-" + std::to_string(i) + ".txt"));
+    std::istringstream lines(read_replica_file(pod.path() + "/done-" + std::to_string(i) + ".txt"));
     for (std::string line; std::getline(lines, line);) ++seen[line];
   }
   EXPECT_EQ(seen.size(), 7u);
