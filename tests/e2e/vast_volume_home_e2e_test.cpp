@@ -38,6 +38,9 @@ run: echo home-run
     const int rc = run_burst(home, {"run", spec, "--provider", "vast", "--yes"}, out, &err,
                              {{"VAST_API_KEY", kHomeKey}});
     *out += err;
+    // The plan block wraps at 120 columns (continuations indented): read it unwrapped.
+    for (size_t at; (at = out->find("\n           ")) != std::string::npos;)
+      out->replace(at, 12, " ");
     return rc;
   };
   auto reprice = [&](double usd) {

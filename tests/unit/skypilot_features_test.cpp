@@ -242,7 +242,8 @@ TEST(SkyPilotCounts, EachChoiceIsPricedAtItsOwnCount) {
   plan = make_plan(spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_EQ(plan->gpu.gpu_type, "L4");
-  EXPECT_EQ(plan_summary_lines(spec, *plan).at(1), "  GPU pod: p L4 x8 at $2.00/h (live offer)");
+  EXPECT_EQ(plan_summary_lines(spec, *plan).at(1),
+            "  GPU pod: p L4 x8 at $2.00/h (live offer), one program on all 8 GPUs");
 }
 
 TEST(SkyPilotRuntime, ATaskThatRunsUntilStoppedGetsADefaultMaxRuntimeThePlanPrints) {
