@@ -91,7 +91,8 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
       return refuse(job_id, spec, held + "; set budget.max_usd, or raise the cap");
     if (!held.empty()) log_("job " + job_id + ": waiting for budget: " + held);
     while (!held.empty()) {  // other jobs' spend and reservations hold it: wait for them to end
-      if (interrupts && interrupts() > 0) return refuse(job_id, spec, "stopped while " + held, JobState::kInterrupted);
+      if (interrupts && interrupts() > 0)
+        return refuse(job_id, spec, "stopped while " + held, JobState::kInterrupted);
       clock_.sleep_for(std::chrono::seconds(5));
       held = reserve_estimate_(job_id, spec, prepared->plan.estimate.usd, &never);
     }

@@ -32,9 +32,8 @@ class RealJobLauncher : public JobLauncher {
   }
   // Reserves a planned job's estimate (Ledger::reserve_estimate): "" once reserved, else what
   // holds it; *never_fits when the estimate alone is over a cap.
-  using ReserveEstimate = std::function<std::string(const std::string& job_id,
-                                                    const PipelineSpec& spec, double usd,
-                                                    bool* never_fits)>;
+  using ReserveEstimate = std::function<std::string(
+      const std::string& job_id, const PipelineSpec& spec, double usd, bool* never_fits)>;
   void set_reserve_estimate(ReserveEstimate f) { reserve_estimate_ = std::move(f); }
   // The chaos matrix's BURST_FAULT hook, installed by main(); every job is told its fault points.
   void set_faults(FaultObserver* faults) { faults_ = faults; }

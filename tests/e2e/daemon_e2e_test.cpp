@@ -204,9 +204,9 @@ TEST(E2EDaemon, KilledBetweenOpeningTheRunPhaseAndStartingTheStepStartsItOnceAft
   const std::string spec = home.write(
       "once.yaml", "name: once\nresources: {providers: [local]}\nrun: |\n  echo ran >> " + mark +
                        "\n  echo done\n");
-  auto d = std::make_unique<Burstd>(home, "max_concurrent_jobs: 2\n",
-                                    std::map<std::string, std::string>{{"BURST_FAULT",
-                                                                        "before-run:kill"}});
+  auto d = std::make_unique<Burstd>(
+      home, "max_concurrent_jobs: 2\n",
+      std::map<std::string, std::string>{{"BURST_FAULT", "before-run:kill"}});
   ASSERT_TRUE(d->ready()) << d->log();
   std::string out;
   ASSERT_EQ(run_burst(home, {"submit", spec}, &out, nullptr), 0) << out;

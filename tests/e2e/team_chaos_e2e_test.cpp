@@ -21,10 +21,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "burst/store.h"
 #include "contract/postgres_server.h"
@@ -238,8 +237,8 @@ TEST(TeamChaos, ThreeHostsOnePostgresKilledMidRunAndIdleRunEveryJobOnceAndLeaveN
     }
   }
   EXPECT_EQ((*store)->get_job(victim)->state, JobState::kSucceeded)
-      << "a's job mid-step was reattached from another host: "
-      << (*store)->get_job(victim)->error << "\n"
+      << "a's job mid-step was reattached from another host: " << (*store)->get_job(victim)->error
+      << "\n"
       << read_file(d[1].log) << read_file(d[2].log);
   // A job of a's that had not reached its run phase has no step to reattach to: the daemon
   // taking it over fails it (pods deleted), never runs it twice (docs/daemon.md, Takeover).

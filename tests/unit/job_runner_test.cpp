@@ -264,7 +264,7 @@ TEST_F(JobRunnerTest, NoSshGivesUpAtTheDeadlineAndDeletesThePod) {
 // the end of the SSH wait.
 TEST_F(JobRunnerTest, TheBudgetStopsAWaitForSshThatWouldOutliveIt) {
   pod_->refuse = true;
-  offer_.usd_per_hour = 360;    // $0.10 a second: the 30 s stop margin alone is $3
+  offer_.usd_per_hour = 360;   // $0.10 a second: the 30 s stop margin alone is $3
   spec_.budget.max_usd = 5.0;  // crossed about 20 s into the wait
   JobResult r = run();
   EXPECT_EQ(r.state, JobState::kFailed);
