@@ -83,7 +83,8 @@ PodAction Reaper::delete_row(PodRecord pod) {
   return a;
 }
 
-std::vector<PodAction> Reaper::fail_orphaned_job(JobRecord job, const std::string& why) {
+bool Reaper::close_and_delete(const JobRecord& job, std::vector<PodAction>* actions,
+                              std::string* detail) {
   const int64_t now = to_unix_ms(d_.clock.now());
   if (auto phases = d_.store.phases(job.id); phases.ok())
     for (const auto& p : *phases)
@@ -91,21 +92,38 @@ std::vector<PodAction> Reaper::fail_orphaned_job(JobRecord job, const std::strin
         (void)d_.store.end_phase(job.id, p.phase, now, Outcome::kInterrupted,
                                  "the process running the job stopped during this phase");
   (void)d_.store.begin_phase(job.id, Phase::kRecover, now);
-  std::vector<PodAction> actions;
-  std::string detail;
   bool all_deleted = true;
   if (auto pods = d_.store.pods_of_job(job.id); pods.ok()) {
     for (const PodRecord& pod : *pods) {
       if (!is_live_row(pod)) continue;
       PodAction a = delete_row(pod);
-      if (!detail.empty()) detail += "; ";
-      detail += pod.role + " pod " + a.pod + " " +
-                (a.kind == ReapOutcome::kDeleted ? a.outcome : "NOT deleted: " + a.outcome);
+      if (!detail->empty()) *detail += "; ";
+      *detail += pod.role + " pod " + a.pod + " " +
+                 (a.kind == ReapOutcome::kDeleted ? a.outcome : "NOT deleted: " + a.outcome);
       all_deleted = all_deleted && a.kind == ReapOutcome::kDeleted;
-      actions.push_back(std::move(a));
+      actions->push_back(std::move(a));
     }
   }
-  if (detail.empty()) detail = "no pod was alive";
+  if (detail->empty()) *detail = "no pod was alive";
+  return all_deleted;
+}
+
+bool Reaper::clear_for_restart(JobRecord job, const std::string& why, std::string* detail) {
+  std::vector<PodAction> actions;
+  const bool all_deleted = close_and_delete(job, &actions, detail);
+  (void)d_.store.end_phase(job.id, Phase::kRecover, to_unix_ms(d_.clock.now()),
+                           all_deleted ? Outcome::kOk : Outcome::kFailed,
+                           why + "; " + *detail + (all_deleted ? "; running the job again" : ""));
+  if (!all_deleted) return false;
+  job.phase = to_string(Phase::kRecover);
+  (void)d_.store.update_job(job);
+  return true;
+}
+
+std::vector<PodAction> Reaper::fail_orphaned_job(JobRecord job, const std::string& why) {
+  std::vector<PodAction> actions;
+  std::string detail;
+  const bool all_deleted = close_and_delete(job, &actions, &detail);
   (void)d_.store.end_phase(job.id, Phase::kRecover, to_unix_ms(d_.clock.now()),
                            all_deleted ? Outcome::kOk : Outcome::kFailed, detail);
   job.state = JobState::kFailed;

@@ -78,6 +78,11 @@ class Reaper {
   // pods in a "recover" phase, records `why` + what happened to each pod as its error, and
   // rewrites its report. Returns what was done to its pods.
   std::vector<PodAction> fail_orphaned_job(JobRecord job, const std::string& why);
+  // Readies a job whose runner died before its run step to run again (burstd's takeover): closes
+  // its open phases as interrupted and deletes its live pods in a "recover" phase, verified.
+  // True when every pod is gone (the job stays `running`, for JobRunner's restart); false when a
+  // delete failed (`detail` says which): the caller fails the job instead.
+  bool clear_for_restart(JobRecord job, const std::string& why, std::string* detail);
   // The pods the providers list that belong to another installation (or to none).
   std::vector<PodAction> foreign_pods();
 
@@ -91,6 +96,9 @@ class Reaper {
 
  private:
   PodAction delete_row(PodRecord pod);
+  // Closes the job's open phases, opens its recover phase and deletes its live pods; true when
+  // every one is verified gone. `detail` says what happened to each.
+  bool close_and_delete(const JobRecord& job, std::vector<PodAction>* actions, std::string* detail);
   void unknown_pods(const ReapOptions& o, const std::string& self,
                     const std::vector<PodRecord>& known, std::vector<PodAction>* out);
   PodAction adopt_and_delete(Provider& p, const Pod& pod, const PodNameParts& parts,

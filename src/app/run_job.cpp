@@ -20,6 +20,7 @@ RunJobOutcome run_job(const RunJobDeps& d, const PipelineSpec& spec, PreparedJob
   in.facts_json = report_facts_to_json(facts);
   in.reattach = request.reattach;
   in.reattach_why = request.reattach_why;
+  in.restart = request.restart;
   in.has_items_file = !spec.workload.items_file.empty();
   in.items = std::move(job.items);
   JobDeps deps{d.store,   d.clock,  d.connector, job.gpu_provider(),

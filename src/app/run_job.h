@@ -41,6 +41,8 @@ struct RunJobRequest {
   // Reattach after a burstd restart (JobInput::reattach): the job is in the store already.
   bool reattach = false;
   std::string reattach_why = {};
+  // Run again from the plan a job whose daemon died before its step (JobInput::restart).
+  bool restart = false;
 };
 
 struct RunJobOutcome {

@@ -29,7 +29,7 @@ Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
     if (!job.ok()) return;
     d_.log("job " + id + ": reattach failed: " + error);
     std::lock_guard<std::mutex> lock(reap_mu_);  // the reconciler is not thread-safe
-    reconciler_->fail_job(*job, "burstd restarted and could not reattach (" + error + ")");
+    reconciler_->fail_job(*job, "burstd could not resume it (" + error + ")");
   };
   opt.lease = config_.lease;
   // A shared store (PostgreSQL): other daemons queue and leave jobs; look every third of a lease.
@@ -42,7 +42,10 @@ Daemon::Daemon(DaemonConfig config, DaemonDeps deps)
                    d_.make_provider,
                    [this](const JobRecord& j) { return daemon_job(j.id); },
                    config_.burst.reports_dir,
-                   [this](const JobRecord& j, const std::string& why) { return reattach(j, why); }};
+                   [this](const JobRecord& j, const std::string& why) { return reattach(j, why); },
+                   [this](const JobRecord& j, const std::string& why) {
+                     return reattach(j, why, /*restart=*/true);
+                   }};
   reconciler_ = std::make_unique<Reconciler>(rd, config_.orphan_grace);
   api_ = std::make_unique<Api>(*scheduler_, d_.store, config_.burst, [this] { return reap_now(); });
   MetricsDeps md{d_.store, *scheduler_, d_.providers, [this] { return ledger_.caps_for(""); },
@@ -87,7 +90,7 @@ void Daemon::take_over(const JobRecord& job) {
   (void)d_.store.remove_queued(job.id);
 }
 
-bool Daemon::reattach(const JobRecord& job, const std::string& why) {
+bool Daemon::reattach(const JobRecord& job, const std::string& why, bool restart) {
   std::vector<SpecError> errors;
   auto spec = load_spec_file(job.spec_path, &errors, provider_names());
   if (!spec.ok()) {
@@ -95,7 +98,7 @@ bool Daemon::reattach(const JobRecord& job, const std::string& why) {
            " does not load: " + (errors.empty() ? spec.error().message : errors.front().text));
     return false;
   }
-  scheduler_->adopt(job.id, std::move(*spec), why);
+  scheduler_->adopt(job.id, std::move(*spec), why, restart);
   return true;
 }
 

@@ -64,7 +64,7 @@ class Daemon {
   Web& web() { return *web_; }
 
  private:
-  bool reattach(const JobRecord& job, const std::string& why);
+  bool reattach(const JobRecord& job, const std::string& why, bool restart = false);
   bool daemon_job(const std::string& job_id);
   void take_over(const JobRecord& job);  // Scheduler's take_over: reattach or fail, then settle
   void maintenance_loop();

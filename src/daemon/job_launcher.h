@@ -28,6 +28,14 @@ class JobLauncher {
     (void)job_id, (void)spec, (void)why, (void)interrupts;
     return JobResult{JobState::kFailed, "this launcher cannot reattach"};
   }
+  // Runs again, from a fresh plan, a job a dead burstd left before its run step (JobInput::
+  // restart): its record is in the store, its pods deleted and verified. A job that cannot even
+  // start again is returned failed with its record still `running` (the caller fails it).
+  virtual JobResult restart(const std::string& job_id, const PipelineSpec& spec,
+                            const std::string& why, const std::function<int()>& interrupts) {
+    (void)job_id, (void)spec, (void)why, (void)interrupts;
+    return JobResult{JobState::kFailed, "this launcher cannot restart a job"};
+  }
 };
 
 }  // namespace burst::daemon

@@ -56,35 +56,46 @@ JobResult RealJobLauncher::refuse(const std::string& job_id, const PipelineSpec&
 
 JobResult RealJobLauncher::run(const std::string& job_id, const PipelineSpec& spec,
                                const std::function<int()>& interrupts) {
-  return launch(job_id, spec, nullptr, interrupts);
+  return launch(job_id, spec, Mode::kNew, "", interrupts);
 }
 
 JobResult RealJobLauncher::resume(const std::string& job_id, const PipelineSpec& spec,
                                   const std::string& why, const std::function<int()>& interrupts) {
-  return launch(job_id, spec, &why, interrupts);
+  return launch(job_id, spec, Mode::kReattach, why, interrupts);
 }
 
-JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec& spec,
-                                  const std::string* why, const std::function<int()>& interrupts) {
+JobResult RealJobLauncher::restart(const std::string& job_id, const PipelineSpec& spec,
+                                   const std::string& why, const std::function<int()>& interrupts) {
+  log_("job " + job_id + ": running it again from the plan: " + why);
+  return launch(job_id, spec, Mode::kRestart, why, interrupts);
+}
+
+JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec& spec, Mode mode,
+                                  const std::string& why, const std::function<int()>& interrupts) {
   // A reattached job is planned again only for what comes after the run step (the upload's CPU
-  // offer, the hand-off); its GPU pod is the one in the store.
+  // offer, the hand-off); its GPU pod is the one in the store. A restarted one is planned afresh.
+  // Both have their record and their reservation already: a failure here leaves the record
+  // `running` for the scheduler to fail (Scheduler::adopt).
+  const bool resumed = mode != Mode::kNew;
   auto prepared = prepare_job(spec, "", config_, clock_, env_);
-  if (!prepared && why) {
-    JobResult r{JobState::kFailed, "reattach: plan: " + prepared.error().message};
+  if (!prepared && resumed) {
+    JobResult r{JobState::kFailed, std::string(mode == Mode::kRestart ? "restart" : "reattach") +
+                                       ": plan: " + prepared.error().message};
     return r;
   }
   if (!prepared) return refuse(job_id, spec, "plan: " + prepared.error().message);
   // This machine only when the spec names its provider (app/local_choice.h): burstd has no one
   // to ask, so a plan that lands here by default is refused before anything is created.
   if (const std::string here = unchosen_here_provider(prepared->plan, named_providers(spec, {}));
-      !here.empty() && !why)
+      !here.empty() && !resumed)
     return refuse(job_id, spec,
                   "plan: not run: the plan puts this job on burstd's machine (the " + here +
                       " provider: it " + runs_here_line() +
                       ") and the spec does not name it; put `providers: [" + here +
                       "]` under resources to run it there, or name a cloud");
   for (const auto& w : prepared->warnings) log_("job " + job_id + ": warning: " + w);
-  if (reserve_estimate_ && !why) {  // before anything is created; a reattach reserved already
+  if (reserve_estimate_ &&
+      !resumed) {  // before anything is created; a resumed job reserved already
     bool never = false;
     std::string held = reserve_estimate_(job_id, spec, prepared->plan.estimate.usd, &never);
     if (!held.empty() && never)
@@ -106,10 +117,9 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   deps.faults = faults_;
   deps.stop_source = "burst cancel or burstd drain";  // both count as the job's interrupts
   RunJobRequest request{job_id, *key};
-  if (why) {
-    request.reattach = true;
-    request.reattach_why = *why;
-  }
+  request.reattach = mode == Mode::kReattach;
+  request.restart = mode == Mode::kRestart;
+  if (resumed) request.reattach_why = why;
   // The same run and finish as `burst run` (app/run_job.h): one report writer, one webhook.
   RunJobOutcome run = run_job(deps, spec, std::move(*prepared), request);
   for (const auto& w : run.finished.warnings) log_("job " + job_id + ": warning: " + w);

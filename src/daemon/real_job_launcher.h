@@ -26,6 +26,8 @@ class RealJobLauncher : public JobLauncher {
                 const std::function<int()>& interrupts) override;
   JobResult resume(const std::string& job_id, const PipelineSpec& spec, const std::string& why,
                    const std::function<int()>& interrupts) override;
+  JobResult restart(const std::string& job_id, const PipelineSpec& spec, const std::string& why,
+                    const std::function<int()>& interrupts) override;
   // burstd's global caps as they apply to one job (Daemon::caps_for).
   void set_caps(std::function<std::vector<BudgetCap>(const std::string& job_id)> caps) {
     caps_ = std::move(caps);
@@ -41,8 +43,9 @@ class RealJobLauncher : public JobLauncher {
  private:
   JobResult refuse(const std::string& job_id, const PipelineSpec& spec, const std::string& why,
                    JobState state = JobState::kFailed);
-  JobResult launch(const std::string& job_id, const PipelineSpec& spec, const std::string* why,
-                   const std::function<int()>& interrupts);
+  enum class Mode { kNew, kReattach, kRestart };
+  JobResult launch(const std::string& job_id, const PipelineSpec& spec, Mode mode,
+                   const std::string& why, const std::function<int()>& interrupts);
 
   Store& store_;
   Clock& clock_;

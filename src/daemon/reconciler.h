@@ -35,7 +35,13 @@ struct ReconcileDeps {
   std::string reports_dir;  // where the recovered job's report is rewritten
   // Takes over a job to reattach (true), or declines (false: the job is failed). Empty: never.
   std::function<bool(const JobRecord&, const std::string& why)> reattach = {};
+  // Takes over a job to run again from its plan (true), or declines (false: the job is failed):
+  // a daemon's job whose lease ended before its run step ever started. Empty: never.
+  std::function<bool(const JobRecord&, const std::string& why)> restart = {};
 };
+
+// How often one job is run again after its daemon died before its step (Reconciler, takeover).
+inline constexpr int kMaxRestarts = 2;
 
 class Reconciler {
  public:
@@ -43,9 +49,12 @@ class Reconciler {
 
   // Returns one line per job failed or reattached, saying what happened.
   std::vector<std::string> recover_jobs();
-  // One job whose runner is gone: reattached (run phase, GPU pod running, `reattach` takes it)
-  // or failed, its pods deleted and verified; `take_over`: its daemon's lease ended (rather than
-  // this burstd restarting). Returns the line saying which.
+  // One job whose runner is gone: reattached (run or pull phase, GPU pod running, `reattach`
+  // takes it);
+  // on a takeover (`take_over`: its daemon's lease ended, rather than this burstd restarting) of
+  // a job whose run step never started and that has no worker pods, its pods are deleted and
+  // verified and it runs again from its plan (`restart`, at most kMaxRestarts times); otherwise
+  // failed, its pods deleted and verified. Returns the line saying which.
   std::string recover_job(const JobRecord& job, bool take_over);
   // What the pass did, less the pods left to a live job; `failed_jobs` as Reaper::reap.
   std::vector<PodAction> reap(std::vector<std::string>* failed_jobs = nullptr);
@@ -54,6 +63,12 @@ class Reconciler {
 
  private:
   bool gpu_pod_running(const JobRecord& job);
+  // A job reattached in its pull: the old pull row is closed as interrupted (the reattached
+  // runner follows the finished step and pulls again). False when its phases cannot be read.
+  bool close_pull(const JobRecord& job);
+  // "" when the job may run again from its plan: no run phase ever began, no worker pod, fewer
+  // than kMaxRestarts restarts; otherwise why not.
+  std::string why_not_restartable(const JobRecord& job);
 
   ReconcileDeps d_;
   Duration grace_;

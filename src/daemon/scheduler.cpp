@@ -390,21 +390,25 @@ void Scheduler::launch(const std::string& id, Running& r,
   });
 }
 
-void Scheduler::adopt(const std::string& job_id, PipelineSpec spec, const std::string& why) {
+void Scheduler::adopt(const std::string& job_id, PipelineSpec spec, const std::string& why,
+                      bool restart) {
   std::lock_guard<std::mutex> lock(mu_);
   Running& r = running_[job_id];
   r.job.id = job_id;
   r.job.spec = std::move(spec);
-  r.job.reason = "reattached after a restart";
+  r.job.reason =
+      restart ? "run again: its daemon died before its step" : "reattached after a restart";
   r.job.queued_ms = to_unix_ms(clock_.now());
   if (auto rows = store_.queued_jobs(); rows.ok())
     for (const QueuedJobRecord& q : *rows)
       if (q.id == job_id && q.lease_owner == owner_) leased_.insert(job_id);  // a take-over
   if (!next_renew_ && !leased_.empty()) next_renew_ = clock_.now() + opt_.lease / 3;
-  log("job " + job_id + " (" + r.job.spec.name + ") reattaching: " + why);
+  log("job " + job_id + " (" + r.job.spec.name + ") " +
+      (restart ? "restarting: " : "reattaching: ") + why);
   const PipelineSpec* spec_ptr = &r.job.spec;
-  launch(job_id, r, [this, job_id, spec_ptr, why](const std::function<int()>& interrupts) {
-    JobResult result = launcher_.resume(job_id, *spec_ptr, why, interrupts);
+  launch(job_id, r, [this, job_id, spec_ptr, why, restart](const std::function<int()>& interrupts) {
+    JobResult result = restart ? launcher_.restart(job_id, *spec_ptr, why, interrupts)
+                               : launcher_.resume(job_id, *spec_ptr, why, interrupts);
     auto rec = store_.get_job(job_id);
     if (rec.ok() && rec->state == JobState::kRunning && opt_.resume_failed)
       opt_.resume_failed(job_id, result.error);

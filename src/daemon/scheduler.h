@@ -104,9 +104,11 @@ class Scheduler {
                      const std::string& spec_text = "", const std::string& user = "");
   // Queues again the jobs an earlier burstd accepted and never started (daemon start).
   void restore_queue();
-  // Runs a job a dead burstd left in its run phase through JobLauncher::resume, now, outside the
-  // queue (it counts against the concurrency limit while it runs).
-  void adopt(const std::string& job_id, PipelineSpec spec, const std::string& why);
+  // Runs a job a dead burstd left in its run phase through JobLauncher::resume (or, `restart`,
+  // one it left before its run step through JobLauncher::restart), now, outside the queue (it
+  // counts against the concurrency limit while it runs).
+  void adopt(const std::string& job_id, PipelineSpec spec, const std::string& why,
+             bool restart = false);
   // A queued job is dropped (recorded as interrupted, "cancelled while queued"); a running one is
   // interrupted: its remote command stops and its pods are deleted. kNotFound when neither.
   Status cancel(const std::string& job_id);

@@ -47,15 +47,24 @@ bool JobRunner::had_workers(const std::string& job_id) {
 JobResult JobRunner::run() {
   JobRecord job;
   JobResult result;
-  if (in_.reattach) {
+  if (in_.reattach || in_.restart) {
     auto existing = d_.store.get_job(in_.job_id);
     if (!existing.ok()) {
       result.state = JobState::kFailed;
-      result.error = "cannot reattach: " + existing.error().message;
+      result.error = std::string(in_.restart ? "cannot restart: " : "cannot reattach: ") +
+                     existing.error().message;
       return result;
     }
     job = *existing;
     job.state = JobState::kRunning;
+    if (in_.restart) {  // a fresh run of the same job: this plan's provider and estimate
+      job.phase = to_string(Phase::kPlan);
+      job.provider = in_.plan.gpu.provider;
+      job.estimate_json = estimate_to_json(in_.plan.estimate);
+      job.facts_json = in_.facts_json;
+      job.error.clear();
+      job.finished_ms = 0;
+    }
     job.owner_pid = getpid();
     job.owner_start = process_start_time(job.owner_pid);
     (void)d_.store.update_job(job);
@@ -110,7 +119,12 @@ JobResult JobRunner::run() {
   const bool wide = in_.plan.estimate.workers > 1 || (in_.reattach && had_workers(job.id));
   if (in_.reattach && !wide) {
     phase = Phase::kRun;
-    run_open = true;
+    // Open unless its daemon died after the step, in the pull (Reconciler): then the step is
+    // followed to its recorded end in a new run row and the artefacts pulled again.
+    run_open = false;
+    if (auto rows = d_.store.phases(job.id); rows.ok())
+      for (const PhaseRecord& p : *rows)
+        if (p.phase == Phase::kRun && p.ended_ms == 0) run_open = true;
     (void)d_.store.begin_phase(job.id, Phase::kReattach, now_ms(d_.clock));
     std::string detail;
     Outcome outcome;

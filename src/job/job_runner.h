@@ -74,6 +74,11 @@ struct JobInput {
   // cannot be reached fails the job through the delete.
   bool reattach = false;
   std::string reattach_why = {};  // recorded in the reattach phase, e.g. "burstd pid 42 stopped"
+  // Restart (burstd took over a job whose daemon died before its run step started): the job is
+  // in the store, its earlier phases closed and its pods deleted and verified (Reaper::
+  // clear_for_restart); the runner runs it again from the plan under the same id and start time
+  // (budget.deadline still counts from the first start). The step never ran, so it runs once.
+  bool restart = false;
   // workload.items_file's lines (app/items_file.h); a worker's input holds its shard. Written to
   // <pod dir>/items.txt on the pod ($BURST_ITEMS_FILE) when has_items_file.
   bool has_items_file = false;

@@ -36,7 +36,38 @@ class ReconcilerTest : public ::testing::Test {
         reattached_.push_back(j.id + ": " + why);
         return true;
       };
+    d.restart = [this](const JobRecord& j, const std::string& why) {
+      restarted_.push_back(j.id + ": " + why);
+      return true;
+    };
     return Reconciler(d, minutes(10));
+  }
+  // A job whose daemon died in its setup phase (sync ended, setup open, its run step never
+  // started), its GPU pod alive.
+  std::string job_in_setup(const std::string& id) {
+    JobRecord job;
+    job.id = id;
+    job.pipeline = "tts";
+    job.state = JobState::kRunning;
+    job.phase = "sync";
+    job.provider = "fake";
+    job.owner_pid = 999999;
+    EXPECT_TRUE(store_->create_job(job).ok());
+    const int64_t t = to_unix_ms(clock_.now());
+    EXPECT_TRUE(store_->begin_phase(id, Phase::kSync, t).ok());
+    EXPECT_TRUE(store_->end_phase(id, Phase::kSync, t, Outcome::kOk, "").ok());
+    EXPECT_TRUE(store_->begin_phase(id, Phase::kSetup, t).ok());
+    Pod pod = cloud_.add_existing("burst-" + id + "-gpu");
+    PodRecord rec;
+    rec.job_id = id;
+    rec.provider = "fake";
+    rec.role = "gpu";
+    rec.name = pod.name;
+    rec.pod_id = pod.id;
+    rec.state = PodRecordState::kAlive;
+    rec.created_ms = t;
+    EXPECT_TRUE(store_->add_pod(rec).ok());
+    return pod.id;
   }
   // A job in phase `run` with a live GPU pod, as a killed burstd leaves it.
   std::string running_job(const std::string& id) {
@@ -68,7 +99,7 @@ class ReconcilerTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
   std::set<std::string> alive_;
   bool reattach_ = false;
-  std::vector<std::string> reattached_;
+  std::vector<std::string> reattached_, restarted_;
 };
 
 TEST_F(ReconcilerTest, JobOfADeadDaemonIsFailedItsPodDeletedAndTheReportSaysSo) {
@@ -128,6 +159,81 @@ TEST_F(ReconcilerTest, RunPhaseJobWhosePodIsGoneIsFailedNotReattached) {
   EXPECT_EQ(job->state, JobState::kFailed);
   EXPECT_NE(job->error.find("(its GPU pod is not running, no reattach)"), std::string::npos)
       << job->error;
+}
+
+// Issue 35: a daemon killed before a job's step left nothing to reattach to; the daemon taking
+// it over deletes its pods (verified) and runs it again, rather than failing it.
+TEST_F(ReconcilerTest, ATakenOverJobWhoseStepNeverStartedRunsAgainWithItsPodsDeleted) {
+  std::string pod = job_in_setup("j1");
+  Reconciler r = make();
+  const std::string line = r.recover_job(*store_->get_job("j1"), /*take_over=*/true);
+  EXPECT_EQ(line.rfind("job j1 runs again: the process running it (pid 999999) stopped during "
+                       "phase setup (gpu pod " +
+                           pod + " deleted (confirmed))",
+                       0),
+            0u)
+      << line;
+  ASSERT_EQ(restarted_.size(), 1u);
+  EXPECT_NE(restarted_[0].find("ended before its run step; burstd took it over and runs it again"),
+            std::string::npos)
+      << restarted_[0];
+  EXPECT_TRUE(reattached_.empty());
+  EXPECT_FALSE(cloud_.exists_named("burst-j1-gpu")) << "its pod is deleted before it runs again";
+  EXPECT_TRUE(store_->live_pods()->empty());
+  EXPECT_EQ(store_->get_job("j1")->state, JobState::kRunning) << "the restarted run's to finish";
+  auto phases = *store_->phases("j1");
+  ASSERT_EQ(phases.size(), 3u);
+  EXPECT_EQ(phases[1].phase, Phase::kSetup);
+  EXPECT_EQ(phases[1].outcome, Outcome::kInterrupted);
+  EXPECT_EQ(phases[2].phase, Phase::kRecover);
+  EXPECT_EQ(phases[2].outcome, Outcome::kOk);
+  EXPECT_NE(phases[2].detail.find("; running the job again"), std::string::npos)
+      << phases[2].detail;
+}
+
+TEST_F(ReconcilerTest, AJobRunAgainTwiceIsFailedTheThirdTime) {
+  job_in_setup("j1");
+  Reconciler r = make();
+  for (int i = 0; i < kMaxRestarts; ++i) (void)r.recover_job(*store_->get_job("j1"), true);
+  ASSERT_EQ(restarted_.size(), static_cast<size_t>(kMaxRestarts));
+  const std::string line = r.recover_job(*store_->get_job("j1"), true);
+  EXPECT_EQ(restarted_.size(), static_cast<size_t>(kMaxRestarts)) << line;
+  auto job = store_->get_job("j1");
+  EXPECT_EQ(job->state, JobState::kFailed);
+  EXPECT_NE(job->error.find("(it was run again 2 times already, no reattach)"), std::string::npos)
+      << job->error;
+}
+
+TEST_F(ReconcilerTest, ATakenOverJobWhoseRunStepBeganIsNeverRunAgain) {
+  std::string pod = running_job("j1");  // its run phase open: reattach is the only way on
+  ASSERT_TRUE(store_->end_phase("j1", Phase::kRun, 1, Outcome::kOk, "exit 0").ok());
+  ASSERT_TRUE(store_->begin_phase("j1", Phase::kDeleteGpu, 2).ok());  // killed while deleting
+  Reconciler r = make();
+  (void)r.recover_job(*store_->get_job("j1"), /*take_over=*/true);
+  EXPECT_TRUE(restarted_.empty()) << (restarted_.empty() ? "" : restarted_[0]);
+  auto job = store_->get_job("j1");
+  EXPECT_EQ(job->state, JobState::kFailed);
+  EXPECT_NE(job->error.find("(its run step may have started, no reattach)"), std::string::npos)
+      << job->error;
+  EXPECT_FALSE(cloud_.exists_named("burst-j1-gpu"));
+}
+
+TEST_F(ReconcilerTest, AJobTakenOverInItsPullIsReattachedAndItsOldPullClosed) {
+  reattach_ = true;
+  std::string pod = running_job("j1");
+  ASSERT_TRUE(store_->end_phase("j1", Phase::kRun, 1, Outcome::kOk, "exit 0").ok());
+  ASSERT_TRUE(store_->begin_phase("j1", Phase::kPull, 2).ok());  // killed while pulling
+  Reconciler r = make();
+  const std::string line = r.recover_job(*store_->get_job("j1"), /*take_over=*/true);
+  EXPECT_EQ(line.rfind("job j1 reattached: ", 0), 0u) << line;
+  EXPECT_TRUE(restarted_.empty());
+  ASSERT_EQ(reattached_.size(), 1u);
+  EXPECT_TRUE(cloud_.exists_named("burst-j1-gpu")) << "its artefacts are still on it";
+  auto phases = *store_->phases("j1");
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases[1].phase, Phase::kPull);
+  EXPECT_EQ(phases[1].outcome, Outcome::kInterrupted);
+  EXPECT_GT(phases[1].ended_ms, 0);
 }
 
 TEST_F(ReconcilerTest, LiveJobsAreLeftAlone) {

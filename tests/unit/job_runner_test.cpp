@@ -129,6 +129,7 @@ class JobRunnerTest : public ::testing::Test {
     if (plan_tweak_) plan_tweak_(in.plan);
     if (code.ok()) in.code = *code;
     in.ssh_public_key = "ssh-ed25519 AAAA test";
+    in.restart = restart_;
     JobDeps deps{*store_,
                  clock_,
                  *pod_,
@@ -205,6 +206,7 @@ class JobRunnerTest : public ::testing::Test {
   PipelineSpec spec_;
   Offer offer_;
   std::function<void(Plan&)> plan_tweak_;  // changes the plan run() hands the runner
+  bool restart_ = false;                   // JobInput::restart
 };
 
 TEST_F(JobRunnerTest, SuccessRunsEveryPhasePullsTheArtefactAndDeletesThePod) {
@@ -228,6 +230,37 @@ TEST_F(JobRunnerTest, SuccessRunsEveryPhasePullsTheArtefactAndDeletesThePod) {
   for (const char* p :
        {"after-create", "wait-ssh", "mid-sync", "mid-setup", "mid-run", "mid-pull", "after-delete"})
     EXPECT_GT(faults_.seen(p), 0) << "the observer in JobDeps heard " << p;
+}
+
+// Issue 35: a job whose daemon died in setup runs again under its own id (Reconciler, takeover):
+// its record and earlier phases stay, its start time too (budget.deadline counts from it).
+TEST_F(JobRunnerTest, ARestartedJobRunsAgainUnderItsIdKeepingItsStartAndHistory) {
+  JobRecord old;
+  old.id = "20260101-000000-test";
+  old.pipeline = "job";
+  old.state = JobState::kRunning;
+  old.phase = "recover";
+  old.error = "from the first run";
+  old.created_ms = 1000;
+  old.owner_pid = 999999;
+  ASSERT_TRUE(store_->create_job(old).ok());
+  ASSERT_TRUE(store_->begin_phase(old.id, Phase::kSetup, 1000).ok());
+  ASSERT_TRUE(store_->end_phase(old.id, Phase::kSetup, 2000, Outcome::kInterrupted, "").ok());
+  ASSERT_TRUE(store_->begin_phase(old.id, Phase::kRecover, 2000).ok());
+  ASSERT_TRUE(store_->end_phase(old.id, Phase::kRecover, 2000, Outcome::kOk, "").ok());
+  restart_ = true;
+  JobResult r = run();
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error;
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"setup", "interrupted"}, {"recover", "ok"},        {"plan", "ok"},  {"provision", "ok"},
+      {"wait-for-ssh", "ok"},   {"sync", "ok"},           {"setup", "ok"}, {"run", "ok"},
+      {"pull", "ok"},           {"delete-gpu-pod", "ok"}, {"report", "ok"}};
+  EXPECT_EQ(phases(), want);
+  EXPECT_EQ(job().state, JobState::kSucceeded);
+  EXPECT_EQ(job().created_ms, 1000) << "the first start stays the job's start";
+  EXPECT_EQ(job().error, "");
+  EXPECT_EQ(job().provider, provider_.name());
+  expect_every_pod_deleted_and_verified();
 }
 
 TEST_F(JobRunnerTest, ProvisionFailureCreatesNothingAndSaysWhy) {
