@@ -1,5 +1,6 @@
 // A team on separate hosts (docs/daemon.md, "A team on PostgreSQL"): three burstd, each with its
-// own HOME, state dir, config dir and host id ($BURST_HOST_ID, as three machines would have),
+// own HOME, state dir, config dir and host name (its own UTS namespace where `unshare --uts`
+// works, else $BURST_HOST_ID, as three machines would have),
 // sharing one real PostgreSQL (tests/contract/postgres_server.h), one cloud (the local cloud's
 // root, which every host reaches as it would reach a provider's API) and the team's one SSH key.
 // 12 jobs, 4 submitted through each daemon's socket, at concurrency 2 each under one shared
@@ -68,6 +69,13 @@ TeamHost make_team_host(const BurstHome& home, const std::string& name,
   return h;
 }
 
+// Whether this machine lets the test give each daemon its own UTS namespace (its own host name,
+// as separate machines have): `unshare --uts` needs root or user namespaces.
+bool uts_namespaces() {
+  static const bool ok = std::system("unshare --uts -- true >/dev/null 2>&1") == 0;
+  return ok;
+}
+
 void start_team_daemon(const BurstHome& home, TeamHost& h) {
   const std::string yaml = h.dir + "/config/burstd.yaml";
   std::ofstream(yaml) << "socket: " << h.socket << "\nlog_file: " << h.log
@@ -75,6 +83,18 @@ void start_team_daemon(const BurstHome& home, TeamHost& h) {
                       << kTeamDayCap << "\n";
   auto env = home.env();
   for (const auto& [k, v] : h.env) env[k] = v;
+  if (uts_namespaces()) {
+    // Its own host name from gethostname(), as on a machine of its own: no BURST_HOST_ID.
+    // unshare and sh exec in turn, so h.pid is burstd's.
+    env.erase("BURST_HOST_ID");
+    h.pid = spawn_logged(
+        {"/usr/bin/unshare", "--uts", "--", "/bin/sh", "-c", "hostname \"$0\" && exec \"$@\"",
+         "host-" + h.name, BURSTD_BINARY, "--config", yaml},
+        env, h.log + ".err", h.log + ".err");
+    return;
+  }
+  std::cerr << "[ NOTE ] team chaos: no UTS namespaces here (`unshare --uts` failed): the "
+               "daemons tell their hosts apart by BURST_HOST_ID only\n";
   h.pid = spawn_logged({BURSTD_BINARY, "--config", yaml}, env, h.log + ".err", h.log + ".err");
 }
 
@@ -278,6 +298,19 @@ TEST(TeamChaos, ThreeHostsOnePostgresKilledMidRunAndIdleRunEveryJobOnceAndLeaveN
   EXPECT_EQ(reap_out.find("local-"), std::string::npos) << reap_out;
 
   kill_team_daemon(d[1], SIGTERM);
+  int reattached = 0, run_again = 0;  // how a's jobs were taken over (timing decides the mix)
+  for (const auto& x : d) {
+    const std::string log = read_file(x.log);
+    for (size_t at = log.find("take-over: job "); at != std::string::npos;
+         at = log.find("take-over: job ", at + 1)) {
+      const std::string line = log.substr(at, log.find('\n', at) - at);
+      reattached += line.find(" reattached: ") != std::string::npos;
+      run_again += line.find(" runs again: ") != std::string::npos;
+    }
+  }
+  std::cerr << "team chaos: a's jobs taken over: " << reattached << " reattached, " << run_again
+            << " run again; " << (uts_namespaces() ? "own UTS namespaces" : "BURST_HOST_ID only")
+            << "\n";
   std::cerr << "team chaos: " << succeeded << "/" << kTeamJobs << " succeeded in "
             << std::chrono::duration_cast<milliseconds>(steady_clock::now() - t0).count()
             << " ms; a was killed "
