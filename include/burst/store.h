@@ -174,6 +174,30 @@ struct LedgerCap {
   std::string user;  // "" = every user
 };
 
+// A budget cap kept in the store, the team's one place for its money (docs/daemon.md, "Team and
+// user budgets"): set with `burst caps set` (burstd's POST /v1/caps), read live by every daemon
+// on the store. scope "team" (subject: the team's name), "user" (a user's name, or "*" for every
+// user) or "pipeline" (a pipeline's name); period "day" or "month" (UTC).
+struct CapSetting {
+  std::string scope;
+  std::string subject;
+  std::string period;
+  double usd = 0;
+  std::string set_by;  // who set it, as the client said
+  int64_t set_ms = 0;
+};
+
+// One change of a stored cap, as the audit keeps it: set (new_usd) or removed (nullopt).
+struct CapChange {
+  std::string scope;
+  std::string subject;
+  std::string period;
+  std::optional<double> old_usd;  // filled in by the store
+  std::optional<double> new_usd;
+  std::string set_by;
+  int64_t at_ms = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -276,6 +300,14 @@ class Store {
   virtual Result<double> committed_usd(const LedgerCap& cap, const std::string& day,
                                        const std::string& month,
                                        const std::string& except_job_id) = 0;
+
+  // Stored caps (CapSetting). set_cap sets the cap of (scope, subject, period) to new_usd, or
+  // removes it when new_usd is nullopt, and appends the change (with the value it replaced) to
+  // the audit, in one transaction. caps() lists them by scope, subject, period; cap_changes the
+  // audit, newest first, at most `limit`.
+  virtual Status set_cap(const CapChange& change) = 0;
+  virtual Result<std::vector<CapSetting>> caps() = 0;
+  virtual Result<std::vector<CapChange>> cap_changes(int limit) = 0;
 
   virtual Status add_calibration(const CalibrationRecord& c) = 0;
   // A pipeline's measurements of one workload kind, newest first, at most `limit`.

@@ -228,6 +228,20 @@ int run_cli(int argc, char** argv) {
                                     : cancel.socket,
                   "burstd's socket, or http://HOST:PORT for its TCP listener (the token from "
                   "the file $BURSTD_TOKEN_FILE names)");
+  CapsArgs caps;
+  auto* caps_cmd = app.add_subcommand(
+      "caps", "The team's budget caps kept in the store (through burstd), and their changes");
+  caps_cmd->add_flag("--json", caps.json, "print as JSON");
+  caps_cmd->add_option("--socket", caps.socket, "burstd's socket, or http://HOST:PORT");
+  auto* caps_set_cmd = caps_cmd->add_subcommand(
+      "set", "Set or remove one cap: burst caps set team|user|pipeline NAME day|month USD|none");
+  caps_set_cmd->add_option("scope", caps.scope, "team, user or pipeline")->required();
+  caps_set_cmd->add_option("subject", caps.subject, "its name (user: * for every user)")
+      ->required();
+  caps_set_cmd->add_option("period", caps.period, "day or month (UTC)")->required();
+  caps_set_cmd->add_option("usd", caps.usd, "dollars, or none to remove it")->required();
+  caps_set_cmd->add_flag("--json", caps.json, "print the answer as JSON");
+  caps_set_cmd->add_option("--socket", caps.socket, "burstd's socket, or http://HOST:PORT");
   DashboardArgs dashboard;
   auto* dashboard_cmd = app.add_subcommand(
       "dashboard", "burstd's dashboard on 127.0.0.1 through a one-time link, until Ctrl-C");
@@ -339,6 +353,10 @@ int run_cli(int argc, char** argv) {
   if (*status_cmd) return cmd_status(status);
   if (*logs_cmd) return cmd_logs(logs);
   if (*cancel_cmd) return cmd_cancel(cancel);
+  if (*caps_cmd) {
+    caps.set = static_cast<bool>(*caps_set_cmd);
+    return cmd_caps(caps);
+  }
   if (*dashboard_cmd) return cmd_dashboard(dashboard);
   if (*ssh_cmd) {
     ssh.command = remote_command;

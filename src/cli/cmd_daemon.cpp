@@ -1,4 +1,4 @@
-// `burst submit|status|logs|cancel`: talk to burstd over its Unix socket (docs/daemon.md).
+// `burst submit|status|logs|cancel|caps`: talk to burstd over its Unix socket (docs/daemon.md).
 // `burst run` needs no daemon; these do.
 #include <pwd.h>
 #include <unistd.h>
@@ -195,6 +195,78 @@ int cmd_cancel(const DaemonArgs& given) {
     return kExitOk;
   }
   std::cout << "job " << args.target << ": cancel requested; its pods will be deleted\n";
+  return kExitOk;
+}
+
+namespace {
+
+std::string dollars(const json& v) {
+  if (!v.is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "$%.2f", v.get<double>());
+  return buf;
+}
+
+}  // namespace
+
+int cmd_caps(const CapsArgs& args) {
+  daemon::DaemonClient client(daemon::resolve_socket(args.socket));
+  if (args.set) {
+    json req = {{"scope", args.scope}, {"subject", args.subject}, {"period", args.period}};
+    if (args.usd == "none") {
+      req["usd"] = nullptr;
+    } else {
+      char* end = nullptr;
+      const double usd = std::strtod(args.usd.c_str(), &end);
+      if (args.usd.empty() || *end != '\0' || !(usd >= 0) || usd > 1e12)
+        return fail(kExitUsage,
+                    "caps set: USD must be a number of dollars, 0 or more, or none (not " +
+                        json(args.usd).dump() + ")");
+      req["usd"] = usd;
+    }
+    const passwd* pw = getpwuid(getuid());  // the audit says who
+    req["user"] = pw ? pw->pw_name : "";
+    auto r = client.post("/v1/caps", req.dump());
+    if (!r.ok()) return unreachable(r.error());
+    if (r->status != 200) return api_error(*r);
+    json body = json::parse(r->body, nullptr, false);
+    if (args.json) {
+      std::cout << (body.is_discarded() ? r->body : body.dump(2)) << "\n";
+      return kExitOk;
+    }
+    const std::string what = args.scope + " " + args.subject + " per " + args.period;
+    const json old = body.is_object() ? body.value("old_usd", json()) : json();
+    std::cout << "cap " << what << ": " << (args.usd == "none" ? "removed" : dollars(req["usd"]))
+              << " (was " << (old.is_number() ? dollars(old) : std::string("not set")) << ")\n";
+    return kExitOk;
+  }
+  auto r = client.get("/v1/caps");
+  if (!r.ok()) return unreachable(r.error());
+  if (r->status != 200) return api_error(*r);
+  json body = json::parse(r->body, nullptr, false);
+  if (!body.is_object()) return fail(kExitFailure, "burstd's answer is not JSON");
+  if (args.json) {
+    std::cout << body.dump(2) << "\n";
+    return kExitOk;
+  }
+  Table caps({{"SCOPE"}, {"SUBJECT"}, {"PERIOD"}, {"USD", Table::kRight}, {"SET BY"}, {"SET"}});
+  for (const auto& c : body.value("caps", json::array()))
+    caps.add({c.value("scope", ""), c.value("subject", ""), c.value("period", ""),
+              dollars(c.value("usd", json())), c.value("set_by", ""), c.value("set", "")});
+  std::cout << (caps.empty() ? "no caps in the store (burstd.yaml's budget: still holds)\n"
+                             : caps.render());
+  Table changes({{"WHEN"},
+                 {"SCOPE"},
+                 {"SUBJECT"},
+                 {"PERIOD"},
+                 {"FROM", Table::kRight},
+                 {"TO", Table::kRight},
+                 {"BY"}});
+  for (const auto& c : body.value("changes", json::array()))
+    changes.add({c.value("at", ""), c.value("scope", ""), c.value("subject", ""),
+                 c.value("period", ""), dollars(c.value("old_usd", json())),
+                 dollars(c.value("new_usd", json())), c.value("set_by", "")});
+  if (!changes.empty()) std::cout << "\nchanges, newest first:\n" << changes.render();
   return kExitOk;
 }
 

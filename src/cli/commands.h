@@ -117,6 +117,16 @@ int cmd_status(const DaemonArgs& args);
 int cmd_logs(const DaemonArgs& args);
 int cmd_daemon_logs(const DaemonArgs& args);  // burstd's copy (cmd_daemon.cpp)
 int cmd_cancel(const DaemonArgs& args);
+// `burst caps` lists the team's caps kept in the store (through burstd) and their latest
+// changes; `burst caps set SCOPE SUBJECT PERIOD USD|none` sets or removes one (docs/daemon.md,
+// "Team and user budgets").
+struct CapsArgs {
+  bool set = false;
+  std::string scope, subject, period, usd;
+  std::string socket;
+  bool json = false;
+};
+int cmd_caps(const CapsArgs& args);
 
 // `burst dashboard` (cmd_dashboard.cpp): a one-time link to burstd's dashboard, served on
 // 127.0.0.1:port (0: a free one) by forwarding to burstd's socket, until Ctrl-C.

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "daemon/api_caps.h"
 #include "registry.h"
 #include "report/job_report.h"
 
@@ -109,6 +110,11 @@ ApiResponse Api::handle(const ApiRequest& r) {
     return submit(r.body, r.local_provider_allowed);
   if (parts.size() == 1 && parts[0] == "jobs" && get) return list_jobs();
   if (parts.size() == 1 && parts[0] == "pods" && get) return pods();
+  if (parts.size() == 1 && parts[0] == "caps" && (get || post)) {  // daemon/api_caps.h
+    CapsAnswer a =
+        get ? caps_list(store_) : caps_set(store_, r.body, to_unix_ms(SystemClock().now()));
+    return reply(a.status, a.body);
+  }
   if (parts.size() == 1 && parts[0] == "reap" && post) {
     json out = json::array();
     for (const auto& a : reap_())

@@ -11,6 +11,9 @@
 //   GET  /v1/jobs/<id>/report       the job's JSON report
 //   GET  /v1/pods                   pods not confirmed deleted
 //   POST /v1/reap                   reconcile now: delete pods no live job owns
+//   GET  /v1/caps                   the team's caps kept in the store, and their changes
+//   POST /v1/caps                   {"scope", "subject", "period", "usd"}: set or remove one
+//                                   (daemon/api_caps.h)
 // Every POST under /v1 needs "Content-Type: application/json" (415 otherwise), which a page of
 // another site cannot send without CORS, and burstd answers no CORS preflight.
 // Paths outside /v1 (burstd's /metrics and dashboard, daemon/web.h) go to the handler set_web

@@ -48,24 +48,69 @@ void Ledger::set_scoped_caps(const std::string& team, std::optional<double> team
   user_month_ = user_usd_per_month;
 }
 
-std::vector<LedgerCap> Ledger::caps(const std::string& user) const {
+std::vector<CapSetting> Ledger::stored_caps() {
+  std::lock_guard<std::mutex> lock(stored_mu_);
+  const MonoTime now = clock_.mono_now();
+  if (!stored_at_ || now - *stored_at_ >= kStoredCapsTtl) {
+    // A store that cannot answer keeps the last caps it gave (none at first): the file's caps
+    // still hold, and a reservation that cannot be written fails on its own.
+    if (auto got = store_.caps(); got.ok()) stored_ = std::move(*got);
+    stored_at_ = now;
+  }
+  return stored_;
+}
+
+std::vector<std::pair<std::string, LedgerCap>> Ledger::keyed_caps(const std::string& user,
+                                                                  const std::string& pipeline) {
+  const std::vector<CapSetting> stored = stored_caps();
+  auto find = [&](const std::string& scope, const std::string& subject,
+                  const std::string& period) -> const CapSetting* {
+    for (const CapSetting& c : stored)
+      if (c.scope == scope && c.subject == subject && c.period == period) return &c;
+    return nullptr;
+  };
+  auto set_by = [](const CapSetting& c) {
+    return " (burst caps" + (c.set_by.empty() ? std::string() : ", set by " + c.set_by) + ")";
+  };
   std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::pair<std::string, LedgerCap>> out;
+  for (const std::string period : {"day", "month"}) {
+    const bool day = period == "day";
+    if (const auto& g = day ? usd_per_day_ : usd_per_month_)
+      out.push_back(
+          {"global/" + period, {period, "", *g, "burstd budget.usd_per_" + period, "", ""}});
+    const std::string of_team = team_.empty() ? "" : " of team " + team_;
+    if (const CapSetting* c = team_.empty() ? nullptr : find("team", team_, period))
+      out.push_back(
+          {"team/" + period,
+           {period, "", c->usd, "team " + team_ + " cap per " + period + set_by(*c), team_, ""}});
+    else if (const auto& t = day ? team_day_ : team_month_)
+      out.push_back(
+          {"team/" + period,
+           {period, "", *t, "burstd budget.team_usd_per_" + period + of_team, team_, ""}});
+    if (!user.empty()) {
+      const CapSetting* c = find("user", user, period);
+      if (!c) c = find("user", "*", period);
+      if (c)
+        out.push_back(
+            {"user/" + period,
+             {period, "", c->usd, "user " + user + " cap per " + period + set_by(*c), "", user}});
+      else if (const auto& u = day ? user_day_ : user_month_)
+        out.push_back({"user/" + period,
+                       {period, "", *u, "burstd budget.user_usd_per_" + period + " of user " + user,
+                        "", user}});
+    }
+    if (const CapSetting* c = pipeline.empty() ? nullptr : find("pipeline", pipeline, period))
+      out.push_back({"pipeline/" + period,
+                     {period, pipeline, c->usd,
+                      "pipeline " + pipeline + " cap per " + period + set_by(*c), "", ""}});
+  }
+  return out;
+}
+
+std::vector<LedgerCap> Ledger::caps(const std::string& user, const std::string& pipeline) {
   std::vector<LedgerCap> out;
-  if (usd_per_day_) out.push_back({"day", "", *usd_per_day_, "burstd budget.usd_per_day", "", ""});
-  if (usd_per_month_)
-    out.push_back({"month", "", *usd_per_month_, "burstd budget.usd_per_month", "", ""});
-  const std::string of_team = team_.empty() ? "" : " of team " + team_;
-  if (team_day_)
-    out.push_back({"day", "", *team_day_, "burstd budget.team_usd_per_day" + of_team, team_, ""});
-  if (team_month_)
-    out.push_back(
-        {"month", "", *team_month_, "burstd budget.team_usd_per_month" + of_team, team_, ""});
-  if (!user.empty() && user_day_)
-    out.push_back(
-        {"day", "", *user_day_, "burstd budget.user_usd_per_day of user " + user, "", user});
-  if (!user.empty() && user_month_)
-    out.push_back(
-        {"month", "", *user_month_, "burstd budget.user_usd_per_month of user " + user, "", user});
+  for (auto& [key, cap] : keyed_caps(user, pipeline)) out.push_back(std::move(cap));
   return out;
 }
 
@@ -90,7 +135,7 @@ std::string Ledger::reserve(const std::string& job_id, const PipelineSpec& spec)
     std::lock_guard<std::mutex> lock(mu_);
     r.team = team_;
   }
-  const std::vector<LedgerCap> all = caps(r.user);
+  const std::vector<LedgerCap> all = caps(r.user, r.pipeline);
   auto held = store_.reserve(r, all);
   if (!held.ok()) return "budget: cannot reserve: " + held.error().message;
   if (held->empty()) return "";
@@ -115,7 +160,7 @@ std::string Ledger::reserve_estimate(const std::string& job_id, const PipelineSp
   ReservationRecord r = reservation_of(store_, job_id, now());
   if (r.usd >= estimate_usd) return "";
   r.usd = estimate_usd;
-  const std::vector<LedgerCap> all = caps(r.user);
+  const std::vector<LedgerCap> all = caps(r.user, r.pipeline);
   auto held = store_.reserve(r, all);  // replaces the job's $0 reservation when every cap holds
   if (!held.ok()) return "budget: cannot reserve: " + held.error().message;
   if (held->empty()) return "";
@@ -136,23 +181,43 @@ std::string Ledger::reserve_estimate(const std::string& job_id, const PipelineSp
 std::vector<BudgetCap> Ledger::caps_for(const std::string& job_id) {
   std::vector<BudgetCap> out;
   const ReservationRecord mine = reservation_of(store_, job_id, now());
-  for (const LedgerCap& cap : caps(mine.user)) {
-    if (!cap.team.empty() && cap.team != mine.team) continue;  // reserved before the team was set
+  std::vector<std::pair<std::string, LedgerCap>> set_now = keyed_caps(mine.user, mine.pipeline);
+  std::vector<std::string> keys;
+  for (const auto& [key, cap] : set_now)
+    if (cap.team.empty() || cap.team == mine.team) keys.push_back(key);  // else reserved before
+  if (!job_id.empty())  // a cap set while the job runs holds it too
+    for (const char* scope : {"global", "team", "user", "pipeline"})
+      for (const char* period : {"day", "month"})
+        if (std::string key = std::string(scope) + "/" + period;
+            std::find(keys.begin(), keys.end(), key) == keys.end())
+          keys.push_back(key);
+  for (const std::string& key : keys) {
     BudgetCap c;
-    c.usd = cap.usd;
-    c.name = "what other jobs leave of " + cap.name;
-    c.live = [this, job_id, cap, user = mine.user] {
+    c.usd = std::numeric_limits<double>::infinity();
+    c.name = "what other jobs leave of the " + key.substr(0, key.find('/')) + " cap per " +
+             key.substr(key.find('/') + 1);
+    for (const auto& [k, cap] : set_now)
+      if (k == key) {
+        c.usd = cap.usd;
+        c.name = "what other jobs leave of " + cap.name;
+      }
+    c.live = [this, job_id, key, mine] {
       record_soon(job_id);
-      // The cap as it is now (a reload may have raised or lowered it), not as it was at start;
-      // a cap removed since then no longer holds the job.
-      double usd = std::numeric_limits<double>::infinity();
-      for (const LedgerCap& current : caps(user))
-        if (current.name == cap.name && current.team == cap.team) usd = current.usd;
-      if (std::isinf(usd)) return usd;
-      ReservationRecord r = reservation_of(store_, job_id, now());
-      auto committed = store_.committed_usd(cap, r.day, r.month, job_id);
-      // A store that cannot answer stops nothing it could not check before: assume the worst.
-      return committed.ok() ? std::max(0.0, usd - *committed) : 0.0;
+      // The cap as it is now (a reload or `burst caps set` may have raised, lowered, set or
+      // removed it), not as it was at start.
+      for (const auto& [k, cap] : keyed_caps(mine.user, mine.pipeline)) {
+        if (k != key || (!cap.team.empty() && cap.team != mine.team)) continue;
+        ReservationRecord r = reservation_of(store_, job_id, now());
+        auto committed = store_.committed_usd(cap, r.day, r.month, job_id);
+        // A store that cannot answer stops nothing it could not check before: assume the worst.
+        return committed.ok() ? std::max(0.0, cap.usd - *committed) : 0.0;
+      }
+      return std::numeric_limits<double>::infinity();
+    };
+    c.live_name = [this, key, mine, fallback = c.name] {
+      for (const auto& [k, cap] : keyed_caps(mine.user, mine.pipeline))
+        if (k == key) return "what other jobs leave of " + cap.name;
+      return fallback;
     };
     out.push_back(std::move(c));
   }

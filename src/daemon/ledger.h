@@ -47,7 +47,10 @@ class Ledger {
   // for other jobs to end cannot help.
   std::string reserve_estimate(const std::string& job_id, const PipelineSpec& spec,
                                double estimate_usd, bool* never_fits);
-  // The caps the runner checks the job's accrued cost against (job/budget_guard.h), live.
+  // The caps the runner checks the job's accrued cost against (job/budget_guard.h), live: each
+  // asks the cap's current value (a reload, or `burst caps set` on any host of the team) at
+  // every check. For a job (job_id not "") every scope and period is watched, so a cap set while
+  // it runs holds it too; "" (metrics, dashboard) lists the caps set now.
   std::vector<BudgetCap> caps_for(const std::string& job_id);
   // Records the job's spend up to now (or each pod's deletion). Idempotent.
   void record(const std::string& job_id);
@@ -58,8 +61,14 @@ class Ledger {
   void settle_stale(const std::function<bool(const std::string&)>& running);
 
  private:
-  // Every cap a job of `user` falls under ("" no user: no per-user caps).
-  std::vector<LedgerCap> caps(const std::string& user) const;
+  // Every cap a job of `user` and `pipeline` falls under ("" no user: no per-user caps), each
+  // with its key ("global/day", "team/month", "user/day", "pipeline/month"): burstd.yaml's caps,
+  // where the store holds one of the same key it replaces the file's (the team's one place).
+  std::vector<std::pair<std::string, LedgerCap>> keyed_caps(const std::string& user,
+                                                            const std::string& pipeline);
+  std::vector<LedgerCap> caps(const std::string& user, const std::string& pipeline);
+  // The store's caps (Store::caps), read at most every kStoredCapsTtl.
+  std::vector<CapSetting> stored_caps();
   // record(), at most once a second per job: the runner checks its caps every ~100 ms.
   void record_soon(const std::string& job_id);
   TimePoint now() { return billing_.now(clock_.now()); }
@@ -73,6 +82,13 @@ class Ledger {
   std::string team_;
   std::optional<double> team_day_, team_month_, user_day_, user_month_;
   std::map<std::string, TimePoint> recorded_;  // per job, the last record_soon() that wrote
+  std::mutex stored_mu_;                       // the cache of the store's caps
+  std::vector<CapSetting> stored_;
+  std::optional<MonoTime> stored_at_;
 };
+
+// How long a daemon keeps the store's caps before asking again: the runner checks its caps every
+// ~100 ms, and a change made on any host holds everywhere within this.
+inline constexpr Duration kStoredCapsTtl = std::chrono::seconds(2);
 
 }  // namespace burst::daemon

@@ -38,9 +38,9 @@ std::string budget_stop_reason(const std::vector<PodRecord>& pods, TimePoint now
   for (const BudgetCap& cap : caps) {
     const double cap_usd = cap.live ? cap.live() : cap.usd;
     if (usd <= cap_usd) continue;
-    char buf[200];
+    char buf[400];
     std::snprintf(buf, sizeof buf, "stopped by budget: accrued $%.4f would cross cap $%.4f (%s)",
-                  usd, cap_usd, cap.name.c_str());
+                  usd, cap_usd, (cap.live_name ? cap.live_name() : cap.name).c_str());
     return buf;
   }
   return "";

@@ -29,6 +29,9 @@ struct BudgetCap {
   // When set, the cap's current value, asked at every check instead of `usd` (burstd's ledger:
   // what other jobs have not committed yet changes while this one runs).
   std::function<double()> live;
+  // When set, the cap's name as it is now (a cap replaced while the job runs: burstd's stored
+  // caps), for the stop reason instead of `name`.
+  std::function<std::string()> live_name = {};
 };
 
 // Wall time for billing that never runs backwards: each answer is at least the previous one

@@ -75,4 +75,17 @@ inline constexpr const char* kImageSizeStep = R"sql(
         );
       )sql";
 
+// 11 (team caps in the store, issue 35): the caps a team sets with `burst caps set` (Store::
+// set_cap). Step 12, their audit, is each dialect's own (its ordering column).
+inline constexpr const char* kCapsStep = R"sql(
+        CREATE TABLE budget_caps (
+          scope VARCHAR(16) NOT NULL,
+          subject VARCHAR(128) NOT NULL,
+          period VARCHAR(8) NOT NULL,
+          usd DOUBLE PRECISION NOT NULL,
+          set_by TEXT NOT NULL,
+          set_ms BIGINT NOT NULL,
+          PRIMARY KEY (scope, subject, period)
+        );
+      )sql";
 }  // namespace burst::store_sql

@@ -1,5 +1,6 @@
 #include "store/postgres_ledger.h"
 
+#include "store/cap_sql.h"
 #include "store/pg_conn.h"
 #include "store/postgres_rows.h"
 
@@ -198,6 +199,58 @@ Result<std::vector<SpendRecord>> spend_of_job(PGconn* c, const std::string& job_
     e.day = st.text(i, 6);
     e.month = st.text(i, 7);
     return e;
+  });
+}
+
+}  // namespace burst::pg
+
+namespace burst::pg {
+
+// Stored caps (store/cap_sql.h): the row is locked (FOR UPDATE) so the old value read is the
+// one replaced, whichever daemon or client changes it at once.
+Status set_cap(PGconn* c, const CapChange& ch) {
+  if (Status begun = exec(c, "BEGIN", "begin cap change"); !begun) return begun;
+  auto fail = [&](Status e) {
+    (void)exec(c, "ROLLBACK", "roll back cap change");
+    return e;
+  };
+  Query old(std::string(store_sql::kCapOld) + " FOR UPDATE", "read cap");
+  old.bind(ch.scope).bind(ch.subject).bind(ch.period);
+  Result<Rows> was = old.run(c);
+  if (!was) return fail(was.error());
+  const double old_usd = was->size() > 0 ? was->real(0, 0) : store_sql::kNoCap;
+  Query write(ch.new_usd ? store_sql::kCapUpsert : store_sql::kCapDelete, "set cap");
+  write.bind(ch.scope).bind(ch.subject).bind(ch.period);
+  if (ch.new_usd) write.bind(*ch.new_usd).bind(ch.set_by).bind(ch.at_ms);
+  if (Result<Rows> rows = write.run(c); !rows) return fail(rows.error());
+  Query audit(store_sql::kCapAudit, "audit cap change");
+  audit.bind(ch.scope).bind(ch.subject).bind(ch.period).bind(old_usd);
+  audit.bind(ch.new_usd.value_or(store_sql::kNoCap)).bind(ch.set_by).bind(ch.at_ms);
+  if (Result<Rows> rows = audit.run(c); !rows) return fail(rows.error());
+  return exec(c, "COMMIT", "commit cap change");
+}
+
+Result<std::vector<CapSetting>> caps(PGconn* c) {
+  Query s(store_sql::kCapList, "list caps");
+  Result<Rows> rows = s.run(c);
+  if (!rows) return rows.error();
+  return collect<CapSetting>(*rows, [](const Rows& r, int i) {
+    return CapSetting{r.text(i, 0), r.text(i, 1), r.text(i, 2),
+                      r.real(i, 3), r.text(i, 4), r.int64(i, 5)};
+  });
+}
+
+Result<std::vector<CapChange>> cap_changes(PGconn* c, int limit) {
+  Query s(store_sql::kCapChanges, "list cap changes");
+  s.bind(limit);
+  Result<Rows> rows = s.run(c);
+  if (!rows) return rows.error();
+  return collect<CapChange>(*rows, [](const Rows& r, int i) {
+    auto value = [&](int col) {
+      return r.real(i, col) < 0 ? std::nullopt : std::optional<double>(r.real(i, col));
+    };
+    return CapChange{r.text(i, 0), r.text(i, 1), r.text(i, 2), value(3),
+                     value(4),     r.text(i, 5), r.int64(i, 6)};
   });
 }
 

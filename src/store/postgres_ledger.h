@@ -34,4 +34,8 @@ Result<std::vector<SpendRecord>> spend_of_job(PGconn* c, const std::string& job_
 Result<double> committed_usd(PGconn* c, const LedgerCap& cap, const std::string& day,
                              const std::string& month, const std::string& except_job_id);
 
+Status set_cap(PGconn* c, const CapChange& change);
+Result<std::vector<CapSetting>> caps(PGconn* c);
+Result<std::vector<CapChange>> cap_changes(PGconn* c, int limit);
+
 }  // namespace burst::pg

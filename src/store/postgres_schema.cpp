@@ -131,6 +131,20 @@ const std::vector<const char*>& migrations() {
       store_sql::kLeaseStep,
       store_sql::kTeamBudgetStep,
       store_sql::kImageSizeStep,
+      store_sql::kCapsStep,
+      // 12 (issue 35): every change of a stored cap, in order (Store::cap_changes).
+      R"sql(
+        CREATE TABLE budget_cap_changes (
+          seq BIGSERIAL PRIMARY KEY,
+          scope TEXT NOT NULL,
+          subject TEXT NOT NULL,
+          period TEXT NOT NULL,
+          old_usd DOUBLE PRECISION,
+          new_usd DOUBLE PRECISION,
+          set_by TEXT NOT NULL,
+          at_ms BIGINT NOT NULL
+        );
+      )sql",
   };
   return steps;
 }

@@ -375,6 +375,11 @@ class PostgresStore final : public Store {
                                const std::string& month, const std::string& except) override {
     return locked(pg::committed_usd, cap, day, month, except);
   }
+  Status set_cap(const CapChange& change) override { return locked(pg::set_cap, change); }
+  Result<std::vector<CapSetting>> caps() override { return locked(pg::caps); }
+  Result<std::vector<CapChange>> cap_changes(int limit) override {
+    return locked(pg::cap_changes, limit);
+  }
 
   Status add_calibration(const CalibrationRecord& cr) override {
     auto c = lock();

@@ -1,5 +1,6 @@
 #include "store/sqlite_ledger.h"
 
+#include "store/cap_sql.h"
 #include "store/sqlite_stmt.h"
 
 namespace burst::sqlite {
@@ -253,6 +254,61 @@ Result<std::vector<SpendRecord>> spend_of_job(sqlite3* db, const std::string& jo
     e.day = st.text(6);
     e.month = st.text(7);
     return e;
+  });
+}
+
+}  // namespace burst::sqlite
+
+namespace burst::sqlite {
+
+// Stored caps (store/cap_sql.h): BEGIN IMMEDIATE, so the old value read is the one replaced.
+Status set_cap(sqlite3* db, const CapChange& ch) {
+  if (Status begun = exec(db, "BEGIN IMMEDIATE", "begin cap change"); !begun) return begun;
+  auto fail = [&](Status e) {
+    (void)exec(db, "ROLLBACK", "roll back cap change");
+    return e;
+  };
+  double old_usd = store_sql::kNoCap;
+  {
+    Result<Stmt> old = Stmt::prepare(db, store_sql::kCapOld, "read cap");
+    if (!old) return fail(old.error());
+    old->bind(ch.scope).bind(ch.subject).bind(ch.period);
+    Result<bool> row = old->step();
+    if (!row) return fail(row.error());
+    if (*row) old_usd = old->real(0);
+  }
+  Result<Stmt> write =
+      Stmt::prepare(db, ch.new_usd ? store_sql::kCapUpsert : store_sql::kCapDelete, "set cap");
+  if (!write) return fail(write.error());
+  write->bind(ch.scope).bind(ch.subject).bind(ch.period);
+  if (ch.new_usd) write->bind(*ch.new_usd).bind(ch.set_by).bind(ch.at_ms);
+  if (Status ran = write->run(); !ran) return fail(ran);
+  Result<Stmt> audit = Stmt::prepare(db, store_sql::kCapAudit, "audit cap change");
+  if (!audit) return fail(audit.error());
+  audit->bind(ch.scope).bind(ch.subject).bind(ch.period).bind(old_usd);
+  audit->bind(ch.new_usd.value_or(store_sql::kNoCap)).bind(ch.set_by).bind(ch.at_ms);
+  if (Status ran = audit->run(); !ran) return fail(ran);
+  return exec(db, "COMMIT", "commit cap change");
+}
+
+Result<std::vector<CapSetting>> caps(sqlite3* db) {
+  Result<Stmt> s = Stmt::prepare(db, store_sql::kCapList, "list caps");
+  if (!s) return s.error();
+  return collect<CapSetting>(*s, [](const Stmt& st) {
+    return CapSetting{st.text(0), st.text(1), st.text(2), st.real(3), st.text(4), st.int64(5)};
+  });
+}
+
+Result<std::vector<CapChange>> cap_changes(sqlite3* db, int limit) {
+  Result<Stmt> s = Stmt::prepare(db, store_sql::kCapChanges, "list cap changes");
+  if (!s) return s.error();
+  s->bind(limit);
+  return collect<CapChange>(*s, [](const Stmt& st) {
+    auto value = [&](int col) {
+      return st.real(col) < 0 ? std::nullopt : std::optional<double>(st.real(col));
+    };
+    return CapChange{st.text(0), st.text(1), st.text(2), value(3),
+                     value(4),   st.text(5), st.int64(6)};
   });
 }
 

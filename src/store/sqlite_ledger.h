@@ -31,4 +31,8 @@ Result<std::vector<SpendRecord>> spend_of_job(sqlite3* db, const std::string& jo
 Result<double> committed_usd(sqlite3* db, const LedgerCap& cap, const std::string& day,
                              const std::string& month, const std::string& except_job_id);
 
+Status set_cap(sqlite3* db, const CapChange& change);
+Result<std::vector<CapSetting>> caps(sqlite3* db);
+Result<std::vector<CapChange>> cap_changes(sqlite3* db, int limit);
+
 }  // namespace burst::sqlite

@@ -204,6 +204,11 @@ class SqliteStore final : public Store {
                                const std::string& month, const std::string& except) override {
     return locked(sqlite::committed_usd, cap, day, month, except);
   }
+  Status set_cap(const CapChange& change) override { return locked(sqlite::set_cap, change); }
+  Result<std::vector<CapSetting>> caps() override { return locked(sqlite::caps); }
+  Result<std::vector<CapChange>> cap_changes(int limit) override {
+    return locked(sqlite::cap_changes, limit);
+  }
 
   Status add_calibration(const CalibrationRecord& c) override;
   Result<std::vector<CalibrationRecord>> calibration_samples(const std::string& pipeline,

@@ -690,6 +690,42 @@ TEST_P(StoreContract, LeaseTwoClaimersNeverGetTheSameJob) {
 // Two daemons reserving against one daily cap at once: the store serialises the check and the
 // write, so the reservations never add up past the cap. Each round is a new day (a fresh cap),
 // the two start it together, and each reserves twice 0.3 against 1.0: three fit, a fourth not.
+// Issue 35: the team's caps live in the store, each change audited with the value it replaced.
+TEST_P(StoreContract, CapsAreSetReplacedAndRemovedAndEveryChangeIsAudited) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  EXPECT_TRUE(store->caps()->empty());
+  ASSERT_TRUE(store->set_cap({"team", "ml", "day", std::nullopt, 5.0, "ana", 1000}).ok());
+  ASSERT_TRUE(store->set_cap({"user", "*", "month", std::nullopt, 40.0, "ana", 1001}).ok());
+  ASSERT_TRUE(store->set_cap({"team", "ml", "day", std::nullopt, 7.5, "bo", 1002}).ok());
+  auto caps = store->caps();
+  ASSERT_TRUE(caps.ok()) << caps.error().message;
+  ASSERT_EQ(caps->size(), 2u);
+  EXPECT_EQ((*caps)[0].scope, "team");
+  EXPECT_EQ((*caps)[0].subject, "ml");
+  EXPECT_EQ((*caps)[0].period, "day");
+  EXPECT_EQ((*caps)[0].usd, 7.5);
+  EXPECT_EQ((*caps)[0].set_by, "bo");
+  EXPECT_EQ((*caps)[0].set_ms, 1002);
+  EXPECT_EQ((*caps)[1].scope, "user");
+  EXPECT_EQ((*caps)[1].usd, 40.0);
+  ASSERT_TRUE(store->set_cap({"team", "ml", "day", std::nullopt, std::nullopt, "cy", 1003}).ok());
+  EXPECT_EQ(store->caps()->size(), 1u) << "removed";
+
+  auto changes = store->cap_changes(10);
+  ASSERT_TRUE(changes.ok()) << changes.error().message;
+  ASSERT_EQ(changes->size(), 4u);
+  const CapChange& last = (*changes)[0];  // newest first
+  EXPECT_EQ(last.set_by, "cy");
+  EXPECT_EQ(last.old_usd, std::optional<double>(7.5));
+  EXPECT_EQ(last.new_usd, std::nullopt);
+  EXPECT_EQ((*changes)[1].old_usd, std::optional<double>(5.0));
+  EXPECT_EQ((*changes)[1].new_usd, std::optional<double>(7.5));
+  EXPECT_EQ((*changes)[3].old_usd, std::nullopt) << "the first set replaced nothing";
+  EXPECT_EQ((*changes)[3].at_ms, 1000);
+  EXPECT_EQ(store->cap_changes(1)->size(), 1u);
+}
+
 TEST_P(StoreContract, LedgerConcurrentReservationsFromTwoConnectionsNeverExceedTheCap) {
   auto a = open();
   auto b = open();

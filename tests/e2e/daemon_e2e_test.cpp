@@ -380,6 +380,44 @@ TEST(E2EDaemon, BurstAndBurstdWriteTheSameReportForTheSameJob) {
   EXPECT_NE(read_file(b + ".html").find("<html"), std::string::npos);
 }
 
+// Issue 35: the team's caps in one place, set and listed through burstd with `burst caps`, each
+// change audited; a bad value is refused with the field named and nothing written.
+TEST(E2EDaemon, CapsSetThroughBurstdAreListedWithTheirAuditAndBadOnesRefused) {
+  BurstHome home;
+  Burstd d(home);
+  ASSERT_TRUE(d.ready()) << d.log();
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"caps"}, &out, &err), 0) << out << err;
+  EXPECT_NE(out.find("no caps in the store"), std::string::npos) << out;
+  ASSERT_EQ(run_burst(home, {"caps", "set", "team", "ml", "day", "5"}, &out, &err), 0)
+      << out << err;
+  EXPECT_NE(out.find("cap team ml per day: $5.00 (was not set)"), std::string::npos) << out;
+  ASSERT_EQ(run_burst(home, {"caps", "set", "team", "ml", "day", "7.5"}, &out, &err), 0);
+  EXPECT_NE(out.find("$7.50 (was $5.00)"), std::string::npos) << out;
+  ASSERT_EQ(run_burst(home, {"caps", "set", "user", "*", "month", "40"}, &out, &err), 0);
+
+  EXPECT_EQ(run_burst(home, {"caps", "set", "team", "ml", "day", "lots"}, &out, &err), 2);
+  EXPECT_NE((out + err).find("USD must be a number of dollars"), std::string::npos) << out << err;
+  EXPECT_EQ(run_burst(home, {"caps", "set", "team", "ml", "week", "5"}, &out, &err), 2);
+  EXPECT_NE((out + err).find("\"period\" must be day or month, not \"week\""), std::string::npos)
+      << out << err;
+  EXPECT_EQ(run_burst(home, {"caps", "set", "pipeline", "*", "day", "5"}, &out, &err), 2);
+
+  ASSERT_EQ(run_burst(home, {"caps", "--json"}, &out, &err), 0) << out << err;
+  json caps = json::parse(out, nullptr, false);
+  ASSERT_TRUE(caps.is_object()) << out;
+  ASSERT_EQ(caps["caps"].size(), 2u) << out;
+  EXPECT_EQ(caps["caps"][0]["scope"], "team");
+  EXPECT_EQ(caps["caps"][0]["usd"], 7.5);
+  ASSERT_EQ(caps["changes"].size(), 3u) << "the refused ones wrote nothing: " << out;
+  EXPECT_EQ(caps["changes"][1]["old_usd"], 5.0);
+  EXPECT_EQ(caps["changes"][1]["new_usd"], 7.5);
+  EXPECT_FALSE(caps["changes"][1]["set_by"].get<std::string>().empty()) << "who set it";
+  ASSERT_EQ(run_burst(home, {"caps"}, &out, &err), 0);
+  EXPECT_NE(out.find("changes, newest first:"), std::string::npos) << out;
+  EXPECT_EQ(d.stop(SIGTERM), 0) << d.log();
+}
+
 TEST(E2EDaemon, CancelRunsTeardownAndClientsExplainAMissingDaemon) {
   BurstHome home;
   std::string out, err;

@@ -268,6 +268,43 @@ TEST_F(LedgerTest, ARunningJobReadsTheCapAsItIsNowNotAsItWasAtStart) {
   EXPECT_EQ(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "");
 }
 
+// Issue 35: the team's caps in one place. A cap set in the store (`burst caps set`, any host)
+// replaces burstd.yaml's of the same scope and period, holds new reservations, and reaches a
+// job already running (within kStoredCapsTtl), even one that started with no cap at all.
+TEST_F(LedgerTest, ACapSetInTheStoreReplacesTheFilesAndReachesARunningJob) {
+  Ledger ledger(*store_, clock_);
+  ledger.set_scoped_caps("ml", 10.0, std::nullopt, std::nullopt, std::nullopt);  // the file's
+  ASSERT_EQ(ledger.reserve("a", spec_named("p")), "");
+  job_with_pod("a", 0.60);  // $0.01 a minute
+  auto caps = ledger.caps_for("a");
+  clock_.advance(minutes(5) + seconds(30));  // $0.055 accrued
+  EXPECT_EQ(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "");
+
+  ASSERT_TRUE(store_->set_cap({"team", "ml", "day", std::nullopt, 0.05, "ana", 1}).ok());
+  EXPECT_EQ(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "")
+      << "not before the daemon asks the store again";
+  clock_.advance(kStoredCapsTtl);
+  const std::string stop = budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing());
+  EXPECT_NE(stop.find("team ml cap per day (burst caps, set by ana)"), std::string::npos) << stop;
+
+  ASSERT_TRUE(store_->set_cap({"team", "ml", "day", std::nullopt, std::nullopt, "ana", 2}).ok());
+  ASSERT_TRUE(store_->set_cap({"pipeline", "p", "month", std::nullopt, 0.04, "bo", 3}).ok());
+  clock_.advance(kStoredCapsTtl);
+  const std::string by_pipeline =
+      budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing());
+  EXPECT_NE(by_pipeline.find("pipeline p cap per month (burst caps, set by bo)"), std::string::npos)
+      << "a cap that did not exist when the job started holds it: " << by_pipeline;
+  EXPECT_NE(ledger.reserve("b", spec_named("p", 0.01)), "") << "and holds new jobs of p";
+  EXPECT_EQ(ledger.reserve("c", spec_named("q", 0.01)), "") << "not other pipelines'";
+
+  ASSERT_TRUE(
+      store_->set_cap({"pipeline", "p", "month", std::nullopt, std::nullopt, "bo", 4}).ok());
+  ASSERT_TRUE(store_->set_cap({"user", "*", "day", std::nullopt, 0.0, "bo", 5}).ok());
+  clock_.advance(kStoredCapsTtl);
+  EXPECT_EQ(budget_stop_reason(pods("a"), clock_.now(), caps, runpod_billing()), "")
+      << "a job no user submitted falls under no user cap";
+}
+
 TEST(BillingClock, AWallClockSteppedBackKeepsTheBudgetCheckOnTime) {
   FakeClock wall;
   auto mono = std::chrono::steady_clock::time_point();
