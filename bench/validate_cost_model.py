@@ -276,16 +276,23 @@ def catalog():
     return cards
 
 
-def tensor_tflops(card, precision, fp16_accumulate):
+# src/cost/sustained_rate.cpp: the share of its catalog tensor rate a power-capped card sustains
+# under continuous matrix work (T4: about 24 of 65 TFLOPS at its 70 W limit).
+SUSTAINED = {"T4": 24.0 / 65.0}
+
+
+def tensor_tflops(card, precision, fp16_accumulate, name=None):
     """src/cost/engine_rates.cpp tensor_tflops: fp8 where the card has it; with FP16
-    accumulation (llama.cpp's prefill, diffusion in fp16; never bf16), twice the catalog's rate
-    on GeForce cards, which list the FP32-accumulate one."""
+    accumulation (llama.cpp's prefill; never bf16, never PyTorch), twice the catalog's rate on
+    GeForce cards, which list the FP32-accumulate one; times the share a power-capped card
+    sustains."""
+    sustained = SUSTAINED.get(name, 1.0)
     if precision == "fp8" and "fp8_tflops" in card:
-        return float(card["fp8_tflops"])
+        return float(card["fp8_tflops"]) * sustained
     if (fp16_accumulate and precision not in ("bf16", "fp32", "fp8") and
             card["vendor"] == "nvidia" and card.get("segment") == "consumer"):
-        return 2 * float(card["fp16_tflops"])
-    return float(card["fp16_tflops"])
+        return 2 * float(card["fp16_tflops"]) * sustained
+    return float(card["fp16_tflops"]) * sustained
 
 
 ETA_COMPUTE = 0.45
@@ -401,7 +408,8 @@ def prefill_points(binary, rows):
         if r["category"] != "prefill" or r["gpus"] not in ("", "1"):
             continue
         out = burst(binary, args_of(r))
-        peak = tensor_tflops(cards[r["gpu"]], r["precision"] or "fp16", r["engine"] == "llama.cpp")
+        peak = tensor_tflops(cards[r["gpu"]], r["precision"] or "fp16", r["engine"] == "llama.cpp",
+                             r["gpu"])
         pts.append({"row": r, "source": r["source"], "engine": r["engine"],
                     "rate": peak * 1e12 / (2 * out["params_b"] * 1e9), "meas": float(r["measured"])})
     return pts
@@ -461,8 +469,9 @@ def loso_predictions(binary, fit_rows):
     return out
 
 
-# Diffusion: step = max(bytes / (bw x eta_bw), flops / (tflops x eta)) + t0 per architecture and
-# memory technology (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass.
+# Diffusion: step = max(bytes / (bw x eta_bw), flops / (tflops x eta), t0) per architecture
+# (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass: the per-step host
+# overhead t0 is a floor the batch amortises, the card's sustained tensor rate the ceiling.
 DIFFUSION_PRIOR = (0.45, 0.00336)  # default_calibration(): eta_compute, t0_s
 
 
@@ -478,7 +487,7 @@ def diffusion_points(binary, rows):
         pts.append({
             "row": r, "source": r["source"], "arch": d["architecture"], "memory": g["memory"],
             "bytes": (m["weights"] + m["activations"]) * 2**30, "bw": float(g["mem_bw_gbs"]) * 1e9,
-            "peak": tensor_tflops(g, r["precision"] or "fp16", True) * 1e12,
+            "peak": tensor_tflops(g, r["precision"] or "fp16", False, r["gpu"]) * 1e12,
             "flops": d["flops_per_pass"] * d["passes"] * b, "decode": d["decode_flops"] * b,
             "steps": int(r["steps"] or 1),
             "audio": float(r["audio_s"]) * b if r["category"] == "diffusion_audio" else None,
@@ -489,7 +498,7 @@ def diffusion_points(binary, rows):
 
 
 def dmirror(p, eta, t0):
-    step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta)) + t0
+    step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta), t0)
     if p["latency"]:
         return p["steps"] * step + p["decode"] / (p["peak"] * eta)
     if p["audio"] is None:
@@ -500,16 +509,18 @@ def dmirror(p, eta, t0):
 def dfit_groups(pts):
     """(architecture, "") and ("", "") -> (eta, t0, rows). The efficiency is the published-MFU
     prior (ETA_COMPUTE), not fitted; only the per-step overhead is, per architecture and pooled.
-    Fitting the efficiency too (per architecture, or per architecture and memory technology)
-    fits each source's software: leave-one-source-out on the image rows 56-57% against 39% with
-    the prior (docs/cost-model.md, "diffusion")."""
+    Fitting the efficiency too fits each source's software: leave-one-source-out on the image
+    rows 36% against 18% with the prior (docs/cost-model.md, "diffusion"). Where the rows are
+    all compute-bound they only bound t0 from above (every smaller t0 fits them alike): the
+    largest t0 of equal error is taken, so an estimate errs slow rather than fast."""
     def cost(ps, t0):
-        return sum(abs(math.log(dmirror(p, ETA_COMPUTE, t0) / p["meas"])) for p in ps)
+        # Rounded so that t0s the rows cannot tell apart tie, and the larger one wins.
+        return round(sum(abs(math.log(dmirror(p, ETA_COMPUTE, t0) / p["meas"])) for p in ps), 9)
 
     def best(ps):
-        t0 = min((cost(ps, j * 0.0005), j * 0.0005) for j in range(0, 161))[1]
-        return min((cost(ps, t), t) for t in [t0 + k * 0.00005 for k in range(-10, 11)]
-                   if t >= 0)[1]
+        t0 = min((cost(ps, j * 0.0005), -j * 0.0005) for j in range(0, 161))[1] * -1
+        return -min((cost(ps, t), -t) for t in [t0 + k * 0.00005 for k in range(-10, 11)]
+                    if t >= 0)[1]
 
     groups = {}
     for p in pts:

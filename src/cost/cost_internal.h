@@ -102,12 +102,13 @@ Shape shape_of(const Workload& w, double params);
 std::string effective_precision(const Workload& w);
 
 // Whether `w`'s matrix products accumulate in FP16 (its prefill when `prefill`, else its steps):
-// llama.cpp's prefill, and diffusion in fp16; never bf16, fp32 or fp8.
+// llama.cpp's prefill in fp16 or quantized; never bf16, fp32 or fp8, never PyTorch (diffusion).
 bool fp16_accumulates(const Workload& w, bool prefill);
 
 // Dense tensor TFLOPS of `gpu` for `w`'s precision: fp8 where the card has it; with
 // `fp16_accumulate`, twice the catalog's FP16 rate on GeForce cards (which list the
-// FP32-accumulate rate); else the catalog's FP16/BF16 rate.
+// FP32-accumulate rate); else the catalog's FP16/BF16 rate. Each times the share a power-capped
+// card sustains (cost/sustained_rate.h).
 double tensor_tflops(const Workload& w, const GpuSpec& gpu, bool fp16_accumulate);
 
 // The prefill efficiency for `w`'s engine (prefill_fits, scaled as `cal` is from the default

@@ -338,7 +338,13 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
 
     RunTime t;
     t.bound = t_compute > t_bw ? "compute" : "bandwidth";
-    t.step_s = std::max(t_bw, t_compute) + cal.t0_s + comm;
+    // Diffusion: the host issues a step's kernels (PyTorch eager, one launch per operation) while
+    // the card runs earlier ones, so the step takes the longer of the two: the per-step overhead
+    // is a floor that batching amortises, until the card's compute saturates (docs/cost-model.md,
+    // "The batch curve"). Elsewhere the overhead adds.
+    t.step_s = (w.kind == "diffusion" ? std::max({t_bw, t_compute, cal.t0_s})
+                                      : std::max(t_bw, t_compute) + cal.t0_s) +
+               comm;
     t.comm_s = comm;
     t.layout = layout;
     t.steps = work->steps;

@@ -6,6 +6,7 @@
 
 #include "burst/cost_model.h"
 #include "cost/cost_internal.h"
+#include "cost/sustained_rate.h"
 
 namespace burst {
 
@@ -28,22 +29,23 @@ bool fp16_accumulates(const Workload& w, bool prefill) {
   // llama.cpp's CUDA backend multiplies f16 matrices through cuBLAS with FP16 accumulation
   // (ggml-cuda's CUBLAS_COMPUTE_16F path) and quantized ones through int8 tensor cores (MMQ).
   if (prefill) return w.engine == "llama.cpp";
-  // Diffusion in fp16 (PyTorch, diffusers): on the fit set the GeForce cards run UNets at the
-  // FP16-accumulate rate's share that datacenter cards reach of theirs (bench/validation:
-  // 4090 and 3090 at 21-26% of it, A100 at 21%, V100 at 29% at batch 16), not at the
-  // FP32-accumulate rate the catalog lists.
-  return w.kind == "diffusion";
+  // Diffusion (PyTorch, diffusers) does not: PyTorch calls cuBLAS for fp16 with FP32
+  // accumulation whatever allow_fp16_reduced_precision_reduction says (pytorch/pytorch#123157),
+  // so a GeForce card runs it at the FP32-accumulate rate the catalog lists.
+  return false;
 }
 
 double tensor_tflops(const Workload& w, const GpuSpec& gpu, bool fp16_accumulate) {
-  if (effective_precision(w) == "fp8" && gpu.fp8_tflops) return *gpu.fp8_tflops;
+  // A power-capped card holds a fraction of its listed rate under continuous matrix work.
+  const double sustained = sustained_tensor_fraction(gpu);
+  if (effective_precision(w) == "fp8" && gpu.fp8_tflops) return *gpu.fp8_tflops * sustained;
   // GeForce cards run FP16 with FP32 accumulation at half the rate of FP16 accumulation, and the
   // catalog lists the former (include/burst/gpu_catalog.h; NVIDIA's Ampere GA102 and Ada
   // whitepapers: RTX 3090 71 / 142, RTX 4090 165.2 / 330.3 dense TFLOPS). Workstation and
   // datacenter cards run both at one rate.
   if (fp16_accumulate && gpu.vendor == "nvidia" && gpu.segment == "consumer")
-    return 2 * gpu.fp16_tflops;
-  return gpu.fp16_tflops;
+    return 2 * gpu.fp16_tflops * sustained;
+  return gpu.fp16_tflops * sustained;
 }
 
 double prefill_eta(const Workload& w, const Calibration& cal) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -280,7 +281,7 @@ TEST(CostRoofline, BatchingRaisesThroughputUntilComputeBound) {
     ASSERT_TRUE(t.ok()) << t.error().message;
     const double items_per_s = batch / t->step_s;
     EXPECT_GT(items_per_s, previous) << batch;
-    EXPECT_LT(items_per_s, ceiling) << batch;
+    EXPECT_LE(items_per_s, ceiling * (1 + 1e-12)) << batch;
     if (batch == 1) {
       EXPECT_EQ(t->bound, "bandwidth");
     }
@@ -289,9 +290,10 @@ TEST(CostRoofline, BatchingRaisesThroughputUntilComputeBound) {
     }
     compute_seen = compute_seen || t->bound == "compute";
     if (batch == 256) {  // 512 would not fit in 80 GB
-      // Compute-bound: the roof's time plus the fitted per-step overhead (diffusion_fits' t0).
+      // The roof's time, or the fitted per-step overhead (diffusion_fits' t0) where that is
+      // longer: a floor under the step, not an addend (docs/cost-model.md, "The batch curve").
       const double t0 = effective_calibration(diffusion(1, 64), h100, cal).t0_s;
-      EXPECT_NEAR(items_per_s, batch / (batch / ceiling + t0), items_per_s * 1e-9);
+      EXPECT_NEAR(items_per_s, batch / std::max(batch / ceiling, t0), items_per_s * 1e-9);
     }
     previous = items_per_s;
   }
