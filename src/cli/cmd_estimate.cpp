@@ -1,5 +1,6 @@
 // `burst estimate`: ad-hoc questions without a spec file (`--params 7B --mode train`). The
 // arithmetic is in plan/estimate.h; this file parses flags and prints.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -61,6 +62,17 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
     return make_error(ErrorCode::kInvalid, "--efficiency must be in (0, 1]");
   q.mode = a.mode;
   q.method = a.method;
+  if (!a.checkpointing.empty()) {
+    if (a.checkpointing != "on" && a.checkpointing != "off")
+      return make_error(ErrorCode::kInvalid, "--gradient-checkpointing: \"" + a.checkpointing +
+                                                 "\" is not one of on, off");
+    q.gradient_checkpointing = a.checkpointing == "on";
+  }
+  for (size_t at = 0; at < a.lora_targets.size();) {
+    const size_t comma = std::min(a.lora_targets.find(',', at), a.lora_targets.size());
+    q.lora_targets.push_back(a.lora_targets.substr(at, comma - at));
+    at = comma + 1;
+  }
   q.precision = a.precision;
   struct Count {
     const std::string& text;
@@ -70,7 +82,8 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   for (const Count& c :
        {Count{a.tokens, "--tokens", &q.tokens}, Count{a.context, "--context", &q.context_tokens},
         Count{a.concurrency, "--concurrency", &q.concurrency}, Count{a.items, "--items", &q.items},
-        Count{a.steps, "--steps", &q.steps}, Count{a.batch, "--batch", &q.batch}}) {
+        Count{a.steps, "--steps", &q.steps}, Count{a.batch, "--batch", &q.batch},
+        Count{a.lora_rank, "--lora-rank", &q.lora_rank}}) {
     if (c.text.empty()) continue;
     auto v = parse_count(c.text, c.flag);
     if (!v.ok()) return v.error();
