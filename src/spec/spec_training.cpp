@@ -74,7 +74,8 @@ void parse_training_fields(Fields& w, Workload& out) {
   const bool training = out.kind.empty() || out.kind == "llm-training";
   refuse_unless(w, "gradient_checkpointing", training,
                 "only applies to workload kind llm-training");
-  const bool lora = out.kind.empty() || out.mode == "lora" || out.mode == "qlora";
+  const bool mode_unread = w.get("mode").has_value() && out.mode.empty();  // reported already
+  const bool lora = out.kind.empty() || mode_unread || out.mode == "lora" || out.mode == "qlora";
   for (std::string_view key : {"lora_rank", "lora_targets"}) {
     refuse_unless(w, key, !training || lora,
                   "only applies to mode lora or qlora (mode is " +

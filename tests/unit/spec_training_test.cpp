@@ -57,6 +57,9 @@ TEST(SpecTraining, LoraFieldsOnlyForLoraAndCheckpointingOnlyForTraining) {
   EXPECT_EQ(training_spec_errors("  kind: llm-training\n  lora_rank: 8\n"),
             (std::vector<std::string>{"p.yaml:5:14: workload.lora_rank: only applies to mode "
                                       "lora or qlora (mode is full by default)"}));
+  EXPECT_EQ(training_spec_errors("  kind: llm-training\n  mode: dora\n  lora_rank: 8\n"),
+            (std::vector<std::string>{
+                "p.yaml:5:9: workload.mode: must be one of full, lora, qlora; got \"dora\""}));
   EXPECT_EQ(training_spec_errors("  kind: diffusion\n  params_b: 1\n"
                                  "  gradient_checkpointing: true\n  lora_targets: [q]\n"),
             (std::vector<std::string>{
