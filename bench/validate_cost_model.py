@@ -67,6 +67,10 @@ def args_of(row, context=None):
     if row["category"] in MEMORY and row["category"] == "memory_train":
         a += ["--mode", "train", "--method", row["method"], "--batch", row["batch"],
               "--context", row["context"]]
+        for col, flag in (("checkpointing", "--gradient-checkpointing"),
+                          ("lora_rank", "--lora-rank"), ("lora_targets", "--lora-targets")):
+            if row.get(col):
+                a += [flag, row[col]]
         return a
     a += ["--mode", "infer"]
     if row["engine"]:

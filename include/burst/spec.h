@@ -57,6 +57,8 @@ struct Workload {
   std::string engine;                          // llm-inference: llama.cpp, vllm, tensorrt-llm...
   std::optional<bool> gradient_checkpointing;  // llm-training; default on for lora/qlora
   std::optional<long> lora_rank;               // lora/qlora adapter rank; default 16
+  // lora/qlora: the projections that carry adapters, of q k v o gate up down; empty = all seven.
+  std::vector<std::string> lora_targets;
   // diffusion: the denoiser's architecture ("unet" | "dit" | "flow-tts"; "" = from the model,
   // else dit), the latent it denoises (an image's side in pixels, or seconds of audio per item)
   // and the classifier-free guidance scale (> 1: a conditional and an unconditional pass per

@@ -178,6 +178,12 @@ int run_cli(int argc, char** argv) {
                       "diffusion (flow-tts): seconds of audio per item");
   est_cmd->add_option("--guidance", est.guidance,
                       "diffusion: classifier-free guidance scale (> 1: two passes per step)");
+  est_cmd->add_option("--gradient-checkpointing", est.checkpointing,
+                      "train: on (default for lora, qlora) | off (default for full)");
+  est_cmd->add_option("--lora-rank", est.lora_rank, "train lora/qlora: adapter rank (16)");
+  est_cmd->add_option(
+      "--lora-targets", est.lora_targets,
+      "train lora/qlora: adapted projections, e.g. q,v (all: q,k,v,o,gate,up,down)");
   est_cmd->add_option("--kv-precision", est.kv_precision, "infer: KV cache fp16 (default) | fp8");
   est_cmd->add_option("--engine", est.engine,
                       "infer: llama.cpp | vllm | sglang | tensorrt-llm | pytorch");

@@ -1,8 +1,11 @@
 // `burst estimate`: ad-hoc questions without a spec file (`--params 7B --mode train`). The
 // arithmetic is in plan/estimate.h; this file parses flags and prints.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -61,6 +64,17 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
     return make_error(ErrorCode::kInvalid, "--efficiency must be in (0, 1]");
   q.mode = a.mode;
   q.method = a.method;
+  if (!a.checkpointing.empty()) {
+    if (a.checkpointing != "on" && a.checkpointing != "off")
+      return make_error(ErrorCode::kInvalid, "--gradient-checkpointing: \"" + a.checkpointing +
+                                                 "\" is not one of on, off");
+    q.gradient_checkpointing = a.checkpointing == "on";
+  }
+  for (size_t at = 0; at < a.lora_targets.size();) {
+    const size_t comma = std::min(a.lora_targets.find(',', at), a.lora_targets.size());
+    q.lora_targets.push_back(a.lora_targets.substr(at, comma - at));
+    at = comma + 1;
+  }
   q.precision = a.precision;
   struct Count {
     const std::string& text;
@@ -70,7 +84,8 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   for (const Count& c :
        {Count{a.tokens, "--tokens", &q.tokens}, Count{a.context, "--context", &q.context_tokens},
         Count{a.concurrency, "--concurrency", &q.concurrency}, Count{a.items, "--items", &q.items},
-        Count{a.steps, "--steps", &q.steps}, Count{a.batch, "--batch", &q.batch}}) {
+        Count{a.steps, "--steps", &q.steps}, Count{a.batch, "--batch", &q.batch},
+        Count{a.lora_rank, "--lora-rank", &q.lora_rank}}) {
     if (c.text.empty()) continue;
     auto v = parse_count(c.text, c.flag);
     if (!v.ok()) return v.error();
@@ -122,6 +137,17 @@ int cmd_estimate(const EstimateArgs& args) {
                      rent_buy_totals(*g.usd_per_hour, g.count * *spec->purchase_usd, q->utilization,
                                      q->life_years, power_h)});
     }
+
+  // llm-training: the inputs the memory was sized with, defaults resolved (src/cost/
+  // training_memory.h; docs/cost-model.md "llm-training").
+  const bool train = r->workload.kind == "llm-training";
+  const std::string method = w.mode.empty() ? "full" : w.mode;
+  const bool lora = method != "full";
+  const bool checkpointing = w.gradient_checkpointing.value_or(lora);
+  const std::vector<std::string> targets =
+      !w.lora_targets.empty() ? w.lora_targets
+                              : std::vector<std::string>{"q", "k", "v", "o", "gate", "up", "down"};
+  const long micro_batch = w.batch.value_or(1), tokens_each = w.context_tokens.value_or(2048);
 
   if (args.json) {
     nlohmann::json out = {{"kind", r->workload.kind},
@@ -195,6 +221,16 @@ int cmd_estimate(const EstimateArgs& args) {
                                       {"bought_usd", x.r.bought_usd},
                                       {"breakeven_utilization", opt(x.r.breakeven_utilization)}});
     }
+    if (train) {
+      out["training"] = {{"method", method},
+                         {"gradient_checkpointing", checkpointing},
+                         {"micro_batch", micro_batch},
+                         {"context_tokens", tokens_each}};
+      if (lora) {
+        out["training"]["lora_rank"] = w.lora_rank.value_or(16);
+        out["training"]["lora_targets"] = targets;
+      }
+    }
     std::cout << out.dump(2) << std::endl;
     return kExitOk;
   }
@@ -205,6 +241,15 @@ int cmd_estimate(const EstimateArgs& args) {
       r->workload.kind.c_str(), w.model.empty() ? "" : ", ", w.model.c_str(), params_b,
       m.weights_gib, m.gradients_gib, m.optimizer_gib, m.activations_gib, m.kv_cache_gib,
       m.total_gib(), kVramReserveGib, kVramHeadroom * 100);
+  if (train) {
+    std::string adapters;
+    for (const std::string& t : targets) adapters += (adapters.empty() ? "" : ",") + t;
+    std::printf(
+        "training: %s%s, gradient checkpointing %s, micro-batch %ld x %ld tokens\n", method.c_str(),
+        lora ? (", rank " + std::to_string(w.lora_rank.value_or(16)) + " on " + adapters).c_str()
+             : "",
+        checkpointing ? "on" : "off", micro_batch, tokens_each);
+  }
   if (infer && w.layers && w.kv_heads)
     std::printf(
         "KV cache: 2 x %ld layers x %ld KV heads x %ld dims x %ld tokens x %ld sequences x %s\n",

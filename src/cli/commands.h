@@ -85,6 +85,7 @@ struct EstimateArgs {
   std::string precision;
   std::string tokens, context, concurrency, items, steps, batch;  // "1M", "4096"
   std::string kv_precision;                                       // infer: fp16 | fp8
+  std::string checkpointing, lora_rank, lora_targets;             // train: on|off, "16", "q,v"
   std::string engine;                                             // infer: llama.cpp | vllm ...
   std::string arch, resolution;                                   // diffusion: unet, "1024"
   std::optional<double> audio_seconds, guidance;                  // diffusion

@@ -7,6 +7,7 @@
 
 #include "burst/cost_model.h"
 #include "cost/cost_internal.h"
+#include "cost/training_memory.h"
 
 namespace burst {
 namespace cost {
@@ -70,29 +71,6 @@ long positive_or(const std::optional<long>& v, long fallback) {
   return v && *v > 0 ? *v : fallback;
 }
 
-// Training activations for one micro-batch (Korthikanti et al. with FlashAttention), or with
-// gradient checkpointing each layer's input plus one layer's full set; plus the logits.
-double training_activation_bytes(const Workload& w, const Shape& s, bool checkpointing) {
-  const double tokens = static_cast<double>(positive_or(w.batch, kTrainMemoryMicroBatch)) *
-                        static_cast<double>(positive_or(w.context_tokens, kTrainDefaultContext));
-  const double per_layer = tokens * s.hidden;
-  const double layers = checkpointing ? kCheckpointBytesPerTokenHidden * per_layer * s.layers +
-                                            kActivationBytesPerTokenHidden * per_layer
-                                      : kActivationBytesPerTokenHidden * per_layer * s.layers;
-  return layers + kLogitBytes * tokens * s.vocab;
-}
-
-// LoRA adapter parameters: rank x (in + out) for q, k, v, o and the three MLP projections, per
-// layer.
-double adapter_params(const Workload& w, const Shape& s) {
-  const double rank = static_cast<double>(positive_or(w.lora_rank, kLoraDefaultRank));
-  const double kv_dim = s.kv_heads * s.head_dim;
-  const double q_dim = s.heads * s.head_dim;
-  const double per_layer =
-      (s.hidden + q_dim) * 2 + (s.hidden + kv_dim) * 2 + 3 * (s.hidden + s.intermediate);
-  return rank * per_layer * s.layers;
-}
-
 // KV cache for every concurrent sequence at the context it uses: 2 (K and V) x layers x KV heads
 // x head_dim x tokens x bytes per value.
 Result<double> kv_cache_bytes(const Workload& w, const Shape& s) {
@@ -106,44 +84,6 @@ Result<double> kv_cache_bytes(const Workload& w, const Shape& s) {
   const double context = static_cast<double>(positive_or(w.context_tokens, kKvDefaultContext));
   const double sequences = static_cast<double>(positive_or(w.concurrency, 1));
   return 2.0 * s.layers * s.kv_heads * s.head_dim * context * sequences * per_value;
-}
-
-Result<MemoryBreakdown> training_memory(const Workload& w, double params) {
-  MemoryBreakdown m;
-  const std::string mode = cost::training_mode(w);
-  const Shape s = shape_of(w, params);
-  if (mode == "full") {
-    if (!w.precision.empty()) {
-      auto bpp = bytes_per_param(w.precision);  // validated, but mixed precision is assumed
-      if (!bpp) return bpp.error();
-    }
-    m.activations_gib =
-        training_activation_bytes(w, s, w.gradient_checkpointing.value_or(false)) / kGiB;
-    m.weights_gib = kTrainWeightBytes * params / kGiB;
-    m.gradients_gib = kTrainGradBytes * params / kGiB;
-    m.optimizer_gib = kTrainOptimizerBytes * params / kGiB;
-    return m;
-  }
-  if (mode != "lora" && mode != "qlora") {
-    return make_error(ErrorCode::kInvalid,
-                      "unknown llm-training mode \"" + mode + "\" (expected full, lora or qlora)");
-  }
-  m.activations_gib =
-      training_activation_bytes(w, s, w.gradient_checkpointing.value_or(true)) / kGiB;
-  const double embeddings = std::min(params, s.vocab * s.hidden * (s.tied ? 1 : 2));
-  double base = 0;
-  if (mode == "qlora") {
-    base = kQloraBaseBytes * (params - embeddings) + kTrainWeightBytes * embeddings;
-  } else {
-    auto bpp = bytes_per_param(effective_precision(w));
-    if (!bpp) return bpp.error();
-    base = *bpp * params;
-  }
-  const double adapters = adapter_params(w, s);
-  m.weights_gib = (base + kTrainWeightBytes * adapters) / kGiB;
-  m.gradients_gib = kTrainGradBytes * adapters / kGiB;
-  m.optimizer_gib = kTrainOptimizerBytes * adapters / kGiB;
-  return m;
 }
 
 }  // namespace

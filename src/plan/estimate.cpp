@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
+#include <string>
 
 namespace burst {
 namespace {
@@ -56,6 +58,30 @@ const PriceEntry* largest(const PriceTable& prices, const std::string& gpu) {
       best = &e;
   }
   return best;
+}
+
+// --gradient-checkpointing, --lora-rank and --lora-targets into `w`, refused where they do not
+// apply (the names as src/cost/training_memory.h's kLoraTargets).
+Result<bool> training_inputs(const EstimateQuery& q, Workload& w) {
+  if (q.gradient_checkpointing && w.kind != "llm-training")
+    return make_error(ErrorCode::kInvalid, "--gradient-checkpointing only applies to --mode train");
+  if (!q.lora_rank && q.lora_targets.empty()) {
+    w.gradient_checkpointing = q.gradient_checkpointing;
+    return true;
+  }
+  if (w.mode != "lora" && w.mode != "qlora")
+    return make_error(ErrorCode::kInvalid,
+                      "--lora-rank and --lora-targets only apply to --method lora or qlora");
+  static const std::string kTargets[] = {"q", "k", "v", "o", "gate", "up", "down"};
+  for (const std::string& t : q.lora_targets) {
+    if (std::find(std::begin(kTargets), std::end(kTargets), t) == std::end(kTargets))
+      return make_error(ErrorCode::kInvalid,
+                        "--lora-targets: \"" + t + "\" is not one of q, k, v, o, gate, up, down");
+  }
+  w.gradient_checkpointing = q.gradient_checkpointing;
+  w.lora_rank = q.lora_rank;
+  w.lora_targets = q.lora_targets;
+  return true;
 }
 
 }  // namespace
@@ -126,6 +152,8 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
                         "--method: \"" + q.method + "\" is not one of full, lora, qlora");
     w.mode = q.method;
   }
+  auto training = training_inputs(q, w);
+  if (!training.ok()) return training.error();
   if (!(q.params_b > 0) && q.model.empty())
     return make_error(ErrorCode::kInvalid,
                       "--params or --model is required (e.g. --params 7B, --model llama-3-8b)");

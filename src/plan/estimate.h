@@ -15,12 +15,15 @@
 namespace burst {
 
 struct EstimateQuery {
-  double params_b = 0;         // 0: from `model`
-  std::string model;           // a built-in model shape (burst/cost_model.h model_shapes())
-  std::string kv_precision;    // infer: "" (fp16) | fp16 | fp8
-  std::string mode;            // "train" | "infer" | "diffusion"
-  std::string method;          // train: "full" (default) | "lora" | "qlora"
-  std::string precision;       // "" = bf16 for train, fp16 otherwise
+  double params_b = 0;       // 0: from `model`
+  std::string model;         // a built-in model shape (burst/cost_model.h model_shapes())
+  std::string kv_precision;  // infer: "" (fp16) | fp16 | fp8
+  std::string mode;          // "train" | "infer" | "diffusion"
+  std::string method;        // train: "full" (default) | "lora" | "qlora"
+  std::optional<bool> gradient_checkpointing;  // train; default on for lora/qlora
+  std::optional<long> lora_rank;               // train lora/qlora; default 16
+  std::vector<std::string> lora_targets;       // train lora/qlora: q k v o gate up down
+  std::string precision;                       // "" = bf16 for train, fp16 otherwise
   std::optional<long> tokens;  // train: tokens to process; infer: tokens to generate in all
   std::optional<long> context_tokens;
   std::optional<long> concurrency;  // infer: sequences decoded together

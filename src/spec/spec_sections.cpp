@@ -10,6 +10,7 @@
 #include "schedule/tz.h"
 #include "spec/spec_checks.h"
 #include "spec/spec_gpu_counts.h"
+#include "spec/spec_training.h"
 
 namespace burst::spec {
 namespace {
@@ -26,36 +27,6 @@ constexpr sv kBounds[] = {"bandwidth", "compute"};
 
 constexpr sv kModes[] = {"full", "lora", "qlora"};
 
-constexpr sv kWorkloadFields[] = {"kind",
-                                  "params_b",
-                                  "precision",
-                                  "items",
-                                  "steps",
-                                  "batch",
-                                  "concurrency",
-                                  "context_tokens",
-                                  "tokens",
-                                  "mode",
-                                  "layers",
-                                  "hidden",
-                                  "heads",
-                                  "kv_heads",
-                                  "reference",
-                                  "model",
-                                  "active_params_b",
-                                  "head_dim",
-                                  "vocab",
-                                  "intermediate",
-                                  "tied_embeddings",
-                                  "kv_precision",
-                                  "engine",  // llm-inference serving engine
-                                  "gradient_checkpointing",
-                                  "lora_rank",
-                                  "architecture",  // diffusion
-                                  "resolution",
-                                  "audio_seconds",
-                                  "guidance",
-                                  "items_file"};
 constexpr sv kArchitectures[] = {"unet", "dit", "flow-tts"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
@@ -238,7 +209,7 @@ void parse_items_file(Fields& w, Workload& out) {
 }
 
 void parse_workload(Fields& top, PipelineSpec& spec) {
-  std::optional<Fields> w = section(top, "workload", kWorkloadFields);
+  std::optional<Fields> w = section(top, "workload", workload_field_names());
   if (!w) return;
   Workload& out = spec.workload;
   out.kind = w->one_of("kind", kKinds, Need::kRequired).value_or("");
@@ -272,8 +243,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.tied_embeddings = w->boolean("tied_embeddings");
   out.kv_precision = w->one_of("kv_precision", kKvPrecisions).value_or("");
   out.engine = w->one_of("engine", kEngines).value_or("");
-  out.gradient_checkpointing = w->boolean("gradient_checkpointing");
-  out.lora_rank = w->integer("lora_rank", 1, LONG_MAX);
+  parse_training_fields(*w, out);  // gradient_checkpointing, lora_rank, lora_targets
   out.architecture = w->one_of("architecture", kArchitectures).value_or("");
   out.resolution = w->integer("resolution", 8, 65536);
   out.audio_seconds = w->positive_number("audio_seconds");

@@ -87,10 +87,13 @@ TEST(E2ECli, EstimateWithoutASpecPrintsMemoryTableAndServingCost) {
                 &out, &err),
       0)
       << err;
-  EXPECT_NE(out.find("weights 13.0 GiB, gradients 26.1, optimizer 78.2, activations 9.1"),
+  EXPECT_NE(out.find("weights 13.0 GiB, gradients 26.1, optimizer 78.2, activations 9.2"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("total 126.5 GiB"), std::string::npos) << out;
+  EXPECT_NE(out.find("total 126.6 GiB"), std::string::npos) << out;
+  EXPECT_NE(out.find("training: full, gradient checkpointing off, micro-batch 1 x 2048 tokens"),
+            std::string::npos)
+      << out;
   ASSERT_EQ(
       run_burst(home, {"estimate", "--params", "7B", "--mode", "train", "--json"}, &out, &err), 0);
   // Named: a range-for over parse(out)["gpus"] iterates a temporary already destroyed (ASan).
@@ -100,6 +103,25 @@ TEST(E2ECli, EstimateWithoutASpecPrintsMemoryTableAndServingCost) {
       EXPECT_EQ(g["count"], 2) << "two 80 GB cards hold 155.8 GiB after headroom";
     }
   }
+  // The training inputs reach the model and come back resolved; one that does not apply is a
+  // usage error naming the flag.
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--model", "llama-3-8b", "--mode", "train", "--method", "lora",
+                       "--lora-rank", "64", "--lora-targets", "q,v", "--gradient-checkpointing",
+                       "off", "--json"},
+                      &out, &err),
+            0)
+      << err;
+  const nlohmann::json lora = nlohmann::json::parse(out);
+  EXPECT_EQ(lora["training"]["lora_rank"], 64);
+  EXPECT_EQ(lora["training"]["lora_targets"], nlohmann::json({"q", "v"}));
+  EXPECT_EQ(lora["training"]["gradient_checkpointing"], false);
+  EXPECT_EQ(run_burst(home, {"estimate", "--params", "7B", "--mode", "train", "--lora-rank", "8"},
+                      &out, &err),
+            2);
+  EXPECT_NE(err.find("--lora-rank and --lora-targets only apply to --method lora or qlora"),
+            std::string::npos)
+      << err;
 
   ASSERT_EQ(run_burst(home,
                       {"estimate", "--params", "8B", "--mode", "infer", "--tokens", "1M",
@@ -189,7 +211,7 @@ TEST(E2ECli, EstimateByModelNameUsesItsShape) {
                 &out, &err),
       0)
       << err;
-  EXPECT_NE(out.find("total 7.3 GiB"), std::string::npos) << out;
+  EXPECT_NE(out.find("total 9.9 GiB"), std::string::npos) << out;
   ASSERT_EQ(run_burst(home,
                       {"estimate", "--params", "7B", "--mode", "infer", "--precision", "fp16",
                        "--efficiency", "0.7", "--utilization", "0.7"},

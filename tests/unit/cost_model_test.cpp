@@ -72,15 +72,16 @@ TEST(CostMemory, SevenBillionFullFineTuneMatchesThePinnedBreakdown) {
   EXPECT_NEAR(m->weights_gib, 13.0, 0.05);
   EXPECT_NEAR(m->gradients_gib, 26.1, 0.05);
   EXPECT_NEAR(m->optimizer_gib, 78.2, 0.05);
-  // No shape given: hidden 4211 and 33 layers derived from the size; one 2048-token sequence
-  // without checkpointing, 34 bytes per token per hidden unit per layer, plus bf16 logits.
-  EXPECT_NEAR(m->activations_gib, 9.13, 0.005);
+  // No shape given: hidden 4211 and 33 layers derived from the size (8 KV heads of 128, MLP
+  // 8/3 x hidden); one 2048-token sequence without checkpointing, 8h + 4q + 4kv + 8i bytes per
+  // token per layer (34.4 x hidden), plus bf16 logits.
+  EXPECT_NEAR(m->activations_gib, 9.215, 0.005);
   EXPECT_DOUBLE_EQ(m->kv_cache_gib, 0);
-  EXPECT_NEAR(m->total_gib(), 126.48, 0.005);
+  EXPECT_NEAR(m->total_gib(), 126.56, 0.005);
 }
 
 TEST(CostMemory, SevenBillionFullFineTuneNeedsTwoEightyGigabyteCards) {
-  // One card keeps 80 x 0.98 - 0.5 = 77.9 GiB usable < 126.5 GiB; two hold 155.8.
+  // One card keeps 80 x 0.98 - 0.5 = 77.9 GiB usable < 126.6 GiB; two hold 155.8.
   auto m = memory_need(training_7b());
   ASSERT_TRUE(m.ok());
   const GpuSpec h100 = small_catalog()[0];
@@ -178,15 +179,21 @@ TEST(CostMemory, LoraAndQloraKeepOptimizerStateOnTheAdaptersOnly) {
   w.mode = "qlora";
   auto qlora = memory_need(w);
   ASSERT_TRUE(qlora.ok());
-  const double embeddings = 128256.0 * 4096 * 2;  // input and output, bf16
-  EXPECT_DOUBLE_EQ(qlora->weights_gib,
-                   (0.516 * (8.03e9 - embeddings) + 2 * embeddings + adapters * 2) / kModelGiB);
+  // NF4 decoder matrices, the embeddings and head at fp32 (PEFT's kbit preparation), one layer
+  // of the 32 dequantized to bf16 for its matrix products.
+  const double embeddings = 128256.0 * 4096 * 2, quantized = 8.03e9 - embeddings;
+  EXPECT_NEAR(qlora->weights_gib,
+              (0.516 * quantized + 4 * embeddings + 2 * quantized / 32 + adapters * 2) / kModelGiB,
+              1e-9);
   EXPECT_LT(qlora->total_gib(), lora->total_gib());
 }
 
 // torchtune's README ("Memory and training speed", github.com/pytorch/torchtune, 2024): Llama 3.1
-// 8B QLoRA on one RTX 4090, batch 2, packed sequences of 2048, peak 7.4 GiB. Within 25%.
-TEST(CostMemory, Llama3EightBQloraIsWithinAQuarterOfTorchtunesMeasurement) {
+// 8B QLoRA on one RTX 4090, batch 2, packed sequences of 2048, peak 7.4 GiB. burst prices the
+// stack that holds more (PEFT's fp32 embeddings and head, LoRA dropout, rank 16 on every
+// projection, an unchunked loss's bf16 logits): 9.9 GiB at one sequence, 11.4 at torchtune's two.
+// torchtune keeps them bf16 with rank 8, no dropout and a chunked loss.
+TEST(CostMemory, Llama3EightBQloraAgainstTorchtunesMeasurement) {
   Workload w;
   w.kind = "llm-training";
   w.mode = "qlora";
@@ -194,14 +201,15 @@ TEST(CostMemory, Llama3EightBQloraIsWithinAQuarterOfTorchtunesMeasurement) {
   w.tokens = 1'000'000;
   auto defaults = memory_need(w);  // micro-batch 1 of 2048 tokens, checkpointing on
   ASSERT_TRUE(defaults.ok()) << defaults.error().message;
-  EXPECT_NEAR(defaults->total_gib(), 7.27, 0.01);
+  EXPECT_NEAR(defaults->total_gib(), 9.91, 0.01);
   w.batch = 2;
   w.context_tokens = 2048;
   auto measured_setup = memory_need(w);
   ASSERT_TRUE(measured_setup.ok());
-  EXPECT_NEAR(measured_setup->total_gib(), 8.52, 0.01);
-  for (double gib : {defaults->total_gib(), measured_setup->total_gib()})
-    EXPECT_LT(std::fabs(gib - 7.4) / 7.4, 0.25) << gib;
+  EXPECT_NEAR(measured_setup->total_gib(), 11.44, 0.01);
+  // Above the measurement (a plan that fits burst's peak fits torchtune's), within 60%.
+  EXPECT_GT(measured_setup->total_gib(), 7.4);
+  EXPECT_LT(measured_setup->total_gib(), 7.4 * 1.6);
 }
 
 TEST(CostMemory, TrainingActivationsFromModelShape) {
@@ -212,13 +220,17 @@ TEST(CostMemory, TrainingActivationsFromModelShape) {
   w.batch = 2;
   auto m = memory_need(w);
   ASSERT_TRUE(m.ok());
-  // 34 GiB of layer activations plus the bf16 logits over a 32000-token vocabulary.
-  EXPECT_DOUBLE_EQ(m->activations_gib,
-                   (34.0 * 4096 * 2 * 4096 * 32 + 2.0 * 2 * 4096 * 32000) / kModelGiB);
+  // Per token per layer: 8h + 4q + 4kv + 8i bytes (two norm inputs, the QKV input, Q, K, V, the
+  // attention output, the MLP input and its four intermediate tensors, all bf16): with 32 heads
+  // of 128, 8 KV heads and an MLP of 8/3 x 4096, 8 x 4096 + 4 x 4096 + 4 x 1024 + 8 x 10922.67.
+  const double per_token_layer = 8.0 * 4096 + 4 * 4096 + 4 * 1024 + 8 * (8.0 / 3 * 4096);
+  EXPECT_NEAR(m->activations_gib,
+              (per_token_layer * 2 * 4096 * 32 + 2.0 * 2 * 4096 * 32000) / kModelGiB, 1e-9);
   w.gradient_checkpointing = true;
-  EXPECT_DOUBLE_EQ(
-      memory_need(w)->activations_gib,
-      (2.0 * 4096 * 2 * 4096 * 32 + 34.0 * 4096 * 2 * 4096 + 2.0 * 2 * 4096 * 32000) / kModelGiB);
+  EXPECT_NEAR(memory_need(w)->activations_gib,
+              (2.0 * 4096 * 2 * 4096 * 32 + per_token_layer * 2 * 4096 + 2.0 * 2 * 4096 * 32000) /
+                  kModelGiB,
+              1e-9);
 }
 
 TEST(CostMemory, CustomWithoutParamsNeedsNothingKnown) {
