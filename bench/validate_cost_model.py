@@ -37,7 +37,7 @@ README = os.path.join(ROOT, "bench", "README.md")
 BEGIN, END = "<!-- validation:begin -->", "<!-- validation:end -->"
 THROUGHPUT = ("decode_b1", "decode_b1_long", "decode_b1_multi", "decode_batched", "e2e_b1",
               "e2e_batched")
-MEMORY = ("memory_infer", "memory_train")
+MEMORY = ("memory_infer", "memory_train", "kv_tokens")
 LOAD = ("weight_load_warm", "weight_load_cold")
 
 
@@ -112,6 +112,10 @@ def predict(binary, row):
     cat = row["category"]
     if cat == "max_context":
         return max_context(binary, row)
+    if cat == "kv_tokens":
+        # The KV cache's capacity in tokens, as a serving engine logs it ("# GPU blocks" x block
+        # size, or "GPU KV cache size"): burst's sequences of one token that fit.
+        return gpu_row(burst(binary, args_of(row, 1)), row["gpu"])["max_concurrency"]
     out = burst(binary, args_of(row))
     if cat == "memory_infer":
         return out["memory_gib"]["weights"]

@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
            ", {";
     for (size_t i = 0; i < g.precisions.size(); ++i)
       out += (i ? ", " : "") + literal(g.precisions[i]);
-    out += "}},\n";
+    out += "}, " + optional_number(g.vram_mib) + "},\n";
   }
   out += "  };\n  return catalog;\n}\n\n}  // namespace burst\n";
   // Written through a temporary name, so an interrupted build never leaves half a file.

@@ -33,12 +33,12 @@ Result<MemoryBreakdown> memory_need(const Workload& w);
 
 // Headroom per card: a fixed reserve for the CUDA/ROCm context and runtime plus a fraction for
 // fragmentation, chosen so configurations measured to run are accepted (70B FP8 on one 80 GB
-// card, 8B F16 on a 16 GB card; docs/cost-model.md, "Headroom"). A card's memory is counted in
-// GiB: "80 GB" and "16 GB" cards hold 80 and 16 GiB.
+// card, 8B F16 on a 16 GB card; docs/cost-model.md, "Headroom"). A card's memory is what the
+// driver reports (driver_vram_gib: the catalog's vram_mib, else vram_gb read as GiB).
 inline constexpr double kVramReserveGib = 0.5;
 inline constexpr double kVramHeadroom = 0.02;
 
-// Usable GiB on one card of `gpu`: vram x (1 - kVramHeadroom) - kVramReserveGib.
+// Usable GiB on one card of `gpu`: driver_vram_gib x (1 - kVramHeadroom) - kVramReserveGib.
 double usable_gib(const GpuSpec& gpu);
 
 // Most GPUs one job is ever sized for (nodes of 8 beyond 8).
@@ -49,8 +49,10 @@ inline constexpr int kMaxGpus = 1024;
 int gpus_needed(const MemoryBreakdown& need, const GpuSpec& gpu);
 
 // KV-cache capacity: the most sequences of `w`'s context (context_tokens, default 4096) that fit
-// beside its weights on `gpus` x `gpu`, each card's usable memory as usable_gib counts it. 0 when
-// the weights alone do not fit. llm-inference only (0 for other kinds or a bad workload).
+// beside its weights on `gpus` x `gpu`, in what `w`'s serving engine leaves for the KV cache
+// (vLLM/SGLang and TensorRT-LLM reserve their documented shares and a workspace; llama.cpp and
+// the rest get usable_gib; src/cost/engine_memory.cpp). 0 when the weights alone do not fit.
+// llm-inference only (0 for other kinds or a bad workload).
 long max_concurrency(const Workload& w, const GpuSpec& gpu, int gpus);
 
 // A popular open model's shape, from its published config (sources in src/cost/model_shapes.cpp).

@@ -29,7 +29,14 @@ struct GpuSpec {
   // Number formats the tensor units run natively ("fp32", "fp16", "bf16", "fp8", "int8",
   // "int4"); empty = unknown, every precision accepted.
   std::vector<std::string> precisions;
+  // Total memory as the driver reports it (nvidia-smi's "Memory-Usage" total, MiB): what a CUDA
+  // program can be given, below the vendor's "GB" where ECC takes its share (an A10's "24 GB" is
+  // 23028 MiB, 22.5 GiB). Unset: vram_gb read as GiB (a GeForce RTX 4090's "24 GB" is 24564 MiB).
+  std::optional<double> vram_mib;
 };
+
+// What the driver reports of one card, in GiB: vram_mib / 1024, else vram_gb read as GiB.
+double driver_vram_gib(const GpuSpec& gpu);
 
 // Whether `gpu` runs `precision` natively (true when the catalog does not say).
 bool supports_precision(const GpuSpec& gpu, const std::string& precision);

@@ -24,7 +24,7 @@ constexpr sv kCatalogFields[] = {"version", "as_of", "gpus"};
 constexpr sv kGpuFields[] = {"name",         "vendor",           "segment",      "vram_gb",
                              "mem_bw_gbs",   "fp16_tflops",      "fp8_tflops",   "tdp_w",
                              "interconnect", "interconnect_gbs", "purchase_usd", "source",
-                             "memory",       "precisions"};
+                             "memory",       "precisions",       "vram_mib"};
 constexpr sv kVendors[] = {"nvidia", "amd"};
 constexpr sv kSegments[] = {"consumer", "workstation", "datacenter"};
 constexpr sv kInterconnects[] = {"nvlink", "pcie", "infinity-fabric"};
@@ -87,6 +87,7 @@ std::optional<GpuSpec> read_gpu(const yaml::Node& item, const std::string& path,
   gpu.purchase_usd = f.positive_number("purchase_usd");
   gpu.source = f.string("source", Need::kRequired).value_or("");
   gpu.memory = f.one_of("memory", kMemories).value_or("");
+  gpu.vram_mib = f.positive_number("vram_mib");
   if (auto list = f.string_list("precisions")) {
     for (const std::string& p : *list) {
       if (std::find(std::begin(kPrecisions), std::end(kPrecisions), p) == std::end(kPrecisions))

@@ -51,4 +51,8 @@ bool supports_precision(const GpuSpec& gpu, const std::string& precision) {
   return std::find(gpu.precisions.begin(), gpu.precisions.end(), precision) != gpu.precisions.end();
 }
 
+double driver_vram_gib(const GpuSpec& gpu) {
+  return gpu.vram_mib ? *gpu.vram_mib / 1024.0 : gpu.vram_gb;
+}
+
 }  // namespace burst

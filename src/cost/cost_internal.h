@@ -43,6 +43,15 @@ inline constexpr long kTrainMemoryMicroBatch = 1;
 inline constexpr double kServerMemoryUtilization = 0.9;
 inline constexpr double kServerBatchTokens = 8192;
 inline constexpr double kServerActivationBytes = 2;
+// TensorRT-LLM: KvCacheConfig.free_gpu_memory_fraction, 0.9 of the memory still free once the
+// model is loaded (nvidia.github.io/TensorRT-LLM/examples/kvcacheconfig.html).
+inline constexpr double kTrtFreeMemoryFraction = 0.9;
+
+// The activations a batching server sets aside for its batch of kServerBatchTokens (`w` shaped).
+double server_workspace_gib(const Workload& w);
+// GiB the engine of `w` (shaped) leaves for the KV cache on `gpus` x `gpu` beside `weights_gib`
+// of weights (src/cost/engine_memory.cpp); negative when the weights do not fit its share.
+double kv_budget_gib(const Workload& w, const GpuSpec& gpu, int gpus, double weights_gib);
 
 // KV cache: fp16 unless workload.kv_precision says fp8; default context 4096 tokens.
 inline constexpr long kKvDefaultContext = 4096;

@@ -364,6 +364,11 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
         t.step_s * static_cast<double>(t.steps) + t.prefill_s * static_cast<double>(t.rounds);
     return t;
   };
+  // One llama.cpp process (no items for replicas to split) spreads the model over every card it
+  // sees, by layers (its default --split-mode layer), even a model that fits one card: each card
+  // boundary is a hop per token (docs/cost-model.md, "Multi-GPU").
+  if (w.kind == "llm-inference" && w.engine == "llama.cpp" && !w.items && gpus > 1)
+    return time_for({gpus, 1, (gpus + kGpusPerNode - 1) / kGpusPerNode});
   const ParallelLayout least = parallel_layout(*mem, gpu, gpus);
   auto best = time_for(least);
   if (!best) return best;

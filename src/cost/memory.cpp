@@ -145,7 +145,7 @@ Result<MemoryBreakdown> memory_need(const Workload& spec_w) {
 }
 
 double usable_gib(const GpuSpec& gpu) {
-  return std::max(0.0, gpu.vram_gb * (1.0 - kVramHeadroom) - kVramReserveGib);
+  return std::max(0.0, driver_vram_gib(gpu) * (1.0 - kVramHeadroom) - kVramReserveGib);
 }
 
 long max_concurrency(const Workload& spec_w, const GpuSpec& gpu, int gpus) {
@@ -154,19 +154,10 @@ long max_concurrency(const Workload& spec_w, const GpuSpec& gpu, int gpus) {
   one.concurrency = 1;
   auto m = memory_need(one);
   if (!m || !(m->kv_cache_gib > 0)) return 0;
-  double free_gib = usable_gib(gpu) * gpus - m->weights_gib;
-  if (spec_w.engine == "vllm" || spec_w.engine == "sglang") {
-    // A batching server reserves a fraction of each card (vLLM's gpu_memory_utilization, 0.9 by
-    // default) and, inside it, the activations of its profiling pass over a full batch of
-    // kServerBatchTokens tokens; the KV cache gets the rest.
-    auto shaped = with_model_shape(one);
-    const Workload& sw = shaped ? *shaped : one;
-    auto total = cost::param_count(sw);
-    const cost::Shape s = cost::shape_of(sw, total ? *total : 0);
-    const double workspace = cost::kServerBatchTokens * (2 * s.intermediate + 4 * s.hidden) *
-                             cost::kServerActivationBytes / cost::kGiB;
-    free_gib = (gpu.vram_gb * cost::kServerMemoryUtilization - workspace) * gpus - m->weights_gib;
-  }
+  auto shaped = with_model_shape(one);
+  // What the engine leaves for the KV cache (src/cost/engine_memory.cpp): a batching server
+  // reserves its share and a workspace first.
+  const double free_gib = cost::kv_budget_gib(shaped ? *shaped : one, gpu, gpus, m->weights_gib);
   if (free_gib < m->kv_cache_gib) return 0;
   return static_cast<long>(std::min(1e9, std::floor(free_gib / m->kv_cache_gib)));
 }

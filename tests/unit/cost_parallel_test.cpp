@@ -87,16 +87,16 @@ TEST(CostParallel, TensorParallelCostComesFromTheInterconnect) {
 }
 
 TEST(CostParallel, LlamaCppSplitsByLayersSoDecodeRunsAtOneCardsBandwidth) {
-  // llama.cpp's default --split-mode layer: a token passes the cards in turn. 70B fp16 on 4
-  // PCIe cards reads all 140 GB at one card's bandwidth; a wider split only adds hops, so the
-  // smallest group that holds it (2 cards) and one hop of 8192 x 2 bytes.
+  // llama.cpp's default --split-mode layer: a token passes the cards in turn. One llama.cpp
+  // process spreads 70B fp16 over all 4 PCIe cards it sees, reads all 140 GB at one card's
+  // bandwidth, and pays a hop of 8192 x 2 bytes at each of the 3 boundaries.
   const GpuSpec pc = tp_card("PC", "pcie", 64);
   Workload w = tp_llm(70);
   w.engine = "llama.cpp";
   auto split = run_time(w, pc, 4, {pc}, default_calibration());
   ASSERT_TRUE(split.ok()) << split.error().message;
-  EXPECT_EQ(split->layout.group, 2);
-  EXPECT_NEAR(split->comm_s, 45e-6 + 16384 / 25.6e9, 1e-12);
+  EXPECT_EQ(split->layout.group, 4);
+  EXPECT_NEAR(split->comm_s, 3 * (45e-6 + 16384 / 25.6e9), 1e-12);
   const Calibration cal = effective_calibration(w, pc, default_calibration());
   const double weights = 70e9 * 2;
   EXPECT_GT(split->step_s, weights / (3350e9 * cal.eta_bw));
@@ -107,6 +107,29 @@ TEST(CostParallel, LlamaCppSplitsByLayersSoDecodeRunsAtOneCardsBandwidth) {
   auto tp = run_time(w, pc, 4, {pc}, default_calibration());
   ASSERT_TRUE(tp.ok());
   EXPECT_LT(tp->step_s * 2, split->step_s);
+}
+
+TEST(CostParallel, LlamaCppOnMoreCardsDecodesNoFasterAndPaysAHopPerBoundary) {
+  // Llama 3 8B fits one card; one llama.cpp process still spreads it over every card it sees, so
+  // 4 cards decode one sequence more slowly than 1 (3 hops), where vLLM's replicas run at one
+  // card's speed. With items, burst runs a copy per card and the replicas share the items.
+  const GpuSpec pc = tp_card("PC", "pcie", 64);
+  Workload w = tp_llm(8);
+  w.layers = 32;
+  w.hidden = 4096;
+  w.engine = "llama.cpp";
+  auto one = run_time(w, pc, 1, {pc}, default_calibration());
+  auto four = run_time(w, pc, 4, {pc}, default_calibration());
+  ASSERT_TRUE(one.ok() && four.ok());
+  EXPECT_EQ(four->layout.group, 4);
+  EXPECT_GT(four->step_s, one->step_s);
+  EXPECT_NEAR(four->step_s - one->step_s, four->comm_s, 1e-12);
+  EXPECT_NEAR(four->comm_s, 3 * collective_seconds(pc, 2, 2 * 4096, 1), 1e-9);
+  w.items = 8;
+  auto items = run_time(w, pc, 4, {pc}, default_calibration());
+  ASSERT_TRUE(items.ok());
+  EXPECT_EQ(items->layout.group, 1);
+  EXPECT_EQ(items->layout.replicas, 4);
 }
 
 TEST(CostParallel, ReplicasWithoutItemsNeverRunMoreSequencesThanExist) {

@@ -1,0 +1,36 @@
+// What a serving engine leaves for the KV cache on a card: each engine reserves memory before
+// sizing its cache, by its own documented rule (docs/cost-model.md, "llm-inference").
+//   vLLM (and SGLang, which sizes a static share the same way): gpu_memory_utilization x the
+//     driver's total, less the weights and the activations of its profiling batch;
+//   TensorRT-LLM: free_gpu_memory_fraction of what is free once the weights and the activation
+//     workspace are loaded (and the runtime's context is up);
+//   llama.cpp, PyTorch, none: the card's usable memory (usable_gib) less the weights.
+// Memory is counted as the driver reports it (driver_vram_gib). Pure arithmetic; no I/O.
+#include <algorithm>
+#include <string>
+
+#include "burst/cost_model.h"
+#include "cost/cost_internal.h"
+
+namespace burst::cost {
+
+double server_workspace_gib(const Workload& w) {
+  auto total = param_count(w);
+  const Shape s = shape_of(w, total ? *total : 0);
+  return kServerBatchTokens * (2 * s.intermediate + 4 * s.hidden) * kServerActivationBytes / kGiB;
+}
+
+double kv_budget_gib(const Workload& w, const GpuSpec& gpu, int gpus, double weights_gib) {
+  const double n = std::max(1, gpus);
+  const double total = driver_vram_gib(gpu);
+  if (w.engine == "vllm" || w.engine == "sglang") {
+    return (total * kServerMemoryUtilization - server_workspace_gib(w)) * n - weights_gib;
+  }
+  if (w.engine == "tensorrt-llm") {
+    const double free_gib = (total - kVramReserveGib - server_workspace_gib(w)) * n - weights_gib;
+    return kTrtFreeMemoryFraction * free_gib;
+  }
+  return usable_gib(gpu) * n - weights_gib;
+}
+
+}  // namespace burst::cost

@@ -1,0 +1,92 @@
+// Memory as the driver reports it and what each serving engine reserves before its KV cache
+// (src/cost/engine_memory.cpp; docs/cost-model.md, "llm-inference" and "Headroom").
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "burst/gpu_catalog.h"
+
+namespace burst {
+namespace {
+
+GpuSpec card48() {
+  GpuSpec g;
+  g.name = "CARD";
+  g.vendor = "nvidia";
+  g.memory = "gddr";
+  g.vram_gb = 48;
+  g.mem_bw_gbs = 1000;
+  g.fp16_tflops = 165.2;
+  g.interconnect = "pcie";
+  return g;
+}
+
+Workload llama8b(const std::string& engine) {
+  Workload w;
+  w.kind = "llm-inference";
+  w.model = "llama-3-8b";
+  w.precision = "fp16";
+  w.engine = engine;
+  w.context_tokens = 4096;
+  return w;
+}
+
+TEST(CostEngineMemory, EachEngineLeavesTheKvCacheWhatItsDocumentedDefaultsReserve) {
+  // Llama 3 8B fp16 (14.96 GiB) at 4096 tokens (0.5 GiB each) on a 48 GiB card. llama.cpp: the
+  // usable 46.54 GiB, 63 sequences. vLLM: 0.9 of the card less an 8192-token profiling batch
+  // (0.69 GiB), 55. TensorRT-LLM: 0.9 of what is free after the runtime (0.5 GiB), the
+  // activation workspace and the weights, 0.9 x 31.85 = 28.67 GiB, 57.
+  const GpuSpec g = card48();
+  EXPECT_EQ(max_concurrency(llama8b("llama.cpp"), g, 1), 63);
+  EXPECT_EQ(max_concurrency(llama8b(""), g, 1), 63);
+  EXPECT_EQ(max_concurrency(llama8b("vllm"), g, 1), 55);
+  EXPECT_EQ(max_concurrency(llama8b("tensorrt-llm"), g, 1), 57);
+  // Every engine's KV capacity is below the raw card's (48 GiB less the weights: 66 sequences).
+  for (const char* engine : {"llama.cpp", "vllm", "sglang", "tensorrt-llm"})
+    EXPECT_LT(max_concurrency(llama8b(engine), g, 1), 66) << engine;
+}
+
+TEST(CostEngineMemory, MemoryIsCountedAsTheDriverReportsIt) {
+  // A "24 GB" card with ECC on GDDR (an A10) shows 23028 MiB, 22.49 GiB: usable and KV capacity
+  // fall below the same card read as 24 GiB.
+  GpuSpec raw = card48();
+  raw.vram_gb = 24;
+  GpuSpec ecc = raw;
+  ecc.vram_mib = 23028;
+  EXPECT_NEAR(driver_vram_gib(ecc), 22.488, 1e-3);
+  EXPECT_NEAR(driver_vram_gib(raw), 24, 1e-12);
+  EXPECT_NEAR(usable_gib(ecc), 22.488 * 0.98 - 0.5, 1e-3);
+  for (const char* engine : {"llama.cpp", "vllm", "tensorrt-llm"})
+    EXPECT_LT(max_concurrency(llama8b(engine), ecc, 1), max_concurrency(llama8b(engine), raw, 1))
+        << engine;
+  // The compiled catalog carries the cited figures: an A10 and an H100 SXM as nvidia-smi shows.
+  auto catalog = load_gpu_catalog("");
+  ASSERT_TRUE(catalog.ok()) << catalog.error().message;
+  const GpuSpec* a10 = find_gpu(*catalog, "A10");
+  const GpuSpec* h100 = find_gpu(*catalog, "H100_SXM");
+  ASSERT_TRUE(a10 && h100);
+  EXPECT_NEAR(driver_vram_gib(*a10), 23028.0 / 1024, 1e-9);
+  EXPECT_NEAR(driver_vram_gib(*h100), 81559.0 / 1024, 1e-9);
+  EXPECT_LT(usable_gib(*a10), 24 * 0.98 - 0.5);
+}
+
+TEST(CostEngineMemory, CatalogReadsTheDriversTotal) {
+  const std::string yaml =
+      "version: 1\nas_of: \"2026-11-29\"\ngpus:\n  - name: X\n    vendor: nvidia\n"
+      "    segment: datacenter\n    vram_gb: 24\n    vram_mib: 23028\n    mem_bw_gbs: 600\n"
+      "    fp16_tflops: 125\n    tdp_w: 150\n    interconnect: pcie\n    interconnect_gbs: 64\n"
+      "    source: test\n";
+  auto c = parse_gpu_catalog(yaml, "gpus.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE((*c)[0].vram_mib.has_value());
+  EXPECT_EQ(*(*c)[0].vram_mib, 23028);
+  auto bad = parse_gpu_catalog(
+      yaml.substr(0, yaml.find("23028")) + "-1\n" + yaml.substr(yaml.find("23028") + 6),
+      "gpus.yaml");
+  EXPECT_FALSE(bad.ok());
+}
+
+}  // namespace
+}  // namespace burst
