@@ -48,7 +48,8 @@ constexpr sv kWorkloadFields[] = {"kind",
                                   "intermediate",
                                   "tied_embeddings",
                                   "kv_precision",
-                                  "engine",  // llm-inference serving engine
+                                  "engine",        // llm-inference serving engine
+                                  "weights_from",  // where the weights are read from
                                   "gradient_checkpointing",
                                   "lora_rank",
                                   "architecture",  // diffusion
@@ -58,6 +59,7 @@ constexpr sv kWorkloadFields[] = {"kind",
                                   "items_file"};
 constexpr sv kArchitectures[] = {"unet", "dit", "flow-tts"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
+constexpr sv kWeightsFrom[] = {"hub", "s3", "volume", "local-disk"};  // burst/weight_load.h
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {
     "providers",   "gpus",           "gpu_count", "min_vram_gb", "max_usd_per_hour", "spot",
@@ -272,6 +274,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.tied_embeddings = w->boolean("tied_embeddings");
   out.kv_precision = w->one_of("kv_precision", kKvPrecisions).value_or("");
   out.engine = w->one_of("engine", kEngines).value_or("");
+  out.weights_from = w->one_of("weights_from", kWeightsFrom).value_or("");
   out.gradient_checkpointing = w->boolean("gradient_checkpointing");
   out.lora_rank = w->integer("lora_rank", 1, LONG_MAX);
   out.architecture = w->one_of("architecture", kArchitectures).value_or("");
