@@ -133,7 +133,7 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardT
     if (c.offer.gpu_type == "H100_SXM" && c.offer.gpu_count == 1) {
       EXPECT_EQ(why_not_chosen(*p, c),
                 "H100_SXM is not in resources.gpus; costs 1.1x the chosen plan ($0.2699 vs "
-                "$0.2447), though it finishes sooner (5.4 min vs 16.7 min); the workload is "
+                "$0.2449), though it finishes sooner (5.4 min vs 16.7 min); the workload is "
                 "compute-bound and uses 3% of its 80 GiB");
     }
   }
