@@ -73,6 +73,8 @@ def args_of(row, context=None):
                 a += [flag, row[col]]
         return a
     a += ["--mode", "infer"]
+    if row["category"] in LOAD and row.get("method"):
+        a += ["--weights-from", row["method"]]  # where the weights are read from
     if row["engine"]:
         a += ["--engine", row["engine"]]
     conc = int(row["concurrency"] or 1)
@@ -122,7 +124,9 @@ def predict(binary, row):
     if cat == "memory_train":
         return out["memory_gib"]["total"]
     if cat in LOAD:
-        return out["weight_load_s"]["warm" if cat == "weight_load_warm" else "cold"]
+        # A download alone (vLLM's "Time spent downloading weights") is the read, no loader.
+        part = "read_s" if row["metric"] == "download_seconds" else "seconds"
+        return out["weight_load_s"][part]
     g = gpu_row(out, row["gpu"])
     if not g["fits"]:
         return None
@@ -456,6 +460,14 @@ def loso_predictions(binary, fit_rows):
             if q["source"] == src:
                 out[q["row"]["id"]] = predict(binary, q["row"]) * prefill_lookup(
                     rest, q) / prefill_lookup(pfull, q)
+    lpts = load_points(binary, fit_rows)
+    lfull = load_fit(lpts)
+    for src in sorted({p["source"] for p in lpts}):
+        rest = load_fit([p for p in lpts if p["source"] != src])
+        for p in lpts:
+            if p["source"] == src:
+                out[p["row"]["id"]] = predict(binary, p["row"]) * lmirror(p, rest) / lmirror(
+                    p, lfull)
     pts = diffusion_points(binary, fit_rows)
     dfull = dfit_groups(pts)
     for src in sorted({p["source"] for p in pts}):
@@ -544,6 +556,78 @@ def dlookup(fitted, p):
     return DIFFUSION_PRIOR
 
 
+# Weight load: bytes / the storage's read rate + the loader's fixed cost + its seconds per GB each
+# GPU loads (include/burst/weight_load.h, src/cost/weight_load.cpp). The network and local-disk
+# rates are cited priors; the hub and s3 rates and the loaders' costs are fitted here.
+LOAD_PRIORS = {"network": 300e6, "local-disk": 4e9}
+LOAD_FALLBACK = {"hub": 100e6, "s3": 300e6}  # a kind with no fit-set row left
+LOADER_FALLBACK = (0.0, 0.0)
+
+
+def load_points(binary, rows):
+    pts = []
+    for r in rows:
+        if r["category"] not in LOAD:
+            continue
+        out = burst(binary, args_of(r))
+        kind = {"volume": "network"}.get(r["method"] or "hub", r["method"] or "hub")
+        pts.append({"row": r, "source": r["source"], "kind": kind,
+                    "loader": "pytorch" if r["engine"] == "pytorch" else "safetensors",
+                    "bytes": out["memory_gib"]["weights"] * 2**30,
+                    "gpus": int(r["gpus"] or 1), "download": r["metric"] == "download_seconds",
+                    "meas": float(r["measured"])})
+    return pts
+
+
+def lmirror(p, fitted):
+    rates, loaders = fitted
+    read = p["bytes"] / rates[p["kind"]]
+    if p["download"]:
+        return read
+    fixed, per_gb = loaders[p["loader"]]
+    return read + fixed + per_gb * p["bytes"] / 1e9 / p["gpus"]
+
+
+def load_fit(pts):
+    """((kind -> bytes/s), (loader -> (fixed_s, s_per_gb))): the safetensors loader's two numbers
+    by least absolute log error on its rows read from a cited-prior storage; pytorch's seconds
+    per GB on its rows with safetensors' fixed cost; then each fitted kind's rate, the median of
+    bytes / (measured - the loader's share) over its rows."""
+    rates = dict(LOAD_PRIORS)
+    loaders = {}
+
+    def cost(ps, fixed, per_gb):
+        return sum(abs(math.log(lmirror(p, (rates, {p["loader"]: (fixed, per_gb)})) / p["meas"]))
+                   for p in ps)
+
+    st = [p for p in pts if p["loader"] == "safetensors" and not p["download"]
+          and p["kind"] in LOAD_PRIORS]
+    if st:
+        _, fixed, per_gb = min((cost(st, f * 0.1, c * 0.01), f * 0.1, c * 0.01)
+                               for f in range(0, 151) for c in range(0, 301))
+        loaders["safetensors"] = (fixed, per_gb)
+    else:
+        loaders["safetensors"] = LOADER_FALLBACK
+    pt = [p for p in pts if p["loader"] == "pytorch" and p["kind"] in LOAD_PRIORS]
+    fixed = loaders["safetensors"][0]
+    if pt:
+        _, per_gb = min((cost(pt, fixed, c * 0.1), c * 0.1) for c in range(0, 1001))
+        loaders["pytorch"] = (fixed, per_gb)
+    else:
+        loaders["pytorch"] = loaders["safetensors"]
+    for kind in ("hub", "s3"):
+        vals = []
+        for p in pts:
+            if p["kind"] != kind:
+                continue
+            init = 0 if p["download"] else (loaders[p["loader"]][0] + loaders[p["loader"]][1] *
+                                             p["bytes"] / 1e9 / p["gpus"])
+            if p["meas"] > init:
+                vals.append(p["bytes"] / (p["meas"] - init))
+        rates[kind] = statistics.median(vals) if vals else LOAD_FALLBACK[kind]
+    return rates, loaders
+
+
 def fit(binary, rows):
     fitted = fit_groups(decode_points(binary, rows))
     print("  // decode_fits: engine, family, eta_bw, t0_s, fit-set rows")
@@ -555,6 +639,12 @@ def fit(binary, rows):
     print("  // prefill_fits: engine, eta_compute, fit-set rows")
     for eng, (eta, n) in sorted(prefill_fit(prefill_points(binary, rows)).items()):
         print(f'      {{"{eng}", {eta:.3f}, {n}}},')
+    rates, loaders = load_fit(load_points(binary, rows))
+    print("  // weight load (src/cost/weight_load.cpp): read rates, bytes/s; loaders (fixed_s, s_per_gb)")
+    for kind, bps in sorted(rates.items()):
+        print(f"      {{\"{kind}\", {bps:.4g}}},")
+    for name, (fixed, per_gb) in sorted(loaders.items()):
+        print(f"      {{\"{name}\", {fixed:.2f}, {per_gb:.3f}}},")
     pts = diffusion_points(binary, rows)
     dfit = dfit_groups(pts)
     print("  // diffusion_fits: architecture, memory, eta_compute, t0_s, fit-set rows")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "burst/weight_load.h"
 #include "http/curl_http_client.h"
 #include "lambda/lambda_json.h"
 #include "lambda/lambda_provider.h"
@@ -69,7 +70,8 @@ std::unique_ptr<Provider> make_vast(const Config& c, Clock& clock) {
 ProviderTraits local_traits() {
   ProviderTraits t;
   t.billing = {1, 0, "second", "the local cloud costs nothing; per second"};
-  t.boot_s = 2;  // an sshd process on 127.0.0.1
+  t.boot_s = 2;                          // an sshd process on 127.0.0.1
+  t.volume_storage = kStorageLocalDisk;  // a directory on this machine (unmodelled: runs_here)
   t.runs_here = true;
   return t;
 }
@@ -89,6 +91,10 @@ ProviderTraits runpod_traits() {
   // 1 GB request makes 10 GB; priced as docs.runpod.io says (runpod_json.h).
   t.min_volume_gb = 10;
   t.volume_usd_per_gb_month = runpod::kRunpodVolumeUsdPerGbMonth;
+  // Network volumes (MooseFS; docs.runpod.io/pods/storage) read at a measured 237 MB/s
+  // (runpod_json.h); the container disk is local ("Fastest (local)", no figure): the local prior.
+  t.volume_storage = kStorageNetwork;
+  t.volume_read_bps = runpod::kRunpodVolumeReadBytesPerSecond;
   return t;
 }
 
@@ -112,6 +118,9 @@ ProviderTraits lambda_traits() {
   // File systems have no size: billed per GiB used per month (lambda_json.h).
   t.min_volume_gb = 0;
   t.volume_usd_per_gb_month = lambda::kLambdaFilesystemUsdPerGbMonth;
+  // File systems are network storage mounted at /lambda/nfs/<name> (REFERENCE.md §3.6); no read
+  // rate is published and none was found measured: the network prior (burst/weight_load.h).
+  t.volume_storage = kStorageNetwork;
   // The job's env reaches that container through docker's --env-file, one NAME=VALUE a line
   // (docs.docker.com/reference/cli/docker/container/run/#env: "the file should use the syntax
   // <variable>=value"; no quoting or continuation), so a value cannot hold a line break.
@@ -128,6 +137,10 @@ ProviderTraits vast_traits() {
   // "We currently provide local volumes only" (§4.7).
   t.cpu_pods = false;
   t.volumes_machine_local = true;
+  // The volume is the host's own disk: the local-disk kind. Offers state the host's disk read
+  // rate (`disk_bw`, MB/s; REFERENCE.md §4) but the driver does not carry it to the planner yet,
+  // so the local-disk prior applies (burst/weight_load.h).
+  t.volume_storage = kStorageLocalDisk;
   t.boot_s = 90;
   // A host's image pull can be slow (a Vast machine is someone's box on a home link): SkyPilot
   // waits 30 minutes for a Vast instance (sky/provision/vast). A start error Vast reports in

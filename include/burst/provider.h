@@ -59,6 +59,14 @@ struct ProviderTraits {
   // Its storage price in $/GB/month from the provider's docs (cited in its driver); 0: the
   // offer's own (Offer::volume_usd_per_gb_month, Vast) or unknown.
   double volume_usd_per_gb_month = 0;
+  // What the spec's volume is and how fast a pod reads weights from it (burst/weight_load.h,
+  // plan/weight_source.h): "network" (a network volume or file system) or "local-disk" (a volume
+  // on the pod's own machine), and its read rate in bytes/s where the provider's docs or a
+  // published measurement give one (cited in the registry row); 0: the kind's prior.
+  std::string volume_storage = "network";
+  double volume_read_bps = 0;
+  // The pod's own disk (a container disk, a VM's local NVMe): bytes/s; 0: the local-disk prior.
+  double local_disk_read_bps = 0;
   // Pods are processes on this machine (the local cloud): free, never modelled against the GPU
   // catalog, never split across workers, exempt from price caps, and not for remote submitters.
   bool runs_here = false;

@@ -48,13 +48,16 @@ struct Workload {
   // A built-in model shape (burst/cost_model.h model_shapes()) filling every field above and
   // below that the spec leaves unset.
   std::string model;
-  std::optional<double> active_params_b;       // mixture of experts: parameters used per token
-  std::optional<long> head_dim;                // per attention head; default hidden / heads
-  std::optional<long> vocab;                   // vocabulary size (embeddings, logits)
-  std::optional<long> intermediate;            // MLP hidden size (LoRA adapter sizes)
-  std::optional<bool> tied_embeddings;         // input and output embeddings shared
-  std::string kv_precision;                    // llm-inference KV cache: fp16 | fp8 | "" (fp16)
-  std::string engine;                          // llm-inference: llama.cpp, vllm, tensorrt-llm...
+  std::optional<double> active_params_b;  // mixture of experts: parameters used per token
+  std::optional<long> head_dim;           // per attention head; default hidden / heads
+  std::optional<long> vocab;              // vocabulary size (embeddings, logits)
+  std::optional<long> intermediate;       // MLP hidden size (LoRA adapter sizes)
+  std::optional<bool> tied_embeddings;    // input and output embeddings shared
+  std::string kv_precision;               // llm-inference KV cache: fp16 | fp8 | "" (fp16)
+  std::string engine;                     // llm-inference: llama.cpp, vllm, tensorrt-llm...
+  // Where the weights are read from at each pod's start: hub | s3 | volume | local-disk; "" =
+  // the volume where the store shows it staged, else a hub download (plan/weight_source.h).
+  std::string weights_from;
   std::optional<bool> gradient_checkpointing;  // llm-training; default on for lora/qlora
   std::optional<long> lora_rank;               // lora/qlora adapter rank; default 16
   // lora/qlora: the projections that carry adapters, of q k v o gate up down; empty = all seven.

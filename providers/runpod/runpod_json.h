@@ -36,6 +36,13 @@ Result<std::vector<Pod>> parse_pod_list(const std::string& body);
 // pods/storage/create-network-volumes.mdx; RunPod's pricing page lists $0.05 above 1 TB, which
 // burst's volumes do not reach). Filled into every parsed Volume.
 inline constexpr double kRunpodVolumeUsdPerGbMonth = 0.07;
+// Reading from a network volume: docs.runpod.io/pods/storage gives its performance only as
+// "Variable (network)" (the container disk "Fastest (local)"), so this is a published
+// measurement: `dd` of a 40.9 GB safetensors file under /workspace on a RunPod pod ran at 237 MB/s
+// (github.com/kohya-ss/musubi-tuner/issues/655, 2025-10-17; the issue does not say whether that
+// /workspace was a network volume or the pod's volume disk). A prior: a job's own timed volume
+// reads replace it (plan/load_history.h).
+inline constexpr double kRunpodVolumeReadBytesPerSecond = 237e6;
 Result<std::vector<Volume>> parse_volume_list(const std::string& body);
 Result<Volume> parse_volume(const json& j);
 

@@ -187,6 +187,8 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--kv-precision", est.kv_precision, "infer: KV cache fp16 (default) | fp8");
   est_cmd->add_option("--engine", est.engine,
                       "infer: llama.cpp | vllm | sglang | tensorrt-llm | pytorch");
+  est_cmd->add_option("--weights-from", est.weights_from,
+                      "weight load (JSON weight_load_s): hub | s3 | volume | local-disk");
   est_cmd->add_option("--gpus", est.gpus, "price exactly this many GPUs of each type");
   est_cmd->add_option("--efficiency", est.efficiency,
                       "also print the batch-1 decode table at 100% and at this share of peak");

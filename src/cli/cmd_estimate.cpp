@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "burst/weight_load.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "plan/estimate.h"
-#include "plan/load_history.h"
 #include "registry.h"
 
 namespace burst {
@@ -34,6 +34,26 @@ std::string fmt_opt(const char* f, const std::optional<double>& v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, f, *v);
   return buf;
+}
+
+// `weight_load_s`: the load of the weights by `engine`'s loader on --gpus (default 1) GPUs from a
+// network volume (warm), a hub (cold), and from --weights-from (default hub).
+nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
+                                const std::string& engine) {
+  const int gpus = a.gpus.value_or(1);
+  const std::string from = a.weights_from.empty() ? "hub" : a.weights_from;
+  const std::string kind = from == "volume" ? kStorageNetwork : from;
+  const WeightLoad chosen = weight_load(weight_bytes, storage_read_bps(kind), engine, gpus);
+  return {
+      {"warm",
+       weight_load(weight_bytes, storage_read_bps(kStorageNetwork), engine, gpus).seconds()},
+      {"cold", weight_load(weight_bytes, storage_read_bps(kStorageHub), engine, gpus).seconds()},
+      {"from", from},
+      {"read_bytes_per_s", storage_read_bps(kind)},
+      {"loader", loader_cost(engine).loader},
+      {"seconds", chosen.seconds()},
+      {"read_s", chosen.read_s},
+      {"init_s", chosen.init_s}};
 }
 
 nlohmann::json opt(const std::optional<double>& v) {
@@ -59,6 +79,9 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
     q.resolution = *r;
   }
   q.gpus = a.gpus;
+  if (!a.weights_from.empty() && !known_weight_source(a.weights_from))
+    return make_error(ErrorCode::kInvalid, "--weights-from: \"" + a.weights_from +
+                                               "\" is not one of hub, s3, volume, local-disk");
   if (a.utilization) q.utilization = *a.utilization;
   if (a.efficiency && !(*a.efficiency > 0 && *a.efficiency <= 1))
     return make_error(ErrorCode::kInvalid, "--efficiency must be in (0, 1]");
@@ -160,11 +183,10 @@ int cmd_estimate(const EstimateArgs& args) {
                             {"activations", m.activations_gib},
                             {"kv_cache", m.kv_cache_gib},
                             {"total", m.total_gib()}}},
-                          // Loading the weights at the planner's rates (plan/load_history.h
-                          // priors): from a warm volume, and downloaded on first use.
-                          {"weight_load_s",
-                           {{"warm", weight_bytes / kWarmLoadBytesPerSecond},
-                            {"cold", weight_bytes / kColdLoadBytesPerSecond}}},
+                          // Loading the weights (burst/weight_load.h, the priors): from a
+                          // network volume (warm), downloaded from a hub (cold), and from
+                          // --weights-from (default hub) with its read and loader parts.
+                          {"weight_load_s", weight_load_json(weight_bytes, args, w.engine)},
                           {"headroom", kVramHeadroom},
                           {"reserve_gib", kVramReserveGib},
                           {"utilization", q->utilization},

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "burst/weight_load.h"
 #include "plan/billing.h"
 #include "plan/calibration.h"
 
@@ -348,10 +349,9 @@ double cold_start_seconds(const ProviderTraits& provider, double weight_bytes, b
   // This machine's pods load nothing over a network: the boot prior is the whole cold start.
   if (provider.runs_here) return provider.boot_s;
   // Provisioning + image pull: the row's prior, observed ranges from the providers' docs
-  // (docs/cost-model.md).
-  double boot = provider.boot_s;
-  double load = weight_bytes / (warm_volume ? kWarmLoadBytesPerSecond : kColdLoadBytesPerSecond);
-  return boot + load;
+  // (docs/cost-model.md); the weights at the provider's storage prior, by the default loader.
+  const WeightSource src = weight_source_for("", provider, warm_volume);
+  return provider.boot_s + weight_load(weight_bytes, src.prior_bps, "", 1).seconds();
 }
 
 std::vector<Candidate> price_candidates(const PipelineSpec& spec, const std::vector<Offer>& offers,
@@ -437,18 +437,25 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
           c->cold_start_note = "cold start: " + learned.note(prior);
         }
       }
-      // Weights: the volume's rate, warm or cold, learned per provider where measured.
+      // Weights: read from where the spec or the store says (plan/weight_source.h) at that
+      // storage's rate, learned per provider where measured, plus the loader's own work.
       static const std::vector<LoadSample> kNoLoadSamples;
+      const WeightSource src = weight_source_for(w.weights_from, traits_of(o), warm);
       const LoadRate load =
-          weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples, o.provider, warm);
+          src.learns ? weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples,
+                                        o.provider, src.warm, src.prior_bps)
+                     : weight_load_rate(kNoLoadSamples, o.provider, src.warm, src.prior_bps);
+      // The GPUs of one model's group load their shares in parallel (replicas each load it all).
+      const int loaders = std::clamp(c->gpus_needed, 1, count);
+      const double load_s =
+          weight_load(weight_bytes, load.bytes_per_s, w.engine, loaders).seconds();
       if (!traits_of(o).runs_here && weight_bytes > 0)
-        c->weight_load_note = load.note(weight_bytes);
+        c->weight_load_note = load_note(src, load, weight_bytes, load_s);
       // The image's pull, from its size (plan/image_pull.h): provisioning + pull + weight load.
       const double pull = in.image && !in.boot_s ? image_pull_seconds(*in.image) : 0;
       c->cold_start_s = traits_of(o).runs_here ? traits_of(o).boot_s
-                        : boot >= 0
-                            ? boot + pull + weight_load_seconds(weight_bytes, load)
-                            : traits_of(o).boot_s + pull + weight_load_seconds(weight_bytes, load);
+                        : boot >= 0            ? boot + pull + load_s
+                                               : traits_of(o).boot_s + pull + load_s;
       c->sync_s = sync_s;
       c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, in.fixed_workers,
                              in.split_here, traits_of(o), *c);

@@ -17,12 +17,14 @@
 #include "plan/image_pull.h"
 #include "plan/load_history.h"
 #include "plan/pod_layout.h"
+#include "plan/weight_source.h"
 
 namespace burst {
 
-// Weights from a warm network volume, and downloaded on first use: plan/load_history.h (the
-// priors kWarmLoadBytesPerSecond, kColdLoadBytesPerSecond, and the measured rates); the
-// prepare step's download is priced at the same cold rate (plan/prepare.h).
+// Weights from the volume, a hub download, an object store or the local disk
+// (plan/weight_source.h: the storage's prior from the provider's registry row or
+// burst/weight_load.h, learned per provider by plan/load_history.h), plus the loader's cost; the
+// prepare step's download is priced at the hub rate (plan/prepare.h).
 
 // Bytes of the workload's weights (params_b at its precision, bf16 when unset); 0 when unknown.
 double weight_bytes_of(const Workload& w);

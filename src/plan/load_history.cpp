@@ -28,20 +28,23 @@ std::string LoadRate::note(double weight_bytes) const {
     if (runs == 0) return s + ", prior; no volume read measured yet";
     return s + ", learned from " + std::to_string(runs) +
            (runs == 1 ? " volume read" : " volume reads") + " on " + scope + " (prior " +
-           load_fmt_rate(kWarmLoadBytesPerSecond) + ")";
+           load_fmt_rate(prior_bps > 0 ? prior_bps : kWarmLoadBytesPerSecond) + ")";
   }
   s += " (cold volume: downloaded on first use)";
   if (runs == 0) return s + ", prior; no prepare step measured yet";
   return s + ", learned from " + std::to_string(runs) +
          (runs == 1 ? " prepare step" : " prepare steps") + " on " + scope + " (prior " +
-         load_fmt_rate(kColdLoadBytesPerSecond) + ")";
+         load_fmt_rate(prior_bps > 0 ? prior_bps : kColdLoadBytesPerSecond) + ")";
 }
 
 LoadRate weight_load_rate(const std::vector<LoadSample>& samples, const std::string& provider,
-                          bool warm_volume) {
+                          bool warm_volume, double prior_bps) {
   LoadRate r;
   r.warm = warm_volume;
-  const double prior = warm_volume ? kWarmLoadBytesPerSecond : kColdLoadBytesPerSecond;
+  const double prior = prior_bps > 0 ? prior_bps
+                       : warm_volume ? kWarmLoadBytesPerSecond
+                                     : kColdLoadBytesPerSecond;
+  r.prior_bps = prior;
   double s_per_byte = kLoadPriorWeight / prior;
   for (const LoadSample& s : samples)
     if (s.warm == warm_volume && s.provider == provider && s.bytes > 0 && s.seconds > 0) {

@@ -46,8 +46,9 @@ struct LoadSample {
 struct LoadRate {
   double bytes_per_s = 0;
   bool warm = false;
-  int runs = 0;       // samples behind it; 0 = the prior alone
-  std::string scope;  // the provider, when learned
+  int runs = 0;          // samples behind it; 0 = the prior alone
+  std::string scope;     // the provider, when learned
+  double prior_bps = 0;  // the prior the samples were weighed against
   // "weight load 16.1 GB at 240 MB/s (cold volume: downloaded on first use), learned from 3
   // prepare steps on runpod (prior 100 MB/s)"; with no samples "..., prior; no prepare step
   // measured yet". Warm: "weight load 16.1 GB at 1.4 GB/s (warm volume), learned from 2 volume
@@ -57,8 +58,9 @@ struct LoadRate {
 
 // The provider's warm or cold rate from the samples of that kind (the prior weighted as
 // kLoadPriorWeight samples).
+// `prior_bps` > 0 replaces the constant prior (the storage's rate, plan/weight_source.h).
 LoadRate weight_load_rate(const std::vector<LoadSample>& samples, const std::string& provider,
-                          bool warm_volume);
+                          bool warm_volume, double prior_bps = 0);
 // bytes / rate; 0 for no bytes.
 double weight_load_seconds(double weight_bytes, const LoadRate& rate);
 

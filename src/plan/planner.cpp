@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "burst/weight_load.h"
 #include "json/json_value.h"
 #include "plan/billing.h"
 
@@ -287,13 +288,15 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     }
     std::optional<PrepareChoice> prepare;
     if (spec.prepare) {
-      PrepareInput pi{c.price,
-                      std::nullopt,
-                      traits_of(c.offer).cpu_pods,
-                      in.warm_volume || volume_warm_for(&in.warm_volumes, c.offer),
-                      !spec.prepare->creates.empty(),
-                      prepare_bytes,
-                      weight_load_rate(in.load_history, c.offer.provider, false).bytes_per_s};
+      PrepareInput pi{
+          c.price,
+          std::nullopt,
+          traits_of(c.offer).cpu_pods,
+          in.warm_volume || volume_warm_for(&in.warm_volumes, c.offer),
+          !spec.prepare->creates.empty(),
+          prepare_bytes,
+          weight_load_rate(in.load_history, c.offer.provider, false, storage_read_bps(kStorageHub))
+              .bytes_per_s};
       for (const Offer& o : in.cpu_offers)
         if (o.provider == c.offer.provider && o.available &&
             (!pi.cpu || o.usd_per_hour < pi.cpu->usd_per_hour))

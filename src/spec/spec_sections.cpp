@@ -29,6 +29,7 @@ constexpr sv kModes[] = {"full", "lora", "qlora"};
 
 constexpr sv kArchitectures[] = {"unet", "dit", "flow-tts"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
+constexpr sv kWeightsFrom[] = {"hub", "s3", "volume", "local-disk"};  // burst/weight_load.h
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kResourceFields[] = {
     "providers",   "gpus",           "gpu_count", "min_vram_gb", "max_usd_per_hour", "spot",
@@ -243,6 +244,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.tied_embeddings = w->boolean("tied_embeddings");
   out.kv_precision = w->one_of("kv_precision", kKvPrecisions).value_or("");
   out.engine = w->one_of("engine", kEngines).value_or("");
+  out.weights_from = w->one_of("weights_from", kWeightsFrom).value_or("");
   parse_training_fields(*w, out);  // gradient_checkpointing, lora_rank, lora_targets
   out.architecture = w->one_of("architecture", kArchitectures).value_or("");
   out.resolution = w->integer("resolution", 8, 65536);

@@ -10,6 +10,7 @@
 
 #include "app/plan_with_history.h"
 #include "burst/store.h"
+#include "burst/weight_load.h"
 #include "fakes/runpod_plan_input.h"
 #include "fakes/temp_dir.h"
 #include "plan/load_history.h"
@@ -155,10 +156,11 @@ TEST(PlanLoadHistory, PlanAndRunLearnTheWeightLoadFromTheStore) {
   config.db_path = dir.path() + "/burst.db";
   const double boot = find_provider_traits("runpod")->boot_s;
   {
-    PlanInput empty = runpod_4090_plan_input();  // no store yet: the prior, 16 GB at 100 MB/s
+    PlanInput empty = runpod_4090_plan_input();  // no store yet: the hub prior, 16 GB at 170 MB/s
     auto plan = plan_with_history(load_reference_spec(), &empty, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
-    EXPECT_NEAR(plan->estimate.cold_start_s, boot + 160, 1e-9);
+    EXPECT_NEAR(plan->estimate.cold_start_s,
+                boot + weight_load(16e9, storage_read_bps(kStorageHub), "", 1).seconds(), 1e-9);
     EXPECT_NE(plan->weight_load.find("prior; no prepare step measured yet"), std::string::npos)
         << plan->weight_load;
   }
@@ -168,14 +170,17 @@ TEST(PlanLoadHistory, PlanAndRunLearnTheWeightLoadFromTheStore) {
     load_record_runs(**store);
   }
   // `burst plan` (any width) and `burst run` (one worker) read the same history: seconds per
-  // byte (2 / 100e6 + 2 x 80 / 16e9) / 4 = 7.5e-9, so 16 GB load in 120 s.
+  // byte (2 / 170e6 + 2 x 80 / 16e9) / 4 = 5.44e-9, so 16 GB are read in 87 s (184 MB/s), plus
+  // the loader's share (burst/weight_load.h).
+  const double learned = 4 / (2 / storage_read_bps(kStorageHub) + 2 * 80 / 16e9);
   for (int max_workers : {64, 1}) {
     PlanInput in = runpod_4090_plan_input();
     in.max_workers = max_workers;
     auto plan = plan_with_history(load_reference_spec(), &in, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
-    EXPECT_NEAR(plan->estimate.cold_start_s, boot + 120, 1e-6);
-    EXPECT_NE(plan->weight_load.find("at 133 MB/s"), std::string::npos) << plan->weight_load;
+    EXPECT_NEAR(plan->estimate.cold_start_s, boot + weight_load(16e9, learned, "", 1).seconds(),
+                1e-6);
+    EXPECT_NE(plan->weight_load.find("at 184 MB/s"), std::string::npos) << plan->weight_load;
     EXPECT_NE(plan->weight_load.find("learned from 2 prepare steps on runpod"), std::string::npos)
         << plan->weight_load;
   }
@@ -196,11 +201,12 @@ TEST(PlanLoadHistory, AWarmPlanLearnsTheReadRateFromEarlierVolumeReads) {
     j.created_ms = 1'000'000;
     j.finished_ms = 1'200'000;
     ASSERT_TRUE((*store)->create_job(j).ok());
-    // 256 MiB in 1 s: with the 1 GB/s prior weighted 2, (3 / (2 / 1e9 + 1 / 268435456)) B/s.
+    // 256 MiB in 1 s: with RunPod's volume prior (237 MB/s, its registry row) weighted 2,
+    // (3 / (2 / 237e6 + 1 / 268435456)) B/s.
     ASSERT_TRUE(
         (*store)->add_transfer({"warm1", kVolumeReadDirection, 1, 268'435'456, 1'000}).ok());
   }
-  const double rate = 3 / (2 / 1e9 + 1 / 268'435'456.0);
+  const double rate = 3 / (2 / 237e6 + 1 / 268'435'456.0);
   const double boot = find_provider_traits("runpod")->boot_s;
   for (int max_workers : {64, 1}) {  // `burst plan`, `burst run`
     PlanInput in = runpod_4090_plan_input();
@@ -208,9 +214,9 @@ TEST(PlanLoadHistory, AWarmPlanLearnsTheReadRateFromEarlierVolumeReads) {
     in.warm_volume = true;
     auto plan = plan_with_history(load_reference_spec(), &in, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
-    EXPECT_NEAR(plan->estimate.cold_start_s, boot + 16e9 / rate, 1e-6);
+    EXPECT_NEAR(plan->estimate.cold_start_s, boot + weight_load(16e9, rate, "", 1).seconds(), 1e-6);
     EXPECT_NE(plan->weight_load.find("(warm volume), learned from 1 volume read on runpod (prior "
-                                     "1.0 GB/s)"),
+                                     "237 MB/s)"),
               std::string::npos)
         << plan->weight_load;
   }

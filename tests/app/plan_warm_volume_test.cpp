@@ -8,6 +8,7 @@
 
 #include "app/plan_with_history.h"
 #include "burst/store.h"
+#include "burst/weight_load.h"
 #include "fakes/runpod_plan_input.h"
 #include "fakes/temp_dir.h"
 
@@ -20,7 +21,7 @@ PipelineSpec warm_spec() {
   s.run = "python serve.py";
   s.volume.name = "cache";
   s.workload.kind = "custom";
-  s.workload.params_b = 8;  // 16 GB of fp16 weights: 160 s cold (100 MB/s), 16 s warm (1 GB/s)
+  s.workload.params_b = 8;  // 16 GB of fp16 weights: from the hub cold, RunPod's volume warm
   s.workload.precision = "fp16";
   s.workload.reference = WorkloadReference{"RTX_4090", 600, ""};
   return s;
@@ -52,6 +53,13 @@ void record_volume(Store& store, const std::string& provider, const std::string&
   ASSERT_TRUE(store.put_volume(v).ok());
 }
 
+// The weight load of warm_spec() from the hub (cold) and from RunPod's network volume (warm), by
+// the default loader (burst/weight_load.h, plan/weight_source.h).
+double hub_load() { return weight_load(16e9, storage_read_bps(kStorageHub), "", 1).seconds(); }
+double runpod_volume_load() {
+  return weight_load(16e9, find_provider_traits("runpod")->volume_read_bps, "", 1).seconds();
+}
+
 // The plan's cold start on RunPod's RTX 4090 in `region`.
 double cold_start(const Config& config, const std::string& region, bool* warm) {
   PlanInput in = runpod_4090_plan_input();
@@ -74,7 +82,7 @@ TEST(PlanWarmVolume, ALocalRunLeavesEveryCloudPlanUnchanged) {
   }
   bool warm = true;
   const double before = cold_start(config, "EU-RO-1", &warm);
-  EXPECT_NEAR(before, boot + 160, 1e-6);
+  EXPECT_NEAR(before, boot + hub_load(), 1e-6);
   EXPECT_FALSE(warm);
   {
     auto store = open_store("", config.db_path);
@@ -103,11 +111,11 @@ TEST(PlanWarmVolume, WarmthIsPerProviderRegionAndVolume) {
     record_success(**store, "la1", "lambda", 2'000'000);
   }
   bool warm = false;
-  EXPECT_NEAR(cold_start(config, "EU-RO-1", &warm), boot + 16, 1e-6);
+  EXPECT_NEAR(cold_start(config, "EU-RO-1", &warm), boot + runpod_volume_load(), 1e-6);
   EXPECT_TRUE(warm);
-  EXPECT_NEAR(cold_start(config, "US-TX-3", &warm), boot + 160, 1e-6);
+  EXPECT_NEAR(cold_start(config, "US-TX-3", &warm), boot + hub_load(), 1e-6);
   EXPECT_FALSE(warm);
-  EXPECT_NEAR(cold_start(config, "us-east-1", &warm), boot + 160, 1e-6);
+  EXPECT_NEAR(cold_start(config, "us-east-1", &warm), boot + hub_load(), 1e-6);
   EXPECT_FALSE(warm);
 }
 

@@ -193,6 +193,38 @@ TEST(E2ECli, PlanTakesOffersFromAFileAndShowsTheCurve) {
 // calibrated run time and says so, as `burst run` does.
 // The issue 18 acceptance commands: a model by name, its KV cache from its 8 KV heads, QLoRA
 // memory near torchtune's measured 7.4 GiB, the decode table and rent vs buy.
+TEST(E2ECli, EstimateWeightsFromMovesTheWeightLoadAndRefusesAnUnknownSource) {
+  // docs/cost-model.md "Weight load": the local disk beats a network volume, which beats the
+  // hub; torch.load (engine pytorch) is slower than a safetensors loader from the same disk.
+  BurstHome home;
+  auto load = [&](std::vector<std::string> extra) {
+    std::string out, err;
+    std::vector<std::string> args = {"estimate",   "--json", "--model",
+                                     "llama-3-8b", "--mode", "infer"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
+    return nlohmann::json::parse(out)["weight_load_s"];
+  };
+  const auto hub = load({});
+  EXPECT_EQ(hub["from"], "hub");
+  EXPECT_NEAR(hub["seconds"].get<double>(), hub["cold"].get<double>(), 1e-9);
+  const double volume = load({"--weights-from", "volume"})["seconds"].get<double>();
+  const double local = load({"--weights-from", "local-disk"})["seconds"].get<double>();
+  EXPECT_LT(local, volume);
+  EXPECT_LT(volume, hub["seconds"].get<double>());
+  EXPECT_GT(load({"--weights-from", "local-disk", "--engine", "pytorch"})["seconds"].get<double>(),
+            local);
+  std::string out, err;
+  EXPECT_EQ(
+      run_burst(home,
+                {"estimate", "--model", "llama-3-8b", "--mode", "infer", "--weights-from", "nfs"},
+                &out, &err),
+      2);
+  EXPECT_NE(err.find("--weights-from: \"nfs\" is not one of hub, s3, volume, local-disk"),
+            std::string::npos)
+      << err;
+}
+
 TEST(E2ECli, EstimateByModelNameUsesItsShape) {
   BurstHome home;
   std::string out, err;

@@ -536,7 +536,7 @@ TEST_F(JobRunnerTest, AWarmSkipTimesAVolumeReadThatTheNextPlanLearnsFrom) {
   auto plan = make_plan(next, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   EXPECT_NE(plan->weight_load.find("(warm volume), learned from 1 volume read on " +
-                                   provider_.name() + " (prior 1.0 GB/s)"),
+                                   provider_.name() + " (prior 300 MB/s)"),
             std::string::npos)
       << plan->weight_load;
 }

@@ -3,6 +3,9 @@
 // skip, a provider without CPU pods runs it on the GPU pod, and the plan says which and why.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "burst/weight_load.h"
 #include "plan/plan_summary.h"
 #include "plan/planner.h"
 #include "plan/prepare.h"
@@ -113,8 +116,10 @@ TEST(Prepare, ThePlanCountsTheStepWhereItRunsAndPrintsTheDecision) {
   ASSERT_TRUE(cold.ok()) << cold.error().message;
   ASSERT_TRUE(cold->prepare.has_value());
   EXPECT_EQ(cold->prepare->where, PrepareWhere::kCpuPod);
-  EXPECT_NEAR(cold->estimate.prepare_usd, 240 / 3600.0 * 0.06, 1e-9);
-  EXPECT_DOUBLE_EQ(cold->estimate.prepare_s, 240);
+  // The CPU pod's 90 s boot + 10 s + 14 GB downloaded at the hub rate (burst/weight_load.h).
+  const double step_s = 90 + 10 + 14e9 / storage_read_bps(kStorageHub);
+  EXPECT_NEAR(cold->estimate.prepare_usd, std::ceil(step_s) / 3600.0 * 0.06, 1e-9);  // billed /s
+  EXPECT_DOUBLE_EQ(cold->estimate.prepare_s, step_s);
   spec.prepare.reset();
   auto without = make_plan(spec, in);
   ASSERT_TRUE(without.ok());
@@ -125,7 +130,7 @@ TEST(Prepare, ThePlanCountsTheStepWhereItRunsAndPrintsTheDecision) {
   const auto lines = plan_summary_lines(spec, *cold);
   ASSERT_GE(lines.size(), 4u);
   EXPECT_EQ(lines[2], "  volume:  " + spec.volume.name + " (50 GB), cold");
-  EXPECT_EQ(lines[3].rfind("  prepare: cpu-pod (other CPU pod at $0.06/h), est 240 s, $0.0040; "
+  EXPECT_EQ(lines[3].rfind("  prepare: cpu-pod (other CPU pod at $0.06/h), est 182 s, $0.0030; "
                            "cold volume; on a CPU pod",
                            0),
             0u)

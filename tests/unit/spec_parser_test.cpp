@@ -605,6 +605,22 @@ TEST(SpecParser, ReadsModelShapeAndMemoryFields) {
                    "\"int3\""}));
 }
 
+TEST(SpecErrors, WeightsFromValues) {
+  // Where the weights come from (docs/pipeline-spec.md): one of four; anything else is refused
+  // at its file, line and column.
+  EXPECT_EQ(errors_of("name: x\nrun: echo hi\nworkload:\n  kind: llm-inference\n"
+                      "  params_b: 8\n  weights_from: nfs\n"),
+            (Lines{"p.yaml:6:17: workload.weights_from: must be one of hub, s3, volume, "
+                   "local-disk; got \"nfs\""}));
+  std::vector<SpecError> errors;
+  Result<PipelineSpec> spec = parse_spec(
+      "name: x\nrun: echo hi\nworkload:\n  kind: llm-inference\n  params_b: 8\n"
+      "  weights_from: local-disk\n",
+      "p.yaml", &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+  EXPECT_EQ(spec->workload.weights_from, "local-disk");
+}
+
 TEST(SpecErrors, TrainingModeValues) {
   EXPECT_EQ(errors_of("name: x\nrun: echo hi\nworkload: {kind: llm-training, mode: dora}\n"),
             (Lines{"p.yaml:3:38: workload.mode: must be one of full, lora, qlora; got \"dora\""}));

@@ -1,0 +1,59 @@
+// Weight load from the storage the weights are read from and the loader that reads them
+// (docs/cost-model.md, "Weight load"). Pure arithmetic over priors and fits; no I/O, no provider
+// names: a provider's own storage facts are its registry row's (ProviderTraits::volume_storage,
+// volume_read_bps, local_disk_read_bps), which plan/weight_source.h resolves to one of the kinds
+// below.
+//
+//   load_s = bytes / read rate of the storage
+//          + the loader's fixed cost + its seconds per GB x bytes / GPUs loading in parallel
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace burst {
+
+// Where the weights come from, as `workload.weights_from` and `burst estimate --weights-from`
+// name it: a model hub download (hub), an object store in the region (s3), the provider's
+// persistent volume (volume: a network volume, or a local one where the provider's volumes are),
+// the pod's own local disk (local-disk: a container disk or local NVMe, weights in the image or
+// staged there).
+inline constexpr const char* kWeightSources[] = {"hub", "s3", "volume", "local-disk"};
+bool known_weight_source(std::string_view source);
+
+// The storage kinds a read rate belongs to: the sources above, with `volume` resolved to what the
+// provider's volume is.
+inline constexpr const char* kStorageHub = "hub";
+inline constexpr const char* kStorageS3 = "s3";
+inline constexpr const char* kStorageNetwork = "network";
+inline constexpr const char* kStorageLocalDisk = "local-disk";
+
+// The read rate of a storage kind, bytes/s, when no provider or measurement says otherwise:
+// hub and s3 fitted on the fit set's rows of that source; network and local-disk cited priors.
+// 0 for an unknown kind.
+double storage_read_bps(std::string_view kind);
+// Where that rate comes from, one line (for notes and docs).
+const char* storage_read_basis(std::string_view kind);
+
+// A loader's cost beyond reading the bytes: deserialising, copying to the GPUs, initialising the
+// modules. `engine` as workload.engine names it: "pytorch" is torch.load of a pickled checkpoint
+// into a module built first (Meta's original Llama example); every other engine and none read
+// safetensors (vLLM, SGLang, TensorRT-LLM, llama.cpp's mmap, a plain safetensors load).
+struct LoaderCost {
+  const char* loader;  // "pytorch" | "safetensors"
+  double fixed_s;      // per load
+  double s_per_gb;     // per GB (1e9 bytes) each GPU loads
+  int rows;            // fit-set rows behind it
+};
+LoaderCost loader_cost(const std::string& engine);
+
+struct WeightLoad {
+  double read_s = 0;  // bytes / read rate
+  double init_s = 0;  // the loader's own work
+  double seconds() const { return read_s + init_s; }
+};
+// The load of `weight_bytes` at `read_bps` by `engine`'s loader on `gpus` GPUs (each loads its
+// share in parallel; the storage is read once in all). Zero bytes or rate: nothing.
+WeightLoad weight_load(double weight_bytes, double read_bps, const std::string& engine, int gpus);
+
+}  // namespace burst

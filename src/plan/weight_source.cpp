@@ -1,0 +1,45 @@
+// Resolving workload.weights_from against a provider's registry row (plan/weight_source.h).
+#include "plan/weight_source.h"
+
+#include <cstdio>
+
+#include "burst/weight_load.h"
+
+namespace burst {
+
+WeightSource weight_source_for(const std::string& weights_from, const ProviderTraits& provider,
+                               bool warm_volume) {
+  WeightSource s;
+  s.from = known_weight_source(weights_from) ? weights_from : (warm_volume ? "volume" : "hub");
+  if (s.from == "volume") {
+    s.kind = provider.volume_storage.empty() ? kStorageNetwork : provider.volume_storage;
+    s.prior_bps =
+        provider.volume_read_bps > 0 ? provider.volume_read_bps : storage_read_bps(s.kind);
+    s.learns = s.warm = true;
+  } else if (s.from == "local-disk") {
+    s.kind = kStorageLocalDisk;
+    s.prior_bps =
+        provider.local_disk_read_bps > 0 ? provider.local_disk_read_bps : storage_read_bps(s.kind);
+  } else {
+    s.kind = s.from;  // hub, s3
+    s.prior_bps = storage_read_bps(s.kind);
+    s.learns = s.from == "hub";
+  }
+  return s;
+}
+
+std::string load_note(const WeightSource& src, const LoadRate& rate, double weight_bytes,
+                      double seconds) {
+  std::string s = rate.note(weight_bytes);
+  char buf[160];
+  if (src.from == "s3" || src.from == "local-disk") {
+    std::snprintf(buf, sizeof buf, "weight load %.1f GB from %s at %.0f MB/s (prior)",
+                  weight_bytes / 1e9, src.from == "s3" ? "an object store (s3)" : "the local disk",
+                  rate.bytes_per_s / 1e6);
+    s = buf;
+  }
+  std::snprintf(buf, sizeof buf, ", %.0f s with the loader", seconds);
+  return s + buf;
+}
+
+}  // namespace burst

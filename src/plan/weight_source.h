@@ -1,0 +1,38 @@
+// Where a pod reads the workload's weights from, and at what prior rate (docs/cost-model.md,
+// "Weight load"): `workload.weights_from` when the spec states it, else the volume when the store
+// shows it staged on that provider and region (app/plan_with_history.cpp), else a hub download.
+// The provider's own storage facts come from its registry row (ProviderTraits::volume_storage,
+// volume_read_bps, local_disk_read_bps); the kinds' priors and the loader's cost from
+// burst/weight_load.h. Pure; the planner learns each provider's rates on top (plan/load_history.h).
+#pragma once
+
+#include <string>
+
+#include "burst/provider.h"
+#include "plan/load_history.h"
+
+namespace burst {
+
+struct WeightSource {
+  std::string from;      // hub | s3 | volume | local-disk (as the spec names it)
+  std::string kind;      // storage kind: hub | s3 | network | local-disk
+  double prior_bps = 0;  // read rate before this machine's measurements
+  // Which of this machine's samples teach the rate: prepare-step downloads (hub), timed volume
+  // reads (volume); none for s3 and local-disk.
+  bool learns = false;
+  bool warm = false;  // the samples to learn from are volume reads
+};
+
+// `weights_from` "" (unset), hub, s3, volume or local-disk; an unknown value is treated as unset
+// (the spec parser refuses it first).
+WeightSource weight_source_for(const std::string& weights_from, const ProviderTraits& provider,
+                               bool warm_volume);
+
+// The plan's weight-load line for one offer: the rate's note (plan/load_history.h), or where the
+// weights come from when that is an object store or the local disk, and the load's seconds with
+// the loader's own work (burst/weight_load.h), e.g. "weight load 16.0 GB from the local disk at
+// 4000 MB/s (prior), 12 s with the loader".
+std::string load_note(const WeightSource& src, const LoadRate& rate, double weight_bytes,
+                      double seconds);
+
+}  // namespace burst

@@ -1,0 +1,123 @@
+// Weight load from the storage and the loader (burst/weight_load.h, plan/weight_source.h,
+// docs/cost-model.md "Weight load"): each input moves the load in the documented direction, a
+// provider's registry row supplies its volume's storage, and the plan prices what the spec names.
+#include "burst/weight_load.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fakes/runpod_plan_input.h"
+#include "plan/planner.h"
+#include "plan/weight_source.h"
+#include "registry.h"
+
+namespace burst {
+namespace {
+
+constexpr double kWlBytes = 16e9;  // Llama 3 8B in bf16
+
+double wl_seconds(const std::string& kind, const std::string& engine = "", int gpus = 1) {
+  return weight_load(kWlBytes, storage_read_bps(kind), engine, gpus).seconds();
+}
+
+TEST(WeightLoad, EachStorageMovesTheLoadInTheDocumentedDirection) {
+  // Local NVMe beats a network volume, which beats a download from the hub.
+  EXPECT_LT(wl_seconds(kStorageLocalDisk), wl_seconds(kStorageNetwork));
+  EXPECT_LT(wl_seconds(kStorageNetwork), wl_seconds(kStorageHub));
+  // An in-region object store beats the hub and loses to the local disk.
+  EXPECT_LT(wl_seconds(kStorageS3), wl_seconds(kStorageHub));
+  EXPECT_GT(wl_seconds(kStorageS3), wl_seconds(kStorageLocalDisk));
+  EXPECT_EQ(storage_read_bps("tape"), 0);
+}
+
+TEST(WeightLoad, TheLoaderAndItsGpusMoveTheLoaderShareOnly) {
+  const WeightLoad vllm = weight_load(kWlBytes, 4e9, "vllm", 1);
+  const WeightLoad torch = weight_load(kWlBytes, 4e9, "pytorch", 1);
+  EXPECT_DOUBLE_EQ(vllm.read_s, 4.0);
+  EXPECT_DOUBLE_EQ(torch.read_s, 4.0);
+  // torch.load of a pickle into a module built first costs more per GB than safetensors.
+  EXPECT_GT(torch.init_s, vllm.init_s);
+  EXPECT_STREQ(loader_cost("pytorch").loader, "pytorch");
+  EXPECT_STREQ(loader_cost("").loader, "safetensors");
+  EXPECT_STREQ(loader_cost("sglang").loader, "safetensors");
+  // Eight GPUs load their shares in parallel: less loader time, the same bytes to read.
+  const WeightLoad eight = weight_load(kWlBytes, 4e9, "vllm", 8);
+  EXPECT_LT(eight.init_s, vllm.init_s);
+  EXPECT_DOUBLE_EQ(eight.read_s, vllm.read_s);
+  EXPECT_NEAR(eight.init_s, loader_cost("vllm").fixed_s + loader_cost("vllm").s_per_gb * 2, 1e-9);
+  // More bytes, more time; none, nothing.
+  EXPECT_GT(weight_load(2 * kWlBytes, 4e9, "", 1).seconds(), vllm.seconds());
+  EXPECT_EQ(weight_load(0, 4e9, "", 1).seconds(), 0);
+}
+
+TEST(WeightLoad, TheVolumeIsWhatTheProvidersRowSaysItIs) {
+  const ProviderTraits& runpod = *find_provider_traits("runpod");
+  const ProviderTraits& vast = *find_provider_traits("vast");
+  const ProviderTraits& lambda = *find_provider_traits("lambda");
+  // RunPod's network volume at its measured rate; Lambda's file system at the network prior;
+  // Vast's volume is the host's own disk.
+  const WeightSource rp = weight_source_for("volume", runpod, false);
+  EXPECT_EQ(rp.kind, kStorageNetwork);
+  EXPECT_DOUBLE_EQ(rp.prior_bps, 237e6);
+  EXPECT_TRUE(rp.learns && rp.warm);
+  EXPECT_DOUBLE_EQ(weight_source_for("volume", lambda, false).prior_bps,
+                   storage_read_bps(kStorageNetwork));
+  const WeightSource va = weight_source_for("volume", vast, false);
+  EXPECT_EQ(va.kind, kStorageLocalDisk);
+  EXPECT_DOUBLE_EQ(va.prior_bps, storage_read_bps(kStorageLocalDisk));
+  // Unset: the volume when the store shows it warm there, else a hub download.
+  EXPECT_EQ(weight_source_for("", runpod, true).from, "volume");
+  const WeightSource cold = weight_source_for("", runpod, false);
+  EXPECT_EQ(cold.from, "hub");
+  EXPECT_TRUE(cold.learns && !cold.warm);
+  // The container disk and an object store learn nothing from volume reads or downloads.
+  EXPECT_FALSE(weight_source_for("local-disk", runpod, true).learns);
+  EXPECT_FALSE(weight_source_for("s3", runpod, true).learns);
+}
+
+PipelineSpec wl_spec(const std::string& weights_from, const std::string& engine = "") {
+  PipelineSpec s;
+  s.name = "serve";
+  s.run = "python serve.py";
+  s.workload.kind = "custom";
+  s.workload.params_b = 8;  // 16 GB of bf16 weights
+  s.workload.reference = WorkloadReference{"RTX_4090", 600, ""};
+  s.workload.weights_from = weights_from;
+  s.workload.engine = engine;
+  return s;
+}
+
+double wl_cold_start(const PipelineSpec& spec, std::string* note = nullptr) {
+  PlanInput in = runpod_4090_plan_input();
+  auto plan = make_plan(spec, in);
+  EXPECT_TRUE(plan.ok()) << plan.error().message;
+  if (!plan.ok()) return -1;
+  if (note) *note = plan->weight_load;
+  return plan->estimate.cold_start_s;
+}
+
+TEST(PlanWeightSource, TheSpecsWeightsFromMovesTheColdStartAsDocumented) {
+  const double boot = find_provider_traits("runpod")->boot_s;
+  std::string note;
+  const double hub = wl_cold_start(wl_spec(""), &note);
+  EXPECT_NEAR(hub, boot + weight_load(16e9, storage_read_bps(kStorageHub), "", 1).seconds(), 1e-6);
+  EXPECT_NE(note.find("downloaded on first use"), std::string::npos) << note;
+  EXPECT_DOUBLE_EQ(wl_cold_start(wl_spec("hub")), hub);
+  const double volume = wl_cold_start(wl_spec("volume"), &note);
+  EXPECT_NEAR(volume, boot + weight_load(16e9, 237e6, "", 1).seconds(), 1e-6);
+  EXPECT_NE(note.find("237 MB/s (warm volume)"), std::string::npos) << note;
+  const double local = wl_cold_start(wl_spec("local-disk"), &note);
+  EXPECT_EQ(note,
+            "weight load 16.0 GB from the local disk at 4000 MB/s (prior), 12 s with the loader");
+  const double s3 = wl_cold_start(wl_spec("s3"));
+  EXPECT_LT(local, volume);
+  EXPECT_LT(volume, hub);
+  EXPECT_LT(s3, hub);
+  // Meta's original loader (engine pytorch) takes longer than vLLM's from the same disk.
+  EXPECT_GT(wl_cold_start(wl_spec("local-disk", "pytorch")),
+            wl_cold_start(wl_spec("local-disk", "vllm")));
+}
+
+}  // namespace
+}  // namespace burst
