@@ -136,7 +136,7 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardT
     if (c.offer.gpu_type == "H100_SXM" && c.offer.gpu_count == 1) {
       EXPECT_EQ(why_not_chosen(*p, c),
                 "H100_SXM is not in resources.gpus; costs 1.0x the chosen plan ($0.2450 vs "
-                "$0.2410), though it finishes sooner (4.9 min vs 16.4 min); the workload is "
+                "$0.2413), though it finishes sooner (4.9 min vs 16.4 min); the workload is "
                 "compute-bound and uses 3% of its 80 GiB");
     }
   }
