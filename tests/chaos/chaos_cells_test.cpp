@@ -621,13 +621,19 @@ TEST_P(Chaos, Recovers) {
     for (const auto& [item, n] : seen) EXPECT_EQ(n, 1) << item;
     rec.r.note += " (w1 retried)";
   }
-  // A killed `burst run` is failed by reap; a restarted burstd fails the job, or reattaches to a
-  // run still going on its pod (docs/daemon.md) and lets it finish.
+  // A killed `burst run` is failed by reap. A restarted burstd takes its job over
+  // (docs/daemon.md, "Takeover"): it reattaches to a run still going on its pod, or to a pull,
+  // and lets it finish; it runs again from its plan a job whose step never started; after the
+  // step and the pull it fails it.
   if (c.fault == "kill-run") {
     EXPECT_EQ(rec.r.job_state, "failed") << "killed mid-job: " << job.dump();
   } else if (c.fault == "kill-burstd" && rec.r.job_state == "succeeded") {
-    EXPECT_EQ(c.point, "mid-run") << "only a run can be reattached: " << job.dump();
-    rec.r.note += " (reattached)";
+    const bool before_run = c.point == "after-create" || c.point == "wait-ssh" ||
+                            c.point == "mid-sync" || c.point == "mid-setup";
+    EXPECT_TRUE(before_run || c.point == "mid-run" || c.point == "mid-pull")
+        << "only a run or a pull can be reattached, and only a job before its step run again: "
+        << job.dump();
+    rec.r.note += before_run ? " (run again)" : " (reattached)";
   }
   // A kill before the delete leaves the pod for the recovery: the cell really tested something.
   // (A local hand-off's upload comes after the GPU delete: nothing is left then.)
