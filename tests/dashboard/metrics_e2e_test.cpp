@@ -2,9 +2,9 @@
 // then the exposition parses with a strict text-format parser and its figures match the store:
 // jobs by state, pods alive, spend by provider and pipeline, the phase histograms' counts, the
 // budget left. The parser itself refuses malformed expositions (it could otherwise pass anything).
-#include <cmath>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -89,10 +89,9 @@ TEST(E2EMetrics, FiveJobsOnTheLocalCloudAndTheCountersMatchTheStore) {
   wait_until(30, [&] {
     m = unix_http(d.socket(), "GET", "/metrics");
     PromParse now = parse_prom_text(m.body);
-    return now.error.empty() &&
-           std::abs(now.value("burst_budget_remaining_usd",
-                              {{"cap", "burstd budget.usd_per_month"}}) -
-                    (100 - now.sum("burst_spend_usd_total"))) < 1e-6;
+    return now.error.empty() && std::abs(now.value("burst_budget_remaining_usd",
+                                                   {{"cap", "burstd budget.usd_per_month"}}) -
+                                         (100 - now.sum("burst_spend_usd_total"))) < 1e-6;
   });
   ASSERT_EQ(m.status, 200) << m.body;
   EXPECT_EQ(m.headers["Content-Type"].rfind("text/plain; version=0.0.4", 0), 0u);
