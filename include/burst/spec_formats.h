@@ -24,6 +24,8 @@ struct SpecLoadOptions {
   // What resources.providers may name, in the order messages list them: the registry's names
   // (providers/registry.h, provider_names()), handed in so the spec knows no provider itself.
   std::vector<std::string> providers;
+  // --max-runtime: replaces budget.max_runtime (and any default the reader would give it).
+  std::optional<double> max_runtime_seconds;
 };
 
 // What the reader found besides the spec.

@@ -17,8 +17,11 @@
 namespace burst {
 namespace {
 
-// --format and --env, on every command that reads a spec file.
+// --format, --env and --max-runtime, on every command that reads a spec file.
 void add_spec_flags(CLI::App* cmd, SpecFlags& flags) {
+  cmd->add_option("--max-runtime", flags.max_runtime,
+                  "DURATION (30m, 2h, 1h30m): the run step's wall-clock limit; replaces "
+                  "budget.max_runtime and any default");
   cmd->add_option("--format", flags.format,
                   "burst | skypilot (default: recognised by the file's keys)");
   cmd->add_option("--env", flags.env,

@@ -11,7 +11,7 @@ namespace burst {
 
 int cmd_convert(const ConvertArgs& args) {
   auto options = spec_options_from_flags(args.spec_flags.format, args.spec_flags.env,
-                                         /*for_run=*/false);
+                                         /*for_run=*/false, args.spec_flags.max_runtime);
   if (!options.ok()) return fail(kExitUsage, options.error().message);
   SpecReadInfo info;
   auto spec = load_spec_or_print(args.spec, *options, &info);

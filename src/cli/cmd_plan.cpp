@@ -124,8 +124,8 @@ void print_curve(const Plan& plan) {
 }  // namespace
 
 int cmd_plan(const PlanArgs& args) {
-  auto spec_options =
-      spec_options_from_flags(args.spec_flags.format, args.spec_flags.env, /*for_run=*/false);
+  auto spec_options = spec_options_from_flags(args.spec_flags.format, args.spec_flags.env,
+                                              /*for_run=*/false, args.spec_flags.max_runtime);
   if (!spec_options.ok()) return fail(kExitUsage, spec_options.error().message);
   auto spec = load_spec_or_print(args.spec, *spec_options);
   if (!spec.ok()) return spec_exit_code(spec.error());

@@ -58,10 +58,12 @@ nlohmann::json plan_json(const PipelineSpec& spec, const Plan& plan) {
 // here cannot travel with it (burstd reads the file), so they are refused, not dropped.
 int detach(const RunArgs& args) {
   if (!args.spec_flags.env.empty() || !args.secrets.empty() || !args.gpus.empty() ||
-      !args.providers.empty() || args.dryrun || args.print_spec)
+      !args.providers.empty() || args.dryrun || args.print_spec ||
+      !args.spec_flags.max_runtime.empty())
     return fail(kExitUsage,
                 "--detach: burstd runs the file as written; --env, --secret, --gpus, --provider, "
-                "--dry-run and --print-spec cannot go with it (put them in the spec)");
+                "--max-runtime, --dry-run and --print-spec cannot go with it (put them in the "
+                "spec)");
   DaemonArgs submit;
   submit.target = args.spec;
   submit.socket = args.socket;
@@ -92,8 +94,8 @@ int cmd_run(const RunArgs& args) {
   if (inline_cmd && args.detach)
     return fail(kExitUsage, "--detach needs a spec file: burstd reads the file");
   if (args.detach) return detach(args);
-  auto spec_options =
-      spec_options_from_flags(args.spec_flags.format, args.spec_flags.env, /*for_run=*/true);
+  auto spec_options = spec_options_from_flags(args.spec_flags.format, args.spec_flags.env,
+                                              /*for_run=*/true, args.spec_flags.max_runtime);
   if (!spec_options.ok()) return fail(kExitUsage, spec_options.error().message);
   SpecReadInfo info;
   auto spec = inline_cmd ? parse_spec_or_print(inline_spec_yaml(args.command, args.workdir),

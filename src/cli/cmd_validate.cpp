@@ -31,7 +31,7 @@ nlohmann::json error_json(const std::string& text) {
 
 int cmd_validate(const ValidateArgs& args) {
   auto options = spec_options_from_flags(args.spec_flags.format, args.spec_flags.env,
-                                         /*for_run=*/false);
+                                         /*for_run=*/false, args.spec_flags.max_runtime);
   if (!options.ok()) return fail(kExitUsage, options.error().message);
   const std::string& path = args.spec;
   std::error_code ec;

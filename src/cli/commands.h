@@ -12,11 +12,12 @@ class App;
 
 namespace burst {
 
-// How a command reads its spec file: --format burst|skypilot (default: recognised by its keys)
-// and --env K=V (repeatable).
+// How a command reads its spec file: --format burst|skypilot (default: recognised by its keys),
+// --env K=V (repeatable) and --max-runtime DURATION (replaces budget.max_runtime).
 struct SpecFlags {
   std::string format;
   std::vector<std::string> env;
+  std::string max_runtime;
 };
 
 class FaultObserver;  // burst/fault_observer.h

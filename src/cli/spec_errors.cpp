@@ -3,9 +3,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/exit_codes.h"
 #include "registry.h"
+#include "util/duration.h"
 #include "util/terminal_text.h"
 
 namespace burst {
@@ -76,8 +78,18 @@ int spec_exit_code(const Error& e) {
 }
 
 Result<SpecLoadOptions> spec_options_from_flags(const std::string& format,
-                                                const std::vector<std::string>& env, bool for_run) {
+                                                const std::vector<std::string>& env, bool for_run,
+                                                const std::string& max_runtime) {
   SpecLoadOptions options;
+  if (!max_runtime.empty()) {
+    std::optional<double> s = parse_duration(max_runtime);
+    if (!s || *s <= 0)
+      return make_error(ErrorCode::kInvalid,
+                        "--max-runtime: expected a positive duration such as 30m, 2h or 1h30m, "
+                        "got \"" +
+                            max_runtime + "\"");
+    options.max_runtime_seconds = *s;
+  }
   options.for_run = for_run;
   options.providers = provider_names();  // what resources.providers may name (registry.h)
   if (format == "skypilot") {

@@ -24,9 +24,11 @@ std::vector<std::string> provider_refusals(const PipelineSpec& spec);
 // The exit code for load_spec_or_print's error: 4 when the file does not exist, else 2.
 int spec_exit_code(const Error& e);
 
-// --format and --env as the commands take them: "" | "burst" | "skypilot", and K=V (or K, read
-// from this environment). Errors name the flag.
+// --format, --env and --max-runtime as the commands take them: "" | "burst" | "skypilot", K=V
+// (or K, read from this environment), and a positive duration ("" when not given). Errors name
+// the flag.
 Result<SpecLoadOptions> spec_options_from_flags(const std::string& format,
-                                                const std::vector<std::string>& env, bool for_run);
+                                                const std::vector<std::string>& env, bool for_run,
+                                                const std::string& max_runtime = "");
 
 }  // namespace burst

@@ -82,11 +82,9 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
     else
       std::snprintf(buf, sizeof buf, "%ld s", static_cast<long>(s));
     const std::string& why = spec.budget.max_runtime_default_why;
-    out.push_back("  max runtime: " + std::string(buf) + " (budget.max_runtime" +
-                  (why.empty() ? ")"
-                               : ", a default: " + why +
-                                     "; burst convert the file and set budget.max_runtime to "
-                                     "change it)"));
+    out.push_back(
+        "  max runtime: " + std::string(buf) + " (budget.max_runtime" +
+        (why.empty() ? ")" : ", a default: " + why + "; --max-runtime DURATION changes it)"));
   }
   // An image name, a reason or a note can quote the spec or a provider: one safe line each.
   for (std::string& line : out) line = terminal_line(line);

@@ -377,13 +377,14 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
                        kDefaultImageHolds +
                        "); give image_id: docker:IMAGE when setup or run needs more");
   }
-  if (std::string why = runs_until_stopped(m); !why.empty()) {
+  if (std::string why = runs_until_stopped(m); !why.empty() && !options_.max_runtime_seconds) {
     spec_.budget.max_runtime_seconds = kDefaultServerRuntimeSeconds;
     spec_.budget.max_runtime_default_why = "the task would run until stopped: " + why;
     problems_.note(m.pos, "budget.max_runtime",
                    "4 h by default: " + why +
                        ", so burst stops it after 4 h rather than bill until someone notices; "
-                       "to change it, burst convert the file and set budget.max_runtime");
+                       "to change it, give --max-runtime DURATION (or burst convert the file "
+                       "and set budget.max_runtime)");
   }
   if (m.resources.disk_size_gb) spec_.volume.size_gb = *m.resources.disk_size_gb;
   if (m.volume) {

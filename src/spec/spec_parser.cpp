@@ -33,8 +33,13 @@ std::string spec_dir(const std::string& path) {
   return dir.string();
 }
 
-// --env values, for either format: they set or replace env values (and stand in for secrets).
+// --env values, for either format: they set or replace env values (and stand in for secrets);
+// --max-runtime replaces budget.max_runtime.
 void apply_options(const SpecLoadOptions& options, PipelineSpec& spec, spec::Problems& problems) {
+  if (options.max_runtime_seconds) {
+    spec.budget.max_runtime_seconds = *options.max_runtime_seconds;
+    spec.budget.max_runtime_default_why.clear();
+  }
   for (const auto& [name, value] : options.env) {
     if (!spec::is_env_name(name) || spec::is_reserved_env_name(name)) {
       problems.add({}, "--env " + name, "not a valid environment variable name");

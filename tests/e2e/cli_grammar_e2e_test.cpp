@@ -6,6 +6,7 @@
 // unknown provider "FILE".
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "e2e/burst_harness.h"
@@ -66,6 +67,21 @@ BurstHome* CliGrammar::home_ = nullptr;
 std::string CliGrammar::spec_;
 std::string CliGrammar::job_;
 
+// --max-runtime (issue 34: the flag that changes a default limit) is the run step's limit: a step
+// that would sleep 60 s is stopped after 2 s and the job fails saying so.
+TEST_F(CliGrammar, MaxRuntimeFlagLimitsTheRunStep) {
+  const std::string slow = home_->write("slow.yaml",
+                                        "name: slow\nresources: {providers: [local]}\n"
+                                        "run: sleep 60\n");
+  const auto start = std::chrono::steady_clock::now();
+  auto [rc, out] = run({"run", "--max-runtime", "2s", slow, "--yes", "--json"});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("max_runtime"), std::string::npos) << out;
+  EXPECT_LT(seconds, 40) << "the 60 s step was not stopped";
+}
+
 TEST_F(CliGrammar, EveryCommandTakesItsOptionsBeforeAndAfterItsArguments) {
   const std::string f = spec_, j = job_;
   const std::vector<GrammarCase> cases = {
@@ -75,6 +91,8 @@ TEST_F(CliGrammar, EveryCommandTakesItsOptionsBeforeAndAfterItsArguments) {
       {{"run"}, {f}, {"--provider", "local", "--yes", "-q", "--env", "A=7"}, 0},
       {{"plan"}, {f}, {"--provider", "local", "--all"}, 0},
       {{"plan"}, {f}, {"--env", "A=1", "--json", "--format", "burst"}, 0},
+      {{"plan"}, {f}, {"--max-runtime", "30m", "--json"}, 0},
+      {{"plan"}, {f}, {"--max-runtime", "soon"}, 2},
       {{"validate"}, {f}, {"--env", "A=1", "--json"}, 0},
       {{"convert"}, {f}, {"--env", "A=1"}, 0},
       {{"check"}, {f}, {"--provider", "runpod", "--json"}, 3},  // no API key: 3, not 2

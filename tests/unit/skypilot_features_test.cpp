@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,8 +36,9 @@ struct Read {
   }
 };
 
-Read read(const std::string& yaml) {
+Read read(const std::string& yaml, std::optional<double> max_runtime = std::nullopt) {
   SpecLoadOptions options;
+  options.max_runtime_seconds = max_runtime;
   options.format = SpecFormat::kSkyPilot;
   options.for_run = false;
   options.providers = provider_names();
@@ -255,7 +257,8 @@ TEST(SkyPilotRuntime, ATaskThatRunsUntilStoppedGetsADefaultMaxRuntimeThePlanPrin
   EXPECT_TRUE(
       r.noted("1:1: budget.max_runtime: 4 h by default: a service (service:), so burst "
               "stops it after 4 h rather than bill until someone notices; to change it, "
-              "burst convert the file and set budget.max_runtime"));
+              "give --max-runtime DURATION (or burst convert the file and set "
+              "budget.max_runtime)"));
   Read ray = read("resources:\n  accelerators: L4\nrun: ray start --head --block\n");
   ASSERT_TRUE(ray.spec.ok());
   EXPECT_EQ(ray.spec->budget.max_runtime_default_why,
@@ -266,12 +269,29 @@ TEST(SkyPilotRuntime, ATaskThatRunsUntilStoppedGetsADefaultMaxRuntimeThePlanPrin
   const Lines lines = plan_summary_lines(*ray.spec, plan);
   EXPECT_EQ(lines.back(),
             "  max runtime: 4 h (budget.max_runtime, a default: the task would run until "
-            "stopped: run starts `ray start --head`, which serves until stopped; burst convert "
-            "the file and set budget.max_runtime to change it)");
+            "stopped: run starts `ray start --head`, which serves until stopped; --max-runtime "
+            "DURATION changes it)");
   // A task that ends by itself gets none.
   Read batch = read("resources:\n  accelerators: L4\nrun: python train.py\n");
   ASSERT_TRUE(batch.spec.ok());
   EXPECT_FALSE(batch.spec->budget.max_runtime_seconds.has_value());
+}
+
+// --max-runtime replaces the default (and its note) and any budget.max_runtime; the plan block
+// then prints it as the spec's own limit.
+TEST(SkyPilotRuntime, MaxRuntimeFlagReplacesTheDefaultAndItsNote) {
+  Read r = read("resources:\n  accelerators: L4\nrun: ray start --head --block\n", 1800);
+  ASSERT_TRUE(r.spec.ok());
+  EXPECT_EQ(r.spec->budget.max_runtime_seconds, 1800);
+  EXPECT_TRUE(r.spec->budget.max_runtime_default_why.empty());
+  for (const std::string& note : r.info.notes)
+    EXPECT_EQ(note.find("max_runtime"), std::string::npos) << note;
+  Plan plan;
+  plan.gpu = offer("L4", 1, 1.0);
+  EXPECT_EQ(plan_summary_lines(*r.spec, plan).back(), "  max runtime: 1800 s (budget.max_runtime)");
+  Read given = read("resources:\n  accelerators: L4\nrun: python train.py\n", 7200);
+  ASSERT_TRUE(given.spec.ok());
+  EXPECT_EQ(given.spec->budget.max_runtime_seconds, 7200);
 }
 
 }  // namespace
