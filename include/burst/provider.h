@@ -143,6 +143,9 @@ struct PodRequest {
   int gpu_count = 1;
   bool spot = false;  // interruptible pricing, where the provider offers it
   std::string image;
+  // The pod's own disk in GB (RunPod CreatePodRequest.disk, Vast's create `disk`); 0: the
+  // driver's default. Providers whose disk comes with the machine type (Lambda) ignore it.
+  int disk_gb = 0;
   std::string volume_id;  // attached at mount_path; must already exist
   std::string mount_path;
   std::string ssh_public_key;              // OpenSSH one-line format

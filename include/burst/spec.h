@@ -107,6 +107,9 @@ struct Resources {
   // the items), "program" (one copy sees every GPU), or "" (the default by workload;
   // plan/pod_layout.h).
   std::string multi_gpu;
+  // resources.disk_gb: the GPU pod's own disk (container disk) in GB, wiped when the pod goes;
+  // SkyPilot's disk_size. Unset: the provider's default (RunPod 50 GB, burst's 32 GB on Vast).
+  std::optional<int> disk_gb;
 };
 
 struct VolumeSpec {

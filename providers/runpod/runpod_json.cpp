@@ -219,6 +219,7 @@ std::string runpod_create_pod_body(const PodRequest& r, const std::string& type_
   } else {
     body["cpu"] = {{"id", type_id}, {"vcpuCount", cpu_vcpus}};
   }
+  if (r.disk_gb > 0) body["disk"] = r.disk_gb;  // CreatePodRequest.disk, GB (minimum 1)
   if (!r.volume_id.empty())
     body["mounts"] = {
         {"network", json::array({{{"volumeId", r.volume_id}, {"path", r.mount_path}}})}};

@@ -170,7 +170,8 @@ class VastProvider : public Provider {
     }
     if (Status st = ensure_ssh_key(req.ssh_public_key); !st.ok())
       return with_context(st.error(), "create instance " + req.name);
-    const std::string body = vast_create_instance_body(req, volume, o_.disk_gb);
+    const std::string body =
+        vast_create_instance_body(req, volume, std::max(o_.disk_gb, req.disk_gb));
     std::set<long> tried;
     Error last;
     for (int attempt = 0; attempt < 3; ++attempt) {

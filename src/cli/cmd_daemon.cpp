@@ -133,10 +133,11 @@ int cmd_status(const DaemonArgs& args) {
   if (body.is_array()) {
     Table table({{"JOB"}, {"PIPELINE"}, {"STATE"}, {"PHASE"}, {"WHY"}});
     for (const auto& j : body) {
-      // A queued job says why it waits: the budget cap holding it, else why it was queued.
-      std::string why =
-          j.value("held_by", "").empty() ? "" : "waiting for " + j.value("held_by", "");
-      if (why.empty() && j.value("state", "") == "queued") why = j.value("reason", "");
+      // A queued job says why it waits, in burstd's words (daemon/wait_reason.h: the dashboard
+      // says the same); a burstd from before `why` gives the cap holding it.
+      std::string why = j.value("why", "");
+      if (why.empty() && !j.value("held_by", "").empty())
+        why = "waiting for " + j.value("held_by", "");
       table.add({j.value("id", ""), j.value("pipeline", ""), j.value("state", ""),
                  j.value("phase", ""), why});
     }

@@ -11,16 +11,9 @@
 #include <string>
 #include <string_view>
 
+#include "util/progress_line.h"
+
 namespace burst {
-
-struct ItemsProgress {
-  long done = 0;
-  long total = 0;
-};
-
-// "BURST_PROGRESS 3/10" (spaces around allowed, done <= total, total > 0) after an optional
-// worker tag "[w<i>] ": the numbers; nullopt for any other line.
-std::optional<ItemsProgress> parse_progress_line(std::string_view line);
 
 // "run 1m05s, ~$0.42 so far, 120/1000 items (12%)"; no items part without a report.
 std::string format_live_status(double elapsed_s, double usd, std::optional<ItemsProgress> items);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "daemon/api_caps.h"
+#include "daemon/wait_reason.h"
 #include "registry.h"
 #include "report/job_report.h"
 
@@ -209,7 +210,8 @@ ApiResponse Api::submit(const std::string& body, bool local_provider_allowed) {
 ApiResponse Api::list_jobs() {
   json out = json::array();
   std::set<std::string> listed;
-  for (const auto& j : scheduler_.jobs()) {
+  const std::vector<JobView> views = scheduler_.jobs();
+  for (const auto& j : views) {
     if (j.state == JobState::kRunning) {
       if (auto rec = store_.get_job(j.id); rec.ok()) {
         json v = job_json(*rec);
@@ -224,7 +226,8 @@ ApiResponse Api::list_jobs() {
                    {"state", to_string(j.state)},
                    {"phase", to_string(j.state)},
                    {"reason", j.reason},
-                   {"held_by", j.held_by}});
+                   {"held_by", j.held_by},
+                   {"why", wait_reason(j, views)}});
     listed.insert(j.id);
   }
   if (auto recent = store_.recent_jobs(50); recent.ok())
@@ -236,7 +239,8 @@ ApiResponse Api::list_jobs() {
 ApiResponse Api::job_status(const std::string& id) {
   auto rec = store_.get_job(id);
   if (!rec.ok()) {
-    for (const auto& j : scheduler_.jobs())
+    const std::vector<JobView> views = scheduler_.jobs();
+    for (const auto& j : views)
       if (j.id == id)
         return reply(200, {{"id", j.id},
                            {"pipeline", j.pipeline},
@@ -244,6 +248,7 @@ ApiResponse Api::job_status(const std::string& id) {
                            {"phase", to_string(j.state)},
                            {"reason", j.reason},
                            {"held_by", j.held_by},
+                           {"why", wait_reason(j, views)},
                            {"phases", json::array()},
                            {"pods", json::array()}});
     return error(404, "no job " + id);

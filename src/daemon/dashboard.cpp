@@ -58,6 +58,7 @@ std::optional<ApiResponse> Dashboard::route(const ApiRequest& r) {
     return dash_reply(200, kDashboardJs, "text/javascript; charset=utf-8");
   if (r.path == "/dashboard/pods" && get) return pods_page(dash_param(r, "notice"));
   if (r.path == "/dashboard/pods/delete" && r.method == "POST") return delete_pod(r);
+  if (r.path == "/dashboard/jobs/cancel" && r.method == "POST") return cancel_job(r);
   if (r.path == "/dashboard/spend" && get) return spend_page();
   if (r.path == "/dashboard/pipeline" && get) return pipeline_page(dash_param(r, "name"));
   const std::string prefix = "/dashboard/jobs/";
@@ -130,6 +131,30 @@ ApiResponse Dashboard::delete_pod(const ApiRequest& r) {
       if (a.provider == provider && a.pod == pod) notice = pod + ": " + a.outcome;
   }
   return dash_redirect("/dashboard/pods?notice=" + dash_url_component(notice));
+}
+
+std::string Dashboard::cancel_form(const std::string& job_id) const {
+  return "<form method=\"post\" action=\"/dashboard/jobs/cancel\" class=\"cancel\">"
+         "<input type=\"hidden\" name=\"csrf\" value=\"" +
+         csrf_ + "\"><input type=\"hidden\" name=\"job\" value=\"" + dash_escape(job_id) +
+         "\"><button class=\"delete\" id=\"cancel\" type=\"submit\">cancel job</button></form>";
+}
+
+ApiResponse Dashboard::cancel_job(const ApiRequest& r) {
+  if (!dash_same_origin(r.headers))
+    return dash_html(403, "Refused", "<p>A form from another origin may not cancel jobs.</p>");
+  if (!dash_secret_equal(dash_param(r, "csrf"), csrf_))
+    return dash_html(403, "Refused",
+                     "<p>The form's token is missing or stale: reload the page.</p>");
+  const std::string id = dash_param(r, "job");
+  if (!dash_safe_id(id)) return dash_html(400, "Not a job id", "<p>Not a job id.</p>");
+  // A running job's runner stops its step and deletes and verifies its pods; a queued one is
+  // dropped. Either way the job page shows the outcome once the runner has it.
+  Status st = d_.scheduler.cancel(id);
+  if (!st.ok())
+    return dash_html(st.error().code == ErrorCode::kNotFound ? 404 : 500, "Cancel",
+                     "<p>Cancel failed: " + dash_escape(st.error().message) + "</p>");
+  return dash_redirect("/dashboard/jobs/" + id);
 }
 
 }  // namespace burst::daemon

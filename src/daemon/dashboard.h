@@ -5,9 +5,10 @@
 // job waits, a pipeline's recent runs (estimate vs actual, utilization against 70%). Served
 // through the Api (daemon/web.h), so it has the API's listeners and auth.
 //
-// The one action, deleting a pod, is a POST form carrying a per-daemon CSRF token, refused
-// without same-origin proof (dash_same_origin: an Origin naming this origin, never "null"). It goes
-// through the verified delete: a pod of a running job cancels the job (its runner deletes and
+// The two actions, deleting a pod and cancelling a job, are POST forms carrying a per-daemon CSRF
+// token, refused without same-origin proof (dash_same_origin: an Origin naming this origin, never
+// "null"). A cancel is `burst cancel`'s (Scheduler::cancel). A delete goes through the verified
+// delete: a pod of a running job cancels the job (its runner deletes and
 // verifies its pods); any other pod is left to a reconcile pass (the reaper deletes and verifies
 // it). Every text from the store or a log is HTML-escaped; logs and errors are redacted before they
 // are written, and rendered as stored.
@@ -52,6 +53,9 @@ class Dashboard {
   ApiResponse spend_page();
   ApiResponse pipeline_page(const std::string& pipeline);  // its runs: estimate, utilization
   ApiResponse delete_pod(const ApiRequest& request);
+  // POST /dashboard/jobs/cancel (job, csrf): as `burst cancel`; same proofs as delete_pod.
+  ApiResponse cancel_job(const ApiRequest& request);
+  std::string cancel_form(const std::string& job_id) const;  // the button, with the token
 
   DashboardDeps d_;
   std::string csrf_;

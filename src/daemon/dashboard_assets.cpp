@@ -24,6 +24,23 @@ const char* const kDashboardJs = R"JS("use strict";
     var src = log.getAttribute("data-src");
     var offset = Number(log.getAttribute("data-offset")) || 0;
     var status = document.getElementById("live");
+    var items = document.getElementById("job-items");
+    // Items done: every worker's latest "BURST_PROGRESS d/t" line, summed, as burstd counts
+    // them for the page (src/util/progress_line.h).
+    var showItems = function () {
+      if (!items) return;
+      var latest = {}, any = false, done = 0, total = 0;
+      log.textContent.split("\n").forEach(function (line) {
+        var m = /^(\[w\d+\] )?[ \t]*BURST_PROGRESS[ \t]+(\d+)[ \t]*\/[ \t]*(\d+)[ \t\r]*$/.exec(line);
+        if (m && Number(m[3]) > 0 && Number(m[2]) <= Number(m[3])) {
+          latest[m[1] || ""] = [Number(m[2]), Number(m[3])];
+          any = true;
+        }
+      });
+      if (!any) return;
+      Object.keys(latest).forEach(function (k) { done += latest[k][0]; total += latest[k][1]; });
+      items.textContent = done + " of " + total + " (" + Math.floor(100 * done / total) + "%)";
+    };
     var poll = function () {
       fetch(src + "?wait=1&offset=" + offset, {credentials: "same-origin"})
         .then(function (r) {
@@ -34,6 +51,7 @@ const char* const kDashboardJs = R"JS("use strict";
             if (text) {
               log.appendChild(document.createTextNode(text));
               log.scrollTop = log.scrollHeight;
+              showItems();
             }
             if (next >= offset) offset = next;
             if (finished) {

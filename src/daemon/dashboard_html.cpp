@@ -54,16 +54,18 @@ std::string dash_duration(int64_t ms) {
   return buf;
 }
 
+const char* const kDashNav =
+    "<nav><b>burstd</b> <a href=\"/dashboard\">jobs</a> <a href=\"/dashboard/pods\">pods</a> "
+    "<a href=\"/dashboard/spend\">spend</a> <a href=\"/metrics\">metrics</a></nav>";
+
 std::string dash_page(const std::string& title, const std::string& body, int refresh_s) {
   return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
          "<title>" +
          dash_escape(title) +
          " · burstd</title><link rel=\"stylesheet\" href=\"/dashboard/style.css\">"
-         "<link rel=\"icon\" href=\"data:,\"></head><body>"
-         "<nav><b>burstd</b> <a href=\"/dashboard\">jobs</a> <a href=\"/dashboard/pods\">pods</a> "
-         "<a href=\"/dashboard/spend\">spend</a> <a href=\"/metrics\">metrics</a></nav>"
-         "<main id=\"main\"" +
+         "<link rel=\"icon\" href=\"data:,\"></head><body>" +
+         std::string(kDashNav) + "<main id=\"main\"" +
          (refresh_s > 0 ? " data-refresh=\"" + std::to_string(refresh_s) + "\"" : "") + "><h1>" +
          dash_escape(title) + "</h1>\n" + body +
          "</main><script src=\"/dashboard/app.js\" defer></script></body></html>\n";

@@ -17,6 +17,8 @@ std::string dash_url_component(const std::string& text);
 // A whole page: <!doctype html> ... with the nav, `body` inside <main>, and the script.
 // `refresh_s` > 0 marks the page for live refresh by the script (only while something runs).
 std::string dash_page(const std::string& title, const std::string& body, int refresh_s = 0);
+// The navigation bar every page opens with (the report page too).
+extern const char* const kDashNav;
 // A response with the dashboard's headers (no caching, nosniff, a strict Content-Security-Policy).
 ApiResponse dash_reply(int status, std::string body, const char* type);
 // Moves the dashboard's own links into a session's prefix `base` ("/s/<hex>"; "" leaves `r` as it

@@ -8,8 +8,10 @@
 #include "daemon/dashboard.h"
 #include "daemon/dashboard_html.h"
 #include "daemon/dashboard_runs.h"
+#include "daemon/wait_reason.h"
 #include "report/job_report.h"
 #include "report/svg_chart.h"
+#include "util/progress_line.h"
 
 namespace burst::daemon {
 namespace {
@@ -70,19 +72,11 @@ ApiResponse Dashboard::jobs_page() {
   bool active = false;
   // The queue, and why each job waits.
   std::vector<JobView> views = d_.scheduler.jobs();
-  std::set<std::string> running_pipelines;
-  int running = 0;
-  for (const JobView& v : views)
-    if (v.state == JobState::kRunning) running_pipelines.insert(v.pipeline), ++running;
   std::string queue;
   for (const JobView& v : views) {
     if (v.state != JobState::kQueued) continue;
     active = true;
-    std::string why = v.held_by;
-    if (why.empty())
-      why = running_pipelines.count(v.pipeline)
-                ? "its pipeline is running already (no overlap)"
-                : "waiting for a free slot (" + std::to_string(running) + " running)";
+    const std::string why = wait_reason(v, views);  // as `burst status` says it
     queue += "<tr><td>" + dash_escape(v.id) + "</td>" + dash_cell(v.pipeline) +
              dash_cell(v.reason) + dash_cell(dash_duration(now - v.queued_ms), "n") +
              dash_cell(why) + "</tr>";
@@ -131,14 +125,17 @@ ApiResponse Dashboard::jobs_page() {
 ApiResponse Dashboard::job_page(const std::string& id) {
   auto rec = d_.store.get_job(id);
   if (!rec.ok()) {
-    for (const JobView& v : d_.scheduler.jobs())
-      if (v.id == id)
+    const std::vector<JobView> views = d_.scheduler.jobs();
+    for (const JobView& v : views)
+      if (v.id == id) {
+        const std::string why = wait_reason(v, views);
         return dash_html(
             200, "Job " + id,
             std::string(v.state == JobState::kQueued ? "<p>Queued (" : "<p>Starting (") +
-                dash_escape(v.reason) + ")" +
-                (v.held_by.empty() ? "" : ": " + dash_escape(v.held_by)) + ".</p>",
+                dash_escape(v.reason) + ")" + (why.empty() ? "" : ": " + dash_escape(why)) +
+                ".</p>" + cancel_form(id),
             5);
+      }
     return dash_html(404, "No such job", "<p>No job " + dash_escape(id) + ".</p>");
   }
   const JobRecord& j = *rec;
@@ -158,7 +155,21 @@ ApiResponse Dashboard::job_page(const std::string& id) {
   row("cost so far", dash_usd(m.so_far), "job-cost");
   row("estimate", m.estimate >= 0 ? dash_usd(m.estimate) : "none");
   if (!j.error.empty()) row("error", j.error);
-  body += "</table><p><a href=\"" + dash_pipeline_href(j.pipeline) +
+  // What the program reported done ("BURST_PROGRESS d/t" lines), every worker's latest summed,
+  // as `burst run`'s status line counts it (util/progress_line.h).
+  LogChunk tail = d_.api.read_log(id, 0, 1 << 20);
+  if (std::optional<ItemsProgress> p = progress_of_log(tail.data))
+    row("items done",
+        std::to_string(p->done) + " of " + std::to_string(p->total) + " (" +
+            std::to_string(static_cast<long>(100.0 * static_cast<double>(p->done) /
+                                             static_cast<double>(p->total))) +
+            "%)",
+        "job-items");
+  else if (j.state == JobState::kRunning)  // the script fills it in as reports arrive
+    row("items done", "none reported yet", "job-items");
+  body += "</table>";
+  if (j.state == JobState::kRunning) body += cancel_form(j.id);
+  body += "<p><a href=\"" + dash_pipeline_href(j.pipeline) +
           "\">runs of this pipeline</a> (estimate vs actual, utilization)";
   if (!j.report_path.empty())
     body += " · <a href=\"/dashboard/jobs/" + dash_escape(j.id) +
@@ -199,7 +210,6 @@ ApiResponse Dashboard::job_page(const std::string& id) {
     body += "</table>";
   }
   // The log: what is there now, then (with the script) what follows.
-  LogChunk tail = d_.api.read_log(id, 0, 1 << 20);
   // The record's end is the page's: the scheduler may still be settling the job's ledger (the
   // log is complete by then), and a page that followed on would reload a second time.
   const bool finished = tail.finished || j.state != JobState::kRunning;
@@ -217,7 +227,15 @@ ApiResponse Dashboard::report_page(const std::string& id) {
   const int64_t now = to_unix_ms(d_.clock.now());
   auto r = build_job_report(d_.store, id, from_unix_ms(rec->finished_ms ? rec->finished_ms : now));
   if (!r.ok()) return dash_html(500, "Report", "<p>" + dash_escape(r.error().message) + "</p>");
-  return dash_reply(200, report_html(*r), "text/html; charset=utf-8");
+  // The report's own document, with the dashboard's navigation bar (in the report's colours: the
+  // dashboard's stylesheet would restyle its tables) so the page is not a dead end.
+  std::string html = report_html(*r);
+  if (size_t body = html.find("<body>"); body != std::string::npos)
+    html.insert(body + 6,
+                "<style>body>nav{background:#223;color:#fff;padding:.6em 1em}"
+                "body>nav a{color:#cde;margin-left:1em}</style>" +
+                    std::string(kDashNav));
+  return dash_reply(200, std::move(html), "text/html; charset=utf-8");
 }
 
 ApiResponse Dashboard::pods_page(const std::string& notice) {

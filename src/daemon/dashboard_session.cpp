@@ -85,7 +85,7 @@ std::string dash_set_cookie(const DashSession& s) {
 }
 
 bool dash_session_may(const std::string& method, const std::string& path) {
-  if (method == "POST") return path == "/dashboard/pods/delete";
+  if (method == "POST") return path == "/dashboard/pods/delete" || path == "/dashboard/jobs/cancel";
   if (method != "GET") return false;
   // Escapes and dot segments are for nothing on the dashboard: refused, so the route checked here
   // is the route burstd serves.

@@ -58,7 +58,8 @@ class DashboardSessions {
 std::string dash_set_cookie(const DashSession& s);
 
 // Whether a session may make this request (`path` below its prefix): GET of "/", "/dashboard",
-// "/dashboard/..." and "/metrics"; POST of "/dashboard/pods/delete". Never "/v1...".
+// "/dashboard/..." and "/metrics"; POST of the two forms, "/dashboard/pods/delete" and
+// "/dashboard/jobs/cancel". Never "/v1...".
 bool dash_session_may(const std::string& method, const std::string& path);
 
 // Same-origin proof for a state-changing request (headers with lower-case names): an Origin that

@@ -1,9 +1,11 @@
 #include "daemon/metrics.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <set>
+#include <system_error>
 
 #include "util/api_error_count.h"
 
@@ -26,13 +28,19 @@ std::string metrics_label(const std::string& v) {
   return out;
 }
 
+}  // namespace
+
 std::string metrics_number(double v) {
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   if (std::isnan(v)) return "NaN";
+  // The shortest text that reads back as v (0.708, not %.17g's 0.70799999999999996).
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  if (ec != std::errc()) return "NaN";  // cannot happen: 64 chars hold any double
+  return std::string(buf, end);
 }
+
+namespace {
 
 void metrics_head(std::string& out, const char* name, const char* type, const char* help) {
   out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";

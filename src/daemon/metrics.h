@@ -27,6 +27,10 @@
 
 namespace burst::daemon {
 
+// A sample value as the text format writes it: the shortest decimal that reads back as `v`
+// (0.708, never 0.70799999999999996), or +Inf, -Inf, NaN.
+std::string metrics_number(double v);
+
 struct MetricsDeps {
   Store& store;
   Scheduler& scheduler;

@@ -516,6 +516,7 @@ Outcome JobPhases::create_pod(PodHandle& pod, bool gpu, std::string* detail, Err
   req.gpu = gpu;
   req.gpu_type = offer.gpu_type;
   req.gpu_count = gpu ? rented_gpus() : 0;  // the offer's count, as planned (Plan::layout)
+  req.disk_gb = gpu ? in_.spec.resources.disk_gb.value_or(0) : 0;
   req.spot = gpu && in_.spec.resources.spot && offer.spot_usd_per_hour.has_value();
   if (gpu)
     req.image = in_.spec.image;

@@ -28,6 +28,10 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
   // What the run does with the pod's cards (plan/pod_layout.h), as the table's basis says it.
   if (plan.layout.gpus > 1) gpu += ", " + pod_layout_text(plan.layout);
   if (e.workers > 1) gpu += ", " + std::to_string(e.workers) + " workers";
+  // resources.disk_gb (SkyPilot's disk_size): the pod's own disk, gone with the pod, no monthly
+  // cost; the kept volume is the next line.
+  if (spec.resources.disk_gb)
+    gpu += ", its own disk " + std::to_string(*spec.resources.disk_gb) + " GB (wiped with the pod)";
   out.push_back(gpu);
   if (!plan.fallbacks.empty()) {  // Plan::fallbacks, short: the first few
     constexpr size_t kShown = 3;

@@ -386,7 +386,8 @@ void Assembler::run(std::vector<SkyTask>& tasks, const std::string& chain_name,
                        "to change it, give --max-runtime DURATION (or burst convert the file "
                        "and set budget.max_runtime)");
   }
-  if (m.resources.disk_size_gb) spec_.volume.size_gb = *m.resources.disk_size_gb;
+  // SkyPilot's disk_size is the VM's OS disk: the pod's own disk here, not the kept volume.
+  if (m.resources.disk_size_gb) spec_.resources.disk_gb = *m.resources.disk_size_gb;
   if (m.volume) {
     spec_.volume.mount = m.volume->first;
     spec_.volume.name = m.volume->second;

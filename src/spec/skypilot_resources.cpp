@@ -139,10 +139,12 @@ void read_fields(Fields& f, SkyResources& out, const std::vector<std::string>& p
     if (std::optional<yaml::Node> n = f.get(key)) read_amount(*n, f.path_of(key), problems);
   if (std::optional<bool> spot = f.boolean("use_spot")) r.spot = *spot;
   if (std::optional<yaml::Node> n = f.get("disk_size")) {
-    if (std::optional<long> disk = read_integer(*n, f.path_of("disk_size"), 1, INT_MAX, problems)) {
+    // The limit of burst's resources.disk_gb (spec_resources.cpp), so `convert` reads back.
+    if (std::optional<long> disk = read_integer(*n, f.path_of("disk_size"), 1, 65536, problems)) {
       out.disk_size_gb = static_cast<int>(*disk);
       problems.note(pos_of(*n), f.path_of("disk_size"),
-                    "becomes volume.size_gb: burst's work lives on the volume");
+                    "becomes resources.disk_gb: the pod's own disk, wiped with the pod (no "
+                    "monthly cost; the kept volume is volume.size_gb)");
     }
   }
   if (std::optional<yaml::Node> n = f.get("disk_tier")) {

@@ -31,11 +31,6 @@ constexpr sv kArchitectures[] = {"unet", "dit", "flow-tts"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kWeightsFrom[] = {"hub", "s3", "volume", "local-disk"};  // burst/weight_load.h
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
-constexpr sv kResourceFields[] = {
-    "providers",   "gpus",           "gpu_count", "min_vram_gb", "max_usd_per_hour", "spot",
-    "max_workers", "worker_retries", "merge",     "workers",     "gpu_counts",       "multi_gpu"};
-constexpr sv kMergeRules[] = {"per-worker", "flat"};
-constexpr sv kMultiGpuModes[] = {"replicas", "program"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};
 constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
@@ -46,15 +41,9 @@ constexpr sv kBudgetFields[] = {"max_usd", "max_runtime", "deadline"};
 constexpr sv kScheduleFields[] = {"cron", "timezone", "missed", "overlap"};
 constexpr sv kMissedPolicies[] = {"skip", "run-once"};
 
-constexpr long kMaxWorkers = 1000;  // GPU pods per job
-
 constexpr char kBadName[] =
     "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 "
     "characters; got \"";
-
-std::string item_path(const std::string& list, size_t i) {
-  return list + "[" + std::to_string(i) + "]";
-}
 
 // `text` made absolute against the spec's directory, normalised, without a trailing '/'.
 std::string resolve_local(const std::string& spec_dir, const std::string& text) {
@@ -62,15 +51,6 @@ std::string resolve_local(const std::string& spec_dir, const std::string& text) 
   p = p.lexically_normal();
   if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
   return p.string();
-}
-
-// The sub-mapping `key` of `top`, or nullopt when it is absent, null or not a mapping.
-std::optional<Fields> section(Fields& top, sv key, std::span<const sv> known) {
-  std::optional<yaml::Node> node = top.get(key);
-  if (!node) return std::nullopt;
-  Fields fields(*node, top.path_of(key), known, top.problems());
-  if (!fields.ok()) return std::nullopt;
-  return fields;
 }
 
 // The run-style step `key`: required scripts must have something in them.
@@ -152,6 +132,19 @@ SourcePos cron_error_pos(const yaml::Node& node, const std::string& text, int co
 }
 
 }  // namespace
+
+std::string item_path(const std::string& list, size_t i) {
+  return list + "[" + std::to_string(i) + "]";
+}
+
+std::optional<Fields> section(Fields& top, std::string_view key,
+                              std::span<const std::string_view> known) {
+  std::optional<yaml::Node> node = top.get(key);
+  if (!node) return std::nullopt;
+  Fields fields(*node, top.path_of(key), known, top.problems());
+  if (!fields.ok()) return std::nullopt;
+  return fields;
+}
 
 void parse_identity(Fields& top, PipelineSpec& spec) {
   if (std::optional<yaml::Node> node = top.get("version")) {
@@ -258,45 +251,6 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   ref.runtime_seconds = r->duration("runtime", Need::kRequired).value_or(0);
   ref.bound = r->one_of("bound", kBounds).value_or("");
   out.reference = ref;
-}
-
-void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::string>& providers) {
-  std::optional<Fields> r = section(top, "resources", kResourceFields);
-  if (!r) return;
-  Resources& out = spec.resources;
-  if (std::optional<yaml::Node> list = r->get("providers")) {
-    if (!list->is_sequence()) {
-      top.problems().add(pos_of(*list), "resources.providers",
-                         "expected a list, got " + kind_of(*list));
-    }
-    const std::vector<sv> known(providers.begin(), providers.end());
-    for (size_t i = 0; list->is_sequence() && i < list->size(); ++i) {
-      std::string path = item_path("resources.providers", i);
-      std::optional<std::string> p = read_one_of((*list)[i], path, known, top.problems());
-      if (p) out.providers.push_back(*p);
-    }
-  }
-  out.gpus = r->string_list("gpus").value_or(std::vector<std::string>{});
-  out.gpu_count = static_cast<int>(r->integer("gpu_count", 1, INT_MAX).value_or(1));
-  if (std::optional<yaml::Node> n = r->get("gpu_counts"))
-    out.gpu_counts = read_gpu_counts(*n, "resources.gpu_counts", top.problems());
-  out.min_vram_gb = r->positive_number("min_vram_gb");
-  out.max_usd_per_hour = r->positive_number("max_usd_per_hour");
-  out.spot = r->boolean("spot").value_or(false);
-  if (std::optional<long> k = r->integer("max_workers", 1, kMaxWorkers))
-    out.max_workers = static_cast<int>(*k);
-  if (std::optional<long> k = r->integer("workers", 1, kMaxWorkers)) {
-    out.workers = static_cast<int>(*k);
-    if (out.max_workers)
-      top.problems().add(pos_of(*r->get("workers")), "resources.workers",
-                         "give workers (a fixed width) or max_workers (the plan's choice up to "
-                         "it), not both");
-  }
-  out.worker_retries = static_cast<int>(r->integer("worker_retries", 0, 10).value_or(1));
-  out.merge_flat = r->one_of("merge", kMergeRules).value_or("per-worker") == "flat";
-  out.multi_gpu = r->one_of("multi_gpu", kMultiGpuModes).value_or("");
-  if (std::string why = multi_gpu_refusal(spec.workload, out.multi_gpu); !why.empty())
-    top.problems().add(pos_of(*r->get("multi_gpu")), "resources.multi_gpu", why);
 }
 
 void parse_volume(Fields& top, PipelineSpec& spec) {

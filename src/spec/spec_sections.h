@@ -2,6 +2,11 @@
 // into `spec`, reporting problems as it goes. Internal to src/spec/.
 #pragma once
 
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
 #include "burst/spec.h"
 #include "yaml/yaml_fields.h"
 
@@ -9,6 +14,13 @@ namespace burst::spec {
 
 // The spec reads its YAML with the one field reader (src/yaml/yaml_fields.h).
 using namespace burst::yaml;
+
+// "list[i]", the path of a list's item in messages.
+std::string item_path(const std::string& list, size_t i);
+// The sub-mapping `key` of `top` read with `known` fields, or nullopt when it is absent, null or
+// not a mapping (a problem is reported for the last two).
+std::optional<Fields> section(Fields& top, std::string_view key,
+                              std::span<const std::string_view> known);
 
 // name, version and image first: later sections default to them.
 void parse_identity(Fields& top, PipelineSpec& spec);

@@ -255,6 +255,9 @@ void resources(Writer& out, const Resources& r) {
   if (r.workers) key_value(out, "workers", std::to_string(*r.workers));
   if (r.max_workers) key_value(out, "max_workers", std::to_string(*r.max_workers));
   if (r.worker_retries != 1) key_value(out, "worker_retries", std::to_string(r.worker_retries));
+  if (r.merge_flat) key_value(out, "merge", "flat");
+  if (!r.multi_gpu.empty()) key_value(out, "multi_gpu", r.multi_gpu);
+  if (r.disk_gb) key_value(out, "disk_gb", std::to_string(*r.disk_gb));
   out.end_map();
 }
 

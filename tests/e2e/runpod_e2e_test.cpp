@@ -100,6 +100,42 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
   EXPECT_EQ(cloud.state().state_json().dump().find(kRunpodKey), std::string::npos);
 }
 
+// A SkyPilot task's disk_size is the pod's own disk (issue 34), sent as CreatePodRequest.disk;
+// the kept volume keeps its own size. The GPU pod gets it, the upload's CPU pod does not.
+TEST(E2ERunpod, SkyPilotDiskSizeBecomesThePodsOwnDisk) {
+  BurstHome home;
+  const std::string task = home.write("task.yaml",
+                                      "resources:\n  accelerators: RTX_4090\n  disk_size: 120\n"
+                                      "  image_id: docker:python:3.11-slim\n"
+                                      "run: echo on-the-pod\n");
+  SystemClock clock;
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"runpod", kRunpodKey}}},
+                             clock, {"runpod"});
+  ASSERT_TRUE(cloud.start().ok());
+  fs::create_directories(home.root() + "/config");
+  std::ofstream(home.root() + "/config/config.yaml")
+      << "providers:\n  runpod:\n    base_url: " << cloud.provider_url("runpod") << "\n";
+  std::string out, err;
+  const int rc = run_burst(home, {"run", task, "--provider", "runpod", "--yes"}, &out, &err,
+                           {{"RUNPOD_API_KEY", kRunpodKey}});
+  ASSERT_EQ(rc, 0) << out << err;
+  EXPECT_NE(out.find("its own disk 120 GB (wiped with the pod)"), std::string::npos) << out;
+  int gpu_pods = 0;
+  for (const auto& p : cloud.state().all_pods()) {
+    if (!p.gpu) {
+      EXPECT_FALSE(p.extra.contains("disk")) << p.extra.dump();
+      continue;
+    }
+    ++gpu_pods;
+    EXPECT_EQ(p.extra.value("disk", 0), 120) << p.extra.dump();
+  }
+  EXPECT_EQ(gpu_pods, 1);
+  auto vols = cloud.state().volumes("runpod");
+  ASSERT_EQ(vols.size(), 1u);
+  EXPECT_EQ(vols[0].size_gb, 50) << "disk_size is not the kept volume";
+  EXPECT_TRUE(cloud.state().live_pods().empty());
+}
+
 // The provider's pod list answers 200 with an empty body (an API change): burst cannot find a
 // pod again through it, so `burst run` creates nothing and says why (fail closed).
 TEST(E2ERunpod, ABrokenPodListMeansNothingIsCreated) {

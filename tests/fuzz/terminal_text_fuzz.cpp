@@ -1,13 +1,17 @@
 // Fuzzes terminal_safe (src/util/terminal_text.h), which every line of pod output passes through
 // before it reaches the user's terminal or a log. Invariants: the output holds no control byte but
 // tab and newline, every ESC in it starts an SGR sequence, it is well-formed UTF-8 without C1
-// controls, and escaping it again changes nothing.
+// controls, and escaping it again changes nothing. The same bytes, read as a job's log, through
+// the items-progress reader (src/util/progress_line.h) the live status and the dashboard use: a
+// count it finds has 0 < total and done <= total, whatever the pod printed.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "fuzz_check.h"
+#include "util/progress_line.h"
 #include "util/terminal_text.h"
 
 namespace {
@@ -54,5 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     i += n;
   }
   FUZZ_CHECK(burst::terminal_safe(out) == out);
+  if (std::optional<burst::ItemsProgress> p = burst::progress_of_log(in)) {
+    FUZZ_CHECK(p->total > 0);
+    FUZZ_CHECK(p->done >= 0 && p->done <= p->total);
+  }
   return 0;
 }

@@ -39,6 +39,7 @@ TEST(DashboardSession, ASessionMayUseTheDashboardsOwnPathsOnly) {
                            "/dashboard/app.js", "/metrics"})
     EXPECT_TRUE(dash_session_may("GET", path)) << path;
   EXPECT_TRUE(dash_session_may("POST", "/dashboard/pods/delete"));
+  EXPECT_TRUE(dash_session_may("POST", "/dashboard/jobs/cancel"));
   for (const char* path : {"/v1/jobs", "/v1/health", "/dashboard/../v1/jobs", "/%76%31/jobs",
                            "/dashboard/%2e%2e/v1/jobs", "/dashboardx", "/metrics/x"})
     EXPECT_FALSE(dash_session_may("GET", path)) << path;

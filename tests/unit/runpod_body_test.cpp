@@ -55,7 +55,11 @@ void expect_valid_create_pod(const json& b) {
   for (const auto& [k, v] : b.items()) {
     auto it = props.find(k);
     ASSERT_NE(it, props.end()) << "not in CreatePodRequest: " << k;
-    EXPECT_EQ(v.type(), it->second) << k;
+    // An integer reads back as unsigned when it is not negative: both are JSON integers.
+    if (it->second == json::value_t::number_integer)
+      EXPECT_TRUE(v.is_number_integer()) << k;
+    else
+      EXPECT_EQ(v.type(), it->second) << k;
   }
   for (const auto& [k, v] : b["env"].items()) EXPECT_TRUE(v.is_string()) << k;
   for (const auto& p : b["ports"]) EXPECT_TRUE(p.is_string());
@@ -122,6 +126,18 @@ TEST(RunpodBody, PodWithoutVolumeOrDataCentreLeavesThemOut) {
   json b = json::parse(runpod_create_pod_body(r, "NVIDIA L4", 2, "", "SECURE"));
   EXPECT_FALSE(b.contains("mounts"));
   EXPECT_FALSE(b.contains("dataCenterIds"));
+  expect_valid_create_pod(b);
+}
+
+// resources.disk_gb travels as CreatePodRequest.disk (GB); unset, the field is left out and RunPod
+// applies its default.
+TEST(RunpodBody, ThePodsOwnDiskIsSentOnlyWhenGiven) {
+  PodRequest r = gpu_request();
+  EXPECT_FALSE(
+      json::parse(runpod_create_pod_body(r, "NVIDIA L4", 2, "", "SECURE")).contains("disk"));
+  r.disk_gb = 300;
+  json b = json::parse(runpod_create_pod_body(r, "NVIDIA L4", 2, "", "SECURE"));
+  EXPECT_EQ(b["disk"], 300);
   expect_valid_create_pod(b);
 }
 

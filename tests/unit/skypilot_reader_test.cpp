@@ -96,7 +96,8 @@ TEST(SkyPilotReader, AcceleratorListSetDictAndMemoryForms) {
   EXPECT_EQ(dict->resources.gpus, Lines{"A100_80GB"});
   EXPECT_EQ(dict->resources.gpu_count, 8);
   EXPECT_TRUE(dict->resources.spot);
-  EXPECT_EQ(dict->volume.size_gb, 512);
+  EXPECT_EQ(dict->resources.disk_gb, 512);  // the pod's own disk, not the kept volume
+  EXPECT_EQ(dict->volume.size_gb, 50);
   EXPECT_TRUE(has_note(*dict, "6:14: resources.disk_tier: not used: providers set the disk"));
   auto mem = load_ok("accel_memory.yaml");
   ASSERT_TRUE(mem.ok());
@@ -162,7 +163,8 @@ TEST(SkyPilotReader, FineTuneMapsWorkdirMountsSecretsAndNodesToWorkers) {
   EXPECT_FALSE(spec->env.contains("SKYPILOT_NODE_RANK"));
   EXPECT_FALSE(spec->env.contains("SKYPILOT_NODE_IPS"));
   EXPECT_EQ(spec->env.at("EPOCHS"), "3");
-  EXPECT_EQ(spec->volume.size_gb, 1024);
+  EXPECT_EQ(spec->resources.disk_gb, 1024);
+  EXPECT_EQ(spec->volume.size_gb, 50);
   ASSERT_EQ(spec->secrets.size(), 2u);
   EXPECT_EQ(spec->secrets[0].name, "WANDB_API_KEY");
   const std::string preamble =
@@ -429,6 +431,9 @@ TEST(SkyPilotConvert, OutputReadsBackToTheSameSpec) {
     EXPECT_EQ(back->volume.name, spec->volume.name) << name;
     EXPECT_EQ(back->volume.mount, spec->volume.mount) << name;
     EXPECT_EQ(back->volume.size_gb, spec->volume.size_gb) << name;
+    EXPECT_EQ(back->resources.disk_gb, spec->resources.disk_gb) << name;
+    EXPECT_EQ(back->resources.multi_gpu, spec->resources.multi_gpu) << name;
+    EXPECT_EQ(back->resources.merge_flat, spec->resources.merge_flat) << name;
     EXPECT_EQ(back->code.dir, spec->code.dir) << name;
     EXPECT_EQ(back->run, spec->run) << name;
     EXPECT_EQ(back->setup, spec->setup) << name;

@@ -262,6 +262,17 @@ TEST(SpecParser, ReadsAFixedWidthAndRefusesItWithMaxWorkers) {
                   "(the plan's choice up to it), not both"});
 }
 
+// resources.disk_gb: the pod's own disk (issue 34), 1..65536 GB, with file, line and column.
+TEST(SpecParser, ReadsThePodsOwnDisk) {
+  Result<PipelineSpec> spec = parse_spec("name: x\nrun: a\nresources: {disk_gb: 200}\n", "p.yaml",
+                                         nullptr, provider_names());
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->resources.disk_gb, 200);
+  EXPECT_EQ(spec->volume.size_gb, 50) << "the kept volume is another thing";
+  EXPECT_EQ(errors_of("name: x\nrun: a\nresources:\n  disk_gb: 0\n"),
+            Lines{"p.yaml:4:12: resources.disk_gb: must be at least 1, got 0"});
+}
+
 TEST(SpecErrors, WorkersAndItemsFile) {
   EXPECT_EQ(errors_of("name: x\nrun: a\nresources:\n  max_workers: 0\n  worker_retries: 11\n"
                       "workload:\n  kind: custom\n  items_file: ../x.txt\n"),
