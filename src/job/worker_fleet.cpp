@@ -134,7 +134,7 @@ class Fleet {
     std::vector<std::string> locals;
     for (const Artefact& a : in_.spec.artefacts) locals.push_back(a.local);
     if (in_.spec.resources.merge_flat) clear_merge_staging(locals, k);
-    provision_.shared_code_dir = in_.spec.code.remote_dir + "-code";  // job_phases.h
+    provision_.shared_code_dir = in_.spec.code.remote_dir + "-code";  // job/job_types.h
     std::vector<std::thread> threads;
     threads.reserve(static_cast<size_t>(k));
     for (int i = 0; i < k; ++i) threads.emplace_back([this, i] { worker(i); });

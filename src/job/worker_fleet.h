@@ -15,8 +15,9 @@
 //
 // Across providers (issue 19): a worker whose pod the chosen offer cannot give (capacity is
 // learned at create) runs on the plan's first fallback with room (Plan::fallbacks, possibly another
-// provider: JobPhases::provision_fallback), after one line saying why and what it costs. Each
-// provider has its own lock; each pod is deleted through its own provider (delete_job_pods too).
+// provider: Provisioner::provision_fallback, job/provisioner.h), after one line saying why and what
+// it costs. Each provider has its own lock; each pod is deleted through its own provider
+// (delete_job_pods too).
 //
 // Fault points (burst/fault_observer.h): a worker's first attempt tells the job's observer each
 // point as "<point>" and as "<point>@w<i>", so a test can stop one worker at one phase.
@@ -25,8 +26,9 @@
 #include <mutex>
 #include <string>
 
-#include "job/job_runner.h"
+#include "job/job_types.h"
 #include "job/job_watchdog.h"
+#include "util/redactor.h"
 
 namespace burst {
 

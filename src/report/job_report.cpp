@@ -124,7 +124,7 @@ void read_phases(JobReport& r) {
 }
 
 // What a worker's provision row says before the line of a fleet fallback; the runner writes it
-// (kDeviationMarker in job/job_phases.h: the report reads rows, not the runner's headers).
+// (kDeviationMarker in job/job_types.h: the report reads rows, not the runner's headers).
 constexpr const char* kWorkerDeviationMarker = "deviated from the plan: ";
 
 // The worker index of a phase row's detail "w<i>: ...", or -1.
@@ -168,7 +168,7 @@ void read_workers(JobReport& r) {
       w.cold_start_s += s;
     if (p.phase == Phase::kSync) w.sync_s += s;
     if (p.phase == Phase::kPull) w.pull_s += s;
-    // The fleet fallback's line (job/job_phases.h kDeviationMarker): the last one stands.
+    // The fleet fallback's line (job/job_types.h kDeviationMarker): the last one stands.
     if (const size_t at = p.detail.find(kWorkerDeviationMarker);
         p.phase == Phase::kProvision && at != std::string::npos)
       w.deviation = p.detail.substr(at + std::string_view(kWorkerDeviationMarker).size());

@@ -205,7 +205,7 @@ TEST_F(PodLayoutPlan, EveryLayoutThePlannerCanChooseIsOneTheRunExecutes) {
       const PodLayout& l = c.shape->layout;
       const std::string what = name + " on " + c.offer.provider + " " + c.offer.gpu_type + " x" +
                                std::to_string(c.offer.gpu_count);
-      // The run rents the offer's count (JobPhases::rented_gpus) and uses no card twice.
+      // The run rents the offer's count (rented_gpus, job/job_types.h) and uses no card twice.
       ASSERT_EQ(l.gpus, std::max(1, c.offer.gpu_count)) << what;
       ASSERT_GE(l.replicas, 1) << what;
       ASSERT_LE(l.replicas * l.per_replica, l.gpus) << what;

@@ -1,0 +1,95 @@
+# The include-cycle check of one module: no part of the module includes a header that includes it
+# back, directly or through other parts (docs/architecture.md, "The job engine"). A part is a
+# file's name without its extension, so x.h and x.cpp are one part: job_runner.cpp including
+# job_phases.h while job_phases.h includes job_runner.h is a cycle, though no header includes
+# itself. Only quoted includes of the module's own headers ("<module>/x.h") count.
+#
+#   cmake -DROOT=<source tree> -DMODULE=job [-DSTAMP=<file written on success>]
+#         -P tools/include_cycles.cmake
+#
+# On a cycle it fails, naming each include that closes one as
+#   "src/job/a.cpp:9: includes job/b.h, which includes back a (through b -> a)".
+cmake_policy(VERSION 3.18)
+if(NOT ROOT OR NOT MODULE)
+  message(FATAL_ERROR "usage: cmake -DROOT=<source tree> -DMODULE=<dir under src> -P ${CMAKE_CURRENT_LIST_FILE}")
+endif()
+set(dir ${ROOT}/src/${MODULE})
+file(GLOB files RELATIVE ${dir} ${dir}/*.h ${dir}/*.cpp)
+list(SORT files)
+
+# Direct edges: part -> parts it includes, and where (file:line) each edge was seen first.
+set(parts)
+foreach(f ${files})
+  get_filename_component(part ${f} NAME_WE)
+  list(APPEND parts ${part})
+  file(STRINGS ${dir}/${f} lines)
+  set(n 0)
+  foreach(line IN LISTS lines)
+    math(EXPR n "${n} + 1")
+    if(line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"${MODULE}/([A-Za-z0-9_]+)\\.h\"")
+      set(to ${CMAKE_MATCH_1})
+      if(NOT to STREQUAL part)
+        list(APPEND EDGES_${part} ${to})
+        if(NOT DEFINED AT_${part}_${to})
+          set(AT_${part}_${to} "src/${MODULE}/${f}:${n}")
+        endif()
+      endif()
+    endif()
+  endforeach()
+endforeach()
+list(REMOVE_DUPLICATES parts)
+foreach(p ${parts})
+  if(DEFINED EDGES_${p})
+    list(REMOVE_DUPLICATES EDGES_${p})
+  endif()
+endforeach()
+
+# The path from `from` to `to` through the edges (breadth first), as "a -> b -> c", or "".
+function(path_between from to out)
+  set(queue ${from})
+  set(seen ${from})
+  set(PREV_${from} "")
+  while(queue)
+    list(POP_FRONT queue at)
+    foreach(next ${EDGES_${at}})
+      if(next IN_LIST seen)
+        continue()
+      endif()
+      list(APPEND seen ${next})
+      set(PREV_${next} ${at})
+      if(next STREQUAL to)
+        set(path ${to})
+        set(cur ${to})
+        while(NOT cur STREQUAL from)
+          set(cur ${PREV_${cur}})
+          list(PREPEND path ${cur})
+        endwhile()
+        list(JOIN path " -> " text)
+        set(${out} "${text}" PARENT_SCOPE)
+        return()
+      endif()
+      list(APPEND queue ${next})
+    endforeach()
+  endwhile()
+  set(${out} "" PARENT_SCOPE)
+endfunction()
+
+# An edge a -> b closes a cycle when b reaches a back.
+set(found "")
+foreach(a ${parts})
+  foreach(b ${EDGES_${a}})
+    path_between(${b} ${a} back)
+    if(back)
+      string(APPEND found "${AT_${a}_${b}}: includes ${MODULE}/${b}.h, which includes back ${a} (through ${back})\n")
+    endif()
+  endforeach()
+endforeach()
+
+if(found)
+  message("${found}")
+  message(FATAL_ERROR "include cycle check failed: src/${MODULE} has parts that include each other")
+endif()
+if(STAMP)
+  file(WRITE ${STAMP} "ok\n")
+endif()
+message(STATUS "src/${MODULE}: no include cycle")
