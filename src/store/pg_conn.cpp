@@ -128,4 +128,70 @@ Status exec(PGconn* conn, const std::string& sql, const std::string& op) {
   return conn_error(conn, op);
 }
 
+namespace {
+
+// pg_advisory_xact_lock key for reservations ("burstled" as bytes).
+constexpr const char* kLedgerLock = "SELECT pg_advisory_xact_lock(7166740835714360676)";
+
+// A Query and, once stepped, its rows and the one being read.
+class Stmt final : public sql::Stmt {
+ public:
+  Stmt(PGconn* conn, const std::string& sql, std::string op)
+      : conn_(conn), query_(sql, std::move(op)) {}
+
+  Stmt& bind(const std::string& value) override {
+    query_.bind(value);
+    return *this;
+  }
+  Stmt& bind(int64_t value) override {
+    query_.bind(value);
+    return *this;
+  }
+  Stmt& bind(double value) override {
+    query_.bind(value);
+    return *this;
+  }
+  Result<bool> step() override {
+    if (!rows_) {
+      Result<Rows> rows = query_.run(conn_);
+      if (!rows) return rows.error();
+      rows_ = std::move(rows).value();
+      return rows_->size() > 0;
+    }
+    if (row_ < rows_->size()) ++row_;
+    return row_ < rows_->size();
+  }
+  int64_t changes() const override { return rows_ ? rows_->affected() : 0; }
+  bool duplicate_key() const override { return query_.sqlstate() == kUniqueViolation; }
+  std::string text(int col) const override { return rows_->text(row_, col); }
+  int64_t int64(int col) const override { return rows_->int64(row_, col); }
+  double real(int col) const override { return rows_->real(row_, col); }
+
+ private:
+  PGconn* conn_;
+  Query query_;
+  std::optional<Rows> rows_;
+  int row_ = 0;
+};
+
+}  // namespace
+
+const sql::Dialect& Db::dialect() const {
+  static const sql::Dialect kPostgres{"seq", " FOR UPDATE", " FOR UPDATE SKIP LOCKED", "?::text",
+                                      false};
+  return kPostgres;
+}
+
+Result<std::unique_ptr<sql::Stmt>> Db::prepare(const std::string& sql, std::string op) {
+  return std::unique_ptr<sql::Stmt>(std::make_unique<Stmt>(conn_.get(), sql, std::move(op)));
+}
+
+Status Db::begin(sql::Lock lock, const std::string& what) {
+  if (Status begun = exec("BEGIN", "begin " + what); !begun) return begun;
+  if (lock != sql::Lock::kLedger) return Status::Ok();
+  Status locked = exec(kLedgerLock, "lock the ledger");
+  if (!locked) (void)exec("ROLLBACK", "roll back " + what);
+  return locked;
+}
+
 }  // namespace burst::pg

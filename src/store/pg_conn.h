@@ -1,6 +1,6 @@
-// Thin RAII wrappers over libpq for the PostgreSQL store adapter, shaped like sqlite_stmt.h so the
-// two adapters read alike: statements are written with "?" placeholders (rewritten to $1..$n) and
-// bound in order; every value travels as text. Every failure becomes
+// Thin RAII wrappers over libpq: PostgreSQL's side of the dialect layer (sql_db.h), shaped like
+// sqlite_stmt.h: statements are written with "?" placeholders (rewritten to $1..$n) and bound in
+// order; every value travels as text. Every failure becomes
 // Error{kInternal or kConnection, "store: <operation>: <server message>"}; no message carries the
 // connection string. Only src/store/ includes libpq-fe.h; libpq itself is loaded on first use
 // (libpq_api.h).
@@ -10,10 +10,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "burst/result.h"
 #include "store/libpq_calls.h"
+#include "store/sql_db.h"
 
 namespace burst::pg {
 
@@ -76,13 +78,22 @@ class Query {
 // Runs SQL without parameters, several statements allowed (DDL, BEGIN/COMMIT/ROLLBACK).
 Status exec(PGconn* conn, const std::string& sql, const std::string& op);
 
-// Converts a result's rows with `read(const Rows&, int row)`.
-template <typename T, typename Read>
-std::vector<T> collect(const Rows& rows, Read read) {
-  std::vector<T> out;
-  out.reserve(static_cast<size_t>(rows.size()));
-  for (int r = 0; r < rows.size(); ++r) out.push_back(read(rows, r));
-  return out;
-}
+// The connection as the dialect layer sees it: a statement is sent when first stepped and its
+// rows are then read in order; a write transaction is BEGIN, and the ledger's also takes a
+// transaction-scoped advisory lock, so daemons on several machines reserve one after the other.
+class Db final : public sql::Db {
+ public:
+  explicit Db(ConnPtr conn) : conn_(std::move(conn)) {}
+  const sql::Dialect& dialect() const override;
+  Result<std::unique_ptr<sql::Stmt>> prepare(const std::string& sql, std::string op) override;
+  Status exec(const std::string& sql, const std::string& op) override {
+    return pg::exec(conn_.get(), sql, op);
+  }
+  Status begin(sql::Lock lock, const std::string& what) override;
+  void refresh() override { reconnect_if_lost(conn_.get()); }
+
+ private:
+  ConnPtr conn_;
+};
 
 }  // namespace burst::pg

@@ -11,151 +11,15 @@
 #include <thread>
 #include <vector>
 
-#include "store/portable_migrations.h"
+#include "store/schema_steps.h"
 
 namespace burst::sqlite {
 namespace {
 
 constexpr int kBusyTimeoutMs = 5000;
 
-// The schema as an ordered list of steps: step i takes user_version i to i + 1. Never edit a
-// released step; append a new one (ALTER TABLE, new tables, data fixes) instead.
-const std::vector<const char*>& migrations() {
-  static const std::vector<const char*> steps = {
-      // 1: jobs, their phase transitions, pods and transfers.
-      R"sql(
-        CREATE TABLE jobs (
-          id TEXT PRIMARY KEY,
-          pipeline TEXT NOT NULL,
-          spec_path TEXT NOT NULL,
-          state TEXT NOT NULL,
-          phase TEXT NOT NULL,
-          provider TEXT NOT NULL,
-          error TEXT NOT NULL,
-          estimate_json TEXT NOT NULL,
-          report_path TEXT NOT NULL,
-          created_ms INTEGER NOT NULL,
-          finished_ms INTEGER NOT NULL,
-          owner_pid INTEGER NOT NULL DEFAULT 0
-        );
-        CREATE INDEX jobs_created_ms ON jobs(created_ms);
-        CREATE TABLE phases (
-          id INTEGER PRIMARY KEY AUTOINCREMENT,
-          job_id TEXT NOT NULL REFERENCES jobs(id),
-          phase TEXT NOT NULL,
-          started_ms INTEGER NOT NULL,
-          ended_ms INTEGER,  -- NULL while the phase is open
-          outcome TEXT NOT NULL,
-          detail TEXT NOT NULL
-        );
-        CREATE INDEX phases_job_id ON phases(job_id);
-        CREATE TABLE pods (
-          row_id INTEGER PRIMARY KEY,
-          job_id TEXT NOT NULL REFERENCES jobs(id),
-          provider TEXT NOT NULL,
-          role TEXT NOT NULL,
-          name TEXT NOT NULL,
-          pod_id TEXT NOT NULL,
-          gpu_type TEXT NOT NULL,
-          gpu_count INTEGER NOT NULL,
-          usd_per_hour REAL NOT NULL,
-          price_source TEXT NOT NULL,
-          state TEXT NOT NULL,
-          host_key TEXT NOT NULL,
-          created_ms INTEGER NOT NULL,
-          deleted_ms INTEGER NOT NULL
-        );
-        CREATE INDEX pods_job_id ON pods(job_id);
-        CREATE INDEX pods_state ON pods(state);
-        CREATE TABLE transfers (
-          id INTEGER PRIMARY KEY AUTOINCREMENT,
-          job_id TEXT NOT NULL REFERENCES jobs(id),
-          direction TEXT NOT NULL,
-          files INTEGER NOT NULL,
-          bytes INTEGER NOT NULL,
-          millis INTEGER NOT NULL
-        );
-        CREATE INDEX transfers_job_id ON transfers(job_id);
-      )sql",
-      // 2 (reports, issue 7): facts the cost report needs, recorded when the job is created
-      // (billing rule, budget, deadline, predicted bound), and measured run time per unit of
-      // work against the model's prediction, which calibrates the next plan.
-      R"sql(
-        ALTER TABLE jobs ADD COLUMN facts_json TEXT NOT NULL DEFAULT '';
-        CREATE TABLE calibration (
-          id INTEGER PRIMARY KEY AUTOINCREMENT,
-          job_id TEXT NOT NULL REFERENCES jobs(id),
-          pipeline TEXT NOT NULL,
-          gpu_type TEXT NOT NULL,
-          workload_kind TEXT NOT NULL,
-          units REAL NOT NULL,
-          measured_s REAL NOT NULL,
-          predicted_s REAL NOT NULL,
-          recorded_ms INTEGER NOT NULL
-        );
-        CREATE INDEX calibration_pipeline ON calibration(pipeline, workload_kind);
-      )sql",
-      // 3 (burstd, issue 6): the last fire time handled per scheduled pipeline (docs/daemon.md).
-      R"sql(
-        CREATE TABLE schedule_fires (
-          pipeline TEXT PRIMARY KEY,
-          last_fire_ms INTEGER NOT NULL
-        );
-      )sql",
-      // 4 (volumes, issue 17): which provider volume holds a spec's volume in a region; the only
-      // way back to a volume on providers whose list returns no name (Vast).
-      R"sql(
-        CREATE TABLE volumes (
-          provider TEXT NOT NULL,
-          spec_name TEXT NOT NULL,
-          region TEXT NOT NULL,
-          volume_id TEXT NOT NULL,
-          state TEXT NOT NULL,
-          size_gb INTEGER NOT NULL,
-          usd_per_gb_month REAL NOT NULL,
-          created_ms INTEGER NOT NULL,
-          updated_ms INTEGER NOT NULL,
-          PRIMARY KEY (provider, spec_name, region)
-        );
-      )sql",
-      // 5 (ownership, issue 20): the installation's id, made once here and never changed (it tags
-      // every pod's name, so reap touches only this installation's pods); when each job's owner
-      // process started (pid + start time recognise it, util/proc_start.h); and when burstd first
-      // saw each pod of ours the store did not know (the orphan grace counts from it, across
-      // restarts). docs/daemon.md, "Ownership".
-      R"sql(
-        CREATE TABLE installation (id TEXT NOT NULL);
-        INSERT INTO installation (id) VALUES (lower(hex(randomblob(5))));
-        ALTER TABLE jobs ADD COLUMN owner_start TEXT NOT NULL DEFAULT '';
-        CREATE TABLE unknown_pods (
-          provider TEXT NOT NULL,
-          pod_id TEXT NOT NULL,
-          first_seen_ms INTEGER NOT NULL,
-          PRIMARY KEY (provider, pod_id)
-        );
-      )sql",
-      // 6 to 8 (issue 20): the queue, the ledger and leases, in SQL PostgreSQL runs too.
-      store_sql::kQueueStep,
-      store_sql::kLedgerStep,
-      store_sql::kLeaseStep,
-      store_sql::kTeamBudgetStep,
-      store_sql::kImageSizeStep,
-      store_sql::kCapsStep,
-      // 12 (issue 35): every change of a stored cap, in order (Store::cap_changes).
-      R"sql(
-        CREATE TABLE budget_cap_changes (
-          seq INTEGER PRIMARY KEY AUTOINCREMENT,
-          scope TEXT NOT NULL,
-          subject TEXT NOT NULL,
-          period TEXT NOT NULL,
-          old_usd DOUBLE PRECISION,
-          new_usd DOUBLE PRECISION,
-          set_by TEXT NOT NULL,
-          at_ms BIGINT NOT NULL
-        );
-      )sql",
-  };
-  return steps;
+const std::vector<std::string>& migrations() {
+  return store_sql::schema_steps(store_sql::Engine::kSqlite);
 }
 
 Error os_error(const std::string& op, const std::string& path) {
@@ -212,7 +76,7 @@ Status check_not_newer(const std::string& path, int version) {
 // write lock up front, so two processes opening a fresh file migrate it once, one after the other.
 Status apply_migrations(sqlite3* db, int version) {
   for (int v = version; v < current_schema_version(); ++v) {
-    Status step = exec(db, migrations()[static_cast<size_t>(v)],
+    Status step = exec(db, migrations()[static_cast<size_t>(v)].c_str(),
                        "migrate schema to version " + std::to_string(v + 1));
     if (!step) return step;
   }

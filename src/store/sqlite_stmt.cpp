@@ -63,15 +63,12 @@ Result<bool> Stmt::step() {
   int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
+  failed_rc_ = sqlite3_extended_errcode(db_);
   return db_error(db_, op_);
 }
 
-Status Stmt::run() {
-  while (true) {
-    Result<bool> row = step();
-    if (!row) return row.error();
-    if (!*row) return Status::Ok();
-  }
+bool Stmt::duplicate_key() const {
+  return failed_rc_ == SQLITE_CONSTRAINT_PRIMARYKEY || failed_rc_ == SQLITE_CONSTRAINT_UNIQUE;
 }
 
 std::string Stmt::text(int col) const {
@@ -84,5 +81,20 @@ std::string Stmt::text(int col) const {
 int64_t Stmt::int64(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
 
 double Stmt::real(int col) const { return sqlite3_column_double(stmt_.get(), col); }
+
+const sql::Dialect& Db::dialect() const {
+  static const sql::Dialect kSqlite{"rowid", "", "", "?", true};
+  return kSqlite;
+}
+
+Result<std::unique_ptr<sql::Stmt>> Db::prepare(const std::string& sql, std::string op) {
+  Result<Stmt> stmt = Stmt::prepare(db_.get(), sql.c_str(), std::move(op));
+  if (!stmt) return stmt.error();
+  return std::unique_ptr<sql::Stmt>(std::make_unique<Stmt>(std::move(stmt).value()));
+}
+
+Status Db::begin(sql::Lock, const std::string& what) {
+  return exec("BEGIN IMMEDIATE", "begin " + what);
+}
 
 }  // namespace burst::sqlite

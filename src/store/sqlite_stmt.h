@@ -1,5 +1,6 @@
-// Thin RAII wrappers over the SQLite C API for the store adapter. Every failure becomes
-// Error{kInternal, "store: <operation>: <sqlite3_errmsg>"}. Only src/store/ includes sqlite3.h.
+// Thin RAII wrappers over the SQLite C API: SQLite's side of the dialect layer (sql_db.h; the
+// connection is sqlite_db.cpp). Every failure becomes Error{kInternal, "store: <operation>:
+// <sqlite3_errmsg>"}. Only src/store/ includes sqlite3.h.
 #pragma once
 
 #include <sqlite3.h>
@@ -7,9 +8,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
+#include <utility>
 
 #include "burst/result.h"
+#include "store/sql_db.h"
 
 namespace burst::sqlite {
 
@@ -26,24 +28,24 @@ Status exec(sqlite3* db, const char* sql, const std::string& op);
 
 // A prepared statement with positional binding: each bind() fills the next "?". A failed bind is
 // remembered and reported by the next step(), so call sites can chain binds.
-class Stmt {
+class Stmt final : public sql::Stmt {
  public:
   static Result<Stmt> prepare(sqlite3* db, const char* sql, std::string op);
 
-  Stmt& bind(const std::string& value);
-  Stmt& bind(int64_t value);
+  Stmt& bind(const std::string& value) override;
+  Stmt& bind(int64_t value) override;
   Stmt& bind(int value);
-  Stmt& bind(double value);
+  Stmt& bind(double value) override;
   Stmt& bind_null();
 
   // Advances one row: true when a row is ready to read, false when the statement is done.
-  Result<bool> step();
-  // Steps to completion, ignoring any rows.
-  Status run();
+  Result<bool> step() override;
+  int64_t changes() const override { return sqlite3_changes(db_); }
+  bool duplicate_key() const override;
 
-  std::string text(int col) const;
-  int64_t int64(int col) const;
-  double real(int col) const;
+  std::string text(int col) const override;
+  int64_t int64(int col) const override;
+  double real(int col) const override;
 
  private:
   struct Finalizer {
@@ -58,37 +60,24 @@ class Stmt {
   std::string op_;
   int next_index_ = 1;
   int bind_rc_ = SQLITE_OK;
+  int failed_rc_ = SQLITE_OK;  // the extended code of the last failed step
 };
 
-// Steps a bound statement to the end, turning each row into a T with `read(const Stmt&)`.
-template <typename T, typename Read>
-Result<std::vector<T>> collect(Stmt& stmt, Read read) {
-  std::vector<T> out;
-  while (true) {
-    Result<bool> row = stmt.step();
-    if (!row) return row.error();
-    if (!*row) return out;
-    out.push_back(read(stmt));
+// The connection as the dialect layer sees it: statements are Stmt, a write transaction is
+// BEGIN IMMEDIATE (it takes the file's write lock first, so two processes sharing the file write
+// one after the other, each seeing the other's rows).
+class Db final : public sql::Db {
+ public:
+  explicit Db(DbPtr db) : db_(std::move(db)) {}
+  const sql::Dialect& dialect() const override;
+  Result<std::unique_ptr<sql::Stmt>> prepare(const std::string& sql, std::string op) override;
+  Status exec(const std::string& sql, const std::string& op) override {
+    return sqlite::exec(db_.get(), sql.c_str(), op);
   }
-}
-// The same, with T taken from a reader function's return type.
-template <typename T>
-Result<std::vector<T>> collect(Stmt& stmt, T (*read)(const Stmt&)) {
-  return collect<T, T (*)(const Stmt&)>(stmt, read);
-}
-// The same for a reader that can fail (a stored value this burst does not know): the first
-// failing row's error is the answer.
-template <typename T>
-Result<std::vector<T>> collect(Stmt& stmt, Result<T> (*read)(const Stmt&)) {
-  std::vector<T> out;
-  while (true) {
-    Result<bool> row = stmt.step();
-    if (!row) return row.error();
-    if (!*row) return out;
-    Result<T> value = read(stmt);
-    if (!value) return value.error();
-    out.push_back(std::move(*value));
-  }
-}
+  Status begin(sql::Lock lock, const std::string& what) override;
+
+ private:
+  DbPtr db_;
+};
 
 }  // namespace burst::sqlite
