@@ -66,7 +66,9 @@ struct SchedulerOptions {
   // a held job stays queued and is asked again on the next tick.
   std::function<std::string(const std::string& job_id, const PipelineSpec&)> admit =
       [](const std::string&, const PipelineSpec&) { return std::string(); };
-  // After a job (run or reattached) ended, from its thread, without the scheduler's lock.
+  // After a job (run or reattached) ended, from its thread; also from tick() for a claimed row
+  // whose job had ended elsewhere, and for an admitted job cancelled before it started. Never
+  // under the scheduler's state lock.
   std::function<void(const std::string& job_id)> ended = [](const std::string&) {};
   // A reattached job whose runner never took it over (it is still "running" in the store after
   // JobLauncher::resume returned): the daemon fails it and deletes its pods.
