@@ -18,37 +18,34 @@
 // until that time or until something changes (a submit, a job ending, wake()), so an idle daemon
 // sleeps. Tests drive tick() or run_loop() with a FakeClock, whose advance() ends the loop's wait,
 // and never sleep.
+//
+// The parts: which schedules fire is pure (daemon/cron_fires.h; the store's claim of a fire in
+// daemon/fire_claims.h), the queue is daemon/job_queue.h (rows in the store, RunQueue in memory),
+// the leases daemon/lease_book.h, the threads daemon/job_pool.h. This class is the policy over
+// them. Its state mutex guards memory only and is never held over a store call, a callback or a
+// log line, so jobs(), is_running(), cancel() and the job threads answer while a tick waits on the
+// store (a PostgreSQL round trip); tick(), submit(), restore_queue() and set_pipelines() take
+// turns on a second mutex, so their store steps never interleave.
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "burst/clock.h"
 #include "burst/spec.h"
 #include "burst/store.h"
+#include "daemon/cron_fires.h"
+#include "daemon/fire_claims.h"
 #include "daemon/job_launcher.h"
+#include "daemon/job_pool.h"
 #include "daemon/job_queue.h"
-#include "schedule/cron.h"
-#include "schedule/missed_runs.h"
-#include "schedule/tz.h"
+#include "daemon/lease_book.h"
 
 namespace burst::daemon {
-
-struct ScheduledPipeline {
-  PipelineSpec spec;  // spec.schedule is set
-  schedule::CronExpr cron;
-  schedule::TimeZone zone;
-  schedule::MissedPolicy missed = schedule::MissedPolicy::kRunOnce;
-};
 
 // A job the daemon knows in memory: queued or running (finished ones are read from the store).
 struct JobView {
@@ -62,14 +59,16 @@ struct JobView {
 
 struct SchedulerOptions {
   int max_concurrent = 2;
-  // Called from the scheduler's thread and from job threads, one call at a time (the scheduler
-  // serialises them), sometimes while it holds its lock: it must not call back into the scheduler.
+  // Called from the scheduler's thread, API threads and job threads, one call at a time (the
+  // scheduler serialises them), never while it holds its state lock.
   std::function<void(const std::string&)> log = [](const std::string&) {};
   // Before a job starts: "" to let it run (burstd reserves its budget here), or what holds it;
   // a held job stays queued and is asked again on the next tick.
   std::function<std::string(const std::string& job_id, const PipelineSpec&)> admit =
       [](const std::string&, const PipelineSpec&) { return std::string(); };
-  // After a job (run or reattached) ended, from its thread, without the scheduler's lock.
+  // After a job (run or reattached) ended, from its thread; also from tick() for a claimed row
+  // whose job had ended elsewhere, and for an admitted job cancelled before it started. Never
+  // under the scheduler's state lock.
   std::function<void(const std::string& job_id)> ended = [](const std::string&) {};
   // A reattached job whose runner never took it over (it is still "running" in the store after
   // JobLauncher::resume returned): the daemon fails it and deletes its pods.
@@ -87,7 +86,7 @@ struct SchedulerOptions {
 class Scheduler {
  public:
   Scheduler(Clock& clock, Store& store, JobLauncher& launcher, SchedulerOptions options);
-  ~Scheduler();  // stops the loop and waits for running jobs' threads
+  ~Scheduler();  // stops the loop and waits for running jobs' threads (the pool's destructor)
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
@@ -119,84 +118,59 @@ class Scheduler {
 
   // Calls tick() and waits (no polling) until the next fire or a change, until stop().
   void run_loop();
-  void wake();  // re-run tick() now (the clock moved, the config changed)
+  void wake() { waiter_->notify(); }  // re-run tick() now (the clock moved, the config changed)
   void stop();
 
   // No job starts any more; running ones carry on.
   void drain();
   bool draining() const;
   // Sends one more interrupt to every running job (a second cancel skips the pull).
-  void interrupt_all();
-  // Blocks until no job is running, or `timeout` of the clock passes. True when idle.
-  bool wait_idle(Duration timeout);
+  void interrupt_all() { pool_.interrupt_all(); }
+  // Blocks until no job is running, or `timeout` passes on the clock's monotonic time (a FakeClock
+  // must be advanced past it). True when idle.
+  bool wait_idle(Duration timeout) { return pool_.wait_idle(timeout); }
 
   std::vector<JobView> jobs() const;  // queued and running, oldest first
-  bool is_running(const std::string& job_id) const;
-  int running_count() const;
+  bool is_running(const std::string& job_id) const { return pool_.contains(job_id); }
+  int running_count() const { return pool_.size(); }
   std::optional<TimePoint> next_fire(const std::string& pipeline) const;
-  const std::string& lease_owner() const { return owner_; }
+  const std::string& lease_owner() const { return leases_.owner(); }
   // Whether the store's queue has a row for the job (a daemon's job, queued or running, which
   // only the lease protocol recovers). False when the store cannot be read.
-  bool queued_in_store(const std::string& job_id) const;
+  bool queued_in_store(const std::string& job_id) const { return durable_.contains(job_id); }
 
  private:
-  struct Pending {
-    std::string id;
-    PipelineSpec spec;
-    std::string reason;
-    int64_t queued_ms = 0;
-    std::string held_by;
-  };
-  struct Running {
-    Pending job;
-    std::shared_ptr<std::atomic<int>> interrupts;
-    std::thread thread;
-  };
-  struct Entry {
-    ScheduledPipeline p;
-    std::optional<TimePoint> next;
-  };
-
   void fire_due(TimePoint now);
-  void start_ready(TimePoint now, std::vector<JobRecord>* take_overs);
-  // Ends the live leases of owners proven dead (lease_owner.h) and drops from the local queue the
-  // jobs the store no longer has queued for anyone (started or ended elsewhere).
-  void sync_with_store(TimePoint now);
-  void renew_leases(TimePoint now);
-  // The Pending for a claimed row: the local one, or one parsed from the row's spec text (false
-  // when it no longer parses: the job is recorded as failed and its row removed).
-  bool pending_for(const QueuedJobRecord& q, TimePoint now, Pending* out);
-  void finished(const std::string& id, const JobResult& result);
-  bool pipeline_busy(const std::string& name) const;  // queued or running
-  bool pipeline_running(const std::string& name) const;
-  void reap_threads();
-  void launch(const std::string& id, Running& r,
-              std::function<JobResult(const std::function<int()>&)> body);
+  std::vector<JobRecord> start_ready(TimePoint now);  // returns the jobs to take over
+  // Starts the job of a row this daemon claimed, or leaves it queued (false: the caller ends the
+  // claim's lease).
+  bool start_claimed(const QueuedJobRecord& q, TimePoint now);
+  std::optional<TimePoint> next_wake(TimePoint now) const;
   std::string enqueue(PipelineSpec spec, const std::string& reason,
                       const std::string& spec_text = "", const std::string& user = "");
-  void log(const std::string& line);  // opt_.log, one call at a time
+  void job_ended(const std::string& id);  // on the job's thread, before it leaves the pool
+  void log(const std::string& line);      // opt_.log, one call at a time
+  LogFn log_fn() {
+    return [this](const std::string& l) { log(l); };
+  }
 
   Clock& clock_;
   Store& store_;
   JobLauncher& launcher_;
   SchedulerOptions opt_;
   JobQueue durable_;
+  LeaseBook leases_;
 
-  mutable std::mutex mu_;
-  std::mutex log_mu_;               // taken after mu_, never before it
-  std::condition_variable cv_;      // running_ changed (wait_idle, the destructor)
+  std::mutex policy_mu_;   // tick(), submit(), restore_queue(), set_pipelines(): one at a time
+  mutable std::mutex mu_;  // the state below; memory only, taken after policy_mu_
+  std::mutex log_mu_;      // taken alone
   std::unique_ptr<Waiter> waiter_;  // run_loop's sleep; wake(), stop() and job ends notify it
   bool stop_ = false;
   bool draining_ = false;
-  std::vector<Entry> pipelines_;
-  std::vector<Pending> queue_;
-  std::map<std::string, Running> running_;
-  std::vector<std::thread> done_threads_;  // joined on the next tick
-  std::string owner_;                      // this daemon's lease owner name
-  std::set<std::string> leased_;           // running jobs whose queue row this daemon leases
-  std::set<std::string> lost_;             // running jobs whose lease another daemon took
-  std::optional<TimePoint> next_renew_;
+  std::vector<CronEntry> pipelines_;
+  RunQueue queue_;
   int64_t last_queued_ms_ = 0;  // enqueue()'s last queued_ms
+  JobPool pool_;                // last: its destructor waits for jobs that use the members above
 };
 
 }  // namespace burst::daemon

@@ -253,7 +253,7 @@ TEST_F(SshSessionTest, AQuietCommandWatchedByItsCallerIsNotTimedOut) {
 }
 
 // A stream lets the pod send several MiB ahead of the reader, not libssh's default window of
-// 1.28 MB, which over a 40 ms link capped a pull at about 24 MB/s (libssh_session.cpp,
+// 1.28 MB, which over a 40 ms link capped a pull at about 24 MB/s (libssh_stream.h,
 // kStreamWindow). The pod prints 4.8 MB and then makes a marker file while the test has read one
 // byte: with the default window sshd stops reading the command's output after about 1.3 MB and
 // the marker never comes. What arrives is then read with sizes that cross the stage buffer's
