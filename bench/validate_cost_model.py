@@ -308,21 +308,25 @@ def tensor_tflops(card, precision, fp16_accumulate, name=None):
 
 
 ETA_COMPUTE = 0.45
-PRIOR = (0.746, 0.00336)  # default_calibration(): eta_bw, t0_s
+PRIOR = (0.850, 0.00264)  # default_calibration(): eta_bw, t0_s
 
 
 def decode_points(binary, rows):
-    """The fit set's single-GPU throughput rows as the roofline sees them (the binary's byte
-    counts, the catalog's rates): what the decode fit and its Python mirror work on."""
+    """The fit set's throughput rows as the roofline sees them (the binary's byte counts, the
+    catalog's rates): what the decode fit and its Python mirror work on. Single-GPU rows fit every
+    group; a tensor-parallel row ("multi") keeps the binary's collective time per step (comm_s,
+    link physics, not fitted) and prefill, and fits only an (engine, family) that has no
+    single-GPU row (fit_groups)."""
     cards = catalog()
     data = []
     for r in rows:
-        # Multi-GPU rows depend on the interconnect model, which is not fitted. llama.cpp's
-        # batched decode (llama.cpp #3545's batched-bench: 8 sequences at 2.9x one, far below
-        # both roofs) is a regime the roofline does not model: scored, not fitted.
-        if r["category"] not in THROUGHPUT or r["gpus"] not in ("", "1"):
+        # llama.cpp's multi-GPU rows split by layers (no fitted term of their own) and its batched
+        # decode (llama.cpp #3545's batched-bench: 8 sequences at 2.9x one, far below both roofs)
+        # is a regime the roofline does not model: scored, not fitted.
+        multi = r["gpus"] not in ("", "1")
+        if r["category"] not in THROUGHPUT:
             continue
-        if r["engine"] == "llama.cpp" and int(r["concurrency"] or 1) > 1:
+        if r["engine"] == "llama.cpp" and (multi or int(r["concurrency"] or 1) > 1):
             continue
         out = burst(binary, args_of(r))
         g = cards[r["gpu"]]
@@ -333,7 +337,8 @@ def decode_points(binary, rows):
                        else g["fp16_tflops"])
         flops_rate = tflops * 1e12 * ETA_COMPUTE
         p = out["params_b"] * 1e9
-        data.append({
+        e2e = r["category"].startswith("e2e")
+        d = {
             "row": r, "source": r["source"], "engine": r["engine"], "memory": g["memory"],
             "family": g["memory"] + " " + g["vendor"],
             # The KV cache read at the mean context: the prompt plus half the output.
@@ -341,15 +346,24 @@ def decode_points(binary, rows):
             "bw": float(g["mem_bw_gbs"]) * 1e9,
             "t_compute": 2 * p * conc / flops_rate, "conc": conc, "gen": gen,
             "out": int(r["output_tokens"]) if r.get("output_tokens") else conc * gen,
-            "prefill": 2 * p * max(0, ctx - gen) * conc / flops_rate if r["category"].startswith("e2e") else 0,
-            "meas": float(r["measured"]),
-        })
+            "prefill": 2 * p * max(0, ctx - gen) * conc / flops_rate if e2e else 0,
+            "meas": float(r["measured"]), "multi": multi, "cards": 1, "comm": 0.0,
+        }
+        if multi:
+            # Tensor parallel over every card of the offer (the fastest layout of a
+            # bandwidth-bound decode): each card reads its share; the collectives and the prefill
+            # are the binary's, which no decode efficiency changes.
+            b = gpu_row(out, r["gpu"])
+            d.update(cards=int(r["gpus"]), comm=b.get("comm_s") or 0.0,
+                     prefill=(b.get("prefill_s") or 0.0) if e2e else 0)
+        data.append(d)
     return data
 
 
 def mirror(d, eta, t0):
     """The roofline's throughput for one point (src/cost/cost_model.cpp run_time, one GPU)."""
-    step = max(d["bytes"] / (d["bw"] * eta), d["t_compute"]) + t0
+    n = d["cards"]
+    step = max(d["bytes"] / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"]
     return d["out"] / (step * d["gen"] + d["prefill"])
 
 
@@ -380,22 +394,52 @@ def best(pts, t0s=None):
                   t0s if fixed else [t0 + k * 0.00002 for k in range(-5, 6) if t0 + k * 0.00002 >= 0])
 
 
+def eta_alone(pts, t0):
+    """eta_bw for a group too small to tell a slow card from a slow step: each row's own eta at
+    the pooled t0 (bisection on the mirror), then their median (for two rows the geometric mean):
+    where least absolute error is flat between the rows, its midpoint."""
+    etas = []
+    for d in pts:
+        lo, hi = 0.01, 1.0
+        if mirror(d, hi, t0) <= d["meas"]:
+            etas.append(hi)
+            continue
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if mirror(d, mid, t0) < d["meas"] else (lo, mid)
+        etas.append((lo + hi) / 2)
+    logs = sorted(math.log(e) for e in etas)
+    return round(math.exp(statistics.median(logs)), 3)
+
+
 def fit_groups(data):
     """(engine, family) -> (eta_bw, t0_s, rows), as decode_fits holds them; ("", "") is the
-    pooled fit of every row (default_calibration's eta_bw and t0_s). Groups of
-    MIN_ROWS_FOR_T0 or more rows fit (eta, t0); smaller ones eta alone, with the pooled t0."""
-    if not data:
+    pooled fit of every single-GPU row (default_calibration's eta_bw and t0_s). Groups of
+    MIN_ROWS_FOR_T0 or more rows fit (eta, t0); smaller ones eta alone, with the pooled t0.
+    Tensor-parallel rows fit eta alone for an (engine, family) without single-GPU rows (8 x MI300X
+    under vLLM): the collectives are link physics, the rest is how the engine reads the card."""
+    single = [d for d in data if not d["multi"]]
+    if not single:
         return {}
-    _, eta, t0 = best(data)
-    fitted = {("", ""): (eta, t0, len(data))}
+    _, eta, t0 = best(single)
+    fitted = {("", ""): (eta, t0, len(single))}
     groups = {}
-    for d in data:
+    for d in single:
         for key in ((d["engine"], d["family"]), (d["engine"], d["memory"]),
                     ("", d["family"]), ("", d["memory"])):
             groups.setdefault(key, []).append(d)
     for key, pts in sorted(groups.items()):
-        _, eta, t0 = best(pts) if len(pts) >= MIN_ROWS_FOR_T0 else best(pts, [fitted[("", "")][1]])
+        if len(pts) >= MIN_ROWS_FOR_T0:
+            _, eta, t0 = best(pts)
+        else:
+            eta, t0 = eta_alone(pts, fitted[("", "")][1]), fitted[("", "")][1]
         fitted[key] = (eta, t0, len(pts))
+    multi = {}
+    for d in data:
+        if d["multi"] and (d["engine"], d["family"]) not in groups:
+            multi.setdefault((d["engine"], d["family"]), []).append(d)
+    for key, pts in sorted(multi.items()):
+        fitted[key] = (eta_alone(pts, fitted[("", "")][1]), fitted[("", "")][1], len(pts))
     return fitted
 
 
@@ -492,7 +536,7 @@ def loso_predictions(binary, fit_rows):
 # Diffusion: step = max(bytes / (bw x eta_bw), flops / (tflops x eta), t0) per architecture
 # (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass: the per-step host
 # overhead t0 is a floor the batch amortises, the card's sustained tensor rate the ceiling.
-DIFFUSION_PRIOR = (0.45, 0.00336)  # default_calibration(): eta_compute, t0_s
+DIFFUSION_PRIOR = (0.45, 0.00264)  # default_calibration(): eta_compute, t0_s
 
 
 def diffusion_points(binary, rows):

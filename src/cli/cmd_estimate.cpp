@@ -212,6 +212,7 @@ int cmd_estimate(const EstimateArgs& args) {
                           {"seconds", opt(g.seconds)},
                           {"step_s", opt(g.step_s)},
                           {"prefill_s", opt(g.prefill_s)},
+                          {"comm_s", opt(g.comm_s)},
                           {"usd_per_hour", opt(g.usd_per_hour)},
                           {"provider", g.provider},
                           {"usd", opt(g.usd)}};

@@ -14,13 +14,13 @@ namespace burst {
 
 const Calibration& default_calibration() {
   // eta_bw and t0_s: the pooled decode fit of the fit set (bench/validate_cost_model.py --fit:
-  // least absolute log error over its 12 single-GPU decode rows, every engine and card; no
+  // least absolute log error over its 15 single-GPU decode rows, every engine and card; no
   // held-out row enters). eta_compute: published MFU (PaLM 46.2%, Megatron-LM 52%). Multi-GPU
   // costs come from the interconnect (src/cost/parallel.cpp), not from here.
   static const Calibration kDefault{
-      .eta_bw = 0.816,
+      .eta_bw = 0.850,
       .eta_compute = 0.45,
-      .t0_s = 0.00144,
+      .t0_s = 0.00264,
   };
   return kDefault;
 }
@@ -29,24 +29,27 @@ const std::vector<DecodeFit>& decode_fits() {
   // Fitted by bench/validate_cost_model.py --fit on the fit set only (bench/validation/
   // measurements.csv; sources.csv keeps every held-out source out): least absolute log error over
   // its single-GPU decode rows (llama.cpp's batched rows are scored, not fitted). A group of
-  // fewer than three rows fits eta_bw alone, with the pooled t0. Residuals: docs/cost-model.md,
+  // fewer than three rows fits eta_bw alone, with the pooled t0 (the median of its rows' etas).
+  // Tensor-parallel rows fit only an (engine, family) without single-GPU rows, eta alone, their
+  // collectives held at link physics (vLLM on MI300X). Residuals: docs/cost-model.md,
   // "Validation".
   static const std::vector<DecodeFit> kFits{
       // engine, family, eta_bw, t0_s, fit-set rows
-      {"llama.cpp", "gddr nvidia", 0.896, 0.00144, 2},  // llama.cpp #4766: RTX 4090
-      {"llama.cpp", "gddr amd", 0.634, 0.00144, 1},     // llama.cpp #26284: RX 7900 XTX
-      {"llama.cpp", "gddr", 1.000, 0.00306, 3},         //
-      {"llama.cpp", "hbm nvidia", 0.848, 0.00144, 1},   // llama.cpp #3545: V100 at batch 1
-      {"llama.cpp", "hbm", 0.848, 0.00144, 1},          //
+      {"llama.cpp", "gddr nvidia", 0.960, 0.00264, 2},  // llama.cpp #4766: RTX 4090
+      {"llama.cpp", "gddr amd", 0.540, 0.00000, 3},     // #26284, #20934: RX 7900 XTX
+      {"llama.cpp", "gddr", 1.000, 0.00334, 5},         //
+      {"llama.cpp", "hbm nvidia", 0.769, 0.00264, 2},   // #3545: V100; #6017: A100 PCIe
+      {"llama.cpp", "hbm", 0.769, 0.00264, 2},          //
       {"vllm", "gddr nvidia", 0.758, 0.00000, 6},       // RTX 4090 and A40 serving sweeps
       {"vllm", "gddr", 0.758, 0.00000, 6},              //
-      {"vllm", "hbm nvidia", 0.752, 0.00144, 2},        // A100 40GB, concurrency 1 and 8
-      {"vllm", "hbm", 0.752, 0.00144, 2},               //
-      {"", "gddr nvidia", 0.812, 0.00140, 8},           //
-      {"", "gddr amd", 0.634, 0.00144, 1},              //
-      {"", "gddr", 0.816, 0.00146, 9},                  //
-      {"", "hbm nvidia", 0.806, 0.00050, 3},            //
-      {"", "hbm", 0.806, 0.00050, 3},                   //
+      {"vllm", "hbm nvidia", 0.893, 0.00264, 2},        // A100 40GB, concurrency 1 and 8
+      {"vllm", "hbm amd", 0.402, 0.00264, 7},  // 8 x MI300X, tensor parallel (Oracle, dstack)
+      {"vllm", "hbm", 0.893, 0.00264, 2},      //
+      {"", "gddr nvidia", 0.812, 0.00140, 8},  //
+      {"", "gddr amd", 0.540, 0.00000, 3},     //
+      {"", "gddr", 0.846, 0.00262, 11},        //
+      {"", "hbm nvidia", 1.000, 0.00510, 4},   //
+      {"", "hbm", 1.000, 0.00510, 4},          //
   };
   return kFits;
 }

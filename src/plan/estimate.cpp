@@ -268,6 +268,7 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
       e.seconds = rt->compute_s;
       e.step_s = rt->step_s;
       e.prefill_s = rt->prefill_s;
+      e.comm_s = rt->comm_s;
       if (e.usd_per_hour) e.usd = *e.seconds / 3600.0 * *e.usd_per_hour;
       if (w->kind == "llm-inference" && rt->step_s > 0) {
         e.tokens_per_s = static_cast<double>(rt->batch) / rt->step_s;

@@ -52,6 +52,7 @@ struct GpuEstimate {
   std::optional<double> usd;           // seconds x usd_per_hour
   std::optional<double> step_s;        // one step (a decode token, a denoising step)
   std::optional<double> prefill_s;     // one round's prompt (llm-inference)
+  std::optional<double> comm_s;        // per step: collectives between the cards (multi-GPU)
   // llm-inference only:
   double tokens_per_s = 0;
   // Sequences at the query's context that fit in `count` GPUs; when the requested concurrency
