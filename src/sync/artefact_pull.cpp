@@ -9,6 +9,7 @@
 #include <set>
 
 #include "crypto/sha256.h"
+#include "sync/pull_command.h"
 #include "sync/pull_dest.h"
 #include "sync/pull_sink.h"
 #include "sync/tar_stream.h"
@@ -40,78 +41,6 @@ Error pod_sent(const std::string& what, const std::string& entry) {
 }
 
 std::string quoted(const std::string& name) { return "\"" + escape_entry(name) + "\""; }
-
-// The whole pull is one remote command, so it costs one command start on the pod (each start runs
-// the login shell there). Part 1 resolves the patterns: a NUL-terminated record
-// "<pattern index>\t<size>\t<mtime>\t<mode>\t<name>" per match, then "END\0". Part 2 reads one
-// plan line per match from stdin ("s" skip, "t" in the tar batch, "b OFFSET COUNT" streamed from
-// OFFSET) and answers with: each "b" file's COUNT bytes in order (dd; zero-padded or cut if the
-// file changed size, so the framing holds), one `tar -c` stream of the "t" files, then
-// "<sha256>  <name>\0" for every file sent. The pod hashes each file while it sends it (a second
-// read, from its page cache), with openssl when it has it (about 3x faster than coreutils'
-// sha256sum). A file that changes on the pod during the pull then fails verification.
-std::string pull_command(const std::vector<std::string>& patterns, const std::string& workdir) {
-  std::string cmd = "cd " + shell_quote(workdir) +
-                    " || exit 3; D=$(mktemp -d) || exit 3; trap 'rm -rf \"$D\"' EXIT; "
-                    "L=$D/l T=$D/t H=$D/h E=$D/e; : > \"$T\"; : > \"$H\"; export T H E; ";
-  for (size_t i = 0; i < patterns.size(); ++i) {
-    cmd += "set --; for f in " + shell_glob(patterns[i]) +
-           "; do [ -f \"$f\" ] && set -- \"$@\" \"$f\"; done; if [ $# -gt 0 ]; then stat -L "
-           "--printf='" +
-           std::to_string(i) +
-           "\\t%s\\t%Y\\t%a\\t%n\\0' -- \"$@\"; "
-           "printf '%s\\0' \"$@\" >> \"$L\"; fi; ";
-  }
-  // Inside sh -c '...': no single quotes.
-  const std::string pass =
-      "if command -v openssl >/dev/null 2>&1; then h1() { openssl dgst -sha256 -r \"$1\"; }; "
-      "else h1() { sha256sum -- \"$1\"; }; fi; "
-      "for f; do read -r k o n || k=s; case $f in /*) g=$f;; *) g=./$f;; esac; case $k in "
-      "t) printf \"%s\\0\" \"$f\" >> \"$T\";; "
-      "b) ( h=$(h1 \"$g\" 2>/dev/null) && h=${h#\\\\} && printf \"%s  %s\\0\" \"${h%% *}\" \"$f\" "
-      ">> \"$H\" ) & "
-      "LC_ALL=C dd if=\"$g\" bs=1M iflag=skip_bytes,count_bytes skip=\"$o\" count=\"$n\" "
-      "2>\"$E\"; got=0; while read -r a b; do got=$a; done < \"$E\"; "
-      "case $got in \"\"|*[!0-9]*) got=0; cat \"$E\" >&2;; esac; "
-      "if [ \"$got\" -lt \"$n\" ]; then head -c $((n - got)) /dev/zero; fi;; "
-      "esac; done; wait";
-  // The tar batch's hashes, beside tar: with openssl where the pod has it (Debian's sha256sum has
-  // no SHA-NI: about 5x the CPU), its "<sha256> *<name>" lines turned into sha256sum -z's
-  // "<sha256>  <name>\0" records. Only when no name holds a newline or a backslash (openssl may
-  // escape those); otherwise, and without openssl, sha256sum -z.
-  const std::string batch_hash =
-      "if command -v openssl >/dev/null 2>&1 && "
-      "[ \"$(tr -d -c '\\n\\\\' < \"$T\" | wc -c)\" -eq 0 ]; then ( xargs -0 -a \"$T\" openssl "
-      "dgst -sha256 -r -- | sed 's/ \\*/  /' | tr '\\n' "
-      "'\\0' >> \"$H\" ) & else xargs -0 -a \"$T\" sha256sum -z -- >> \"$H\" & fi; ";
-  return cmd + "printf 'END\\0'; if [ -s \"$L\" ]; then xargs -0 -a \"$L\" sh -c '" + pass +
-         "' sh; fi; if [ -s \"$T\" ]; then " + batch_hash +
-         "tar -chPf - --null -T \"$T\"; wait; fi; cat \"$H\"";
-}
-
-// The command's stdout, with bytes handed back (what a reader took past its part) read first.
-class Source {
- public:
-  explicit Source(RemoteStream& in) : in_(in) {}
-  void unread(std::string bytes) {
-    pending_ = std::move(bytes) + pending_.substr(pos_);
-    pos_ = 0;
-  }
-  Result<size_t> read(char* d, size_t n) {
-    if (pos_ < pending_.size()) {
-      size_t k = std::min(n, pending_.size() - pos_);
-      std::memcpy(d, pending_.data() + pos_, k);
-      pos_ += k;
-      return k;
-    }
-    return in_.read(d, n);
-  }
-
- private:
-  RemoteStream& in_;
-  std::string pending_;
-  size_t pos_ = 0;
-};
 
 class Puller {
  public:
@@ -147,7 +76,7 @@ class Puller {
     if (!stream.ok()) return with_context(stream.error(), "pull: resolve artefacts");
     r.round_trips++;
     RemoteStream& in = **stream;
-    Source src(in);
+    PullSource src(in);
     ListingParser listing(limits_, patterns.size());
     std::vector<char> buf(64 * 1024);
     while (!listing.done()) {
@@ -355,7 +284,7 @@ class Puller {
 
   // COUNT bytes of a "b" file into its partial file, from where the last attempt stopped: never
   // more than the listed size.
-  Status fetch_exact(Source& src, Match& m) {
+  Status fetch_exact(PullSource& src, Match& m) {
     auto opened = m.dest->open_part(m.rel, /*write=*/true, /*keep=*/m.kept > 0);
     if (!opened.ok()) return with_context(opened.error(), "pull");
     const int fd = *opened;
@@ -408,7 +337,7 @@ class Puller {
 
   // Every small file, from one `tar -c` stream. Each entry must be a planned file, once, as a
   // regular file of exactly its listed size; anything else fails the pull.
-  Status fetch_tar(Source& src, std::vector<Match*>& batch) {
+  Status fetch_tar(PullSource& src, std::vector<Match*>& batch) {
     std::map<std::string, Match*> by_name;
     for (Match* m : batch) by_name[m->f.name] = m;
     TarReader tar([&](char* d, size_t n) { return src.read(d, n); });
