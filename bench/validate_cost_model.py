@@ -75,6 +75,8 @@ def args_of(row, context=None):
     a += ["--mode", "infer"]
     if row["category"] in LOAD and row.get("method"):
         a += ["--weights-from", row["method"]]  # where the weights are read from
+    if row["category"] in LOAD and row.get("disk_read_mbps"):
+        a += ["--disk-read-mbps", row["disk_read_mbps"]]  # the source's own disk rate (fio)
     if row["engine"]:
         a += ["--engine", row["engine"]]
     conc = int(row["concurrency"] or 1)
@@ -602,10 +604,17 @@ def dlookup(fitted, p):
 
 # Weight load: bytes / the storage's read rate + the loader's fixed cost + its seconds per GB each
 # GPU loads (include/burst/weight_load.h, src/cost/weight_load.cpp). The network and local-disk
-# rates are cited priors; the hub and s3 rates and the loaders' costs are fitted here.
+# rates are cited priors, a disk's own rate replaces them where a row states it (a local disk up
+# to the page-faulting loader's ceiling, a network volume never above its prior); the hub and s3
+# rates, the page cache's rate, that ceiling and the loaders' costs are fitted here.
 LOAD_PRIORS = {"network": 300e6, "local-disk": 4e9}
 LOAD_FALLBACK = {"hub": 100e6, "s3": 300e6}  # a kind with no fit-set row left
 LOADER_FALLBACK = (0.0, 0.0)
+# The grids the safetensors loader's fit searches (fixed_s, s_per_gb, page cache and disk ceiling).
+FIXED_GRID = [f * 0.25 for f in range(0, 25)]
+PER_GB_GRID = [c * 0.01 for c in range(0, 41)]
+PAGE_CACHE_GRID = [5e9, 10e9, 20e9, 30e9, 50e9, 100e9]
+CEILING_GRID = [2e9, 3e9, 4e9, 6e9, 8e9, 12e9, 16e9, 1e12]
 
 
 def load_points(binary, rows):
@@ -618,14 +627,24 @@ def load_points(binary, rows):
         pts.append({"row": r, "source": r["source"], "kind": kind,
                     "loader": "pytorch" if r["engine"] == "pytorch" else "safetensors",
                     "bytes": out["memory_gib"]["weights"] * 2**30,
+                    "disk": float(r.get("disk_read_mbps") or 0) * 1e6,
                     "gpus": int(r["gpus"] or 1), "download": r["metric"] == "download_seconds",
                     "meas": float(r["measured"])})
     return pts
 
 
+def lrate(p, rates):
+    """src/cost/weight_load.cpp, storage_read_bps(kind, disk_bps)."""
+    if p["kind"] == "local-disk":
+        return min(p["disk"] or rates["local-disk"], rates["ceiling"])
+    if p["kind"] == "network":
+        return min(p["disk"], rates["network"]) if p["disk"] else rates["network"]
+    return rates[p["kind"]]
+
+
 def lmirror(p, fitted):
     rates, loaders = fitted
-    read = p["bytes"] / rates[p["kind"]]
+    read = p["bytes"] / lrate(p, rates)
     if p["download"]:
         return read
     fixed, per_gb = loaders[p["loader"]]
@@ -633,29 +652,38 @@ def lmirror(p, fitted):
 
 
 def load_fit(pts):
-    """((kind -> bytes/s), (loader -> (fixed_s, s_per_gb))): the safetensors loader's two numbers
-    by least absolute log error on its rows read from a cited-prior storage; pytorch's seconds
-    per GB on its rows with safetensors' fixed cost; then each fitted kind's rate, the median of
+    """((kind -> bytes/s), (loader -> (fixed_s, s_per_gb))): the safetensors loader's two numbers,
+    the page cache's rate and the local disk's ceiling by least absolute log error on its rows read
+    from a cited-prior storage or the page cache; pytorch's seconds per GB on its rows with
+    safetensors' fixed cost; then each fitted kind's rate, the median of
     bytes / (measured - the loader's share) over its rows."""
-    rates = dict(LOAD_PRIORS)
+    rates = dict(LOAD_PRIORS, **{"page-cache": PAGE_CACHE_GRID[-1], "ceiling": CEILING_GRID[-1]})
     loaders = {}
 
-    def cost(ps, fixed, per_gb):
-        return sum(abs(math.log(lmirror(p, (rates, {p["loader"]: (fixed, per_gb)})) / p["meas"]))
+    def cost(ps, fixed, per_gb, r):
+        return sum(abs(math.log(lmirror(p, (r, {p["loader"]: (fixed, per_gb)})) / p["meas"]))
                    for p in ps)
 
-    st = [p for p in pts if p["loader"] == "safetensors" and not p["download"]
-          and p["kind"] in LOAD_PRIORS]
+    known = ("network", "local-disk", "page-cache")
+    st = [p for p in pts if p["loader"] == "safetensors" and not p["download"] and p["kind"] in known]
     if st:
-        _, fixed, per_gb = min((cost(st, f * 0.1, c * 0.01), f * 0.1, c * 0.01)
-                               for f in range(0, 151) for c in range(0, 301))
+        best = None
+        for pc in PAGE_CACHE_GRID:
+            for ceil in CEILING_GRID:
+                r = dict(rates, **{"page-cache": pc, "ceiling": ceil})
+                for f in FIXED_GRID:
+                    for c in PER_GB_GRID:
+                        e = cost(st, f, c, r)
+                        if best is None or e < best[0] - 1e-12:
+                            best = (e, f, c, pc, ceil)
+        _, fixed, per_gb, rates["page-cache"], rates["ceiling"] = best
         loaders["safetensors"] = (fixed, per_gb)
     else:
         loaders["safetensors"] = LOADER_FALLBACK
-    pt = [p for p in pts if p["loader"] == "pytorch" and p["kind"] in LOAD_PRIORS]
+    pt = [p for p in pts if p["loader"] == "pytorch" and p["kind"] in known]
     fixed = loaders["safetensors"][0]
     if pt:
-        _, per_gb = min((cost(pt, fixed, c * 0.1), c * 0.1) for c in range(0, 1001))
+        _, per_gb = min((cost(pt, fixed, c * 0.1, rates), c * 0.1) for c in range(0, 1001))
         loaders["pytorch"] = (fixed, per_gb)
     else:
         loaders["pytorch"] = loaders["safetensors"]

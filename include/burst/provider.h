@@ -113,6 +113,9 @@ struct Offer {
   // What a new volume beside this offer costs, $/GB/month, when the offer says (Vast's
   // storage_cost); 0: ProviderTraits::volume_usd_per_gb_month.
   double volume_usd_per_gb_month = 0;
+  // The host disk's sequential read rate, bytes/s, when the offer says (Vast's disk_bw, MB/s);
+  // 0: the provider's registry row or the local NVMe prior (burst/weight_load.h).
+  double disk_read_bps = 0;
   // The provider's registry row, set where offers enter burst (providers/registry.h,
   // attach_traits); null: unknown_provider_traits(). Points at a row that lives for the process.
   const ProviderTraits* traits = nullptr;

@@ -4,7 +4,7 @@
 // volume_read_bps, local_disk_read_bps), which plan/weight_source.h resolves to one of the kinds
 // below.
 //
-//   load_s = bytes / read rate of the storage
+//   load_s = bytes / read rate of the storage (the host's own disk rate where known)
 //          + the loader's fixed cost + its seconds per GB x bytes / GPUs loading in parallel
 #pragma once
 
@@ -17,8 +17,9 @@ namespace burst {
 // name it: a model hub download (hub), an object store in the region (s3), the provider's
 // persistent volume (volume: a network volume, or a local one where the provider's volumes are),
 // the pod's own local disk (local-disk: a container disk or local NVMe, weights in the image or
-// staged there).
-inline constexpr const char* kWeightSources[] = {"hub", "s3", "volume", "local-disk"};
+// staged there), or the page cache (page-cache: a checkpoint this host wrote or read moments
+// before, served from RAM; `burst estimate` only: a new pod's cache is empty).
+inline constexpr const char* kWeightSources[] = {"hub", "s3", "volume", "local-disk", "page-cache"};
 bool known_weight_source(std::string_view source);
 
 // The storage kinds a read rate belongs to: the sources above, with `volume` resolved to what the
@@ -27,11 +28,21 @@ inline constexpr const char* kStorageHub = "hub";
 inline constexpr const char* kStorageS3 = "s3";
 inline constexpr const char* kStorageNetwork = "network";
 inline constexpr const char* kStorageLocalDisk = "local-disk";
+inline constexpr const char* kStoragePageCache = "page-cache";
 
 // The read rate of a storage kind, bytes/s, when no provider or measurement says otherwise:
-// hub and s3 fitted on the fit set's rows of that source; network and local-disk cited priors.
-// 0 for an unknown kind.
+// hub, s3 and page-cache fitted on the fit set's rows of that source; network and local-disk
+// cited priors. 0 for an unknown kind.
 double storage_read_bps(std::string_view kind);
+// The same where the disk's own sequential read rate is known (`disk_bps` > 0, bytes/s: a fio
+// run, a provider's offer such as Vast's disk_bw): a local disk reads at that rate, up to the
+// ceiling a page-faulting safetensors loader reaches (kLocalDiskLoaderCeilingBps); a network
+// volume at no more than its prior (a provisioned rate is a ceiling those loaders do not reach:
+// 47 s for 15 GB on both a 1,000 and a 4,000 MiB/s EBS volume); other kinds ignore it. A faster
+// disk never makes the load longer. `disk_bps` <= 0: storage_read_bps(kind).
+double storage_read_bps(std::string_view kind, double disk_bps);
+// Fitted: the fastest a local disk is read by the default loaders, however fast the disk.
+inline constexpr double kLocalDiskLoaderCeilingBps = 8e9;
 // Where that rate comes from, one line (for notes and docs).
 const char* storage_read_basis(std::string_view kind);
 

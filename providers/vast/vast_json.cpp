@@ -215,6 +215,8 @@ class OffersSax : public json::json_sax_t {
       cur_.dph_total = v;
     } else if (field("storage_cost")) {
       cur_.storage_cost = v;
+    } else if (field("disk_bw")) {
+      cur_.disk_bw = v > 0 ? v : 0;
     } else if (field("rentable")) {
       cur_.rentable = false;  // only true is true
     }
@@ -273,6 +275,7 @@ Offer to_offer(const VastOffer& o) {
   out.available = o.rentable && !o.rented;
   out.price_source = "live offer";
   out.volume_usd_per_gb_month = o.storage_cost;  // a volume on this machine (REFERENCE §4.7)
+  out.disk_read_bps = o.disk_bw * 1e6;           // MB/s: the weights' read from this host's disk
   return out;
 }
 

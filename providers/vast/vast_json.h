@@ -29,6 +29,7 @@ struct VastOffer {
   double gpu_ram_mb = 0;
   double dph_total = 0;
   double storage_cost = 0;  // $/GB/month of disk on this machine (REFERENCE §4.2)
+  double disk_bw = 0;       // the host disk's read rate, MB/s (REFERENCE §4.2 offer fields)
   std::string geolocation;
   bool rentable = true, rented = false;
 };

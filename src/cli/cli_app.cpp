@@ -191,7 +191,10 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--engine", est.engine,
                       "infer: llama.cpp | vllm | sglang | tensorrt-llm | pytorch");
   est_cmd->add_option("--weights-from", est.weights_from,
-                      "weight load (JSON weight_load_s): hub | s3 | volume | local-disk");
+                      "weight load (JSON weight_load_s): hub | s3 | volume | local-disk | "
+                      "page-cache");
+  est_cmd->add_option("--disk-read-mbps", est.disk_read_mbps,
+                      "weight load: the disk's own sequential read rate, MB/s (e.g. fio's)");
   est_cmd->add_option("--gpus", est.gpus, "price exactly this many GPUs of each type");
   est_cmd->add_option("--efficiency", est.efficiency,
                       "also print the batch-1 decode table at 100% and at this share of peak");

@@ -37,19 +37,21 @@ std::string fmt_opt(const char* f, const std::optional<double>& v) {
 }
 
 // `weight_load_s`: the load of the weights by `engine`'s loader on --gpus (default 1) GPUs from a
-// network volume (warm), a hub (cold), and from --weights-from (default hub).
+// network volume (warm), a hub (cold), and from --weights-from (default hub) at --disk-read-mbps
+// where given (a local disk's or volume's own rate, burst/weight_load.h).
 nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
                                 const std::string& engine) {
   const int gpus = a.gpus.value_or(1);
   const std::string from = a.weights_from.empty() ? "hub" : a.weights_from;
   const std::string kind = from == "volume" ? kStorageNetwork : from;
-  const WeightLoad chosen = weight_load(weight_bytes, storage_read_bps(kind), engine, gpus);
+  const double rate = storage_read_bps(kind, a.disk_read_mbps.value_or(0) * 1e6);
+  const WeightLoad chosen = weight_load(weight_bytes, rate, engine, gpus);
   return {
       {"warm",
        weight_load(weight_bytes, storage_read_bps(kStorageNetwork), engine, gpus).seconds()},
       {"cold", weight_load(weight_bytes, storage_read_bps(kStorageHub), engine, gpus).seconds()},
       {"from", from},
-      {"read_bytes_per_s", storage_read_bps(kind)},
+      {"read_bytes_per_s", rate},
       {"loader", loader_cost(engine).loader},
       {"seconds", chosen.seconds()},
       {"read_s", chosen.read_s},
@@ -81,7 +83,10 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   q.gpus = a.gpus;
   if (!a.weights_from.empty() && !known_weight_source(a.weights_from))
     return make_error(ErrorCode::kInvalid, "--weights-from: \"" + a.weights_from +
-                                               "\" is not one of hub, s3, volume, local-disk");
+                                               "\" is not one of hub, s3, volume, local-disk, "
+                                               "page-cache");
+  if (a.disk_read_mbps && !(*a.disk_read_mbps > 0))
+    return make_error(ErrorCode::kInvalid, "--disk-read-mbps must be > 0");
   if (a.utilization) q.utilization = *a.utilization;
   if (a.efficiency && !(*a.efficiency > 0 && *a.efficiency <= 1))
     return make_error(ErrorCode::kInvalid, "--efficiency must be in (0, 1]");

@@ -20,21 +20,26 @@ constexpr StorageRate kStorageRates[] = {
     // Fitted: the median of rows 70 (Llama 2 70B from S3 in-region onto a p4de, Anyscale's post)
     // and 201 (a 7.6B model from an S3 bucket mounted as a file system, SkyPilot), each less its
     // loader's share.
-    {kStorageS3, 326e6, "fitted on 2 fit-set rows (Anyscale's p4de from S3, SkyPilot's S3 mount)"},
+    {kStorageS3, 322e6, "fitted on 2 fit-set rows (Anyscale's p4de from S3, SkyPilot's S3 mount)"},
     // Cited: Google Cloud persistent disk (network block storage) "~0.3 GB/s"
     // (anyscale/ai-infra-cookbook#57); providers with their own figure override it.
     {kStorageNetwork, 300e6, "prior: ~0.3 GB/s network disk (anyscale/ai-infra-cookbook#57)"},
     // Cited: local NVMe SSDs "~4 GB/s read bandwidth" (anyscale/ai-infra-cookbook#57).
     {kStorageLocalDisk, 4e9, "prior: ~4 GB/s local NVMe (anyscale/ai-infra-cookbook#57)"},
+    // Fitted with the safetensors loader: rows 263-264 (ServerlessLLM's cached loads) and 270
+    // (TGIS's hot start), a checkpoint served from RAM.
+    {kStoragePageCache, 50e9,
+     "fitted on 3 fit-set rows (ServerlessLLM's cached loads, TGIS's hot start)"},
 };
 
 // Fitted by bench/validate_cost_model.py --fit (least absolute log error) on the fit set's
-// weight-load rows read from a cited-prior storage: safetensors on rows 68, 69, 200, 202, 203
-// (vLLM's default loader, ServerlessLLM's, transformers'; local NVMe and EBS volumes); pytorch's
-// seconds per GB on rows 71-72 (one source, Meta's 2023 example loader), its fixed cost taken
-// from safetensors.
-constexpr LoaderCost kSafetensors{"safetensors", 4.10, 0.26, 5};
-constexpr LoaderCost kPytorch{"pytorch", 4.10, 13.2, 2};
+// weight-load rows read from a cited-prior or stated-rate storage or the page cache, jointly with
+// the page cache's rate and kLocalDiskLoaderCeilingBps: safetensors on rows 68, 69, 200, 202,
+// 203, 260-270 (vLLM's default loader, transformers', TGIS'; local NVMe, EBS volumes, the page
+// cache); pytorch's seconds per GB on rows 71-72 (one source, Meta's 2023 example loader), its
+// fixed cost taken from safetensors.
+constexpr LoaderCost kSafetensors{"safetensors", 4.50, 0.10, 16};
+constexpr LoaderCost kPytorch{"pytorch", 4.50, 13.2, 2};
 
 }  // namespace
 
@@ -54,6 +59,14 @@ const char* storage_read_basis(std::string_view kind) {
   for (const StorageRate& r : kStorageRates)
     if (kind == r.kind) return r.basis;
   return "";
+}
+
+double storage_read_bps(std::string_view kind, double disk_bps) {
+  const double prior = storage_read_bps(kind);
+  if (!(disk_bps > 0)) return prior;
+  if (kind == kStorageLocalDisk) return std::min(disk_bps, kLocalDiskLoaderCeilingBps);
+  if (kind == kStorageNetwork) return std::min(disk_bps, prior);
+  return prior;
 }
 
 LoaderCost loader_cost(const std::string& engine) {

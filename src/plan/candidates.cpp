@@ -440,7 +440,8 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       // Weights: read from where the spec or the store says (plan/weight_source.h) at that
       // storage's rate, learned per provider where measured, plus the loader's own work.
       static const std::vector<LoadSample> kNoLoadSamples;
-      const WeightSource src = weight_source_for(w.weights_from, traits_of(o), warm);
+      const WeightSource src =
+          weight_source_for(w.weights_from, traits_of(o), warm, o.disk_read_bps);
       const LoadRate load =
           src.learns ? weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples,
                                         o.provider, src.warm, src.prior_bps)

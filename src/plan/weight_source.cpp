@@ -8,7 +8,7 @@
 namespace burst {
 
 WeightSource weight_source_for(const std::string& weights_from, const ProviderTraits& provider,
-                               bool warm_volume) {
+                               bool warm_volume, double disk_bps) {
   WeightSource s;
   s.from = known_weight_source(weights_from) ? weights_from : (warm_volume ? "volume" : "hub");
   if (s.from == "volume") {
@@ -25,17 +25,26 @@ WeightSource weight_source_for(const std::string& weights_from, const ProviderTr
     s.prior_bps = storage_read_bps(s.kind);
     s.learns = s.from == "hub";
   }
+  // The offer's own disk replaces the prior where the weights are read from that disk.
+  if (disk_bps > 0 && s.kind == kStorageLocalDisk) {
+    s.prior_bps = storage_read_bps(s.kind, disk_bps);
+    s.host_disk = true;
+  }
   return s;
 }
 
 std::string load_note(const WeightSource& src, const LoadRate& rate, double weight_bytes,
                       double seconds) {
   std::string s = rate.note(weight_bytes);
+  // A volume on the offer's own disk (Vast) read at that disk's rate until measured.
+  const std::string prior = ", prior;";
+  if (src.host_disk && rate.runs == 0 && s.find(prior) != std::string::npos)
+    s.replace(s.find(prior), prior.size(), ", the offer's disk;");
   char buf[160];
   if (src.from == "s3" || src.from == "local-disk") {
-    std::snprintf(buf, sizeof buf, "weight load %.1f GB from %s at %.0f MB/s (prior)",
+    std::snprintf(buf, sizeof buf, "weight load %.1f GB from %s at %.0f MB/s (%s)",
                   weight_bytes / 1e9, src.from == "s3" ? "an object store (s3)" : "the local disk",
-                  rate.bytes_per_s / 1e6);
+                  rate.bytes_per_s / 1e6, src.host_disk ? "the offer's disk" : "prior");
     s = buf;
   }
   std::snprintf(buf, sizeof buf, ", %.0f s with the loader", seconds);

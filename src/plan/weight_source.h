@@ -20,18 +20,21 @@ struct WeightSource {
   // Which of this machine's samples teach the rate: prepare-step downloads (hub), timed volume
   // reads (volume); none for s3 and local-disk.
   bool learns = false;
-  bool warm = false;  // the samples to learn from are volume reads
+  bool warm = false;       // the samples to learn from are volume reads
+  bool host_disk = false;  // prior_bps is the offer's own disk rate, not a prior
 };
 
 // `weights_from` "" (unset), hub, s3, volume or local-disk; an unknown value is treated as unset
-// (the spec parser refuses it first).
+// (the spec parser refuses it first). `disk_bps` > 0: the offer's own disk rate (Offer::
+// disk_read_bps), read for the local disk and for a volume that lives on it (Vast), through
+// storage_read_bps(kind, disk_bps).
 WeightSource weight_source_for(const std::string& weights_from, const ProviderTraits& provider,
-                               bool warm_volume);
+                               bool warm_volume, double disk_bps = 0);
 
 // The plan's weight-load line for one offer: the rate's note (plan/load_history.h), or where the
 // weights come from when that is an object store or the local disk, and the load's seconds with
 // the loader's own work (burst/weight_load.h), e.g. "weight load 16.0 GB from the local disk at
-// 4000 MB/s (prior), 12 s with the loader".
+// 4000 MB/s (prior), 10 s with the loader".
 std::string load_note(const WeightSource& src, const LoadRate& rate, double weight_bytes,
                       double seconds);
 

@@ -214,7 +214,22 @@ TEST(E2ECli, EstimateWeightsFromMovesTheWeightLoadAndRefusesAnUnknownSource) {
   EXPECT_LT(volume, hub["seconds"].get<double>());
   EXPECT_GT(load({"--weights-from", "local-disk", "--engine", "pytorch"})["seconds"].get<double>(),
             local);
+  // The disk's own rate: a slow disk loads slower than the prior says, a fast one faster; the
+  // page cache beats them all.
+  const auto slow = load({"--weights-from", "local-disk", "--disk-read-mbps", "373"});
+  EXPECT_DOUBLE_EQ(slow["read_bytes_per_s"].get<double>(), 373e6);
+  EXPECT_GT(slow["seconds"].get<double>(), local);
+  const double fast =
+      load({"--weights-from", "local-disk", "--disk-read-mbps", "6000"})["seconds"].get<double>();
+  EXPECT_LT(fast, local);
+  EXPECT_LT(load({"--weights-from", "page-cache"})["seconds"].get<double>(), fast);
   std::string out, err;
+  EXPECT_EQ(run_burst(home,
+                      {"estimate", "--model", "llama-3-8b", "--mode", "infer", "--weights-from",
+                       "local-disk", "--disk-read-mbps", "0"},
+                      &out, &err),
+            2);
+  EXPECT_NE(err.find("--disk-read-mbps must be > 0"), std::string::npos) << err;
   EXPECT_EQ(
       run_burst(home,
                 {"estimate", "--model", "llama-3-8b", "--mode", "infer", "--weights-from", "nfs"},

@@ -203,6 +203,19 @@ TEST(VastJson, AListThatDoesNotParseIsAnErrorNeverNoInstances) {
   EXPECT_FALSE(vast::parse_offers(R"({"offers":{"id":1}})").ok());  // the spec example's shape
 }
 
+TEST(VastJson, TheOffersDiskRateReachesTheOffer) {
+  // disk_bw is the host disk's read rate in MB/s (REFERENCE §4.2); the planner reads the weights
+  // from that disk at it (burst/weight_load.h). Absent or not positive: 0, the prior.
+  auto r = vast::parse_offers(R"({"offers":[{"id":1,"gpu_name":"RTX 4090","disk_bw":3941.5},
+      {"id":2,"gpu_name":"RTX 4090"},{"id":3,"gpu_name":"RTX 4090","disk_bw":-1}]})");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_DOUBLE_EQ((*r)[0].disk_bw, 3941.5);
+  EXPECT_DOUBLE_EQ(vast::to_offer((*r)[0]).disk_read_bps, 3941.5e6);
+  EXPECT_EQ(vast::to_offer((*r)[1]).disk_read_bps, 0);
+  EXPECT_EQ(vast::to_offer((*r)[2]).disk_read_bps, 0);
+}
+
 TEST(VastJson, OffersAreReadFieldByFieldAndStrictly) {
   auto ok = vast::parse_offers(R"({"success": true, "offers": [
       {"id": 4120110, "machine_id": 41201, "gpu_name": "RTX 4090", "num_gpus": 2,

@@ -51,6 +51,39 @@ TEST(WeightLoad, TheLoaderAndItsGpusMoveTheLoaderShareOnly) {
   EXPECT_EQ(weight_load(0, 4e9, "", 1).seconds(), 0);
 }
 
+TEST(WeightLoad, TheDisksOwnRateMovesTheReadAsDocumented) {
+  // docs/cost-model.md "Weight load": a local disk's own rate replaces the 4 GB/s prior, so a
+  // slower disk (ServerlessLLM #193's 373 MB/s NVMe) loads slower and a faster one faster...
+  const double prior = storage_read_bps(kStorageLocalDisk);
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageLocalDisk, 0), prior);
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageLocalDisk, 373e6), 373e6);
+  EXPECT_GT(storage_read_bps(kStorageLocalDisk, 6e9), prior);
+  auto local = [](double disk_bps) {
+    return weight_load(kWlBytes, storage_read_bps(kStorageLocalDisk, disk_bps), "", 1).seconds();
+  };
+  EXPECT_GT(local(373e6), local(0));
+  EXPECT_LT(local(6e9), local(0));
+  // ...up to the ceiling a page-faulting loader reaches: past it a faster disk changes nothing.
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageLocalDisk, 29.4e9), kLocalDiskLoaderCeilingBps);
+  EXPECT_DOUBLE_EQ(local(29.4e9), local(50e9));
+  EXPECT_LE(local(50e9), local(6e9));
+  // A network volume's provisioned rate is a ceiling: never above the prior, below it when less.
+  const double net = storage_read_bps(kStorageNetwork);
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageNetwork, 4000 * 1048576.0), net);
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageNetwork, 100e6), 100e6);
+  // Downloads ignore the disk.
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageHub, 6e9), storage_read_bps(kStorageHub));
+}
+
+TEST(WeightLoad, ThePageCacheBeatsEveryDisk) {
+  // A checkpoint served from RAM (just written or read) loads faster than from any disk, the
+  // loader's own work still paid; `burst estimate --weights-from page-cache` only.
+  EXPECT_TRUE(known_weight_source("page-cache"));
+  EXPECT_GT(storage_read_bps(kStoragePageCache), kLocalDiskLoaderCeilingBps);
+  EXPECT_LT(wl_seconds(kStoragePageCache), wl_seconds(kStorageLocalDisk));
+  EXPECT_GT(wl_seconds(kStoragePageCache), loader_cost("").fixed_s);
+}
+
 TEST(WeightLoad, TheVolumeIsWhatTheProvidersRowSaysItIs) {
   const ProviderTraits& runpod = *find_provider_traits("runpod");
   const ProviderTraits& vast = *find_provider_traits("vast");
@@ -76,6 +109,25 @@ TEST(WeightLoad, TheVolumeIsWhatTheProvidersRowSaysItIs) {
   EXPECT_FALSE(weight_source_for("s3", runpod, true).learns);
 }
 
+TEST(WeightLoad, TheOffersOwnDiskReplacesThePriorWhereTheWeightsAreReadFromIt) {
+  // An offer that states its host's disk rate (Vast's disk_bw) is read at that rate for the
+  // local disk and for a volume on that disk; a network volume and a download ignore it.
+  const ProviderTraits& runpod = *find_provider_traits("runpod");
+  const ProviderTraits& vast = *find_provider_traits("vast");
+  const WeightSource slow = weight_source_for("local-disk", runpod, false, 373e6);
+  EXPECT_DOUBLE_EQ(slow.prior_bps, 373e6);
+  EXPECT_TRUE(slow.host_disk);
+  EXPECT_DOUBLE_EQ(weight_source_for("volume", vast, false, 6e9).prior_bps, 6e9);
+  EXPECT_DOUBLE_EQ(weight_source_for("volume", vast, false, 29.4e9).prior_bps,
+                   kLocalDiskLoaderCeilingBps);
+  EXPECT_DOUBLE_EQ(weight_source_for("volume", runpod, false, 6e9).prior_bps, 237e6);
+  EXPECT_FALSE(weight_source_for("volume", runpod, false, 6e9).host_disk);
+  EXPECT_DOUBLE_EQ(weight_source_for("hub", vast, false, 6e9).prior_bps,
+                   storage_read_bps(kStorageHub));
+  EXPECT_DOUBLE_EQ(weight_source_for("local-disk", vast, false, 0).prior_bps,
+                   storage_read_bps(kStorageLocalDisk));
+}
+
 PipelineSpec wl_spec(const std::string& weights_from, const std::string& engine = "") {
   PipelineSpec s;
   s.name = "serve";
@@ -88,8 +140,9 @@ PipelineSpec wl_spec(const std::string& weights_from, const std::string& engine 
   return s;
 }
 
-double wl_cold_start(const PipelineSpec& spec, std::string* note = nullptr) {
+double wl_cold_start(const PipelineSpec& spec, std::string* note = nullptr, double disk_bps = 0) {
   PlanInput in = runpod_4090_plan_input();
+  for (Offer& o : in.gpu_offers) o.disk_read_bps = disk_bps;
   auto plan = make_plan(spec, in);
   EXPECT_TRUE(plan.ok()) << plan.error().message;
   if (!plan.ok()) return -1;
@@ -109,7 +162,13 @@ TEST(PlanWeightSource, TheSpecsWeightsFromMovesTheColdStartAsDocumented) {
   EXPECT_NE(note.find("237 MB/s (warm volume)"), std::string::npos) << note;
   const double local = wl_cold_start(wl_spec("local-disk"), &note);
   EXPECT_EQ(note,
-            "weight load 16.0 GB from the local disk at 4000 MB/s (prior), 12 s with the loader");
+            "weight load 16.0 GB from the local disk at 4000 MB/s (prior), 10 s with the loader");
+  // The offer's own disk: a slow one lengthens the cold start, a fast one shortens it.
+  EXPECT_GT(wl_cold_start(wl_spec("local-disk"), &note, 373e6), local);
+  EXPECT_EQ(note,
+            "weight load 16.0 GB from the local disk at 373 MB/s (the offer's disk), 49 s with the "
+            "loader");
+  EXPECT_LT(wl_cold_start(wl_spec("local-disk"), nullptr, 6e9), local);
   const double s3 = wl_cold_start(wl_spec("s3"));
   EXPECT_LT(local, volume);
   EXPECT_LT(volume, hub);
