@@ -12,7 +12,7 @@ namespace {
 using sv = std::string_view;
 
 // Allowed values, in the order the docs and error messages list them.
-constexpr sv kResourceFields[] = {
+constexpr sv kBurstResourceFields[] = {
     "providers",  "gpus",        "gpu_count",      "min_vram_gb", "max_usd_per_hour",
     "spot",       "max_workers", "worker_retries", "merge",       "workers",
     "gpu_counts", "multi_gpu",   "disk_gb"};
@@ -27,7 +27,7 @@ constexpr long kMaxDiskGb = 65536;
 }  // namespace
 
 void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::string>& providers) {
-  std::optional<Fields> r = section(top, "resources", kResourceFields);
+  std::optional<Fields> r = section(top, "resources", kBurstResourceFields);
   if (!r) return;
   Resources& out = spec.resources;
   if (std::optional<yaml::Node> list = r->get("providers")) {
