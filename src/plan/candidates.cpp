@@ -9,6 +9,7 @@
 #include "burst/weight_load.h"
 #include "plan/billing.h"
 #include "plan/calibration.h"
+#include "plan/candidate_model.h"
 
 namespace burst {
 namespace {
@@ -45,129 +46,9 @@ std::string static_rejection(const PipelineSpec& spec, const Offer& o, double pr
   return "";
 }
 
-// The cost model's answer for one GPU type and count; the same for every offer of that shape, so
-// it is computed once per shape (10,000 offers have a few dozen shapes).
-struct Modelled {
-  std::string rejected;
-  double need_gib = 0;
-  double have_gb = 0;
-  int gpus_needed = 0;
-  double run_s = 0;
-  double step_s = 0;
-  long steps = 0;
-  int batch = 1;
-  std::string bound;
-  std::string basis;
-  CalibrationFit fit;
-  PodLayout layout;
-};
-
-// The precision the work runs its matrix maths in: the spec's, else bf16 for training and fp16
-// otherwise; QLoRA computes in bf16 over its 4-bit weights.
-std::string cost_precision(const Workload& w) {
-  if (w.kind == "llm-training" && w.mode == "qlora") return "bf16";
-  if (!w.precision.empty()) return w.precision;
-  return w.kind == "llm-training" ? "bf16" : "fp16";
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-bool has_history(const CandidateInput& in) { return in.history && !in.history->empty(); }
-
-// The basis line with the fit's note appended.
-std::string with_fit(std::string basis, const CalibrationFit& fit) {
-  if (fit.runs > 0) basis += ", " + fit.note();
-  return basis;
-}
-
-// A custom reference is one copy's time on all the items: with resources.multi_gpu: replicas each
-// copy takes its share (the cost model's own layouts already split their items).
-double replica_share(const Workload& w, const PodLayout& l) {
-  if (w.kind != "custom" || l.replicas <= 1 || !w.items || *w.items < 1) return 1;
-  return static_cast<double>(ceil_div(*w.items, l.replicas)) / static_cast<double>(*w.items);
-}
-
-Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const CandidateInput& in) {
-  Modelled m;
-  const Workload& w = spec.workload;
-  m.have_gb = usable_gib(gpu) * count;  // GiB, like need_gib
-  const std::string precision = cost_precision(w);
-  // Weight-only formats (int8, int4) dequantize on any card; compute formats need the units.
-  const bool compute_format = precision == "bf16" || precision == "fp8";
-  if (compute_format && !supports_precision(gpu, precision)) {
-    m.rejected =
-        gpu.name + " has no native " + precision + " (it runs " + join(gpu.precisions) + ")";
-    return m;
-  }
-  auto mem = memory_need(w);
-  if (!mem.ok()) {
-    m.rejected = mem.error().message;
-    return m;
-  }
-  m.need_gib = mem->total_gib();
-  m.gpus_needed = gpus_needed(*mem, gpu);
-  if (m.gpus_needed == 0 || m.gpus_needed > count) {
-    m.bound = "capacity";
-    m.rejected = "does not fit: needs " + fmt("%.1f GiB", m.need_gib) + ", has " +
-                 fmt("%.1f GiB usable", m.have_gb);
-    if (m.gpus_needed > count)
-      m.rejected += " (needs " + std::to_string(m.gpus_needed) + " x " + gpu.name + ")";
-    return m;
-  }
-  if (has_history(in)) m.fit = fit_calibration(*in.history, gpu, w, *in.catalog, in.calibration);
-  auto rt = run_time(w, gpu, count, *in.catalog, apply_fit(in.calibration, m.fit));
-  if (!rt.ok()) {
-    m.rejected = rt.error().message;
-    return m;
-  }
-  m.run_s = rt->compute_s;
-  m.step_s = rt->step_s;
-  m.steps = rt->steps;
-  m.batch = std::max(1, rt->batch);
-  m.bound = rt->bound;
-  if (w.kind == "custom") {  // a measured reference, scaled per GPU type
-    m.run_s *= m.fit.factor;
-    m.step_s *= m.fit.factor;
-  }
-  // What the run executes on the pod (plan/pod_layout.h), in the words every output uses.
-  m.layout = pod_layout_for(spec, rt->layout, count);
-  const double share = replica_share(w, m.layout);
-  m.run_s *= share;
-  m.step_s *= share;
-  std::string layout;
-  if (count > 1) {
-    const ParallelLayout& l = rt->layout;
-    const char* split = w.kind == "llm-training" ? "-way sharded" : "-way tensor parallel";
-    if (w.kind != "custom" && l.group > 1) layout = std::to_string(l.group) + split;
-    if (w.kind != "custom" && l.nodes > 1) layout += ", " + std::to_string(l.nodes) + " nodes";
-    layout = " (" + layout + (layout.empty() ? "" : "; ") + pod_layout_text(m.layout) + ")";
-  }
-  m.basis = with_fit("roofline on " + gpu.name + " x" + std::to_string(count) + layout + ", " +
-                         rt->bound + "-bound",
-                     m.fit);
-  return m;
-}
-
-void apply(const Modelled& m, CandidateShape* c) {
-  c->need_gib = m.need_gib;
-  c->have_gb = m.have_gb;
-  c->gpus_needed = m.gpus_needed;
-  c->run_s = m.run_s;
-  c->bound = m.bound;
-  c->basis = m.basis;
-  c->calibration_runs = m.fit.runs;
-  c->calibration_factor = m.fit.factor;
-  c->calibration_warnings = m.fit.warnings;
-  c->layout = m.layout;
-}
-
 // Run time of one worker's share when `items` are split over k workers. Roofline runs scale by
 // rounds of `batch` items (steps per round fixed); measured references scale by items.
-double share_run_s(const CandidateShape& c, const Modelled* m, long items, int k) {
+double share_run_s(const CandidateShape& c, const shape_model::Modelled* m, long items, int k) {
   const long mine = ceil_div(items, k);
   if (m && m->steps > 0 && m->step_s > 0 && c.basis.rfind("roofline", 0) == 0) {
     const long rounds = ceil_div(items, m->batch);
@@ -186,9 +67,10 @@ struct Limits {
 // The price-free curve for k = 1..N workers, skipping a k whose share equals k-1's (same time,
 // one more cold start: never better). A fixed width (resources.workers) is the curve's one
 // point: each of its workers runs its share of the items, or the whole run when there are none.
-std::vector<WidthShape> shape_curve(const Workload& w, const Modelled* m, const Limits& lim,
-                                    int max_workers, std::optional<int> fixed, bool split_here,
-                                    const ProviderTraits& provider, const CandidateShape& c) {
+std::vector<WidthShape> shape_curve(const Workload& w, const shape_model::Modelled* m,
+                                    const Limits& lim, int max_workers, std::optional<int> fixed,
+                                    bool split_here, const ProviderTraits& provider,
+                                    const CandidateShape& c) {
   std::vector<WidthShape> out;
   const BillingRule& rule = provider.billing;
   const bool splittable = w.items && *w.items > 1 && w.kind != "llm-training" && c.run_s > 0 &&
@@ -393,7 +275,7 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
     if (fresh) {
       auto c = std::make_shared<CandidateShape>();
       c->warm_volume = warm;
-      Modelled m;
+      shape_model::Modelled m;
       bool modelled = false;
       const GpuSpec* gpu = in.catalog ? find_gpu(*in.catalog, o.gpu_type) : nullptr;
       if (!traits_of(o).runs_here && (modelled_kind || (w.reference && gpu))) {
@@ -401,23 +283,24 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
           shape.model_reason = o.gpu_type + " is not in the GPU catalog";
         } else {
           modelled = true;
-          m = model(spec, *gpu, count, in);
-          apply(m, c.get());
+          m = shape_model::model(spec, *gpu, count, in);
+          shape_model::apply(m, c.get());
           shape.model_reason = m.rejected;
         }
       } else if (w.reference) {
         // Custom work without a catalog entry (or the local cloud): the reference, unscaled.
         CalibrationFit fit;
-        if (has_history(in)) {
+        if (shape_model::has_history(in)) {
           GpuSpec self;  // runs on this very type only: no catalog to say what it is
           self.name = o.gpu_type;
           fit = fit_calibration(*in.history, self, w, {}, in.calibration);
         }
         c->run_s = w.reference->runtime_seconds * fit.factor;
         c->bound = w.reference->bound;
-        c->basis = with_fit("workload.reference: " + w.reference->gpu + " measured " +
-                                fmt("%.0f s", w.reference->runtime_seconds) + ", unscaled",
-                            fit);
+        c->basis =
+            shape_model::with_fit("workload.reference: " + w.reference->gpu + " measured " +
+                                      fmt("%.0f s", w.reference->runtime_seconds) + ", unscaled",
+                                  fit);
         c->calibration_runs = fit.runs;
         c->calibration_factor = fit.factor;
         c->calibration_warnings = fit.warnings;
@@ -426,7 +309,7 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       }
       if (!modelled) {
         c->layout = pod_layout_for(spec, ParallelLayout{}, count);
-        c->run_s *= replica_share(w, c->layout);
+        c->run_s *= shape_model::replica_share(w, c->layout);
       }
       double boot = !traits_of(o).runs_here && in.boot_s ? *in.boot_s : -1;
       if (boot < 0 && !traits_of(o).runs_here && in.boot_history && !in.boot_history->empty()) {

@@ -1,0 +1,121 @@
+#include "plan/candidate_model.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "burst/cost_model.h"
+
+namespace burst::shape_model {
+namespace {
+
+std::string shape_fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// The precision the work runs its matrix maths in: the spec's, else bf16 for training and fp16
+// otherwise; QLoRA computes in bf16 over its 4-bit weights.
+std::string cost_precision(const Workload& w) {
+  if (w.kind == "llm-training" && w.mode == "qlora") return "bf16";
+  if (!w.precision.empty()) return w.precision;
+  return w.kind == "llm-training" ? "bf16" : "fp16";
+}
+
+std::string join_names(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+}  // namespace
+
+bool has_history(const CandidateInput& in) { return in.history && !in.history->empty(); }
+
+std::string with_fit(std::string basis, const CalibrationFit& fit) {
+  if (fit.runs > 0) basis += ", " + fit.note();
+  return basis;
+}
+
+double replica_share(const Workload& w, const PodLayout& l) {
+  if (w.kind != "custom" || l.replicas <= 1 || !w.items || *w.items < 1) return 1;
+  const long per_copy = (*w.items + l.replicas - 1) / l.replicas;
+  return static_cast<double>(per_copy) / static_cast<double>(*w.items);
+}
+
+Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const CandidateInput& in) {
+  Modelled m;
+  const Workload& w = spec.workload;
+  m.have_gb = usable_gib(gpu) * count;  // GiB, like need_gib
+  const std::string precision = cost_precision(w);
+  // Weight-only formats (int8, int4) dequantize on any card; compute formats need the units.
+  const bool compute_format = precision == "bf16" || precision == "fp8";
+  if (compute_format && !supports_precision(gpu, precision)) {
+    m.rejected =
+        gpu.name + " has no native " + precision + " (it runs " + join_names(gpu.precisions) + ")";
+    return m;
+  }
+  auto mem = memory_need(w);
+  if (!mem.ok()) {
+    m.rejected = mem.error().message;
+    return m;
+  }
+  m.need_gib = mem->total_gib();
+  m.gpus_needed = gpus_needed(*mem, gpu);
+  if (m.gpus_needed == 0 || m.gpus_needed > count) {
+    m.bound = "capacity";
+    m.rejected = "does not fit: needs " + shape_fmt("%.1f GiB", m.need_gib) + ", has " +
+                 shape_fmt("%.1f GiB usable", m.have_gb);
+    if (m.gpus_needed > count)
+      m.rejected += " (needs " + std::to_string(m.gpus_needed) + " x " + gpu.name + ")";
+    return m;
+  }
+  if (has_history(in)) m.fit = fit_calibration(*in.history, gpu, w, *in.catalog, in.calibration);
+  auto rt = run_time(w, gpu, count, *in.catalog, apply_fit(in.calibration, m.fit));
+  if (!rt.ok()) {
+    m.rejected = rt.error().message;
+    return m;
+  }
+  m.run_s = rt->compute_s;
+  m.step_s = rt->step_s;
+  m.steps = rt->steps;
+  m.batch = std::max(1, rt->batch);
+  m.bound = rt->bound;
+  if (w.kind == "custom") {  // a measured reference, scaled per GPU type
+    m.run_s *= m.fit.factor;
+    m.step_s *= m.fit.factor;
+  }
+  // What the run executes on the pod (plan/pod_layout.h), in the words every output uses.
+  m.layout = pod_layout_for(spec, rt->layout, count);
+  const double share = replica_share(w, m.layout);
+  m.run_s *= share;
+  m.step_s *= share;
+  std::string layout;
+  if (count > 1) {
+    const ParallelLayout& l = rt->layout;
+    const char* split = w.kind == "llm-training" ? "-way sharded" : "-way tensor parallel";
+    if (w.kind != "custom" && l.group > 1) layout = std::to_string(l.group) + split;
+    if (w.kind != "custom" && l.nodes > 1) layout += ", " + std::to_string(l.nodes) + " nodes";
+    layout = " (" + layout + (layout.empty() ? "" : "; ") + pod_layout_text(m.layout) + ")";
+  }
+  m.basis = with_fit("roofline on " + gpu.name + " x" + std::to_string(count) + layout + ", " +
+                         rt->bound + "-bound",
+                     m.fit);
+  return m;
+}
+
+void apply(const Modelled& m, CandidateShape* c) {
+  c->need_gib = m.need_gib;
+  c->have_gb = m.have_gb;
+  c->gpus_needed = m.gpus_needed;
+  c->run_s = m.run_s;
+  c->bound = m.bound;
+  c->basis = m.basis;
+  c->calibration_runs = m.fit.runs;
+  c->calibration_factor = m.fit.factor;
+  c->calibration_warnings = m.fit.warnings;
+  c->layout = m.layout;
+}
+
+}  // namespace burst::shape_model
