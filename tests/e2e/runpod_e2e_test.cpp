@@ -19,22 +19,16 @@ constexpr const char* kRunpodKey = "rpa_E2EKEY_must_never_be_seen_42";
 
 TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
   BurstHome home;
-  fs::copy(std::string(BURST_SOURCE_DIR) + "/examples/tts-render", home.work() + "/tts-render",
-           fs::copy_options::recursive);
-  fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml",
-                home.work() + "/tts-render.yaml");
+  const std::string spec = copy_tts_example(home);
   SystemClock clock;
   fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"runpod", kRunpodKey}}},
                              clock, {"runpod"});
   ASSERT_TRUE(cloud.start().ok());
-  fs::create_directories(home.root() + "/config");
-  std::ofstream(home.root() + "/config/config.yaml")
-      << "providers:\n  runpod:\n    base_url: " << cloud.provider_url("runpod") << "\n";
+  write_provider_config(home, "runpod", cloud.provider_url("runpod"));
 
   std::string out, err;
-  const int rc =
-      run_burst(home, {"run", home.work() + "/tts-render.yaml", "--provider", "runpod", "--yes"},
-                &out, &err, {{"RUNPOD_API_KEY", kRunpodKey}});
+  const int rc = run_burst(home, {"run", spec, "--provider", "runpod", "--yes"}, &out, &err,
+                           {{"RUNPOD_API_KEY", kRunpodKey}});
   ASSERT_EQ(rc, 0) << out << err;
 
   // Pods: a GPU pod and a CPU pod for the upload, both on the volume, both with our key.
@@ -112,9 +106,7 @@ TEST(E2ERunpod, SkyPilotDiskSizeBecomesThePodsOwnDisk) {
   fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"runpod", kRunpodKey}}},
                              clock, {"runpod"});
   ASSERT_TRUE(cloud.start().ok());
-  fs::create_directories(home.root() + "/config");
-  std::ofstream(home.root() + "/config/config.yaml")
-      << "providers:\n  runpod:\n    base_url: " << cloud.provider_url("runpod") << "\n";
+  write_provider_config(home, "runpod", cloud.provider_url("runpod"));
   std::string out, err;
   const int rc = run_burst(home, {"run", task, "--provider", "runpod", "--yes"}, &out, &err,
                            {{"RUNPOD_API_KEY", kRunpodKey}});
