@@ -118,11 +118,21 @@ struct VolumeSpec {
   std::string mount = "/workspace";  // mount path on cloud pods; $BURST_VOLUME everywhere
 };
 
+// code.add: a local file or directory from outside code.dir, synced with the code to `to`
+// (relative to the code dir on the pod), e.g. a credentials file a SkyPilot file_mounts names.
+struct CodeAdd {
+  std::string from;  // absolute local path (`~/` expanded when the spec is read)
+  std::string to;    // relative, no "..", its first part not in code.dir (the local view links it)
+  SourcePos pos;
+};
+
 struct CodeSpec {
   std::string dir;                   // local dir, resolved against the spec file's dir
   std::vector<std::string> exclude;  // gitignore-style patterns
   bool gitignore = true;             // honour .gitignore files in dir
   std::string remote_dir;            // default: "$BURST_VOLUME/<name>"
+  std::vector<CodeAdd> add;          // synced with the code; not filtered by exclude
+  bool synced() const { return !dir.empty() || !add.empty(); }  // anything to sync
 };
 
 struct Artefact {

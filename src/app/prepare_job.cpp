@@ -54,7 +54,7 @@ Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& pro
     job.warnings.push_back("workload.items is " + std::to_string(*spec.workload.items) + " but " +
                            spec.workload.items_file + " holds " + std::to_string(job.items.size()) +
                            " items; the plan priced workload.items");
-  if (!spec.code.dir.empty()) {
+  if (spec.code.synced()) {
     auto scanned = scan_code_dir(spec.code);
     if (!scanned.ok())
       return make_error(ErrorCode::kInvalid, spec.path + ": " + scanned.error().message);

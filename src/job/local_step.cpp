@@ -32,8 +32,9 @@ std::string remote_dir_of(const std::string& pattern) {
 
 }  // namespace
 
-Status make_local_view(const std::string& view_dir, const std::string& code_dir,
+Status make_local_view(const std::string& view_dir, const CodeSpec& code,
                        const std::vector<Artefact>& artefacts) {
+  const std::string& code_dir = code.dir;
   std::error_code ec;
   fs::remove_all(view_dir, ec);
   fs::create_directories(view_dir, ec);
@@ -45,6 +46,12 @@ Status make_local_view(const std::string& view_dir, const std::string& code_dir,
       fs::create_symlink(entry.path(), fs::path(view_dir) / entry.path().filename(), ec);
       if (ec) return make_error(ErrorCode::kInternal, "cannot link " + entry.path().string());
     }
+  }
+  for (const CodeAdd& add : code.add) {  // its first part is not in code.dir (spec_code.cpp)
+    const fs::path link = fs::path(view_dir) / add.to;
+    fs::create_directories(link.parent_path(), ec);
+    fs::create_symlink(add.from, link, ec);
+    if (ec) return make_error(ErrorCode::kInternal, "cannot link " + link.string());
   }
   for (const Artefact& a : artefacts) {
     const std::string dir = remote_dir_of(a.remote);

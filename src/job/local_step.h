@@ -15,10 +15,11 @@
 
 namespace burst {
 
-// Creates `view_dir` (mode 0700) holding symlinks: every top-level entry of `code_dir` (may be
-// empty), then each artefact's literal remote directory (relative patterns only) pointing to
-// its local directory, unless a code entry already has that name.
-Status make_local_view(const std::string& view_dir, const std::string& code_dir,
+// Creates `view_dir` (mode 0700) holding symlinks: every top-level entry of `code.dir` (may be
+// empty), each code.add at its `to` (its parents made as directories in the view), then each
+// artefact's literal remote directory (relative patterns only) pointing to its local directory,
+// unless the view already has that name.
+Status make_local_view(const std::string& view_dir, const CodeSpec& code,
                        const std::vector<Artefact>& artefacts);
 
 // Runs `script` with bash -e (sh -e without bash) in `workdir`, the script in `script_path`

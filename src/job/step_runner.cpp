@@ -213,7 +213,7 @@ Outcome StepRunner::upload_local(std::string* detail) {
   // Hand-off "local": the GPU pod is gone; the pulled artefacts are the upload's inputs.
   const std::string base = d_.config.state_dir + "/handoff/" + in_.job_id;
   const std::string view = base + "/work";
-  Status st = make_local_view(view, in_.spec.code.dir, in_.spec.artefacts);
+  Status st = make_local_view(view, in_.spec.code, in_.spec.artefacts);
   if (!st.ok()) return ctx_.failed(st.error(), "upload (this machine)", detail);
   std::error_code ec;
   fs::create_directories(base + "/volume", ec);

@@ -10,7 +10,7 @@ Transfers::Transfers(JobContext& ctx, JobPods& pods)
     : ctx_(ctx), d_(ctx.deps()), in_(ctx.input()), pods_(pods) {}
 
 Outcome Transfers::sync(const std::string& volume_key, std::string* detail) {
-  if (in_.spec.code.dir.empty()) return Outcome::kSkipped;
+  if (!in_.spec.code.synced()) return Outcome::kSkipped;
   for (const auto& w : in_.code.warnings) ctx_.say("warning: " + w);
   if (ctx_.fleet() && !ctx_.fleet()->shared_code_dir.empty() && !volume_key.empty())
     return sync_shared(volume_key, detail);

@@ -1,6 +1,7 @@
 #include "spec/skypilot_reader.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -152,7 +153,9 @@ void Assembler::code(const SkyTask& main) {
       problems_.add(main.workdir_pos, "workdir", "directory not found: " + dir);
       return;
     }
-  } else if (!main.mounts.empty()) {
+  } else if (std::any_of(main.mounts.begin(), main.mounts.end(), [](const SkyMount& m) {
+               return !m.local.starts_with("~") && !m.local.starts_with("/");
+             })) {  // a source beside the file: sync its dir (others go through code.add)
     dir = spec_.dir;
     problems_.note(main.mounts.front().pos, "file_mounts",
                    "no workdir: the spec file's directory is synced so these files can be copied");
@@ -225,30 +228,37 @@ void Assembler::values(const SkyTask& task) {
 }
 
 void Assembler::mounts(const SkyTask& main) {
+  bool outside = false;
   for (const SkyMount& m : main.mounts) {
     std::string path = "file_mounts." + m.remote;
-    fs::path local = (fs::path(spec_.dir) / m.local).lexically_normal();
-    if (m.local.starts_with("~")) {
-      problems_.add(m.pos, path,
-                    "not supported: a source outside the synced directory (\"" + m.local +
-                        "\"); copy it under workdir, or fetch it in setup");
+    const char* home = std::getenv("HOME");
+    const bool tilde = m.local == "~" || m.local.starts_with("~/");
+    fs::path local = tilde && home && *home ? fs::path(std::string(home) + m.local.substr(1))
+                                            : fs::path(spec_.dir) / m.local;
+    local = local.lexically_normal();
+    std::error_code ec;
+    if (!fs::exists(local, ec)) {
+      problems_.add(m.pos, path, "source not found: " + local.string());
       continue;
     }
-    fs::path rel = local.lexically_relative(spec_.code.dir);
-    if (spec_.code.dir.empty() || rel.empty() || *rel.begin() == "..") {
-      problems_.add(m.pos, path,
-                    "not supported: a source outside workdir (\"" + m.local +
-                        "\"); put it under workdir, or fetch it in setup");
-      continue;
+    fs::path rel = spec_.code.dir.empty() ? fs::path() : local.lexically_relative(spec_.code.dir);
+    if (rel.empty() || *rel.begin() == "..") {  // outside workdir: synced with it (code.add)
+      const std::string name = local.filename().empty() ? "root" : local.filename().string();
+      rel = fs::path(".burst-add") / std::to_string(spec_.code.add.size()) / name;
+      spec_.code.add.push_back({local.string(), rel.string(), m.pos});
+      outside = true;
     }
     std::string dst = shell_path(m.remote);
-    // setup starts in the synced code dir, so the source is relative to it.
-    mount_script_ +=
-        "mkdir -p \"$(dirname " + dst + ")\" && cp -a " + quote(rel.string()) + " " + dst + "\n";
+    // setup starts in the synced code dir, so the source is relative to it. On the local cloud
+    // the source may be the target itself (a home file mounted at its own path): left as it is.
+    mount_script_ += "mkdir -p \"$(dirname " + dst + ")\" && { [ " + quote(rel.string()) + " -ef " +
+                     dst + " ] || cp -a " + quote(rel.string()) + " " + dst + "; }\n";
   }
   if (!mount_script_.empty())
     problems_.note(main.mounts.front().pos, "file_mounts",
-                   "copied from the synced workdir into place before setup");
+                   outside ? "copied into place before setup; sources outside workdir are synced "
+                             "with it under .burst-add/ (on the volume, like the code)"
+                           : "copied from the synced workdir into place before setup");
 }
 
 void Assembler::buckets(const SkyTask& main) {

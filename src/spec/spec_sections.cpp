@@ -33,7 +33,6 @@ constexpr sv kWeightsFrom[] = {"hub", "s3", "volume", "local-disk"};  // burst/w
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
 constexpr sv kVolumeFields[] = {"name", "size_gb", "mount"};
 constexpr sv kSecretFields[] = {"name", "optional"};
-constexpr sv kCodeFields[] = {"dir", "exclude", "gitignore", "remote_dir"};
 constexpr sv kArtefactFields[] = {"remote", "local"};  // not a provider name
 constexpr sv kUploadFields[] = {"image", "run"};
 constexpr sv kPrepareFields[] = {"run", "creates", "image", "download_gb"};
@@ -44,14 +43,6 @@ constexpr sv kMissedPolicies[] = {"skip", "run-once"};
 constexpr char kBadName[] =
     "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 "
     "characters; got \"";
-
-// `text` made absolute against the spec's directory, normalised, without a trailing '/'.
-std::string resolve_local(const std::string& spec_dir, const std::string& text) {
-  fs::path p = fs::path(spec_dir) / fs::path(text);  // an absolute `text` replaces spec_dir
-  p = p.lexically_normal();
-  if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
-  return p.string();
-}
 
 // The run-style step `key`: required scripts must have something in them.
 std::optional<std::string> script(Fields& fields, sv key, Need need) {
@@ -132,6 +123,14 @@ SourcePos cron_error_pos(const yaml::Node& node, const std::string& text, int co
 }
 
 }  // namespace
+
+// `text` made absolute against the spec's directory, normalised, without a trailing '/'.
+std::string resolve_local(const std::string& spec_dir, const std::string& text) {
+  fs::path p = fs::path(spec_dir) / fs::path(text);  // an absolute `text` replaces spec_dir
+  p = p.lexically_normal();
+  if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
+  return p.string();
+}
 
 std::string item_path(const std::string& list, size_t i) {
   return list + "[" + std::to_string(i) + "]";
@@ -328,28 +327,6 @@ void parse_secrets(Fields& top, PipelineSpec& spec) {
     }
     spec.secrets.push_back(*secret);
   }
-}
-
-void parse_code(Fields& top, PipelineSpec& spec) {
-  std::optional<Fields> c = section(top, "code", kCodeFields);
-  if (!c) return;
-  CodeSpec& out = spec.code;
-  if (std::optional<yaml::Node> dir = c->get("dir", Need::kRequired)) {
-    std::optional<std::string> text = read_string(*dir, "code.dir", top.problems());
-    if (text) {
-      out.dir = resolve_local(spec.dir, *text);
-      std::error_code ec;
-      fs::file_status status = fs::status(out.dir, ec);
-      if (!fs::exists(status)) {
-        top.problems().add(pos_of(*dir), "code.dir", "directory not found: " + out.dir);
-      } else if (!fs::is_directory(status)) {
-        top.problems().add(pos_of(*dir), "code.dir", "not a directory: " + out.dir);
-      }
-    }
-  }
-  out.exclude = c->string_list("exclude").value_or(std::vector<std::string>{});
-  out.gitignore = c->boolean("gitignore").value_or(true);
-  if (std::optional<std::string> remote_dir = c->string("remote_dir")) out.remote_dir = *remote_dir;
 }
 
 void parse_steps(Fields& top, PipelineSpec& spec) {

@@ -15,6 +15,9 @@ namespace burst::spec {
 // The spec reads its YAML with the one field reader (src/yaml/yaml_fields.h).
 using namespace burst::yaml;
 
+// `text` (a local path in the spec) made absolute against the spec's directory, normalised,
+// without a trailing '/'.
+std::string resolve_local(const std::string& spec_dir, const std::string& text);
 // "list[i]", the path of a list's item in messages.
 std::string item_path(const std::string& list, size_t i);
 // The sub-mapping `key` of `top` read with `known` fields, or nullopt when it is absent, null or
@@ -30,7 +33,7 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
 void parse_volume(Fields& top, PipelineSpec& spec);
 void parse_env(Fields& top, PipelineSpec& spec);
 void parse_secrets(Fields& top, PipelineSpec& spec);  // after parse_env
-void parse_code(Fields& top, PipelineSpec& spec);
+void parse_code(Fields& top, PipelineSpec& spec);     // spec_code.cpp
 void parse_steps(Fields& top, PipelineSpec& spec);    // setup, run, upload
 void parse_prepare(Fields& top, PipelineSpec& spec);  // after parse_identity
 void parse_artefacts(Fields& top, PipelineSpec& spec);

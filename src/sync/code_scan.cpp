@@ -103,15 +103,64 @@ struct Walker {
   }
 };
 
+// code.add's `add` into w.out under add.to: a directory walked as the code dir is (its own
+// links kept only inside it, .gitignore and .burstignore honoured, code.exclude not applied), a
+// file (or the file a link names: the spec named it) as one file. The parents of `to` are added
+// as directories first.
+Status scan_add(Walker& w, const CodeAdd& add) {
+  auto err = [&](const std::string& why) {
+    return make_error(ErrorCode::kInvalid, "code.add " + add.to + ": " + add.from + ": " + why);
+  };
+  for (const LocalFile& f : w.out.files)
+    if (f.rel == add.to || f.rel.rfind(add.to + "/", 0) == 0) return err("code.dir has it too");
+  std::error_code ec;
+  const fs::path from = fs::canonical(add.from, ec);
+  if (ec) return err(ec.message());
+  struct stat sb {};
+  if (::stat(from.c_str(), &sb) != 0) return err("cannot read it");
+  std::string parent;
+  for (const auto& part : fs::path(add.to).parent_path()) {
+    parent = parent.empty() ? part.string() : parent + "/" + part.string();
+    if (std::find(w.out.dirs.begin(), w.out.dirs.end(), parent) != w.out.dirs.end()) continue;
+    w.out.dirs.push_back(parent);
+    w.out.dir_modes.push_back(0755);
+  }
+  if (S_ISDIR(sb.st_mode)) {
+    Walker sub{w.code, from, {}, {}};
+    w.out.dirs.push_back(add.to);
+    w.out.dir_modes.push_back(static_cast<uint32_t>(sb.st_mode & 07777));
+    Status st = sub.walk(from, add.to);
+    if (!st.ok()) return st;
+    for (auto& f : sub.out.files) w.out.files.push_back(std::move(f));
+    w.out.dirs.insert(w.out.dirs.end(), sub.out.dirs.begin(), sub.out.dirs.end());
+    w.out.dir_modes.insert(w.out.dir_modes.end(), sub.out.dir_modes.begin(),
+                           sub.out.dir_modes.end());
+    w.out.warnings.insert(w.out.warnings.end(), sub.out.warnings.begin(), sub.out.warnings.end());
+    w.out.bytes += sub.out.bytes;
+    return Status::Ok();
+  }
+  if (!S_ISREG(sb.st_mode)) return err("not a file or a directory");
+  w.out.files.push_back({add.to, from.string(), static_cast<uint64_t>(sb.st_size),
+                         static_cast<uint32_t>(sb.st_mode & 07777),
+                         static_cast<int64_t>(sb.st_mtime), "", "",
+                         static_cast<uint64_t>(sb.st_dev), static_cast<uint64_t>(sb.st_ino)});
+  w.out.bytes += static_cast<uint64_t>(sb.st_size);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ScanResult> scan_code_dir(const CodeSpec& code) {
   std::error_code ec;
-  Walker w{code, fs::canonical(code.dir, ec), {}, {}};
+  Walker w{code, code.dir.empty() ? fs::path() : fs::canonical(code.dir, ec), {}, {}};
   if (ec) return make_error(ErrorCode::kInvalid, "code.dir: " + code.dir + ": " + ec.message());
   for (const auto& p : code.exclude) w.rules.add(p, "");
-  Status st = w.walk(w.root, "");
+  Status st = code.dir.empty() ? Status::Ok() : w.walk(w.root, "");  // code.add alone
   if (!st.ok()) return st.error();
+  for (const CodeAdd& add : code.add) {
+    st = scan_add(w, add);
+    if (!st.ok()) return st.error();
+  }
   return std::move(w.out);
 }
 

@@ -340,16 +340,27 @@ std::string write_spec_yaml(const PipelineSpec& spec, const SpecReadInfo& info) 
     }
     out.end_seq();
   }
-  if (!spec.code.dir.empty()) {
+  if (spec.code.synced()) {
     key(out, "code");
     out.begin_map();
-    key_string(out, "dir", relative(spec, spec.code.dir));
+    if (!spec.code.dir.empty()) key_string(out, "dir", relative(spec, spec.code.dir));
     if (!spec.code.exclude.empty()) {
       key(out, "exclude");
       out.list(spec.code.exclude);
     }
     if (!spec.code.gitignore) key_value(out, "gitignore", "false");
     key_string(out, "remote_dir", spec.code.remote_dir);
+    if (!spec.code.add.empty()) {
+      key(out, "add");
+      out.begin_seq();
+      for (const CodeAdd& a : spec.code.add) {
+        out.begin_map(true);
+        key_string(out, "from", a.from);  // absolute: the home dir is this machine's
+        key_string(out, "to", a.to);
+        out.end_map(true);
+      }
+      out.end_seq();
+    }
     out.end_map();
   }
   steps_and_more(out, spec);

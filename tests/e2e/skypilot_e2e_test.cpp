@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "e2e/burst_harness.h"
@@ -75,6 +76,39 @@ TEST(E2ESkyPilot, RunsOnTheLocalCloudWithWorkdirAndSkyPilotEnv) {
       << out << err;
   EXPECT_NE(out.find("hi rank=0 nodes=1 gpus=0"), std::string::npos) << out;
   EXPECT_NE(out.find("workdir-synced"), std::string::npos) << out;
+}
+
+// file_mounts sources outside the workdir (a home file, a home directory) are synced with the
+// code (code.add) and copied to their targets before setup; a home file mounted at its own path
+// on the local cloud is left as it is. `burst convert` keeps them.
+TEST(E2ESkyPilot, FileMountsFromOutsideTheWorkdirReachTheirTargets) {
+  BurstHome home;
+  stage(home, "local_run.yaml");
+  home.write("user-home/.netrc", "machine example.com login me\n");
+  home.write("user-home/creds/key.txt", "key-from-home\n");
+  const std::map<std::string, std::string> env{{"HOME", home.work() + "/user-home"}};
+  const std::string target = home.work() + "/target";
+  const std::string spec = home.write("mounts.yaml",
+                                      "name: sky-mounts\nworkdir: ./code\n"
+                                      "file_mounts:\n  " +
+                                          target + "/netrc: ~/.netrc\n  " + target +
+                                          "/creds: ~/creds\n  ~/.netrc: ~/.netrc\n"
+                                          "run: |\n  cat " +
+                                          target + "/netrc " + target + "/creds/key.txt\n");
+  std::string out, err;
+  ASSERT_EQ(run_burst(home, {"validate", spec}, &out, &err, env), 0) << err;
+  EXPECT_NE(err.find("sources outside workdir are synced with it under .burst-add/"),
+            std::string::npos)
+      << err;
+  ASSERT_EQ(run_burst(home, {"convert", spec}, &out, &err, env), 0) << err;
+  EXPECT_NE(out.find("to: \".burst-add/1/creds\"}"), std::string::npos) << out;
+  const std::string converted = home.write("converted.yaml", out);
+  ASSERT_EQ(run_burst(home, {"validate", converted}, &out, &err, env), 0) << err;
+  ASSERT_EQ(run_burst(home, {"run", spec, "--yes", "--provider", "local"}, &out, &err, env), 0)
+      << out << err;
+  EXPECT_NE(out.find("machine example.com login me"), std::string::npos) << out;
+  EXPECT_NE(out.find("key-from-home"), std::string::npos) << out;
+  EXPECT_EQ(read(target + "/creds/key.txt"), "key-from-home\n");
 }
 
 TEST(E2ESkyPilot, NumNodesRunsThatManyWorkersEachSeeingItsRank) {

@@ -40,28 +40,34 @@ TEST(E2ESkyPilotRealFiles, EighteenOfTwentyValidateAndTheirConversionsPlanWithNo
   std::sort(files.begin(), files.end());
   ASSERT_GE(files.size(), 20u);
 
+  // A home of its own: netrc_home.yaml mounts ~/.netrc.
+  const std::string user_home = home.work() + "/user-home";
+  home.write("user-home/.netrc", "machine pypi.internal.example.com login me password s3cret\n");
+  const std::map<std::string, std::string> env{{"HOME", user_home}};
   std::set<std::string> refused;
   for (const std::string& name : files) {
     const std::string file = dir + "/" + name;
     std::string out, err;
-    if (run_burst(home, {"validate", file}, &out, &err) != 0) {
+    if (run_burst(home, {"validate", file}, &out, &err, env) != 0) {
       refused.insert(name);
       continue;
     }
     EXPECT_NE(out.find(": ok (SkyPilot task, pipeline "), std::string::npos) << name << out;
-    ASSERT_EQ(run_burst(home, {"convert", file}, &out, &err), 0) << name << err;
+    ASSERT_EQ(run_burst(home, {"convert", file}, &out, &err, env), 0) << name << err;
     const std::string converted = dir + "/converted-" + name;
     { std::ofstream(converted) << out; }
-    ASSERT_EQ(run_burst(home, {"validate", converted}, &out, &err), 0) << name << err;
-    ASSERT_EQ(run_burst(home, {"plan", converted, "--provider", "local"}, &out, &err), 0)
+    ASSERT_EQ(run_burst(home, {"validate", converted}, &out, &err, env), 0) << name << err;
+    EXPECT_EQ(out.find("s3cret"), std::string::npos) << name;  // the file's path, not its content
+    ASSERT_EQ(run_burst(home, {"plan", converted, "--provider", "local"}, &out, &err, env), 0)
         << name << ":\n"
         << out << err;
     EXPECT_EQ(dropped_notes(err), std::vector<std::string>{}) << name;
     fs::remove(converted);
   }
   EXPECT_LE(refused.size(), files.size() - 18);
-  // The one refused today: a file_mounts source in the user's home, outside the synced workdir.
-  EXPECT_EQ(refused, std::set<std::string>{"netrc_home.yaml"});
+  // Every file here is accepted: a file_mounts source in the user's home (netrc_home.yaml) is
+  // synced through code.add; it was the one refused before.
+  EXPECT_EQ(refused, std::set<std::string>{});
 }
 
 }  // namespace

@@ -188,6 +188,36 @@ TEST_F(CodeSyncTest, ExcludesGitignoreAndBurstignoreAreHonoured) {
   EXPECT_FALSE(fs::exists(remote_ + "/secret.env"));
 }
 
+// code.add: a file and a directory from outside the code dir arrive at their `to`, their
+// parents made; the second sync of the same tree sends nothing; exclude does not filter them.
+TEST_F(CodeSyncTest, AddedFilesAndDirsFromOutsideArriveAtTheirPlace) {
+  write("main.py", "m");
+  const std::string out = dir_ + "/outside";
+  fs::create_directories(out + "/creds/sub");
+  std::ofstream(out + "/.netrc") << "netrc";
+  std::ofstream(out + "/creds/sub/key.env") << "key";
+  CodeSpec spec;
+  spec.dir = code_;
+  spec.exclude = {"*.env"};
+  spec.add = {{out + "/.netrc", ".burst-add/0/.netrc", {}}, {out + "/creds", "extra/creds", {}}};
+  auto scan = scan_code_dir(spec);
+  ASSERT_TRUE(scan.ok()) << scan.error().message;
+  const SyncTarget target{remote_, manifest_path_for(volume_, remote_)};
+  auto stats = sync_code(*session_, *scan, target, {});
+  ASSERT_TRUE(stats.ok()) << stats.error().message;
+  EXPECT_EQ(stats->files_sent, 3);
+  EXPECT_EQ(remote_text(".burst-add/0/.netrc"), "netrc");
+  EXPECT_EQ(remote_text("extra/creds/sub/key.env"), "key");
+  stats = sync_code(*session_, *scan, target, {});
+  ASSERT_TRUE(stats.ok()) << stats.error().message;
+  EXPECT_EQ(stats->files_sent, 0);
+  // One the code dir has too is refused, naming it.
+  spec.add = {{out + "/.netrc", "main.py", {}}};
+  scan = scan_code_dir(spec);
+  ASSERT_FALSE(scan.ok());
+  EXPECT_EQ(scan.error().message, "code.add main.py: " + out + "/.netrc: code.dir has it too");
+}
+
 TEST_F(CodeSyncTest, ANewlineInANameIsRefusedNamingTheFile) {
   write("ok.py", "x");
   write("bad\nname.py", "x");

@@ -171,12 +171,14 @@ TEST(SkyPilotReader, FineTuneMapsWorkdirMountsSecretsAndNodesToWorkers) {
       "# SkyPilot's per-node variables: this worker is node $BURST_WORKER_INDEX of 2\n"
       "export SKYPILOT_NODE_RANK=\"${BURST_WORKER_INDEX:-0}\"\n"
       "export SKYPILOT_NODE_IPS=\"$(yes 127.0.0.1 | head -n 2)\"\n";
-  EXPECT_EQ(spec->setup,
-            preamble +
-                "mkdir -p \"$(dirname '/data/sample.txt')\" && cp -a 'data/sample.txt' "
-                "'/data/sample.txt'\n"
-                "mkdir -p \"$(dirname \"$HOME\"/'configs')\" && cp -a 'data' \"$HOME\"/'configs'\n"
-                "pip install torch transformers\n");
+  EXPECT_EQ(
+      spec->setup,
+      preamble +
+          "mkdir -p \"$(dirname '/data/sample.txt')\" && { [ 'data/sample.txt' -ef "
+          "'/data/sample.txt' ] || cp -a 'data/sample.txt' '/data/sample.txt'; }\n"
+          "mkdir -p \"$(dirname \"$HOME\"/'configs')\" && { [ 'data' -ef \"$HOME\"/'configs' ] "
+          "|| cp -a 'data' \"$HOME\"/'configs'; }\n"
+          "pip install torch transformers\n");
   EXPECT_EQ(spec->run.rfind(preamble + "torchrun ", 0), 0u) << spec->run;
   EXPECT_TRUE(has_note(*spec,
                        "3:12: num_nodes: 2 workers (resources.workers: 2), one pod each, each "

@@ -508,6 +508,29 @@ TEST(SpecErrors, CodeDirNotFound) {
             Lines{path + ":4:8: code.dir: directory not found: " + tmp.path() + "/nope"});
 }
 
+TEST(SpecErrors, CodeAddNeedsAnExistingSourceAndAPlaceTheCodeDirDoesNotHave) {
+  TempDir tmp;
+  fs::create_directories(tmp.path() + "/code/src");
+  std::ofstream(tmp.path() + "/secret") << "s";
+  const std::string path = tmp.path() + "/p.yaml";
+  const std::string head = "name: x\nrun: echo hi\ncode:\n  dir: ./code\n  add:\n";
+  EXPECT_EQ(errors_of(head + "    - {from: ./nope, to: a}\n", path),
+            Lines{path + ":6:14: code.add[0].from: not found: " + tmp.path() + "/nope"});
+  EXPECT_EQ(errors_of(head + "    - {from: ./secret, to: ../a}\n", path),
+            Lines{path + ":6:28: code.add[0].to: must be a path relative to the code dir, "
+                         "without \"..\" or .git; got \"../a\""});
+  EXPECT_EQ(errors_of(head + "    - {from: ./secret, to: src/secret}\n", path),
+            Lines{path + ":6:28: code.add[0].to: \"src\" is already in code.dir; give a path "
+                         "whose first part code.dir does not have (e.g. .burst-add/secret)"});
+  std::vector<SpecError> errors;
+  Result<PipelineSpec> spec = parse_spec(head + "    - {from: ./secret, to: .burst-add/s}\n", path,
+                                         &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? "" : errors.front().text);
+  ASSERT_EQ(spec->code.add.size(), 1u);
+  EXPECT_EQ(spec->code.add[0].from, tmp.path() + "/secret");
+  EXPECT_EQ(spec->code.add[0].to, ".burst-add/s");
+}
+
 TEST(SpecErrors, UnsupportedVersion) {
   EXPECT_EQ(errors_of("version: 2\nname: x\nrun: echo hi\n"),
             Lines{"p.yaml:1:10: version: unsupported version 2 (this burst reads version 1)"});
