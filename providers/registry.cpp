@@ -73,6 +73,7 @@ ProviderTraits local_traits() {
   t.boot_s = 2;                          // an sshd process on 127.0.0.1
   t.volume_storage = kStorageLocalDisk;  // a directory on this machine (unmodelled: runs_here)
   t.runs_here = true;
+  t.pod_disk_settable = false;  // a directory on this machine's own disk
   return t;
 }
 
@@ -105,6 +106,8 @@ ProviderTraits lambda_traits() {
                "increments"};
   // No CPU-only instances (shared/provider-apis/REFERENCE.md §3): the upload hand-off.
   t.cpu_pods = false;
+  // InstanceLaunchRequest has no disk field: the instance type's local NVMe (REFERENCE §3.4).
+  t.pod_disk_settable = false;
   t.boot_s = 180;
   t.offline_prices = true;
   t.cloud_config = true;

@@ -67,6 +67,9 @@ struct ProviderTraits {
   double volume_read_bps = 0;
   // The pod's own disk (a container disk, a VM's local NVMe): bytes/s; 0: the local-disk prior.
   double local_disk_read_bps = 0;
+  // resources.disk_gb reaches its pods (RunPod v2 CreatePodRequest.disk, Vast's create `disk`);
+  // false: a pod's own disk comes with what is rented (a Lambda instance type, this machine).
+  bool pod_disk_settable = true;
   // Pods are processes on this machine (the local cloud): free, never modelled against the GPU
   // catalog, never split across workers, exempt from price caps, and not for remote submitters.
   bool runs_here = false;

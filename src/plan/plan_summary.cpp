@@ -30,8 +30,13 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
   if (e.workers > 1) gpu += ", " + std::to_string(e.workers) + " workers";
   // resources.disk_gb (SkyPilot's disk_size): the pod's own disk, gone with the pod, no monthly
   // cost; the kept volume is the next line.
+  // A provider that cannot set it (ProviderTraits::pod_disk_settable) says so, not the request.
   if (spec.resources.disk_gb)
-    gpu += ", its own disk " + std::to_string(*spec.resources.disk_gb) + " GB (wiped with the pod)";
+    gpu += traits_of(plan.gpu).pod_disk_settable
+               ? ", its own disk " + std::to_string(*spec.resources.disk_gb) +
+                     " GB (wiped with the pod)"
+               : ", its own disk as " + plan.gpu.provider + " rents it (resources.disk_gb " +
+                     std::to_string(*spec.resources.disk_gb) + " GB is not set there)";
   out.push_back(gpu);
   if (!plan.fallbacks.empty()) {  // Plan::fallbacks, short: the first few
     constexpr size_t kShown = 3;

@@ -248,6 +248,25 @@ TEST(SkyPilotCounts, EachChoiceIsPricedAtItsOwnCount) {
             "  GPU pod: p L4 x8 at $2.00/h (live offer), one program on all 8 GPUs");
 }
 
+// disk_size (resources.disk_gb) on the plan's GPU pod line: the size where the provider sets it,
+// and where it cannot (a Lambda instance type comes with its disk) that it is not set.
+TEST(SkyPilotDisk, ThePlanLineSaysWhereThePodsOwnDiskCannotBeSet) {
+  Read r = read("resources:\n  accelerators: A10\n  disk_size: 500\nrun: python train.py\n");
+  ASSERT_TRUE(r.spec.ok()) << (r.errors.empty() ? "" : r.errors.front());
+  Plan plan;
+  plan.gpu = offer("A10", 1, 0.75);
+  plan.gpu.provider = "runpod";
+  plan.gpu.traits = find_provider_traits("runpod");
+  EXPECT_EQ(plan_summary_lines(*r.spec, plan).at(1),
+            "  GPU pod: runpod A10 x1 at $0.75/h (live offer), its own disk 500 GB (wiped with "
+            "the pod)");
+  plan.gpu.provider = "lambda";
+  plan.gpu.traits = find_provider_traits("lambda");
+  EXPECT_EQ(plan_summary_lines(*r.spec, plan).at(1),
+            "  GPU pod: lambda A10 x1 at $0.75/h (live offer), its own disk as lambda rents it "
+            "(resources.disk_gb 500 GB is not set there)");
+}
+
 TEST(SkyPilotRuntime, ATaskThatRunsUntilStoppedGetsADefaultMaxRuntimeThePlanPrints) {
   Read r = read(
       "resources:\n  accelerators: L4\n  image_id: docker:vllm/vllm-openai\n"
