@@ -13,6 +13,7 @@
 #include "daemon/dashboard_assets.h"
 #include "daemon/dashboard_html.h"
 #include "daemon/dashboard_session.h"
+#include "report/job_report.h"
 
 namespace burst::daemon {
 namespace {
@@ -116,7 +117,7 @@ ApiResponse Dashboard::delete_pod(const ApiRequest& r) {
     return dash_html(500, "Error", "<p>" + dash_escape(live.error().message) + "</p>");
   const PodRecord* found = nullptr;
   for (const PodRecord& p : *live)
-    if (p.provider == provider && (p.pod_id.empty() ? p.name : p.pod_id) == pod) found = &p;
+    if (p.provider == provider && pod_label(p) == pod) found = &p;
   if (!found) return dash_redirect("/dashboard/pods?notice=" + std::string("no+such+live+pod"));
   std::string notice;
   if (d_.scheduler.is_running(found->job_id)) {

@@ -204,9 +204,8 @@ ApiResponse Dashboard::job_page(const std::string& id) {
         "<h2>Pods</h2><table><tr><th>pod</th><th>role</th><th>GPU</th><th>state</th>"
         "<th>$/h</th></tr>";
     for (const PodRecord& p : *pods)
-      body += "<tr>" + dash_cell(p.pod_id.empty() ? p.name : p.pod_id) + dash_cell(p.role) +
-              dash_cell(p.gpu_type) + dash_cell(to_string(p.state)) +
-              dash_cell(dash_usd(p.usd_per_hour), "n") + "</tr>";
+      body += "<tr>" + dash_cell(pod_label(p)) + dash_cell(p.role) + dash_cell(p.gpu_type) +
+              dash_cell(to_string(p.state)) + dash_cell(dash_usd(p.usd_per_hour), "n") + "</tr>";
     body += "</table>";
   }
   // The log: what is there now, then (with the script) what follows.
@@ -252,7 +251,7 @@ ApiResponse Dashboard::pods_page(const std::string& notice) {
       "<table><tr><th>provider</th><th>pod</th><th>job</th><th>role</th><th>GPU</th>"
       "<th>state</th><th>age</th><th>$/h</th><th>$ so far</th><th></th></tr>";
   for (const PodRecord& p : *live) {
-    const std::string pod = p.pod_id.empty() ? p.name : p.pod_id;
+    const std::string pod = pod_label(p);
     const int64_t age = p.created_ms ? now - p.created_ms : 0;
     body += "<tr class=\"pod\">" + dash_cell(p.provider) + dash_cell(pod) + "<td>" +
             dash_job_link(p.job_id) + "</td>" + dash_cell(p.role) + dash_cell(p.gpu_type) +

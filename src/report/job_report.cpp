@@ -152,7 +152,7 @@ void read_workers(JobReport& r) {
     std::optional<int> i = parts ? worker_of_role(parts->role) : std::nullopt;
     if (!i || *i >= k || c.pod.state == PodRecordState::kCreateFailed) continue;
     WorkerRow& w = r.workers[static_cast<size_t>(*i)];
-    w.pods.push_back(c.pod.pod_id.empty() ? c.pod.name : c.pod.pod_id);
+    w.pods.push_back(pod_label(c.pod));
     char price[32];
     std::snprintf(price, sizeof price, "$%.2f/h", c.pod.usd_per_hour);
     w.where.push_back(c.pod.provider + " " + c.pod.gpu_type + " at " + price);
@@ -219,6 +219,8 @@ std::optional<StoppedBy> stopped_by(const JobReport& r) {
 }
 
 }  // namespace
+
+std::string pod_label(const PodRecord& pod) { return pod.pod_id.empty() ? pod.name : pod.pod_id; }
 
 std::string phase_role(Phase phase) {
   switch (phase) {

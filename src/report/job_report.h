@@ -126,6 +126,10 @@ JobReport assemble_job_report(const JobRecord& job, std::vector<PhaseRecord> pha
 // Which pod a phase ran on: "gpu", "cpu" or "" (this machine).
 std::string phase_role(Phase phase);
 
+// How the report, its HTML page and the dashboard name a pod: the provider's id, or burst's
+// name for it when the provider never gave one (a create that failed).
+std::string pod_label(const PodRecord& pod);
+
 std::string report_json(const JobReport& r);
 std::string report_markdown(const JobReport& r);
 std::string report_summary(const JobReport& r);  // a few lines for the terminal

@@ -38,7 +38,7 @@ std::string pod_gantt(const JobReport& r, const PodCost& c) {
   }
   double span = c.billed_s;
   for (const GanttBar& b : rows) span = std::max(span, b.end_s);
-  return svg_gantt("gantt", c.pod.role + " pod " + c.pod.name + " timeline", rows, span);
+  return svg_gantt("gantt", c.pod.role + " pod " + pod_label(c.pod) + " timeline", rows, span);
 }
 
 // Where the money went: GPU time split by what the pod was doing, rounding, the CPU hand-off.
@@ -95,7 +95,7 @@ std::string report_html(const JobReport& r) {
   o << "<h2>Cost</h2><table><tr><th>pod</th><th>type</th><th>$/hour (source)</th>"
        "<th>billed</th><th>cost</th><th>deleted</th></tr>";
   for (const auto& c : r.pods)
-    o << row({c.pod.role + " " + c.pod.pod_id, c.pod.gpu_type,
+    o << row({c.pod.role + " " + pod_label(c.pod), c.pod.gpu_type,
               money(c.pod.usd_per_hour) + " (" + c.pod.price_source + ")", secs(c.billed_s),
               money(c.usd),
               c.confirmed_deleted ? "confirmed " + utc(c.pod.deleted_ms)

@@ -261,7 +261,7 @@ std::string report_markdown(const JobReport& r) {
     << md_lines(handoff_line(r, "- ")) << md_lines(prepare_line(r, "- ")) << "\n## Cost\n\n"
     << "| pod | type | $/hour (source) | billed | cost | deleted |\n|---|---|---|---|---|---|\n";
   for (const auto& c : r.pods)
-    o << "| " << md(c.pod.role) << " `" << md_code(c.pod.pod_id) << "` | " << md(c.pod.gpu_type)
+    o << "| " << md(c.pod.role) << " `" << md_code(pod_label(c.pod)) << "` | " << md(c.pod.gpu_type)
       << " | " << money(c.pod.usd_per_hour) << " (" << md(c.pod.price_source) << ") | "
       << secs(c.billed_s) << " | " << money(c.usd) << " | "
       << (c.confirmed_deleted ? "confirmed " + utc(c.pod.deleted_ms)
@@ -356,7 +356,7 @@ std::string report_summary(const JobReport& r) {
   if (r.usd_per_item) o << ", " << usd_per_item_text(r);
   o << "\n";
   for (const auto& c : r.pods)
-    o << "  " << c.pod.role << " pod " << c.pod.pod_id << " (" << c.pod.gpu_type << ", "
+    o << "  " << c.pod.role << " pod " << pod_label(c.pod) << " (" << c.pod.gpu_type << ", "
       << money(c.pod.usd_per_hour) << "/h): billed " << secs(c.billed_s) << ", " << money(c.usd)
       << (c.confirmed_deleted ? ", deleted" : ", DELETION NOT CONFIRMED: run `burst reap`") << "\n";
   o << handoff_line(r, "  ") << prepare_line(r, "  ");

@@ -38,7 +38,7 @@ std::vector<Recommendation> recommend(const JobReport& r) {
   }
   for (const PodCost& c : r.pods)
     if (!c.confirmed_deleted) {
-      out.push_back({"deletion-unconfirmed", "the " + c.pod.role + " pod " + c.pod.name +
+      out.push_back({"deletion-unconfirmed", "the " + c.pod.role + " pod " + pod_label(c.pod) +
                                                  " was not confirmed deleted and may still bill: "
                                                  "run `burst reap`"});
       break;

@@ -147,6 +147,9 @@ TEST_F(DashboardPagesTest, TheReportPageKeepsTheNavigation) {
   ASSERT_NE(nav, std::string::npos) << r.body;
   EXPECT_LT(r.body.find("<body>"), nav);
   EXPECT_NE(r.body.find("href=\"/dashboard/pods\""), std::string::npos);
+  // One pod, one name on the page: the provider's id (the timeline's title used burst's name).
+  EXPECT_NE(r.body.find("gpu pod pod-1 timeline"), std::string::npos) << r.body;
+  EXPECT_EQ(r.body.find("burst-x-job-1"), std::string::npos) << r.body;
 }
 
 // Item progress (issue 34): every worker's latest "BURST_PROGRESS d/t" in the log, summed, as the
