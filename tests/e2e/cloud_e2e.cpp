@@ -8,12 +8,17 @@
 namespace burst::testing {
 namespace fs = std::filesystem;
 
-std::string copy_tts_example(const BurstHome& home) {
+std::string copy_tts_example(const BurstHome& home, const std::string& steps) {
   fs::copy(std::string(BURST_SOURCE_DIR) + "/examples/tts-render", home.work() + "/tts-render",
            fs::copy_options::recursive);
-  fs::copy_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml",
-                home.work() + "/tts-render.yaml");
-  return home.work() + "/tts-render.yaml";
+  const std::string spec = home.work() + "/tts-render.yaml";
+  std::string text = read_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml");
+  const std::string shipped = "TTS_STEPS: \"8\"";
+  const size_t at = text.find(shipped);
+  EXPECT_NE(at, std::string::npos) << "the example's TTS_STEPS moved";
+  if (at != std::string::npos) text.replace(at, shipped.size(), "TTS_STEPS: \"" + steps + "\"");
+  std::ofstream(spec) << text;
+  return spec;
 }
 
 void write_provider_config(const BurstHome& home, const std::string& provider,

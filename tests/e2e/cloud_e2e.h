@@ -12,7 +12,10 @@
 namespace burst::testing {
 
 // Copies examples/tts-render{,.yaml} into home.work(); returns the spec's path.
-std::string copy_tts_example(const BurstHome& home);
+// `steps`: the example's TTS_STEPS in the copy. One denoising step, not the shipped eight, by
+// default: these tests exercise burst's path on a cloud, not the render, and one step is about
+// a third of the render's CPU (E2EDemo renders the example as it ships).
+std::string copy_tts_example(const BurstHome& home, const std::string& steps = "1");
 
 // Writes home.root()/config/config.yaml with providers.<provider>.base_url, plus `extra`
 // settings of that provider, one "key: value" per line (e.g. "ssh_user: root").
