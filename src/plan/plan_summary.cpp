@@ -61,6 +61,14 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
                  spec.volume.name + "-w<i> (cold when new)"
            : std::string()) +
       (plan.weight_load.empty() ? "" : "; " + plan.weight_load));
+  // code.add: local files from outside the code dir go to the pod (and stay on the volume); a
+  // spec from someone else could name any file of yours, so each is shown before you say yes.
+  if (!spec.code.add.empty()) {
+    std::string line = "  also synced: ";
+    for (size_t i = 0; i < spec.code.add.size(); ++i)
+      line += (i ? ", " : "") + spec.code.add[i].from + " (as " + spec.code.add[i].to + ")";
+    out.push_back(line + ", from outside the code dir (code.add)");
+  }
   // The cold start's image pull (plan/image_pull.h): its size and where it came from.
   if (!plan.image_pull.empty()) out.push_back("  " + plan.image_pull);
   if (spec.prepare && plan.prepare) {

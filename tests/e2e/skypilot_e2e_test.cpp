@@ -104,6 +104,14 @@ TEST(E2ESkyPilot, FileMountsFromOutsideTheWorkdirReachTheirTargets) {
   EXPECT_NE(out.find("to: \".burst-add/1/creds\"}"), std::string::npos) << out;
   const std::string converted = home.write("converted.yaml", out);
   ASSERT_EQ(run_burst(home, {"validate", converted}, &out, &err, env), 0) << err;
+  // The plan shows which of your files leave the code dir's bounds before anything runs.
+  ASSERT_EQ(run_burst(home, {"plan", spec, "--provider", "local"}, &out, &err, env), 0) << err;
+  // (The block wraps at 120 columns: each part is looked for on its own.)
+  for (const std::string& part :
+       {"  also synced: " + home.work() + "/user-home/.netrc (as .burst-add/0/.netrc),",
+        home.work() + "/user-home/creds (as .burst-add/1/creds),",
+        std::string("from outside the code dir (code.add)")})
+    EXPECT_NE(out.find(part), std::string::npos) << part << "\n" << out;
   ASSERT_EQ(run_burst(home, {"run", spec, "--yes", "--provider", "local"}, &out, &err, env), 0)
       << out << err;
   EXPECT_NE(out.find("machine example.com login me"), std::string::npos) << out;
