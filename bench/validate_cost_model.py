@@ -737,7 +737,8 @@ def fit(binary, rows):
     for eng, (eta, n) in sorted(prefill_fit(prefill_points(binary, rows)).items()):
         print(f'      {{"{eng}", {eta:.3f}, {n}}},')
     rates, loaders = load_fit(load_points(binary, rows))
-    print("  // weight load (src/cost/weight_load.cpp): read rates, bytes/s; loaders (fixed_s, s_per_gb)")
+    print("  // weight load (src/cost/weight_load.cpp; streaming and *-streaming: "
+          "src/cost/streaming_loader.cpp): read rates, bytes/s; loaders (fixed_s, s_per_gb)")
     for kind, bps in sorted(rates.items()):
         print(f"      {{\"{kind}\", {bps:.4g}}},")
     for name, (fixed, per_gb) in sorted(loaders.items()):
