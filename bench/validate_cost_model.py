@@ -77,6 +77,8 @@ def args_of(row, context=None):
         a += ["--weights-from", row["method"]]  # where the weights are read from
     if row["category"] in LOAD and row.get("disk_read_mbps"):
         a += ["--disk-read-mbps", row["disk_read_mbps"]]  # the source's own disk rate (fio)
+    if row["category"] in LOAD and row.get("loader"):
+        a += ["--loader", row["loader"]]  # a streaming loader (Run:ai streamer, sllm, ...)
     if row["engine"]:
         a += ["--engine", row["engine"]]
     conc = int(row["concurrency"] or 1)
@@ -624,8 +626,8 @@ def load_points(binary, rows):
             continue
         out = burst(binary, args_of(r))
         kind = {"volume": "network"}.get(r["method"] or "hub", r["method"] or "hub")
-        pts.append({"row": r, "source": r["source"], "kind": kind,
-                    "loader": "pytorch" if r["engine"] == "pytorch" else "safetensors",
+        loader = r.get("loader") or ("pytorch" if r["engine"] == "pytorch" else "safetensors")
+        pts.append({"row": r, "source": r["source"], "kind": kind, "loader": loader,
                     "bytes": out["memory_gib"]["weights"] * 2**30,
                     "disk": float(r.get("disk_read_mbps") or 0) * 1e6,
                     "gpus": int(r["gpus"] or 1), "download": r["metric"] == "download_seconds",
@@ -634,7 +636,15 @@ def load_points(binary, rows):
 
 
 def lrate(p, rates):
-    """src/cost/weight_load.cpp, storage_read_bps(kind, disk_bps)."""
+    """src/cost/weight_load.cpp, storage_read_bps(kind, disk_bps); a streaming loader
+    (src/cost/streaming_loader.cpp, streaming_read_bps) reads a disk or volume at its own rate, an
+    object store at its fitted streaming rate."""
+    if p["loader"] == "streaming":
+        if p["kind"] in ("local-disk", "network"):
+            return p["disk"] or rates[p["kind"]]
+        if p["kind"] in ("s3", "page-cache"):
+            return rates[p["kind"] + "-streaming"]
+        return rates[p["kind"]]
     if p["kind"] == "local-disk":
         return min(p["disk"] or rates["local-disk"], rates["ceiling"])
     if p["kind"] == "network":
@@ -687,16 +697,31 @@ def load_fit(pts):
         loaders["pytorch"] = (fixed, per_gb)
     else:
         loaders["pytorch"] = loaders["safetensors"]
-    for kind in ("hub", "s3"):
+    # The streaming loaders: their fixed cost and seconds per GB on their rows read from a disk or
+    # volume (its stated rate or the prior), then the object store's and the page cache's rates
+    # they reach, each the median of bytes / (measured - the loader's share) over their rows of
+    # that kind; with none, the default loader's rate of that kind.
+    sm = [p for p in pts if p["loader"] == "streaming" and p["kind"] in ("network", "local-disk")]
+    if sm:
+        loaders["streaming"] = min(
+            (cost(sm, f * 0.05, c * 0.005, rates), f * 0.05, c * 0.005)
+            for f in range(0, 41) for c in range(0, 41))[1:]
+    else:
+        loaders["streaming"] = LOADER_FALLBACK
+    for kind in ("hub", "s3", "s3-streaming", "page-cache-streaming"):
+        streaming = kind.endswith("-streaming")
+        base = kind[:-len("-streaming")] if streaming else kind
         vals = []
         for p in pts:
-            if p["kind"] != kind:
+            if p["kind"] != base or (p["loader"] == "streaming") != streaming:
                 continue
             init = 0 if p["download"] else (loaders[p["loader"]][0] + loaders[p["loader"]][1] *
                                              p["bytes"] / 1e9 / p["gpus"])
             if p["meas"] > init:
                 vals.append(p["bytes"] / (p["meas"] - init))
-        rates[kind] = statistics.median(vals) if vals else LOAD_FALLBACK[kind]
+        # Without a streaming row of the kind: the default loader's rate of it.
+        fallback = rates[base] if streaming else LOAD_FALLBACK[kind]
+        rates[kind] = statistics.median(vals) if vals else fallback
     return rates, loaders
 
 
@@ -712,7 +737,8 @@ def fit(binary, rows):
     for eng, (eta, n) in sorted(prefill_fit(prefill_points(binary, rows)).items()):
         print(f'      {{"{eng}", {eta:.3f}, {n}}},')
     rates, loaders = load_fit(load_points(binary, rows))
-    print("  // weight load (src/cost/weight_load.cpp): read rates, bytes/s; loaders (fixed_s, s_per_gb)")
+    print("  // weight load (src/cost/weight_load.cpp; streaming and *-streaming: "
+          "src/cost/streaming_loader.cpp): read rates, bytes/s; loaders (fixed_s, s_per_gb)")
     for kind, bps in sorted(rates.items()):
         print(f"      {{\"{kind}\", {bps:.4g}}},")
     for name, (fixed, per_gb) in sorted(loaders.items()):

@@ -195,6 +195,10 @@ int run_cli(int argc, char** argv) {
                       "page-cache");
   est_cmd->add_option("--disk-read-mbps", est.disk_read_mbps,
                       "weight load: the disk's own sequential read rate, MB/s (e.g. fio's)");
+  est_cmd->add_option("--loader", est.loader,
+                      "weight load: default (the engine's own) | streaming (Run:ai Model "
+                      "Streamer, ServerlessLLM Store, fastsafetensors: many threads at the "
+                      "storage's rate)");
   est_cmd->add_option("--gpus", est.gpus, "price exactly this many GPUs of each type");
   est_cmd->add_option("--efficiency", est.efficiency,
                       "also print the batch-1 decode table at 100% and at this share of peak");

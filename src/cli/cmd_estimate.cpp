@@ -11,6 +11,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "cost/streaming_loader.h"
 #include "plan/estimate.h"
 #include "registry.h"
 
@@ -36,26 +37,33 @@ std::string fmt_opt(const char* f, const std::optional<double>& v) {
   return buf;
 }
 
-// `weight_load_s`: the load of the weights by `engine`'s loader on --gpus (default 1) GPUs from a
-// network volume (warm), a hub (cold), and from --weights-from (default hub) at --disk-read-mbps
-// where given (a local disk's or volume's own rate, burst/weight_load.h).
+// `weight_load_s`: the load of the weights by `engine`'s loader, or a streaming loader with
+// --loader streaming (cost/streaming_loader.h), on --gpus (default 1) GPUs from a network volume
+// (warm), a hub (cold), and from --weights-from (default hub) at --disk-read-mbps where given (a
+// local disk's or volume's own rate, burst/weight_load.h).
 nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
                                 const std::string& engine) {
   const int gpus = a.gpus.value_or(1);
+  const bool streaming = a.loader == cost::kLoaderStreaming;
+  const auto rate_of = [&](const std::string& kind, double disk_bps) {
+    return streaming ? cost::streaming_read_bps(kind, disk_bps) : storage_read_bps(kind, disk_bps);
+  };
+  const auto load = [&](double rate) {
+    return streaming ? cost::streaming_weight_load(weight_bytes, rate, gpus)
+                     : weight_load(weight_bytes, rate, engine, gpus);
+  };
   const std::string from = a.weights_from.empty() ? "hub" : a.weights_from;
   const std::string kind = from == "volume" ? kStorageNetwork : from;
-  const double rate = storage_read_bps(kind, a.disk_read_mbps.value_or(0) * 1e6);
-  const WeightLoad chosen = weight_load(weight_bytes, rate, engine, gpus);
-  return {
-      {"warm",
-       weight_load(weight_bytes, storage_read_bps(kStorageNetwork), engine, gpus).seconds()},
-      {"cold", weight_load(weight_bytes, storage_read_bps(kStorageHub), engine, gpus).seconds()},
-      {"from", from},
-      {"read_bytes_per_s", rate},
-      {"loader", loader_cost(engine).loader},
-      {"seconds", chosen.seconds()},
-      {"read_s", chosen.read_s},
-      {"init_s", chosen.init_s}};
+  const double rate = rate_of(kind, a.disk_read_mbps.value_or(0) * 1e6);
+  const WeightLoad chosen = load(rate);
+  return {{"warm", load(rate_of(kStorageNetwork, 0)).seconds()},
+          {"cold", load(rate_of(kStorageHub, 0)).seconds()},
+          {"from", from},
+          {"read_bytes_per_s", rate},
+          {"loader", streaming ? cost::streaming_loader_cost().loader : loader_cost(engine).loader},
+          {"seconds", chosen.seconds()},
+          {"read_s", chosen.read_s},
+          {"init_s", chosen.init_s}};
 }
 
 nlohmann::json opt(const std::optional<double>& v) {
@@ -87,6 +95,9 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
                                                "page-cache");
   if (a.disk_read_mbps && !(*a.disk_read_mbps > 0))
     return make_error(ErrorCode::kInvalid, "--disk-read-mbps must be > 0");
+  if (!a.loader.empty() && !cost::known_loader(a.loader))
+    return make_error(ErrorCode::kInvalid,
+                      "--loader: \"" + a.loader + "\" is not one of default, streaming");
   if (a.utilization) q.utilization = *a.utilization;
   if (a.efficiency && !(*a.efficiency > 0 && *a.efficiency <= 1))
     return make_error(ErrorCode::kInvalid, "--efficiency must be in (0, 1]");

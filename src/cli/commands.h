@@ -89,8 +89,9 @@ struct EstimateArgs {
   std::string checkpointing, lora_rank, lora_targets;             // train: on|off, "16", "q,v"
   std::string engine;                                             // infer: llama.cpp | vllm ...
   std::string weights_from;  // hub | s3 | volume | local-disk | page-cache (burst/weight_load.h)
-  std::optional<double> disk_read_mbps;           // the disk's own sequential read rate, MB/s (fio)
-  std::string arch, resolution;                   // diffusion: unet, "1024"
+  std::optional<double> disk_read_mbps;  // the disk's own sequential read rate, MB/s (fio)
+  std::string loader;            // weight load: default | streaming (cost/streaming_loader.h)
+  std::string arch, resolution;  // diffusion: unet, "1024"
   std::optional<double> audio_seconds, guidance;  // diffusion
   std::optional<int> gpus;                        // price exactly this many GPUs per type
   std::optional<double> efficiency;               // print the batch-1 decode table at 100% and this

@@ -240,6 +240,51 @@ TEST(E2ECli, EstimateWeightsFromMovesTheWeightLoadAndRefusesAnUnknownSource) {
       << err;
 }
 
+TEST(E2ECli, EstimateStreamingLoaderReadsAtTheStoragesOwnRateAndRefusesAnUnknownLoader) {
+  // docs/cost-model.md "Streaming loaders": a streaming loader (Run:ai Model Streamer,
+  // ServerlessLLM Store, fastsafetensors) reads a fast disk, a provisioned volume and an object
+  // store at their own rates, where the default loader stops at its page-faulting ceiling or the
+  // network-volume prior; from the page cache it is slower than a memory-mapped read.
+  BurstHome home;
+  auto load = [&](std::vector<std::string> extra) {
+    std::string out, err;
+    std::vector<std::string> args = {"estimate",   "--json", "--model",
+                                     "llama-3-8b", "--mode", "infer"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
+    return nlohmann::json::parse(out)["weight_load_s"];
+  };
+  const std::vector<std::string> nvme = {"--weights-from", "local-disk", "--disk-read-mbps",
+                                         "29400"};
+  auto with = [](std::vector<std::string> a, std::vector<std::string> b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  const auto streamed = load(with(nvme, {"--loader", "streaming"}));
+  EXPECT_EQ(streamed["loader"], "streaming");
+  EXPECT_DOUBLE_EQ(streamed["read_bytes_per_s"].get<double>(), 29.4e9);
+  EXPECT_LT(streamed["seconds"].get<double>(), load(nvme)["seconds"].get<double>());
+  EXPECT_EQ(load(with(nvme, {"--loader", "default"}))["loader"], "safetensors");
+  for (const char* from : {"s3", "volume"}) {
+    const std::vector<std::string> src = {"--weights-from", from, "--disk-read-mbps", "2000"};
+    EXPECT_LT(load(with(src, {"--loader", "streaming"}))["seconds"].get<double>(),
+              load(src)["seconds"].get<double>())
+        << from;
+  }
+  const std::vector<std::string> cached = {"--weights-from", "page-cache"};
+  EXPECT_GT(load(with(cached, {"--loader", "streaming"}))["read_s"].get<double>(),
+            load(cached)["read_s"].get<double>());
+  std::string out, err;
+  EXPECT_EQ(
+      run_burst(home,
+                {"estimate", "--model", "llama-3-8b", "--mode", "infer", "--loader", "tensorizer"},
+                &out, &err),
+      2);
+  EXPECT_NE(err.find("--loader: \"tensorizer\" is not one of default, streaming"),
+            std::string::npos)
+      << err;
+}
+
 TEST(E2ECli, EstimateByModelNameUsesItsShape) {
   BurstHome home;
   std::string out, err;

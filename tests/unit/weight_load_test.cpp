@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "cost/streaming_loader.h"
 #include "fakes/runpod_plan_input.h"
 #include "plan/planner.h"
 #include "plan/weight_source.h"
@@ -73,6 +74,33 @@ TEST(WeightLoad, TheDisksOwnRateMovesTheReadAsDocumented) {
   EXPECT_DOUBLE_EQ(storage_read_bps(kStorageNetwork, 100e6), 100e6);
   // Downloads ignore the disk.
   EXPECT_DOUBLE_EQ(storage_read_bps(kStorageHub, 6e9), storage_read_bps(kStorageHub));
+}
+
+TEST(WeightLoad, AStreamingLoaderReadsEachStorageAsDocumented) {
+  // docs/cost-model.md "Streaming loaders": a fast disk and a provisioned volume at their own
+  // rates, past the default loader's ceiling and the network-volume cap...
+  EXPECT_DOUBLE_EQ(cost::streaming_read_bps(kStorageLocalDisk, 29.4e9), 29.4e9);
+  EXPECT_GT(cost::streaming_read_bps(kStorageLocalDisk, 29.4e9),
+            storage_read_bps(kStorageLocalDisk, 29.4e9));
+  EXPECT_DOUBLE_EQ(cost::streaming_read_bps(kStorageNetwork, 2e9), 2e9);
+  EXPECT_GT(cost::streaming_read_bps(kStorageNetwork, 2e9), storage_read_bps(kStorageNetwork, 2e9));
+  EXPECT_DOUBLE_EQ(cost::streaming_read_bps(kStorageLocalDisk, 0),
+                   storage_read_bps(kStorageLocalDisk));
+  // ...an object store faster than one download stream, the page cache slower than an mmap read
+  // of it, the hub as slow as ever.
+  EXPECT_GT(cost::streaming_read_bps(kStorageS3, 0), storage_read_bps(kStorageS3));
+  EXPECT_LT(cost::streaming_read_bps(kStoragePageCache, 0), storage_read_bps(kStoragePageCache));
+  EXPECT_DOUBLE_EQ(cost::streaming_read_bps(kStorageHub, 0), storage_read_bps(kStorageHub));
+  EXPECT_EQ(cost::streaming_read_bps("tape", 0), 0);
+  // Its own cost is smaller than the default loader's, and shared by the GPUs loading.
+  const WeightLoad one = cost::streaming_weight_load(kWlBytes, 4e9, 1);
+  EXPECT_DOUBLE_EQ(one.read_s, 4.0);
+  EXPECT_LT(one.init_s, weight_load(kWlBytes, 4e9, "vllm", 1).init_s);
+  EXPECT_LE(cost::streaming_weight_load(kWlBytes, 4e9, 8).init_s, one.init_s);
+  EXPECT_EQ(cost::streaming_weight_load(0, 4e9, 1).seconds(), 0);
+  EXPECT_TRUE(cost::known_loader("streaming"));
+  EXPECT_TRUE(cost::known_loader("default"));
+  EXPECT_FALSE(cost::known_loader("tensorizer"));
 }
 
 TEST(WeightLoad, ThePageCacheBeatsEveryDisk) {
