@@ -1,25 +1,12 @@
 #include "cli/job_json.h"
 
+#include "report/job_json.h"
 #include "report/job_report.h"
 
 namespace burst {
 
 nlohmann::json job_json(const JobRecord& j, const JobReport* r) {
-  const auto utc = [](int64_t ms) { return ms ? format_utc(from_unix_ms(ms)) : std::string(); };
-  double seconds =
-      r ? r->wall_s : (j.finished_ms && j.created_ms ? (j.finished_ms - j.created_ms) / 1000.0 : 0);
-  return {{"job_id", j.id},
-          {"id", j.id},
-          {"pipeline", j.pipeline},
-          {"state", to_string(j.state)},
-          {"phase", j.phase},
-          {"provider", j.provider},
-          {"started", utc(j.created_ms)},
-          {"finished", utc(j.finished_ms)},
-          {"seconds", seconds},
-          {"usd", r ? r->total_usd : 0.0},
-          {"error", j.error},
-          {"report", j.report_path}};
+  return nlohmann::json::parse(burst::job_value(j, r).dump());  // report/job_json.h's shape
 }
 
 void canonical_job_keys(nlohmann::json* job) {
@@ -29,29 +16,9 @@ void canonical_job_keys(nlohmann::json* job) {
 }
 
 Result<nlohmann::json> stored_job_detail(Store& store, const std::string& id, TimePoint now) {
-  auto rec = store.get_job(id);
-  if (!rec.ok()) return rec.error();
-  auto report = build_job_report(store, id, now);
-  nlohmann::json out = job_json(*rec, report.ok() ? &*report : nullptr);
-  nlohmann::json phases = nlohmann::json::array();
-  if (auto ps = store.phases(id); ps.ok())
-    for (const PhaseRecord& p : *ps)
-      phases.push_back({{"phase", to_string(p.phase)},
-                        {"started", format_utc(from_unix_ms(p.started_ms))},
-                        {"ended", p.ended_ms ? format_utc(from_unix_ms(p.ended_ms)) : ""},
-                        {"outcome", to_string(p.outcome)},
-                        {"detail", p.detail}});
-  out["phases"] = phases;
-  nlohmann::json pods = nlohmann::json::array();
-  if (auto ps = store.pods_of_job(id); ps.ok())
-    for (const PodRecord& p : *ps)
-      pods.push_back({{"provider", p.provider},
-                      {"pod", p.pod_id},
-                      {"role", p.role},
-                      {"state", to_string(p.state)},
-                      {"gpu", p.gpu_type},
-                      {"usd_per_hour", p.usd_per_hour}});
-  out["pods"] = pods;
+  auto detail = job_detail_value(store, id, now);  // report/job_json.h, burstd's shape
+  if (!detail.ok()) return detail.error();
+  nlohmann::json out = nlohmann::json::parse(detail->dump());
   out["source"] = "state dir";
   return out;
 }

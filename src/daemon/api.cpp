@@ -12,6 +12,7 @@
 #include "daemon/api_caps.h"
 #include "daemon/wait_reason.h"
 #include "registry.h"
+#include "report/job_json.h"
 #include "report/job_report.h"
 
 namespace burst::daemon {
@@ -65,28 +66,12 @@ bool json_content_type(const std::map<std::string, std::string>& headers) {
   return type == "application/json";
 }
 
-// The keys every `burst --json` uses for a job (src/cli/job_json.h: job_id, started, finished,
-// seconds, usd), beside this API's own id and created.
-json job_json(const JobRecord& j) {
-  return {{"id", j.id},
-          {"job_id", j.id},
-          {"started", j.created_ms ? format_utc(from_unix_ms(j.created_ms)) : ""},
-          {"seconds", j.finished_ms && j.created_ms ? (j.finished_ms - j.created_ms) / 1000.0 : 0},
-          {"pipeline", j.pipeline},
-          {"state", to_string(j.state)},
-          {"phase", j.phase},
-          {"provider", j.provider},
-          {"error", j.error},
-          {"report", j.report_path},
-          {"created", j.created_ms ? format_utc(from_unix_ms(j.created_ms)) : ""},
-          {"finished", j.finished_ms ? format_utc(from_unix_ms(j.finished_ms)) : ""}};
-}
-
-json pod_json(const PodRecord& p) {
-  return {{"provider", p.provider}, {"pod", p.pod_id},
-          {"name", p.name},         {"job_id", p.job_id},
-          {"role", p.role},         {"state", to_string(p.state)},
-          {"gpu", p.gpu_type},      {"usd_per_hour", p.usd_per_hour}};
+// report/job_json.h's job, as nlohmann for this adapter, with this API's own "created" (the same
+// as started) kept for clients written before the shared keys.
+json job_json(const JobRecord& j, const JobReport* r = nullptr) {
+  json out = json::parse(burst::job_value(j, r).dump());
+  out["created"] = out["started"];
+  return out;
 }
 
 }  // namespace
@@ -253,25 +238,12 @@ ApiResponse Api::job_status(const std::string& id) {
                            {"pods", json::array()}});
     return error(404, "no job " + id);
   }
-  json out = job_json(*rec);
-  // One job: its cost and wall time as its report gives them (the same as `burst jobs --json`).
-  if (auto report = build_job_report(store_, id, SystemClock().now()); report.ok()) {
-    out["seconds"] = report->wall_s;
-    out["usd"] = report->total_usd;
-  }
-  json phases = json::array();
-  if (auto ps = store_.phases(id); ps.ok())
-    for (const auto& p : *ps)
-      phases.push_back({{"phase", to_string(p.phase)},
-                        {"started", format_utc(from_unix_ms(p.started_ms))},
-                        {"ended", p.ended_ms ? format_utc(from_unix_ms(p.ended_ms)) : ""},
-                        {"outcome", to_string(p.outcome)},
-                        {"detail", p.detail}});
-  out["phases"] = phases;
-  json pods = json::array();
-  if (auto ps = store_.pods_of_job(id); ps.ok())
-    for (const auto& p : *ps) pods.push_back(pod_json(p));
-  out["pods"] = pods;
+  // One job with its cost and wall time as its report gives them (the same as `burst jobs
+  // --json`), its phases and pods: report/job_json.h, as `burst status JOB` reads the store.
+  auto detail = job_detail_value(store_, id, SystemClock().now());
+  if (!detail.ok()) return error(500, detail.error().message);
+  json out = json::parse(detail->dump());
+  out["created"] = out["started"];
   return reply(200, out);
 }
 
@@ -321,7 +293,7 @@ ApiResponse Api::pods() {
   auto live = store_.live_pods();
   if (!live.ok()) return error(500, live.error().message);
   json out = json::array();
-  for (const auto& p : *live) out.push_back(pod_json(p));
+  for (const auto& p : *live) out.push_back(json::parse(burst::pod_value(p).dump()));
   return reply(200, out);
 }
 

@@ -14,6 +14,7 @@
 #include "fakes/fake_clock.h"
 #include "fakes/fake_job_launcher.h"
 #include "fakes/temp_dir.h"
+#include "report/job_json.h"
 
 namespace burst::daemon {
 namespace {
@@ -88,6 +89,13 @@ TEST_F(ApiTest, SubmitQueuesThenStatusShowsRunningWithPhases) {
   json done = json::parse(call("GET", "/v1/jobs/" + id).body);
   EXPECT_EQ(done["state"], "succeeded");
   EXPECT_EQ(done["phases"][0]["outcome"], "ok");
+  // The same object `burst status JOB --json` builds from the store without a daemon
+  // (report/job_json.h), plus this API's "created".
+  auto stored = job_detail_value(*store_, id, SystemClock().now());
+  ASSERT_TRUE(stored.ok()) << stored.error().message;
+  json expected = json::parse(stored->dump());
+  expected["created"] = expected["started"];
+  EXPECT_EQ(done, expected);
 }
 
 TEST_F(ApiTest, InvalidSpecIsRefusedWithEveryErrorAndItsPosition) {
