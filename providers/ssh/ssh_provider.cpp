@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "cost/owned_cost.h"
 #include "ssh/own_host_probe.h"
@@ -33,8 +34,10 @@ class SshProvider : public Provider {
   Result<std::vector<Offer>> offers(bool gpu) override {
     std::vector<Offer> out;
     if (!gpu) return out;  // no CPU pods: the upload runs from the GPU pod or this machine
-    for (const OwnHostConfig& h : o_.hosts) {
-      auto probe = probe_host(h);
+    std::vector<Result<HostProbe>> probes = probe_all();
+    for (size_t i = 0; i < o_.hosts.size(); ++i) {
+      const OwnHostConfig& h = o_.hosts[i];
+      const Result<HostProbe>& probe = probes[i];
       if (!probe.ok() || probe->gpus.empty()) continue;  // `burst check` says why
       // One offer per host: its most numerous GPU type, every card of it.
       std::map<std::string, int> count;
@@ -172,8 +175,10 @@ class SshProvider : public Provider {
 
   Result<std::vector<Pod>> list_pods() override {
     std::vector<Pod> out;
-    for (const OwnHostConfig& h : o_.hosts) {
-      auto probe = probe_host(h);
+    std::vector<Result<HostProbe>> probes = probe_all();
+    for (size_t i = 0; i < o_.hosts.size(); ++i) {
+      const OwnHostConfig& h = o_.hosts[i];
+      const Result<HostProbe>& probe = probes[i];
       if (!probe.ok()) continue;  // unreachable: its pod rows stay for `burst reap`
       if (probe->lock_holder.rfind(kPodNamePrefix, 0) == 0 &&
           ownhost::safe_name(probe->lock_holder)) {
@@ -186,12 +191,14 @@ class SshProvider : public Provider {
 
   std::vector<OwnHostCheck> check() {
     std::vector<OwnHostCheck> out;
-    for (const OwnHostConfig& h : o_.hosts) {
+    std::vector<Result<HostProbe>> probes = probe_all();
+    for (size_t i = 0; i < o_.hosts.size(); ++i) {
+      const OwnHostConfig& h = o_.hosts[i];
       OwnHostCheck c;
       SshTarget t = target(h);
       c.host = h.name;
       c.endpoint = t.user + "@" + h.address + ":" + std::to_string(h.port);
-      auto probe = probe_host(h);
+      const Result<HostProbe>& probe = probes[i];
       if (!probe.ok()) {
         c.error = probe.error().message;
         out.push_back(std::move(c));
@@ -266,6 +273,18 @@ class SshProvider : public Provider {
     if (!out.ok()) return with_context(out.error(), "ssh: host " + h.name);
     if (out->size() > (1u << 20))
       return make_error(ErrorCode::kRemoteFailed, "ssh: host " + h.name + ": answer over 1 MiB");
+    return out;
+  }
+
+  // Every host probed at once, one thread each: a host that is off costs its connect timeout
+  // once, not once per host before it. In config order.
+  std::vector<Result<HostProbe>> probe_all() {
+    std::vector<Result<HostProbe>> out(o_.hosts.size(),
+                                       make_error(ErrorCode::kInternal, "ssh: not probed"));
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < o_.hosts.size(); ++i)
+      threads.emplace_back([this, i, &out] { out[i] = probe_host(o_.hosts[i]); });
+    for (std::thread& t : threads) t.join();
     return out;
   }
 
