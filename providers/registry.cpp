@@ -9,6 +9,7 @@
 #include "local/local_provider.h"
 #include "runpod/runpod_json.h"
 #include "runpod/runpod_provider.h"
+#include "ssh/ssh_provider.h"
 #include "vast/vast_provider.h"
 
 namespace burst {
@@ -63,6 +64,11 @@ std::unique_ptr<Provider> make_vast(const Config& c, Clock& clock) {
   set_floor("min_inet_down_mbps", &o.quality.min_inet_down_mbps);
   set_floor("min_cuda", &o.quality.min_cuda);
   return make_vast_provider(o, http_for(vc), clock);
+}
+
+// Your own hosts (providers/ssh/): config.yaml's providers.ssh.hosts, reached with libssh.
+std::unique_ptr<Provider> make_ssh(const Config& c, Clock& clock) {
+  return make_ssh_provider(ssh_options_from(c), make_libssh_connector(), clock);
 }
 
 // Billing rules as published (checked 2026-11-22; docs/cost-model.md, "Billing"). Boot priors:
@@ -159,7 +165,13 @@ ProviderTraits vast_traits() {
 
 ProviderTraits ssh_traits() {
   ProviderTraits t;
-  t.live_offers = false;  // no driver yet
+  // Nothing is billed: the owned cost accrues by the second while the job holds the host.
+  t.billing = {1, 0, "second", "your own host: its owned cost per hour, by the second"};
+  t.cpu_pods = false;              // the upload runs from the host or this machine
+  t.volumes_machine_local = true;  // a volume is a dir on one host; the offer's region names it
+  t.volume_storage = kStorageLocalDisk;
+  t.boot_s = 5;  // no boot: an SSH login and a mkdir
+  t.own_hosts_config = true;
   return t;
 }
 
@@ -177,7 +189,11 @@ std::deque<ProviderEntry>& table() {
         {"vast",
          "Vast.ai: GPU instances on one machine, volumes local to it; key from VAST_API_KEY",
          &make_vast, vast_traits()},
-        {"ssh", "your own hosts over SSH: driver not in this build yet", nullptr, ssh_traits()},
+        {"ssh",
+         "your own GPU hosts over SSH (config.yaml providers.ssh.hosts): a pod is a job's dir "
+         "under "
+         "the host's lock, a volume a dir on the host",
+         &make_ssh, ssh_traits()},
     };
     for (ProviderEntry& e : t) e.traits.name = e.name;
     return t;

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "burst/provider.h"
 #include "burst/result.h"
@@ -35,6 +37,28 @@ struct CloudConfig {
   // quality floors where the provider's search has them (Vast); absent names keep the driver's
   // documented defaults (docs/providers.md, "Vast: offer quality").
   std::map<std::string, double> offer_filters;
+};
+
+// One of your own GPU hosts (the `ssh` provider, providers/ssh/ssh_provider.h): config.yaml's
+// providers.ssh.hosts, one entry each. burst reaches it over SSH as `user` with the key at `key`,
+// probes its GPUs with nvidia-smi, and runs one job at a time on it under a lock in `work_dir`.
+struct OwnHostConfig {
+  std::string name;     // unique among the hosts; the offer's region, the pod id's first part
+  std::string address;  // host name or IP
+  int port = 22;
+  std::string user;  // default: the user burst runs as
+  std::string key;   // private key path; default: burst's own key (Config::ssh_key)
+  // Pinned host key ("SHA256:..."); "": pinned on first contact by each connection (the job
+  // pins it for the rest of its run).
+  std::string host_key;
+  // What an hour of the host costs you. Unset: derived as `burst estimate` does for rent-vs-buy
+  // (cost/owned_cost.h): its GPUs' purchase price over life_years x utilization, plus their power
+  // draw (the catalog's tdp_w) at usd_per_kwh.
+  std::optional<double> usd_per_hour;
+  double usd_per_kwh = 0.15;
+  double life_years = 3;
+  double utilization = 1;
+  std::string work_dir = "~/.burst";  // on the host: the lock, the jobs' dirs, the volumes
 };
 
 // Job notifications (app/webhook.h). The URLs are secrets: never logged or reported.
@@ -69,6 +93,7 @@ struct Config {
   // A Config built in code asks none.
   std::string image_registry = "off";
   LocalCloudConfig local;
+  std::vector<OwnHostConfig> own_hosts;       // providers.ssh.hosts, in file order
   std::map<std::string, CloudConfig> clouds;  // every cloud_config provider: always present
   NotifyConfig notify;
 };

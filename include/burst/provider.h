@@ -78,6 +78,8 @@ struct ProviderTraits {
   // config.yaml's providers.<name> section: cloud fields (base_url, api_key, timeout_seconds,
   // ssh_user), or the local machine's (root, sshd, prices).
   bool cloud_config = false;
+  // config.yaml's providers.<name>.hosts: your own hosts (burst/config.h, OwnHostConfig).
+  bool own_hosts_config = false;
   std::string default_base_url;  // "" when it has no HTTP API
   std::string api_key_env;       // environment variable holding its API key; "" when none
   std::string ssh_user;          // default login user on its pods ("" : set by the driver per pod)
@@ -165,6 +167,9 @@ struct SshEndpoint {
   std::string host;
   int port = 0;  // 0 while the provider has not published it
   std::string user;
+  // The private key burst logs in with; "": burst's own (config.yaml ssh_key). Your own hosts
+  // (the ssh provider) name theirs in config.yaml.
+  std::string identity_file{};
 };
 
 struct Pod {
@@ -177,6 +182,10 @@ struct Pod {
   // Where the volume is mounted on the pod when the provider decides it (Lambda:
   // /lambda/nfs/<name>); empty: the request's mount_path. Becomes $BURST_VOLUME.
   std::string volume_path;
+  // The pod's own dir ($BURST_POD_DIR: step scripts, pids, env) when the provider decides it (your
+  // own hosts: the job's work dir under the host's lock); empty: $BURST_POD_DIR, else
+  // $HOME/.burst-pod.
+  std::string work_dir{};
   // The provider's own words on the pod's state while it boots (Vast's status_msg: "Pulling
   // image", or a start error), printable text only, shortened; "" when the API has none.
   std::string status_note{};

@@ -24,6 +24,7 @@
 #include "cli/spec_errors.h"
 #include "cli/table.h"
 #include "registry.h"
+#include "ssh/ssh_provider.h"
 
 namespace burst {
 namespace {
@@ -300,6 +301,40 @@ void check_provider(const std::string& name, const Config& config, Clock& clock,
   if (spec) check_volume_region(p, *spec, out);
 }
 
+// Your own hosts (config.yaml providers.<name>.hosts): each probed once over SSH. Unreachable or
+// without a GPU: FAIL; held by a job: warn (a job now would burst to the clouds); free: ok.
+void check_own_hosts_of(const std::string& name, const Config& config, Clock& clock,
+                        std::vector<CheckLine>* out) {
+  if (config.own_hosts.empty()) {
+    out->push_back({"own host", name, Verdict::kSkipped, name + ": no hosts in config.yaml",
+                    "list them under providers." + name + ".hosts (docs/providers.md)", false});
+    return;
+  }
+  for (const OwnHostCheck& c :
+       check_own_hosts(ssh_options_from(config), make_connector(name), clock)) {
+    const std::string who = name + ": " + c.host + " (" + c.endpoint + ")";
+    if (!c.reachable) {
+      out->push_back({"own host", name, Verdict::kFail, who + ": unreachable: " + c.error,
+                      "check its address, port, user and key in config.yaml", true});
+    } else if (c.gpus.empty()) {
+      out->push_back({"own host", name, Verdict::kFail, who + ": no GPU found: " + c.error,
+                      "install the NVIDIA driver (nvidia-smi) on the host", false});
+    } else {
+      char cost[32];
+      std::snprintf(cost, sizeof cost, "$%.3f/h", c.usd_per_hour);
+      const std::string what = who + ": " + c.gpus + " at " + cost + " owned";
+      if (c.busy)
+        out->push_back({"own host", name, Verdict::kWarn,
+                        what + ", busy (held by " + (c.holder.empty() ? "a job" : c.holder) + ")",
+                        "a job now bursts to the clouds; `burst reap` frees a lock a finished "
+                        "job left",
+                        false});
+      else
+        out->push_back({"own host", name, Verdict::kOk, what + ", free", "", false});
+    }
+  }
+}
+
 }  // namespace
 
 int cmd_check(const CheckArgs& args) {
@@ -319,10 +354,11 @@ int cmd_check(const CheckArgs& args) {
   std::string checkable;
   for (const auto& c : clouds) checkable += (checkable.empty() ? "" : ", ") + c;
   for (const auto& e : provider_table())
-    if (e.traits.runs_here) checkable += std::string(checkable.empty() ? "" : ", ") + e.name;
+    if (e.traits.runs_here || e.traits.own_hosts_config)
+      checkable += std::string(checkable.empty() ? "" : ", ") + e.name;
   for (const auto& p : args.providers) {
     const ProviderTraits* t = find_provider_traits(p);
-    if (!t || (t->api_key_env.empty() && !t->runs_here))
+    if (!t || (t->api_key_env.empty() && !t->runs_here && !t->own_hosts_config))
       return fail(kExitUsage, "unknown provider \"" + p + "\" (" + checkable + ")");
   }
 
@@ -337,10 +373,18 @@ int cmd_check(const CheckArgs& args) {
     names = spec->resources.providers;
     asked_for = true;
   }
-  if (names.empty()) names = clouds;
+  if (names.empty()) {
+    names = clouds;
+    for (const auto& e : provider_table())  // your own hosts, when config.yaml lists some
+      if (e.traits.own_hosts_config && !config->own_hosts.empty()) names.push_back(e.name);
+  }
   SystemClock clock;
   for (const auto& name : names) {
     const ProviderTraits* t = find_provider_traits(name);
+    if (t && t->own_hosts_config) {
+      check_own_hosts_of(name, *config, clock, &lines);
+      continue;
+    }
     if (t && t->runs_here) {
       lines.push_back({"api key", name, Verdict::kSkipped,
                        name + ": needs no account (this machine)", "", false});

@@ -152,7 +152,7 @@ int cmd_exec(const SshArgs& args) {
   SshTarget target{pod->ssh.host,
                    pod->ssh.port,
                    pod->ssh.user,
-                   config->ssh_key,
+                   pod->ssh.identity_file.empty() ? config->ssh_key : pod->ssh.identity_file,
                    pod->record.host_key,
                    15,
                    10,
@@ -177,22 +177,23 @@ int cmd_ssh(const SshArgs& args) {
   if (!pod.ok()) return fail(pod.error());
   auto known = pinned_known_hosts(*pod, *config);
   if (!known.ok()) return fail(known.error());
-  std::vector<std::string> argv = {"ssh",  // not a provider name
-                                   "-i",
-                                   config->ssh_key,
-                                   "-p",
-                                   std::to_string(pod->ssh.port),
-                                   "-o",
-                                   "IdentitiesOnly=yes",
-                                   "-o",
-                                   "StrictHostKeyChecking=yes",
-                                   "-o",
-                                   "UserKnownHostsFile=" + *known,
-                                   "-o",
-                                   "GlobalKnownHostsFile=/dev/null",
-                                   "-o",
-                                   "LogLevel=ERROR",
-                                   pod->ssh.user + "@" + pod->ssh.host};
+  std::vector<std::string> argv = {
+      "ssh",  // not a provider name
+      "-i",
+      pod->ssh.identity_file.empty() ? config->ssh_key : pod->ssh.identity_file,
+      "-p",
+      std::to_string(pod->ssh.port),
+      "-o",
+      "IdentitiesOnly=yes",
+      "-o",
+      "StrictHostKeyChecking=yes",
+      "-o",
+      "UserKnownHostsFile=" + *known,
+      "-o",
+      "GlobalKnownHostsFile=/dev/null",
+      "-o",
+      "LogLevel=ERROR",
+      pod->ssh.user + "@" + pod->ssh.host};
   if (!args.command.empty()) {
     argv.push_back("--");
     argv.push_back(command_line(args.command));

@@ -2,6 +2,7 @@
 // "file:line:col: field: message".
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 
@@ -58,6 +59,10 @@ constexpr sv kOfferFilterFields[] = {"min_reliability", "min_direct_ports", "min
                                      "min_cuda"};
 constexpr sv kLocalFields[] = {"root", "sshd", "gpu_usd_per_hour", "cpu_usd_per_hour"};
 constexpr sv kNotifyFields[] = {"webhook", "pipelines"};
+constexpr sv kOwnHostsFields[] = {"hosts"};
+constexpr sv kOwnHostFields[] = {"name",       "address",     "port",         "user",
+                                 "key",        "host_key",    "usd_per_hour", "usd_per_kwh",
+                                 "life_years", "utilization", "work_dir"};
 
 void read_string(Fields& f, sv key, std::string* out) {
   if (std::optional<std::string> s = f.string(key)) *out = std::move(*s);
@@ -84,6 +89,59 @@ void read_cloud(Fields& providers, const std::string& name, Config* c) {
     for (sv filter : kOfferFilterFields)
       if (std::optional<double> v = filters.non_negative_number(filter))
         cc.offer_filters[std::string(filter)] = *v;
+  }
+}
+
+// Your own hosts: providers.<name>.hosts, a list of {name, address, port, user, key, host_key,
+// usd_per_hour, usd_per_kwh, life_years, utilization, work_dir} (burst/config.h, OwnHostConfig).
+void read_own_hosts(Fields& providers, const std::string& name, Config* c) {
+  std::optional<yaml::Node> n = providers.get(name);
+  if (!n) return;
+  Fields f(*n, providers.path_of(name), kOwnHostsFields, providers.problems());
+  if (!f.ok()) return;
+  std::optional<yaml::Node> list = f.get("hosts");
+  if (!list) return;
+  const std::string path = f.path_of("hosts");
+  if (!list->is_sequence()) {
+    f.problems().add(yaml::pos_of(*list), path,
+                     "expected a list of hosts, got " + yaml::kind_of(*list));
+    return;
+  }
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    Fields h((*list)[i], at, kOwnHostFields, f.problems());
+    if (!h.ok()) continue;
+    OwnHostConfig host;
+    auto name_v = h.string("name", yaml::Need::kRequired);
+    auto address = h.string("address", yaml::Need::kRequired);
+    if (!name_v || !address) continue;
+    host.name = *name_v;
+    host.address = *address;
+    // A name becomes part of pod and volume ids ("<pod>@<name>") and of paths: one safe word.
+    bool safe =
+        !host.name.empty() && host.name.size() <= 64 && host.name[0] != '-' && host.name[0] != '.';
+    for (char ch : host.name)
+      safe = safe &&
+             (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.');
+    if (!safe)
+      f.problems().add(
+          h.pos(), at + ".name",
+          "must be 1-64 letters, digits, '-', '_' or '.', not starting with '-' or '.'");
+    for (const OwnHostConfig& other : c->own_hosts)
+      if (other.name == host.name)
+        f.problems().add(h.pos(), at + ".name", "\"" + host.name + "\" names another host too");
+    if (auto port = h.integer("port", 1, 65535)) host.port = static_cast<int>(*port);
+    read_string(h, "user", &host.user);
+    read_string(h, "key", &host.key);
+    read_string(h, "host_key", &host.host_key);
+    read_string(h, "work_dir", &host.work_dir);
+    if (std::optional<double> v = h.non_negative_number("usd_per_hour")) host.usd_per_hour = *v;
+    read_number(h, "usd_per_kwh", &host.usd_per_kwh);
+    read_number(h, "life_years", &host.life_years);
+    read_number(h, "utilization", &host.utilization);
+    if (host.utilization > 1)
+      f.problems().add(h.pos(), at + ".utilization", "must be between 0 and 1");
+    c->own_hosts.push_back(std::move(host));
   }
 }
 
@@ -178,11 +236,13 @@ Status read_file(const std::string& path, const std::vector<ProviderTraits>& kno
         // machine's (runs_here), in the registry's order.
         std::vector<sv> sections;
         for (const ProviderTraits& t : known)
-          if (t.cloud_config || t.runs_here) sections.push_back(t.name);
+          if (t.cloud_config || t.runs_here || t.own_hosts_config) sections.push_back(t.name);
         Fields providers(*node, "providers", sections, problems);
         if (providers.ok()) {
           for (const ProviderTraits& t : known)
             if (t.cloud_config) read_cloud(providers, t.name, c);
+          for (const ProviderTraits& t : known)
+            if (t.own_hosts_config) read_own_hosts(providers, t.name, c);
           read_local(providers, known, c);
         }
       }
@@ -212,6 +272,9 @@ Result<Config> load_config(const std::map<std::string, std::string>& env,
   if (c.reports_dir.empty()) c.reports_dir = c.state_dir + "/reports";
   if (c.ssh_key.empty()) c.ssh_key = c.config_dir + "/id_ed25519";
   if (c.local.root.empty()) c.local.root = c.state_dir + "/local";
+  // A host key path written "~/..." is the user's home's.
+  for (OwnHostConfig& h : c.own_hosts)
+    if (h.key.rfind("~/", 0) == 0) h.key = get(env, "HOME") + h.key.substr(1);
   if (!get(env, "BURST_WEBHOOK_URL").empty()) c.notify.webhook = get(env, "BURST_WEBHOOK_URL");
   c.image_registry =
       get(env, "BURST_IMAGE_REGISTRY").empty() ? "auto" : get(env, "BURST_IMAGE_REGISTRY");

@@ -55,7 +55,8 @@ Outcome PodConnection::connect(PodHandle& pod, Provider& provider, std::string* 
       return ctx_.failed(listed.error(), "check pod list", detail);
   }
   // On reattach the host key pinned at first contact must match: a different key is refused.
-  pod.target = {running->ssh.host, running->ssh.port, running->ssh.user, d_.config.ssh_key,
+  pod.target = {running->ssh.host, running->ssh.port, running->ssh.user,
+                running->ssh.identity_file.empty() ? d_.config.ssh_key : running->ssh.identity_file,
                 reattach ? pod.record.host_key : ""};
   // A transfer or command with no byte from the pod for this long fails (config.yaml).
   pod.target.no_progress_timeout_s = static_cast<int>(std::max(1.0, d_.config.no_progress_seconds));
@@ -73,8 +74,10 @@ Outcome PodConnection::connect(PodHandle& pod, Provider& provider, std::string* 
   (void)d_.store.update_pod(pod.record);
   publish_ssh_host(pod);
   // Some providers mount the volume at their own fixed path (Lambda): that is $BURST_VOLUME.
+  // Your own hosts name the job's dir under their lock (Pod::work_dir).
   auto paths = probe_pod(
-      *pod.session, running->volume_path.empty() ? in_.spec.volume.mount : running->volume_path);
+      *pod.session, running->volume_path.empty() ? in_.spec.volume.mount : running->volume_path,
+      running->work_dir);
   if (!paths.ok()) return ctx_.failed(paths.error(), "ssh", detail);  // not a provider name
   pod.paths = *paths;
   pods_.workdir = expand_volume(in_.spec.code.remote_dir, pod.paths.volume);
@@ -190,7 +193,7 @@ void PodConnection::publish_ssh_host(const PodHandle& pod) {
   e.host = pod.target.host;
   e.port = pod.target.port;
   e.user = pod.target.user;
-  e.identity_file = d_.config.ssh_key;
+  e.identity_file = pod.target.private_key_path;
   e.known_hosts_file = d_.config.state_dir + "/ssh/" + pod.record.pod_id + ".known_hosts";
   std::filesystem::create_directories(d_.config.state_dir + "/ssh", ec);
   if (Status st = add_ssh_host(path, e); !st.ok()) {

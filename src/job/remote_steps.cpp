@@ -43,18 +43,21 @@ Result<std::string> capture_small(RemoteSession& session, const std::string& com
 
 }  // namespace
 
-std::string probe_pod_command(const std::string& mount_path) {
+std::string probe_pod_command(const std::string& mount_path, const std::string& pod_dir) {
   // mount_path is the spec's volume.mount: one quoted word, never spliced into an expansion
   // (where a quote or "}" in it would end the word). `--` keeps a leading dash an operand. The
   // answer is NUL-separated, so no byte of either path can break the framing.
   return "v=${BURST_VOLUME:-}; [ -n \"$v\" ] || v=" + shell_quote(mount_path) +
-         "; d=${BURST_POD_DIR:-$HOME/.burst-pod}; "
+         "; d=${BURST_POD_DIR:-}; [ -n \"$d\" ] || d=" +
+         (pod_dir.empty() ? std::string("$HOME/.burst-pod") : shell_quote(pod_dir)) +
+         "; "
          "mkdir -p -- \"$d\" && chmod 700 -- \"$d\" && mkdir -p -- \"$v\" && "
          "printf '%s\\000%s\\000' \"$v\" \"$d\"";
 }
 
-Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path) {
-  auto out = capture_small(session, probe_pod_command(mount_path));
+Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path,
+                           const std::string& pod_dir) {
+  auto out = capture_small(session, probe_pod_command(mount_path, pod_dir));
   if (!out.ok()) return with_context(out.error(), "probe pod");
   auto answer = parse_probe_answer(*out);
   if (!answer.ok()) return answer.error();

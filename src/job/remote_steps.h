@@ -27,11 +27,13 @@ struct PodPaths {
 };
 
 // Asks the pod where its volume and private dir are. Providers that do not set BURST_VOLUME get
-// `mount_path`; BURST_POD_DIR defaults to $HOME/.burst-pod. The answer is read up to kMaxAnswer
-// bytes (job/step_answers.h) and must be two absolute paths.
-Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path);
+// `mount_path`; BURST_POD_DIR defaults to `pod_dir` (the provider's Pod::work_dir: your own
+// hosts' per-job dir), else $HOME/.burst-pod. The answer is read up to kMaxAnswer bytes
+// (job/step_answers.h) and must be two absolute paths.
+Result<PodPaths> probe_pod(RemoteSession& session, const std::string& mount_path,
+                           const std::string& pod_dir = "");
 // The command probe_pod runs (tests render it with hostile mount paths).
-std::string probe_pod_command(const std::string& mount_path);
+std::string probe_pod_command(const std::string& mount_path, const std::string& pod_dir = "");
 
 // Writes <pod_dir>/env.sh (mode 0600) exporting every variable.
 Status install_env(RemoteSession& session, const PodPaths& paths,

@@ -7,10 +7,10 @@
 #include <iterator>
 #include <string>
 
+#include "cost/owned_cost.h"
+
 namespace burst {
 namespace {
-
-constexpr double kHoursPerYear = 8760;
 
 Result<double> parse_scaled(const std::string& text, const std::string& what, double bare) {
   if (text.empty()) return make_error(ErrorCode::kInvalid, what + ": expected a number");
@@ -117,7 +117,8 @@ double own_usd_per_mtok(double purchase_usd, double life_years, double utilizati
   const double busy_h = life_years * kHoursPerYear * utilization;
   const double mtok_per_hour = tokens_per_s * 3600 / 1e6;
   if (!(busy_h > 0) || !(mtok_per_hour > 0)) return 0;
-  return (purchase_usd / busy_h + power_usd_per_hour) / mtok_per_hour;
+  return owned_usd_per_hour(purchase_usd, life_years, utilization, power_usd_per_hour) /
+         mtok_per_hour;
 }
 
 Result<double> parse_params(const std::string& text) {
@@ -273,7 +274,7 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
       if (w->kind == "llm-inference" && rt->step_s > 0) {
         e.tokens_per_s = static_cast<double>(rt->batch) / rt->step_s;
         const double mtok_per_hour = e.tokens_per_s * 3600 / 1e6;
-        const double power_h = e.count * g.tdp_w / 1000.0 * q.usd_per_kwh;
+        const double power_h = power_cost_per_hour(e.count * g.tdp_w, q.usd_per_kwh);
         if (e.usd_per_hour) e.rent_usd_per_mtok = *e.usd_per_hour / mtok_per_hour;
         if (g.purchase_usd) {
           const double capex_h = e.count * *g.purchase_usd / life_h;

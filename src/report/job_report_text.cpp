@@ -117,6 +117,21 @@ std::string curve_point_text(const JobReport& r) {
          (r.utilization ? fixed(*r.utilization * 100, 0) + "%" : "-") + " overall.";
 }
 
+// What ran on your own hosts (the ssh provider prices their pods "owned (config)" or "owned
+// (derived)"): the pods and their owned cost, which no cloud bills. "" when none did.
+static std::string owned_hosts_line(const JobReport& r) {
+  std::string pods;
+  double usd = 0;
+  for (const auto& c : r.pods)
+    if (c.pod.price_source.rfind("owned", 0) == 0) {
+      pods += (pods.empty() ? "`" : ", `") + md_code(c.pod.pod_id) + "`";
+      usd += c.usd;
+    }
+  if (pods.empty()) return "";
+  return "Ran on your own hosts: " + pods + ", " + money(usd) +
+         " of owned cost (in the total; no cloud bills it).\n\n";
+}
+
 std::string report_json(const JobReport& r) {
   json j;
   j["job"] = {{"id", r.job.id},
@@ -144,6 +159,7 @@ std::string report_json(const JobReport& r) {
                          {"gpu_count", c.pod.gpu_count},
                          {"usd_per_hour", c.pod.usd_per_hour},
                          {"price_source", c.pod.price_source},
+                         {"owned_host", c.pod.price_source.rfind("owned", 0) == 0},
                          {"created", utc(c.pod.created_ms)},
                          {"deleted", utc(c.pod.deleted_ms)},
                          {"deletion_confirmed", c.confirmed_deleted},
@@ -274,6 +290,7 @@ std::string report_markdown(const JobReport& r) {
   if (!r.facts.bound.empty()) o << "; the model predicted " << md(r.facts.bound) << "-bound";
   if (r.estimate.known) o << " at " << fixed(r.estimate.utilization * 100, 0) << "%";
   o << ".\n\n";
+  o << owned_hosts_line(r);
   if (r.usd_per_item) o << "Cost per item: " << usd_per_item_text(r) << ".\n\n";
   o << "## Estimate vs actual\n\n| | estimate | actual | error |\n|---|---|---|---|\n";
   if (r.estimate.known) {

@@ -7,6 +7,10 @@
 // there; every item comes home once, every pod on both clouds is terminated by the emulator's
 // own state, and the report's 4 worker rows name their providers. (The same with RunPod as the
 // full one, in process: WorkerFleetTest.WorkersTheChosenProviderHasNoPodForRunOnTheFallback...)
+//
+// Your own hosts (issue 33 item 5) fall back the same way: E2EOwnHosts below runs `burst run` with
+// two own hosts (real sshd on loopback, a fake nvidia-smi: tests/fakes/own_host_sshd.h) beside
+// the emulated Vast.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -18,11 +22,13 @@
 #include <string>
 
 #include "e2e/cloud_e2e.h"
+#include "fakes/own_host_sshd.h"
 
 namespace burst::testing {
 namespace {
 
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 constexpr const char* kFallbackKey = "fleet_E2EKEY_must_never_be_seen_19";
 
@@ -143,6 +149,135 @@ TEST(E2EWorkersFallback, TwoPodsOnVastAndTwoOnRunpodWhenVastHasCapacityForTwo) {
   EXPECT_EQ(rows["runpod"], 2) << report.dump(2);
   EXPECT_EQ(rows["vast"], 2) << report.dump(2);
   expect_key_nowhere(home, cloud, out, err, kFallbackKey);
+}
+
+// --- End to end: `burst run` with two own hosts and the emulated Vast
+// -----------------------------
+
+constexpr const char* kVastKey = "vast_OWNHOSTS_e2e_never_seen";
+
+// Two own hosts with an RTX 4090 each at $0.02/h owned, Vast (emulated) beside them; "lab" is
+// held by another job's lock from the start (a job of another burst: its name in the lock).
+class E2EOwnHosts : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (find_sshd().empty()) GTEST_SKIP() << "SKIPPED: no sshd (scripts/setup installs it)";
+    if (getuid() != 0)
+      GTEST_SKIP() << "Vast instances are reached as root; the loopback sshd accepts only its user";
+    key_ = home_.root() + "/hostkey/id_ed25519";
+    fs::create_directories(home_.root() + "/hostkey");
+    desk_ = std::make_unique<OwnHostSshd>(home_.root() + "/desk", key_,
+                                          "NVIDIA GeForce RTX 4090, 24564 MiB\n");
+    lab_ = std::make_unique<OwnHostSshd>(home_.root() + "/lab", key_,
+                                         "NVIDIA GeForce RTX 4090, 24564 MiB\n");
+    ASSERT_TRUE(desk_->start());
+    ASSERT_TRUE(lab_->start());
+    fs::create_directories(lab_->home() + "/.burst/lock");
+    std::ofstream(lab_->home() + "/.burst/lock/pod") << "burst-i0123456789-other-gpu\n";
+    cloud_ = std::make_unique<fakecloud::FakeCloud>(
+        fakecloud::EmulatorOptions{home_.root() + "/fakecloud", Duration(0), {{"vast", kVastKey}}},
+        clock_, std::vector<std::string>{"vast"});
+    ASSERT_TRUE(cloud_->start().ok());
+    fs::create_directories(home_.root() + "/config");
+    std::ofstream(home_.root() + "/config/config.yaml")
+        << "providers:\n  vast:\n    base_url: " << cloud_->provider_url("vast") << "\n"
+        << "  ssh:\n    hosts:\n"
+        << host_entry("desk", desk_->port()) << host_entry("lab", lab_->port());
+  }
+
+  std::string host_entry(const std::string& name, int port) {
+    return "      - {name: " + name + ", address: 127.0.0.1, port: " + std::to_string(port) +
+           ", user: root, key: " + key_ + ", usd_per_hour: 0.02}\n";
+  }
+
+  // Each pipeline its own file, name and volume (two jobs of one pipeline may not run at once).
+  std::string spec(const std::string& run, const std::string& name = "e2e-own") {
+    return home_.write(name + ".yaml", "version: 1\nname: " + name +
+                                           "\nimage: python:3.11-slim\nvolume: {name: " + name +
+                                           R"YAML(-vol}
+resources: {gpus: [RTX_4090], providers: [ssh, vast]}
+workload: {kind: custom, reference: {gpu: RTX_4090, runtime: 30s}}
+run: )YAML" + run + "\n");
+  }
+
+  std::map<std::string, std::string> env() { return {{"VAST_API_KEY", kVastKey}}; }
+
+  std::string desk_work() const { return desk_->home() + "/.burst"; }
+
+  BurstHome home_;
+  std::string key_;
+  std::unique_ptr<OwnHostSshd> desk_, lab_;
+  SystemClock clock_;
+  std::unique_ptr<fakecloud::FakeCloud> cloud_;
+};
+
+size_t count_entries(const std::string& dir) {
+  std::error_code ec;
+  size_t n = 0;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); ++it) ++n;
+  return n;
+}
+
+TEST_F(E2EOwnHosts, AFreeOwnHostIsPreferredAndASecondJobBurstsToTheCloud) {
+  std::string out, err;
+  (void)run_burst(home_, {"check"}, &out, &err, env());  // the state dir is new
+  EXPECT_NE(out.find("ssh: desk (root@127.0.0.1:" + std::to_string(desk_->port()) +
+                     "): 1x RTX_4090 at $0.020/h owned, free"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("ssh: lab"), std::string::npos) << out;
+  EXPECT_NE(out.find("busy (held by burst-i0123456789-other-gpu)"), std::string::npos) << out;
+
+  const std::string path = spec("echo started-on-$BURST_VOLUME; sleep 6; echo first-done");
+  BurstProcess first(home_, {"run", path, "--yes"}, env());
+  ASSERT_TRUE(first.wait_for_stdout("started-on-", 120)) << first.out() << first.err();
+  // The first job holds desk: its volume is a dir under desk's work dir, the lock names it.
+  EXPECT_NE(first.out().find("started-on-" + desk_work() + "/volumes/e2e-own-vol"),
+            std::string::npos)
+      << first.out();
+  EXPECT_EQ(count_entries(desk_work() + "/jobs"), 1u);
+  EXPECT_TRUE(fs::exists(desk_work() + "/lock/pod"));
+  EXPECT_TRUE(cloud_->state().all_pods().empty());
+
+  // Both hosts are held now: the second job runs on Vast.
+  const int rc =
+      run_burst(home_, {"run", spec("echo second-ran", "e2e-two"), "--yes"}, &out, &err, env());
+  EXPECT_EQ(rc, 0) << out << err;
+  EXPECT_NE((out + err).find("second-ran"), std::string::npos) << out << err;
+  EXPECT_EQ(cloud_->state().all_pods().size(), 1u) << out << err;
+  EXPECT_TRUE(cloud_->state().live_pods().empty());
+
+  EXPECT_EQ(first.wait(120), 0) << first.out() << first.err();
+  EXPECT_NE(first.out().find("first-done"), std::string::npos) << first.out();
+  // Every path out of a job releases the lock; the job's dir goes, its volume stays; the other
+  // job's lock on lab is untouched.
+  EXPECT_FALSE(fs::exists(desk_work() + "/lock"));
+  EXPECT_EQ(count_entries(desk_work() + "/jobs"), 0u);
+  EXPECT_TRUE(fs::is_directory(desk_work() + "/volumes/e2e-own-vol"));
+  EXPECT_TRUE(fs::exists(lab_->home() + "/.burst/lock/pod"));
+}
+
+TEST_F(E2EOwnHosts, AHostThatDisappearsMidJobIsALostWorkerAndReapFreesItOnceItAnswers) {
+  const std::string path = spec("echo started-on-own-host; sleep 60; echo never");
+  BurstProcess job(home_, {"run", path, "--yes"}, env());
+  ASSERT_TRUE(job.wait_for_stdout("started-on-own-host", 120)) << job.out() << job.err();
+  ASSERT_TRUE(fs::exists(desk_work() + "/lock/pod"));
+  desk_->stop();  // the host disappears: listener and sessions gone
+  const int rc = job.wait(180);
+  EXPECT_NE(rc, 0) << job.out() << job.err();
+  EXPECT_NE(rc, -1) << "the job did not end:\n" << job.out() << job.err();
+  EXPECT_EQ((job.out() + job.err()).find("never"), std::string::npos);
+  EXPECT_TRUE(cloud_->state().live_pods().empty());
+  // It could not release what it could not reach: the lock stays, recorded for `burst reap`.
+  EXPECT_TRUE(fs::exists(desk_work() + "/lock/pod"));
+
+  ASSERT_TRUE(desk_->start());
+  std::string out, err;
+  EXPECT_EQ(run_burst(home_, {"reap"}, &out, &err, env()), 0) << out << err;
+  EXPECT_NE(out.find("deleted (confirmed)"), std::string::npos) << out << err;
+  EXPECT_FALSE(fs::exists(desk_work() + "/lock"));
+  EXPECT_EQ(count_entries(desk_work() + "/jobs"), 0u);
+  EXPECT_TRUE(fs::is_directory(desk_work() + "/volumes/e2e-own-vol"));
 }
 
 }  // namespace
