@@ -126,7 +126,8 @@ class Fleet {
 
   FleetResult run() {
     const int k = in_.plan.estimate.workers;
-    std::string what = std::to_string(k) + " workers, one GPU pod each";
+    std::string what =
+        k == 1 ? "1 worker, one GPU pod" : std::to_string(k) + " workers, one GPU pod each";
     if (in_.has_items_file)
       what += "; " + std::to_string(in_.items.size()) + " items in contiguous shards of about " +
               std::to_string(in_.items.size() / static_cast<size_t>(k));

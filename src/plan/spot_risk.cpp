@@ -13,7 +13,7 @@ namespace {
 
 std::string money(double usd) {
   char b[32];
-  std::snprintf(b, sizeof b, "$%.2f", usd);
+  std::snprintf(b, sizeof b, "$%.4f", usd);
   return b;
 }
 

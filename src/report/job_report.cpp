@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string_view>
+#include <utility>
 
 #include "json/json_value.h"
 #include "plan/billing.h"
@@ -186,6 +188,8 @@ void read_workers(JobReport& r) {
 // Spot pods and preemptions, from the pods' price source and the phase rows' markers
 // (plan/spot_risk.h: the runner writes them, the report reads rows).
 void read_spot(JobReport& r) {
+  // Per worker, its last takeover's view: what every earlier pod finished, what it was given.
+  std::map<int, std::pair<long, long>> last;
   for (const PhaseRecord& p : r.phases) {
     const int w = worker_of_detail(p.detail);
     const std::string who = w >= 0 ? "w" + std::to_string(w) + ": " : "";
@@ -195,11 +199,13 @@ void read_spot(JobReport& r) {
     if (const size_t at = p.detail.find(kResumeMarker); at != std::string::npos) {
       long kept = 0, rerun = 0;
       const std::string rest = p.detail.substr(at + std::string_view(kResumeMarker).size());
-      if (std::sscanf(rest.c_str(), "%ld items kept, %ld run again", &kept, &rerun) == 2) {
-        r.items_kept += kept;
-        r.items_rerun += rerun;
-      }
+      if (std::sscanf(rest.c_str(), "%ld items kept, %ld run again", &kept, &rerun) == 2)
+        last[w] = {kept, rerun};
     }
+  }
+  for (const auto& [w, n] : last) {
+    r.items_kept += n.first;
+    r.items_rerun += n.second;
   }
   const std::string_view mark = kSpotPriceMark;
   for (const PodCost& c : r.pods) {
@@ -322,8 +328,8 @@ std::vector<std::string> spot_lines(const JobReport& r) {
   for (const std::string& p : r.preemptions) out.push_back("preempted: " + p);
   if (!r.preemptions.empty())
     out.push_back("items: " + std::to_string(r.items_kept) +
-                  " finished before a preemption were kept, " + std::to_string(r.items_rerun) +
-                  " given to the pods that took over");
+                  " finished on preempted pods were kept (their done records), " +
+                  std::to_string(r.items_rerun) + " run by the pods that finished the work");
   if (r.spot_saved_usd) {
     char b[160];
     std::snprintf(b, sizeof b, "spot saved $%.4f against on-demand at $%.2f/h", *r.spot_saved_usd,

@@ -115,8 +115,9 @@ struct JobReport {
   std::vector<WorkerRow> workers;  // empty for a job of one GPU pod
   // Spot pods (plan/spot_risk.h; docs/reports.md, "Spot"): each preemption as its phase row
   // recorded it ("w<i>: pod <id> (<the provider's words>); its unfinished items go to a new
-  // <spot|on-demand> pod"), the items the pods that took over were given back ("kept": finished
-  // before, by their done records; "rerun": given again), and what the spot pods saved against
+  // <spot|on-demand> pod"), each worker's items as its last pod found them ("kept": finished on
+  // preempted pods, by their done records; "rerun": given to that pod, the unfinished ones and
+  // any in progress when the pod was taken back), summed, and what the spot pods saved against
   // the planned offer's on-demand price (their billed time x the difference); unset when the job
   // rented no spot pod.
   std::vector<std::string> preemptions;
