@@ -135,6 +135,16 @@ TEST_F(E2ESpot, VastPlanShowsBothPricesAndTheExpectedCostWithItsPrior) {
   EXPECT_NE(out.find("choice:  spot: expected $"), std::string::npos) << out;
   EXPECT_NE(out.find("(live offer, spot)"), std::string::npos) << out;
 
+  ASSERT_EQ(run_burst(home_, {"plan", spec, "--json"}, &out, &err, env_), 0) << out << err;
+  const json plan = json::parse(out, nullptr, false);
+  ASSERT_TRUE(plan.is_object()) << out;
+  const json& s = plan["spot"];
+  EXPECT_EQ(s["chosen"], true) << s.dump(2);
+  EXPECT_LT(s["spot_usd_per_hour"].get<double>(), s["on_demand_usd_per_hour"].get<double>());
+  EXPECT_LT(s["expected_usd"].get<double>(), s["on_demand_usd"].get<double>()) << s.dump(2);
+  EXPECT_GT(s["expected_usd"].get<double>(), s["spot_usd"].get<double>()) << s.dump(2);
+  EXPECT_EQ(s["prior_per_pod_hour"], 0.25);
+
   // SkyPilot's use_spot is the same request.
   const std::string sky = home_.write("sky.yaml",
                                       "name: sky-spot\nresources:\n  cloud: vast\n"
