@@ -175,7 +175,8 @@ TEST_F(E2ESpot, VastWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted)
   start("vast");
   const std::string spec = home_.write("spot.yaml", spot_spec("vast", ""));
   BurstProcess run(home_, {"run", spec, "--yes"}, env_);
-  // Mid-run: once three items are recorded done, the provider takes the instance back.
+  // Mid-run: once three items are recorded done, the provider takes the instance back (within
+  // the next item's 0.4 s pause, so never between an item's output and its done record).
   bool preempted = false;
   for (int i = 0; i < 3000 && !preempted; ++i) {
     if (run.wait(0) != -1) break;
@@ -212,8 +213,11 @@ TEST_F(E2ESpot, VastWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted)
 TEST_F(E2ESpot, VastPreemptionStormEndsOnAnOnDemandPod) {
   start("vast");
   fakecloud::Faults f;
-  f.preempt_bids = 10;  // every interruptible instance is taken back
-  f.preempt_after_ms = 1500;
+  // Every interruptible instance is taken back 0.3 s after it is up: before its first item ends
+  // (each takes 0.4 s), so no render is cut between its output and its done record, and the
+  // storm is what the test measures.
+  f.preempt_bids = 10;
+  f.preempt_after_ms = 300;
   cloud_->state().set_faults(p_, f);
   const std::string spec = home_.write("spot.yaml", spot_spec("vast", ""));
   std::string out, err;
