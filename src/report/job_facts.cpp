@@ -68,6 +68,10 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
     f.on_demand_usd_per_hour = plan.gpu.usd_per_hour;
     f.spot_why = plan.spot->why;
   }
+  if (plan_rents_spot(plan)) {  // the price the plan rents at (plan/spot_risk.h)
+    f.gpu_usd_per_hour = plan.spot->spot_usd_per_hour;
+    f.price_source += ", spot";
+  }
   return f;
 }
 

@@ -207,6 +207,11 @@ TEST_F(E2ESpot, VastWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted)
   EXPECT_EQ(spot["items_kept"].get<long>() + spot["items_rerun"].get<long>(), kItems)
       << spot.dump(2);
   EXPECT_GT(spot["saved_usd"].get<double>(), 0) << spot.dump(2);
+  // The price the plan rented at, and the on-demand one it is told against.
+  EXPECT_LT(report["price"]["usd_per_hour"].get<double>(),
+            spot["on_demand_usd_per_hour"].get<double>())
+      << report.dump(2);
+  EXPECT_EQ(report["price"]["source"], "live offer, spot") << report.dump(2);
   expect_key_nowhere(home_, *cloud_, out, run.err(), kSpotKey);
 }
 
