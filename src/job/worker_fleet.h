@@ -23,12 +23,12 @@
 // the provider's state says preempted, and the session or step was lost) is not a crash. Its pod
 // is deleted and verified as always; its finished items are kept (the done records on the volume,
 // job/spot_items.h) and the rest go to a new pod: on spot while the worker has rented fewer than
-// kSpotPodsPerWorker spot pods, then on-demand (the same offer at its on-demand price): a
-// second preemption says the market is busy, and a third spot pod would likely lose its work too. Preemptions use none of resources.worker_retries; the money caps, budget.deadline and
-// a stop bound them like any attempt. A spot job of one pod runs as a fleet of one (its
-// artefacts where the spec says, not in w0/). docs/providers.md, "Spot pods".
-inline constexpr int kSpotPodsPerWorker = 2;
-
+// kSpotPodsPerWorker spot pods, then on-demand (the same offer at its on-demand price): a second
+// preemption says the market is busy, and a third spot pod would likely lose its work too.
+// Preemptions use none of resources.worker_retries; the money caps, budget.deadline and a stop
+// bound them like any attempt. A spot job of one pod runs as a fleet of one (its artefacts where
+// the spec says, not in w0/). docs/providers.md, "Spot pods".
+//
 // Fault points (burst/fault_observer.h): a worker's first attempt tells the job's observer each
 // point as "<point>" and as "<point>@w<i>", so a test can stop one worker at one phase.
 #pragma once
@@ -41,6 +41,9 @@ inline constexpr int kSpotPodsPerWorker = 2;
 #include "util/redactor.h"
 
 namespace burst {
+
+// The spot pods one worker may rent before its next pod is on-demand (header comment).
+inline constexpr int kSpotPodsPerWorker = 2;
 
 struct FleetResult {
   bool failed = false;       // some worker's shard did not complete
