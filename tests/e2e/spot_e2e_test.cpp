@@ -31,7 +31,8 @@ constexpr int kItems = 12;
 
 // Each item: a pause (the work), its output appended to "<item>.out" in the code dir on the
 // volume, then its done record. An item rendered twice would leave two lines in its file.
-std::string spot_spec(const std::string& provider, const std::string& extra) {
+std::string spot_spec(const std::string& provider, const std::string& extra,
+                      const std::string& run_prefix = "") {
   return "version: 1\nname: e2e-spot\nresources:\n  providers: [" + provider +
          "]\n  gpus: [RTX_4090]\n  spot: true\n" + extra +
          "volume: {name: e2e-spot-vol, size_gb: 10, mount: /workspace}\n"
@@ -39,7 +40,8 @@ std::string spot_spec(const std::string& provider, const std::string& extra) {
          "workload:\n  kind: custom\n  items: " +
          std::to_string(kItems) +
          "\n  items_file: items.txt\n  reference: {gpu: RTX_4090, runtime: 12s}\n"
-         "run: |\n"
+         "run: |\n" +
+         run_prefix +
          "  while IFS= read -r item; do\n"
          "    sleep 0.4\n"
          "    echo \"$item\" >> \"$item.out\"\n"
@@ -213,6 +215,25 @@ TEST_F(E2ESpot, VastWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted)
       << report.dump(2);
   EXPECT_EQ(report["price"]["source"], "live offer, spot") << report.dump(2);
   expect_key_nowhere(home_, *cloud_, out, run.err(), kSpotKey);
+}
+
+TEST_F(E2ESpot, AStepThatCrashesOnASpotPodIsAFailureNotAPreemption) {
+  start("vast");
+  // The first pod's step exits 3 before any item; the provider still runs the instance.
+  const std::string spec = home_.write(
+      "spot.yaml",
+      spot_spec("vast", "", "  if mkdir \"$BURST_VOLUME/crashed\" 2>/dev/null; then exit 3; fi\n"));
+  std::string out, err;
+  ASSERT_EQ(run_burst(home_, {"run", spec, "--yes"}, &out, &err, env_), 0) << out << err;
+  EXPECT_NE(out.find("[w0] failed (run: exited with status 3"), std::string::npos) << out;
+  EXPECT_NE(out.find("its shard runs again on a new pod, retry 1 of 1"), std::string::npos) << out;
+  EXPECT_EQ(out.find("preempted"), std::string::npos) << out;
+  EXPECT_EQ(bids_made(), (std::vector<bool>{true, true})) << out;
+  expect_no_pod_left();
+  expect_every_item_exactly_once();
+  const json report = report_of_latest_job();
+  ASSERT_TRUE(report.is_object()) << out;
+  EXPECT_EQ(report["spot"]["preemptions"].size(), 0u) << report["spot"].dump(2);
 }
 
 TEST_F(E2ESpot, VastPreemptionStormEndsOnAnOnDemandPod) {
