@@ -129,6 +129,9 @@ struct PlanInput {
   // The spec's image and its size (app/image_size_lookup.h): a cloud pod's cold start adds its
   // pull, and the plan's notes say the size and where it came from. Default: no pull term.
   ImagePull image;
+  // Earlier jobs' spot pod-hours and preemptions per provider (plan/spot_risk.h): the
+  // interruption prior is updated with them. Empty: the prior alone.
+  std::vector<SpotSample> spot_history;
   // The model's prior efficiencies; unset: default_calibration().
   std::optional<Calibration> calibration;
   // The pipeline's recorded runs, newest first (Store::calibration_samples(spec.name,

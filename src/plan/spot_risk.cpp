@@ -39,7 +39,8 @@ std::string why_no_spot(const PlanInput& in) {
 }
 
 // The spot plan's risk: expected restarts and what each costs (header comment).
-SpotRisk price_risk(const PipelineSpec& spec, const Plan& spot) {
+SpotRisk price_risk(const PipelineSpec& spec, const Plan& spot,
+                    const std::vector<SpotSample>& history) {
   SpotRisk r;
   r.offered = true;
   r.provider = spot.gpu.provider;
@@ -50,6 +51,21 @@ SpotRisk price_risk(const PipelineSpec& spec, const Plan& spot) {
   const ProviderTraits& t = traits_of(spot.gpu);
   r.rate_per_hour = t.spot_preemptions_per_hour;
   r.prior_source = t.spot_prior_source.empty() ? "no prior for this provider" : t.spot_prior_source;
+  double hours = 0;
+  int preempted = 0;
+  for (const SpotSample& s : history)
+    if (s.provider == spot.gpu.provider) {
+      hours += s.pod_hours;
+      preempted += s.preemptions;
+    }
+  if (hours > 0 || preempted > 0) {
+    r.rate_per_hour =
+        (r.rate_per_hour * kSpotPriorPodHours + preempted) / (kSpotPriorPodHours + hours);
+    char b[160];
+    std::snprintf(b, sizeof b, "updated with this store's %d preemption%s in %.2f spot pod-hours; ",
+                  preempted, preempted == 1 ? "" : "s", hours);
+    r.prior_source = b + r.prior_source;
+  }
   const int workers = std::max(1, spot.estimate.workers);
   const double pod_hours = spot.estimate.billed_s / 3600.0 / workers;
   const double per_pod = r.rate_per_hour * pod_hours;
@@ -96,7 +112,7 @@ Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
     on_demand->spot = risk;
     return on_demand;
   }
-  risk = price_risk(spec, *spot);
+  risk = price_risk(spec, *spot, in.spot_history);
   risk.on_demand_usd = on_demand.ok() ? on_demand->estimate.usd : 0;
   const std::optional<double> deadline = spec.budget.deadline_seconds;
   const bool in_time =

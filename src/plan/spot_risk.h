@@ -35,6 +35,19 @@ inline constexpr const char* kPreemptionMarker = "preempted by the provider: ";
 // The wait-for-ssh row of the pod that took over: "<n> items kept, <m> run again".
 inline constexpr const char* kResumeMarker = "resumed after a preemption: ";
 
+// The store's own spot history for one provider (app/plan_with_history.cpp reads it from recent
+// jobs): the hours its spot GPU pods lived and the preemptions their rows recorded. The prior
+// counts as kSpotPriorPodHours of observation, so the rate the plan uses is
+//   (prior x kSpotPriorPodHours + preemptions) / (kSpotPriorPodHours + pod hours)
+// (a Gamma-Poisson update): a few minutes of history barely move it, a few hundred pod-hours
+// replace it.
+struct SpotSample {
+  std::string provider;
+  double pod_hours = 0;
+  int preemptions = 0;
+};
+inline constexpr double kSpotPriorPodHours = 4;
+
 // What the planner decided about spot for a spec that asked for it (Plan::spot).
 struct SpotRisk {
   bool offered = false;               // some allowed offer carries a spot price
@@ -49,7 +62,7 @@ struct SpotRisk {
   double expected_s = 0;              // the spot plan's time with the expected restarts
   double restarts = 0;                // expected preemptions, all pods
   double restart_s = 0;               // each: cold start + lost work in progress
-  double rate_per_hour = 0;           // the prior
+  double rate_per_hour = 0;           // the prior, with the store's history when there is one
   std::string prior_source;
   std::string why;  // one line: why spot was chosen or not
 };

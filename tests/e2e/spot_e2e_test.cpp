@@ -215,6 +215,17 @@ TEST_F(E2ESpot, VastWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted)
       << report.dump(2);
   EXPECT_EQ(report["price"]["source"], "live offer, spot") << report.dump(2);
   expect_key_nowhere(home_, *cloud_, out, run.err(), kSpotKey);
+
+  // The next plan updates the prior with this store's history (plan/spot_risk.h).
+  std::string again, err;
+  ASSERT_EQ(run_burst(home_, {"plan", spec, "--json"}, &again, &err, env_), 0) << again << err;
+  const json next = json::parse(again, nullptr, false);
+  ASSERT_TRUE(next.is_object()) << again;
+  EXPECT_EQ(std::string(next["spot"]["prior_source"])
+                .rfind("updated with this store's 1 preemption in ", 0),
+            0u)
+      << next["spot"].dump(2);
+  EXPECT_GT(next["spot"]["prior_per_pod_hour"].get<double>(), 0.25) << next["spot"].dump(2);
 }
 
 TEST_F(E2ESpot, AStepThatCrashesOnASpotPodIsAFailureNotAPreemption) {

@@ -312,6 +312,28 @@ TEST(Planner, SpotIsPricedWithItsInterruptionPriorAgainstOnDemand) {
   EXPECT_NEAR(tight->estimate.usd, r.on_demand_usd, 1e-9);
 }
 
+TEST(Planner, TheStoresSpotHistoryUpdatesThePrior) {
+  PipelineSpec spec = spec_with_reference(3510);
+  spec.resources.spot = true;
+  Offer o = planner_offer("vast", "A100", 4.0, 80);
+  o.spot_usd_per_hour = 1.0;
+  PlanInput in;
+  in.providers = {"vast"};
+  in.gpu_offers = {o};
+  // 6 preemptions in 8 spot pod-hours on vast (and some on another provider, not counted): the
+  // prior's 0.25/h counts as 4 pod-hours, so (0.25 x 4 + 6) / (4 + 8) = 0.5833/h.
+  in.spot_history = {{"vast", 5, 4}, {"vast", 3, 2}, {"runpod", 100, 90}};
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_TRUE(plan->spot.has_value());
+  EXPECT_NEAR(plan->spot->rate_per_hour, 7.0 / 12.0, 1e-12);
+  EXPECT_EQ(plan->spot->prior_source.rfind(
+                "updated with this store's 6 preemptions in 8.00 spot pod-hours; assumed 0.25", 0),
+            0u)
+      << plan->spot->prior_source;
+  EXPECT_NEAR(plan->spot->restarts, 7.0 / 12.0 * plan->estimate.billed_s / 3600, 1e-9);
+}
+
 TEST(Planner, SpotNotCheaperInExpectationStaysOnDemand) {
   PipelineSpec spec = spec_with_reference(3510);
   spec.resources.spot = true;
