@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <random>
 
@@ -67,6 +68,8 @@ int refusing_port(int* port) {
 
 json Faults::to_json() const {
   return {{"latency_ms", latency_ms},
+          {"preempt_bids", preempt_bids},
+          {"preempt_after_ms", preempt_after_ms},
           {"errors_5xx", errors_5xx},
           {"status_5xx", status_5xx},
           {"rate_limits", rate_limits},
@@ -96,6 +99,8 @@ json Faults::to_json() const {
 Faults Faults::from_json(const json& j) {
   Faults f;
   f.latency_ms = j.value("latency_ms", f.latency_ms);
+  f.preempt_bids = j.value("preempt_bids", f.preempt_bids);
+  f.preempt_after_ms = j.value("preempt_after_ms", f.preempt_after_ms);
   f.errors_5xx = j.value("errors_5xx", f.errors_5xx);
   f.status_5xx = j.value("status_5xx", f.status_5xx);
   f.rate_limits = j.value("rate_limits", f.rate_limits);
@@ -132,6 +137,12 @@ CloudState::CloudState(EmulatorOptions options, Clock& clock)
 }
 
 CloudState::~CloudState() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  preempt_cv_.notify_all();
+  if (preempter_.joinable()) preempter_.join();
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [id, p] : pods_) {
     if (!p.local_id.empty()) (void)local_->delete_pod(p.local_id);
@@ -435,6 +446,7 @@ json CloudState::state_json() const {
                     {"provider", p.provider},
                     {"name", p.name},
                     {"phase", to_string(p.phase)},
+                    {"preempted", p.preempted},
                     {"gpu", p.gpu},
                     {"gpu_type", p.gpu_type},
                     {"volume_id", p.volume_id},

@@ -15,6 +15,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "burst/clock.h"
@@ -72,6 +74,12 @@ struct Faults {
   // a container's processes cannot write the volume (the shim runs them as uid 65534).
   bool no_nvidia_runtime = false;
   bool volume_root_squash = false;
+  // Vast: the next N interruptible (bid) instances are taken back preempt_after_ms after their
+  // SSH endpoint is published, the way Vast documents an outbid instance (vast_api.cpp): stopped
+  // (actual_status, cur_state, intended_status and next_state all "stopped"), its container and
+  // SSH gone, the instance kept (still holding its machine's GPUs) until destroyed.
+  int preempt_bids = 0;
+  int preempt_after_ms = 0;
 
   nlohmann::json to_json() const;
   static Faults from_json(const nlohmann::json& j);  // missing fields keep their defaults
@@ -117,6 +125,7 @@ struct FakePod {
   std::string local_id;      // the local-provider pod behind it
   int refusing_fd = -1;      // without sshd: a bound, never-listening socket holding the port
   int lingering_reads = -1;  // >= 0: deleted, still running for this many more reads
+  bool preempted = false;    // taken back by the provider (CloudState::preempt)
   nlohmann::json extra;      // module-specific fields echoed back (e.g. the request body)
 };
 
@@ -175,6 +184,12 @@ class CloudState {
   // false when there is no such pod (or it is already terminated).
   bool delete_pod(const std::string& provider, const std::string& id);
 
+  // The provider takes a running pod back (a spot pod outbid): its container and sshd are killed,
+  // the pod stays (not terminated, FakePod::preempted) until deleted. false when there is no such
+  // live pod. preempt_at: the same at `at` (the emulator's clock), from a background thread.
+  bool preempt(const std::string& provider, const std::string& id);
+  void preempt_at(const std::string& provider, const std::string& id, TimePoint at);
+
   // What tests judge by: every pod, any provider, whose phase is not terminated or whose
   // loopback sshd still has processes.
   std::vector<FakePod> live_pods();
@@ -215,6 +230,11 @@ class CloudState {
   mutable std::condition_variable logged_;
   std::map<std::string, std::vector<std::string>> account_keys_;  // provider -> keys
   std::string docker_bin_;                                        // "" until installed
+  // Scheduled preemptions (preempt_at): (provider, id) -> when; one thread, started on first use.
+  std::map<std::pair<std::string, std::string>, TimePoint> preemptions_;
+  std::thread preempter_;
+  bool stopping_ = false;
+  std::condition_variable preempt_cv_;
 };
 
 const char* to_string(Phase p);

@@ -4,8 +4,11 @@
 // Served: offer search (POST /api/v0/bundles/ with the {field: {op: value}} query language, order,
 // limit, type, allocated_storage), create (PUT /api/v0/asks/{id}/), get / destroy
 // (/api/v0/instances/{id}/), the paged v1 list (GET /api/v1/instances/, 25 a page, next_token),
-// account SSH keys (/api/v0/ssh/), volumes local to one machine (search, rent, list). Not served:
-// stop/start, templates, bids, network volumes. Machines and prices are the emulator's own
+// account SSH keys (/api/v0/ssh/), volumes local to one machine (search, rent, list), and
+// interruptible instances: a `type: "bid"` search prices offers at `min_bid`, a create with
+// `price` (>= the offer's min_bid) rents one, and Faults::preempt_bids takes it back the way an
+// outbid instance is stopped (CloudState::preempt; instance_json below). Not served: stop/start,
+// templates, changing a bid, network volumes. Machines and prices are the emulator's own
 // illustrative numbers, not Vast's.
 #include <algorithm>
 #include <cctype>
@@ -365,6 +368,27 @@ json actual_status(const FakePod& p, TimePoint now) {
 
 json instance_json(const FakePod& p, TimePoint now) {
   const json& x = p.extra;
+  // Outbid (CloudState::preempt): "Your instance is stopped (killing running processes)"
+  // (docs.vast.ai FAQ, rental types); stopped as contract, container and intent alike, which is
+  // how dstack reads an interrupted instance (REFERENCE §4.4.1). The status_msg words are the
+  // emulator's own.
+  if (p.preempted && p.phase != Phase::kTerminated)
+    return {{"id", std::stol(p.id)},
+            {"label", p.name},
+            {"actual_status", "stopped"},
+            {"intended_status", "stopped"},
+            {"cur_state", "stopped"},
+            {"next_state", "stopped"},
+            {"status_msg", "stopped: outbid by a higher priority rental"},
+            {"is_bid", x.value("is_bid", false)},
+            {"min_bid", x.value("min_bid", 0.0)},
+            {"machine_id", x.value("machine_id", 0L)},
+            {"gpu_name", p.gpu_type},
+            {"gpu_ram", x.value("gpu_ram", 0)},
+            {"num_gpus", p.gpu_count},
+            {"dph_total", p.usd_per_hour},
+            {"geolocation", x.value("geolocation", "")},
+            {"image_uuid", p.image}};
   // A container that could not start (Faults::start_error): the instance stays "created" and
   // status_msg carries the runtime's error, as dstack reads it (REFERENCE §4.4.1).
   const bool start_failed = x.contains("start_error") && p.phase != Phase::kTerminated;
@@ -396,6 +420,8 @@ json instance_json(const FakePod& p, TimePoint now) {
               {"gpu_ram", x.value("gpu_ram", 0)},
               {"num_gpus", p.gpu_count},
               {"dph_total", p.usd_per_hour},
+              {"is_bid", x.value("is_bid", false)},
+              {"min_bid", x.value("min_bid", 0.0)},
               {"geolocation", x.value("geolocation", "")},
               {"ssh_idx", "1"},
               {"disk_space", x.value("disk", 8.0)},
@@ -448,6 +474,10 @@ void create_instance(CloudState& state, const httplib::Request& req, httplib::Re
   if (b.contains("onstart") && !b["onstart"].is_string()) return bad("onstart must be a string");
   if (b.contains("cancel_unavail") && !b["cancel_unavail"].is_boolean())
     return bad("cancel_unavail must be a boolean");
+  // price: "Bid price per machine (in $/hour). Only for interruptible instances", 0.001..128.
+  if (b.contains("price") &&
+      (!b["price"].is_number() || b["price"].get<double>() < 0.001 || b["price"] > 128.0))
+    return bad("price must be a number from 0.001 to 128");
   const std::string runtype = b.value("runtype", "ssh");
   if (std::none_of(std::begin(kRuntypes), std::end(kRuntypes),
                    [&](const char* r) { return runtype == r; }))
@@ -480,6 +510,15 @@ void create_instance(CloudState& state, const httplib::Request& req, httplib::Re
                     " is no longer available.",
                 {{"ask_id", ask}});
   const long machine = (*offer)["machine_id"];
+  const bool bid = b.contains("price");
+  const double min_bid = (*offer)["min_bid"];
+  // A bid below the host's floor is refused (dstack: Vast "returns an error if the bid is
+  // insufficient"; REFERENCE §4.3).
+  if (bid && b["price"].get<double>() < min_bid - 1e-9)
+    return fail(res, 400, "invalid_args",
+                "error 400/3467: Invalid args: bid " + b["price"].dump() +
+                    " is below the offer's min_bid " + (*offer)["min_bid"].dump(),
+                {{"ask_id", ask}});
 
   FakePod p;
   p.provider = kProvider;
@@ -493,6 +532,9 @@ void create_instance(CloudState& state, const httplib::Request& req, httplib::Re
   p.ports = ports;
   p.region = std::to_string(machine);
   p.usd_per_hour = (*offer)["dph_total"];
+  if (bid)  // the bid replaces the GPU part of the price; storage is billed as before
+    p.usd_per_hour =
+        b["price"].get<double>() + (p.usd_per_hour - (*offer)["dph_base"].get<double>());
   if (b.contains("volume_info")) {
     const json& vi = b["volume_info"];
     if (!vi.is_object() || !vi.value("volume_id", json()).is_number_integer() ||
@@ -524,7 +566,9 @@ void create_instance(CloudState& state, const httplib::Request& req, httplib::Re
              {"geolocation", (*offer)["geolocation"]},
              {"runtype", runtype},
              {"disk", b.value("disk", 8.0)},
-             {"onstart", b.value("onstart", json(nullptr))}};
+             {"onstart", b.value("onstart", json(nullptr))},
+             {"is_bid", bid},
+             {"min_bid", min_bid}};
   const Faults f = state.faults(kProvider);
   if (!f.start_error.empty() && (f.start_error_machine == 0 || f.start_error_machine == machine))
     p.extra["start_error"] = f.start_error;
@@ -549,6 +593,14 @@ void create_instance(CloudState& state, const httplib::Request& req, httplib::Re
                     " is no longer available.",
                 {{"ask_id", ask}});
   if (!made.ok()) return fail(res, 500, "server_error", made.error().message);
+  if (bid && f.preempt_bids > 0 &&
+      made->ready_at != TimePoint::max()) {  // Faults::preempt_bids, used up one instance at a time
+    Faults left = state.faults(kProvider);
+    left.preempt_bids = std::max(0, left.preempt_bids - 1);
+    state.set_faults(kProvider, left);
+    state.preempt_at(kProvider, made->id,
+                     made->ready_at + std::chrono::milliseconds(f.preempt_after_ms));
+  }
   if (state.take_create_timeout(kProvider)) sleep_ms(f.hang_ms);  // made, but answers too late
   send_json(res, 200, {{"success", true}, {"new_contract", std::stol(made->id)}});
 }

@@ -80,6 +80,7 @@ ProviderTraits local_traits() {
   t.volume_storage = kStorageLocalDisk;  // a directory on this machine (unmodelled: runs_here)
   t.runs_here = true;
   t.pod_disk_settable = false;  // a directory on this machine's own disk
+  t.no_spot_why = "pods here are this machine's own processes";
   return t;
 }
 
@@ -102,6 +103,12 @@ ProviderTraits runpod_traits() {
   // (runpod_json.h); the container disk is local ("Fastest (local)", no figure): the local prior.
   t.volume_storage = kStorageNetwork;
   t.volume_read_bps = runpod::kRunpodVolumeReadBytesPerSecond;
+  // REST v2's CreatePodRequest has no interruptible field (REFERENCE.md §2.4, "Spot pods have no
+  // v2 endpoint yet", SkyPilot's runpod utils); only GraphQL's podRentInterruptable rents one, and
+  // that API "will be retired in early 2027" (docs.runpod.io sdks/graphql/configurations).
+  t.no_spot_why =
+      "RunPod's REST v2 API has no interruptible pods; only its GraphQL podRentInterruptable "
+      "does, deprecated and to be retired in early 2027, which this build does not use";
   return t;
 }
 
@@ -124,6 +131,9 @@ ProviderTraits lambda_traits() {
   // container image runs with `docker run --gpus all` on the VM (REFERENCE.md §3.2, and the
   // launch example's user_data in §3.4), so the spec's image is run that way.
   t.steps_in_container = true;
+  // Launch takes no interruptible or bid field (REFERENCE.md §3.4; config/prices.yaml: "no spot
+  // market").
+  t.no_spot_why = "Lambda Cloud's launch API has no interruptible instances";
   // File systems have no size: billed per GiB used per month (lambda_json.h).
   t.min_volume_gb = 0;
   t.volume_usd_per_gb_month = lambda::kLambdaFilesystemUsdPerGbMonth;
@@ -160,6 +170,16 @@ ProviderTraits vast_traits() {
   t.default_base_url = VastOptions{}.base_url;
   t.api_key_env = "VAST_API_KEY";
   t.ssh_user = "root";
+  // Interruptible instances: a `bid` search and a `price` on create (vast_json.h, bid_for).
+  // Vast publishes no interruption rate; its FAQ says an interruptible instance "can be stopped
+  // by higher bids" and "may wait long to resume" (docs.vast.ai/documentation/reference/faq/
+  // rental-types). AWS's Spot Instance Advisor, for comparison, puts GPU instances at 5-20%
+  // interrupted per month; a bid market of single hosts is far more volatile, so burst assumes
+  // one preemption per 4 pod-hours until measured (docs/cost-model.md, "Spot pods").
+  t.spot_preemptions_per_hour = 0.25;
+  t.spot_prior_source =
+      "assumed 0.25/pod-hour: Vast publishes no rate (docs.vast.ai FAQ, rental types: "
+      "\"can be stopped by higher bids\")";
   return t;
 }
 
@@ -172,6 +192,8 @@ ProviderTraits ssh_traits() {
   t.volume_storage = kStorageLocalDisk;
   t.boot_s = 5;  // no boot: an SSH login and a mkdir
   t.own_hosts_config = true;
+  t.pod_disk_settable = false;  // a job's dir on the host's own disk
+  t.no_spot_why = "your own hosts are not rented";
   return t;
 }
 

@@ -95,6 +95,14 @@ struct ProviderTraits {
   std::string env_line_break_why;
   // How burst reaches a pod of this provider; null: SSH through libssh (make_libssh_connector).
   std::unique_ptr<RemoteConnector> (*connector)() = nullptr;
+  // Spot (interruptible) pods, for `resources.spot` (docs/providers.md, "Spot"; the planner's
+  // priced risk: plan/spot_risk.h). The prior rate at which the provider takes a spot pod back,
+  // per pod-hour, and where it comes from (cited in the registry row); 0: no prior. `no_spot_why`:
+  // why this build rents no interruptible pod here, in the words `burst plan` says ("" when its
+  // offers carry Offer::spot_usd_per_hour and create_pod honours PodRequest::spot).
+  double spot_preemptions_per_hour = 0;
+  std::string spot_prior_source;
+  std::string no_spot_why;
 };
 
 // The traits of a provider burst knows nothing about (the defaults above).
@@ -192,6 +200,10 @@ struct Pod {
   // The provider reports that the pod's container could not start (Vast: a start error in
   // status_msg): it will never run here, and another machine may (job/job_phases.h).
   bool start_failed = false;
+  // The provider took this interruptible (spot) pod back: outbid or reclaimed (Vast: a bid
+  // instance whose cur_state, intended_status and next_state are all "stopped"). A lost SSH
+  // session on such a pod is a preemption, not a crash (job/worker_fleet.h, docs/providers.md).
+  bool preempted = false;
 };
 
 // What `burst check` learns from one authenticated look at a provider's account.

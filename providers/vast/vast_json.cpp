@@ -213,6 +213,10 @@ class OffersSax : public json::json_sax_t {
       cur_.gpu_ram_mb = v;
     } else if (field("dph_total")) {
       cur_.dph_total = v;
+    } else if (field("dph_base")) {
+      cur_.dph_base = v > 0 ? v : 0;
+    } else if (field("min_bid")) {
+      cur_.min_bid = v > 0 ? v : 0;
     } else if (field("storage_cost")) {
       cur_.storage_cost = v;
     } else if (field("disk_bw")) {
@@ -276,6 +280,8 @@ Offer to_offer(const VastOffer& o) {
   out.price_source = "live offer";
   out.volume_usd_per_gb_month = o.storage_cost;  // a volume on this machine (REFERENCE §4.7)
   out.disk_read_bps = o.disk_bw * 1e6;           // MB/s: the weights' read from this host's disk
+  if (const double spot = spot_usd_per_hour(o); spot > 0 && spot < out.usd_per_hour)
+    out.spot_usd_per_hour = spot;
   return out;
 }
 
@@ -376,6 +382,7 @@ Result<Pod> parse_instance(const json& j) {
   p.name = str(j, "label");
   p.state = instance_state(j);
   p.start_failed = start_error(j);
+  p.preempted = instance_preempted(j);
   p.gpu_type = catalog_name(str(j, "gpu_name"), num(j, "gpu_ram"));
   p.usd_per_hour = num(j, "dph_total");
   for (char c : str(j, "status_msg"))  // untrusted text: printable, short, one line

@@ -28,6 +28,8 @@ struct VastOffer {
   int num_gpus = 0;
   double gpu_ram_mb = 0;
   double dph_total = 0;
+  double dph_base = 0;      // the GPU part of dph_total (0: not sent); the rest is storage
+  double min_bid = 0;       // the lowest interruptible bid the host takes, $/h per machine; 0: none
   double storage_cost = 0;  // $/GB/month of disk on this machine (REFERENCE §4.2)
   double disk_bw = 0;       // the host disk's read rate, MB/s (REFERENCE §4.2 offer fields)
   std::string geolocation;
@@ -36,6 +38,23 @@ struct VastOffer {
 // {"offers":[...]} strictly: anything else is an error, never "no offers".
 Result<std::vector<VastOffer>> parse_offers(const std::string& body);
 Offer to_offer(const VastOffer& o);
+
+// Interruptible instances (REFERENCE §4.2 `type: "bid"`, §4.3 `price`: "Bid price per machine (in
+// $/hour). Only for interruptible instances"). burst bids the offer's min_bid times this margin:
+// Vast runs the highest bid on a machine and pauses the others ("clients set a bid price ... the
+// current highest bid determines the instance that runs; any others are paused", vast.ai
+// Rental-Types article), so a bid at the floor (what dstack sends) loses to any bid at all,
+// while 10% above it still keeps most of the discount (Vast: interruptible "saves 50-80%",
+// docs.vast.ai FAQ rental-types). Never above the on-demand GPU price (dph_base): then on-demand
+// is the better buy. 0 when the offer has no min_bid.
+inline constexpr double kVastBidMargin = 1.10;
+double bid_for(const VastOffer& o);
+// The offer's spot $/h for the planner: the bid plus the storage part of dph_total.
+double spot_usd_per_hour(const VastOffer& o);
+// Whether Vast took the instance back: an interruptible instance outbid is stopped by the host,
+// and dstack reads cur_state == intended_status == next_state == "stopped" as interrupted
+// (REFERENCE §4.4.1; burst never stops an instance itself, it destroys it).
+bool instance_preempted(const json& j);
 
 // Offer.region for a Vast offer: "<geolocation> (machine <id>)"; the machine is where a volume
 // must live. machine_of() reads it back (0 when the region names no machine).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -170,13 +171,15 @@ class VastProvider : public Provider {
     }
     if (Status st = ensure_ssh_key(req.ssh_public_key); !st.ok())
       return with_context(st.error(), "create instance " + req.name);
-    const std::string body =
-        vast_create_instance_body(req, volume, std::max(o_.disk_gb, req.disk_gb));
     std::set<long> tried;
     Error last;
     for (int attempt = 0; attempt < 3; ++attempt) {
-      auto offer = pick_offer(req, names, machine, tried);
-      if (!offer.ok()) return with_context(offer.error(), "create instance " + req.name);
+      auto picked = pick_offer(req, names, machine, tried);
+      if (!picked.ok()) return with_context(picked.error(), "create instance " + req.name);
+      const long* offer = &picked->id;
+      // Spot: an interruptible instance at the offer's minimum bid times kVastBidMargin.
+      const std::string body = vast_create_instance_body(
+          req, volume, std::max(o_.disk_gb, req.disk_gb), req.spot ? vast::bid_for(*picked) : 0);
       auto r = call("PUT", "/api/v0/asks/" + std::to_string(*offer) + "/", body, false);
       if (r.ok()) return created(r->body, req);
       if (r.error().code == ErrorCode::kNoCapacity) {  // the offer went since the search: next
@@ -265,11 +268,13 @@ class VastProvider : public Provider {
 
   // A search is a read, so it may be retried (POST, but idempotent).
   Result<std::vector<vast::VastOffer>> search(const std::vector<std::string>& names, int count,
-                                              long machine, double image_cuda = 0) {
+                                              long machine, double image_cuda = 0,
+                                              bool bid = false) {
     VastOfferQuality q = o_.quality;
     q.min_cuda = std::max(q.min_cuda, image_cuda);
-    auto r = call("POST", "/api/v0/bundles/",
-                  vast_search_offers_body(names, count, machine, o_.disk_gb, o_.search_limit, q));
+    auto r =
+        call("POST", "/api/v0/bundles/",
+             vast_search_offers_body(names, count, machine, o_.disk_gb, o_.search_limit, q, bid));
     if (!r.ok()) {
       // searchOffers answers a bad key with 404 "Invalid user key" (spec; REFERENCE §4.1).
       Error e = r.error();
@@ -280,20 +285,24 @@ class VastProvider : public Provider {
     return vast::parse_offers(r->body);
   }
 
-  // The cheapest rentable offer for the request, re-searched now (offers are dynamic).
-  Result<long> pick_offer(const PodRequest& req, const std::vector<std::string>& names,
-                          long machine, const std::set<long>& tried) {
+  // The cheapest rentable offer for the request, re-searched now (offers are dynamic); for a
+  // spot request, among the interruptible ones (a `type: "bid"` search), by their bid.
+  Result<vast::VastOffer> pick_offer(const PodRequest& req, const std::vector<std::string>& names,
+                                     long machine, const std::set<long>& tried) {
     const double cuda = vast_image_cuda(req.image);
-    auto found = search(names, std::max(1, req.gpu_count), machine, cuda);
+    auto found = search(names, std::max(1, req.gpu_count), machine, cuda, req.spot);
     if (!found.ok()) return with_context(found.error(), "search offers");
     const vast::VastOffer* best = nullptr;
     for (const auto& o : *found) {
       if (!o.rentable || o.rented || tried.count(o.id)) continue;
       if (failed_machines_.count(o.machine_id) && o.machine_id != machine) continue;
       if (vast::catalog_name(o.gpu_name, o.gpu_ram_mb) != req.gpu_type) continue;
-      if (!best || o.dph_total < best->dph_total) best = &o;
+      if (req.spot && vast::bid_for(o) <= 0) continue;  // the host takes no bids
+      // (A bid search prices dph_total at the bid; the bid itself is what differs by machine.)
+      const double price = req.spot ? vast::bid_for(o) : o.dph_total;
+      if (!best || price < (req.spot ? vast::bid_for(*best) : best->dph_total)) best = &o;
     }
-    if (best) return best->id;
+    if (best) return *best;
     std::string where = machine ? " on machine " + std::to_string(machine) + " (where volume " +
                                       req.volume_id + " lives)"
                                 : "";
@@ -302,6 +311,7 @@ class VastProvider : public Provider {
       std::snprintf(need, sizeof need, "%.1f", cuda);
       where += std::string(" whose driver runs CUDA ") + need + " (" + req.image + ")";
     }
+    if (req.spot) where += " taking interruptible bids";
     return make_error(ErrorCode::kNoCapacity, "vast: no rentable " + req.gpu_type + " x" +
                                                   std::to_string(std::max(1, req.gpu_count)) +
                                                   " offer" + where);
@@ -414,13 +424,13 @@ std::string vast_gpu_to_catalog(const std::string& vast_name, double gpu_ram_mb)
 // defaults vast-cli adds (verified, not external, rentable, not rented) are sent explicitly.
 std::string vast_search_offers_body(const std::vector<std::string>& gpu_names, int num_gpus,
                                     long machine_id, int disk_gb, int limit,
-                                    const VastOfferQuality& q) {
+                                    const VastOfferQuality& q, bool bid) {
   json b = {{"verified", {{"eq", true}}},
             {"external", {{"eq", false}}},
             {"rentable", {{"eq", true}}},
             {"rented", {{"eq", false}}},
             {"order", json::array({json::array({"dph_total", "asc"})})},
-            {"type", "ondemand"},
+            {"type", bid ? "bid" : "ondemand"},
             {"allocated_storage", disk_gb},
             {"limit", limit}};
   if (num_gpus > 0)
@@ -441,7 +451,8 @@ std::string vast_search_offers_body(const std::vector<std::string>& gpu_names, i
 // ~/.no_auto_tmux", Vast's SSH guide; SkyPilot and dstack do the same) and exports env to SSH
 // sessions (Vast's SSH runtypes replace the entrypoint
 // and do not pass env to login shells). cancel_unavail: fail rather than leave a stopped instance.
-std::string vast_create_instance_body(const PodRequest& r, long volume_id, int disk_gb) {
+std::string vast_create_instance_body(const PodRequest& r, long volume_id, int disk_gb,
+                                      double bid_usd) {
   json env = json::object();
   for (const auto& [k, v] : r.env) env[k] = v;
   for (int p : r.ports)
@@ -453,6 +464,7 @@ std::string vast_create_instance_body(const PodRequest& r, long volume_id, int d
             {"env", env},
             {"onstart", "touch ~/.no_auto_tmux; env >> /etc/environment"},
             {"cancel_unavail", true}};
+  if (bid_usd > 0) b["price"] = std::round(bid_usd * 1e4) / 1e4;  // spec: 0.001 .. 128
   if (volume_id > 0)
     b["volume_info"] = {
         {"create_new", false}, {"volume_id", volume_id}, {"mount_path", r.mount_path}};

@@ -55,8 +55,11 @@ std::string vast_gpu_to_catalog(const std::string& vast_name, double gpu_ram_mb 
 // The JSON bodies the driver sends (pinned by tests against the spec).
 std::string vast_search_offers_body(const std::vector<std::string>& gpu_names, int num_gpus,
                                     long machine_id, int disk_gb, int limit,
-                                    const VastOfferQuality& quality = {});
-std::string vast_create_instance_body(const PodRequest& request, long volume_id, int disk_gb);
+                                    const VastOfferQuality& quality = {}, bool bid = false);
+// bid_usd > 0: an interruptible instance at that bid, $/h per machine (`price`, REFERENCE §4.3;
+// the offer was found with a `type: "bid"` search).
+std::string vast_create_instance_body(const PodRequest& request, long volume_id, int disk_gb,
+                                      double bid_usd = 0);
 std::string vast_search_volumes_body(long machine_id, int size_gb);
 std::string vast_create_volume_body(long volume_offer_id, int size_gb, const std::string& name);
 std::string vast_add_ssh_key_body(const std::string& public_key);

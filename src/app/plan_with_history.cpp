@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <map>
 #include <memory>
+#include <string_view>
 
 #include "app/image_size_lookup.h"
 #include "burst/clock.h"
@@ -11,6 +13,7 @@
 #include "plan/boot_history.h"
 #include "plan/calibration.h"
 #include "plan/load_history.h"
+#include "plan/spot_risk.h"
 #include "report/job_facts.h"
 
 namespace burst {
@@ -155,6 +158,39 @@ std::vector<LoadSample> warm_read_samples(Store& store) {
   return out;
 }
 
+// Every recent job's spot pods (plan/spot_risk.h): the hours each lived, by its provider, and the
+// preemptions its phase rows recorded (kPreemptionMarker; the report reads the same rows).
+std::vector<SpotSample> spot_samples(Store& store) {
+  std::map<std::string, SpotSample> by;
+  auto jobs = store.recent_jobs(kBootHistoryJobs);
+  if (!jobs.ok()) return {};
+  const std::string_view mark = kSpotPriceMark;
+  for (const JobRecord& j : *jobs) {
+    if (j.finished_ms == 0) continue;
+    auto pods = store.pods_of_job(j.id);
+    if (!pods.ok()) continue;
+    std::string provider;
+    for (const PodRecord& p : *pods) {
+      const std::string& src = p.price_source;
+      if (p.role != "gpu" || p.deleted_ms <= p.created_ms || src.size() < mark.size() ||
+          src.compare(src.size() - mark.size(), mark.size(), mark) != 0)
+        continue;
+      provider = p.provider;
+      SpotSample& s = by[p.provider];
+      s.provider = p.provider;
+      s.pod_hours += (p.deleted_ms - p.created_ms) / 3.6e6;
+    }
+    if (provider.empty()) continue;
+    auto phases = store.phases(j.id);
+    if (!phases.ok()) continue;
+    for (const PhaseRecord& ph : *phases)
+      if (ph.detail.find(kPreemptionMarker) != std::string::npos) ++by[provider].preemptions;
+  }
+  std::vector<SpotSample> out;
+  for (auto& [name, s] : by) out.push_back(std::move(s));
+  return out;
+}
+
 Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config) {
   // Planning creates no SQLite file; a team's PostgreSQL store is always there.
   bool image_done = false;
@@ -165,6 +201,7 @@ Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const
       input->warm_volumes = warm_volumes_of(**store, spec);
       input->volume_homes = volume_homes_of(**store, spec);
       input->boot_history = boot_samples(**store);
+      input->spot_history = spot_samples(**store);
       input->load_history = load_samples(**store);
       for (LoadSample& s : warm_read_samples(**store)) input->load_history.push_back(std::move(s));
       // The planner fits each GPU type from these runs (plan/calibration.h).

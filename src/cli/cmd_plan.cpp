@@ -68,6 +68,22 @@ int print_json(const PipelineSpec& spec, const Result<Plan>& plan,
           {"cpu_pod_usd", plan->prepare->cpu_pod_usd},
           {"gpu_pod_usd", plan->prepare->gpu_pod_usd},
           {"why", plan->prepare->why}};
+    if (plan->spot) {  // resources.spot: both prices and the priced risk (plan/spot_risk.h)
+      const SpotRisk& r = *plan->spot;
+      out["spot"] = {{"offered", r.offered},
+                     {"chosen", r.chosen},
+                     {"spot_usd_per_hour", r.spot_usd_per_hour},
+                     {"on_demand_usd_per_hour", r.on_demand_usd_per_hour},
+                     {"spot_usd", r.spot_usd},
+                     {"on_demand_usd", r.on_demand_usd},
+                     {"expected_usd", r.expected_usd},
+                     {"expected_seconds", r.expected_s},
+                     {"expected_preemptions", r.restarts},
+                     {"restart_seconds", r.restart_s},
+                     {"prior_per_pod_hour", r.rate_per_hour},
+                     {"prior_source", r.prior_source},
+                     {"why", r.why}};
+    }
     if (plan->handoff)
       out["handoff"] = {{"where", to_string(plan->handoff->where)},
                         {"why", plan->handoff->why},

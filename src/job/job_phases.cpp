@@ -163,3 +163,20 @@ Outcome JobPhases::reattach_gpu(std::string* detail) {
 }
 
 }  // namespace burst
+
+namespace burst {
+
+bool JobPhases::gpu_preempted(std::string* words) {
+  const std::string& id = pods_.gpu.record.pod_id;
+  if (id.empty() || !pods_.gpu.needs_delete()) return false;
+  auto pod = provisioner_.provider().get_pod(id);
+  if (!pod.ok() || !pod->preempted) return false;
+  if (words)
+    *words =
+        "pod " + id + " (" +
+        (pod->status_note.empty() ? std::string("stopped by the provider") : pod->status_note) +
+        ")";
+  return true;
+}
+
+}  // namespace burst

@@ -42,6 +42,17 @@ class JobPhases {
   bool stopped_by_deadline() const { return ctx_.stopped_by_limit(); }
   // The GPU pod's row exists and was not confirmed deleted.
   bool gpu_pod_left() const { return pods_.gpu.needs_delete(); }
+  // Asked of the GPU pod's provider now: whether it took the pod back (Pod::preempted, a spot
+  // pod outbid or reclaimed), with the provider's words in *words. False for a pod the provider
+  // still runs or cannot describe: a failure there is a crash, not a preemption.
+  bool gpu_preempted(std::string* words);
+  // The worker's items: how many of its shard its done records showed finished before this pod
+  // (JobPods::items_kept), and how many this pod was given.
+  long items_kept() const { return pods_.items_kept; }
+  int64_t artefacts_since() const { return pods_.artefacts_since; }
+  long items_given() const {
+    return static_cast<long>(pods_.items_left ? pods_.items_left->size() : 0);
+  }
 
   // Runs one phase. `detail` gets a short redacted note for the phase's row; a failure's reason
   // also becomes the job's error (the first one wins).

@@ -116,7 +116,9 @@ JobResult JobRunner::run() {
   bool run_open = false;  // reattach: the run phase's row is still open from before the restart
   // A wide job (several workers): the GPU phases run on the fleet (job/worker_fleet.h); the job's
   // own rows are the plan before it and the hand-off and report after it.
-  const bool wide = in_.plan.estimate.workers > 1 || (in_.reattach && had_workers(job.id));
+  // A spot job of one pod runs as a fleet of one: the fleet replaces a preempted pod.
+  const bool wide = in_.plan.estimate.workers > 1 || plan_rents_spot(in_.plan) ||
+                    (in_.reattach && had_workers(job.id));
   if (in_.reattach && !wide) {
     phase = Phase::kRun;
     // Open unless its daemon died after the step, in the pull (Reconciler): then the step is

@@ -61,6 +61,12 @@ struct WorkerSlot {
   int index = 0;    // $BURST_WORKER_INDEX
   int count = 1;    // $BURST_WORKER_COUNT; 1: the job's only GPU pod, as always
   int attempt = 0;  // 0, then 1.. for each retry of the shard on a new pod
+  // The previous attempt's pod was taken back by the provider (spot, job/worker_fleet.h): this
+  // pod is given only the items its done records do not show finished (job/spot_items.h).
+  bool resume = false;
+  // With `resume`: the preempted pod's freshness cut (JobPods::artefacts_since), so the pull
+  // still takes what it made on the volume; 0: this pod's own.
+  int64_t artefacts_since = 0;
 };
 
 struct JobInput {
@@ -118,6 +124,11 @@ struct JobPods {
   int64_t artefacts_since = 0;
   // The rows of the pods this handle set created (what the budget counts for a one-pod job).
   std::vector<PodRecord> records() const;
+  // Spot recovery (job/worker_fleet.h): the items this pod runs, once the worker's done records
+  // ($BURST_DONE_FILE, on the volume) showed `items_kept` of its shard finished by an earlier,
+  // preempted pod. Unset: the whole shard (JobInput::items).
+  std::optional<std::vector<std::string>> items_left;
+  long items_kept = 0;
 };
 
 // What the workers of one wide job share while they provision (job/worker_fleet.h).

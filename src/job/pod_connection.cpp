@@ -7,6 +7,8 @@
 
 #include "job/container_checks.h"
 #include "job/pod_lifecycle.h"
+#include "job/spot_items.h"
+#include "util/shell.h"
 #include "util/ssh_hosts_file.h"
 
 namespace burst {
@@ -112,10 +114,34 @@ Outcome PodConnection::connect(PodHandle& pod, Provider& provider, std::string* 
   env["BURST_REPLICA_COUNT"] = "1";
   const std::string items_path = pod.paths.pod_dir + "/items.txt";
   if (in_.has_items_file) env["BURST_ITEMS_FILE"] = items_path;
+  // The worker's done records (job/spot_items.h): on the spec's volume, so they outlive a pod
+  // the provider takes back.
+  const bool gpu_items = in_.has_items_file && pod.kind == PodKind::kGpu;
+  const std::string done_path = done_file_path(in_.spec.volume.name.empty() ? "" : pod.paths.volume,
+                                               pod.paths.pod_dir, in_.job_id, in_.worker.index);
+  if (gpu_items) env["BURST_DONE_FILE"] = done_path;
   Status st = pod.session->mkdirs(pods_.workdir, 0755);
+  if (st.ok() && gpu_items)
+    st = pod.session->mkdirs(done_path.substr(0, done_path.rfind('/')), 0755);
+  // A pod taking over a preempted one pulls what that one made too (its freshness cut).
+  if (pod.kind == PodKind::kGpu && in_.worker.resume && in_.worker.artefacts_since > 0)
+    pods_.artefacts_since = in_.worker.artefacts_since;
+  if (st.ok() && gpu_items && in_.worker.resume) {
+    // After a preemption: only the items the done records do not show finished.
+    auto done = pod.session->run_capture("head -c " + std::to_string(kDoneRecordsMaxBytes) +
+                                         " -- " + shell_quote(done_path) + " 2>/dev/null; true");
+    long kept = 0;
+    pods_.items_left = items_not_done(in_.items, done.ok() ? *done : "", &kept);
+    pods_.items_kept = kept;
+    ctx_.say(std::to_string(kept) + " of this worker's " + std::to_string(in_.items.size()) +
+             " items finished before the preemption (done records" +
+             (done.ok() ? "" : " unreadable: " + done.error().message) + "); " +
+             std::to_string(pods_.items_left->size()) + " run on this pod");
+  }
   if (st.ok() && in_.has_items_file) {  // this worker's shard, one item a line
     std::string text;
-    for (const std::string& item : in_.items) text += item + "\n";
+    for (const std::string& item : pods_.items_left ? *pods_.items_left : in_.items)
+      text += item + "\n";
     st = pod.session->write_file(items_path, text, 0644);
   }
   if (st.ok() && pod.container) {

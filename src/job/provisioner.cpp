@@ -266,7 +266,9 @@ Outcome Provisioner::create_pod(PodHandle& pod, std::string* detail, Error* no_c
   req.gpu_type = offer.gpu_type;
   req.gpu_count = gpu ? rented_gpus(in_) : 0;  // the offer's count, as planned (Plan::layout)
   req.disk_gb = gpu ? in_.spec.resources.disk_gb.value_or(0) : 0;  // resources.disk_gb
-  req.spot = gpu && in_.spec.resources.spot && offer.spot_usd_per_hour.has_value();
+  // Spot only where the plan chose it over on-demand (plan/spot_risk.h); a preempted worker's
+  // last replacement runs on-demand (job/worker_fleet.h clears the choice in its input).
+  req.spot = gpu && plan_rents_spot(in_.plan) && offer.spot_usd_per_hour.has_value();
   if (gpu)
     req.image = in_.spec.image;
   else if (prep)
@@ -281,7 +283,7 @@ Outcome Provisioner::create_pod(PodHandle& pod, std::string* detail, Error* no_c
   pod.record.gpu_type = offer.gpu_type;
   pod.record.gpu_count = req.gpu_count;
   pod.record.usd_per_hour = req.spot ? *offer.spot_usd_per_hour : offer.usd_per_hour;
-  pod.record.price_source = offer.price_source;
+  pod.record.price_source = offer.price_source + (req.spot ? kSpotPriceMark : "");
   if (Status readable = check_list_readable(*provider_); !readable.ok())
     return ctx_.failed(readable.error(), "create " + pod.record.role + " pod", detail);
   auto created = create_recorded_pod(d_.store, *provider_, d_.clock, req, &pod.record, d_.faults);

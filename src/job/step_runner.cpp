@@ -138,8 +138,9 @@ Outcome StepRunner::run(std::string* detail) {
   if (in_.reattach)
     return step("run", replica_wrapper(l, pods_.gpu.paths.pod_dir, in_.has_items_file), pods_.gpu,
                 max_s, detail);
-  auto wrapper = prepare_replicas(*pods_.gpu.session, pods_.gpu.paths, l, in_.spec.run,
-                                  in_.has_items_file ? &in_.items : nullptr);
+  auto wrapper = prepare_replicas(
+      *pods_.gpu.session, pods_.gpu.paths, l, in_.spec.run,
+      in_.has_items_file ? (pods_.items_left ? &*pods_.items_left : &in_.items) : nullptr);
   if (!wrapper.ok()) return ctx_.failed(wrapper.error(), "run", detail);
   ctx_.say("run: " + pod_layout_text(l) + " on pod " + pods_.gpu.record.pod_id +
            (in_.has_items_file ? ", each its share of the items" : "") +

@@ -126,11 +126,16 @@ class Fleet {
 
   FleetResult run() {
     const int k = in_.plan.estimate.workers;
-    std::string what = std::to_string(k) + " workers, one GPU pod each";
+    std::string what =
+        k == 1 ? "1 worker, one GPU pod" : std::to_string(k) + " workers, one GPU pod each";
     if (in_.has_items_file)
       what += "; " + std::to_string(in_.items.size()) + " items in contiguous shards of about " +
               std::to_string(in_.items.size() / static_cast<size_t>(k));
     console_.line(what);
+    if (plan_rents_spot(in_.plan))
+      console_.line("spot pods: a worker the provider takes back keeps its finished items and " +
+                    std::string("gives the rest to a new pod: at most ") +
+                    std::to_string(kSpotPodsPerWorker) + " spot pods a worker, then on-demand");
     std::vector<std::string> locals;
     for (const Artefact& a : in_.spec.artefacts) locals.push_back(a.local);
     if (in_.spec.resources.merge_flat) clear_merge_staging(locals, k);
@@ -159,9 +164,18 @@ class Fleet {
  private:
   struct Attempt {
     bool ok = false;
-    bool stopped = false;   // by the fleet's stop or a deadline: not retried
-    bool pod_left = false;  // its delete was not confirmed: not retried
+    bool stopped = false;    // by the fleet's stop or a deadline: not retried
+    bool pod_left = false;   // its delete was not confirmed: not retried
+    bool preempted = false;  // the provider took its pod back (spot): not a crash
+    int64_t artefacts_since = 0;
     std::string error;
+  };
+  // How a worker's next pod is rented (the spot policy in worker_fleet.h).
+  struct Rent {
+    bool spot = false;            // the plan's spot choice still stands for this worker
+    bool resume = false;          // after a preemption: the done records are kept
+    bool next_spot = false;       // if this pod is preempted too, the next one is on spot again
+    int64_t artefacts_since = 0;  // the first pod's freshness cut, kept across preemptions
   };
 
   // Why the fleet stops, or "" while it runs on.
@@ -175,19 +189,45 @@ class Fleet {
 
   void worker(int index) {
     const int retries = in_.spec.resources.worker_retries;
+    int failures = 0, preemptions = 0;
+    Rent rent;
+    rent.spot = plan_rents_spot(in_.plan);
     for (int a = 0;; ++a) {
+      // This pod is spot pod number preemptions + 1; if it is taken back too, the next is spot
+      // pod number preemptions + 2.
+      rent.next_spot = rent.spot && preemptions + 2 <= kSpotPodsPerWorker;
       Attempt r;
       try {
-        r = attempt(index, a, a >= retries);
+        r = attempt(index, a, failures >= retries, rent);
       } catch (const std::exception& e) {
         r.error = std::string("internal error: ") + e.what();
         r.pod_left = true;  // unknown: let reap look
       }
       if (r.ok) return;
       const std::string tag = "[w" + std::to_string(index) + "] ";
-      if (!r.stopped && !r.pod_left && a < retries && stop_reason().empty()) {
+      // Taken back by the provider: not the job's fault, so no worker retry is used; the
+      // unfinished items go to a new pod, on spot while the policy allows, then on-demand.
+      if (r.preempted && !r.stopped && !r.pod_left && stop_reason().empty()) {
+        ++preemptions;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          ++result_.preemptions;
+        }
+        console_.line(tag + "preempted (" + r.error + "); its unfinished items run on a new " +
+                      (rent.next_spot ? "spot" : "on-demand") + " pod (preemption " +
+                      std::to_string(preemptions) + "; at most " +
+                      std::to_string(kSpotPodsPerWorker) + " spot pods a worker, then on-demand)");
+        rent.spot = rent.next_spot;
+        rent.resume = true;
+        if (rent.artefacts_since == 0) rent.artefacts_since = r.artefacts_since;
+        continue;
+      }
+      if (!r.stopped && !r.pod_left && failures < retries && stop_reason().empty()) {
+        ++failures;
+        rent.resume = false;  // a crash: its shard runs again whole, as before
+        rent.artefacts_since = 0;
         console_.line(tag + "failed (" + r.error + "); its shard runs again on a new pod, retry " +
-                      std::to_string(a + 1) + " of " + std::to_string(retries));
+                      std::to_string(failures) + " of " + std::to_string(retries));
         continue;
       }
       std::lock_guard<std::mutex> lock(mu_);
@@ -198,15 +238,19 @@ class Fleet {
     }
   }
 
-  Attempt attempt(int index, int attempt, bool last) {
+  Attempt attempt(int index, int attempt, bool last, const Rent& rent) {
     const std::string w = std::to_string(index);
     JobInput in = in_;
-    in.worker = {index, in_.plan.estimate.workers, attempt};
+    in.worker = {index, in_.plan.estimate.workers, attempt, rent.resume, rent.artefacts_since};
     in.items = shard_of(in_.items, index, in.worker.count);
     in.spec.code.remote_dir += "-w" + w;  // each worker its own code dir on a shared volume
+    if (in.plan.spot) in.plan.spot->chosen = rent.spot;  // on-demand once the policy says so
+    // A spot job of one pod (a fleet of one) brings its artefacts where the spec says.
+    const bool one = in_.plan.estimate.workers <= 1;
     for (Artefact& a : in.spec.artefacts)
-      a.local =
-          in_.spec.resources.merge_flat ? merge_staging_dir(a.local, index) : a.local + "/w" + w;
+      a.local = in_.spec.resources.merge_flat ? merge_staging_dir(a.local, index)
+                : one                         ? a.local
+                                              : a.local + "/w" + w;
     JobDeps deps{d_.store,
                  d_.clock,
                  d_.connector,
@@ -234,6 +278,8 @@ class Fleet {
     if (in_.plan.prepare && in_.spec.prepare && in_.plan.prepare->where == PrepareWhere::kGpuPod)
       facts.prepare = PrepareWhere::kGpuPod;
     bool delete_failed = false;
+    bool preempted = false;
+    std::string preempted_words;  // "pod <id> (<the provider's words>)"
     Phase phase = Phase::kProvision;
     while (phase != Phase::kReport && phase != Phase::kDone) {
       on_phase_(phase);
@@ -253,6 +299,22 @@ class Fleet {
           outcome == Outcome::kConnectionLost)
         facts.job_failed = true;
       if (phase == Phase::kDeleteGpu && outcome == Outcome::kFailed) delete_failed = true;
+      // A GPU phase that failed or lost its pod: was the pod taken back? The provider's state
+      // says (JobPhases::gpu_preempted); a step's own failure on a running pod is a crash.
+      std::string words;
+      if (!preempted && (outcome == Outcome::kFailed || outcome == Outcome::kConnectionLost) &&
+          phase != Phase::kProvision && phase != Phase::kDeleteGpu &&
+          phases.gpu_preempted(&words)) {
+        preempted = true;
+        preempted_words = words;
+        detail += (detail.empty() ? "" : "; ") + std::string(kPreemptionMarker) + words +
+                  "; its unfinished items go to a new " + (rent.next_spot ? "spot" : "on-demand") +
+                  " pod";
+      }
+      // A pod resumed after a preemption: what its done records kept (the report reads it).
+      if (phase == Phase::kWaitSsh && rent.resume && outcome == Outcome::kOk)
+        detail += "; " + std::string(kResumeMarker) + std::to_string(phases.items_kept()) +
+                  " items kept, " + std::to_string(phases.items_given()) + " run again";
       // A fallback onto another provider's volume: the prepare step runs on this worker's pod.
       if (phase == Phase::kProvision && in.plan.prepare && in_.spec.prepare &&
           in.plan.prepare->where == PrepareWhere::kGpuPod)
@@ -270,6 +332,9 @@ class Fleet {
     r.error = phases.error();
     r.pod_left = delete_failed || phases.gpu_pod_left();
     r.stopped = phases.stopped_by_deadline() || !stop_reason().empty();
+    r.preempted = preempted;
+    if (preempted) r.error = preempted_words;
+    r.artefacts_since = phases.artefacts_since();
     if (!r.ok && r.error.empty()) r.error = stop_reason().empty() ? "stopped" : stop_reason();
     return r;
   }

@@ -19,6 +19,16 @@
 // it costs. Each provider has its own lock; each pod is deleted through its own provider
 // (delete_job_pods too).
 //
+// Spot (plan_rents_spot): a worker whose pod the provider took back (JobPhases::gpu_preempted:
+// the provider's state says preempted, and the session or step was lost) is not a crash. Its pod
+// is deleted and verified as always; its finished items are kept (the done records on the volume,
+// job/spot_items.h) and the rest go to a new pod: on spot while the worker has rented fewer than
+// kSpotPodsPerWorker spot pods, then on-demand (the same offer at its on-demand price): a second
+// preemption says the market is busy, and a third spot pod would likely lose its work too.
+// Preemptions use none of resources.worker_retries; the money caps, budget.deadline and a stop
+// bound them like any attempt. A spot job of one pod runs as a fleet of one (its artefacts where
+// the spec says, not in w0/). docs/providers.md, "Spot pods".
+//
 // Fault points (burst/fault_observer.h): a worker's first attempt tells the job's observer each
 // point as "<point>" and as "<point>@w<i>", so a test can stop one worker at one phase.
 #pragma once
@@ -32,8 +42,12 @@
 
 namespace burst {
 
+// The spot pods one worker may rent before its next pod is on-demand (header comment).
+inline constexpr int kSpotPodsPerWorker = 2;
+
 struct FleetResult {
   bool failed = false;       // some worker's shard did not complete
+  int preemptions = 0;       // spot pods the provider took back (each replaced, see above)
   bool interrupted = false;  // a stop request (Ctrl-C, SIGTERM, burst cancel) ended it
   std::string error;         // the first failure, "w<i>: <phase>: <why>", redacted
 };

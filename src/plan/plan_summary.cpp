@@ -24,7 +24,9 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
       "  GPU pod: " + plan.gpu.provider + " " + plan.gpu.gpu_type + " x" +
       std::to_string(
           std::max({1, plan.gpu.gpu_count, spec.resources.count_for(plan.gpu.gpu_type)})) +
-      " at " + summary_money(plan.gpu.usd_per_hour) + "/h (" + plan.gpu.price_source + ")";
+      " at " +
+      summary_money(plan_rents_spot(plan) ? plan.spot->spot_usd_per_hour : plan.gpu.usd_per_hour) +
+      "/h (" + plan.gpu.price_source + (plan_rents_spot(plan) ? ", spot" : "") + ")";
   // What the run does with the pod's cards (plan/pod_layout.h), as the table's basis says it.
   if (plan.layout.gpus > 1) gpu += ", " + pod_layout_text(plan.layout);
   if (e.workers > 1) gpu += ", " + std::to_string(e.workers) + " workers";
@@ -38,6 +40,25 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
                : ", its own disk as " + plan.gpu.provider + " rents it (resources.disk_gb " +
                      std::to_string(*spec.resources.disk_gb) + " GB is not set there)";
   out.push_back(gpu);
+  // resources.spot: both prices, the expected cost with its prior, the choice (plan/spot_risk.h).
+  if (plan.spot && !plan.spot->offered) {
+    out.push_back("  spot:    " + plan.spot->why);
+  } else if (plan.spot) {
+    const SpotRisk& r = *plan.spot;
+    char b[512];
+    std::snprintf(b, sizeof b,
+                  "  spot:    %s %s at $%.3f/h spot, $%.3f/h on-demand; estimate $%.4f spot, "
+                  "$%.4f on-demand",
+                  r.provider.c_str(), r.gpu.c_str(), r.spot_usd_per_hour, r.on_demand_usd_per_hour,
+                  r.spot_usd, r.on_demand_usd);
+    out.push_back(b);
+    std::snprintf(b, sizeof b,
+                  "  risk:    %.3f expected preemptions (prior %.2f per pod-hour) x (cold start "
+                  "+ lost work %.0f s): expected $%.4f, %.0f s",
+                  r.restarts, r.rate_per_hour, r.restart_s, r.expected_usd, r.expected_s);
+    out.push_back(std::string(b) + "; prior: " + r.prior_source);
+    out.push_back("  choice:  " + r.why);
+  }
   if (!plan.fallbacks.empty()) {  // Plan::fallbacks, short: the first few
     constexpr size_t kShown = 3;
     std::string f = "  fallback: a worker the chosen offer has no pod for goes to ";

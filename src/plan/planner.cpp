@@ -185,7 +185,7 @@ std::vector<FleetFallback> fleet_fallbacks(const PipelineSpec& spec,
 
 }  // namespace
 
-Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& in) {
+Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& in) {
   if (in.catalog)
     if (auto bad = invalid_workload(spec, *in.catalog)) return *bad;
   std::vector<const Offer*> offers;  // in provider preference order, which breaks ties

@@ -14,6 +14,7 @@
 #include "plan/candidates.h"
 #include "plan/handoff.h"
 #include "plan/prepare.h"
+#include "plan/spot_risk.h"
 #include "plan/volume_home.h"
 
 namespace burst {
@@ -85,7 +86,13 @@ struct Plan {
   // How each GPU pod's cards run the step (plan/pod_layout.h): gpu.gpu_count cards rented,
   // `replicas` copies of the run step. The run follows the offer it ends up on (a fallback's).
   PodLayout layout = {};
+  // Set when the spec asks for spot pods (resources.spot): both plans' prices, the expected
+  // cost with the interruption prior, and whether this plan rents spot (plan/spot_risk.h).
+  std::optional<SpotRisk> spot = std::nullopt;
 };
+
+// Whether the plan rents spot pods (chosen over on-demand with its priced risk).
+inline bool plan_rents_spot(const Plan& p) { return p.spot && p.spot->chosen; }
 
 inline constexpr size_t kMaxFleetFallbacks = 6;
 
@@ -122,6 +129,9 @@ struct PlanInput {
   // The spec's image and its size (app/image_size_lookup.h): a cloud pod's cold start adds its
   // pull, and the plan's notes say the size and where it came from. Default: no pull term.
   ImagePull image;
+  // Earlier jobs' spot pod-hours and preemptions per provider (plan/spot_risk.h): the
+  // interruption prior is updated with them. Empty: the prior alone.
+  std::vector<SpotSample> spot_history;
   // The model's prior efficiencies; unset: default_calibration().
   std::optional<Calibration> calibration;
   // The pipeline's recorded runs, newest first (Store::calibration_samples(spec.name,
@@ -135,6 +145,9 @@ struct PlanInput {
 // estimate already exceeds budget.max_usd, and with kNoCapacity (naming every rejection) when no
 // offer satisfies the spec.
 Result<Plan> make_plan(const PipelineSpec& spec, const PlanInput& input);
+// make_plan at the prices the spec asks for (spot where asked and offered), with no spot
+// decision: make_plan (plan/spot_risk.cpp) calls it once per pricing and compares.
+Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& input);
 
 // Why `c`, one of plan.candidates, was not chosen, in the model's terms (cost ratio, time, bound,
 // how much of the card the work uses), after its rejection reason if it has one; "" for the

@@ -63,6 +63,15 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
     f.prepare_download_bytes = plan.prepare->download_bytes;
   }
   f.image_bytes = plan.image_bytes;
+  if (plan.spot) {
+    f.spot = plan.spot->chosen;
+    f.on_demand_usd_per_hour = plan.gpu.usd_per_hour;
+    f.spot_why = plan.spot->why;
+  }
+  if (plan_rents_spot(plan)) {  // the price the plan rents at (plan/spot_risk.h)
+    f.gpu_usd_per_hour = plan.spot->spot_usd_per_hour;
+    f.price_source += ", spot";
+  }
   return f;
 }
 
@@ -85,6 +94,11 @@ std::string report_facts_to_json(const ReportFacts& f) {
   put(j, "max_runtime_s", f.max_runtime_s);
   for (const auto& [provider, rule] : f.billing_by_provider)
     j["billing_by_provider"][provider] = {{"increment_s", rule.first}, {"minimum_s", rule.second}};
+  if (f.on_demand_usd_per_hour > 0 || !f.spot_why.empty()) {
+    j["spot"] = f.spot;
+    j["on_demand_usd_per_hour"] = f.on_demand_usd_per_hour;
+    j["spot_why"] = f.spot_why;
+  }
   if (f.workers > 1) {
     j["workers"] = f.workers;
     j["split_items"] = f.split_items;
@@ -119,6 +133,9 @@ ReportFacts report_facts_from_json(const std::string& text) {
   f.replicas = static_cast<int>(j.number_or("replicas", 1.0));
   f.layout = j.string_or("layout", "");
   f.gpu_usd_per_hour = j.number_or("gpu_usd_per_hour", 0.0);
+  f.spot = j.bool_or("spot", false);
+  f.on_demand_usd_per_hour = j.number_or("on_demand_usd_per_hour", 0.0);
+  f.spot_why = j.string_or("spot_why", "");
   f.price_source = j.string_or("price_source", "");
   f.billing_increment_s = j.number_or("billing_increment_s", 0.0);
   f.billing_minimum_s = j.number_or("billing_minimum_s", 0.0);

@@ -59,6 +59,12 @@ struct ReportFacts {
   // The image's compressed size the plan priced a pull of (Plan::image_bytes); 0: unknown. The
   // job's boot sample drops that pull (plan/boot_history.h).
   double image_bytes = 0;
+  // A spec that asked for spot pods (plan/spot_risk.h): whether the plan rented spot, the planned
+  // offer's on-demand $/h (what a spot pod's saving is told against) and the plan's one line on
+  // the choice; 0 and "" otherwise.
+  bool spot = false;
+  double on_demand_usd_per_hour = 0;
+  std::string spot_why;
 };
 
 ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan);

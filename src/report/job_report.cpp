@@ -1,11 +1,15 @@
 #include "report/job_report.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string_view>
+#include <utility>
 
 #include "json/json_value.h"
 #include "plan/billing.h"
 #include "plan/handoff.h"
+#include "plan/spot_risk.h"
 #include "plan/worker_shards.h"
 #include "report/recommendations.h"
 #include "util/limit_stop.h"
@@ -181,6 +185,39 @@ void read_workers(JobReport& r) {
     if (w.billed_s > 0) w.utilization = w.run_s / w.billed_s;
 }
 
+// Spot pods and preemptions, from the pods' price source and the phase rows' markers
+// (plan/spot_risk.h: the runner writes them, the report reads rows).
+void read_spot(JobReport& r) {
+  // Per worker, its last takeover's view: what every earlier pod finished, what it was given.
+  std::map<int, std::pair<long, long>> last;
+  for (const PhaseRecord& p : r.phases) {
+    const int w = worker_of_detail(p.detail);
+    const std::string who = w >= 0 ? "w" + std::to_string(w) + ": " : "";
+    if (const size_t at = p.detail.find(kPreemptionMarker); at != std::string::npos)
+      r.preemptions.push_back(who +
+                              p.detail.substr(at + std::string_view(kPreemptionMarker).size()));
+    if (const size_t at = p.detail.find(kResumeMarker); at != std::string::npos) {
+      long kept = 0, rerun = 0;
+      const std::string rest = p.detail.substr(at + std::string_view(kResumeMarker).size());
+      if (std::sscanf(rest.c_str(), "%ld items kept, %ld run again", &kept, &rerun) == 2)
+        last[w] = {kept, rerun};
+    }
+  }
+  for (const auto& [w, n] : last) {
+    r.items_kept += n.first;
+    r.items_rerun += n.second;
+  }
+  const std::string_view mark = kSpotPriceMark;
+  for (const PodCost& c : r.pods) {
+    const std::string& src = c.pod.price_source;
+    if (c.pod.role != "gpu" || src.size() < mark.size() ||
+        src.compare(src.size() - mark.size(), mark.size(), mark) != 0)
+      continue;
+    const double gap = r.facts.on_demand_usd_per_hour - c.pod.usd_per_hour;
+    r.spot_saved_usd = r.spot_saved_usd.value_or(0) + std::max(0.0, gap) * c.billed_s / 3600.0;
+  }
+}
+
 void compare(JobReport& r) {
   if (r.gpu_billed_s > 0) r.utilization = r.compute_s / r.gpu_billed_s;
   for (const TransferRecord& t : r.transfers)
@@ -258,6 +295,7 @@ JobReport assemble_job_report(const JobRecord& job, std::vector<PhaseRecord> pha
   price_pods(r, std::move(pods));
   read_phases(r);
   read_workers(r);
+  read_spot(r);
   const int64_t end = r.job.finished_ms ? r.job.finished_ms : r.as_of_ms;
   r.wall_s = (end - r.job.created_ms) / 1000.0;
   compare(r);
@@ -277,6 +315,30 @@ Result<JobReport> build_job_report(Store& store, const std::string& job_id, Time
   if (!transfers.ok()) return transfers.error();
   return assemble_job_report(*job, std::move(phases).value(), std::move(pods).value(),
                              std::move(transfers).value(), as_of);
+}
+
+}  // namespace burst
+
+namespace burst {
+
+std::vector<std::string> spot_lines(const JobReport& r) {
+  std::vector<std::string> out;
+  if (r.facts.spot_why.empty() && !r.spot_saved_usd && r.preemptions.empty()) return out;
+  if (!r.facts.spot_why.empty()) out.push_back("plan: " + r.facts.spot_why);
+  out.push_back(std::to_string(r.preemptions.size()) +
+                (r.preemptions.size() == 1 ? " preemption" : " preemptions"));
+  for (const std::string& p : r.preemptions) out.push_back("preempted: " + p);
+  if (!r.preemptions.empty())
+    out.push_back("items: " + std::to_string(r.items_kept) +
+                  " finished on preempted pods were kept (their done records), " +
+                  std::to_string(r.items_rerun) + " run by the pods that finished the work");
+  if (r.spot_saved_usd) {
+    char b[160];
+    std::snprintf(b, sizeof b, "spot saved $%.4f against on-demand at $%.2f/h", *r.spot_saved_usd,
+                  r.facts.on_demand_usd_per_hour);
+    out.push_back(b);
+  }
+  return out;
 }
 
 }  // namespace burst

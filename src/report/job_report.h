@@ -113,8 +113,22 @@ struct JobReport {
   double prepare_usd = 0;
   std::vector<Recommendation> recommendations;
   std::vector<WorkerRow> workers;  // empty for a job of one GPU pod
+  // Spot pods (plan/spot_risk.h; docs/reports.md, "Spot"): each preemption as its phase row
+  // recorded it ("w<i>: pod <id> (<the provider's words>); its unfinished items go to a new
+  // <spot|on-demand> pod"), each worker's items as its last pod found them ("kept": finished on
+  // preempted pods, by their done records; "rerun": given to that pod, the unfinished ones and
+  // any in progress when the pod was taken back), summed, and what the spot pods saved against
+  // the planned offer's on-demand price (their billed time x the difference); unset when the job
+  // rented no spot pod.
+  std::vector<std::string> preemptions;
+  long items_kept = 0;
+  long items_rerun = 0;
+  std::optional<double> spot_saved_usd;
   int64_t as_of_ms = 0;
 };
+
+// The spot section's lines ("spot: ..."), empty for a job that asked for no spot pod.
+std::vector<std::string> spot_lines(const JobReport& r);
 
 Result<JobReport> build_job_report(Store& store, const std::string& job_id, TimePoint as_of);
 

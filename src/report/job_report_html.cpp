@@ -92,6 +92,12 @@ std::string report_html(const JobReport& r) {
     o << "<li><b>" << html(rec.id) << "</b>: " << html(rec.text) << "</li>";
   o << "</ul>";
 
+  if (const auto lines = spot_lines(r); !lines.empty()) {
+    o << "<h2>Spot</h2><ul>";
+    for (const auto& l : lines) o << "<li>" << html(l) << "</li>";
+    o << "</ul>";
+  }
+
   o << "<h2>Cost</h2><table><tr><th>pod</th><th>type</th><th>$/hour (source)</th>"
        "<th>billed</th><th>cost</th><th>deleted</th></tr>";
   for (const auto& c : r.pods)

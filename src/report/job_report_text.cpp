@@ -220,6 +220,17 @@ std::string report_json(const JobReport& r) {
                         {"estimated_usd", r.estimate.usd}, {"actual_wall_s", r.wall_s},
                         {"actual_usd", r.total_usd},       {"utilization", opt(r.utilization)}};
   }
+  if (const auto lines = spot_lines(r); !lines.empty()) {
+    json pre = json::array();
+    for (const auto& p : r.preemptions) pre.push_back(p);
+    j["spot"] = {{"rented", r.facts.spot},
+                 {"plan", r.facts.spot_why},
+                 {"preemptions", pre},
+                 {"items_kept", r.items_kept},
+                 {"items_rerun", r.items_rerun},
+                 {"on_demand_usd_per_hour", r.facts.on_demand_usd_per_hour},
+                 {"saved_usd", opt(r.spot_saved_usd)}};
+  }
   j["estimate"] = estimate_of(r);
   j["actual"] = {{"usd", r.total_usd},
                  {"gpu_usd", r.gpu_usd},
@@ -343,6 +354,11 @@ std::string report_markdown(const JobReport& r) {
   if (r.stopped_by)
     o << "Stopped by " << r.stopped_by->limit << " (" << fixed(r.stopped_by->seconds, 0)
       << " s) in phase " << (r.stopped_by->phase.empty() ? "?" : r.stopped_by->phase) << ".\n\n";
+  if (const auto lines = spot_lines(r); !lines.empty()) {
+    o << "## Spot\n\n";
+    for (const auto& l : lines) o << "- " << md(l) << "\n";
+    o << "\n";
+  }
   o << "## Recommendations\n\n";
   // "ran as planned" only where it did: succeeded, every estimate within kRecommendEstimateOffPct.
   if (r.recommendations.empty())
@@ -387,6 +403,7 @@ std::string report_summary(const JobReport& r) {
       << (w.utilization ? fixed(*w.utilization * 100, 0) + "%" : "-") << "), " << money(w.usd)
       << ", " << w.outcome << "\n";
   }
+  for (const auto& l : spot_lines(r)) o << "  spot: " << l << "\n";
   for (const auto& rec : r.recommendations) o << "  next time: " << rec.text << "\n";
   return o.str();
 }

@@ -69,7 +69,8 @@ std::string key_env(const std::string& provider) {
 // each copying its shard of code/items.txt into an artefact, so what came home shows every item.
 constexpr int kWideItems = 300;
 
-std::string spec_text(const std::string& provider, const std::string& point, bool wide) {
+std::string spec_text(const std::string& provider, const std::string& point, bool wide,
+                      bool spot = false) {
   // The wide job's GPU, price cap and deadline are those for which each provider's offers plan
   // exactly 3 workers (2 would miss the deadline; Lambda's cold start is longer).
   const std::string gpus = !wide                  ? "RTX_4090, RTX_5090, L4, A10G, A10"
@@ -77,13 +78,20 @@ std::string spec_text(const std::string& provider, const std::string& point, boo
                                                   : "RTX_4090";
   std::string s = "version: 1\nname: chaos\nresources:\n  providers: [" + provider +
                   "]\n  gpus: [" + gpus + "]\n  max_usd_per_hour: " + (wide ? "4.00" : "1.50") +
-                  "\n" + (wide ? "  max_workers: 3\n" : "") +
+                  "\n" +
+                  // Spot: exactly 3 workers and no deadline, so the plan's 25% deadline margin
+                  // (plan/spot_risk.h) cannot turn it to on-demand.
+                  (spot   ? "  workers: 3\n  spot: true\n"
+                   : wide ? "  max_workers: 3\n"
+                          : "") +
                   "volume: {name: chaos-vol, size_gb: 10, mount: /workspace}\n"
                   "image: python:3.11-slim\ncode: {dir: code}\n";
   if (wide)
     s += "workload:\n  kind: custom\n  items: " + std::to_string(kWideItems) +
          "\n  items_file: items.txt\n  reference: {gpu: " + (provider == "local" ? "local" : gpus) +
-         ", runtime: 1500s}\nbudget: {deadline: " + (provider == "lambda" ? "12m" : "10m") + "}\n";
+         ", runtime: 1500s}\n" +
+         (spot ? ""
+               : "budget: {deadline: " + std::string(provider == "lambda" ? "12m" : "10m") + "}\n");
   if (point == "mid-setup") s += "setup: |\n  echo setup-start\n  sleep 0.2\n  echo setup-done\n";
   s += "run: |\n  mkdir -p \"$BURST_VOLUME/cache\" && echo weights-v1 > "
        "\"$BURST_VOLUME/cache/weights.txt\"\n"
@@ -260,6 +268,7 @@ bool hit_worker1(const BurstHome& home, fakecloud::FakeCloud* cloud, const std::
   const WorkerPod pod = worker1_pod(home, cloud, provider);
   if (pod.local_id.empty() && pod.provider_id.empty()) return false;
   if (fault == "worker-cut") return cut_ssh(home, pod.local_id) > 0;
+  if (fault == "spot-preempted") return cloud && cloud->state().preempt(provider, pod.provider_id);
   if (cloud) return cloud->state().delete_pod(provider, pod.provider_id);
   int n = 0;
   for (int pid : local_pod_processes(pod.local_id)) n += kill(pid, SIGKILL) == 0;
@@ -406,7 +415,8 @@ TEST_P(Chaos, Recovers) {
 
   BurstHome home;
   const bool wide = is_worker_fault(c.fault);
-  const std::string spec = home.write("chaos.yaml", spec_text(c.provider, c.point, wide));
+  const std::string spec =
+      home.write("chaos.yaml", spec_text(c.provider, c.point, wide, c.fault == "spot-preempted"));
   for (const char* f : {"a.txt", "b.txt", "c.txt", "d.txt"})
     home.write(std::string("code/") + f, std::string(f) + " " + std::string(2000, 'x') + "\n");
   if (wide) {
@@ -608,8 +618,13 @@ TEST_P(Chaos, Recovers) {
     // One worker lost is what the retry is for: the job succeeds on its own, every item home
     // exactly once, and it left no pod for the recovery.
     EXPECT_EQ(rec.r.job_state, "succeeded") << job.dump();
-    EXPECT_NE(text.find("[w1] failed ("), std::string::npos) << text;
-    EXPECT_NE(text.find("its shard runs again on a new pod"), std::string::npos) << text;
+    if (c.fault == "spot-preempted") {  // a preemption, not a crash (job/worker_fleet.h)
+      EXPECT_NE(text.find("[w1] preempted (pod "), std::string::npos) << text;
+      EXPECT_NE(text.find("its unfinished items run on a new spot pod"), std::string::npos) << text;
+    } else {
+      EXPECT_NE(text.find("[w1] failed ("), std::string::npos) << text;
+      EXPECT_NE(text.find("its shard runs again on a new pod"), std::string::npos) << text;
+    }
     EXPECT_EQ(rec.r.left_for_reap, 0) << "burst run itself deletes every pod";
     std::map<std::string, int> seen;
     for (const auto& f : files_under(home.work() + "/got"))
@@ -619,7 +634,7 @@ TEST_P(Chaos, Recovers) {
       }
     EXPECT_EQ(seen.size(), static_cast<size_t>(kWideItems));
     for (const auto& [item, n] : seen) EXPECT_EQ(n, 1) << item;
-    rec.r.note += " (w1 retried)";
+    rec.r.note += c.fault == "spot-preempted" ? " (w1 preempted, replaced)" : " (w1 retried)";
   }
   // A killed `burst run` is failed by reap. A restarted burstd takes its job over
   // (docs/daemon.md, "Takeover"): it reattaches to a run still going on its pod, or to a pull,

@@ -20,9 +20,9 @@ const std::vector<std::string>& points() {
 }
 
 const std::vector<std::string>& faults() {
-  static const std::vector<std::string> v = {"kill-run",    "kill-burstd", "ssh-cut",
-                                             "api-500",     "api-timeout", "pod-silent",
-                                             "pod-hostile", "worker-lost", "worker-cut"};
+  static const std::vector<std::string> v = {
+      "kill-run",   "kill-burstd", "ssh-cut",     "api-500",    "api-timeout",
+      "pod-silent", "pod-hostile", "worker-lost", "worker-cut", "spot-preempted"};
   return v;
 }
 
@@ -36,6 +36,8 @@ std::string handoff_of(const std::string& provider) {
 
 std::string na_reason(const std::string& provider, const std::string& fault,
                       const std::string& point) {
+  if (fault == "spot-preempted" && provider != "vast")
+    return "no spot pods on " + provider + " (docs/providers.md, \"Spot pods\")";
   if (is_worker_fault(fault)) {
     if (point == "after-delete") return "the worker's pod is already deleted: nothing to lose";
     if (point == "mid-upload") return "the upload is the job's, after every worker: no worker runs";
@@ -75,7 +77,8 @@ bool in_ci_subset(const std::string& provider, const std::string& fault, const s
   // The 3-worker cells each run a whole wide job and a retry: one in CI (a pod lost mid-run on an
   // emulated cloud), the other 39 are chaos-full.
   if (is_worker_fault(fault))
-    return fault == "worker-lost" && point == "mid-run" && provider == "runpod";
+    return point == "mid-run" && ((fault == "worker-lost" && provider == "runpod") ||
+                                  (fault == "spot-preempted" && provider == "vast"));
   if ((fault == "kill-run" || fault == "kill-burstd") &&
       (point == "after-create" || point == "wait-ssh"))
     return true;
@@ -93,7 +96,7 @@ bool is_pod_fault(const std::string& fault) {
 }
 
 bool is_worker_fault(const std::string& fault) {
-  return fault == "worker-lost" || fault == "worker-cut";
+  return fault == "worker-lost" || fault == "worker-cut" || fault == "spot-preempted";
 }
 
 std::string cell_id(const std::string& provider, const std::string& fault,

@@ -272,5 +272,100 @@ TEST(Planner, NoUploadNoCpuPod) {
   EXPECT_DOUBLE_EQ(plan->estimate.upload_s, 0);
 }
 
+// resources.spot is priced with its risk (plan/spot_risk.h; docs/cost-model.md, "Spot pods").
+TEST(Planner, SpotIsPricedWithItsInterruptionPriorAgainstOnDemand) {
+  PipelineSpec spec = spec_with_reference(3510);  // about an hour with the cold start
+  spec.resources.spot = true;
+  spec.workload.items = 100;
+  Offer o = planner_offer("vast", "A100", 4.0, 80);
+  o.spot_usd_per_hour = 1.0;
+  PlanInput in;
+  in.providers = {"vast"};
+  in.gpu_offers = {o};
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_TRUE(plan->spot.has_value());
+  const SpotRisk& r = *plan->spot;
+  EXPECT_TRUE(r.offered);
+  EXPECT_TRUE(r.chosen) << r.why;
+  EXPECT_DOUBLE_EQ(r.rate_per_hour, 0.25);
+  EXPECT_NEAR(r.on_demand_usd, 4.0 * plan->estimate.billed_s / 3600, 1e-9);
+  EXPECT_NEAR(r.spot_usd, plan->estimate.usd, 1e-9);
+  // About one pod-hour at 0.25/h: restarts = rate x billed hours, each a cold start plus half an
+  // item (17.55 s of the run: finished items are kept).
+  EXPECT_NEAR(r.restarts, 0.25 * plan->estimate.billed_s / 3600, 1e-9);
+  EXPECT_NEAR(r.restart_s, plan->estimate.cold_start_s + 3510.0 / 100 / 2, 1e-6);
+  EXPECT_NEAR(r.expected_usd, r.spot_usd + r.restarts * r.restart_s / 3600.0, 1e-9);
+  EXPECT_NEAR(r.expected_s, plan->estimate.total_s + r.restarts * r.restart_s, 1e-6);
+  EXPECT_LT(r.expected_usd, r.on_demand_usd);
+  EXPECT_TRUE(plan_rents_spot(*plan));
+
+  // A deadline the expected time plus the 25% margin misses: on-demand, and the plan says why.
+  spec.budget.deadline_seconds = r.expected_s * 1.2;
+  auto tight = make_plan(spec, in);
+  ASSERT_TRUE(tight.ok()) << tight.error().message;
+  ASSERT_TRUE(tight->spot.has_value());
+  EXPECT_FALSE(tight->spot->chosen);
+  EXPECT_FALSE(plan_rents_spot(*tight));
+  EXPECT_NE(tight->spot->why.find("25% margin misses budget.deadline"), std::string::npos)
+      << tight->spot->why;
+  EXPECT_NEAR(tight->estimate.usd, r.on_demand_usd, 1e-9);
+}
+
+TEST(Planner, TheStoresSpotHistoryUpdatesThePrior) {
+  PipelineSpec spec = spec_with_reference(3510);
+  spec.resources.spot = true;
+  Offer o = planner_offer("vast", "A100", 4.0, 80);
+  o.spot_usd_per_hour = 1.0;
+  PlanInput in;
+  in.providers = {"vast"};
+  in.gpu_offers = {o};
+  // 6 preemptions in 8 spot pod-hours on vast (and some on another provider, not counted): the
+  // prior's 0.25/h counts as 4 pod-hours, so (0.25 x 4 + 6) / (4 + 8) = 0.5833/h.
+  in.spot_history = {{"vast", 5, 4}, {"vast", 3, 2}, {"runpod", 100, 90}};
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_TRUE(plan->spot.has_value());
+  EXPECT_NEAR(plan->spot->rate_per_hour, 7.0 / 12.0, 1e-12);
+  EXPECT_EQ(plan->spot->prior_source.rfind(
+                "updated with this store's 6 preemptions in 8.00 spot pod-hours; assumed 0.25", 0),
+            0u)
+      << plan->spot->prior_source;
+  EXPECT_NEAR(plan->spot->restarts, 7.0 / 12.0 * plan->estimate.billed_s / 3600, 1e-9);
+}
+
+TEST(Planner, SpotNotCheaperInExpectationStaysOnDemand) {
+  PipelineSpec spec = spec_with_reference(3510);
+  spec.resources.spot = true;
+  Offer o = planner_offer("vast", "A100", 1.0, 80);
+  o.spot_usd_per_hour = 0.999;  // the risk (half the run lost per restart) costs more
+  PlanInput in;
+  in.providers = {"vast"};
+  in.gpu_offers = {o};
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_TRUE(plan->spot.has_value());
+  EXPECT_FALSE(plan->spot->chosen);
+  EXPECT_NE(plan->spot->why.find("is not below"), std::string::npos) << plan->spot->why;
+}
+
+TEST(Planner, ASpotPriceTheDriverCannotRentIsNoSpotOffer) {
+  // An offline table may price RunPod spot, but its REST v2 API rents no interruptible pod.
+  PipelineSpec spec = spec_with_reference(60);
+  spec.resources.spot = true;
+  Offer o = planner_offer("runpod", "A100", 2.0, 80);
+  o.spot_usd_per_hour = 1.0;
+  PlanInput in;
+  in.providers = {"runpod"};
+  in.gpu_offers = {o};
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_TRUE(plan->spot.has_value());
+  EXPECT_FALSE(plan->spot->offered);
+  EXPECT_FALSE(plan_rents_spot(*plan));
+  EXPECT_NE(plan->spot->why.find("early 2027"), std::string::npos) << plan->spot->why;
+  EXPECT_NEAR(plan->estimate.usd, 2.0 * plan->estimate.billed_s / 3600, 1e-9);
+}
+
 }  // namespace
 }  // namespace burst

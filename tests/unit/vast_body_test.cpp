@@ -272,5 +272,50 @@ TEST(VastJson, ErrorsKeepVastsWordsAndCapacityIsNoSuchAsk) {
       "auth_error: Invalid user key");
 }
 
+// Interruptible instances (REFERENCE §4.2 type "bid", §4.3 price; docs/providers.md "Spot pods").
+TEST(VastBody, ASpotCreateBidsTheMinimumBidTimesTheMarginAndSearchesBids) {
+  json b = json::parse(vast_create_instance_body(gpu_request(), 31415926, 40, 0.396));
+  EXPECT_DOUBLE_EQ(b["price"].get<double>(), 0.396);  // $/h per machine, 0.001 .. 128
+  EXPECT_FALSE(json::parse(vast_create_instance_body(gpu_request(), 0, 40)).contains("price"));
+  EXPECT_EQ(json::parse(vast_search_offers_body({"RTX 4090"}, 1, 0, 40, 64, {}, true))["type"],
+            "bid");
+  EXPECT_EQ(json::parse(vast_search_offers_body({"RTX 4090"}, 1, 0, 40, 64))["type"], "ondemand");
+
+  auto r = vast::parse_offers(R"({"offers":[
+      {"id":1,"gpu_name":"RTX 4090","num_gpus":1,"dph_base":0.62,"dph_total":0.64,"min_bid":0.36},
+      {"id":2,"gpu_name":"RTX 4090","num_gpus":1,"dph_base":0.40,"dph_total":0.42,"min_bid":0.39},
+      {"id":3,"gpu_name":"RTX 4090","num_gpus":1,"dph_total":0.5}]})");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_DOUBLE_EQ(vast::kVastBidMargin, 1.10);
+  EXPECT_NEAR(vast::bid_for((*r)[0]), 0.396, 1e-12);  // min_bid x 1.10
+  EXPECT_NEAR(vast::bid_for((*r)[1]), 0.40, 1e-12);   // never above the on-demand GPU price
+  EXPECT_EQ(vast::bid_for((*r)[2]), 0);               // the host takes no bids
+  const Offer spot = vast::to_offer((*r)[0]);
+  ASSERT_TRUE(spot.spot_usd_per_hour.has_value());
+  EXPECT_NEAR(*spot.spot_usd_per_hour, 0.396 + 0.02, 1e-12);  // the bid plus the storage part
+  EXPECT_DOUBLE_EQ(spot.usd_per_hour, 0.64);
+  EXPECT_FALSE(vast::to_offer((*r)[2]).spot_usd_per_hour.has_value());
+}
+
+TEST(VastJson, AnOutbidInstanceIsPreemptedAndAStoppedStartIsNot) {
+  // dstack reads cur_state == intended_status == next_state == "stopped" as interrupted
+  // (REFERENCE §4.4.1).
+  auto outbid = vast::parse_instance(json::parse(R"({"id":7,"label":"burst-j-gpu0",
+      "actual_status":"stopped","cur_state":"stopped","intended_status":"stopped",
+      "next_state":"stopped","status_msg":"stopped: outbid","is_bid":true})"));
+  ASSERT_TRUE(outbid.ok()) << outbid.error().message;
+  EXPECT_TRUE(outbid->preempted);
+  EXPECT_EQ(outbid->state, PodState::kStopping);
+  EXPECT_EQ(outbid->status_note, "stopped: outbid");
+  auto exited = vast::parse_instance(json::parse(R"({"id":8,"actual_status":"exited",
+      "cur_state":"running","intended_status":"running","next_state":"running"})"));
+  ASSERT_TRUE(exited.ok());
+  EXPECT_FALSE(exited->preempted) << "a container that exited is a crash, not a preemption";
+  auto running = vast::parse_instance(json::parse(R"({"id":9,"actual_status":"running",
+      "cur_state":"running","intended_status":"running","next_state":"running"})"));
+  ASSERT_TRUE(running.ok());
+  EXPECT_FALSE(running->preempted);
+}
+
 }  // namespace
 }  // namespace burst

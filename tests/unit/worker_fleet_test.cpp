@@ -25,6 +25,7 @@
 #include "fakes/temp_dir.h"
 #include "job/job_runner.h"
 #include "job/pod_lifecycle.h"
+#include "job/spot_items.h"
 #include "job/volume_binding.h"
 #include "plan/worker_shards.h"
 #include "report/job_facts.h"
@@ -274,6 +275,23 @@ TEST(WorkerShards, ContiguousShardsHoldEveryItemOnceAndDifferByAtMostOne) {
   EXPECT_EQ(worker_of_role("gpu"), std::nullopt);
   EXPECT_EQ(worker_of_role("cpu"), std::nullopt);
   EXPECT_EQ(worker_of_role("gpu2x"), std::nullopt);
+}
+
+// Spot recovery's done records (job/spot_items.h): a pod taking over a preempted one is given
+// only the items not recorded finished, in order; a record cut mid-line is not one.
+TEST(SpotItems, ThePodThatTakesOverGetsOnlyTheItemsNotRecordedDone) {
+  const std::vector<std::string> shard = {"a", "b", "c", "b", "d"};
+  long kept = -1;
+  EXPECT_EQ(items_not_done(shard, "b\nzzz\na\r\nc", &kept),
+            (std::vector<std::string>{"c", "b", "d"}));
+  EXPECT_EQ(kept, 2) << "\"zzz\" names no item; the unterminated \"c\" may be half written";
+  EXPECT_EQ(items_not_done(shard, "b\nb\nb\n", &kept), (std::vector<std::string>{"a", "c", "d"}));
+  EXPECT_EQ(kept, 2) << "each record accounts for one occurrence";
+  EXPECT_EQ(items_not_done(shard, "", &kept), shard);
+  EXPECT_EQ(kept, 0);
+  EXPECT_EQ(done_file_path("/workspace", "/root/.burst-pod", "j1", 3),
+            "/workspace/.burst/done/j1-w3.txt");
+  EXPECT_EQ(done_file_path("", "/root/.burst-pod", "j1", 3), "/root/.burst-pod/done.txt");
 }
 
 TEST_F(WorkerFleetTest, FourWorkersProcessEveryItemOnceAndEveryPodIsDeleted) {
