@@ -267,14 +267,16 @@ class VastProvider : public Provider {
   }
 
   // A search is a read, so it may be retried (POST, but idempotent).
+  // `disk_gb`: the instance's disk (0: the driver's); priced as allocated_storage and asked of
+  // the machine's free disk_space, so a host that cannot hold it is never offered.
   Result<std::vector<vast::VastOffer>> search(const std::vector<std::string>& names, int count,
-                                              long machine, double image_cuda = 0,
-                                              bool bid = false) {
+                                              long machine, double image_cuda = 0, bool bid = false,
+                                              int disk_gb = 0) {
     VastOfferQuality q = o_.quality;
     q.min_cuda = std::max(q.min_cuda, image_cuda);
-    auto r =
-        call("POST", "/api/v0/bundles/",
-             vast_search_offers_body(names, count, machine, o_.disk_gb, o_.search_limit, q, bid));
+    const int disk = std::max(o_.disk_gb, disk_gb);
+    auto r = call("POST", "/api/v0/bundles/",
+                  vast_search_offers_body(names, count, machine, disk, o_.search_limit, q, bid));
     if (!r.ok()) {
       // searchOffers answers a bad key with 404 "Invalid user key" (spec; REFERENCE §4.1).
       Error e = r.error();
@@ -290,7 +292,7 @@ class VastProvider : public Provider {
   Result<vast::VastOffer> pick_offer(const PodRequest& req, const std::vector<std::string>& names,
                                      long machine, const std::set<long>& tried) {
     const double cuda = vast_image_cuda(req.image);
-    auto found = search(names, std::max(1, req.gpu_count), machine, cuda, req.spot);
+    auto found = search(names, std::max(1, req.gpu_count), machine, cuda, req.spot, req.disk_gb);
     if (!found.ok()) return with_context(found.error(), "search offers");
     const vast::VastOffer* best = nullptr;
     for (const auto& o : *found) {
@@ -432,6 +434,7 @@ std::string vast_search_offers_body(const std::vector<std::string>& gpu_names, i
             {"order", json::array({json::array({"dph_total", "asc"})})},
             {"type", bid ? "bid" : "ondemand"},
             {"allocated_storage", disk_gb},
+            {"disk_space", {{"gte", disk_gb}}},  // the machine's free disk holds the instance's
             {"limit", limit}};
   if (num_gpus > 0)
     b["num_gpus"] = {{"eq", num_gpus}};

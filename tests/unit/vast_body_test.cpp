@@ -86,7 +86,8 @@ TEST(VastBody, CreateWithoutVolumeLeavesVolumeInfoOut) {
 
 TEST(VastBody, SearchOffersIsPinned) {
   EXPECT_EQ(vast_search_offers_body({"RTX 4090"}, 2, 41201, 32, 5000),
-            R"({"allocated_storage":32,"direct_port_count":{"gte":1.0},"external":{"eq":false},)"
+            R"({"allocated_storage":32,"direct_port_count":{"gte":1.0},"disk_space":{"gte":32},)"
+            R"("external":{"eq":false},)"
             R"("gpu_name":{"in":["RTX 4090"]},"inet_down":{"gte":100.0},"limit":5000,)"
             R"("machine_id":{"eq":41201},"num_gpus":{"eq":2},"order":[["dph_total","asc"]],)"
             R"("reliability":{"gte":0.95},"rentable":{"eq":true},"rented":{"eq":false},)"

@@ -92,6 +92,28 @@ TEST_F(VastOfferQualityDriver, ThePoorCheapHostIsNeverOfferedNorRented) {
   ASSERT_TRUE(verify_delete(&rec).ok());
 }
 
+// resources.disk_gb asks the search for machines with that much free disk (disk_space): the
+// emulator's hosts have 500 GB, so 600 GB finds none and nothing is created; 400 GB is rented
+// with that disk.
+TEST_F(VastOfferQualityDriver, AMachineWithoutRoomForThePodsDiskIsNeverRented) {
+  PodRecord rec = record();
+  PodRequest big = cuda_request("burst-j1-gpu");
+  big.disk_gb = 600;
+  auto none = create(big, &rec);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().code, ErrorCode::kNoCapacity) << none.error().message;
+  EXPECT_TRUE(cloud_.state().all_pods().empty());
+  PodRequest fits = cuda_request("burst-j1-gpu2");
+  fits.disk_gb = 400;
+  PodRecord fits_rec = record();
+  auto pod = create(fits, &fits_rec);
+  ASSERT_TRUE(pod.ok()) << pod.error().message;
+  ASSERT_EQ(cloud_.state().all_pods().size(), 1u);
+  EXPECT_EQ(cloud_.state().all_pods()[0].extra.value("disk", 0.0), 400.0)
+      << cloud_.state().all_pods()[0].extra.dump();
+  ASSERT_TRUE(verify_delete(&fits_rec).ok());
+}
+
 // What the filters prevent, as the emulator models it: without them the driver rents the cheap
 // host, whose driver cannot run the image's CUDA, and the container never starts.
 TEST_F(VastOfferQualityDriver, WithoutTheFloorsTheCheapHostsOldDriverFailsTheContainer) {
