@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;  // not Clock: burst::Clock in a unity batch
 
 // burst's peak RSS must stay under 256 MiB. A sanitizer build's burst carries shadow memory and
 // ASan's 256 MiB quarantine of freed blocks, so there the bound is 768 MiB: still far below what
@@ -386,13 +386,13 @@ void run_silence(const BurstHome& home, const HostilePod& pod, const Silence& s)
   }
   ASSERT_TRUE(pod.ran("silent")) << "the pod never went silent (" << s.name << ")\n"
                                  << p.out() << p.err();
-  const auto silent_at = Clock::now();
+  const auto silent_at = SteadyClock::now();
   if (s.signal) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     kill(p.pid(), s.signal);
   }
   const int rc = p.wait_bounded(s.deadline_s + kGraceS + (s.signal ? 1 : 0), kRssLimitKib);
-  const double took = std::chrono::duration<double>(Clock::now() - silent_at).count();
+  const double took = std::chrono::duration<double>(SteadyClock::now() - silent_at).count();
   const std::string all = p.out() + p.err();
   if (rc == -1) {
     ADD_FAILURE() << "burst still running " << took << " s after the pod went silent " << s.name
