@@ -26,8 +26,9 @@ std::pair<std::string, std::string> split_id(const std::string& id) {
 
 class SshProvider : public Provider {
  public:
-  SshProvider(SshProviderOptions o, std::unique_ptr<RemoteConnector> connector, Clock& clock)
-      : o_(std::move(o)), connector_(std::move(connector)), clock_(clock) {}
+  // The clock is the drivers' common parameter; this one waits only inside its SSH connector.
+  SshProvider(SshProviderOptions o, std::unique_ptr<RemoteConnector> connector, Clock&)
+      : o_(std::move(o)), connector_(std::move(connector)) {}
 
   std::string name() const override { return "ssh"; }
 
@@ -319,7 +320,6 @@ class SshProvider : public Provider {
 
   SshProviderOptions o_;
   std::unique_ptr<RemoteConnector> connector_;
-  Clock& clock_;
   std::mutex mu_;
   std::map<std::string, std::string> pinned_;  // host name -> host key seen first
 };
