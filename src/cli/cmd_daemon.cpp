@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "cli/job_json.h"
 #include "cli/table.h"
-#include "daemon/daemon_client.h"
+#include "client/daemon_client.h"
 
 namespace burst {
 namespace {

@@ -1,5 +1,5 @@
 // `burst dashboard`: burstd's dashboard in a browser without a TCP listener on burstd. Opens a
-// port on 127.0.0.1 that forwards to burstd's Unix socket (daemon/dashboard_proxy.h) and prints a
+// port on 127.0.0.1 that forwards to burstd's Unix socket (client/dashboard_proxy.h) and prints a
 // link with a one-time token; runs until Ctrl-C or SIGTERM.
 #include <signal.h>
 
@@ -7,8 +7,8 @@
 
 #include "cli/cli_common.h"
 #include "cli/commands.h"
-#include "daemon/daemon_client.h"
-#include "daemon/dashboard_proxy.h"
+#include "client/daemon_client.h"
+#include "client/dashboard_proxy.h"
 
 namespace burst {
 

@@ -15,7 +15,7 @@
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/job_json.h"
-#include "daemon/daemon_client.h"
+#include "client/daemon_client.h"
 
 namespace burst {
 namespace {

@@ -1,5 +1,5 @@
-// The catalog's files and lookups: the config dir's override of a built-in file, and a GPU by
-// name. The YAML reader is src/config/catalog_reader.cpp.
+// The catalog's files and lookups: the config dir's override of a built-in file. The YAML reader
+// is src/config/catalog_reader.cpp; a GPU by name is src/util/gpu_lookup.cpp.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -33,13 +33,6 @@ std::optional<std::string> read_catalog_override(const std::string& config_dir,
     return std::nullopt;
   }
   return text.str();
-}
-
-const GpuSpec* find_gpu(const std::vector<GpuSpec>& catalog, const std::string& name) {
-  for (const GpuSpec& gpu : catalog) {
-    if (gpu.name == name) return &gpu;
-  }
-  return nullptr;
 }
 
 }  // namespace burst

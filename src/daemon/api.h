@@ -43,7 +43,7 @@ struct ApiRequest {
   // False for requests over TCP (unless api.tcp_allow_local_provider): a job submitted then may
   // not use the built-in `local` provider, whose `run:` executes here as burstd's user.
   bool local_provider_allowed = true;
-  // The dashboard session's path prefix ("/s/<hex>", daemon/dashboard_session.h) the request came
+  // The dashboard session's path prefix ("/s/<hex>", client/dashboard_session.h) the request came
   // under, so the dashboard's links and redirects stay in it; "" for none.
   std::string dashboard_base = "";
 };

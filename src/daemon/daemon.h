@@ -14,7 +14,7 @@
 #include "burst/clock.h"
 #include "burst/store.h"
 #include "daemon/api.h"
-#include "daemon/daemon_config.h"
+#include "client/daemon_config.h"
 #include "daemon/job_launcher.h"
 #include "daemon/ledger.h"
 #include "daemon/reconciler.h"

@@ -12,7 +12,7 @@
 
 #include "daemon/dashboard_assets.h"
 #include "daemon/dashboard_html.h"
-#include "daemon/dashboard_session.h"
+#include "client/dashboard_session.h"
 #include "report/job_report.h"
 
 namespace burst::daemon {

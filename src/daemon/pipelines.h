@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/daemon_config.h"
+#include "client/daemon_config.h"
 #include "daemon/scheduler.h"
 
 namespace burst::daemon {

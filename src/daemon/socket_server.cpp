@@ -18,7 +18,7 @@
 #include <map>
 #include <mutex>
 
-#include "daemon/dashboard_session.h"
+#include "client/dashboard_session.h"
 #include "daemon/peer_count.h"
 
 namespace burst::daemon {
@@ -254,7 +254,7 @@ bool same_secret(const std::string& a, const std::string& b) {
 
 // The dashboard in a browser over TCP (docs/dashboard.md): a browser cannot send the bearer
 // header, so kLoginPath takes the token once in a form and opens a dashboard session
-// (daemon/dashboard_session.h): a random path prefix and a random cookie scoped to it, never the
+// (client/dashboard_session.h): a random path prefix and a random cookie scoped to it, never the
 // token, and never accepted as one. A session may see the dashboard's pages and /metrics and
 // post the (CSRF-protected) pod delete, with same-origin proof; never /v1.
 constexpr const char* kLoginPath = "/dashboard/login";

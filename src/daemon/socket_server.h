@@ -3,7 +3,7 @@
 // burstd. A TCP listener (start_tcp) exists only when burstd.yaml configures api.tcp, and then
 // every request must carry "Authorization: Bearer <token>" (compared in constant time; 401
 // otherwise), except that a browser may sign in at /dashboard/login (its Host an address, its
-// POST same-origin) and then use a dashboard session (daemon/dashboard_session.h: a random path
+// POST same-origin) and then use a dashboard session (client/dashboard_session.h: a random path
 // prefix and a random cookie scoped to it, never the token) for the dashboard's pages, /metrics and
 // the pod delete, never for /v1. The Unix socket needs no token.
 //

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/api.h"
-#include "daemon/daemon_client.h"
+#include "client/daemon_client.h"
 #include "daemon/socket_server.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_job_launcher.h"

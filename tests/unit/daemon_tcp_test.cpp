@@ -17,8 +17,8 @@
 
 #include "daemon/api.h"
 #include "daemon/daemon.h"
-#include "daemon/daemon_client.h"
-#include "daemon/daemon_config.h"
+#include "client/daemon_client.h"
+#include "client/daemon_config.h"
 #include "daemon/socket_server.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_job_launcher.h"

@@ -1,8 +1,8 @@
-// The dashboard's browser sessions (daemon/dashboard_session.h) as pure logic: a request is a
+// The dashboard's browser sessions (client/dashboard_session.h) as pure logic: a request is a
 // session's only with its path under the session's prefix and the session's cookie; a session
 // reaches the dashboard's own paths only (never /v1); a state-changing request needs an Origin
 // naming the very origin it was sent to.
-#include "daemon/dashboard_session.h"
+#include "client/dashboard_session.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "burst/config.h"
-#include "daemon/daemon_config.h"
+#include "client/daemon_config.h"
 #include "fakes/temp_dir.h"
 #include "registry.h"
 

@@ -2,7 +2,7 @@
 // the `burst` binary loads no HTTP server library (burst keeps its start-up lean); burstd's side
 // uses httplib (socket_server.cpp). One request per connection ("Connection: close"); the response
 // body is either Content-Length, chunked (a followed log) or read to EOF.
-#include "daemon/daemon_client.h"
+#include "client/daemon_client.h"
 
 #include <netdb.h>
 #include <sys/socket.h>
@@ -16,7 +16,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "daemon/daemon_config.h"
+#include "client/daemon_config.h"
 #include "registry.h"
 #include "util/socket_calls.h"
 

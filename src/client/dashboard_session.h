@@ -1,5 +1,5 @@
 // Browser sessions of burstd's dashboard (docs/dashboard.md; SECURITY.md, "Web pages and other
-// servers on this machine"), shared by `burst dashboard`'s proxy (daemon/dashboard_proxy.h) and
+// servers on this machine"), shared by `burst dashboard`'s proxy (client/dashboard_proxy.h) and
 // burstd's TCP listener (daemon/socket_server.h). No third-party header: `burst` links this file.
 //
 // Browsers send a host's cookies to every port of that host, so a cookie alone would reach any

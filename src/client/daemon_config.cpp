@@ -1,5 +1,5 @@
 // Reads burstd.yaml with the YAML field reader (src/yaml/yaml_fields.h), like config.yaml.
-#include "daemon/daemon_config.h"
+#include "client/daemon_config.h"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "daemon/dashboard_session.h"
+#include "client/dashboard_session.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

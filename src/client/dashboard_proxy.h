@@ -3,7 +3,7 @@
 // (burst loads none).
 //
 // Auth: start() makes a one-time token; url() carries it. The first request that brings it opens
-// a session (daemon/dashboard_session.h: a secret path prefix and a cookie scoped to it) and is
+// a session (client/dashboard_session.h: a secret path prefix and a cookie scoped to it) and is
 // redirected to <prefix>/dashboard; the token is spent. Every other request needs a Host header
 // naming this port on 127.0.0.1 or localhost (421 otherwise: a DNS-rebinding page cannot reach
 // it), its path under the session's prefix with the session's cookie (401 otherwise), and a path
@@ -22,7 +22,7 @@
 #include <thread>
 
 #include "burst/result.h"
-#include "daemon/dashboard_session.h"
+#include "client/dashboard_session.h"
 
 namespace burst::daemon {
 

@@ -1,4 +1,4 @@
-#include "daemon/dashboard_proxy.h"
+#include "client/dashboard_proxy.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -194,7 +194,7 @@ void DashboardProxy::serve(int fd) {
   // Browsers ask for it at the root of every origin: nothing (no session needed, nothing said).
   if (method == "GET" && path == "/favicon.ico") return proxy_answer(fd, "204 No Content", "", "");
 
-  // The one-time token: spent on first use, exchanged for a session (daemon/dashboard_session.h).
+  // The one-time token: spent on first use, exchanged for a session (client/dashboard_session.h).
   if (path == "/" && query.rfind("?token=", 0) == 0) {
     std::string token = query.substr(7);
     token = token.substr(0, token.find('&'));

@@ -1,3 +1,6 @@
+// connect_with_retry (burst/remote.h): retry policy over the RemoteConnector and Clock
+// interfaces alone, so it lives with the contracts, where its callers (the job engine, the tests)
+// may reach it; the libssh connector is src/remote.
 #include "burst/remote.h"
 
 namespace burst {
