@@ -7,10 +7,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/launch_job.h"
 #include "app/local_choice.h"
 #include "app/prepare_job.h"
-#include "app/run_job.h"
-#include "burst/ssh_keys.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 #include "cli/inline_spec.h"
@@ -18,7 +17,6 @@
 #include "cli/run_flags.h"
 #include "cli/spec_errors.h"
 #include "plan/plan_summary.h"
-#include "registry.h"
 #include "report/job_report.h"
 
 namespace burst {
@@ -165,18 +163,18 @@ int cmd_run(const RunArgs& args) {
   if (costs_money && !args.yes && !console->confirm("Start this job?"))
     return fail(kExitUsage, "not confirmed; nothing was created (pass --yes to skip the question)");
 
-  auto key = ensure_keypair(config->ssh_key);
-  if (!key.ok()) return fail(key.error(), ErrorOrigin::kConfig);
   auto store = open_store(*config);
   if (!store.ok()) return fail(store.error(), ErrorOrigin::kConfig);
-  auto connector = make_connector(plan->gpu.provider);
   install_signal_handlers();
 
   const std::string job_id = new_job_id(clock.now());
   auto interrupts = [] { return g_interrupts.load(); };
-  RunJobDeps deps{**store, clock, *connector, *console, *config, interrupts};
+  LaunchDeps deps{**store, clock, *console, *config, interrupts, "Ctrl-C or SIGTERM"};
   deps.faults = args.faults;
-  RunJobOutcome run = run_job(deps, *spec, std::move(*prepared), {job_id, *key});
+  // The same launch as burstd's (app/launch_job.h).
+  auto launched = launch_job(deps, *spec, std::move(*prepared), {job_id, ""});
+  if (!launched.ok()) return fail(launched.error(), ErrorOrigin::kConfig);
+  RunJobOutcome& run = *launched;
   // What failed after the job (the report, the webhook) is a warning, never the job's outcome.
   for (const auto& w : run.finished.warnings) std::cerr << "burst: warning: " << w << "\n";
   const JobResult& result = run.result;

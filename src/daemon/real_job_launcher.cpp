@@ -2,12 +2,9 @@
 
 #include <unistd.h>
 
+#include "app/launch_job.h"
 #include "app/local_choice.h"
 #include "app/prepare_job.h"
-#include "app/run_job.h"
-#include "burst/remote.h"
-#include "burst/ssh_keys.h"
-#include "registry.h"
 
 namespace burst::daemon {
 namespace {
@@ -108,22 +105,21 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
       held = reserve_estimate_(job_id, spec, prepared->plan.estimate.usd, &never);
     }
   }
-  auto key = ensure_keypair(config_.ssh_key);
-  if (!key) return refuse(job_id, spec, "ssh key: " + key.error().message);
-  auto connector = make_connector(prepared->plan.gpu.provider);
   DaemonConsole console(job_id, log_);
-  RunJobDeps deps{store_, clock_, *connector, console, config_, interrupts};
+  // Both count as the job's interrupts.
+  LaunchDeps deps{store_, clock_, console, config_, interrupts, "burst cancel or burstd drain"};
   if (caps_) deps.extra_caps = caps_(job_id);
   deps.faults = faults_;
-  deps.stop_source = "burst cancel or burstd drain";  // both count as the job's interrupts
-  RunJobRequest request{job_id, *key};
+  RunJobRequest request{job_id, ""};
   request.reattach = mode == Mode::kReattach;
   request.restart = mode == Mode::kRestart;
   if (resumed) request.reattach_why = why;
-  // The same run and finish as `burst run` (app/run_job.h): one report writer, one webhook.
-  RunJobOutcome run = run_job(deps, spec, std::move(*prepared), request);
-  for (const auto& w : run.finished.warnings) log_("job " + job_id + ": warning: " + w);
-  return run.result;
+  // The same launch, run and finish as `burst run` (app/launch_job.h): one report writer, one
+  // webhook.
+  auto launched = launch_job(deps, spec, std::move(*prepared), std::move(request));
+  if (!launched.ok()) return refuse(job_id, spec, launched.error().message);
+  for (const auto& w : launched->finished.warnings) log_("job " + job_id + ": warning: " + w);
+  return launched->result;
 }
 
 }  // namespace burst::daemon
