@@ -191,25 +191,26 @@ std::vector<SpotSample> spot_samples(Store& store) {
   return out;
 }
 
-Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config) {
+Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config,
+                               Store* given) {
   // Planning creates no SQLite file; a team's PostgreSQL store is always there.
   bool image_done = false;
-  if (!config.store_url.empty() || access(config.db_path.c_str(), F_OK) == 0) {
-    if (auto store = open_store(config.store_url, config.db_path); store.ok()) {
-      input->image = image_pull_of(spec, *input, config, store->get());
-      image_done = true;
-      input->warm_volumes = warm_volumes_of(**store, spec);
-      input->volume_homes = volume_homes_of(**store, spec);
-      input->boot_history = boot_samples(**store);
-      input->spot_history = spot_samples(**store);
-      input->load_history = load_samples(**store);
-      for (LoadSample& s : warm_read_samples(**store)) input->load_history.push_back(std::move(s));
-      // The planner fits each GPU type from these runs (plan/calibration.h).
-      if (auto runs =
-              (*store)->calibration_samples(spec.name, spec.workload.kind, kCalibrationHistory);
-          runs.ok())
-        input->calibration_history = std::move(*runs);
-    }
+  std::unique_ptr<Store> opened;
+  if (!given && (!config.store_url.empty() || access(config.db_path.c_str(), F_OK) == 0))
+    if (auto o = open_store(config.store_url, config.db_path); o.ok()) opened = std::move(*o);
+  if (Store* const store = given ? given : opened.get()) {
+    input->image = image_pull_of(spec, *input, config, store);
+    image_done = true;
+    input->warm_volumes = warm_volumes_of(*store, spec);
+    input->volume_homes = volume_homes_of(*store, spec);
+    input->boot_history = boot_samples(*store);
+    input->spot_history = spot_samples(*store);
+    input->load_history = load_samples(*store);
+    for (LoadSample& s : warm_read_samples(*store)) input->load_history.push_back(std::move(s));
+    // The planner fits each GPU type from these runs (plan/calibration.h).
+    if (auto runs = store->calibration_samples(spec.name, spec.workload.kind, kCalibrationHistory);
+        runs.ok())
+      input->calibration_history = std::move(*runs);
   }
   if (!image_done) input->image = image_pull_of(spec, *input, config, nullptr);
   return make_plan(spec, *input);

@@ -24,8 +24,10 @@
 namespace burst {
 
 // Sets input->warm_volume from the history (the caller's value stands when there is none).
-// Errors: the planner's own (kInvalid, kNoCapacity).
-Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config);
+// `store`: the caller's open store (burstd's: one store per daemon); null: the store at the
+// config's path or URL is opened if it exists. Errors: the planner's own (kInvalid, kNoCapacity).
+Result<Plan> plan_with_history(const PipelineSpec& spec, PlanInput* input, const Config& config,
+                               Store* store = nullptr);
 
 // The newest jobs' (kLoadHistoryJobs, any pipeline) warm volume reads, keyed by provider: what
 // plan_with_history adds to PlanInput::load_history for the warm rate.

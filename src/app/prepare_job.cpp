@@ -36,7 +36,8 @@ Status collect_secrets(const PipelineSpec& spec, const std::map<std::string, std
 
 Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& provider_override,
                                 const Config& config, Clock& clock,
-                                const std::map<std::string, std::string>& env, bool offline_table) {
+                                const std::map<std::string, std::string>& env, bool offline_table,
+                                Store* store) {
   PreparedJob job;
   if (Status st = collect_secrets(spec, env, &job); !st.ok()) return st.error();
   auto sources = gather_offers(spec, provider_override, config, clock, offline_table);
@@ -62,7 +63,7 @@ Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& pro
     input.code_bytes = static_cast<long>(job.code.bytes);
   }
   // History (a warm volume, the calibrated run time) as for `burst plan`: app/plan_with_history.h.
-  auto plan = plan_with_history(spec, &input, config);
+  auto plan = plan_with_history(spec, &input, config, store);
   if (!plan.ok()) return plan.error();
   // A secret's value is known only here (the spec's own env was checked at validate and plan):
   // a provider the plan uses that cannot carry it is refused now, before anything is created.

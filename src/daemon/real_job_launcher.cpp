@@ -74,7 +74,7 @@ JobResult RealJobLauncher::launch(const std::string& job_id, const PipelineSpec&
   // Both have their record and their reservation already: a failure here leaves the record
   // `running` for the scheduler to fail (Scheduler::adopt).
   const bool resumed = mode != Mode::kNew;
-  auto prepared = prepare_job(spec, "", config_, clock_, env_);
+  auto prepared = prepare_job(spec, "", config_, clock_, env_, false, &store_);
   if (!prepared && resumed) {
     JobResult r{JobState::kFailed, std::string(mode == Mode::kRestart ? "restart" : "reattach") +
                                        ": plan: " + prepared.error().message};
