@@ -1,7 +1,5 @@
 #include "remote/libssh_api.h"
 
-#include <mutex>
-
 #include "util/dynlib.h"
 
 namespace burst::libssh_dl {
@@ -15,24 +13,19 @@ constexpr const char* kBuildDir = BURST_LIBSSH_DIR;
 constexpr const char* kBuildDir = "";
 #endif
 
+#define BURST_LIBSSH_SYMBOL(fn) dyn_symbol(#fn, &g_api.fn),
 Status load_once() {
-  auto lib = DynLib::open(DynLib::names_for("libssh.so.4", "libssh.4.dylib", kBuildDir));
-  if (!lib.ok()) return make_error(ErrorCode::kInternal, "libssh: " + lib.error().message);
-  std::string why;
-#define BURST_LIBSSH_RESOLVE(fn)                                           \
-  g_api.fn = reinterpret_cast<decltype(g_api.fn)>(lib->symbol(#fn, &why)); \
-  if (!g_api.fn) return make_error(ErrorCode::kInternal, "libssh: missing symbol " + why);
-  BURST_LIBSSH_FUNCTIONS(BURST_LIBSSH_RESOLVE)
-#undef BURST_LIBSSH_RESOLVE
-  return Status::Ok();
+  Status loaded = load_api("libssh", DynLib::names_for("libssh.so.4", "libssh.4.dylib", kBuildDir),
+                           {BURST_LIBSSH_FUNCTIONS(BURST_LIBSSH_SYMBOL)});
+  return loaded;
 }
+#undef BURST_LIBSSH_SYMBOL
 
 }  // namespace
 
+// A function-local static is initialised once, thread-safe, and keeps the first answer.
 Status load() {
-  static std::once_flag once;
-  static Status result;
-  std::call_once(once, [] { result = load_once(); });
+  static const Status result = load_once();
   return result;
 }
 

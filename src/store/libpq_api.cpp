@@ -1,7 +1,5 @@
 #include "store/libpq_api.h"
 
-#include <mutex>
-
 #include "util/dynlib.h"
 
 namespace burst::libpq_dl {
@@ -15,27 +13,20 @@ constexpr const char* kBuildDir = BURST_LIBPQ_DIR;
 constexpr const char* kBuildDir = "";
 #endif
 
+#define BURST_LIBPQ_SYMBOL(fn) dyn_symbol(#fn, &g_api.fn),
 Status load_once() {
-  auto lib = DynLib::open(DynLib::names_for("libpq.so.5", "libpq.5.dylib", kBuildDir));
-  if (!lib.ok())
-    return make_error(
-        ErrorCode::kUnavailable,
-        "libpq (PostgreSQL's client library; Debian: libpq5): " + lib.error().message);
-  std::string why;
-#define BURST_LIBPQ_RESOLVE(fn)                                            \
-  g_api.fn = reinterpret_cast<decltype(g_api.fn)>(lib->symbol(#fn, &why)); \
-  if (!g_api.fn) return make_error(ErrorCode::kInternal, "libpq: missing symbol " + why);
-  BURST_LIBPQ_FUNCTIONS(BURST_LIBPQ_RESOLVE)
-#undef BURST_LIBPQ_RESOLVE
-  return Status::Ok();
+  Status loaded = load_api("libpq", DynLib::names_for("libpq.so.5", "libpq.5.dylib", kBuildDir),
+                           {BURST_LIBPQ_FUNCTIONS(BURST_LIBPQ_SYMBOL)}, ErrorCode::kUnavailable,
+                           " (PostgreSQL's client library; Debian: libpq5)");
+  return loaded;
 }
+#undef BURST_LIBPQ_SYMBOL
 
 }  // namespace
 
+// A function-local static is initialised once, thread-safe, and keeps the first answer.
 Status load() {
-  static std::once_flag once;
-  static Status result;
-  std::call_once(once, [] { result = load_once(); });
+  static const Status result = load_once();
   return result;
 }
 

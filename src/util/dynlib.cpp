@@ -30,6 +30,20 @@ std::vector<std::string> DynLib::names_for(const char* linux_soname, const char*
   return names;
 }
 
+Status load_api(const std::string& what, const std::vector<std::string>& names,
+                std::initializer_list<DynSymbol> symbols, ErrorCode absent,
+                const std::string& hint) {
+  auto lib = DynLib::open(names);
+  if (!lib.ok()) return make_error(absent, what + hint + ": " + lib.error().message);
+  std::string why;
+  for (const DynSymbol& s : symbols) {
+    void* address = lib->symbol(s.name, &why);
+    if (!address) return make_error(ErrorCode::kInternal, what + ": missing symbol " + why);
+    s.assign(s.target, address);
+  }
+  return Status::Ok();
+}
+
 void* DynLib::symbol(const char* name, std::string* why) const {
   ::dlerror();
   void* p = ::dlsym(handle_, name);

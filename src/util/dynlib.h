@@ -4,6 +4,7 @@
 // `burst plan` (measured with `perf stat`; bench/README.md).
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,27 @@ class DynLib {
   explicit DynLib(void* handle) : handle_(handle) {}
   void* handle_ = nullptr;
 };
+
+// One function of a library's API table (libcurl_api.h, libssh_api.h, libpq_api.h): its name and
+// where its address goes. Made by dyn_symbol, typed, so no function pointer is written as void*.
+struct DynSymbol {
+  const char* name;
+  void* target;
+  void (*assign)(void* target, void* address);
+};
+
+template <typename Fn>
+DynSymbol dyn_symbol(const char* name, Fn* target) {
+  return {name, target,
+          [](void* t, void* address) { *static_cast<Fn*>(t) = reinterpret_cast<Fn>(address); }};
+}
+
+// Opens the library (`names`, as DynLib::open) and fills every symbol; errors start with `what`
+// ("libssh: missing symbol ssh_new: ..."). A library that cannot be opened is `absent` (kInternal:
+// burst's own dependency; kUnavailable: an optional one), with `hint` after `what` (e.g. which
+// package has it).
+Status load_api(const std::string& what, const std::vector<std::string>& names,
+                std::initializer_list<DynSymbol> symbols, ErrorCode absent = ErrorCode::kInternal,
+                const std::string& hint = "");
 
 }  // namespace burst
