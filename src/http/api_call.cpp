@@ -99,7 +99,7 @@ Result<HttpResponse> api_call(const ApiCaller& api, const HttpRequest& request) 
   auto log = [&](const std::string& line) {
     if (api.log) api.log(redact(line));
   };
-  const TimePoint deadline = api.clock->now() + api.retry.total;
+  const MonoTime deadline = api.clock->mono_now() + api.retry.total;
   for (int attempt = 0;; ++attempt) {
     auto sent = api.http->send(request);
     Error err;
@@ -134,7 +134,7 @@ Result<HttpResponse> api_call(const ApiCaller& api, const HttpRequest& request) 
     if (retry_after >= 0) wait = Duration(static_cast<Duration::rep>(retry_after * 1000));
     const bool too_long = retry_after >= 0 && wait > api.max_retry_after;
     if (!may_retry || attempt + 1 >= api.max_attempts || too_long ||
-        api.clock->now() + wait > deadline) {
+        api.clock->mono_now() + wait > deadline) {
       if (may_retry && attempt > 0)
         err.message += " (gave up after " + std::to_string(attempt + 1) + " attempts)";
       if (too_long) err.message += " (the server asks to retry after " + seconds(wait) + ")";

@@ -22,8 +22,7 @@ Outcome PodConnection::connect(PodHandle& pod, Provider& provider, std::string* 
   // config.yaml's ssh_wait_seconds, else the provider's own wait (ProviderTraits).
   const double wait_s = d_.config.ssh_wait_seconds > 0 ? d_.config.ssh_wait_seconds
                                                        : traits_of(in_.plan.gpu).provision_wait_s;
-  const TimePoint deadline =
-      d_.clock.now() + std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000));
+  const MonoTime deadline = start + std::chrono::milliseconds(static_cast<int64_t>(wait_s * 1000));
   std::string status;         // the provider's words on the booting pod, shown while waiting
   bool start_failed = false;  // Pod::start_failed: the provider says it will never run
   // The money caps govern this wait too (issue 35: a reattach looping on SSH for 600 s cost six

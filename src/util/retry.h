@@ -30,11 +30,11 @@ inline Duration backoff_delay(const RetryPolicy& policy, int attempt, double jit
 
 template <typename R>
 R retry(Clock& clock, const RetryPolicy& policy, const std::function<R()>& attempt) {
-  const TimePoint deadline = clock.now() + policy.total;
+  const MonoTime deadline = clock.mono_now() + policy.total;
   Duration wait = policy.first_wait;
   while (true) {
     R r = attempt();
-    if (r.ok() || !r.error().retryable() || clock.now() + wait > deadline) return r;
+    if (r.ok() || !r.error().retryable() || clock.mono_now() + wait > deadline) return r;
     clock.sleep_for(wait);
     wait = std::min(wait * 2, policy.max_wait);
   }

@@ -22,26 +22,26 @@ TEST(ConnectRetry, ARefusedKeyIsRetriedWhileAPodBootsUntilTheDeadline) {
   FakeClock clock;
   KeyRefusingConnector refusing;
   SshTarget target;
-  const TimePoint start = clock.now();
+  const MonoTime start = clock.mono_now();
   auto s = connect_with_retry(refusing, target, clock, start + std::chrono::seconds(600), {});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::kAuth);
   EXPECT_GT(refusing.attempts, 100);
-  EXPECT_GE(clock.now() - start, std::chrono::seconds(595));
+  EXPECT_GE(clock.mono_now() - start, std::chrono::seconds(595));
 }
 
 TEST(ConnectRetry, OnAReattachARefusedKeyIsFinalAtOnce) {
   FakeClock clock;
   KeyRefusingConnector refusing;
   SshTarget target;
-  const TimePoint start = clock.now();
+  const MonoTime start = clock.mono_now();
   auto s = connect_with_retry(refusing, target, clock, start + std::chrono::seconds(600), {},
                               /*auth_is_final=*/true);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::kAuth);
   EXPECT_EQ(s.error().message, "public key refused");
   EXPECT_EQ(refusing.attempts, 1);
-  EXPECT_EQ(clock.now(), start) << "no wait on a pod that will never take the key";
+  EXPECT_EQ(clock.mono_now(), start) << "no wait on a pod that will never take the key";
 }
 
 }  // namespace
