@@ -198,9 +198,14 @@ struct CapChange {
   int64_t at_ms = 0;
 };
 
-class Store {
+// The store in roles (issue 31): a part of burst that needs one role takes that interface, so
+// what it may touch shows in its signature; `Store` is all of them, and both databases
+// (src/store: SQLite and PostgreSQL over one SQL layer) implement it whole.
+
+// Jobs, their phase rows and their transfers.
+class JobStore {
  public:
-  virtual ~Store() = default;
+  virtual ~JobStore() = default;
 
   // A job must exist before its phases, pods and transfers are recorded (foreign keys).
   virtual Status create_job(const JobRecord& job) = 0;
@@ -217,6 +222,15 @@ class Store {
                            const std::string& detail) = 0;
   virtual Result<std::vector<PhaseRecord>> phases(const std::string& job_id) = 0;  // in order
 
+  virtual Status add_transfer(const TransferRecord& t) = 0;
+  virtual Result<std::vector<TransferRecord>> transfers(const std::string& job_id) = 0;
+};
+
+// Every pod and volume burst asked a provider for, and what reap knows of pods it found.
+class PodStore {
+ public:
+  virtual ~PodStore() = default;
+
   // Writes the row and returns its row_id.
   virtual Result<int64_t> add_pod(const PodRecord& pod) = 0;
   // Replaces every field but row_id. kNotFound when no such row.
@@ -226,18 +240,6 @@ class Store {
   virtual Result<std::vector<PodRecord>> live_pods() = 0;
   // Every pod of the jobs created in [from_ms, to_ms), in row order (one query for roll-ups).
   virtual Result<std::vector<PodRecord>> pods_of_jobs_between(int64_t from_ms, int64_t to_ms) = 0;
-
-  virtual Status add_transfer(const TransferRecord& t) = 0;
-  virtual Result<std::vector<TransferRecord>> transfers(const std::string& job_id) = 0;
-
-  // burstd's schedules: the last fire time handled for a pipeline (by name), run or skipped;
-  // nullopt when it never fired. set_last_fire replaces the previous value.
-  virtual Result<std::optional<int64_t>> last_fire(const std::string& pipeline) = 0;
-  virtual Status set_last_fire(const std::string& pipeline, int64_t fire_ms) = 0;
-  // Several burstd on one store: records `fire_ms` only if it is later than the recorded fire
-  // (or there is none), in one statement. true: this caller moved it and fires the pipeline;
-  // false: another daemon already handled this fire time (or a later one), so it does not.
-  virtual Result<bool> claim_fire(const std::string& pipeline, int64_t fire_ms) = 0;
 
   // Volume mappings (VolumeRecord). put_volume inserts or replaces the row of its key.
   virtual Status put_volume(const VolumeRecord& v) = 0;
@@ -250,11 +252,6 @@ class Store {
   // Every row, deleted ones included (storage billed until deletion), oldest first.
   virtual Result<std::vector<VolumeRecord>> all_volumes() = 0;
 
-  // Image sizes (ImageSizeRecord). put_image_size inserts or replaces the image's row;
-  // get_image_size returns it, or nullopt when there is none.
-  virtual Status put_image_size(const ImageSizeRecord& r) = 0;
-  virtual Result<std::optional<ImageSizeRecord>> get_image_size(const std::string& image) = 0;
-
   // Ownership (docs/daemon.md, "Ownership"). This installation's id: made once with the store,
   // never changed; every pod's name carries it (burst/provider.h, pod_name).
   virtual Result<std::string> installation_id() = 0;
@@ -265,6 +262,21 @@ class Store {
   // Forgets the first-seen times of `provider`'s pods not in `still_listed` (gone or adopted).
   virtual Status forget_pods_seen(const std::string& provider,
                                   const std::vector<std::string>& still_listed) = 0;
+};
+
+// burstd's schedules, queue and leases.
+class QueueStore {
+ public:
+  virtual ~QueueStore() = default;
+
+  // burstd's schedules: the last fire time handled for a pipeline (by name), run or skipped;
+  // nullopt when it never fired. set_last_fire replaces the previous value.
+  virtual Result<std::optional<int64_t>> last_fire(const std::string& pipeline) = 0;
+  virtual Status set_last_fire(const std::string& pipeline, int64_t fire_ms) = 0;
+  // Several burstd on one store: records `fire_ms` only if it is later than the recorded fire
+  // (or there is none), in one statement. true: this caller moved it and fires the pipeline;
+  // false: another daemon already handled this fire time (or a later one), so it does not.
+  virtual Result<bool> claim_fire(const std::string& pipeline, int64_t fire_ms) = 0;
 
   // burstd's durable queue (QueuedJobRecord). add_queued fails (kInvalid) on a duplicate id.
   virtual Status add_queued(const QueuedJobRecord& q) = 0;
@@ -283,6 +295,12 @@ class Store {
   // another owner claimed it after the lease expired: the job is no longer this daemon's.
   virtual Status renew_lease(const std::string& id, const std::string& owner, int64_t now_ms,
                              int64_t lease_ms) = 0;
+};
+
+// The money ledger: reservations, spend, caps and their audit.
+class LedgerStore {
+ public:
+  virtual ~LedgerStore() = default;
 
   // The ledger. reserve() checks, in one transaction, every cap against what is committed in its
   // scope by other jobs (committed_usd) plus `r.usd`, and writes the reservation only when all
@@ -308,12 +326,33 @@ class Store {
   virtual Status set_cap(const CapChange& change) = 0;
   virtual Result<std::vector<CapSetting>> caps() = 0;
   virtual Result<std::vector<CapChange>> cap_changes(int limit) = 0;
+};
+
+// What planning learns and keeps: image sizes and calibration samples.
+class CacheStore {
+ public:
+  virtual ~CacheStore() = default;
+
+  // Image sizes (ImageSizeRecord). put_image_size inserts or replaces the image's row;
+  // get_image_size returns it, or nullopt when there is none.
+  virtual Status put_image_size(const ImageSizeRecord& r) = 0;
+  virtual Result<std::optional<ImageSizeRecord>> get_image_size(const std::string& image) = 0;
 
   virtual Status add_calibration(const CalibrationRecord& c) = 0;
   // A pipeline's measurements of one workload kind, newest first, at most `limit`.
   virtual Result<std::vector<CalibrationRecord>> calibration_samples(const std::string& pipeline,
                                                                      const std::string& kind,
                                                                      int limit) = 0;
+};
+
+// All of the roles: what open_sqlite_store and open_postgres_store return.
+class Store : public JobStore,
+              public PodStore,
+              public QueueStore,
+              public LedgerStore,
+              public CacheStore {
+ public:
+  ~Store() override = default;
 };
 
 // Opens (creating if needed) the SQLite database at `path` (":memory:" for tests) and migrates its

@@ -23,7 +23,7 @@ bool plain_name(const std::string& s) {
 
 }  // namespace
 
-CapsAnswer caps_list(Store& store) {
+CapsAnswer caps_list(LedgerStore& store) {
   auto caps = store.caps();
   if (!caps.ok()) return {500, json{{"error", caps.error().message}}};
   auto changes = store.cap_changes(50);
@@ -47,7 +47,7 @@ CapsAnswer caps_list(Store& store) {
   return {200, out};
 }
 
-CapsAnswer caps_set(Store& store, const std::string& body, int64_t now_ms) {
+CapsAnswer caps_set(LedgerStore& store, const std::string& body, int64_t now_ms) {
   const json req = json::parse(body, nullptr, false);
   if (!req.is_object()) return bad("the body must be a JSON object");
   for (const char* key : {"scope", "subject", "period"})

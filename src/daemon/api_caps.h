@@ -20,7 +20,7 @@ struct CapsAnswer {
   nlohmann::json body;
 };
 
-CapsAnswer caps_list(Store& store);
-CapsAnswer caps_set(Store& store, const std::string& body, int64_t now_ms);
+CapsAnswer caps_list(LedgerStore& store);
+CapsAnswer caps_set(LedgerStore& store, const std::string& body, int64_t now_ms);
 
 }  // namespace burst::daemon

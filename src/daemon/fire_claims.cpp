@@ -2,7 +2,7 @@
 
 namespace burst::daemon {
 
-StartPlan plan_start(Store& store, std::vector<ScheduledPipeline> pipelines, bool apply_missed,
+StartPlan plan_start(QueueStore& store, std::vector<ScheduledPipeline> pipelines, bool apply_missed,
                      TimePoint now, const LogFn& log) {
   StartPlan plan;
   for (auto& p : pipelines) {
@@ -41,7 +41,7 @@ StartPlan plan_start(Store& store, std::vector<ScheduledPipeline> pipelines, boo
   return plan;
 }
 
-bool claim_fire(Store& store, const std::string& pipeline, TimePoint fire, const LogFn& log) {
+bool claim_fire(QueueStore& store, const std::string& pipeline, TimePoint fire, const LogFn& log) {
   // Several burstd on one store (a team's PostgreSQL) may list the same pipeline: the one whose
   // claim moves the recorded fire time fires; the others log it and wait for the next one.
   auto claimed = store.claim_fire(pipeline, to_unix_ms(fire));

@@ -24,11 +24,11 @@ struct StartPlan {
 // are handled from the last fire recorded in the store: run-once queues one run now (if this
 // daemon's claim of the latest one wins), skip drops them; a pipeline never seen before is
 // recorded as fired now, so a later restart knows what it missed.
-StartPlan plan_start(Store& store, std::vector<ScheduledPipeline> pipelines, bool apply_missed,
+StartPlan plan_start(QueueStore& store, std::vector<ScheduledPipeline> pipelines, bool apply_missed,
                      TimePoint now, const LogFn& log);
 
 // True when this daemon takes the fire: its claim moved the pipeline's recorded fire time, or the
 // store failed (a lone daemon fires anyway). False, logged, when another burstd took it.
-bool claim_fire(Store& store, const std::string& pipeline, TimePoint fire, const LogFn& log);
+bool claim_fire(QueueStore& store, const std::string& pipeline, TimePoint fire, const LogFn& log);
 
 }  // namespace burst::daemon

@@ -17,7 +17,7 @@ RetryPolicy list_poll() { return RetryPolicy{Duration(500), Duration(4000), Dura
 
 }  // namespace
 
-Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
+Result<Pod> create_recorded_pod(PodStore& store, Provider& provider, Clock& clock,
                                 const PodRequest& request, PodRecord* record,
                                 FaultObserver* faults) {
   record->name = request.name;
@@ -125,7 +125,7 @@ Result<std::string> find_id_by_name(Provider& provider, const std::string& name)
 // The pod's row when the store already has it deleted and verified: a team shares the store, and
 // another host (a member's `burst reap`, a daemon's sweep) may have finished it first. The bill
 // ends at the first verified delete, whoever made it.
-std::optional<PodRecord> deleted_elsewhere(Store& store, const PodRecord& record) {
+std::optional<PodRecord> deleted_elsewhere(PodStore& store, const PodRecord& record) {
   if (record.row_id == 0) return std::nullopt;
   auto rows = store.pods_of_job(record.job_id);
   if (!rows.ok()) return std::nullopt;
@@ -137,7 +137,7 @@ std::optional<PodRecord> deleted_elsewhere(Store& store, const PodRecord& record
 
 }  // namespace
 
-Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodRecord* record,
+Status delete_and_verify(PodStore& store, Provider& provider, Clock& clock, PodRecord* record,
                          FaultObserver* faults) {
   const RetryPolicy policy;
   if (auto done = deleted_elsewhere(store, *record)) {

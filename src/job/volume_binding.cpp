@@ -24,7 +24,7 @@ Volume as_bound(const Volume& listed, const VolumeRecord& row) {
 
 }  // namespace
 
-Result<std::optional<Volume>> find_bound_volume(Store& store, Provider& provider,
+Result<std::optional<Volume>> find_bound_volume(PodStore& store, Provider& provider,
                                                 const std::string& name,
                                                 const std::string& region) {
   auto rows = store.live_volumes();
@@ -44,8 +44,8 @@ Result<std::optional<Volume>> find_bound_volume(Store& store, Provider& provider
   return std::optional<Volume>();
 }
 
-Result<Volume> bind_volume(Store& store, Provider& provider, Clock& clock, const std::string& name,
-                           int size_gb, const std::string& region) {
+Result<Volume> bind_volume(PodStore& store, Provider& provider, Clock& clock,
+                           const std::string& name, int size_gb, const std::string& region) {
   auto row = store.get_volume(provider.name(), name, region);
   if (!row.ok()) return row.error();
   std::string replaced;  // the recorded id that is gone, if any
@@ -88,7 +88,7 @@ std::string worker_volume_name(const std::string& name, int index) {
   return name + "-w" + std::to_string(index);
 }
 
-Result<WorkerPlacement> place_worker(Store& store, Provider& provider, const Offer& like,
+Result<WorkerPlacement> place_worker(PodStore& store, Provider& provider, const Offer& like,
                                      const std::string& volume_region,
                                      const std::string& own_volume) {
   auto live = provider.offers(true);

@@ -18,12 +18,12 @@ namespace burst {
 
 // The provider volume for spec volume `name` in `region`, created when none is recorded or the
 // recorded one is gone. Volume::note says when a new (empty) volume replaces a recorded one.
-Result<Volume> bind_volume(Store& store, Provider& provider, Clock& clock, const std::string& name,
-                           int size_gb, const std::string& region);
+Result<Volume> bind_volume(PodStore& store, Provider& provider, Clock& clock,
+                           const std::string& name, int size_gb, const std::string& region);
 
 // Look-up only (reattach): the recorded volume of `name` in `region` if it still exists, else,
 // where the provider lists names, the listed volume of that name; nullopt when none. Never creates.
-Result<std::optional<Volume>> find_bound_volume(Store& store, Provider& provider,
+Result<std::optional<Volume>> find_bound_volume(PodStore& store, Provider& provider,
                                                 const std::string& name, const std::string& region);
 
 // The name of worker `index`'s own volume: "<name>-w<index>" (place_worker).
@@ -40,7 +40,7 @@ struct WorkerPlacement {
   bool own_volume = false;  // false: beside the job's volume
   Offer offer;              // own_volume: the offer whose machine (region) gets it and the pod
 };
-Result<WorkerPlacement> place_worker(Store& store, Provider& provider, const Offer& like,
+Result<WorkerPlacement> place_worker(PodStore& store, Provider& provider, const Offer& like,
                                      const std::string& volume_region,
                                      const std::string& own_volume);
 
