@@ -295,6 +295,11 @@ def catalog():
 # src/cost/sustained_rate.cpp: the share of its catalog tensor rate a power-capped card sustains
 # under continuous matrix work (T4: about 24 of 65 TFLOPS at its 70 W limit).
 SUSTAINED = {"T4": 24.0 / 65.0}
+# src/cost/fp32_rate.cpp: the FP32 (non-tensor) rate fp32 computes at, where one is listed.
+FP32_TFLOPS = {"RTX_3080": 29.8, "RTX_3090": 35.6, "RTX_A6000": 38.7, "RTX_4090": 82.6,
+               "RTX_6000_ADA": 91.1, "T4": 8.1, "A10": 31.2, "A40": 37.4, "L4": 30.3,
+               "L40S": 91.6, "A100_40GB": 19.5, "A100_80GB": 19.5, "A100_80GB_PCIE": 19.5,
+               "H100_SXM": 67.0, "H100_PCIE": 51.0}
 
 
 def tensor_tflops(card, precision, fp16_accumulate, name=None):
@@ -305,6 +310,8 @@ def tensor_tflops(card, precision, fp16_accumulate, name=None):
     sustained = SUSTAINED.get(name, 1.0)
     if precision == "fp8" and "fp8_tflops" in card:
         return float(card["fp8_tflops"]) * sustained
+    if precision == "fp32" and name in FP32_TFLOPS:
+        return FP32_TFLOPS[name]
     if (fp16_accumulate and precision not in ("bf16", "fp32", "fp8") and
             card["vendor"] == "nvidia" and card.get("segment") == "consumer"):
         return 2 * float(card["fp16_tflops"]) * sustained

@@ -119,13 +119,14 @@ const std::vector<DiffusionFit>& diffusion_fits() {
   // (default_calibration's eta_compute), not fitted: fitting it per architecture fits each
   // source's software and predicts the other source worse (leave-one-source-out on the image
   // rows 36% against 18%). Only t0 is fitted (least absolute log error), per architecture; a DiT,
-  // without rows of its own, takes the pooled one. The F5-TTS rows are compute-bound within 6%
-  // and bound t0 only from above: the largest t0 they allow. Residuals: docs/cost-model.md.
+  // without rows of its own, takes the pooled one. The F5-TTS rows are compute-bound within 9%
+  // (the paper's two in fp32, at the card's FP32 rate: cost/fp32_rate.h) and bound t0 only from
+  // above: the largest t0 they allow, set by Fast F5-TTS's 7 steps. Residuals: docs/cost-model.md.
   static const std::vector<DiffusionFit> kFits{
       // architecture, memory, eta_compute, t0_s, fit-set rows   fit-set median error
       {"unet", "", 0.45, 0.04015, 20},     // 15.3%
-      {"flow-tts", "", 0.45, 0.04685, 2},  // 4.8% (F5-TTS on an RTX 3090)
-      {"", "", 0.45, 0.04015, 22},         // 14.0%
+      {"flow-tts", "", 0.45, 0.04435, 3},  // 5.5% (F5-TTS on an RTX 3090)
+      {"", "", 0.45, 0.04015, 23},         // 13.1%
   };
   return kFits;
 }

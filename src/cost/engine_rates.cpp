@@ -6,6 +6,7 @@
 
 #include "burst/cost_model.h"
 #include "cost/cost_internal.h"
+#include "cost/fp32_rate.h"
 #include "cost/sustained_rate.h"
 
 namespace burst {
@@ -39,6 +40,11 @@ double tensor_tflops(const Workload& w, const GpuSpec& gpu, bool fp16_accumulate
   // A power-capped card holds a fraction of its listed rate under continuous matrix work.
   const double sustained = sustained_tensor_fraction(gpu);
   if (effective_precision(w) == "fp8" && gpu.fp8_tflops) return *gpu.fp8_tflops * sustained;
+  // fp32 runs on the CUDA cores (PyTorch keeps TF32 off for matmuls), where a rate is listed.
+  // Training is priced as mixed precision (bf16 matrix products) whatever its precision says.
+  if (effective_precision(w) == "fp32" && w.kind != "llm-training") {
+    if (const auto fp32 = fp32_tflops(gpu)) return *fp32;
+  }
   // GeForce cards run FP16 with FP32 accumulation at half the rate of FP16 accumulation, and the
   // catalog lists the former (include/burst/gpu_catalog.h; NVIDIA's Ampere GA102 and Ada
   // whitepapers: RTX 3090 71 / 142, RTX 4090 165.2 / 330.3 dense TFLOPS). Workstation and

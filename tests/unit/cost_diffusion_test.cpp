@@ -236,6 +236,41 @@ TEST(CostDiffusion, Fp16OnGeForceRunsAtTheFp32AccumulateRate) {
   EXPECT_NEAR(compute("A100_80GB", "bf16") / compute("A100_80GB", "fp16"), 1, 1e-9);
 }
 
+// PyTorch keeps TF32 off for fp32 matmuls, so an fp32 model computes on the CUDA cores: the RTX
+// 3090 at 35.6 TFLOPS, half its 71 FP16 tensor (FP32-accumulate) rate (cost/fp32_rate.cpp). F5-TTS
+// in fp32, as its paper's code ran, at 16 NFE on 10 s of speech: the paper's RTF 0.15 (Table 1).
+// A card with no listed FP32 rate keeps its tensor rate.
+TEST(CostDiffusion, Fp32ComputesAtTheCardsFp32RateNotItsTensorRate) {
+  const auto catalog = real_catalog();
+  auto tts = [&](const std::string& precision) {
+    Workload w;
+    w.kind = "diffusion";
+    w.model = "f5-tts";
+    w.precision = precision;
+    w.items = 1;
+    w.steps = 16;
+    w.audio_seconds = 10;
+    auto t = run_time(w, gpu(catalog, "RTX_3090"), 1, catalog, default_calibration());
+    EXPECT_TRUE(t.ok());
+    EXPECT_EQ(t->bound, "compute");
+    return *t;
+  };
+  EXPECT_NEAR(tts("fp32").step_s / tts("fp16").step_s, 71 / 35.6, 1e-6);
+  EXPECT_NEAR(tts("fp32").compute_s / 10, 0.15, 0.015);
+  auto image_step = [&](const std::string& card, const std::string& precision) {
+    Workload w = image("sd-1.5", 512);
+    w.batch = 16;
+    w.items = 16;
+    w.precision = precision;
+    auto t = run_time(w, gpu(catalog, card), 1, catalog, default_calibration());
+    EXPECT_TRUE(t.ok());
+    EXPECT_EQ(t->bound, "compute");
+    return t->step_s;
+  };
+  EXPECT_NEAR(image_step("RTX_5090", "fp32") / image_step("RTX_5090", "fp16"), 1, 1e-9);
+  EXPECT_NEAR(image_step("A100_80GB", "fp32") / image_step("A100_80GB", "fp16"), 312 / 19.5, 1e-6);
+}
+
 // The per-step host overhead is a floor the batch amortises: batch 1 and 2 of SD 1.5 take one
 // step time on an A100; past the point where the card's compute exceeds it, the images per second
 // stop rising (the diffusers benchmark: 3.04 it/s at batch 16, 48.6 images a second, about what
