@@ -31,6 +31,13 @@ class RunpodProvider : public Provider {
     api_.no_capacity = [](const HttpResponse& r) {
       return runpod::is_no_capacity(r.status, r.body);
     };
+    // GraphQL (spot pods): errors[] words; no capacity comes as HTTP 200 (parse_rent_answer).
+    gql_ = api_;
+    gql_.error_message = [](const HttpResponse& r) {
+      const std::string said = runpod::graphql_errors(r.body);
+      return said.empty() ? runpod::problem_message(r.body) : said;
+    };
+    gql_.no_capacity = [](const HttpResponse&) { return false; };
   }
 
   std::string name() const override { return "runpod"; }
@@ -260,7 +267,7 @@ class RunpodProvider : public Provider {
   // GPU type id -> minimumBidPrice, read once per driver (POST /graphql, one try).
   bool read_min_bids() {
     if (min_bids_) return true;
-    ApiCaller once = api_;
+    ApiCaller once = gql_;
     once.max_attempts = 1;
     auto r = call_api(once, o_.base_url, "POST", "/graphql",
                       runpod::min_bid_query_body(1, o_.cloud == "SECURE"));
@@ -302,7 +309,7 @@ class RunpodProvider : public Provider {
     const std::string body = runpod::rent_interruptable_body(req, in);
     Error last;
     for (int attempt = 0; attempt < 3; ++attempt) {
-      auto r = call_api(api_, o_.base_url, "POST", "/graphql", body, false);
+      auto r = call_api(gql_, o_.base_url, "POST", "/graphql", body, false);
       if (r.ok()) {
         auto id = runpod::parse_rent_answer(r->body);
         if (!id.ok()) return with_context(id.error(), "create pod " + req.name);
@@ -442,6 +449,7 @@ class RunpodProvider : public Provider {
   std::unique_ptr<HttpClient> http_;
   Clock& clock_;
   ApiCaller api_;
+  ApiCaller gql_;  // the same, reading GraphQL's errors[] (runpod_graphql.h)
   std::map<std::string, std::string> gpu_ids_;       // catalog name -> RunPod id, from offers
   std::map<std::string, std::string> volume_dc_;     // volume id -> data centre
   std::string key_registered_;                       // the key already on the account
