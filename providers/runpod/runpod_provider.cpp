@@ -167,7 +167,7 @@ class RunpodProvider : public Provider {
     if (!r.ok()) return r.error();
     auto pod = runpod::parse_pod(json::parse(r->body, nullptr, false));
     // An interruptible pod "can be stopped at any time to free up resources for another Pod"
-    // (v1 spec, Pod.interruptible; REFERENCE §2.3.2): stopped is v2's EXITED (§2.4.3). burst
+    // (v1 spec, Pod.interruptible; REFERENCE §2.3.3): stopped is v2's EXITED (§2.4.3). burst
     // never stops a pod (it deletes them), so a spot pod of this driver that is EXITED was taken
     // back. A step that failed on a RUNNING pod stays a crash (job/worker_fleet.h).
     if (pod.ok() && spot_pods_.count(pod->id) &&
