@@ -74,10 +74,11 @@ struct Faults {
   // a container's processes cannot write the volume (the shim runs them as uid 65534).
   bool no_nvidia_runtime = false;
   bool volume_root_squash = false;
-  // Vast: the next N interruptible (bid) instances are taken back preempt_after_ms after their
-  // SSH endpoint is published, the way Vast documents an outbid instance (vast_api.cpp): stopped
-  // (actual_status, cur_state, intended_status and next_state all "stopped"), its container and
-  // SSH gone, the instance kept (still holding its machine's GPUs) until destroyed.
+  // Vast and RunPod: the next N interruptible pods are taken back preempt_after_ms after their
+  // SSH endpoint is published, the way each provider documents it, container and SSH gone, the
+  // pod kept until deleted. Vast (vast_api.cpp): an outbid instance, stopped (actual_status,
+  // cur_state, intended_status and next_state all "stopped"), still holding its machine's GPUs.
+  // RunPod (runpod_graphql.cpp rents them): an interruptible pod stopped, v2 status EXITED.
   int preempt_bids = 0;
   int preempt_after_ms = 0;
 

@@ -3,8 +3,9 @@
 // runpod/docs api-reference-v2/openapi.json; digest in shared/provider-apis/REFERENCE.md §2.4).
 // Served: catalog (gpus, cpus), network volumes (list, create, get), pods (list, create, get,
 // delete), account SSH keys (get, put: a full replacement). Not served: templates, clusters,
-// serverless, billing, pod actions. The GPU types and prices below are the emulator's own
-// illustrative numbers, not RunPod's.
+// serverless, billing, pod actions. The GPU types and prices (runpod_catalog.h) are the
+// emulator's own illustrative numbers, not RunPod's. GraphQL, for spot pods: runpod_graphql.cpp;
+// a pod it rents is served here like any other, EXITED once preempted.
 // SSH as documented (REFERENCE §2.4.2, §2.6): an image from the catalogue (image_runs_sshd)
 // starts sshd with env PUBLIC_KEY, which startSsh fills from the account's keys unless the request
 // sets it; any other image has no SSH server unless its start command (`args`) survives the
@@ -17,6 +18,7 @@
 
 #include "api_module.h"
 #include "body_cache.h"
+#include "runpod_catalog.h"
 #include "runpod_start.h"
 
 namespace burst::fakecloud {
@@ -24,37 +26,6 @@ namespace {
 
 using nlohmann::json;
 const char* const kProvider = "runpod";
-
-struct GpuKind {
-  const char* id;
-  const char* name;
-  const char* pool;
-  int memory;
-  double secure, community;
-  int max_secure, max_community;
-};
-
-const GpuKind kGpus[] = {
-    {"NVIDIA GeForce RTX 4090", "RTX 4090", "ADA_24", 24, 0.69, 0.34, 8, 8},
-    {"NVIDIA GeForce RTX 5090", "RTX 5090", "BLACKWELL_32", 32, 0.94, 0.69, 8, 8},
-    {"NVIDIA L4", "L4", "ADA_24", 24, 0.43, 0.28, 8, 4},
-    {"NVIDIA A40", "A40", "AMPERE_48", 48, 0.40, 0.35, 8, 8},
-    {"NVIDIA RTX A5000", "RTX A5000", "AMPERE_24", 24, 0.27, 0.16, 8, 8},
-    {"NVIDIA A100 80GB PCIe", "A100 PCIe", "AMPERE_80", 80, 1.64, 1.19, 8, 8},
-    {"NVIDIA H100 80GB HBM3", "H100 SXM", "HOPPER_141", 80, 2.69, 2.39, 8, 8},
-};
-
-// DataCenter.networkVolumeTypes: "Network volume tiers this DC supports. Empty = none." (v2
-// spec): CA-MTL-3 has GPUs and CPUs but no network volumes, so a volume created there is a 400.
-// It is listed first, as a catalog may list it.
-struct DataCenter {
-  const char* id;
-  const char* name;
-  bool volumes;
-};
-const DataCenter kDataCenters[] = {{"CA-MTL-3", "CA Montreal 3", false},
-                                   {"US-KS-2", "US Kansas 2", true},
-                                   {"EU-RO-1", "EU Romania 1", true}};
 
 // CpuType.dataCenters lists "only the datacenters that offer this CPU flavor" (v2 spec): the
 // cheapest flavour has no stock in US-KS-2, so a CPU pod there must be another flavour.
@@ -268,6 +239,10 @@ void create_volume(CloudState& state, const httplib::Request& req, httplib::Resp
 
 const char* status_of(const FakePod& p, TimePoint now) {
   if (p.phase == Phase::kTerminated) return "TERMINATED";
+  // An interruptible pod taken back (Faults::preempt_bids, CloudState::preempt) "can be stopped
+  // at any time to free up resources for another Pod" (v1 spec, Pod.interruptible): EXITED,
+  // "stopped" (v2 PodStatus), until deleted.
+  if (p.preempted) return "EXITED";
   if (p.phase == Phase::kRunning) return "RUNNING";
   if (p.ready_at != TimePoint::max() && now >= p.created + (p.ready_at - p.created) / 2)
     return "STARTING";
@@ -277,7 +252,7 @@ const char* status_of(const FakePod& p, TimePoint now) {
 json pod_json(const FakePod& p, TimePoint now) {
   const json& rq = p.extra;
   const std::string status = status_of(p, now);
-  const bool running = status == "RUNNING";
+  const bool running = status == "RUNNING", exited = status == "EXITED";
   bool has22 = false;
   for (const auto& port : p.ports) has22 = has22 || port == "22/tcp";
   json direct = nullptr, runtime = nullptr;
@@ -306,8 +281,9 @@ json pod_json(const FakePod& p, TimePoint now) {
             {"env", p.env},
             {"registry", rq.value("registry", json(nullptr))},
             {"status", status},
-            {"actions", running ? json::array({"stop", "restart", "terminate"})
-                                : json::array({"stop", "terminate"})},
+            {"actions", running  ? json::array({"stop", "restart", "terminate"})
+                        : exited ? json::array({"start", "terminate"})
+                                 : json::array({"stop", "terminate"})},
             {"mounts", mounts},
             {"cloud", rq.value("cloud", "SECURE")},
             {"dataCenterId", p.region},
@@ -320,7 +296,7 @@ json pod_json(const FakePod& p, TimePoint now) {
                 {"command", "ssh " + proxy_user + "@ssh.runpod.io"}}},
               {"direct", direct}}},
             {"template", nullptr},
-            {"cost", p.usd_per_hour},
+            {"cost", exited ? 0.0 : p.usd_per_hour},  // "0.0 when EXITED or TERMINATED"
             {"locked", false},
             {"globalNetworking", {{"enabled", false}}},
             {"runtime", runtime},
@@ -333,33 +309,6 @@ json pod_json(const FakePod& p, TimePoint now) {
                 {"vcpuCount", rq["cpu"].value("vcpuCount", 2)},
                 {"memory", rq["cpu"].value("vcpuCount", 2) * 2}};
   return j;
-}
-
-// Who runs sshd in the pod, and with which keys: the image itself (catalogue) from PUBLIC_KEY, or
-// a start command that installs sshd and writes authorized_keys lines (runpod_start.h: only if it
-// survives the argument split). What SSH sessions see of the container's environment (the image's
-// ENV and the request's env): sshd gives each session a fresh one, so only what the start command
-// wrote for them (runpod_start.h, keeps_env); RunPod's own images keep the emulator's old view.
-void ssh_server(const std::string& args, FakePod* p) {
-  auto key = p->env.find("PUBLIC_KEY");
-  if (image_runs_sshd(p->image)) {
-    p->public_key = key == p->env.end() ? "" : key->second;
-    p->sshd = !p->public_key.empty();
-    return;
-  }
-  std::map<std::string, std::string> container = image_env(p->image);
-  for (const auto& [k, v] : p->env) container[k] = v;
-  p->sshd = false;
-  p->session_env = std::map<std::string, std::string>{};
-  if (args.empty()) return;
-  const RunpodStart start = runpod_start_command(args);
-  if (!start.started) {
-    p->start_note = start.why;
-    return;
-  }
-  p->public_key = start.keys;
-  p->sshd = start.runs_sshd;
-  if (start.keeps_env) p->session_env = container;
 }
 
 json account_keys_json(CloudState& state) { return {{"keys", state.account_keys(kProvider)}}; }
@@ -525,7 +474,7 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
     for (const auto& k : state.account_keys(kProvider)) keys += (keys.empty() ? "" : "\n") + k;
     if (!keys.empty()) p.env["PUBLIC_KEY"] = keys;
   }
-  ssh_server(b.value("args", ""), &p);
+  runpod_ssh_server(b.value("args", ""), &p);
   p.extra = b;
   auto made = state.create_pod(p);
   if (!made.ok() && made.error().code == ErrorCode::kNoCapacity)  // Faults::capacity
@@ -536,6 +485,7 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
 }
 
 void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
+  install_runpod_graphql(s, state, prefix);  // spot pods (runpod_graphql.cpp)
   const std::string v2 = prefix + "/v2";
   auto gpus = std::make_shared<BuiltOnce<std::string>>();
   s.Get(v2 + "/catalog/gpus", [&state, gpus](const httplib::Request& q, httplib::Response& r) {

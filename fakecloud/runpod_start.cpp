@@ -1,8 +1,10 @@
 #include "runpod_start.h"
 
+#include <cmath>
 #include <cstring>
 #include <regex>
 
+#include "runpod_catalog.h"
 #include "util/base64.h"
 
 namespace burst::fakecloud {
@@ -88,6 +90,30 @@ RunpodStart runpod_start_command(const std::string& args) {
   s.keeps_env = t.find(".ssh/environment") != std::string::npos &&
                 t.find("PermitUserEnvironment=yes") != std::string::npos;
   return s;
+}
+
+double runpod_min_bid(const GpuKind& g) { return std::round(g.secure * 50) / 100; }
+
+void runpod_ssh_server(const std::string& args, FakePod* p) {
+  auto key = p->env.find("PUBLIC_KEY");
+  if (image_runs_sshd(p->image)) {
+    p->public_key = key == p->env.end() ? "" : key->second;
+    p->sshd = !p->public_key.empty();
+    return;
+  }
+  std::map<std::string, std::string> container = image_env(p->image);
+  for (const auto& [k, v] : p->env) container[k] = v;
+  p->sshd = false;
+  p->session_env = std::map<std::string, std::string>{};
+  if (args.empty()) return;
+  const RunpodStart start = runpod_start_command(args);
+  if (!start.started) {
+    p->start_note = start.why;
+    return;
+  }
+  p->public_key = start.keys;
+  p->sshd = start.runs_sshd;
+  if (start.keeps_env) p->session_env = container;
 }
 
 }  // namespace burst::fakecloud

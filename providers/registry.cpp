@@ -103,12 +103,15 @@ ProviderTraits runpod_traits() {
   // (runpod_json.h); the container disk is local ("Fastest (local)", no figure): the local prior.
   t.volume_storage = kStorageNetwork;
   t.volume_read_bps = runpod::kRunpodVolumeReadBytesPerSecond;
-  // REST v2's CreatePodRequest has no interruptible field (REFERENCE.md §2.4, "Spot pods have no
-  // v2 endpoint yet", SkyPilot's runpod utils); only GraphQL's podRentInterruptable rents one, and
-  // that API "will be retired in early 2027" (docs.runpod.io sdks/graphql/configurations).
-  t.no_spot_why =
-      "RunPod's REST v2 API has no interruptible pods; only its GraphQL podRentInterruptable "
-      "does, deprecated and to be retired in early 2027, which this build does not use";
+  // Spot pods through GraphQL's podRentInterruptable (REST v2 has none; runpod_graphql.h), an
+  // API "retired in early 2027" (docs.runpod.io sdks/graphql/configurations). RunPod publishes
+  // no interruption rate, only that an interruptible pod "can be stopped at any time to free up
+  // resources for another Pod" (v1 spec, Pod.interruptible); like Vast's, its market is a bid
+  // one, so burst assumes Vast's one preemption per 4 pod-hours until measured.
+  t.spot_preemptions_per_hour = 0.25;
+  t.spot_prior_source =
+      "assumed 0.25/pod-hour: RunPod publishes no rate (its API: an interruptible pod \"can be "
+      "stopped at any time\")";
   return t;
 }
 

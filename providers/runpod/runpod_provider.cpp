@@ -9,6 +9,7 @@
 #include "driver_common.h"
 #include "http/api_call.h"
 #include "runpod/runpod_account.h"
+#include "runpod/runpod_graphql.h"
 #include "runpod/runpod_json.h"
 #include "runpod/runpod_ssh.h"
 
@@ -30,6 +31,13 @@ class RunpodProvider : public Provider {
     api_.no_capacity = [](const HttpResponse& r) {
       return runpod::is_no_capacity(r.status, r.body);
     };
+    // GraphQL (spot pods): errors[] words; no capacity comes as HTTP 200 (parse_rent_answer).
+    gql_ = api_;
+    gql_.error_message = [](const HttpResponse& r) {
+      const std::string said = runpod::graphql_errors(r.body);
+      return said.empty() ? runpod::problem_message(r.body) : said;
+    };
+    gql_.no_capacity = [](const HttpResponse&) { return false; };
   }
 
   std::string name() const override { return "runpod"; }
@@ -54,6 +62,7 @@ class RunpodProvider : public Provider {
       else
         add_cpu_offers(t, &out);
     }
+    if (gpu) add_spot_prices(&out);
     return out;
   }
 
@@ -119,6 +128,7 @@ class RunpodProvider : public Provider {
       if (!args.ok()) return with_context(args.error(), "create pod " + req.name);
     }
     register_ssh_key(req.ssh_public_key);
+    if (req.gpu && req.spot) return create_spot_pod(req, type_id, *dc);
     const std::string body = runpod_create_pod_body(req, type_id, o_.cpu_vcpus, *dc, o_.cloud);
     // The createPod status table (runpod_json.h): 400 and 403 are kNoCapacity (the job tries its
     // next candidate), 402 stays kAuth (stop: the account, not the offer), 5xx is resent only
@@ -155,7 +165,17 @@ class RunpodProvider : public Provider {
     if (auto st = need_key(); !st.ok()) return st.error();
     auto r = call("GET", "/v2/pods/" + percent_encode(id));
     if (!r.ok()) return r.error();
-    return runpod::parse_pod(json::parse(r->body, nullptr, false));
+    auto pod = runpod::parse_pod(json::parse(r->body, nullptr, false));
+    // An interruptible pod "can be stopped at any time to free up resources for another Pod"
+    // (v1 spec, Pod.interruptible; REFERENCE §2.3.3): stopped is v2's EXITED (§2.4.3). burst
+    // never stops a pod (it deletes them), so a spot pod of this driver that is EXITED was taken
+    // back. A step that failed on a RUNNING pod stays a crash (job/worker_fleet.h).
+    if (pod.ok() && spot_pods_.count(pod->id) &&
+        json::parse(r->body, nullptr, false).value("status", "") == "EXITED") {
+      pod->preempted = true;
+      pod->status_note = "EXITED: RunPod stopped the interruptible pod";
+    }
+    return pod;
   }
 
   Result<std::vector<Pod>> list_pods() override {
@@ -231,6 +251,91 @@ class RunpodProvider : public Provider {
     key_registered_ = key;
   }
 
+  // Spot prices from GraphQL's minimum bids (runpod_graphql.h): each GPU offer of a type with a
+  // floor gets spot_usd_per_hour = the per-GPU bid x count. GraphQL unreachable or retired: no
+  // spot price (the planner then rents on-demand), never a failed offers().
+  void add_spot_prices(std::vector<Offer>* offers) {
+    if (!read_min_bids()) return;
+    for (Offer& o : *offers) {
+      auto id = gpu_ids_.find(o.gpu_type);
+      if (id == gpu_ids_.end() || o.gpu_count < 1) continue;
+      const double bid = spot_bid(id->second);
+      if (bid > 0) o.spot_usd_per_hour = bid * o.gpu_count;
+    }
+  }
+
+  // GPU type id -> minimumBidPrice, read once per driver (POST /graphql, one try).
+  bool read_min_bids() {
+    if (min_bids_) return true;
+    ApiCaller once = gql_;
+    once.max_attempts = 1;
+    auto r = call_api(once, o_.base_url, "POST", "/graphql",
+                      runpod::min_bid_query_body(1, o_.cloud == "SECURE"));
+    if (!r.ok()) return false;
+    auto bids = runpod::parse_min_bids(r->body);
+    if (!bids.ok()) return false;
+    min_bids_ = std::move(*bids);
+    return true;
+  }
+
+  // The per-GPU bid for a RunPod GPU type id; 0 when it has no floor (no spot market).
+  double spot_bid(const std::string& type_id) {
+    if (!min_bids_) return 0;
+    auto floor = min_bids_->find(type_id);
+    if (floor == min_bids_->end()) return 0;
+    auto od = on_demand_.find(type_id);
+    return runpod::bid_per_gpu(floor->second, od == on_demand_.end() ? 0 : od->second);
+  }
+
+  // podRentInterruptable through GraphQL (REST v2 has no interruptible create), then the pod
+  // through v2 like any other. The create rule holds: a lost answer is looked up by name first.
+  Result<Pod> create_spot_pod(const PodRequest& req, const std::string& type_id,
+                              const std::string& dc) {
+    read_min_bids();
+    const double bid = spot_bid(type_id);
+    if (bid <= 0)
+      return make_error(ErrorCode::kNoCapacity, "runpod: create pod " + req.name +
+                                                    ": no interruptible " + type_id +
+                                                    " (GraphQL gives no minimum bid for it)");
+    runpod::SpotPodInput in;
+    in.gpu_type_id = type_id;
+    in.bid_per_gpu = bid;
+    in.cloud = o_.cloud;
+    in.data_center = dc;
+    in.container_disk_gb = req.disk_gb;
+    if (!runpod_image_runs_sshd(req.image))
+      if (auto args = runpod_ssh_bootstrap_args(req.ssh_public_key); args.ok())
+        in.docker_args = *args;
+    const std::string body = runpod::rent_interruptable_body(req, in);
+    Error last;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      auto r = call_api(gql_, o_.base_url, "POST", "/graphql", body, false);
+      if (r.ok()) {
+        auto id = runpod::parse_rent_answer(r->body);
+        if (!id.ok()) return with_context(id.error(), "create pod " + req.name);
+        spot_pods_.insert(*id);
+        auto pod = get_pod(*id);
+        if (pod.ok()) return pod;
+        Pod made;  // rented; v2 has not shown it yet: the job's wait reads it again
+        made.id = *id;
+        made.name = req.name;
+        made.state = PodState::kPending;
+        made.gpu_type = req.gpu_type;
+        return made;
+      }
+      auto next = after_failed_create(r.error(), req.name, {"pod", "pods", "named", "create"},
+                                      [&] { return find_pod_by_name(req.name); });
+      last = next.error;
+      if (next.next == CreateNext::kFound) {
+        spot_pods_.insert(next.pod.id);
+        return next.pod;
+      }
+      if (next.next == CreateNext::kFail) break;
+      clock_.sleep_for(backoff_delay(api_.retry, attempt, 0.5));
+    }
+    return with_context(last, "create pod " + req.name);
+  }
+
   Result<HttpResponse> call(const std::string& method, const std::string& path,
                             std::string body = "", bool idempotent = true) {
     return call_api(api_, o_.base_url, method, path, std::move(body), idempotent);
@@ -245,6 +350,7 @@ class RunpodProvider : public Provider {
     if (per_gpu <= 0) return;
     const std::string name = runpod::catalog_name(id);
     gpu_ids_[name] = id;
+    on_demand_[id] = per_gpu;
     int max_count = 1;
     if (t.contains("maxCount") && t["maxCount"].is_object())
       max_count = t["maxCount"].value(o_.cloud == "SECURE" ? "secure" : "community", 1);
@@ -343,6 +449,7 @@ class RunpodProvider : public Provider {
   std::unique_ptr<HttpClient> http_;
   Clock& clock_;
   ApiCaller api_;
+  ApiCaller gql_;  // the same, reading GraphQL's errors[] (runpod_graphql.h)
   std::map<std::string, std::string> gpu_ids_;       // catalog name -> RunPod id, from offers
   std::map<std::string, std::string> volume_dc_;     // volume id -> data centre
   std::string key_registered_;                       // the key already on the account
@@ -350,6 +457,12 @@ class RunpodProvider : public Provider {
   // Data centre -> the cheapest CPU flavour with stock there, and its $/h (from offers(false)).
   std::map<std::string, std::pair<std::string, double>> cpu_by_dc_;
   std::string cpu_flavor_ = "cpu3c";
+  // Spot (runpod_graphql.h): GPU type id -> minimumBidPrice (read once), id -> on-demand $/h per
+  // GPU (from offers), and the pods this driver rented as interruptible (get_pod's preemption
+  // test; a pod rented by an earlier process is not known here, and reads as a crash).
+  std::optional<std::map<std::string, double>> min_bids_;
+  std::map<std::string, double> on_demand_;
+  std::set<std::string> spot_pods_;
   double cpu_usd_ = 1e18;  // until the CPU catalog is read, cpu3c serves
 };
 

@@ -1,7 +1,8 @@
 // RunPod through its REST v2 API (https://api.runpod.io/v2; v1 was retired on 2026-11-15).
-// Offers come from the GPU and CPU catalogs (secure-cloud on-demand prices; v2 has no spot
-// pods, so no spot price is offered), volumes are network volumes found or created by name in a
-// data centre, pods are created with the image, the network volume at the mount path, the SSH
+// Offers come from the GPU and CPU catalogs (secure-cloud on-demand prices; spot prices from
+// GraphQL's minimum bids, and spot pods rented through GraphQL's podRentInterruptable, as v2 has
+// no interruptible create: runpod_graphql.h), volumes are network volumes found or created by name
+// in a data centre, pods are created with the image, the network volume at the mount path, the SSH
 // public key as env PUBLIC_KEY, 22/tcp exposed and, for images that run no sshd of their own, a
 // start command that installs and starts one (runpod_ssh.h); burst's key is merged into the
 // account's keys. A pod is ready when RUNNING with ssh.direct (root at the public IP and the port

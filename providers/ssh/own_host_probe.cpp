@@ -194,11 +194,17 @@ std::string lock_command(const std::string& work_dir, const std::string& pod_nam
                          const std::string& volume) {
   const std::string pod = shell_quote(pod_name);
   std::string vol_dir = volume.empty() ? "" : " \"$W/volumes/\"" + shell_quote(volume);
+  // The lock appears whole or not at all: its owner is written into a temp dir that is then
+  // renamed to "lock" (rename(2) is atomic). When another job's lock appeared meanwhile, `mv`
+  // moves the temp dir into it instead; it is removed at once. A job killed half way leaves only
+  // "$W/.lock.<pid>", never an owner-less lock that no release could clear.
   return "W=" + work_dir_word(work_dir) + "; mkdir -p -- \"$W/jobs\"" + vol_dir +
-         " && chmod 700 -- \"$W\" && { if mkdir -- \"$W/lock\" 2>/dev/null; then printf '%s\\n' " +
-         shell_quote(volume) + " > \"$W/lock/volume\"; printf '%s\\n' " + pod +
-         " > \"$W/lock/pod\"; fi; h=$(head -c " + std::to_string(kMaxName + 8) +
-         " \"$W/lock/pod\" 2>/dev/null); if [ \"$h\" = " + pod +
+         " && chmod 700 -- \"$W\" && { T=\"$W/.lock.$$\"; if [ ! -d \"$W/lock\" ]; then rm -rf -- "
+         "\"$T\"; if mkdir -- \"$T\" && printf '%s\\n' " +
+         shell_quote(volume) + " > \"$T/volume\" && printf '%s\\n' " + pod +
+         " > \"$T/pod\"; then mv -- \"$T\" \"$W/lock\" 2>/dev/null; fi; rm -rf -- \"$T\" "
+         "\"$W/lock/.lock.$$\"; fi; h=$(head -c " +
+         std::to_string(kMaxName + 8) + " \"$W/lock/pod\" 2>/dev/null); if [ \"$h\" = " + pod +
          " ]; then mkdir -p -- \"$W/jobs/\"" + pod + " && chmod 700 -- \"$W/jobs/\"" + pod +
          " && echo locked && cd -- \"$W\" && pwd -P; else echo held; printf '%s\\n' \"$h\"; fi; }";
 }

@@ -36,7 +36,7 @@ std::string handoff_of(const std::string& provider) {
 
 std::string na_reason(const std::string& provider, const std::string& fault,
                       const std::string& point) {
-  if (fault == "spot-preempted" && provider != "vast")
+  if (fault == "spot-preempted" && provider != "vast" && provider != "runpod")
     return "no spot pods on " + provider + " (docs/providers.md, \"Spot pods\")";
   if (is_worker_fault(fault)) {
     if (point == "after-delete") return "the worker's pod is already deleted: nothing to lose";

@@ -20,9 +20,10 @@ bool is_pod_fault(const std::string& fault);
 // worker-lost and worker-cut: a job of 3 workers (job/worker_fleet.h) where worker 1's first pod
 // is lost at the provider, or its SSH connections cut, at the point (BURST_FAULT=<point>@w1);
 // the job must retry that shard on a new pod and succeed with every item exactly once.
-// spot-preempted (Vast only): the same job on spot pods (resources.spot, workers: 3), worker 1's
-// first pod taken back as an outbid instance is (CloudState::preempt); its unfinished items must
-// run on a new spot pod.
+// spot-preempted (Vast and RunPod): the same job on spot pods (resources.spot, workers: 3),
+// worker 1's first pod taken back as the provider documents it (CloudState::preempt: Vast's
+// outbid instance, RunPod's EXITED interruptible pod); its unfinished items must run on a new spot
+// pod.
 bool is_worker_fault(const std::string& fault);
 
 // Where the upload of the chaos spec runs on `provider` ("cpu-pod", "gpu-pod", "local": the

@@ -6,7 +6,8 @@
 // deleted, the report listing the preemption and what spot saved. A preemption storm beyond the
 // policy's limit (job/worker_fleet.h, kSpotPodsPerWorker) ends on an on-demand pod. `burst
 // plan` of a spot spec shows both prices and the expected cost with its prior (plan/spot_risk.h),
-// for SkyPilot's use_spot too; on RunPod it says why no spot pod is offered.
+// for SkyPilot's use_spot too. RunPod's spot pods go through its GraphQL API (the emulator's
+// /graphql, fakecloud/runpod_graphql.cpp), preempted as RunPod documents: EXITED.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -85,14 +86,17 @@ class E2ESpot : public ::testing::Test {
     for (const auto& pod : cloud_->state().all_pods())
       EXPECT_EQ(pod.phase, fakecloud::Phase::kTerminated) << pod.id;
   }
-  // The GPU instances made, in creation order (ids grow), and whether each was a bid.
+  void preempted_mid_run(const std::string& provider, const std::string& words);
+  // The GPU pods made, in creation order, and whether each was a bid (Vast's `is_bid`, RunPod's
+  // podRentInterruptable).
   std::vector<bool> bids_made() {
     auto pods = cloud_->state().all_pods();
     std::sort(pods.begin(), pods.end(), [](const auto& a, const auto& b) {
       return a.created < b.created || (a.created == b.created && a.id < b.id);
     });
     std::vector<bool> out;
-    for (const auto& pod : pods) out.push_back(pod.extra.value("is_bid", false));
+    for (const auto& pod : pods)
+      out.push_back(pod.extra.value("is_bid", false) || pod.extra.value("interruptible", false));
     return out;
   }
   json report_of_latest_job() {
@@ -157,25 +161,38 @@ TEST_F(E2ESpot, VastPlanShowsBothPricesAndTheExpectedCostWithItsPrior) {
   EXPECT_NE(out.find("choice:  "), std::string::npos) << out << err;
 }
 
-TEST_F(E2ESpot, RunpodPlanSaysWhySpotIsNotOffered) {
+TEST_F(E2ESpot, RunpodPlanShowsBothPricesFromGraphqlMinimumBids) {
   start("runpod");
   const std::string spec = home_.write("spot.yaml", spot_spec("runpod", ""));
   std::string out, err;
   ASSERT_EQ(run_burst(home_, {"plan", spec}, &out, &err, env_), 0) << out << err;
-  // (The plan block wraps long lines at the terminal's width: fragments within one line.)
-  EXPECT_NE(out.find("spot:    spot not offered (runpod: RunPod's REST v2 API has no interruptible "
-                     "pods"),
-            std::string::npos)
+  EXPECT_NE(out.find("/h spot, $"), std::string::npos) << out;
+  EXPECT_NE(out.find("prior: assumed 0.25/pod-hour: RunPod publishes no rate"), std::string::npos)
       << out;
-  EXPECT_NE(out.find("podRentInterruptable does, deprecated and to be retired in early 2027"),
-            std::string::npos)
-      << out;
-  EXPECT_EQ(out.find(", spot)"), std::string::npos) << out;
+  EXPECT_NE(out.find("(live offer, spot)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("spot not offered"), std::string::npos) << out;
+  ASSERT_EQ(run_burst(home_, {"plan", spec, "--json"}, &out, &err, env_), 0) << out << err;
+  const json plan = json::parse(out, nullptr, false);
+  ASSERT_TRUE(plan.is_object()) << out;
+  // The emulator's RTX 4090: $0.69/h on-demand, minimumBidPrice $0.35: bid 0.35 x 1.10.
+  EXPECT_NEAR(plan["spot"]["spot_usd_per_hour"].get<double>(), 0.385, 1e-9) << plan["spot"];
+  EXPECT_NEAR(plan["spot"]["on_demand_usd_per_hour"].get<double>(), 0.69, 1e-9) << plan["spot"];
+  // GraphQL without the key in its URL: the Bearer header only.
+  bool asked = false;
+  for (const auto& e : cloud_->state().request_log())
+    if (e.path.find("/graphql") != std::string::npos) {
+      asked = true;
+      EXPECT_TRUE(e.authorised) << e.path;
+      EXPECT_FALSE(e.key_leaked) << e.path;
+    }
+  EXPECT_TRUE(asked);
 }
 
-TEST_F(E2ESpot, VastWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted) {
-  start("vast");
-  const std::string spec = home_.write("spot.yaml", spot_spec("vast", ""));
+// A spot worker preempted mid-run on `provider`, whose preempted pod the provider describes in
+// `words` (what the report's preemption line quotes).
+void E2ESpot::preempted_mid_run(const std::string& provider, const std::string& words) {
+  start(provider);
+  const std::string spec = home_.write("spot.yaml", spot_spec(provider, ""));
   BurstProcess run(home_, {"run", spec, "--yes"}, env_);
   // Mid-run: once three items are recorded done, the provider takes the instance back (within
   // the next item's 0.4 s pause, so never between an item's output and its done record).
@@ -203,8 +220,7 @@ TEST_F(E2ESpot, VastWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted)
   const json& spot = report["spot"];
   ASSERT_TRUE(spot.is_object()) << report.dump(2);
   ASSERT_EQ(spot["preemptions"].size(), 1u) << spot.dump(2);
-  EXPECT_NE(std::string(spot["preemptions"][0]).find("stopped: outbid"), std::string::npos)
-      << spot.dump(2);
+  EXPECT_NE(std::string(spot["preemptions"][0]).find(words), std::string::npos) << spot.dump(2);
   EXPECT_GE(spot["items_kept"].get<long>(), 3) << spot.dump(2);
   EXPECT_EQ(spot["items_kept"].get<long>() + spot["items_rerun"].get<long>(), kItems)
       << spot.dump(2);
@@ -226,6 +242,22 @@ TEST_F(E2ESpot, VastWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted)
             0u)
       << next["spot"].dump(2);
   EXPECT_GT(next["spot"]["prior_per_pod_hour"].get<double>(), 0.25) << next["spot"].dump(2);
+}
+
+TEST_F(E2ESpot, VastWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted) {
+  preempted_mid_run("vast", "stopped: outbid");
+}
+
+// RunPod's spot pods are rented through GraphQL's podRentInterruptable and read, listed and
+// deleted through REST v2, where a preempted one is EXITED (providers/runpod/runpod_graphql.h).
+TEST_F(E2ESpot, RunpodWorkerPreemptedMidRunKeepsFinishedItemsAndEveryPodIsDeleted) {
+  preempted_mid_run("runpod", "EXITED: RunPod stopped the interruptible pod");
+  int rented = 0;
+  for (const auto& e : cloud_->state().request_log())
+    if (e.path.find("/graphql") != std::string::npos &&
+        e.body.find("podRentInterruptable") != std::string::npos && e.status == 200)
+      ++rented;
+  EXPECT_EQ(rented, 2) << "both spot pods through GraphQL";
 }
 
 TEST_F(E2ESpot, AStepThatCrashesOnASpotPodIsAFailureNotAPreemption) {

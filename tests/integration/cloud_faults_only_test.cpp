@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "http/api_call.h"
@@ -83,6 +84,44 @@ TEST_F(RunpodFaults, BurstsKeyIsMergedIntoTheAccountsKeysNeverReplacingThem) {
   EXPECT_EQ(cloud_.state().account_keys("runpod").size(), 2u);
   ASSERT_TRUE(verify_delete(&rec).ok());
   ASSERT_TRUE(verify_delete(&again).ok());
+  EXPECT_TRUE(live().empty());
+}
+
+// A spot pod goes through GraphQL's podRentInterruptable at the type's minimumBidPrice x 1.10; a
+// rent whose answer is lost is found by name in the v2 list, not rented twice; v2 reads it, and
+// once RunPod stops it (EXITED) it is a preemption, which a delete still cleans up.
+TEST_F(RunpodFaults, ASpotPodIsRentedThroughGraphqlOnceAndReadsPreemptedWhenExited) {
+  driver_ = provider(c_.key, Duration(1000));
+  auto offers = driver_->offers(true);
+  ASSERT_TRUE(offers.ok()) << offers.error().message;
+  bool priced = false;
+  for (const auto& o : *offers)
+    if (o.gpu_type == "RTX_4090" && o.gpu_count == 2 && o.spot_usd_per_hour)
+      priced = std::abs(*o.spot_usd_per_hour - 0.77) < 1e-9;  // 0.35 x 1.10 per GPU, x 2
+  EXPECT_TRUE(priced);
+  PodRequest req = request();
+  req.spot = true;
+  Faults f;
+  f.create_timeouts = 1;
+  f.hang_ms = 1500;  // the driver gives up after 1 s
+  set(f);
+  PodRecord rec = record();
+  auto pod = create(req, &rec);
+  ASSERT_TRUE(pod.ok()) << pod.error().message;
+  EXPECT_EQ(pods_named(req.name), 1) << "the rent was sent again";
+  EXPECT_EQ(requests("POST", "/v2/pods", 201), 0) << "a spot pod is never a v2 create";
+  ASSERT_EQ(cloud_.state().all_pods().size(), 1u);
+  EXPECT_EQ(cloud_.state().all_pods()[0].extra.value("bidPerGpu", 0.0), 0.385);
+  auto up = wait_running(pod->id);
+  ASSERT_TRUE(up.ok()) << up.error().message;
+  EXPECT_FALSE(up->preempted);
+  ASSERT_TRUE(cloud_.state().preempt("runpod", pod->id));
+  auto taken = driver_->get_pod(pod->id);
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  EXPECT_TRUE(taken->preempted);
+  EXPECT_EQ(taken->state, PodState::kStopping);
+  EXPECT_EQ(taken->status_note, "EXITED: RunPod stopped the interruptible pod");
+  ASSERT_TRUE(verify_delete(&rec).ok());
   EXPECT_TRUE(live().empty());
 }
 

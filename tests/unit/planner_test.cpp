@@ -350,21 +350,32 @@ TEST(Planner, SpotNotCheaperInExpectationStaysOnDemand) {
 }
 
 TEST(Planner, ASpotPriceTheDriverCannotRentIsNoSpotOffer) {
-  // An offline table may price RunPod spot, but its REST v2 API rents no interruptible pod.
+  // A spot price on an offer of a provider whose driver rents no interruptible pod (Lambda's
+  // launch API has none; RunPod's are rented through GraphQL since issue 33).
   PipelineSpec spec = spec_with_reference(60);
   spec.resources.spot = true;
-  Offer o = planner_offer("runpod", "A100", 2.0, 80);
+  Offer o = planner_offer("lambda", "A100", 2.0, 80);
   o.spot_usd_per_hour = 1.0;
   PlanInput in;
-  in.providers = {"runpod"};
+  in.providers = {"lambda"};
   in.gpu_offers = {o};
   auto plan = make_plan(spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
   ASSERT_TRUE(plan->spot.has_value());
   EXPECT_FALSE(plan->spot->offered);
   EXPECT_FALSE(plan_rents_spot(*plan));
-  EXPECT_NE(plan->spot->why.find("early 2027"), std::string::npos) << plan->spot->why;
+  EXPECT_NE(plan->spot->why.find("launch API has no interruptible"), std::string::npos)
+      << plan->spot->why;
   EXPECT_NEAR(plan->estimate.usd, 2.0 * plan->estimate.billed_s / 3600, 1e-9);
+  // The same price on RunPod is a spot offer: its driver rents it through GraphQL.
+  o.provider = "runpod";
+  o.traits = find_provider_traits("runpod");
+  in.providers = {"runpod"};
+  in.gpu_offers = {o};
+  auto rp = make_plan(spec, in);
+  ASSERT_TRUE(rp.ok()) << rp.error().message;
+  ASSERT_TRUE(rp->spot.has_value());
+  EXPECT_TRUE(rp->spot->offered) << rp->spot->why;
 }
 
 }  // namespace

@@ -6,9 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "runpod/runpod_graphql.h"
 #include "runpod/runpod_json.h"
 #include "runpod/runpod_provider.h"
 #include "runpod/runpod_ssh.h"
+#include "vast/vast_json.h"
 
 namespace burst {
 namespace {
@@ -207,6 +209,90 @@ TEST(RunpodJson, RecognisesCapacityErrors) {
       runpod::problem_message(
           R"({"title":"Unprocessable Entity","status":422,"detail":"Request validation failed.","errors":["$: additional properties 'bogus' not allowed"]})"),
       "Request validation failed.; $: additional properties 'bogus' not allowed");
+}
+
+// GraphQL, for spot pods only (runpod_graphql.h; REFERENCE §2.5.2-§2.5.3).
+TEST(RunpodGraphql, RentInterruptableBodyIsThePodInDocumentedInputFields) {
+  runpod::SpotPodInput in;
+  in.gpu_type_id = "NVIDIA GeForce RTX 4090";
+  in.bid_per_gpu = 0.385;
+  in.data_center = "EU-RO-1";
+  in.docker_args = "sh -c 'echo AAAA | base64 -d > /tmp/b.sh; sh /tmp/b.sh'";
+  in.container_disk_gb = 40;
+  const json b = json::parse(runpod::rent_interruptable_body(gpu_request(), in));
+  const std::string query = b["query"];
+  EXPECT_NE(query.find("($input: PodRentInterruptableInput!)"), std::string::npos) << query;
+  EXPECT_NE(query.find("podRentInterruptable(input: $input) { id "), std::string::npos) << query;
+  const json& i = b["variables"]["input"];
+  // PodRentInterruptableInput = PodFindAndDeployOnDemandInput + bidPerGpu (REFERENCE §2.5.3).
+  const std::set<std::string> documented = {
+      "bidPerGpu",       "cloudType",       "gpuTypeId",    "gpuCount", "name",
+      "imageName",       "dockerArgs",      "ports",        "env",      "containerDiskInGb",
+      "volumeMountPath", "networkVolumeId", "dataCenterId", "startSsh", "supportPublicIp"};
+  for (const auto& [k, v] : i.items()) EXPECT_TRUE(documented.count(k)) << k;
+  EXPECT_EQ(i["bidPerGpu"], 0.385);
+  EXPECT_EQ(i["gpuTypeId"], "NVIDIA GeForce RTX 4090");
+  EXPECT_EQ(i["gpuCount"], 2);
+  EXPECT_EQ(i["cloudType"], "SECURE");
+  EXPECT_EQ(i["name"], "burst-j42-gpu");
+  EXPECT_EQ(i["imageName"], "python:3.11-slim");
+  EXPECT_EQ(i["ports"], "22/tcp,8888/tcp") << "GraphQL ports: one comma-separated string";
+  EXPECT_EQ(i["env"], json::parse(R"([{"key":"TTS_STEPS","value":"8"},
+                                      {"key":"PUBLIC_KEY","value":"ssh-ed25519 AAAAkey burst"}])"));
+  EXPECT_EQ(i["networkVolumeId"], "agv6w2qcg7");
+  EXPECT_EQ(i["volumeMountPath"], "/workspace");
+  EXPECT_EQ(i["dataCenterId"], "EU-RO-1");
+  EXPECT_EQ(i["containerDiskInGb"], 40);
+  EXPECT_EQ(i["dockerArgs"], in.docker_args);
+  EXPECT_EQ(i["startSsh"], true);
+}
+
+TEST(RunpodGraphql, MinimumBidsAreReadPerGpuTypeAndErrorsAreErrors) {
+  const json q = json::parse(runpod::min_bid_query_body(1, true));
+  EXPECT_NE(q["query"].get<std::string>().find("lowestPrice(input: $input) { minimumBidPrice"),
+            std::string::npos);
+  EXPECT_EQ(q["variables"]["input"], json::parse(R"({"gpuCount":1,"secureCloud":true})"));
+
+  auto bids = runpod::parse_min_bids(R"({"data":{"gpuTypes":[
+      {"id":"NVIDIA GeForce RTX 4090","lowestPrice":{"minimumBidPrice":0.35,"uninterruptablePrice":0.69}},
+      {"id":"NVIDIA L4","lowestPrice":null},
+      {"id":"NVIDIA A40","lowestPrice":{"minimumBidPrice":null}},
+      {"id":"NVIDIA H100 80GB HBM3","lowestPrice":{"minimumBidPrice":0}}]}})");
+  ASSERT_TRUE(bids.ok()) << bids.error().message;
+  EXPECT_EQ(*bids, (std::map<std::string, double>{{"NVIDIA GeForce RTX 4090", 0.35}}));
+  // Business errors arrive as HTTP 200 with errors[] (REFERENCE §2.5.1): never "no spot market".
+  auto refused = runpod::parse_min_bids(
+      R"({"errors":[{"message":"Something went wrong. Please try again later."}],"data":null})");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("Something went wrong"), std::string::npos);
+  EXPECT_FALSE(runpod::parse_min_bids(R"({"data":{"gpuTypes":{}}})").ok());
+  EXPECT_FALSE(runpod::parse_min_bids("<html>retired</html>").ok());
+}
+
+TEST(RunpodGraphql, RentAnswerGivesThePodIdOrAClassifiedError) {
+  auto ok = runpod::parse_rent_answer(
+      R"({"data":{"podRentInterruptable":{"id":"50qynxzilsxoey","desiredStatus":"RUNNING"}}})");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(*ok, "50qynxzilsxoey");
+  auto no_stock = runpod::parse_rent_answer(
+      R"({"errors":[{"message":"There are no longer any instances available with the requested specifications. Please refresh and try again.","path":["podRentInterruptable"]}],"data":{"podRentInterruptable":null}})");
+  ASSERT_FALSE(no_stock.ok());
+  EXPECT_EQ(no_stock.error().code, ErrorCode::kNoCapacity) << "the job tries its next candidate";
+  auto other = runpod::parse_rent_answer(
+      R"({"errors":[{"message":"Your bid is below the minimum"}],"data":{"podRentInterruptable":null}})");
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(other.error().message.find("Your bid is below the minimum"), std::string::npos);
+  EXPECT_FALSE(runpod::parse_rent_answer(R"({"data":{"podRentInterruptable":null}})").ok());
+  EXPECT_FALSE(runpod::parse_rent_answer(R"({"data":{"podRentInterruptable":{"id":""}}})").ok());
+}
+
+TEST(RunpodGraphql, BidIsTheFloorTimesVastsMarginNeverAboveOnDemand) {
+  EXPECT_EQ(runpod::kRunpodBidMargin, vast::kVastBidMargin);
+  EXPECT_DOUBLE_EQ(runpod::bid_per_gpu(0.35, 0.69), 0.385);
+  EXPECT_DOUBLE_EQ(runpod::bid_per_gpu(0.65, 0.69), 0.69) << "capped at on-demand";
+  EXPECT_DOUBLE_EQ(runpod::bid_per_gpu(0.70, 0.69), 0.70) << "never below the floor";
+  EXPECT_EQ(runpod::bid_per_gpu(0, 0.69), 0) << "no floor: no spot market";
 }
 
 }  // namespace

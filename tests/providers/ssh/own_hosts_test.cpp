@@ -96,6 +96,41 @@ TEST(OwnHostProbe, TheLastMarkersAreBurstsWhateverTheHostPrints) {
   EXPECT_FALSE(parse_probe("\n@@burst-lock\n\n@@burst-dir\nrelative\n").ok());
 }
 
+// Runs a lock or release command in sh, as the host's shell would. `killed_at_lock_mkdir`: the
+// shell is SIGKILLed right after it makes a directory for the lock (a job killed there).
+std::string host_sh(const TempDir& dir, const std::string& command, bool killed_at_lock_mkdir) {
+  const std::string script = dir.path() + "/cmd.sh";
+  std::ofstream(script) << (killed_at_lock_mkdir
+                                ? "mkdir() { command mkdir \"$@\" || return; case \"$*\" in "
+                                  "*lock*) kill -9 $$;; esac; }\n"
+                                : "")
+                        << command << "\n";
+  std::string out;
+  if (FILE* p = popen(("sh " + script + " 2>&1").c_str(), "r")) {
+    char buf[256];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
+}
+
+TEST(OwnHostLock, AJobKilledWhileTakingTheLockLeavesNoLockTheNextJobCannotTake) {
+  TempDir dir;
+  const std::string w = dir.path() + "/work";
+  host_sh(dir, lock_command(w, "burst-i1-j1-gpu", "vol"), true);
+  EXPECT_FALSE(fs::exists(w + "/lock")) << "an owner-less lock: no release can clear it";
+  const std::string out = host_sh(dir, lock_command(w, "burst-i1-j2-gpu", "vol"), false);
+  EXPECT_EQ(out.rfind("locked\n", 0), 0u) << out;
+  // A third job finds it held by the second, and leaves nothing of its own in the lock.
+  const std::string held = host_sh(dir, lock_command(w, "burst-i1-j3-gpu", "vol"), false);
+  EXPECT_EQ(held, "held\nburst-i1-j2-gpu\n");
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(w + "/lock")) entries += !e.path().empty();
+  EXPECT_EQ(entries, 2u) << "pod and volume only";
+  host_sh(dir, release_command(w, "burst-i1-j2-gpu"), false);
+  EXPECT_FALSE(fs::exists(w + "/lock"));
+}
+
 TEST(OwnHostCost, DerivedFromPowerAndPurchaseAsBurstEstimateDoes) {
   auto catalog = load_gpu_catalog("");
   ASSERT_TRUE(catalog.ok());
