@@ -115,12 +115,13 @@ class RemoteConnector {
   virtual Result<std::unique_ptr<RemoteSession>> connect(SshTarget& target) = 0;
 };
 
-// Retries connect() while the pod boots, until `deadline`; returns the last error on timeout.
+// Retries connect() while the pod boots, until `deadline` (monotonic: a wall clock step changes
+// nothing, burst/clock.h); returns the last error on timeout.
 // A refused key (kAuth) is retried, since a booting image installs authorized_keys late, unless
 // `auth_is_final`: a pod that is already up (a reattach) will not start accepting the key.
 Result<std::unique_ptr<RemoteSession>> connect_with_retry(RemoteConnector& connector,
                                                           SshTarget& target, Clock& clock,
-                                                          TimePoint deadline,
+                                                          MonoTime deadline,
                                                           const std::function<bool()>& should_stop,
                                                           bool auth_is_final = false);
 

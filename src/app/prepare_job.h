@@ -1,5 +1,9 @@
 // What `burst run` and burstd both do before a job starts: read its secrets, gather offers, scan
-// the code dir and plan. Nothing is created anywhere; the caller decides whether to go ahead.
+// the code dir and plan. It creates no pod, volume or job row, and no SQLite file; the caller
+// decides whether to go ahead. What it does beyond reading: it asks each provider for its offers
+// (their APIs), and, when the plan pulls an image whose size the spec does not give, asks the
+// image's registry (app/image_size_lookup.h) and caches the answer, or the failure, in an
+// existing store's image_sizes table (Store::put_image_size; app/plan_with_history.h).
 #pragma once
 
 #include <map>

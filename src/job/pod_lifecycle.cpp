@@ -50,7 +50,7 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
 }
 
 Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
-                               TimePoint deadline, const std::function<bool()>& should_stop,
+                               MonoTime deadline, const std::function<bool()>& should_stop,
                                FaultObserver* faults,
                                const std::function<void(const Pod&)>& on_poll) {
   Duration wait(200);
@@ -72,7 +72,7 @@ Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::stri
                         "pod " + pod_id + " stopped while booting (" +
                             (pod->state == PodState::kGone ? "gone" : "stopping or exited") +
                             " before SSH answered" + said + ")");
-    if (clock.now() + wait > deadline)
+    if (clock.mono_now() + wait > deadline)
       return make_error(ErrorCode::kTimeout, "pod " + pod_id +
                                                  " was not running with SSH by the deadline" +
                                                  (said.empty() ? "" : " (" + said.substr(2) + ")"));

@@ -29,12 +29,13 @@ Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
                                 const PodRequest& request, PodRecord* record,
                                 FaultObserver* faults = nullptr);
 
-// Polls until the pod is running with an SSH endpoint, or `deadline`, or should_stop(). A pod
+// Polls until the pod is running with an SSH endpoint, or `deadline` (monotonic), or
+// should_stop(). A pod
 // that is gone or stopping (stopped, exited, offline, or a start error the provider reported)
 // before that is lost: kUnavailable at once, with the provider's words (Pod::status_note).
 // `faults` hears "wait-ssh" before each poll; `on_poll` sees each answer (the status to show).
 Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
-                               TimePoint deadline, const std::function<bool()>& should_stop,
+                               MonoTime deadline, const std::function<bool()>& should_stop,
                                FaultObserver* faults = nullptr,
                                const std::function<void(const Pod&)>& on_poll = nullptr);
 

@@ -4,7 +4,7 @@ namespace burst {
 
 Result<std::unique_ptr<RemoteSession>> connect_with_retry(RemoteConnector& connector,
                                                           SshTarget& target, Clock& clock,
-                                                          TimePoint deadline,
+                                                          MonoTime deadline,
                                                           const std::function<bool()>& should_stop,
                                                           bool auth_is_final) {
   Duration wait(250);
@@ -16,7 +16,7 @@ Result<std::unique_ptr<RemoteSession>> connect_with_retry(RemoteConnector& conne
     // key may (cloud images install authorized_keys while they boot), so that one is retried.
     if (session.error().code == ErrorCode::kInvalid) return session;
     if (auth_is_final && session.error().code == ErrorCode::kAuth) return session;
-    if (clock.now() + wait >= deadline)
+    if (clock.mono_now() + wait >= deadline)
       return with_context(session.error(), "gave up waiting for SSH");
     clock.sleep_for(wait);
     wait = std::min(wait * 2, Duration(2000));

@@ -132,7 +132,7 @@ TEST_P(ListPathology, AListThatHidesPodsStopsTheJobBeforeItReliesOnIt) {
   auto pod = create_recorded_pod(*store_, provider(), clock_, request("gpu"), &rec);
   ASSERT_TRUE(pod.ok()) << pod.error().message;
   auto running = wait_until_running(provider(), clock_, pod->id,
-                                    clock_.now() + std::chrono::seconds(60), nullptr);
+                                    clock_.mono_now() + std::chrono::seconds(60), nullptr);
   ASSERT_TRUE(running.ok()) << running.error().message;
   Status listed = check_pod_listed(provider(), clock_, pod->id);
   ASSERT_FALSE(listed.ok());

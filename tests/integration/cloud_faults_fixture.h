@@ -168,7 +168,7 @@ class CloudFaults : public ::testing::Test {
   }
   Status verify_delete(PodRecord* rec) { return delete_and_verify(*store_, *driver_, clock_, rec); }
   Result<Pod> wait_running(const std::string& id) {
-    return wait_until_running(*driver_, clock_, id, clock_.now() + std::chrono::seconds(60),
+    return wait_until_running(*driver_, clock_, id, clock_.mono_now() + std::chrono::seconds(60),
                               nullptr);
   }
   // The error `call` gives on `p`, or "" when it succeeds; *code gets its code.

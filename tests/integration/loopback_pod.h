@@ -50,7 +50,7 @@ class LoopbackPodTest : public ::testing::Test {
   void reconnect() {
     session_.reset();
     auto s = connect_with_retry(*connector_, target_, clock_,
-                                clock_.now() + std::chrono::seconds(30), {});
+                                clock_.mono_now() + std::chrono::seconds(30), {});
     ASSERT_TRUE(s.ok()) << s.error().message;
     session_ = std::move(*s);
   }

@@ -189,8 +189,8 @@ class NetnsPartition : public ::testing::Test {
     SshTarget t{pod_ip_, 22, "root", dir_ + "/id_ed25519", ""};
     t.keepalive_idle_s = kIdleS;
     t.io_timeout_s = kProbeS;
-    auto s =
-        connect_with_retry(*connector_, t, clock_, clock_.now() + std::chrono::seconds(20), {});
+    auto s = connect_with_retry(*connector_, t, clock_,
+                                clock_.mono_now() + std::chrono::seconds(20), {});
     ASSERT_TRUE(s.ok()) << s.error().message;
     session_ = std::move(*s);
   }

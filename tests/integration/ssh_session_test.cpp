@@ -43,7 +43,7 @@ class SshSessionTest : public ::testing::Test {
     pod_ = *pod;
     target_ = {pod_.ssh.host, pod_.ssh.port, pod_.ssh.user, key_, ""};
     auto s = connect_with_retry(*connector_, target_, clock_,
-                                clock_.now() + std::chrono::seconds(30), {});
+                                clock_.mono_now() + std::chrono::seconds(30), {});
     ASSERT_TRUE(s.ok()) << s.error().message;
     session_ = std::move(*s);
   }
@@ -340,8 +340,8 @@ TEST(SshConnect, RetriesUntilTheDeadlineOnAClosedPort) {
   FakeClock clock;
   auto connector = make_libssh_connector();
   SshTarget nowhere{"127.0.0.1", 1, "nobody", "/nonexistent", ""};
-  auto s =
-      connect_with_retry(*connector, nowhere, clock, clock.now() + std::chrono::seconds(10), {});
+  auto s = connect_with_retry(*connector, nowhere, clock,
+                              clock.mono_now() + std::chrono::seconds(10), {});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::kConnection);
   EXPECT_NE(s.error().message.find("gave up waiting for SSH"), std::string::npos)

@@ -469,8 +469,8 @@ TEST(WaitUntilRunning, APodStoppingBeforeSshIsLostAtOnceNotWaitedOnUntilTheDeadl
     if (++gets == 3) p.state = PodState::kStopping;
   };
   const TimePoint start = clock.now();
-  auto r = wait_until_running(provider, clock, pod.id, start + std::chrono::seconds(600), nullptr,
-                              nullptr);
+  auto r = wait_until_running(provider, clock, pod.id, clock.mono_now() + std::chrono::seconds(600),
+                              nullptr, nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kUnavailable) << r.error().message;
   EXPECT_NE(r.error().message.find("stopped while booting"), std::string::npos)
@@ -608,7 +608,7 @@ TEST_F(WorkerFleetTest, AWideJobIsNotReattachedAfterARestartItsPodsAreDeleted) {
   job.id = kJob;
   job.pipeline = "wide";
   job.state = JobState::kRunning;
-  job.phase = "run";
+  job.phase = Phase::kRun;
   ASSERT_TRUE(store_->create_job(job).ok());
   for (const char* role : {"gpu0", "gpu1"}) {
     Pod pod = provider_.add_existing(pod_name(kJob, role));

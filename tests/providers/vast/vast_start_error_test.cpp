@@ -40,7 +40,7 @@ TEST_F(VastStartError,
   const MonoTime start = clock_.mono_now();
   std::string shown;
   auto running =
-      wait_until_running(*driver_, clock_, pod->id, clock_.now() + std::chrono::minutes(30),
+      wait_until_running(*driver_, clock_, pod->id, clock_.mono_now() + std::chrono::minutes(30),
                          nullptr, nullptr, [&](const Pod& p) { shown = p.status_note; });
   ASSERT_FALSE(running.ok());
   EXPECT_EQ(running.error().code, ErrorCode::kUnavailable);
