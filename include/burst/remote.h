@@ -115,8 +115,8 @@ class RemoteConnector {
   virtual Result<std::unique_ptr<RemoteSession>> connect(SshTarget& target) = 0;
 };
 
-// Retries connect() while the pod boots, until `deadline` (the clock's mono_now(): a wall clock
-// jump neither ends nor stretches the wait); returns the last error on timeout.
+// Retries connect() while the pod boots, until `deadline` (monotonic: a wall clock step changes
+// nothing, burst/clock.h); returns the last error on timeout.
 // A refused key (kAuth) is retried, since a booting image installs authorized_keys late, unless
 // `auth_is_final`: a pod that is already up (a reattach) will not start accepting the key.
 Result<std::unique_ptr<RemoteSession>> connect_with_retry(RemoteConnector& connector,

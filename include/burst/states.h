@@ -31,7 +31,8 @@ enum class PodRecordState {
 };
 
 // The job's phases, in the order the phase machine (job/phase_machine.h) runs them, then the
-// rows recorded outside it.
+// rows recorded outside it, then the two values only a job row's phase takes (JobRecord::phase:
+// the phase in progress or the last one, typed end to end; text only in the store and output).
 enum class Phase {
   kPlan,
   kProvision,  // create the volume (find-or-create) and the GPU pod
@@ -54,6 +55,19 @@ enum class Phase {
   kPrepareCpu,        // a CPU pod on the volume, before the GPU pod exists, reachable over SSH
   kPrepare,           // the step, on that CPU pod or on the GPU pod (after wait-for-ssh)
   kDeletePrepareCpu,  // delete and verify the prepare CPU pod
+  // A job row's phase only, never a phase row nor a phase the machine runs:
+  kQueued,  // "queued": burstd recorded a job that ended in its queue (cancelled, spec unloadable)
+  kReap,    // "reap": reap adopted a burst pod the store had no job for, and recorded one
+};
+
+// Which limit stopped a job before its work was done (JobRecord::stop), as the runner knew it
+// when the limit fired; the report reads this, never the error's words.
+enum class JobStop {
+  kNone,        // no limit: it succeeded, failed on its own, or a stop request ended it
+  kMaxRuntime,  // budget.max_runtime
+  kDeadline,    // budget.deadline
+  kMoneyCap,    // budget.max_usd or a daemon's cap ("stopped by budget: ...")
+  kNoProgress,  // config's no_progress_seconds: no byte from the pod for that long
 };
 
 // How a phase ended.
@@ -72,6 +86,10 @@ inline const char* to_string(const std::optional<Outcome>& o) { return o ? to_st
 std::optional<Phase> phase_from_string(std::string_view s);
 std::optional<Outcome> outcome_from_string(std::string_view s);
 
+// "none", "max-runtime", "deadline", "money-cap", "no-progress"
+const char* to_string(JobStop s);
+std::optional<JobStop> job_stop_from_string(std::string_view s);
+
 const char* to_string(JobState s);        // "queued", "running", "succeeded", ...
 const char* to_string(PodRecordState s);  // "creating", "alive", ..., "create-failed"
 std::optional<JobState> job_state_from_string(std::string_view s);
@@ -82,6 +100,7 @@ std::ostream& operator<<(std::ostream& os, JobState s);
 std::ostream& operator<<(std::ostream& os, PodRecordState s);
 std::ostream& operator<<(std::ostream& os, Phase p);
 std::ostream& operator<<(std::ostream& os, Outcome o);
+std::ostream& operator<<(std::ostream& os, JobStop s);
 
 // The pod may exist at the provider (may bill): anything but deleted or create-failed.
 inline bool may_exist(PodRecordState s) {

@@ -23,7 +23,9 @@ struct JobRecord {
   std::string pipeline;  // spec name
   std::string spec_path;
   JobState state = JobState::kRunning;  // never kQueued in the store
-  std::string phase;                    // current or last phase name
+  // The phase in progress, or the last one; kQueued or kReap for a job that never ran
+  // (burst/states.h). The store keeps to_string's text.
+  Phase phase = Phase::kPlan;
   std::string provider;
   std::string error;          // why it failed, redacted; empty on success
   std::string estimate_json;  // the plan's estimate, as JSON text
@@ -37,6 +39,9 @@ struct JobRecord {
   // When that process started (util/proc_start.h): with the pid, it recognises the owner even
   // after the pid is reused. "" for jobs recorded before start times were kept.
   std::string owner_start;
+  // Which limit stopped it, as the runner knew it. nullopt when not known: a job recorded before
+  // burst kept it (the report then reads `error` as it always did), or one no runner ran.
+  std::optional<JobStop> stop;
 };
 
 struct PhaseRecord {
@@ -45,7 +50,13 @@ struct PhaseRecord {
   int64_t started_ms = 0;
   int64_t ended_ms = 0;            // 0 while in progress
   std::optional<Outcome> outcome;  // nullopt while in progress
-  std::string detail;
+  std::string detail;              // for a worker's row, "w<i>: " and what the phase said
+  // The worker of a job of several whose row this is (Store::record_phase); nullopt for a job of
+  // one pod, and for rows recorded before workers were (the report then reads "w<i>: ").
+  std::optional<int> worker;
+  // A worker's provision row: what the fleet's fallback changed from the plan, redacted ("" when
+  // nothing did); the detail says it too, after "deviated from the plan: ".
+  std::string deviation;
 };
 
 struct PodRecord {
@@ -220,6 +231,8 @@ class JobStore {
   // Closes the most recent open row of that phase; kNotFound when none is open.
   virtual Status end_phase(const std::string& job_id, Phase phase, int64_t at_ms, Outcome outcome,
                            const std::string& detail) = 0;
+  // A finished phase row written whole (a fleet worker's: `worker` and `deviation` with it).
+  virtual Status record_phase(const PhaseRecord& row) = 0;
   virtual Result<std::vector<PhaseRecord>> phases(const std::string& job_id) = 0;  // in order
 
   virtual Status add_transfer(const TransferRecord& t) = 0;

@@ -1,8 +1,9 @@
-// What `burst run` and burstd both do before a job starts: read its secrets, gather offers (HTTP
-// reads of each provider's offers), scan the code dir and plan with the store's history. Nothing
-// is created in any cloud and no job is recorded; the one write is the image size lookup's cache
-// row in the store, when there is a store (app/image_size_lookup.h). The caller decides whether
-// to go ahead.
+// What `burst run` and burstd both do before a job starts: read its secrets, gather offers, scan
+// the code dir and plan. It creates no pod, volume or job row, and no SQLite file; the caller
+// decides whether to go ahead. What it does beyond reading: it asks each provider for its offers
+// (their APIs), and, when the plan pulls an image whose size the spec does not give, asks the
+// image's registry (app/image_size_lookup.h) and caches the answer, or the failure, in an
+// existing store's image_sizes table (Store::put_image_size; app/plan_with_history.h).
 #pragma once
 
 #include <map>
@@ -33,11 +34,10 @@ struct PreparedJob {
 // its file:line:col; a bad code dir or plan input), or the planner's own code (kNoCapacity).
 // `offline_table`: plan as `burst plan` does (a cloud with no API key, or whose offers cannot be
 // listed, is priced from the offline table; its note joins `warnings`): a dry run, which creates
-// nothing, so `providers` may then lack the chosen one. `store`: the caller's open store for the
-// history (burstd's); null: plan_with_history opens it by path if it exists.
+// nothing, so `providers` may then lack the chosen one.
 Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& provider_override,
                                 const Config& config, Clock& clock,
                                 const std::map<std::string, std::string>& env,
-                                bool offline_table = false, Store* store = nullptr);
+                                bool offline_table = false);
 
 }  // namespace burst

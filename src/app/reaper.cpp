@@ -56,7 +56,8 @@ bool Reaper::job_alive(const JobRecord& job) {
 }
 
 std::string Reaper::open_phase(const JobRecord& job) {
-  std::string open = job.phase;  // the runner records a phase in the job once it has ended
+  std::string open =
+      to_string(job.phase);  // the runner records a phase in the job once it has ended
   if (auto phases = d_.store.phases(job.id); phases.ok())
     for (const auto& p : *phases)
       if (p.ended_ms == 0) open = to_string(p.phase);
@@ -115,7 +116,7 @@ bool Reaper::clear_for_restart(JobRecord job, const std::string& why, std::strin
                            all_deleted ? Outcome::kOk : Outcome::kFailed,
                            why + "; " + *detail + (all_deleted ? "; running the job again" : ""));
   if (!all_deleted) return false;
-  job.phase = to_string(Phase::kRecover);
+  job.phase = Phase::kRecover;
   (void)d_.store.update_job(job);
   return true;
 }
@@ -127,7 +128,7 @@ std::vector<PodAction> Reaper::fail_orphaned_job(JobRecord job, const std::strin
   (void)d_.store.end_phase(job.id, Phase::kRecover, to_unix_ms(d_.clock.now()),
                            all_deleted ? Outcome::kOk : Outcome::kFailed, detail);
   job.state = JobState::kFailed;
-  job.phase = to_string(Phase::kRecover);
+  job.phase = Phase::kRecover;
   job.error = why + "; " + detail + (all_deleted ? "" : " (run `burst reap` again)");
   job.finished_ms = to_unix_ms(d_.clock.now());
   (void)d_.store.update_job(job);
@@ -260,7 +261,7 @@ PodAction Reaper::adopt_and_delete(Provider& p, const Pod& pod, const PodNamePar
     job.id = parts.job_id;
     job.pipeline = "(unknown)";
     job.state = JobState::kFailed;
-    job.phase = "reap";
+    job.phase = Phase::kReap;
     job.provider = p.name();
     job.error = "adopted by " + d_.actor + ": a burst-* pod the store had no record of";
     job.created_ms = job.finished_ms = to_unix_ms(now);

@@ -64,9 +64,12 @@ class TerminalConsole : public Console {
   void line(const std::string& text) override {
     std::lock_guard<std::mutex> lock(mu_);
     clear_progress();
-    if (live_) live_->on_line(text, now_s());
     if (!quiet_) std::cout << terminal_safe(text) << std::endl;
     draw_status();
+  }
+  void phase_started(std::optional<int> worker, Phase phase) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (live_) live_->on_phase(worker, phase, now_s());
   }
   void remote_out(const std::string& l) override {
     std::lock_guard<std::mutex> lock(mu_);

@@ -37,7 +37,7 @@ int cmd_jobs(int limit, bool json) {
       char s[32], u[32];
       std::snprintf(s, sizeof s, "%.1f", secs);
       std::snprintf(u, sizeof u, "$%.4f", usd);
-      table.add({j.id, j.pipeline, to_string(j.state), j.phase, j.provider, s, u});
+      table.add({j.id, j.pipeline, to_string(j.state), to_string(j.phase), j.provider, s, u});
     }
   }
   if (json)

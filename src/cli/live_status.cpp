@@ -36,18 +36,11 @@ std::string format_live_status(double elapsed_s, double usd, std::optional<Items
   return out;
 }
 
-void LiveStatus::on_line(std::string_view line, double now_s) {
-  auto [tag, rest] = progress_line_tag(line);
-  if (!rest.starts_with("==> ")) return;
-  const std::string_view phase = progress_line_trim(rest.substr(4));
-  if (phase == "provision" && !billing_since_) billing_since_ = now_s;
-  const bool run = phase == "run";
+void LiveStatus::on_phase(std::optional<int> worker, Phase phase, double now_s) {
+  if (phase == Phase::kProvision && !billing_since_) billing_since_ = now_s;
+  const bool run = phase == Phase::kRun;
   if (run && !run_since_) run_since_ = now_s;
-  auto it = in_run_.find(tag);
-  if (it == in_run_.end())
-    in_run_.emplace(std::string(tag), run);
-  else
-    it->second = run;
+  in_run_[worker.value_or(-1)] = run;
 }
 
 bool LiveStatus::on_output(std::string_view line) {

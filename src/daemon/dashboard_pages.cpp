@@ -112,8 +112,8 @@ ApiResponse Dashboard::jobs_page() {
       const DashJobMoney m = dash_money(d_.store, j, now);
       const int64_t end = j.finished_ms ? j.finished_ms : now;
       body += "<tr><td>" + dash_job_link(j.id) + "</td>" + dash_state(to_string(j.state)) +
-              dash_cell(j.phase) + "<td><a href=\"" + dash_pipeline_href(j.pipeline) + "\">" +
-              dash_escape(j.pipeline) + "</a></td>" + dash_cell(j.provider, "wide") +
+              dash_cell(to_string(j.phase)) + "<td><a href=\"" + dash_pipeline_href(j.pipeline) +
+              "\">" + dash_escape(j.pipeline) + "</a></td>" + dash_cell(j.provider, "wide") +
               dash_cell(m.gpu.empty() ? "-" : m.gpu + " × " + std::to_string(m.workers)) +
               dash_cell(dash_duration(end - j.created_ms), "n") +
               dash_cell(dash_cost_text(m), "n") + "</tr>";
@@ -147,7 +147,7 @@ ApiResponse Dashboard::job_page(const std::string& id) {
             (vid ? std::string(" id=\"") + vid + "\"" : "") + ">" + dash_escape(v) + "</td></tr>";
   };
   row("state", to_string(j.state), "job-state");
-  row("phase", j.phase);
+  row("phase", to_string(j.phase));
   row("pipeline", j.pipeline);
   row("provider", j.provider);
   row("GPU × workers", m.gpu.empty() ? "-" : m.gpu + " × " + std::to_string(m.workers));

@@ -44,7 +44,7 @@ void JobQueue::record_cancelled(const QueuedJob& job, int64_t now_ms) {
   rec.pipeline = job.spec.name;
   rec.spec_path = job.spec.path;
   rec.state = JobState::kInterrupted;
-  rec.phase = "queued";
+  rec.phase = Phase::kQueued;
   rec.error = "cancelled while queued; nothing was created";
   rec.created_ms = job.queued_ms;
   rec.finished_ms = now_ms;
@@ -92,7 +92,7 @@ std::optional<QueuedJob> JobQueue::load(const QueuedJobRecord& q, const std::str
     rec.pipeline = q.pipeline;
     rec.spec_path = q.spec_path;
     rec.state = JobState::kFailed;
-    rec.phase = "queued";
+    rec.phase = Phase::kQueued;
     rec.error = why + ": " + (errors.empty() ? spec.error().message : errors.front().text);
     rec.created_ms = q.queued_ms;
     rec.finished_ms = now_ms;

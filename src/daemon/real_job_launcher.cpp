@@ -40,7 +40,7 @@ JobResult RealJobLauncher::refuse(const std::string& job_id, const PipelineSpec&
   rec.pipeline = spec.name;
   rec.spec_path = spec.path;
   rec.state = state;
-  rec.phase = to_string(Phase::kPlan);
+  rec.phase = Phase::kPlan;
   rec.error = why;
   rec.created_ms = rec.finished_ms = to_unix_ms(clock_.now());
   rec.owner_pid = getpid();

@@ -54,34 +54,48 @@ void JobContext::say(const std::string& text) {
   log_ << format_utc(d_.clock.now()) << " " << clean << "\n" << std::flush;
 }
 
-void JobContext::fail(const std::string& why) {
-  if (error_.empty()) error_ = terminal_safe(redact_(why));
+void JobContext::phase_started(Phase phase) {
+  d_.console.phase_started(wide() ? std::optional<int>(in_.worker.index) : std::nullopt, phase);
+  say("==> " + std::string(to_string(phase)));
 }
 
-Outcome JobContext::failed(const Error& error, const std::string& what, std::string* detail) {
+void JobContext::fail(const std::string& why, JobStop stop) {
+  if (!error_.empty()) return;
+  error_ = terminal_safe(redact_(why));
+  stop_ = stop;
+}
+
+Outcome JobContext::failed(const Error& error, const std::string& what, std::string* detail,
+                           JobStop stop) {
   Error e = error;
   if (past_deadline() && (e.code == ErrorCode::kInterrupted || e.code == ErrorCode::kConnection ||
                           e.code == ErrorCode::kTimeout)) {
     // budget.deadline passed: the call was stopped for it, or broken by the watchdog's abort.
     e.message = watchdog_->deadline_reason();
     e.code = ErrorCode::kTimeout;
+    stop = JobStop::kDeadline;
   } else if (watchdog_ && watchdog_->aborted() &&
              (e.code == ErrorCode::kInterrupted || e.code == ErrorCode::kConnection)) {
     // The watchdog broke the session (job/job_watchdog.h): its deadline is the cause.
     e.message = watchdog_->reason();
     e.code = e.message.rfind("stopped: " + d_.stop_source, 0) == 0 ? ErrorCode::kInterrupted
                                                                    : ErrorCode::kTimeout;
+    stop = watchdog_->stopped_by();
   } else if (e.code == ErrorCode::kTimeout && e.message.rfind("no bytes from the pod", 0) == 0) {
     e.message = "stopped: " + e.message;  // the no-progress timeout (libssh adapter)
+    stop = JobStop::kNoProgress;
   } else if (e.code == ErrorCode::kInterrupted && fleet_stop_ && !fleet_stop_().empty()) {
     // A worker stopped with its fleet: a stop request, a deadline, or another worker's failure.
     e.message = fleet_stop_();
     if (e.message != "stopped: " + d_.stop_source) e.code = ErrorCode::kRemoteFailed;
+    // The fleet's stop is the watchdog's reason once it fired (job/worker_fleet.cpp).
+    stop = watchdog_ && watchdog_->fired() ? watchdog_->stopped_by() : JobStop::kNone;
   } else if (e.code == ErrorCode::kInterrupted && d_.interrupts() > 0) {
     e.message = "stopped: " + d_.stop_source;  // a step saw the stop request before the watchdog
+    stop = JobStop::kNone;
   }
   *detail = terminal_safe(redact_(what + ": " + e.message));
-  fail(*detail);
+  fail(*detail, stop);
   say("error: " + *detail);
   if (e.code == ErrorCode::kInterrupted) return Outcome::kInterrupted;
   if (e.code == ErrorCode::kConnection) return Outcome::kConnectionLost;

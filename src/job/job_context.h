@@ -43,16 +43,25 @@ class JobContext {
 
   // A line for the user (console.line and the log), redacted, terminal-safe, tagged.
   void say(const std::string& text);
+  // A phase begins: the typed fact to the console (Console::phase_started, with this worker's
+  // index in a job of several), then the "==> <phase>" line, as say writes it.
+  void phase_started(Phase phase);
   // A line a pod's command wrote (console.remote_out/err and the log, "| " or "! ").
   void remote_line(bool is_err, const std::string& line);
-  // Keeps `why` (redacted) as the job's error unless one is kept already: the first one wins.
-  void fail(const std::string& why);
+  // Keeps `why` (redacted) as the job's error unless one is kept already: the first one wins,
+  // and `stop` (which limit stopped the job, if one did) with it.
+  void fail(const std::string& why, JobStop stop = JobStop::kNone);
   const std::string& error() const { return error_; }
+  JobStop stop() const { return stop_; }  // the limit behind error(); kNone without one
   // A phase's failure: *detail becomes "<what>: <why>" (redacted), the job's error (first wins),
   // and an "error: " line. kInterrupted for a stop, kConnectionLost for a broken session, else
   // kFailed. The cause is the watchdog's when its deadline or abort broke the call, the fleet's
   // when a worker stopped with it, the stop request's when one came.
-  Outcome failed(const Error& error, const std::string& what, std::string* detail);
+  // `stop`: the limit the caller knows stopped the job (step_runner's budget.max_runtime, a money
+  // cap); a deadline, the watchdog's or the no-progress timeout's stop is found here. It becomes
+  // the job's typed stop with its error (first wins).
+  Outcome failed(const Error& error, const std::string& what, std::string* detail,
+                 JobStop stop = JobStop::kNone);
   // The end of a phase that did its work: kOk, kInterrupted after a stop request, or the failure
   // "<what>: stopped: budget.deadline (N s) reached" once the deadline has passed.
   Outcome unless_stopped(const std::string& what, std::string* detail);
@@ -83,6 +92,7 @@ class JobContext {
   Redactor& redact_;
   std::ofstream log_;
   std::string error_;
+  JobStop stop_ = JobStop::kNone;
   std::string tag_;                     // "[w2] " for a worker of several, else ""
   std::vector<BudgetCap> caps_;         // budget.max_usd and the extra caps from JobDeps
   mutable BillingClock billing_clock_;  // the budget check's time: never runs backwards

@@ -77,6 +77,8 @@ Outcome JobPhases::execute(Phase phase, std::string* detail) {
       return Outcome::kOk;
     case Phase::kReattach:  // recorded rows, never executed as a machine phase
     case Phase::kRecover:
+    case Phase::kQueued:  // a job row's phase only
+    case Phase::kReap:
       *detail = std::string("not a phase the runner executes: ") + to_string(phase);
       return Outcome::kFailed;
   }

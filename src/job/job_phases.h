@@ -59,8 +59,12 @@ class JobPhases {
   Outcome execute(Phase phase, std::string* detail);
 
   const std::string& error() const { return ctx_.error(); }
-  void fail(const std::string& why) { ctx_.fail(why); }
+  void fail(const std::string& why, JobStop stop = JobStop::kNone) { ctx_.fail(why, stop); }
+  JobStop stop() const { return ctx_.stop(); }  // the limit behind error(), if one
+  // What a fleet fallback changed from the plan (Provisioner::deviation), redacted; "" if nothing.
+  std::string deviation() const { return ctx_.redact()(provisioner_.deviation()); }
   void say(const std::string& text) { ctx_.say(text); }
+  void phase_started(Phase phase) { ctx_.phase_started(phase); }
   // Reattach (JobInput::reattach): loads the GPU pod from the store, reconnects with its pinned
   // host key and checks the run step's supervisor files. kConnectionLost when it cannot. A run
   // step whose files are not there never started: the run phase then starts it (once-only).

@@ -58,11 +58,12 @@ JobResult JobRunner::run() {
     job = *existing;
     job.state = JobState::kRunning;
     if (in_.restart) {  // a fresh run of the same job: this plan's provider and estimate
-      job.phase = to_string(Phase::kPlan);
+      job.phase = Phase::kPlan;
       job.provider = in_.plan.gpu.provider;
       job.estimate_json = estimate_to_json(in_.plan.estimate);
       job.facts_json = in_.facts_json;
       job.error.clear();
+      job.stop = JobStop::kNone;
       job.finished_ms = 0;
     }
     job.owner_pid = getpid();
@@ -73,10 +74,11 @@ JobResult JobRunner::run() {
     job.pipeline = in_.spec.name;
     job.spec_path = in_.spec.path;
     job.state = JobState::kRunning;
-    job.phase = to_string(Phase::kPlan);
+    job.phase = Phase::kPlan;
     job.provider = in_.plan.gpu.provider;
     job.estimate_json = estimate_to_json(in_.plan.estimate);
     job.facts_json = in_.facts_json;
+    job.stop = JobStop::kNone;  // until a limit stops it: the report reads this, not the error
     job.created_ms = now_ms(d_.clock);
     job.owner_pid = getpid();
     job.owner_start = process_start_time(job.owner_pid);
@@ -156,12 +158,12 @@ JobResult JobRunner::run() {
       if (phase == Phase::kProvision) {
         FleetResult fleet = run_fleet(d_, in_, redact_, watchdog, [&](Phase p) {
           std::lock_guard<std::mutex> lock(job_mu);
-          job.phase = to_string(p);
+          job.phase = p;
           (void)d_.store.update_job(job);
         });
         if (fleet.failed) facts.job_failed = true;
         if (fleet.interrupted) interrupted = true;
-        if (!fleet.error.empty()) phases.fail(fleet.error);
+        if (!fleet.error.empty()) phases.fail(fleet.error, fleet.stop);
       }
       // Whatever the workers did, no pod of theirs outlives this (a second look, by the store).
       if (Status st = delete_job_pods(d_, job.id); !st.ok()) {
@@ -170,25 +172,26 @@ JobResult JobRunner::run() {
         outcome = Outcome::kFailed;
       }
       job.error = phases.error();
+      job.stop = phases.stop();
       (void)d_.store.update_job(job);
       phase = next_phase(Phase::kDeleteGpu, outcome, facts);
       continue;
     }
-    const std::string name = to_string(phase);
     if (phase == Phase::kReport) {
       const bool stopped = interrupted || d_.interrupts() > 0;
       job.state = !facts.job_failed ? JobState::kSucceeded
                                     : (stopped ? JobState::kInterrupted : JobState::kFailed);
       job.error = phases.error();
+      job.stop = phases.stop();
       job.finished_ms = now_ms(d_.clock);
     }
     // The job's phase column names the phase in progress (what `burst status` shows).
-    job.phase = name;
+    job.phase = phase;
     (void)d_.store.update_job(job);
     if (!run_open) (void)d_.store.begin_phase(job.id, phase, now_ms(d_.clock));
     run_open = false;
     watchdog.progress();
-    phases.say("==> " + name);
+    phases.phase_started(phase);
     Outcome outcome;
     std::string detail;
     try {
@@ -204,7 +207,10 @@ JobResult JobRunner::run() {
         outcome == Outcome::kConnectionLost)
       facts.job_failed = true;
     (void)d_.store.end_phase(job.id, phase, now_ms(d_.clock), outcome, redact_(detail));
-    if (phase != Phase::kReport) job.error = phases.error();
+    if (phase != Phase::kReport) {
+      job.error = phases.error();
+      job.stop = phases.stop();
+    }
     (void)d_.store.update_job(job);
     phase = next_phase(phase, outcome, facts);
   }

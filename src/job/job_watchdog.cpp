@@ -95,6 +95,11 @@ std::string JobWatchdog::reason() const {
   return reason_;
 }
 
+JobStop JobWatchdog::stopped_by() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stop_;
+}
+
 bool JobWatchdog::fired() const {
   std::lock_guard<std::mutex> lock(mu_);
   return !reason_.empty();
@@ -107,7 +112,7 @@ bool JobWatchdog::aborted() const {
 
 // The limits in the order they are checked, and whether the deadline has passed (its own flag:
 // it hardens the stop even when another reason came first).
-std::string JobWatchdog::find_reason(TimePoint now, bool* deadline) {
+std::string JobWatchdog::find_reason(TimePoint now, bool* deadline, JobStop* stop) {
   TimePoint run_start, deadline_start;
   double max_seconds, deadline_seconds;
   bool fired_already;
@@ -125,20 +130,30 @@ std::string JobWatchdog::find_reason(TimePoint now, bool* deadline) {
   *deadline = over(deadline_start, deadline_seconds);
   if (fired_already) return "";  // the first reason stays; only the deadline's flag is news
   if (interrupts_ && interrupts_() > 0) return "stopped: " + cfg_.stop_source;
-  if (*deadline) return limit_stop_reason(kLimitDeadline, deadline_seconds);
-  if (over(run_start, max_seconds)) return limit_stop_reason(kLimitMaxRuntime, max_seconds);
-  if (!cfg_.caps.empty() && pods_)
+  if (*deadline) {
+    *stop = JobStop::kDeadline;
+    return limit_stop_reason(kLimitDeadline, deadline_seconds);
+  }
+  if (over(run_start, max_seconds)) {
+    *stop = JobStop::kMaxRuntime;
+    return limit_stop_reason(kLimitMaxRuntime, max_seconds);
+  }
+  if (!cfg_.caps.empty() && pods_) {
+    *stop = JobStop::kMoneyCap;  // counts only with a reason
     return budget_stop_reason(pods_(), billing_clock_.now(now), cfg_.caps, cfg_.billing);
+  }
   return "";
 }
 
 std::string JobWatchdog::check() {
   const TimePoint now = clock_.now();
   bool deadline = false;
-  const std::string why = find_reason(now, &deadline);
+  JobStop stop = JobStop::kNone;
+  const std::string why = find_reason(now, &deadline, &stop);
   std::lock_guard<std::mutex> lock(mu_);
   if (reason_.empty() && !why.empty()) {
     reason_ = why;
+    stop_ = stop;
     fired_at_ = now;
   }
   if (deadline && !deadline_passed_) {

@@ -72,6 +72,8 @@ class JobWatchdog {
 
   // "" until a deadline fired; then e.g. "stopped: budget.max_runtime (30 s) reached".
   std::string reason() const;
+  // The limit behind reason(), typed: kNone before it fired and for a stop request.
+  JobStop stopped_by() const;
   bool fired() const;
   bool aborted() const;  // sessions were aborted (the job was stuck on the pod)
 
@@ -79,7 +81,7 @@ class JobWatchdog {
   std::string check();
 
  private:
-  std::string find_reason(TimePoint now, bool* deadline);
+  std::string find_reason(TimePoint now, bool* deadline, JobStop* stop);
 
   Clock& clock_;
   std::function<int()> interrupts_;
@@ -99,6 +101,7 @@ class JobWatchdog {
   BillingClock billing_clock_;  // the budget check's time: never runs backwards
   TimePoint fired_at_{};
   std::string reason_;
+  JobStop stop_ = JobStop::kNone;
   bool aborted_ = false;
   std::set<RemoteSession*> sessions_;
 };

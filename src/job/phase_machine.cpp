@@ -55,6 +55,8 @@ Phase next_phase(Phase current, Outcome outcome, const JobFacts& f) {
     case Phase::kDone:
     case Phase::kReattach:  // recorded rows, never the machine's current phase
     case Phase::kRecover:
+    case Phase::kQueued:  // a job row's phase only
+    case Phase::kReap:
       return Phase::kDone;
   }
   return Phase::kDone;

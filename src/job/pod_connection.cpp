@@ -41,6 +41,11 @@ Outcome PodConnection::connect(PodHandle& pod, Provider& provider, std::string* 
     ctx_.set_stopped_by_limit();  // a limit's stop: a fleet never retries it
     return make_error(ErrorCode::kRemoteFailed, over_budget);
   };
+  auto limit = [&](const Error& e) {  // cause's typed fact: a money cap's stop, or none
+    return e.code == ErrorCode::kInterrupted && !over_budget.empty() && !ctx_.interrupted()
+               ? JobStop::kMoneyCap
+               : JobStop::kNone;
+  };
   auto running = wait_until_running(provider, d_.clock, pod.record.pod_id, deadline, stop,
                                     d_.faults, [&](const Pod& p) {
                                       status = p.status_note;
@@ -50,7 +55,8 @@ Outcome PodConnection::connect(PodHandle& pod, Provider& provider, std::string* 
     *start_error = running.error();
     return Outcome::kFailed;
   }
-  if (!running.ok()) return ctx_.failed(cause(running.error()), "wait for pod", detail);
+  if (!running.ok())
+    return ctx_.failed(cause(running.error()), "wait for pod", detail, limit(running.error()));
   if (!reattach) {  // a reattached pod was checked when it was created
     if (Status listed = check_pod_listed(provider, d_.clock, pod.record.pod_id); !listed.ok())
       return ctx_.failed(listed.error(), "check pod list", detail);
@@ -69,7 +75,8 @@ Outcome PodConnection::connect(PodHandle& pod, Provider& provider, std::string* 
                                                 ") is not one the pod accepts; a team's daemons "
                                                 "need the team's one key (docs/daemon.md)");
   if (!session.ok())
-    return ctx_.failed(cause(session.error()), "ssh", detail);  // not a provider name
+    return ctx_.failed(cause(session.error()), "ssh", detail,
+                       limit(session.error()));  // not a provider name
   ctx_.adopt_session(pod, std::move(*session));
   pod.record.host_key = pod.target.pinned_host_key;
   (void)d_.store.update_pod(pod.record);

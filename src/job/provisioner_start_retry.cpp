@@ -34,13 +34,14 @@ Outcome Provisioner::replace_unstarted_gpu_pod(const Error& start_error, int ret
   std::string deleted;
   if (delete_pod(pods_.gpu, &deleted) != Outcome::kOk)  // it said why; the job stops here
     return ctx_.failed(start_error, "wait for pod", detail);
-  auto give_up = [&](const std::string& why) {
+  auto give_up = [&](const std::string& why, JobStop stop = JobStop::kNone) {
     return ctx_.failed(
         make_error(start_error.code, start_error.message + "; no other machine: " + why),
-        "wait for pod", detail);
+        "wait for pod", detail, stop);
   };
   if (ctx_.interrupted()) return give_up("the job was stopped");
-  if (std::string over = ctx_.budget_exceeded(pods_.records()); !over.empty()) return give_up(over);
+  if (std::string over = ctx_.budget_exceeded(pods_.records()); !over.empty())
+    return give_up(over, JobStop::kMoneyCap);
   // The volume lives on the machine that failed: another machine needs a volume of its own.
   if (traits_of(in_.plan.gpu).volumes_machine_local && !volume_id_.empty() &&
       volume_region_ == failed_region) {

@@ -84,10 +84,11 @@ Outcome StepRunner::step(const std::string& name, const std::string& script, Pod
           make_error(ErrorCode::kTimeout, "exceeded budget.max_runtime (" +
                                               std::to_string(static_cast<long>(max_seconds)) +
                                               " s); stopped"),
-          name, detail);
+          name, detail, JobStop::kMaxRuntime);
     }
     if (!over_budget.empty())
-      return ctx_.failed(make_error(ErrorCode::kRemoteFailed, over_budget), name, detail);
+      return ctx_.failed(make_error(ErrorCode::kRemoteFailed, over_budget), name, detail,
+                         JobStop::kMoneyCap);
     return ctx_.failed(status.error(), name, detail);
   }
   if (!status.ok() && status.error().code != ErrorCode::kRemoteFailed) {

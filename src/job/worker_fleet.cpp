@@ -80,6 +80,9 @@ class LockedConsole : public Console {
     std::lock_guard<std::mutex> lock(mu_);
     return c_.confirm(q);
   }
+  void phase_started(std::optional<int> worker, Phase phase) override {
+    call([&] { c_.phase_started(worker, phase); });
+  }
 
  private:
   template <typename F>
@@ -169,6 +172,7 @@ class Fleet {
     bool preempted = false;  // the provider took its pod back (spot): not a crash
     int64_t artefacts_since = 0;
     std::string error;
+    JobStop stop = JobStop::kNone;  // the limit behind `error`, if one
   };
   // How a worker's next pod is rented (the spot policy in worker_fleet.h).
   struct Rent {
@@ -232,7 +236,10 @@ class Fleet {
       }
       std::lock_guard<std::mutex> lock(mu_);
       result_.failed = true;
-      if (first_failure_.empty()) first_failure_ = "w" + std::to_string(index) + ": " + r.error;
+      if (first_failure_.empty()) {
+        first_failure_ = "w" + std::to_string(index) + ": " + r.error;
+        result_.stop = r.stop;
+      }
       if (failed_worker_ < 0) failed_worker_ = index;  // the others stop (after any real reason)
       return;
     }
@@ -284,7 +291,7 @@ class Fleet {
     while (phase != Phase::kReport && phase != Phase::kDone) {
       on_phase_(phase);
       watchdog_.progress();
-      phases.say("==> " + std::string(to_string(phase)));
+      phases.phase_started(phase);
       const int64_t start = to_unix_ms(d_.clock.now());
       std::string detail;
       Outcome outcome;
@@ -320,22 +327,33 @@ class Fleet {
           in.plan.prepare->where == PrepareWhere::kGpuPod)
         facts.prepare = PrepareWhere::kGpuPod;
       {
-        std::lock_guard<std::mutex> lock(rows_mu_);  // a row is begun and ended in one go
-        (void)d_.store.begin_phase(in_.job_id, phase, start);
-        (void)d_.store.end_phase(in_.job_id, phase, to_unix_ms(d_.clock.now()), outcome,
-                                 "w" + w + ": " + redact_(detail));
+        // The row whole, with its worker and any deviation typed (the report reads those).
+        PhaseRecord row{
+            in_.job_id,
+            phase,
+            start,
+            to_unix_ms(d_.clock.now()),
+            outcome,
+            "w" + w + ": " + redact_(detail),
+            index,
+            phase == Phase::kProvision && outcome == Outcome::kOk ? phases.deviation() : ""};
+        (void)d_.store.record_phase(row);
       }
       phase = next_phase(phase, outcome, facts);
     }
     Attempt r;
     r.ok = !facts.job_failed;
     r.error = phases.error();
+    r.stop = phases.stop();
     r.pod_left = delete_failed || phases.gpu_pod_left();
     r.stopped = phases.stopped_by_deadline() || !stop_reason().empty();
     r.preempted = preempted;
     if (preempted) r.error = preempted_words;
     r.artefacts_since = phases.artefacts_since();
-    if (!r.ok && r.error.empty()) r.error = stop_reason().empty() ? "stopped" : stop_reason();
+    if (!r.ok && r.error.empty()) {
+      r.error = stop_reason().empty() ? "stopped" : stop_reason();
+      r.stop = watchdog_.fired() ? watchdog_.stopped_by() : JobStop::kNone;  // stop_reason's first
+    }
     return r;
   }
 
@@ -347,7 +365,6 @@ class Fleet {
   std::map<std::string, std::unique_ptr<LockedProvider>> locked_;  // by provider name
   LockedConsole console_;
   FleetProvision provision_;
-  std::mutex rows_mu_;
   mutable std::mutex mu_;
   int failed_worker_ = -1;  // the first worker that failed for good
   std::string first_failure_;

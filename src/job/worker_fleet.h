@@ -46,10 +46,11 @@ namespace burst {
 inline constexpr int kSpotPodsPerWorker = 2;
 
 struct FleetResult {
-  bool failed = false;       // some worker's shard did not complete
-  int preemptions = 0;       // spot pods the provider took back (each replaced, see above)
-  bool interrupted = false;  // a stop request (Ctrl-C, SIGTERM, burst cancel) ended it
-  std::string error;         // the first failure, "w<i>: <phase>: <why>", redacted
+  bool failed = false;            // some worker's shard did not complete
+  int preemptions = 0;            // spot pods the provider took back (each replaced, see above)
+  bool interrupted = false;       // a stop request (Ctrl-C, SIGTERM, burst cancel) ended it
+  std::string error;              // the first failure, "w<i>: <phase>: <why>", redacted
+  JobStop stop = JobStop::kNone;  // the limit behind `error`, if one
 };
 
 // Runs the workers of `input` (input.plan.estimate.workers of them) to their ends. `on_phase`

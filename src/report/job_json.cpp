@@ -16,7 +16,7 @@ JsonValue job_value(const JobRecord& j, const JobReport* r) {
                 {"id", j.id},
                 {"pipeline", j.pipeline},
                 {"state", to_string(j.state)},
-                {"phase", j.phase},
+                {"phase", to_string(j.phase)},
                 {"provider", j.provider},
                 {"started", utc_or_empty(j.created_ms)},
                 {"finished", utc_or_empty(j.finished_ms)},

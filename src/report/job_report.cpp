@@ -44,13 +44,17 @@ std::optional<double> error_pct(double actual, double estimate) {
   return (actual - estimate) / estimate * 100.0;
 }
 
+// A failed job that a budget limit stopped is a "budget-stop", from the typed fact the runner
+// recorded (JobRecord::stop). A job recorded before burst kept it (no stop) is read from its
+// error's words, as reports always read it, so old reports do not change.
 std::string outcome_of(const JobRecord& job) {
   if (job.state == JobState::kInterrupted) return "cancelled";
-  if (job.state == JobState::kFailed &&
-      (job.error.find("budget.max_runtime") != std::string::npos ||
-       job.error.find("stopped by budget") != std::string::npos))
-    return "budget-stop";
-  return to_string(job.state);
+  if (job.state != JobState::kFailed) return to_string(job.state);
+  const bool budget = job.stop
+                          ? *job.stop == JobStop::kMaxRuntime || *job.stop == JobStop::kMoneyCap
+                          : job.error.find("budget.max_runtime") != std::string::npos ||
+                                job.error.find("stopped by budget") != std::string::npos;
+  return budget ? "budget-stop" : to_string(job.state);
 }
 
 void price_pods(JobReport& r, std::vector<PodRecord> pods) {
@@ -127,11 +131,14 @@ void read_phases(JobReport& r) {
   read_prepare(r);
 }
 
-// What a worker's provision row says before the line of a fleet fallback; the runner writes it
-// (kDeviationMarker in job/job_types.h: the report reads rows, not the runner's headers).
+// A job recorded before burst kept typed facts (no JobRecord::stop) has phase rows without their
+// worker and deviation (PhaseRecord::worker, ::deviation): those are read from the rows' detail
+// words, as reports always read them, so old reports do not change. A worker's provision row said
+// this before the line of a fleet fallback (kDeviationMarker in job/job_types.h: the report reads
+// rows, not the runner's headers).
 constexpr const char* kWorkerDeviationMarker = "deviated from the plan: ";
 
-// The worker index of a phase row's detail "w<i>: ...", or -1.
+// The worker index of an old phase row's detail "w<i>: ...", or -1.
 int worker_of_detail(const std::string& detail) {
   if (detail.size() < 3 || detail[0] != 'w') return -1;
   size_t i = 1;
@@ -141,9 +148,29 @@ int worker_of_detail(const std::string& detail) {
   return i > 1 && i < detail.size() && detail[i] == ':' ? index : -1;
 }
 
+bool recorded_before_typed_facts(const JobRecord& job) { return !job.stop.has_value(); }
+
+// The worker whose row this is, or -1: typed, or (an old job's row) from its detail.
+int worker_of(const PhaseRecord& p, bool old_job) {
+  if (p.worker) return *p.worker;
+  return old_job ? worker_of_detail(p.detail) : -1;
+}
+
+// What a fleet fallback changed, from a worker's provision row: typed, or (an old job's row) the
+// detail after the marker. nullopt when the row says nothing of it.
+std::optional<std::string> deviation_of(const PhaseRecord& p, bool old_job) {
+  if (p.phase != Phase::kProvision) return std::nullopt;
+  if (p.worker || !old_job)
+    return p.deviation.empty() ? std::nullopt : std::optional<std::string>(p.deviation);
+  const size_t at = p.detail.find(kWorkerDeviationMarker);
+  if (at == std::string::npos) return std::nullopt;
+  return p.detail.substr(at + std::string_view(kWorkerDeviationMarker).size());
+}
+
 void read_workers(JobReport& r) {
   const int k = r.facts.workers;
   if (k <= 1) return;
+  const bool old_job = recorded_before_typed_facts(r.job);
   r.workers.resize(static_cast<size_t>(k));
   for (int i = 0; i < k; ++i) {
     WorkerRow& w = r.workers[static_cast<size_t>(i)];
@@ -164,7 +191,7 @@ void read_workers(JobReport& r) {
     w.usd += c.usd;
   }
   for (const PhaseRecord& p : r.phases) {
-    const int i = worker_of_detail(p.detail);
+    const int i = worker_of(p, old_job);
     if (i < 0 || i >= k) continue;
     WorkerRow& w = r.workers[static_cast<size_t>(i)];
     const double s = seconds_of(p);
@@ -172,10 +199,8 @@ void read_workers(JobReport& r) {
       w.cold_start_s += s;
     if (p.phase == Phase::kSync) w.sync_s += s;
     if (p.phase == Phase::kPull) w.pull_s += s;
-    // The fleet fallback's line (job/job_types.h kDeviationMarker): the last one stands.
-    if (const size_t at = p.detail.find(kWorkerDeviationMarker);
-        p.phase == Phase::kProvision && at != std::string::npos)
-      w.deviation = p.detail.substr(at + std::string_view(kWorkerDeviationMarker).size());
+    // The fleet fallback's line: the last one stands.
+    if (std::optional<std::string> d = deviation_of(p, old_job)) w.deviation = std::move(*d);
     if (p.phase == Phase::kRun) {
       w.run_s += s;
       w.outcome = to_string(p.outcome);
@@ -191,7 +216,7 @@ void read_spot(JobReport& r) {
   // Per worker, its last takeover's view: what every earlier pod finished, what it was given.
   std::map<int, std::pair<long, long>> last;
   for (const PhaseRecord& p : r.phases) {
-    const int w = worker_of_detail(p.detail);
+    const int w = worker_of(p, recorded_before_typed_facts(r.job));
     const std::string who = w >= 0 ? "w" + std::to_string(w) + ": " : "";
     if (const size_t at = p.detail.find(kPreemptionMarker); at != std::string::npos)
       r.preemptions.push_back(who +

@@ -43,9 +43,15 @@ std::vector<Recommendation> recommend(const JobReport& r) {
                                                  "run `burst reap`"});
       break;
     }
-  if (r.outcome == "budget-stop" && r.job.error.find("stopped by budget") != std::string::npos) {
-    // The mid-run cost guard (job/budget_guard.h): say which cap, from the job's error.
-    const std::string why = r.job.error.substr(r.job.error.find("stopped by budget"));
+  // A money cap stopped it: the typed fact (JobRecord::stop), or for a job recorded before burst
+  // kept it, the cost guard's words in its error (job/budget_guard.h).
+  const size_t cap_words = r.job.error.find("stopped by budget");
+  const bool money =
+      r.job.stop ? *r.job.stop == JobStop::kMoneyCap : cap_words != std::string::npos;
+  if (r.outcome == "budget-stop" && money) {
+    // Say which cap, from the job's error.
+    const std::string why =
+        cap_words != std::string::npos ? r.job.error.substr(cap_words) : "stopped by a money cap";
     out.push_back({"budget-stop",
                    "the job was " + why + ": raise the cap, pick a cheaper GPU or split the work"});
   } else if (r.outcome == "budget-stop") {

@@ -148,6 +148,15 @@ constexpr const char* kCapChangesStep = R"sql(
         );
       )sql";
 
+// 13 (typed facts, issue 31): which limit stopped a job (JobRecord::stop; '' not known: a job
+// recorded before), and a fleet worker's phase rows' worker and deviation (PhaseRecord::worker,
+// -1 for none or not known; ::deviation). Rows recorded before keep reading as they did.
+constexpr const char* kTypedFactsStep = R"sql(
+        ALTER TABLE jobs ADD COLUMN stopped_by TEXT NOT NULL DEFAULT '';
+        ALTER TABLE phases ADD COLUMN worker BIGINT NOT NULL DEFAULT -1;
+        ALTER TABLE phases ADD COLUMN deviation TEXT NOT NULL DEFAULT '';
+      )sql";
+
 struct Word {
   const char* token;
   const char* sqlite;
@@ -177,9 +186,11 @@ std::string render(std::string sql, Engine engine) {
 
 std::vector<std::string> render_all(Engine engine) {
   // 6 to 11 (issues 20, 18, 35): the queue, the ledger, leases, team budgets, image sizes, caps.
+  // 13: typed facts (issue 31).
   const char* steps[] = {kJobsStep,       kReportsStep,   kFiresStep,  kVolumesStep,
                          kOwnershipStep,  kQueueStep,     kLedgerStep, kLeaseStep,
-                         kTeamBudgetStep, kImageSizeStep, kCapsStep,   kCapChangesStep};
+                         kTeamBudgetStep, kImageSizeStep, kCapsStep,   kCapChangesStep,
+                         kTypedFactsStep};
   std::vector<std::string> out;
   for (const char* step : steps) out.push_back(render(step, engine));
   return out;

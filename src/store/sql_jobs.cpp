@@ -25,13 +25,17 @@ Status update_job(Db& db, const JobRecord& j) {
   Prepared s = db.prepare(
       "UPDATE jobs SET pipeline = ?, spec_path = ?, state = ?, phase = ?, provider = ?, "
       "error = ?, estimate_json = ?, report_path = ?, finished_ms = ?, owner_pid = ?, "
-      "owner_start = ? WHERE id = ?",
+      "owner_start = ?, stopped_by = ? WHERE id = ?",
       "update job");
   if (!s) return s.error();
   Stmt& st = **s;
-  st.bind(j.pipeline).bind(j.spec_path).bind(stored(j.state)).bind(j.phase).bind(j.provider);
+  st.bind(j.pipeline)
+      .bind(j.spec_path)
+      .bind(stored(j.state))
+      .bind(stored(j.phase))
+      .bind(j.provider);
   st.bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.finished_ms);
-  st.bind(j.owner_pid).bind(j.owner_start).bind(j.id);
+  st.bind(j.owner_pid).bind(j.owner_start).bind(stored_stop(j.stop)).bind(j.id);
   return st.run_changing("store: no job with id " + in_quotes(j.id));
 }
 
@@ -68,9 +72,9 @@ Result<std::vector<JobRecord>> jobs_between(Db& db, int64_t from_ms, int64_t to_
 }
 
 Status begin_phase(Db& db, const std::string& job_id, Phase phase, int64_t at_ms) {
-  Prepared s = db.prepare(
-      std::string("INSERT INTO phases (") + kPhaseColumns + ") VALUES (?, ?, ?, NULL, '', '')",
-      "begin phase");
+  Prepared s = db.prepare(std::string("INSERT INTO phases (") + kPhaseColumns +
+                              ") VALUES (?, ?, ?, NULL, '', '', -1, '')",
+                          "begin phase");
   if (!s) return s.error();
   (*s)->bind(job_id).bind(stored(phase)).bind(at_ms);
   return (*s)->run();
@@ -87,6 +91,15 @@ Status end_phase(Db& db, const std::string& job_id, Phase phase, int64_t at_ms, 
   (*s)->bind(at_ms).bind(stored(outcome)).bind(detail).bind(job_id).bind(name);
   return (*s)->run_changing("store: no open phase " + in_quotes(name) + " for job " +
                             in_quotes(job_id));
+}
+
+Status record_phase(Db& db, const PhaseRecord& row) {
+  Prepared s = db.prepare(std::string("INSERT INTO phases (") + kPhaseColumns + ") VALUES (" +
+                              placeholders(kPhaseColumns) + ")",
+                          "record phase");
+  if (!s) return s.error();
+  bind_phase(**s, row);
+  return (*s)->run();
 }
 
 Result<std::vector<PhaseRecord>> phases(Db& db, const std::string& job_id) {

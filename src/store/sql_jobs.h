@@ -21,6 +21,7 @@ Result<std::vector<JobRecord>> jobs_between(Db& db, int64_t from_ms, int64_t to_
 Status begin_phase(Db& db, const std::string& job_id, Phase phase, int64_t at_ms);
 Status end_phase(Db& db, const std::string& job_id, Phase phase, int64_t at_ms, Outcome outcome,
                  const std::string& detail);
+Status record_phase(Db& db, const PhaseRecord& row);
 Result<std::vector<PhaseRecord>> phases(Db& db, const std::string& job_id);
 
 Result<int64_t> add_pod(Db& db, const PodRecord& pod);

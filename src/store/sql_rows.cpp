@@ -26,7 +26,15 @@ Result<JobRecord> read_job(const Row& s) {
     j.state = *st;
   else
     return unknown("job " + in_quotes(j.id) + " has unknown state", state);
-  j.phase = s.text(4);
+  // The phase column holds to_string's text (burst/states.h). "" only in a row no burst writes
+  // today (the field had no default once): it reads as the job's first phase.
+  const std::string phase = s.text(4);
+  if (phase.empty())
+    j.phase = Phase::kPlan;
+  else if (auto ph = phase_from_string(phase))
+    j.phase = *ph;
+  else
+    return unknown("job " + in_quotes(j.id) + " has unknown phase", phase);
   j.provider = s.text(5);
   j.error = s.text(6);
   j.estimate_json = s.text(7);
@@ -36,6 +44,10 @@ Result<JobRecord> read_job(const Row& s) {
   j.owner_pid = s.int64(11);
   j.facts_json = s.text(12);
   j.owner_start = s.text(13);
+  if (const std::string stop = s.text(14); !stop.empty()) {  // "": a job recorded before
+    j.stop = job_stop_from_string(stop);
+    if (!j.stop) return unknown("job " + in_quotes(j.id) + " has unknown stop", stop);
+  }
   return j;
 }
 
@@ -58,6 +70,8 @@ Result<PhaseRecord> read_phase(const Row& s) {
           outcome);
   }
   p.detail = s.text(5);
+  if (const int64_t worker = s.int64(6); worker >= 0) p.worker = static_cast<int>(worker);
+  p.deviation = s.text(7);
   return p;
 }
 
@@ -175,9 +189,20 @@ CapChange read_cap_change(const Row& s) {
 }
 
 void bind_job(Stmt& s, const JobRecord& j) {
-  s.bind(j.id).bind(j.pipeline).bind(j.spec_path).bind(stored(j.state)).bind(j.phase);
+  s.bind(j.id).bind(j.pipeline).bind(j.spec_path).bind(stored(j.state)).bind(stored(j.phase));
   s.bind(j.provider).bind(j.error).bind(j.estimate_json).bind(j.report_path).bind(j.created_ms);
   s.bind(j.finished_ms).bind(j.owner_pid).bind(j.facts_json).bind(j.owner_start);
+  s.bind(stored_stop(j.stop));
+}
+
+std::string stored_stop(const std::optional<JobStop>& stop) {
+  return stop ? stored(*stop) : std::string();
+}
+
+void bind_phase(Stmt& s, const PhaseRecord& p) {
+  s.bind(p.job_id).bind(stored(p.phase)).bind(p.started_ms).bind(p.ended_ms);
+  s.bind(p.outcome ? stored(*p.outcome) : std::string()).bind(p.detail);
+  s.bind(static_cast<int64_t>(p.worker.value_or(-1))).bind(p.deviation);
 }
 
 void bind_pod(Stmt& s, const PodRecord& p) {

@@ -15,7 +15,7 @@ namespace burst::sql {
 
 inline constexpr const char* kJobColumns =
     "id, pipeline, spec_path, state, phase, provider, error, estimate_json, report_path, "
-    "created_ms, finished_ms, owner_pid, facts_json, owner_start";
+    "created_ms, finished_ms, owner_pid, facts_json, owner_start, stopped_by";
 inline constexpr const char* kPodColumns =
     "row_id, job_id, provider, role, name, pod_id, gpu_type, gpu_count, usd_per_hour, "
     "price_source, state, host_key, created_ms, deleted_ms";
@@ -28,7 +28,8 @@ inline constexpr const char* kVolumeColumns =
 inline constexpr const char* kQueueColumns =
     "id, pipeline, spec_path, spec_text, reason, queued_ms, held_by, lease_owner, "
     "lease_expires_ms, submitted_by";
-inline constexpr const char* kPhaseColumns = "job_id, phase, started_ms, ended_ms, outcome, detail";
+inline constexpr const char* kPhaseColumns =
+    "job_id, phase, started_ms, ended_ms, outcome, detail, worker, deviation";
 inline constexpr const char* kTransferColumns = "job_id, direction, files, bytes, millis";
 inline constexpr const char* kCalibrationColumns =
     "job_id, pipeline, gpu_type, workload_kind, units, measured_s, predicted_s, recorded_ms";
@@ -53,6 +54,9 @@ CapChange read_cap_change(const Row& row);  // store_sql::kNoCap reads as no val
 
 // Binds every field in its column list's order (a pod's without row_id, the first column).
 void bind_job(Stmt& s, const JobRecord& j);
+void bind_phase(Stmt& s, const PhaseRecord& p);  // a finished row (outcome set)
+// JobRecord::stop as stored: "" when not known.
+std::string stored_stop(const std::optional<JobStop>& stop);
 void bind_pod(Stmt& s, const PodRecord& p);
 void bind_volume(Stmt& s, const VolumeRecord& v);
 void bind_calibration(Stmt& s, const CalibrationRecord& c);

@@ -32,6 +32,7 @@ class SqlStore final : public Store {
                    const std::string& detail) override {
     return locked(sql::end_phase, job_id, phase, at_ms, outcome, detail);
   }
+  Status record_phase(const PhaseRecord& row) override { return locked(sql::record_phase, row); }
   Result<std::vector<PhaseRecord>> phases(const std::string& job_id) override {
     return locked(sql::phases, job_id);
   }

@@ -24,7 +24,7 @@ constexpr std::array<std::pair<PodRecordState, const char*>, 5> kPodStates{{
     {PodRecordState::kCreateFailed, "create-failed"},
 }};
 
-constexpr std::array<std::pair<Phase, const char*>, 20> kPhases{{
+constexpr std::array<std::pair<Phase, const char*>, 22> kPhases{{
     {Phase::kPlan, "plan"},
     {Phase::kProvision, "provision"},
     {Phase::kWaitSsh, "wait-for-ssh"},
@@ -45,6 +45,8 @@ constexpr std::array<std::pair<Phase, const char*>, 20> kPhases{{
     {Phase::kPrepareCpu, "prepare-cpu-provision"},
     {Phase::kPrepare, "prepare"},
     {Phase::kDeletePrepareCpu, "delete-prepare-cpu-pod"},
+    {Phase::kQueued, "queued"},
+    {Phase::kReap, "reap"},
 }};
 
 constexpr std::array<std::pair<Outcome, const char*>, 5> kOutcomes{{
@@ -53,6 +55,14 @@ constexpr std::array<std::pair<Outcome, const char*>, 5> kOutcomes{{
     {Outcome::kInterrupted, "interrupted"},
     {Outcome::kConnectionLost, "connection-lost"},
     {Outcome::kSkipped, "skipped"},
+}};
+
+constexpr std::array<std::pair<JobStop, const char*>, 5> kJobStops{{
+    {JobStop::kNone, "none"},
+    {JobStop::kMaxRuntime, "max-runtime"},
+    {JobStop::kDeadline, "deadline"},
+    {JobStop::kMoneyCap, "money-cap"},
+    {JobStop::kNoProgress, "no-progress"},
 }};
 
 template <typename E, size_t N>
@@ -76,11 +86,13 @@ const char* to_string(JobState s) { return name_of(kJobStates, s); }
 const char* to_string(PodRecordState s) { return name_of(kPodStates, s); }
 const char* to_string(Phase p) { return name_of(kPhases, p); }
 const char* to_string(Outcome o) { return name_of(kOutcomes, o); }
+const char* to_string(JobStop s) { return name_of(kJobStops, s); }
 
 std::ostream& operator<<(std::ostream& os, JobState s) { return os << to_string(s); }
 std::ostream& operator<<(std::ostream& os, PodRecordState s) { return os << to_string(s); }
 std::ostream& operator<<(std::ostream& os, Phase p) { return os << to_string(p); }
 std::ostream& operator<<(std::ostream& os, Outcome o) { return os << to_string(o); }
+std::ostream& operator<<(std::ostream& os, JobStop s) { return os << to_string(s); }
 
 std::optional<JobState> job_state_from_string(std::string_view s) {
   return value_of(kJobStates, s);
@@ -92,5 +104,6 @@ std::optional<PodRecordState> pod_record_state_from_string(std::string_view s) {
 
 std::optional<Phase> phase_from_string(std::string_view s) { return value_of(kPhases, s); }
 std::optional<Outcome> outcome_from_string(std::string_view s) { return value_of(kOutcomes, s); }
+std::optional<JobStop> job_stop_from_string(std::string_view s) { return value_of(kJobStops, s); }
 
 }  // namespace burst

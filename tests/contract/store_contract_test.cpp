@@ -60,7 +60,7 @@ TEST_P(StoreContract, JobRoundTripAndUpdate) {
   expect_job_eq(*got, job);
 
   job.state = JobState::kFailed;
-  job.phase = "run";
+  job.phase = Phase::kRun;
   job.provider = "vast";
   job.error = "exit status 3; quote ' and \"double\"";
   job.estimate_json = "{}";
@@ -132,6 +132,44 @@ TEST_P(StoreContract, PhasesInOrderWithOpenAndClosedRows) {
   EXPECT_EQ((*phases)[2].started_ms, 30);
   EXPECT_EQ((*phases)[2].ended_ms, 0);
   EXPECT_EQ((*phases)[2].outcome, std::nullopt);
+}
+
+// Typed facts (issue 31): a job's stop, unknown until written (a job recorded before burst kept
+// it), and a worker's phase row written whole with its worker and deviation; begun rows have none.
+TEST_P(StoreContract, AJobsStopAndAWorkersPhaseRowKeepTheirTypedFacts) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  JobRecord job = make_job("j", 1);
+  ASSERT_TRUE(store->create_job(job).ok());
+  EXPECT_EQ(store->get_job("j")->stop, std::nullopt);
+  for (JobStop stop : {JobStop::kNone, JobStop::kMaxRuntime, JobStop::kDeadline, JobStop::kMoneyCap,
+                       JobStop::kNoProgress}) {
+    job.stop = stop;
+    ASSERT_TRUE(store->update_job(job).ok());
+    EXPECT_EQ(store->get_job("j")->stop, stop);
+  }
+
+  ASSERT_TRUE(store->begin_phase("j", Phase::kPlan, 5).ok());
+  ASSERT_TRUE(store->end_phase("j", Phase::kPlan, 6, Outcome::kOk, "runpod").ok());
+  PhaseRecord row{"j", Phase::kProvision, 10, 20, Outcome::kOk, "w2: created", 2, "on vast"};
+  ASSERT_TRUE(store->record_phase(row).ok());
+  row = {"j", Phase::kRun, 20, 30, Outcome::kInterrupted, "w0: stopped", 0, ""};
+  ASSERT_TRUE(store->record_phase(row).ok());
+  Result<std::vector<PhaseRecord>> phases = store->phases("j");
+  ASSERT_TRUE(phases.ok());
+  ASSERT_EQ(phases->size(), 3u);
+  EXPECT_EQ((*phases)[0].worker, std::nullopt);
+  EXPECT_EQ((*phases)[0].deviation, "");
+  const PhaseRecord& p1 = (*phases)[1];
+  EXPECT_EQ(p1.phase, Phase::kProvision);
+  EXPECT_EQ(p1.started_ms, 10);
+  EXPECT_EQ(p1.ended_ms, 20);
+  EXPECT_EQ(p1.outcome, Outcome::kOk);
+  EXPECT_EQ(p1.detail, "w2: created");
+  EXPECT_EQ(p1.worker, 2);
+  EXPECT_EQ(p1.deviation, "on vast");
+  EXPECT_EQ((*phases)[2].worker, 0);
+  EXPECT_EQ((*phases)[2].outcome, Outcome::kInterrupted);
 }
 
 TEST_P(StoreContract, EndPhaseWithoutBeginIsNotFound) {

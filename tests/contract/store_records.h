@@ -15,7 +15,7 @@ inline JobRecord make_job(const std::string& id, int64_t created_ms) {
   j.pipeline = "finetune";
   j.spec_path = "/home/u/specs/finetune.yaml";
   j.state = JobState::kRunning;
-  j.phase = "provision";
+  j.phase = Phase::kProvision;
   j.provider = "runpod";
   j.estimate_json = R"({"usd":1.25,"minutes":30})";
   j.created_ms = created_ms;
@@ -40,7 +40,7 @@ inline PodRecord make_pod(const std::string& job_id, const std::string& name, in
 inline auto fields(const JobRecord& j) {
   return std::tie(j.id, j.pipeline, j.spec_path, j.state, j.phase, j.provider, j.error,
                   j.estimate_json, j.report_path, j.created_ms, j.finished_ms, j.owner_pid,
-                  j.owner_start);
+                  j.owner_start, j.stop);
 }
 
 inline auto fields(const PodRecord& p) {

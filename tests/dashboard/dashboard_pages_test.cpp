@@ -48,7 +48,7 @@ class DashboardPagesTest : public ::testing::Test {
     j.id = "job-1";
     j.pipeline = "<script>alert(1)</script>";
     j.state = JobState::kFailed;
-    j.phase = "run";
+    j.phase = Phase::kRun;
     j.provider = "local";
     j.error = "run: \"boom\" & <b>bad</b>";
     j.created_ms = to_unix_ms(clock_.now()) - 60000;

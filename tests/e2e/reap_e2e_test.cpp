@@ -23,7 +23,7 @@ void record_running_job(const BurstHome& home, const std::string& id, pid_t owne
   job.id = id;
   job.pipeline = "reused";
   job.state = JobState::kRunning;
-  job.phase = "plan";
+  job.phase = Phase::kPlan;
   job.provider = "local";
   job.owner_pid = owner;
   job.owner_start = start;

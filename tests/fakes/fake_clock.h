@@ -50,6 +50,12 @@ class FakeClock : public Clock {
     cv_.notify_all();
   }
 
+  // Steps the wall clock alone (an NTP correction, a suspend's jump): mono_now() does not move.
+  void step_wall(Duration d) {
+    std::lock_guard<std::mutex> lock(mu_);
+    now_ += d;
+  }
+
   Duration total_slept() const {
     std::lock_guard<std::mutex> lock(mu_);
     return slept_;

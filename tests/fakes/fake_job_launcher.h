@@ -33,7 +33,7 @@ class FakeJobLauncher : public daemon::JobLauncher {
     rec.pipeline = spec.name;
     rec.spec_path = spec.path;
     rec.state = JobState::kRunning;
-    rec.phase = "run";
+    rec.phase = Phase::kRun;
     rec.owner_pid = getpid();
     (void)store_.create_job(rec);
     (void)store_.begin_phase(id, Phase::kRun, 1);
@@ -49,7 +49,7 @@ class FakeJobLauncher : public daemon::JobLauncher {
     const bool cancelled = interrupts() > 0;
     lock.unlock();
     rec.state = cancelled ? JobState::kInterrupted : JobState::kSucceeded;
-    rec.phase = "report";
+    rec.phase = Phase::kReport;
     rec.finished_ms = 2;
     (void)store_.end_phase(id, Phase::kRun, 2, cancelled ? Outcome::kInterrupted : Outcome::kOk,
                            "");

@@ -71,6 +71,10 @@ class GatedStore : public Store {
     gate("end_phase");
     return inner_.end_phase(job_id, phase, at_ms, outcome, detail);
   }
+  Status record_phase(const PhaseRecord& row) override {
+    gate("record_phase");
+    return inner_.record_phase(row);
+  }
   Result<std::vector<PhaseRecord>> phases(const std::string& job_id) override {
     gate("phases");
     return inner_.phases(job_id);

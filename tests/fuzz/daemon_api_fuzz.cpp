@@ -96,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   job.id = "j1";
   job.pipeline = "tts";
   job.state = JobState::kFailed;
-  job.phase = "report";
+  job.phase = Phase::kReport;
   job.report_path = dir + "/j1.json";
   job.created_ms = 1000;
   job.finished_ms = 2000;

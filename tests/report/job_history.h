@@ -23,6 +23,7 @@ struct HistoryJob {
   std::string provider = "runpod";
   JobState state = JobState::kSucceeded;  // kSucceeded | kFailed | kInterrupted
   std::string error;
+  std::optional<JobStop> stop;       // the runner's typed fact; nullopt: a job recorded before it
   int64_t start_ms = 1762776000000;  // 2025-11-10T12:00:00Z; tests set their own
   // Phases in order with their seconds; outcome "ok" unless listed in `outcomes`.
   std::vector<std::pair<std::string, double>> phases;
@@ -68,7 +69,7 @@ inline void record_history(Store& store, HistoryJob h) {
   job.pipeline = h.pipeline;
   job.spec_path = "/work/" + h.pipeline + ".yaml";
   job.state = JobState::kRunning;
-  job.phase = "plan";
+  job.phase = Phase::kPlan;
   job.provider = h.provider;
   job.estimate_json = h.estimate_json;
   job.facts_json = report_facts_to_json(h.facts);
@@ -134,7 +135,8 @@ inline void record_history(Store& store, HistoryJob h) {
   }
   job.state = h.state;
   job.error = h.error;
-  job.phase = "report";
+  job.stop = h.stop;
+  job.phase = Phase::kReport;
   job.finished_ms = t;
   ASSERT_TRUE(store.update_job(job).ok());
 }

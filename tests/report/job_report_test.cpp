@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <tuple>
+#include <vector>
 
 #include "fakes/temp_dir.h"
 #include "report/job_history.h"
@@ -144,6 +147,37 @@ TEST_F(ReportTest, BudgetStopIsNamedAndRecommendsRaisingTheLimit) {
   EXPECT_NE(r.recommendations[0].text.find("budget.max_runtime (300 s) after 300 s"),
             std::string::npos)
       << r.recommendations[0].text;
+}
+
+// A budget stop is the runner's typed fact (JobRecord::stop), not the error's words: a program
+// whose failure quotes "stopped by budget" failed; a max_runtime stop whose error says only the
+// exit status is a budget stop. A job recorded before the fact was kept reads its words (above).
+TEST_F(ReportTest, ABudgetStopIsTheTypedStopNotTheErrorsWords) {
+  const std::vector<std::tuple<std::optional<JobStop>, std::string, std::string>> cases = {
+      {JobStop::kNone, "run: exit status 1: the log says stopped by budget.max_runtime", "failed"},
+      {JobStop::kMaxRuntime, "run: exit status 137", "budget-stop"},
+      {JobStop::kMoneyCap, "run: stopped by budget: accrued $0.51 would cross cap $0.50",
+       "budget-stop"},
+      {JobStop::kDeadline, "sync: stopped: budget.deadline (20 s) reached", "failed"},
+      {std::nullopt, "run: exceeded budget.max_runtime (300 s); stopped", "budget-stop"}};
+  int n = 0;
+  for (const auto& [stop, error, outcome] : cases) {
+    HistoryJob h = success(300);
+    h.id = "20261110-120000-000" + std::to_string(++n);
+    h.outcomes = {{"run", "failed"}};
+    h.state = JobState::kFailed;
+    h.error = error;
+    h.stop = stop;
+    h.facts.max_runtime_s = 300;
+    JobReport r = report(h);
+    EXPECT_EQ(r.outcome, outcome) << error;
+    EXPECT_EQ(has(r, "budget-stop"), outcome == "budget-stop") << error;
+    if (stop == JobStop::kMoneyCap) {
+      EXPECT_NE(r.recommendations[0].text.find("the job was stopped by budget: accrued $0.51"),
+                std::string::npos)
+          << r.recommendations[0].text;
+    }
+  }
 }
 
 TEST_F(ReportTest, JobThatNeverCreatedAPodCostsZeroAndIsMarked) {
@@ -345,7 +379,7 @@ TEST_F(ReportTest, OldJobsWithoutFactsStillReport) {
   job.id = "old";
   job.pipeline = "p";
   job.state = JobState::kSucceeded;
-  job.phase = "report";
+  job.phase = Phase::kReport;
   job.provider = "runpod";
   job.created_ms = 1000;
   job.finished_ms = 61000;

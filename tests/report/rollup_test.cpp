@@ -138,7 +138,7 @@ TEST_F(RollupReportTest, ARunningJobIsListedAsRunningNotAsAFailure) {
   running.id = "nov-running";
   running.pipeline = "train";
   running.state = JobState::kRunning;
-  running.phase = "provision";
+  running.phase = Phase::kProvision;
   running.created_ms = kNov10 + 5 * kDay;
   ASSERT_TRUE(store_->create_job(running).ok());
   Rollup r = november();

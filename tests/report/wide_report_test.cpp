@@ -1,11 +1,13 @@
 // The report of a wide job (job/worker_fleet.h) as a user reads it: the curve point and one line
 // per worker in the terminal summary, the Workers table in the HTML report, and the 70% rule
 // (over-provisioned below ~70% overall utilization, naming each worker's). The rows come from a
-// recorded wide job in worker_fleet_test.cpp; here the renderings and the rule's threshold.
+// recorded wide job in worker_fleet_test.cpp; here the renderings, the rule's threshold and which
+// phase rows are a worker's.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "fakes/temp_dir.h"
 #include "report/job_report.h"
 #include "report/recommendations.h"
 
@@ -104,6 +106,49 @@ TEST(ReportWide, TerminalSummaryAndHtmlCarryTheCurvePointAndEveryWorkerRow) {
       << html;
   EXPECT_NE(html.find("<td>w3</td>"), std::string::npos);
   EXPECT_NE(html.find("<b>over-provisioned</b>"), std::string::npos);
+}
+
+// A worker's rows are its by their typed worker and deviation (PhaseRecord, written whole by the
+// fleet); a job recorded before those were kept is read from its rows' "w<i>: " words, the same.
+TEST(ReportWide, AWorkersRowsAreItsByTheTypedWorkerAndOldRowsByTheirWords) {
+  TempDir dir;
+  auto store_ = open_sqlite_store(dir.path() + "/burst.db").value();
+  const std::string moved = "runpod A100 at $1.10/h";
+  for (const bool old : {true, false}) {
+    JobRecord job;
+    job.id = old ? "old-wide" : "new-wide";
+    job.pipeline = "p";
+    job.state = JobState::kSucceeded;
+    job.phase = Phase::kReport;
+    job.provider = "runpod";
+    job.created_ms = 1000;
+    job.finished_ms = 100000;
+    ReportFacts facts;
+    facts.workers = 2;
+    job.facts_json = report_facts_to_json(facts);
+    if (!old) job.stop = JobStop::kNone;
+    ASSERT_TRUE(store_->create_job(job).ok());
+    const std::string created = "w1: created; deviated from the plan: " + moved;
+    if (old) {
+      ASSERT_TRUE(store_->begin_phase(job.id, Phase::kProvision, 1000).ok());
+      ASSERT_TRUE(store_->end_phase(job.id, Phase::kProvision, 2000, Outcome::kOk, created).ok());
+      ASSERT_TRUE(store_->begin_phase(job.id, Phase::kRun, 2000).ok());
+      ASSERT_TRUE(store_->end_phase(job.id, Phase::kRun, 62000, Outcome::kOk, "w1: ok").ok());
+    } else {
+      PhaseRecord row{job.id, Phase::kProvision, 1000, 2000, Outcome::kOk, created, 1, moved};
+      ASSERT_TRUE(store_->record_phase(row).ok());
+      row = {job.id, Phase::kRun, 2000, 62000, Outcome::kOk, "w1: ok", 1, ""};
+      ASSERT_TRUE(store_->record_phase(row).ok());
+    }
+    auto r = build_job_report(*store_, job.id, from_unix_ms(100000));
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->workers.size(), 2u);
+    EXPECT_DOUBLE_EQ(r->workers[1].run_s, 60) << job.id;
+    EXPECT_DOUBLE_EQ(r->workers[1].cold_start_s, 1) << job.id;
+    EXPECT_EQ(r->workers[1].deviation, moved) << job.id;
+    EXPECT_EQ(r->workers[1].outcome, "ok") << job.id;
+    EXPECT_DOUBLE_EQ(r->workers[0].run_s, 0) << job.id;
+  }
 }
 
 }  // namespace

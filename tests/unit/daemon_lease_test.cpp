@@ -81,7 +81,7 @@ class LeaseTest : public ::testing::Test {
     rec.pipeline = "p";
     rec.spec_path = q.spec_path;
     rec.state = JobState::kRunning;
-    rec.phase = "run";
+    rec.phase = Phase::kRun;
     rec.owner_pid = 999999;
     ASSERT_TRUE(store_->create_job(rec).ok());
     ASSERT_TRUE(store_->begin_phase(id, Phase::kRun, 1).ok());
@@ -226,7 +226,7 @@ TEST(LeaseDaemonTest, ATakenOverJobThatCannotBeReattachedIsFailedAndItsRowRemove
   rec.id = "j1";
   rec.pipeline = "p";
   rec.state = JobState::kRunning;
-  rec.phase = "run";
+  rec.phase = Phase::kRun;
   rec.owner_pid = 999999;
   ASSERT_TRUE(store->create_job(rec).ok());
   ASSERT_TRUE(store->begin_phase("j1", Phase::kRun, 1).ok());

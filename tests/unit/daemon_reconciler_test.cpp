@@ -49,7 +49,7 @@ class ReconcilerTest : public ::testing::Test {
     job.id = id;
     job.pipeline = "tts";
     job.state = JobState::kRunning;
-    job.phase = "sync";
+    job.phase = Phase::kSync;
     job.provider = "fake";
     job.owner_pid = 999999;
     EXPECT_TRUE(store_->create_job(job).ok());
@@ -75,7 +75,7 @@ class ReconcilerTest : public ::testing::Test {
     job.id = id;
     job.pipeline = "tts";
     job.state = JobState::kRunning;
-    job.phase = "setup";  // the last phase that ended; "run" is open
+    job.phase = Phase::kSetup;  // the last phase that ended; "run" is open
     job.provider = "fake";
     job.owner_pid = 999999;
     EXPECT_TRUE(store_->create_job(job).ok());

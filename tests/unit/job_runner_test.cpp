@@ -38,6 +38,14 @@ class RecordingConsole : public Console {
   void remote_err(const std::string& l) override { add("err", l); }
   void progress(const std::string&) override {}
   bool confirm(const std::string&) override { return false; }
+  void phase_started(std::optional<int> worker, Phase phase) override {
+    add("phase", (worker ? "w" + std::to_string(*worker) + " " : "") + to_string(phase));
+  }
+  // Every recorded (kind, text), in order.
+  std::vector<std::pair<std::string, std::string>> lines() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return lines_;
+  }
   // Index of the first line of `kind` containing `needle`, or -1.
   long first(const std::string& kind, const std::string& needle) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -232,6 +240,31 @@ TEST_F(JobRunnerTest, SuccessRunsEveryPhasePullsTheArtefactAndDeletesThePod) {
     EXPECT_GT(faults_.seen(p), 0) << "the observer in JobDeps heard " << p;
 }
 
+// The console hears each phase start as a typed fact (Console::phase_started), just before its
+// "==> <phase>" line, which reads as it always did; a program that prints "==> run" is output
+// and starts nothing (the live status line counts from the typed fact, cli/live_status.h).
+TEST_F(JobRunnerTest, TheConsoleHearsEachPhaseStartAsATypedFactBeforeItsLine) {
+  spec_.run = "echo '==> run'\necho '==> provision'\necho result > out.txt";
+  JobResult r = run();
+  ASSERT_EQ(r.state, JobState::kSucceeded) << r.error;
+  std::vector<std::string> started, said;
+  const auto lines = console_.lines();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto& [kind, text] = lines[i];
+    if (kind == "phase") {
+      started.push_back(text);
+      ASSERT_LT(i + 1, lines.size());
+      EXPECT_EQ(lines[i + 1], (std::pair<std::string, std::string>{"line", "==> " + text}));
+    }
+    if (kind == "line" && text.rfind("==> ", 0) == 0) said.push_back(text.substr(4));
+  }
+  const std::vector<std::string> want = {"plan", "provision", "wait-for-ssh",   "sync",  "setup",
+                                         "run",  "pull",      "delete-gpu-pod", "report"};
+  EXPECT_EQ(started, want);
+  EXPECT_EQ(said, want);
+  EXPECT_TRUE(console_.saw("out", "==> run")) << "the program's line is output, not a phase";
+}
+
 // Issue 35: a job whose daemon died in setup runs again under its own id (Reconciler, takeover):
 // its record and earlier phases stay, its start time too (budget.deadline counts from it).
 TEST_F(JobRunnerTest, ARestartedJobRunsAgainUnderItsIdKeepingItsStartAndHistory) {
@@ -239,7 +272,7 @@ TEST_F(JobRunnerTest, ARestartedJobRunsAgainUnderItsIdKeepingItsStartAndHistory)
   old.id = "20260101-000000-test";
   old.pipeline = "job";
   old.state = JobState::kRunning;
-  old.phase = "recover";
+  old.phase = Phase::kRecover;
   old.error = "from the first run";
   old.created_ms = 1000;
   old.owner_pid = 999999;

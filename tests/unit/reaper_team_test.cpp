@@ -55,7 +55,7 @@ class ReaperTeamTest : public ::testing::Test {
     job.id = id;
     job.pipeline = "tts";
     job.state = JobState::kRunning;
-    job.phase = "run";
+    job.phase = Phase::kRun;
     job.provider = "fake";
     job.owner_pid = pid;
     job.owner_start = start;

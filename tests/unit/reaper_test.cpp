@@ -74,7 +74,7 @@ struct Installation {
     job.id = job_id;
     job.pipeline = "tts";
     job.state = JobState::kRunning;
-    job.phase = "setup";
+    job.phase = Phase::kSetup;
     job.provider = "fake";
     job.owner_pid = pid;
     job.owner_start = start;

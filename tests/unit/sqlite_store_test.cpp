@@ -174,6 +174,37 @@ TEST_F(StoreTest, PhasesAreStoredAsTheirNamesAndUnknownOnesAreErrorsNamingTheJob
             "burst?)");
 }
 
+// A job row's phase is typed (burst/states.h) and kept as the text burst always wrote, so rows
+// written before it was typed read back, "queued" and "reap" included; unknown text is an error.
+TEST_F(StoreTest, AJobsPhaseIsStoredAsItsNameAndOldRowsReadBack) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  JobRecord job = make_job("j", 1);
+  job.phase = Phase::kWaitSsh;
+  ASSERT_TRUE(store->create_job(job).ok());
+  auto db = sqlite::open_database(db_path_.string());
+  ASSERT_TRUE(db.ok());
+  {
+    auto s = sqlite::Stmt::prepare(db->get(), "SELECT phase FROM jobs", "read");
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE(s->step().ok());
+    EXPECT_EQ(s->text(0), "wait-for-ssh");
+  }
+  for (const auto& [text, phase] : std::vector<std::pair<std::string, Phase>>{
+           {"queued", Phase::kQueued}, {"reap", Phase::kReap}, {"recover", Phase::kRecover}}) {
+    const std::string edit = "UPDATE jobs SET phase = '" + text + "'";
+    ASSERT_TRUE(sqlite::exec(db->get(), edit.c_str(), "edit").ok());
+    Result<JobRecord> got = store->get_job("j");
+    ASSERT_TRUE(got.ok()) << text;
+    EXPECT_EQ(got->phase, phase);
+  }
+  ASSERT_TRUE(sqlite::exec(db->get(), "UPDATE jobs SET phase = 'warm-up'", "edit").ok());
+  Result<JobRecord> got = store->get_job("j");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error().message,
+            "store: job \"j\" has unknown phase \"warm-up\" (written by a newer burst?)");
+}
+
 TEST_F(StoreTest, SchemaVersionIsCurrentAndReopenKeepsIt) {
   ASSERT_TRUE(open());
   ASSERT_FALSE(fs::exists(db_path_.string() + "-wal"));  // checkpointed on close

@@ -62,7 +62,9 @@ TEST(States, EveryPhaseAndOutcomeRoundTripsThroughItsStoredString) {
       {Phase::kRecover, "recover"},
       {Phase::kPrepareCpu, "prepare-cpu-provision"},
       {Phase::kPrepare, "prepare"},
-      {Phase::kDeletePrepareCpu, "delete-prepare-cpu-pod"}};
+      {Phase::kDeletePrepareCpu, "delete-prepare-cpu-pod"},
+      {Phase::kQueued, "queued"},
+      {Phase::kReap, "reap"}};
   for (const auto& [phase, text] : phases) {
     EXPECT_EQ(to_string(phase), text);
     EXPECT_EQ(phase_from_string(text), phase) << text;

@@ -608,7 +608,7 @@ TEST_F(WorkerFleetTest, AWideJobIsNotReattachedAfterARestartItsPodsAreDeleted) {
   job.id = kJob;
   job.pipeline = "wide";
   job.state = JobState::kRunning;
-  job.phase = "run";
+  job.phase = Phase::kRun;
   ASSERT_TRUE(store_->create_job(job).ok());
   for (const char* role : {"gpu0", "gpu1"}) {
     Pod pod = provider_.add_existing(pod_name(kJob, role));
