@@ -34,10 +34,11 @@ struct PreparedJob {
 // its file:line:col; a bad code dir or plan input), or the planner's own code (kNoCapacity).
 // `offline_table`: plan as `burst plan` does (a cloud with no API key, or whose offers cannot be
 // listed, is priced from the offline table; its note joins `warnings`): a dry run, which creates
-// nothing, so `providers` may then lack the chosen one.
+// nothing, so `providers` may then lack the chosen one. `store`: the caller's open store for the
+// history (burstd's); null: plan_with_history opens it by path if it exists.
 Result<PreparedJob> prepare_job(const PipelineSpec& spec, const std::string& provider_override,
                                 const Config& config, Clock& clock,
                                 const std::map<std::string, std::string>& env,
-                                bool offline_table = false);
+                                bool offline_table = false, Store* store = nullptr);
 
 }  // namespace burst

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "app/finish.h"
+#include "app/unstarted_job.h"
 #include "job/pod_lifecycle.h"
 #include "util/proc_start.h"
 
@@ -257,15 +258,14 @@ PodAction Reaper::adopt_and_delete(Provider& p, const Pod& pod, const PodNamePar
         return a;
       }
   if (!d_.store.get_job(parts.job_id).ok()) {
-    JobRecord job;
+    UnstartedJob job;
     job.id = parts.job_id;
     job.pipeline = "(unknown)";
-    job.state = JobState::kFailed;
     job.phase = Phase::kReap;
     job.provider = p.name();
     job.error = "adopted by " + d_.actor + ": a burst-* pod the store had no record of";
-    job.created_ms = job.finished_ms = to_unix_ms(now);
-    (void)d_.store.create_job(job);
+    job.finished_ms = to_unix_ms(now);
+    (void)record_unstarted(d_.store, job);
   }
   PodRecord rec;
   rec.job_id = parts.job_id;

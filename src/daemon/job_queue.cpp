@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/unstarted_job.h"
 #include "registry.h"
 
 namespace burst::daemon {
@@ -39,16 +40,11 @@ void JobQueue::hold(const std::string& id, const std::string& held_by) {
 void JobQueue::remove(const std::string& id) { (void)store_.remove_queued(id); }
 
 void JobQueue::record_cancelled(const QueuedJob& job, int64_t now_ms) {
-  JobRecord rec;
-  rec.id = job.id;
-  rec.pipeline = job.spec.name;
-  rec.spec_path = job.spec.path;
-  rec.state = JobState::kInterrupted;
-  rec.phase = Phase::kQueued;
+  UnstartedJob rec{job.id, job.spec.name, job.spec.path, JobState::kInterrupted, Phase::kQueued};
   rec.error = "cancelled while queued; nothing was created";
   rec.created_ms = job.queued_ms;
   rec.finished_ms = now_ms;
-  (void)store_.create_job(rec);
+  (void)record_unstarted(store_, rec);
   remove(job.id);
 }
 
@@ -87,16 +83,11 @@ std::optional<QueuedJob> JobQueue::load(const QueuedJobRecord& q, const std::str
                                   ? load_spec_file(q.spec_path, &errors, provider_names())
                                   : parse_spec(q.spec_text, q.spec_path, &errors, provider_names());
   if (!spec.ok()) {
-    JobRecord rec;
-    rec.id = q.id;
-    rec.pipeline = q.pipeline;
-    rec.spec_path = q.spec_path;
-    rec.state = JobState::kFailed;
-    rec.phase = Phase::kQueued;
+    UnstartedJob rec{q.id, q.pipeline, q.spec_path, JobState::kFailed, Phase::kQueued};
     rec.error = why + ": " + (errors.empty() ? spec.error().message : errors.front().text);
     rec.created_ms = q.queued_ms;
     rec.finished_ms = now_ms;
-    (void)store_.create_job(rec);
+    (void)record_unstarted(store_, rec);
     remove(q.id);
     log("job " + q.id + ": " + rec.error);
     return std::nullopt;

@@ -5,6 +5,7 @@
 #include "app/launch_job.h"
 #include "app/local_choice.h"
 #include "app/prepare_job.h"
+#include "app/unstarted_job.h"
 
 namespace burst::daemon {
 namespace {
@@ -35,16 +36,11 @@ RealJobLauncher::RealJobLauncher(Store& store, Clock& clock, const Config& confi
 
 JobResult RealJobLauncher::refuse(const std::string& job_id, const PipelineSpec& spec,
                                   const std::string& why, JobState state) {
-  JobRecord rec;
-  rec.id = job_id;
-  rec.pipeline = spec.name;
-  rec.spec_path = spec.path;
-  rec.state = state;
-  rec.phase = Phase::kPlan;
+  UnstartedJob rec{job_id, spec.name, spec.path, state, Phase::kPlan};
   rec.error = why;
-  rec.created_ms = rec.finished_ms = to_unix_ms(clock_.now());
+  rec.finished_ms = to_unix_ms(clock_.now());
   rec.owner_pid = getpid();
-  (void)store_.create_job(rec);
+  (void)record_unstarted(store_, rec);
   JobResult result;
   result.state = state;
   result.error = why;

@@ -25,14 +25,14 @@ Status check_list_readable(Provider& provider);
 // On a create error the row stays "creating" when the provider may have made the pod anyway
 // (timeouts, 5xx) so reap can find it by name, or becomes "create-failed" when it surely did not.
 // `faults` hears "after-create" (made, id not yet recorded).
-Result<Pod> create_recorded_pod(Store& store, Provider& provider, Clock& clock,
+Result<Pod> create_recorded_pod(PodStore& store, Provider& provider, Clock& clock,
                                 const PodRequest& request, PodRecord* record,
                                 FaultObserver* faults = nullptr);
 
 // Polls until the pod is running with an SSH endpoint, or `deadline` (monotonic), or
-// should_stop(). A pod
-// that is gone or stopping (stopped, exited, offline, or a start error the provider reported)
-// before that is lost: kUnavailable at once, with the provider's words (Pod::status_note).
+// should_stop(). A pod that is gone or stopping (stopped, exited, offline, or a start error the
+// provider reported) before that is lost: kUnavailable at once, with the provider's words
+// (Pod::status_note).
 // `faults` hears "wait-ssh" before each poll; `on_poll` sees each answer (the status to show).
 Result<Pod> wait_until_running(Provider& provider, Clock& clock, const std::string& pod_id,
                                MonoTime deadline, const std::function<bool()>& should_stop,
@@ -50,7 +50,7 @@ Status check_pod_listed(Provider& provider, Clock& clock, const std::string& pod
 // A row the store already has deleted (another host of a team got there first) is taken as it
 // is: its confirmation time ends the pod's bill, never a later one of this host's.
 // `faults` hears "after-delete" (accepted, not yet verified).
-Status delete_and_verify(Store& store, Provider& provider, Clock& clock, PodRecord* record,
+Status delete_and_verify(PodStore& store, Provider& provider, Clock& clock, PodRecord* record,
                          FaultObserver* faults = nullptr);
 
 }  // namespace burst

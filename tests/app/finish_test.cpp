@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "app/run_job.h"
+#include "app/unstarted_job.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_http_client.h"
 #include "fakes/fake_provider.h"
@@ -253,6 +254,33 @@ TEST_F(RunJobTest, TheRunnerAloneWritesNoReportAndRunJobFinishesOnce) {
   auto facts = report_facts_from_json(store_->get_job("with-finish")->facts_json);
   EXPECT_EQ(facts.gpu_type, "RTX_4090");
   EXPECT_DOUBLE_EQ(facts.gpu_usd_per_hour, 0.5);
+}
+
+// A job that ends before it starts is one finished record, never a running one (issue 31: the
+// four places that wrote such a record by hand go through record_unstarted).
+TEST(UnstartedJobRecord, IsOneFinishedRowAndARunningOrSucceededOneIsRefused) {
+  auto store = open_sqlite_store(":memory:");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  UnstartedJob job{"20261129-230000-aaaa", "tts", "/p/tts.yaml", JobState::kInterrupted,
+                   Phase::kQueued};
+  job.error = "cancelled while queued; nothing was created";
+  job.finished_ms = 5000;
+  ASSERT_TRUE(record_unstarted(**store, job).ok());
+  auto rec = (*store)->get_job(job.id);
+  ASSERT_TRUE(rec.ok()) << rec.error().message;
+  EXPECT_EQ(rec->state, JobState::kInterrupted);
+  EXPECT_EQ(rec->phase, Phase::kQueued);
+  EXPECT_EQ(rec->created_ms, 5000) << "no queue time: created when it finished";
+  EXPECT_EQ(rec->finished_ms, 5000);
+  EXPECT_EQ(rec->error, job.error);
+  EXPECT_FALSE(record_unstarted(**store, job).ok()) << "the same job twice";
+  for (JobState s : {JobState::kRunning, JobState::kSucceeded}) {
+    UnstartedJob bad = job;
+    bad.id = "20261129-230000-bbbb";
+    bad.state = s;
+    EXPECT_EQ(record_unstarted(**store, bad).error().code, ErrorCode::kInvalid) << to_string(s);
+    EXPECT_FALSE((*store)->get_job(bad.id).ok()) << to_string(s) << " was recorded";
+  }
 }
 
 }  // namespace
