@@ -18,8 +18,8 @@ struct UnstartedJob {
   std::string spec_path;
   JobState state = JobState::kFailed;  // kFailed or kInterrupted; never running or succeeded
   Phase phase = Phase::kPlan;          // where it stopped: kPlan, kQueued or kReap
-  std::string provider;                // "" unless a pod of a provider was involved (kReap)
-  std::string error;                   // why, for the user (redacted by the caller)
+  std::string provider = {};           // "" unless a pod of a provider was involved (kReap)
+  std::string error = {};              // why, for the user (redacted by the caller)
   int64_t created_ms = 0;              // when it was accepted (queued); 0: finished_ms
   int64_t finished_ms = 0;
   int64_t owner_pid = 0;  // the process that refused it, for reap's owner check; 0: none
