@@ -74,9 +74,10 @@ Outcome PodConnection::connect(PodHandle& pod, Provider& provider, std::string* 
     session = with_context(session.error(), "reattach: this burst's SSH key (" + d_.config.ssh_key +
                                                 ") is not one the pod accepts; a team's daemons "
                                                 "need the team's one key (docs/daemon.md)");
-  if (!session.ok())
-    return ctx_.failed(cause(session.error()), "ssh", detail,
-                       limit(session.error()));  // not a provider name
+  if (!session.ok()) {
+    const char* what = "ssh";  // not a provider name
+    return ctx_.failed(cause(session.error()), what, detail, limit(session.error()));
+  }
   ctx_.adopt_session(pod, std::move(*session));
   pod.record.host_key = pod.target.pinned_host_key;
   (void)d_.store.update_pod(pod.record);
