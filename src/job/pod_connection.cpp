@@ -67,9 +67,31 @@ Outcome PodConnection::connect(PodHandle& pod, Provider& provider, std::string* 
                 reattach ? pod.record.host_key : ""};
   // A transfer or command with no byte from the pod for this long fails (config.yaml).
   pod.target.no_progress_timeout_s = static_cast<int>(std::max(1.0, d_.config.no_progress_seconds));
-  auto session =
-      connect_with_retry(d_.connector, pod.target, d_.clock, deadline, stop, /*auth_is_final=*/
-                         reattach);
+  // While SSH does not answer, ask the provider now and then whether the pod is still there: a
+  // spot pod taken back (or any pod stopped) between "running" and the first login would
+  // otherwise be retried until the provider's whole wait ran out (E2ESpot's preemption storm hung
+  // there under load). Every kSshPodCheck, not every attempt: one GET, not one a second.
+  constexpr auto kSshPodCheck = std::chrono::seconds(5);
+  MonoTime next_check = d_.clock.mono_now() + kSshPodCheck;
+  std::string lost;  // the pod's end, as the provider reports it
+  auto stop_or_lost = [&] {
+    if (stop()) return true;
+    if (d_.clock.mono_now() < next_check) return false;
+    next_check = d_.clock.mono_now() + kSshPodCheck;
+    auto now = provider.get_pod(pod.record.pod_id);
+    if (!now.ok() ||
+        (now->state != PodState::kGone && now->state != PodState::kStopping && !now->preempted))
+      return false;
+    lost = "pod " + pod.record.pod_id + " stopped before SSH answered (" +
+           (now->preempted ? "taken back by the provider" : "gone or stopping") +
+           (now->status_note.empty() ? "" : "; " + provider.name() + " says: " + now->status_note) +
+           ")";
+    return true;
+  };
+  auto session = connect_with_retry(d_.connector, pod.target, d_.clock, deadline, stop_or_lost,
+                                    /*auth_is_final=*/reattach);
+  if (!session.ok() && !lost.empty() && !ctx_.interrupted() && over_budget.empty())
+    session = make_error(ErrorCode::kUnavailable, lost);
   if (!session.ok() && reattach && session.error().code == ErrorCode::kAuth)
     session = with_context(session.error(), "reattach: this burst's SSH key (" + d_.config.ssh_key +
                                                 ") is not one the pod accepts; a team's daemons "

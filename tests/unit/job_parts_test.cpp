@@ -247,6 +247,36 @@ TEST_F(JobPartsTest, ConnectionSetsThePodUpAndPublishesItsSshEntry) {
       << "the deleted pod's entry is gone";
 }
 
+// A pod the provider stops (a spot pod taken back) between "running" and the first SSH login
+// ends the wait within seconds, not when the provider's whole wait runs out (E2ESpot's
+// preemption storm hung there under load).
+TEST_F(JobPartsTest, ConnectionGivesUpOnAPodTheProviderStopsBeforeSshAnswers) {
+  class Refusing : public RemoteConnector {
+   public:
+    Result<std::unique_ptr<RemoteSession>> connect(SshTarget&) override {
+      ++attempts;
+      return make_error(ErrorCode::kConnection, "connection refused");
+    }
+    int attempts = 0;
+  } refusing;
+  config_.ssh_wait_seconds = 600;
+  deps_.emplace(JobDeps{*store_, clock_, refusing, provider_, console_, config_,
+                        [this] { return interrupts_.load(); }});
+  deps_->providers = providers_;
+  ctx_ = std::make_unique<JobContext>(*deps_, in_, redact_);
+  Provisioner provisioner(*ctx_, pods_);
+  std::string detail;
+  ASSERT_EQ(provisioner.provision_gpu(&detail), Outcome::kOk) << detail;
+  provider_.on_get = [&](Pod& p) {  // running, then stopped once SSH has been refused
+    if (refusing.attempts > 0) p.state = PodState::kStopping;
+  };
+  const MonoTime t0 = clock_.mono_now();
+  PodConnection connection(*ctx_, pods_);
+  EXPECT_NE(connection.connect(pods_.gpu, provisioner.provider(), &detail), Outcome::kOk);
+  EXPECT_LT(clock_.mono_now() - t0, std::chrono::seconds(30)) << "waited out the SSH wait";
+  EXPECT_NE(ctx_->error().find("stopped before SSH answered"), std::string::npos) << ctx_->error();
+}
+
 TEST_F(JobPartsTest, StepRunnerReportsAFailingStepAndStopsOneAtTheMoneyCap) {
   in_.spec.budget.max_usd = 0.5;
   start();
