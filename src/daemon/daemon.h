@@ -13,8 +13,8 @@
 
 #include "burst/clock.h"
 #include "burst/store.h"
-#include "daemon/api.h"
 #include "client/daemon_config.h"
+#include "daemon/api.h"
 #include "daemon/job_launcher.h"
 #include "daemon/ledger.h"
 #include "daemon/reconciler.h"

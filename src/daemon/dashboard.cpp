@@ -10,9 +10,9 @@
 #include <sstream>
 #include <thread>
 
+#include "client/dashboard_session.h"
 #include "daemon/dashboard_assets.h"
 #include "daemon/dashboard_html.h"
-#include "client/dashboard_session.h"
 #include "report/job_report.h"
 
 namespace burst::daemon {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "daemon/api.h"
 #include "client/daemon_client.h"
+#include "daemon/api.h"
 #include "daemon/socket_server.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_job_launcher.h"

@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "daemon/api.h"
-#include "daemon/daemon.h"
 #include "client/daemon_client.h"
 #include "client/daemon_config.h"
+#include "daemon/api.h"
+#include "daemon/daemon.h"
 #include "daemon/socket_server.h"
 #include "fakes/fake_clock.h"
 #include "fakes/fake_job_launcher.h"
