@@ -27,7 +27,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
-int count_of(const std::string& text, const std::string& needle) {
+int image_count_of(const std::string& text, const std::string& needle) {
   int n = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
   return n;
@@ -108,13 +108,13 @@ TEST_F(LambdaImage, StepsSeeTheImagesPythonAndEnvAndTheSecretStaysOffCommandLine
   EXPECT_NE(out.find("Status: Downloaded newer image for python:3.12-slim"), std::string::npos)
       << out;
   const std::string c = calls();
-  EXPECT_EQ(count_of(c, "docker pull "), 1) << c;
+  EXPECT_EQ(image_count_of(c, "docker pull "), 1) << c;
   // setup and run (and the upload when the hand-off put it on the VM) each in a container.
-  EXPECT_GE(count_of(c, "docker run --rm --init --name burst-"), 2) << c;
+  EXPECT_GE(image_count_of(c, "docker run --rm --init --name burst-"), 2) << c;
   EXPECT_NE(c.find(" --gpus all --env-file "), std::string::npos) << c;
   EXPECT_EQ(c.find("HF_TOKEN"), std::string::npos) << "no variable on docker's command line:\n"
                                                    << c;
-  EXPECT_EQ(count_of(c, "env-file-mode 600"), count_of(c, "docker run ")) << c;
+  EXPECT_EQ(image_count_of(c, "env-file-mode 600"), image_count_of(c, "docker run ")) << c;
 
   // The secret's value: in no output, no file under the home (logs, db, reports, the emulator's
   // state and its record of every docker command line), nowhere in the API traffic.
@@ -134,7 +134,7 @@ TEST_F(LambdaImage, AnImageDockerCannotPullFailsTheJobWithDockersMessageAndThePo
                      "Error response from daemon: manifest for python:0.0-no-such-tag not found"),
             std::string::npos)
       << all;
-  EXPECT_EQ(count_of(calls(), "docker run "), 0) << "no step ran";
+  EXPECT_EQ(image_count_of(calls(), "docker run "), 0) << "no step ran";
   expect_pod_deleted_and_gone(out);
 }
 

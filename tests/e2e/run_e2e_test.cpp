@@ -43,7 +43,7 @@ void expect_no_pod_left(const std::string& output) {
     EXPECT_TRUE(pod_processes(id).empty()) << "pod " << id << " still has processes";
 }
 
-json report_of(const BurstHome& home) {
+json run_report_of(const BurstHome& home) {
   auto files = files_under(home.state() + "/reports");
   for (const auto& f : files)
     if (f.size() > 5 && f.substr(f.size() - 5) == ".json") return json::parse(read_file(f));
@@ -70,7 +70,7 @@ TEST(E2ERun, HappyPathSyncsRunsPullsUploadsAndDeletesBothPods) {
   EXPECT_EQ(pod_ids_in(out).size(), 2u) << "a GPU pod and a CPU pod";
   expect_no_pod_left(out);
 
-  json r = report_of(home);
+  json r = run_report_of(home);
   std::string job_id = r["job"]["id"];
   EXPECT_EQ(read_file(home.work() + "/got/result.txt"), "result from " + job_id + "\n");
   EXPECT_EQ(read_file(home.state() + "/local/volumes/e2e-vol/uploaded.txt"),
@@ -103,7 +103,7 @@ TEST(E2ERun, FailingRunFailsTheJobDeletesThePodAndStillReports) {
   EXPECT_NE(err.find("run: exited with status 3"), std::string::npos) << err;
   EXPECT_EQ(pod_ids_in(out).size(), 1u) << "no CPU hand-off after a failed run";
   expect_no_pod_left(out);
-  json r = report_of(home);
+  json r = run_report_of(home);
   EXPECT_EQ(r["job"]["state"], "failed");
   EXPECT_EQ(r["job"]["error"], "run: exited with status 3");
   EXPECT_TRUE(r["pods"][0]["deletion_confirmed"].get<bool>());

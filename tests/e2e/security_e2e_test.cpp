@@ -18,7 +18,7 @@ constexpr const char* kQuotes = R"(it's "quoted" \ back\slash)";
 constexpr const char* kSubst = "$(touch PWNED-subst)";
 constexpr const char* kTicks = "`touch PWNED-ticks`";
 constexpr const char* kNewline = "line one\nline two; touch PWNED-newline";
-constexpr const char* kSecret = "s3cr3t'$(touch PWNED-secret)\"`touch PWNED-secret2`";
+constexpr const char* kSecuritySecret = "s3cr3t'$(touch PWNED-secret)\"`touch PWNED-secret2`";
 
 // YAML double-quoted scalars: escape backslashes, quotes and newlines.
 std::string yq(const std::string& s) {
@@ -57,7 +57,7 @@ TEST(E2ESecurity, HostileValuesAndPathsReachThePodLiterallyAndNeverRun) {
           "  pwd > \"$BURST_VOLUME/pwd.txt\"\n"
           "  test -f in.txt\n");
   std::string out, err;
-  int rc = run_burst(home, {"run", spec, "--yes"}, &out, &err, {{"HOSTILE_SECRET", kSecret}});
+  int rc = run_burst(home, {"run", spec, "--yes"}, &out, &err, {{"HOSTILE_SECRET", kSecuritySecret}});
   ASSERT_EQ(rc, 0) << out << err;
 
   const std::string vol = home.state() + "/local/volumes/sec-vol";
@@ -65,7 +65,7 @@ TEST(E2ESecurity, HostileValuesAndPathsReachThePodLiterallyAndNeverRun) {
   EXPECT_EQ(read_file(vol + "/SUBST.txt"), kSubst);
   EXPECT_EQ(read_file(vol + "/TICKS.txt"), kTicks);
   EXPECT_EQ(read_file(vol + "/NEWLINE.txt"), kNewline);
-  EXPECT_EQ(read_file(vol + "/HOSTILE_SECRET.txt"), kSecret);
+  EXPECT_EQ(read_file(vol + "/HOSTILE_SECRET.txt"), kSecuritySecret);
   EXPECT_EQ(read_file(vol + "/pwd.txt"), vol + "/w d 'q' $(touch PWNED-dir)\n");
   // Nothing ran: no PWNED-* file anywhere burst or the pod could have written.
   for (const auto& f : files_under(home.root()))

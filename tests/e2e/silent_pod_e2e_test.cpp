@@ -22,7 +22,7 @@ namespace {
 
 using Steady = std::chrono::steady_clock;
 
-std::string spec_text(const std::string& budget) {
+std::string silent_spec_text(const std::string& budget) {
   return "version: 1\nname: e2e-silent\nvolume: {name: e2e-silent-vol}\n" + budget +
          (budget.find("resources") == std::string::npos ? "resources: {providers: [local]}\n"
                                                         : "") +
@@ -47,7 +47,7 @@ std::string silence_when_running(const BurstHome& home, BurstProcess& p,
   return ids[0];
 }
 
-nlohmann::json only_job(const BurstHome& home) {
+nlohmann::json silent_only_job(const BurstHome& home) {
   std::string jobs;
   EXPECT_EQ(run_burst(home, {"jobs", "--json"}, &jobs, nullptr), 0);
   auto j = nlohmann::json::parse(jobs);
@@ -63,7 +63,7 @@ TEST(E2ESilentPod, MaxRuntimeEndsTheJobAndDeletesASilentPod) {
   BurstHome home;
   // 8 s: the pod must print "started" before the limit, which on a loaded machine (ctest -j12 on
   // two cores) took more than 5 s.
-  const std::string spec = home.write("job.yaml", spec_text("budget: {max_runtime: 8s}\n"));
+  const std::string spec = home.write("job.yaml", silent_spec_text("budget: {max_runtime: 8s}\n"));
   const auto start = Steady::now();
   BurstProcess p(home, {"run", spec});
   std::vector<int> stopped;
@@ -74,7 +74,7 @@ TEST(E2ESilentPod, MaxRuntimeEndsTheJobAndDeletesASilentPod) {
   EXPECT_LT(seconds_since(start), 8 + 30) << p.out() << p.err();
   EXPECT_TRUE(pod_processes(pod).empty()) << "the silent pod must be deleted";
   EXPECT_NE(p.out().find("gpu pod " + pod + " deleted (confirmed)"), std::string::npos) << p.out();
-  auto job = only_job(home);
+  auto job = silent_only_job(home);
   EXPECT_EQ(job["state"], "failed");
   EXPECT_NE(job["error"].get<std::string>().find("budget.max_runtime (8 s)"), std::string::npos)
       << job.dump();
@@ -86,7 +86,7 @@ TEST(E2ESilentPod, MaxRuntimeEndsTheJobAndDeletesASilentPod) {
 
 TEST(E2ESilentPod, CtrlCEndsTheJobWithinTenSecondsAndDeletesASilentPod) {
   BurstHome home;
-  const std::string spec = home.write("job.yaml", spec_text(""));
+  const std::string spec = home.write("job.yaml", silent_spec_text(""));
   BurstProcess p(home, {"run", spec});
   std::vector<int> stopped;
   const std::string pod = silence_when_running(home, p, &stopped);
@@ -99,7 +99,7 @@ TEST(E2ESilentPod, CtrlCEndsTheJobWithinTenSecondsAndDeletesASilentPod) {
   EXPECT_EQ(rc, 130) << p.out() << p.err();
   EXPECT_LT(took, 10.0) << p.out() << p.err();
   EXPECT_TRUE(pod_processes(pod).empty()) << "the silent pod must be deleted";
-  auto job = only_job(home);
+  auto job = silent_only_job(home);
   EXPECT_EQ(job["state"], "interrupted");
   EXPECT_EQ(job["error"], "run: stopped: Ctrl-C or SIGTERM") << job.dump();
 }
@@ -129,7 +129,7 @@ class SilentUnderBurstd {
       if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     EXPECT_TRUE(ready) << read_file(daemon_log);
-    const std::string spec = home.write("job.yaml", spec_text("resources: {providers: [local]}\n"));
+    const std::string spec = home.write("job.yaml", silent_spec_text("resources: {providers: [local]}\n"));
     std::string out;
     EXPECT_EQ(run_burst(home, {"submit", spec}, &out, nullptr), 0) << out;
     job_id = out.substr(4, out.find(" queued") - 4);
@@ -199,7 +199,7 @@ TEST(E2ESilentPod, BurstdDrainedTwiceStopsWithinTenSecondsAndDeletesASilentPod) 
   EXPECT_EQ(d.wait_daemon(30), 0) << read_file(d.daemon_log);
   EXPECT_LT(seconds_since(second), 10.0) << d.job_log();
   EXPECT_TRUE(pod_processes(d.pod).empty()) << "the silent pod must be deleted";
-  auto job = only_job(d.home);
+  auto job = silent_only_job(d.home);
   EXPECT_EQ(job["state"], "interrupted") << job.dump();
   EXPECT_EQ(job["error"], "run: stopped: burst cancel or burstd drain") << job.dump();
 }
@@ -246,7 +246,7 @@ TEST(E2ESilentPod, MaxRuntimeEndsAJobWhosePodGoesSilentMidPull) {
   ASSERT_EQ(pods.size(), 1u) << p.out();
   EXPECT_TRUE(pod_processes(pods[0]).empty()) << "the silent pod must be deleted";
   EXPECT_NE(p.out().find("==> pull"), std::string::npos) << p.out();
-  auto job = only_job(home);
+  auto job = silent_only_job(home);
   EXPECT_EQ(job["state"], "failed");
   EXPECT_EQ(job["error"], "pull: stopped: budget.max_runtime (6 s) reached") << job.dump();
   EXPECT_FALSE(std::filesystem::exists(home.work() + "/got/partial.txt"));

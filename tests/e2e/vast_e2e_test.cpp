@@ -12,7 +12,7 @@
 namespace burst::testing {
 namespace {
 
-constexpr const char* kKey = "vast_E2EKEY_must_never_be_seen_42";
+constexpr const char* kVastKey = "vast_E2EKEY_must_never_be_seen_42";
 
 TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
   if (getuid() != 0)
@@ -21,14 +21,14 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
   BurstHome home;
   const std::string spec = copy_tts_example(home);
   SystemClock clock;
-  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"vast", kKey}}}, clock,
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"vast", kVastKey}}}, clock,
                              {"vast"});
   ASSERT_TRUE(cloud.start().ok());
   write_provider_config(home, "vast", cloud.provider_url("vast"));
 
   std::string out, err;
   const int rc = run_burst(home, {"run", spec, "--provider", "vast", "--yes"}, &out, &err,
-                           {{"VAST_API_KEY", kKey}});
+                           {{"VAST_API_KEY", kVastKey}});
   ASSERT_EQ(rc, 0) << out << err;
 
   // One GPU instance (Vast has no CPU pods), labelled with our tag, on the volume's machine,
@@ -81,7 +81,7 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
   EXPECT_NE(out.find("upload ok"), std::string::npos) << out;
 
   EXPECT_GE(files_under(home.state() + "/reports").size(), 2u);
-  expect_key_nowhere(home, cloud, out, err, kKey);
+  expect_key_nowhere(home, cloud, out, err, kVastKey);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-PodRequest gpu_request() {
+PodRequest vast_gpu_request() {
   PodRequest r;
   r.name = "burst-j42-gpu";
   r.job_id = "j42";
@@ -63,7 +63,7 @@ void expect_valid_create(const json& b) {
 }
 
 TEST(VastBody, CreateInstanceIsPinned) {
-  const std::string body = vast_create_instance_body(gpu_request(), 31415926, 32);
+  const std::string body = vast_create_instance_body(vast_gpu_request(), 31415926, 32);
   EXPECT_EQ(
       body,
       R"({"cancel_unavail":true,"disk":32,"env":{"-p 8888:8888":"1","TTS_STEPS":"8"},)"
@@ -75,7 +75,7 @@ TEST(VastBody, CreateInstanceIsPinned) {
 }
 
 TEST(VastBody, CreateWithoutVolumeLeavesVolumeInfoOut) {
-  PodRequest r = gpu_request();
+  PodRequest r = vast_gpu_request();
   r.volume_id.clear();
   r.ports = {};
   json b = json::parse(vast_create_instance_body(r, 0, 32));
@@ -275,9 +275,9 @@ TEST(VastJson, ErrorsKeepVastsWordsAndCapacityIsNoSuchAsk) {
 
 // Interruptible instances (REFERENCE §4.2 type "bid", §4.3 price; docs/providers.md "Spot pods").
 TEST(VastBody, ASpotCreateBidsTheMinimumBidTimesTheMarginAndSearchesBids) {
-  json b = json::parse(vast_create_instance_body(gpu_request(), 31415926, 40, 0.396));
+  json b = json::parse(vast_create_instance_body(vast_gpu_request(), 31415926, 40, 0.396));
   EXPECT_DOUBLE_EQ(b["price"].get<double>(), 0.396);  // $/h per machine, 0.001 .. 128
-  EXPECT_FALSE(json::parse(vast_create_instance_body(gpu_request(), 0, 40)).contains("price"));
+  EXPECT_FALSE(json::parse(vast_create_instance_body(vast_gpu_request(), 0, 40)).contains("price"));
   EXPECT_EQ(json::parse(vast_search_offers_body({"RTX 4090"}, 1, 0, 40, 64, {}, true))["type"],
             "bid");
   EXPECT_EQ(json::parse(vast_search_offers_body({"RTX 4090"}, 1, 0, 40, 64))["type"], "ondemand");
