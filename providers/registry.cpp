@@ -197,6 +197,7 @@ ProviderTraits ssh_traits() {
   t.own_hosts_config = true;
   t.pod_disk_settable = false;  // a job's dir on the host's own disk
   t.no_spot_why = "your own hosts are not rented";
+  t.lost_pod_bills_nothing = true;  // a host that vanished bills nobody: its shard may move
   return t;
 }
 

@@ -103,6 +103,11 @@ struct ProviderTraits {
   double spot_preemptions_per_hour = 0;
   std::string spot_prior_source;
   std::string no_spot_why;
+  // A pod that cannot be reached bills nothing (your own host: nothing is rented), so a wide job
+  // whose pod vanished and whose delete could not be verified may still give that worker's
+  // unfinished items to a new pod (job/worker_fleet.h); its record stays for `burst reap`.
+  // false: an unverified delete may leave a pod billing, so the worker is never retried.
+  bool lost_pod_bills_nothing = false;
 };
 
 // The traits of a provider burst knows nothing about (the defaults above).

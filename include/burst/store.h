@@ -85,6 +85,26 @@ struct TransferRecord {
   int64_t millis = 0;
 };
 
+// One replica of a run step that ran as several on one pod (job/replica_step.h; issue 33): what
+// the runner read back from the pod after the step (job/replica_stats.h: the pod's words, parsed
+// strictly and bounded) beside what burst itself knew (the pod, the replica's GPUs and items).
+struct ReplicaRecord {
+  std::string job_id;
+  int worker = 0;       // the fleet worker whose pod it ran on; 0 for a job of one pod
+  std::string pod_id;   // the provider's id of that pod
+  int replica = 0;      // BURST_REPLICA_INDEX
+  int replicas = 0;     // BURST_REPLICA_COUNT
+  std::string gpus;     // its CUDA_VISIBLE_DEVICES, e.g. "0" or "2,3"
+  int64_t items = 0;    // the items given to it (its share of the pod's items); 0 without items
+  int64_t run_ms = 0;   // its copy's run time, from its start to its exit, as the pod timed it
+  int64_t step_ms = 0;  // the step's: the first replica's start to the last one's exit
+  // Mean GPU utilisation over its cards, in percent, from `nvidia-smi` samples the wrapper took
+  // while it ran; nullopt when the pod gave none (no nvidia-smi, a run too short to sample).
+  std::optional<double> gpu_util_pct;
+  int64_t gpu_util_samples = 0;
+  int exit_status = 0;  // its copy's exit status
+};
+
 // One measurement for estimate calibration: the run step's measured seconds against the model's
 // prediction, for `units` of work (items or tokens) on one GPU type.
 struct CalibrationRecord {
@@ -237,6 +257,10 @@ class JobStore {
 
   virtual Status add_transfer(const TransferRecord& t) = 0;
   virtual Result<std::vector<TransferRecord>> transfers(const std::string& job_id) = 0;
+
+  virtual Status add_replica(const ReplicaRecord& r) = 0;
+  // In the order added (a retried worker's replicas after its first pod's).
+  virtual Result<std::vector<ReplicaRecord>> replicas(const std::string& job_id) = 0;
 };
 
 // Every pod and volume burst asked a provider for, and what reap knows of pods it found.

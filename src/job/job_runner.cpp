@@ -166,7 +166,7 @@ JobResult JobRunner::run() {
         if (!fleet.error.empty()) phases.fail(fleet.error, fleet.stop);
       }
       // Whatever the workers did, no pod of theirs outlives this (a second look, by the store).
-      if (Status st = delete_job_pods(d_, job.id); !st.ok()) {
+      if (Status st = delete_job_pods(d_, job.id, in_.plan); !st.ok()) {
         facts.job_failed = true;
         phases.fail(st.error().message);
         outcome = Outcome::kFailed;

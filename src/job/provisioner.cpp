@@ -92,6 +92,16 @@ Outcome Provisioner::provision_gpu(std::string* detail) {
   }
   if (machine_local && !fleet()->checked_gpu) fleet()->checked_gpu = in_.plan.gpu;
   Status bound = bind_volume_once();
+  // A worker's retry after its own host vanished (job/worker_fleet.h): the job's volume may be on
+  // that host, which does not answer; this worker takes a volume of its own on one that does.
+  if (!bound.ok() && machine_local && in_.worker.attempt > 0 &&
+      traits_of(in_.plan.gpu).lost_pod_bills_nothing) {
+    ctx_.say("volume " + in_.spec.volume.name + " cannot be reached (" + bound.error().message +
+             "): this worker runs on a volume of its own");
+    volume_id_.clear();
+    volume_region_.clear();
+    bound = Status::Ok();
+  }
   if (bound.ok() && machine_local) bound = place_worker_pod();
   // No machine of the chosen provider has a GPU for this worker (place_worker): the fallbacks.
   if (!bound.ok() && bound.error().code == ErrorCode::kNoCapacity && can_fall_back()) {
@@ -241,9 +251,12 @@ Status Provisioner::place_worker_pod() {
   auto volume = bind_volume(d_.store, *provider_, d_.clock, own, in_.spec.volume.size_gb,
                             in_.plan.gpu.region);
   if (!volume.ok()) return with_context(volume.error(), "volume " + own);
-  ctx_.say("no free " + in_.plan.gpu.gpu_type + " beside volume " + in_.spec.volume.name + " (" +
-           full + "): this worker runs in " + in_.plan.gpu.region + " on a volume of its own, " +
-           own + (volume->note.empty() ? "" : ": " + volume->note));
+  // `full` is "" when the job's volume could not be reached (provision_gpu, a lost own host).
+  ctx_.say((full.empty() ? std::string("this worker")
+                         : "no free " + in_.plan.gpu.gpu_type + " beside volume " +
+                               in_.spec.volume.name + " (" + full + "): this worker") +
+           " runs in " + in_.plan.gpu.region + " on a volume of its own, " + own +
+           (volume->note.empty() ? "" : ": " + volume->note));
   volume_id_ = volume->id;
   volume_region_ = volume->region;
   return Status::Ok();

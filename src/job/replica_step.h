@@ -19,11 +19,16 @@
 #include <vector>
 
 #include "burst/remote.h"
+#include "burst/store.h"
 #include "job/remote_steps.h"
 #include "plan/pod_layout.h"
 
 namespace burst {
 
+// When its copy exits, each replica writes its facts to <pod_dir>/run.r<i>.stats (start and end
+// times, exit status, and, where nvidia-smi answers, its cards' utilisation sampled every 5 s):
+// job/replica_stats.h, read back by read_replica_records after the step.
+//
 // Where the spec's own script goes, and replica i's items file.
 std::string replica_script_path(const std::string& pod_dir);
 std::string replica_items_path(const std::string& pod_dir, int index);
@@ -37,5 +42,14 @@ std::string replica_wrapper(const PodLayout& l, const std::string& pod_dir, bool
 Result<std::string> prepare_replicas(RemoteSession& session, const PodPaths& paths,
                                      const PodLayout& l, const std::string& script,
                                      const std::vector<std::string>* items);
+
+// After the step: each replica's record (job/replica_stats.h) from `base` (job, worker, pod),
+// its facts read from the pod bounded (kReplicaStatsMaxBytes) and parsed strictly, its GPUs and
+// items as burst gave them (`items`: the pod's items, null without an items file). A replica whose
+// file is missing or malformed has no record; *skipped names it and why ("" when none was).
+std::vector<ReplicaRecord> read_replica_records(RemoteSession& session, const PodPaths& paths,
+                                                const PodLayout& l, const ReplicaRecord& base,
+                                                const std::vector<std::string>* items,
+                                                std::string* skipped);
 
 }  // namespace burst

@@ -148,6 +148,20 @@ Outcome StepRunner::run(std::string* detail) {
            " (lines prefixed [r<i>])");
   const Outcome o = step("run", *wrapper, pods_.gpu, max_s, detail);
   *detail += (detail->empty() ? "" : "; ") + pod_layout_text(l);
+  // Each replica's facts, typed (job/replica_stats.h), while the pod still answers.
+  if ((o == Outcome::kOk || o == Outcome::kFailed) && pods_.gpu.session) {
+    ReplicaRecord base;
+    base.job_id = in_.job_id;
+    base.worker = in_.worker.index;
+    base.pod_id = pods_.gpu.record.pod_id;
+    std::string skipped;
+    for (const ReplicaRecord& r : read_replica_records(
+             *pods_.gpu.session, pods_.gpu.paths, l, base,
+             in_.has_items_file ? (pods_.items_left ? &*pods_.items_left : &in_.items) : nullptr,
+             &skipped))
+      (void)d_.store.add_replica(r);
+    if (!skipped.empty()) ctx_.say("no facts from " + skipped);
+  }
   return o;
 }
 

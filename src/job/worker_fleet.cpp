@@ -167,8 +167,12 @@ class Fleet {
  private:
   struct Attempt {
     bool ok = false;
-    bool stopped = false;    // by the fleet's stop or a deadline: not retried
-    bool pod_left = false;   // its delete was not confirmed: not retried
+    bool stopped = false;   // by the fleet's stop or a deadline: not retried
+    bool pod_left = false;  // its delete was not confirmed: not retried, unless
+    // its provider bills nothing for a pod it cannot reach (your own host: ProviderTraits::
+    // lost_pod_bills_nothing): then its shard moves like a crashed worker's, its record kept
+    bool left_bills_nothing = false;
+    std::string pod_id;      // the attempt's GPU pod (provider id), "" when none was created
     bool preempted = false;  // the provider took its pod back (spot): not a crash
     int64_t artefacts_since = 0;
     std::string error;
@@ -226,11 +230,18 @@ class Fleet {
         if (rent.artefacts_since == 0) rent.artefacts_since = r.artefacts_since;
         continue;
       }
-      if (!r.stopped && !r.pod_left && failures < retries && stop_reason().empty()) {
+      const bool lost_host = r.pod_left && r.left_bills_nothing;
+      if (!r.stopped && (!r.pod_left || lost_host) && failures < retries && stop_reason().empty()) {
         ++failures;
         rent.resume = false;  // a crash: its shard runs again whole, as before
         rent.artefacts_since = 0;
-        console_.line(tag + "failed (" + r.error + "); its shard runs again on a new pod, retry " +
+        // A lost own host: what it made never came home, so its whole shard runs elsewhere.
+        const std::string what =
+            lost_host ? "lost its host (" + r.error + "); pod " + r.pod_id +
+                            " could not be released and bills nothing while unreachable (its " +
+                            "record stays for `burst reap`)"
+                      : "failed (" + r.error + ")";
+        console_.line(tag + what + "; its shard runs again on a new pod, retry " +
                       std::to_string(failures) + " of " + std::to_string(retries));
         continue;
       }
@@ -346,6 +357,8 @@ class Fleet {
     r.error = phases.error();
     r.stop = phases.stop();
     r.pod_left = delete_failed || phases.gpu_pod_left();
+    r.left_bills_nothing = traits_of(in.plan.gpu).lost_pod_bills_nothing;  // the pod's provider
+    r.pod_id = phases.gpu_pod_id();
     r.stopped = phases.stopped_by_deadline() || !stop_reason().empty();
     r.preempted = preempted;
     if (preempted) r.error = preempted_words;
@@ -378,7 +391,14 @@ FleetResult run_fleet(JobDeps& deps, const JobInput& input, Redactor& redact, Jo
   return Fleet(deps, input, redact, watchdog, on_phase).run();
 }
 
-Status delete_job_pods(JobDeps& deps, const std::string& job_id) {
+bool lost_pod_bills_nothing(const Plan& plan, const std::string& provider) {
+  if (plan.gpu.provider == provider) return traits_of(plan.gpu).lost_pod_bills_nothing;
+  for (const FleetFallback& f : plan.fallbacks)
+    if (f.offer.provider == provider) return traits_of(f.offer).lost_pod_bills_nothing;
+  return false;
+}
+
+Status delete_job_pods(JobDeps& deps, const std::string& job_id, const Plan& plan) {
   auto pods = deps.store.pods_of_job(job_id);
   if (!pods.ok()) return pods.error();
   std::string left;
@@ -396,7 +416,11 @@ Status delete_job_pods(JobDeps& deps, const std::string& job_id) {
       left += (left.empty() ? "" : ", ") + p.name + " (on " + p.provider + ")";
       continue;
     }
-    if (Status st = delete_and_verify(deps.store, *provider, deps.clock, &p, deps.faults); !st.ok())
+    Status st = delete_and_verify(deps.store, *provider, deps.clock, &p, deps.faults);
+    if (!st.ok() && lost_pod_bills_nothing(plan, p.provider))  // a lost own host (header)
+      deps.console.line("pod " + p.pod_id + " did not answer: it bills nothing while " +
+                        "unreachable; `burst reap` releases it once its host answers");
+    else if (!st.ok())
       left += (left.empty() ? "" : ", ") + p.name;
   }
   if (left.empty()) return Status::Ok();

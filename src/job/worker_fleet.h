@@ -10,8 +10,12 @@
 // Failure: a worker whose attempt failed (a step, a lost pod, SSH) has its pod deleted and
 // verified, then its shard runs again on a new pod, up to resources.worker_retries times. A stop
 // (Ctrl-C, burst cancel, budget.max_runtime from the first worker's run step, the money caps over
-// every pod of the job) is never retried; neither is a delete that could not be verified. The
-// first worker to fail for good stops the others. Every worker deletes its own pod on every path.
+// every pod of the job) is never retried; neither is a delete that could not be verified (the pod
+// may bill on), except on a provider whose unreachable pods bill nothing (your own hosts:
+// ProviderTraits::lost_pod_bills_nothing): a host that disappears mid-job is a lost worker, its
+// shard runs again whole on a new pod (what it made never came home) within the same retries, and
+// its pod's record stays for `burst reap`. The first worker to fail for good stops the others.
+// Every worker deletes its own pod on every path.
 //
 // Across providers (issue 19): a worker whose pod the chosen offer cannot give (capacity is
 // learned at create) runs on the plan's first fallback with room (Plan::fallbacks, possibly another
@@ -59,7 +63,9 @@ FleetResult run_fleet(JobDeps& deps, const JobInput& input, Redactor& redact, Jo
                       const std::function<void(Phase)>& on_phase);
 
 // Deletes and verifies every pod of the job that may still exist (a wide job cannot be
-// reattached after a restart). The error names the pods left for `burst reap`.
-Status delete_job_pods(JobDeps& deps, const std::string& job_id);
+// reattached after a restart). The error names the pods left for `burst reap`; a pod of a
+// provider of `plan` (its offer or a fallback's) whose unreachable pods bill nothing is left for
+// reap with a line, not an error.
+Status delete_job_pods(JobDeps& deps, const std::string& job_id, const Plan& plan);
 
 }  // namespace burst

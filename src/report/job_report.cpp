@@ -12,6 +12,7 @@
 #include "plan/spot_risk.h"
 #include "plan/worker_shards.h"
 #include "report/recommendations.h"
+#include "report/report_format.h"
 #include "util/limit_stop.h"
 
 namespace burst {
@@ -338,8 +339,12 @@ Result<JobReport> build_job_report(Store& store, const std::string& job_id, Time
   if (!pods.ok()) return pods.error();
   auto transfers = store.transfers(job_id);
   if (!transfers.ok()) return transfers.error();
-  return assemble_job_report(*job, std::move(phases).value(), std::move(pods).value(),
-                             std::move(transfers).value(), as_of);
+  auto replicas = store.replicas(job_id);
+  if (!replicas.ok()) return replicas.error();
+  JobReport r = assemble_job_report(*job, std::move(phases).value(), std::move(pods).value(),
+                                    std::move(transfers).value(), as_of);
+  r.replicas = std::move(replicas).value();
+  return r;
 }
 
 }  // namespace burst
@@ -364,6 +369,58 @@ std::vector<std::string> spot_lines(const JobReport& r) {
     out.push_back(b);
   }
   return out;
+}
+
+std::vector<std::string> replica_lines(const JobReport& r) {
+  std::vector<std::string> out;
+  for (const ReplicaRecord& x : r.replicas) {
+    char b[256];
+    std::string line = r.workers.empty() ? "" : "w" + std::to_string(x.worker) + " ";
+    line += "replica " + std::to_string(x.replica) +
+            (x.gpus.find(',') == std::string::npos ? " on GPU " : " on GPUs ") + x.gpus + ": ";
+    if (x.items > 0) line += std::to_string(x.items) + " items, ";
+    if (x.step_ms > 0)
+      std::snprintf(b, sizeof b, "busy %.0f s of the step's %.0f s (%.0f%%)", x.run_ms / 1000.0,
+                    x.step_ms / 1000.0, 100.0 * static_cast<double>(x.run_ms) / x.step_ms);
+    else
+      std::snprintf(b, sizeof b, "busy %.0f s", x.run_ms / 1000.0);
+    line += b;
+    if (x.gpu_util_pct) {
+      std::snprintf(b, sizeof b, ", GPU utilisation %.0f%% (%lld samples)", *x.gpu_util_pct,
+                    static_cast<long long>(x.gpu_util_samples));
+      line += b;
+    } else {
+      line += ", no GPU utilisation sample";
+    }
+    out.push_back(line + ", exit " + std::to_string(x.exit_status));
+  }
+  return out;
+}
+
+std::string owned_hosts_text(const JobReport& r) {
+  std::string pods;
+  double usd = 0;
+  for (const PodCost& c : r.pods)
+    if (c.pod.price_source.rfind("owned", 0) == 0) {
+      pods += (pods.empty() ? "" : ", ") + c.pod.pod_id;
+      usd += c.usd;
+    }
+  if (pods.empty()) return "";
+  std::string text = "pods " + pods + ": " + report_fmt::money(usd) +
+                     " of owned cost (in the total; no cloud bills it)";
+  if (const std::string lost = lost_own_host_pods(r); !lost.empty())
+    text += "; lost mid-job: " + lost +
+            " (its host stopped answering; `burst reap` releases it once it answers)";
+  return text;
+}
+
+std::string lost_own_host_pods(const JobReport& r) {
+  std::string lost;
+  if (r.job.finished_ms == 0) return lost;  // a running job's pods are not deleted yet
+  for (const PodCost& c : r.pods)
+    if (c.pod.price_source.rfind("owned", 0) == 0 && !c.confirmed_deleted)
+      lost += (lost.empty() ? "" : ", ") + c.pod.pod_id;
+  return lost;
 }
 
 }  // namespace burst

@@ -124,8 +124,23 @@ struct JobReport {
   long items_kept = 0;
   long items_rerun = 0;
   std::optional<double> spot_saved_usd;
+  // Each replica of a run step that ran as several on one pod (ReplicaRecord, issue 33), in the
+  // order recorded; empty for a job whose pods ran one copy (or one recorded before replicas were).
+  std::vector<ReplicaRecord> replicas;
   int64_t as_of_ms = 0;
 };
+
+// One line per replica: "replica 0 on GPU 0: 150 items, busy 480 s of the step's 500 s (96%),
+// GPU utilisation 92% (96 samples), exit 0", "w<i> " before it in a job of several workers.
+std::vector<std::string> replica_lines(const JobReport& r);
+
+// What ran on your own hosts (pods priced "owned ..." by the ssh provider): "pods <ids>: $x of
+// owned cost (in the total; no cloud bills it)", then "; lost mid-job: <ids> (...)" when some
+// were; "" when none did.
+std::string owned_hosts_text(const JobReport& r);
+// The own-host pods of a finished job never confirmed released (a host that disappeared mid-job,
+// job/worker_fleet.h), comma-separated; "" when none.
+std::string lost_own_host_pods(const JobReport& r);
 
 // The spot section's lines ("spot: ..."), empty for a job that asked for no spot pod.
 std::vector<std::string> spot_lines(const JobReport& r);

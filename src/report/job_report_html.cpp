@@ -92,6 +92,11 @@ std::string report_html(const JobReport& r) {
     o << "<li><b>" << html(rec.id) << "</b>: " << html(rec.text) << "</li>";
   o << "</ul>";
 
+  if (const auto lines = replica_lines(r); !lines.empty()) {
+    o << "<h2>Replicas</h2><ul>";
+    for (const auto& l : lines) o << "<li>" << html(l) << "</li>";
+    o << "</ul>";
+  }
   if (const auto lines = spot_lines(r); !lines.empty()) {
     o << "<h2>Spot</h2><ul>";
     for (const auto& l : lines) o << "<li>" << html(l) << "</li>";
@@ -110,6 +115,8 @@ std::string report_html(const JobReport& r) {
     << "<p>CPU hand-off " << html(money(r.cpu_usd))
     << (r.handoff.empty() ? "" : "; hand-off " + html(r.handoff) + ": " + html(r.handoff_why))
     << ".</p>";
+  if (const std::string own = owned_hosts_text(r); !own.empty())
+    o << "<p>Ran on your own hosts: " << html(own) << ".</p>";
   if (!r.prepare.empty() || !r.facts.prepare.empty()) {
     char cost[96];
     std::snprintf(cost, sizeof cost, "%.0f s, $%.4f (planned %.0f s, $%.4f)", r.prepare_s,

@@ -128,8 +128,12 @@ static std::string owned_hosts_line(const JobReport& r) {
       usd += c.usd;
     }
   if (pods.empty()) return "";
+  std::string lost = lost_own_host_pods(r);
+  if (!lost.empty())
+    lost = " Lost mid-job: `" + md_code(lost) +
+           "` (its host stopped answering; `burst reap` releases it once it answers).";
   return "Ran on your own hosts: " + pods + ", " + money(usd) +
-         " of owned cost (in the total; no cloud bills it).\n\n";
+         " of owned cost (in the total; no cloud bills it)." + lost + "\n\n";
 }
 
 std::string report_json(const JobReport& r) {
@@ -219,6 +223,22 @@ std::string report_json(const JobReport& r) {
     j["curve_point"] = {{"workers", r.estimate.workers},   {"estimated_s", r.estimate.total_s},
                         {"estimated_usd", r.estimate.usd}, {"actual_wall_s", r.wall_s},
                         {"actual_usd", r.total_usd},       {"utilization", opt(r.utilization)}};
+  }
+  if (!r.replicas.empty()) {
+    json rows = json::array();
+    for (const ReplicaRecord& x : r.replicas)
+      rows.push_back({{"worker", x.worker},
+                      {"pod", x.pod_id},
+                      {"replica", x.replica},
+                      {"replicas", x.replicas},
+                      {"gpus", x.gpus},
+                      {"items", x.items},
+                      {"run_s", x.run_ms / 1000.0},
+                      {"step_s", x.step_ms / 1000.0},
+                      {"gpu_util_pct", opt(x.gpu_util_pct)},
+                      {"gpu_util_samples", x.gpu_util_samples},
+                      {"exit", x.exit_status}});
+    j["replicas"] = rows;
   }
   if (const auto lines = spot_lines(r); !lines.empty()) {
     json pre = json::array();
@@ -354,6 +374,11 @@ std::string report_markdown(const JobReport& r) {
   if (r.stopped_by)
     o << "Stopped by " << r.stopped_by->limit << " (" << fixed(r.stopped_by->seconds, 0)
       << " s) in phase " << (r.stopped_by->phase.empty() ? "?" : r.stopped_by->phase) << ".\n\n";
+  if (const auto lines = replica_lines(r); !lines.empty()) {
+    o << "## Replicas\n\n";
+    for (const auto& l : lines) o << "- " << md(l) << "\n";
+    o << "\n";
+  }
   if (const auto lines = spot_lines(r); !lines.empty()) {
     o << "## Spot\n\n";
     for (const auto& l : lines) o << "- " << md(l) << "\n";
@@ -403,6 +428,9 @@ std::string report_summary(const JobReport& r) {
       << (w.utilization ? fixed(*w.utilization * 100, 0) + "%" : "-") << "), " << money(w.usd)
       << ", " << w.outcome << "\n";
   }
+  for (const auto& l : replica_lines(r)) o << "  " << l << "\n";
+  if (const std::string own = owned_hosts_text(r); !own.empty())
+    o << "  ran on your own hosts: " << own << "\n";
   for (const auto& l : spot_lines(r)) o << "  spot: " << l << "\n";
   for (const auto& rec : r.recommendations) o << "  next time: " << rec.text << "\n";
   return o.str();

@@ -157,6 +157,27 @@ constexpr const char* kTypedFactsStep = R"sql(
         ALTER TABLE phases ADD COLUMN deviation TEXT NOT NULL DEFAULT '';
       )sql";
 
+// 14 (issue 33): each replica of a run step that ran as several on one pod (ReplicaRecord),
+// in the order added (id). gpu_util_pct is -1 when the pod gave no sample.
+constexpr const char* kReplicasStep = R"sql(
+        CREATE TABLE replicas (
+          id {serial},
+          job_id TEXT NOT NULL REFERENCES jobs(id),
+          worker {int} NOT NULL,
+          pod_id TEXT NOT NULL,
+          replica {int} NOT NULL,
+          replicas {int} NOT NULL,
+          gpus TEXT NOT NULL,
+          items {int} NOT NULL,
+          run_ms {int} NOT NULL,
+          step_ms {int} NOT NULL,
+          gpu_util_pct {real} NOT NULL,
+          gpu_util_samples {int} NOT NULL,
+          exit_status {int} NOT NULL
+        );
+        CREATE INDEX replicas_job_id ON replicas(job_id);
+      )sql";
+
 struct Word {
   const char* token;
   const char* sqlite;
@@ -186,11 +207,11 @@ std::string render(std::string sql, Engine engine) {
 
 std::vector<std::string> render_all(Engine engine) {
   // 6 to 11 (issues 20, 18, 35): the queue, the ledger, leases, team budgets, image sizes, caps.
-  // 13: typed facts (issue 31).
+  // 13: typed facts (issue 31). 14: replicas (issue 33).
   const char* steps[] = {kJobsStep,       kReportsStep,   kFiresStep,  kVolumesStep,
                          kOwnershipStep,  kQueueStep,     kLedgerStep, kLeaseStep,
                          kTeamBudgetStep, kImageSizeStep, kCapsStep,   kCapChangesStep,
-                         kTypedFactsStep};
+                         kTypedFactsStep, kReplicasStep};
   std::vector<std::string> out;
   for (const char* step : steps) out.push_back(render(step, engine));
   return out;

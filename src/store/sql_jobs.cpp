@@ -178,6 +178,23 @@ Result<std::vector<TransferRecord>> transfers(Db& db, const std::string& job_id)
   return collect(**s, read_transfer);
 }
 
+Status add_replica(Db& db, const ReplicaRecord& r) {
+  Prepared s = db.prepare(std::string("INSERT INTO replicas (") + kReplicaColumns + ") VALUES (" +
+                              placeholders(kReplicaColumns) + ")",
+                          "add replica");
+  if (!s) return s.error();
+  bind_replica(**s, r);
+  return (*s)->run();
+}
+
+Result<std::vector<ReplicaRecord>> replicas(Db& db, const std::string& job_id) {
+  Prepared s = db.prepare(select_from(kReplicaColumns, "replicas WHERE job_id = ? ORDER BY id"),
+                          "list replicas");
+  if (!s) return s.error();
+  (*s)->bind(job_id);
+  return collect(**s, read_replica);
+}
+
 Status add_calibration(Db& db, const CalibrationRecord& c) {
   Prepared s = db.prepare(std::string("INSERT INTO calibration (") + kCalibrationColumns +
                               ") VALUES (" + placeholders(kCalibrationColumns) + ")",

@@ -32,6 +32,8 @@ Result<std::vector<PodRecord>> pods_of_jobs_between(Db& db, int64_t from_ms, int
 
 Status add_transfer(Db& db, const TransferRecord& t);
 Result<std::vector<TransferRecord>> transfers(Db& db, const std::string& job_id);
+Status add_replica(Db& db, const ReplicaRecord& r);
+Result<std::vector<ReplicaRecord>> replicas(Db& db, const std::string& job_id);
 
 Status add_calibration(Db& db, const CalibrationRecord& c);
 Result<std::vector<CalibrationRecord>> calibration_samples(Db& db, const std::string& pipeline,

@@ -104,6 +104,29 @@ TransferRecord read_transfer(const Row& s) {
   return TransferRecord{s.text(0), s.text(1), s.int64(2), s.int64(3), s.int64(4)};
 }
 
+ReplicaRecord read_replica(const Row& s) {
+  ReplicaRecord r;
+  r.job_id = s.text(0);
+  r.worker = static_cast<int>(s.int64(1));
+  r.pod_id = s.text(2);
+  r.replica = static_cast<int>(s.int64(3));
+  r.replicas = static_cast<int>(s.int64(4));
+  r.gpus = s.text(5);
+  r.items = s.int64(6);
+  r.run_ms = s.int64(7);
+  r.step_ms = s.int64(8);
+  if (const double u = s.real(9); u >= 0) r.gpu_util_pct = u;
+  r.gpu_util_samples = s.int64(10);
+  r.exit_status = static_cast<int>(s.int64(11));
+  return r;
+}
+
+void bind_replica(Stmt& s, const ReplicaRecord& r) {
+  s.bind(r.job_id).bind(r.worker).bind(r.pod_id).bind(r.replica).bind(r.replicas).bind(r.gpus);
+  s.bind(r.items).bind(r.run_ms).bind(r.step_ms).bind(r.gpu_util_pct.value_or(-1.0));
+  s.bind(r.gpu_util_samples).bind(r.exit_status);
+}
+
 CalibrationRecord read_calibration(const Row& s) {
   CalibrationRecord c;
   c.job_id = s.text(0);

@@ -31,6 +31,9 @@ inline constexpr const char* kQueueColumns =
 inline constexpr const char* kPhaseColumns =
     "job_id, phase, started_ms, ended_ms, outcome, detail, worker, deviation";
 inline constexpr const char* kTransferColumns = "job_id, direction, files, bytes, millis";
+inline constexpr const char* kReplicaColumns =
+    "job_id, worker, pod_id, replica, replicas, gpus, items, run_ms, step_ms, gpu_util_pct, "
+    "gpu_util_samples, exit_status";
 inline constexpr const char* kCalibrationColumns =
     "job_id, pipeline, gpu_type, workload_kind, units, measured_s, predicted_s, recorded_ms";
 inline constexpr const char* kImageSizeColumns = "image, bytes, fetched_ms, failure";
@@ -43,6 +46,7 @@ Result<JobRecord> read_job(const Row& row);
 Result<PhaseRecord> read_phase(const Row& row);
 Result<PodRecord> read_pod(const Row& row);
 TransferRecord read_transfer(const Row& row);
+ReplicaRecord read_replica(const Row& row);
 CalibrationRecord read_calibration(const Row& row);
 VolumeRecord read_volume(const Row& row);
 ImageSizeRecord read_image_size(const Row& row);
@@ -58,6 +62,7 @@ void bind_phase(Stmt& s, const PhaseRecord& p);  // a finished row (outcome set)
 // JobRecord::stop as stored: "" when not known.
 std::string stored_stop(const std::optional<JobStop>& stop);
 void bind_pod(Stmt& s, const PodRecord& p);
+void bind_replica(Stmt& s, const ReplicaRecord& r);  // gpu_util_pct: -1 when none
 void bind_volume(Stmt& s, const VolumeRecord& v);
 void bind_calibration(Stmt& s, const CalibrationRecord& c);
 

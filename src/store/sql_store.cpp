@@ -51,6 +51,10 @@ class SqlStore final : public Store {
   Result<std::vector<TransferRecord>> transfers(const std::string& job_id) override {
     return locked(sql::transfers, job_id);
   }
+  Status add_replica(const ReplicaRecord& r) override { return locked(sql::add_replica, r); }
+  Result<std::vector<ReplicaRecord>> replicas(const std::string& job_id) override {
+    return locked(sql::replicas, job_id);
+  }
 
   Result<std::optional<int64_t>> last_fire(const std::string& pipeline) override {
     return locked(sql::last_fire, pipeline);

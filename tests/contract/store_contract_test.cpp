@@ -265,6 +265,40 @@ TEST_P(StoreContract, TransfersRoundTripInOrder) {
   }
 }
 
+// Each replica of a run step (issue 33): every field back as written, in the order added, only
+// the job's; a utilisation the pod never sampled stays unset.
+TEST_P(StoreContract, ReplicasRoundTripInOrderWithAndWithoutUtilisation) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->create_job(make_job("j", 1)).ok());
+  ASSERT_TRUE(store->create_job(make_job("other", 2)).ok());
+  ReplicaRecord r0{"j", 1, "pod-7", 0, 2, "0", 150, 480'000, 500'000, 92.5, 96, 0};
+  ReplicaRecord r1{"j", 1, "pod-7", 1, 2, "2,3", 150, 500'000, 500'000, std::nullopt, 0, 3};
+  ASSERT_TRUE(store->add_replica(r0).ok());
+  ASSERT_TRUE(store->add_replica(ReplicaRecord{"other", 0, "p", 0, 2, "0", 1, 1, 1, 1, 1, 0}).ok());
+  ASSERT_TRUE(store->add_replica(r1).ok());
+  auto got = store->replicas("j");
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  ASSERT_EQ(got->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const ReplicaRecord& want = i == 0 ? r0 : r1;
+    const ReplicaRecord& g = (*got)[i];
+    EXPECT_EQ(g.job_id, want.job_id);
+    EXPECT_EQ(g.worker, want.worker);
+    EXPECT_EQ(g.pod_id, want.pod_id);
+    EXPECT_EQ(g.replica, want.replica);
+    EXPECT_EQ(g.replicas, want.replicas);
+    EXPECT_EQ(g.gpus, want.gpus);
+    EXPECT_EQ(g.items, want.items);
+    EXPECT_EQ(g.run_ms, want.run_ms);
+    EXPECT_EQ(g.step_ms, want.step_ms);
+    EXPECT_EQ(g.gpu_util_pct, want.gpu_util_pct);
+    EXPECT_EQ(g.gpu_util_samples, want.gpu_util_samples);
+    EXPECT_EQ(g.exit_status, want.exit_status);
+  }
+  EXPECT_TRUE(store->replicas("none").value().empty());
+}
+
 TEST_P(StoreContract, DataSurvivesReopen) {
   PodRecord pod = make_pod("j", "burst-j-gpu-0", 100);
   {

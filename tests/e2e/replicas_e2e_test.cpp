@@ -3,8 +3,9 @@
 // The spec asks for 2 GPUs per pod of a diffusion render with an items file; `burst plan` shows
 // the layout in its table and its block, the run rents both GPUs on one instance, each replica
 // renders its half of the items (every item exactly once), the instance is deleted, and the
-// report says 2 x RTX_3090 as 2 replicas. (Vast's emulator has no A10 machine; the offline-price
-// plan that chooses vast A10 x2 is pinned in PodLayoutPlan.)
+// report says 2 x RTX_3090 as 2 replicas, with one line per replica (its GPU, items, busy time).
+// (Vast's emulator has no A10 machine; the offline-price plan that chooses vast A10 x2 is pinned
+// in PodLayoutPlan.)
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -96,6 +97,19 @@ TEST(E2EReplicas, TwoGpuPodRunsTwoReplicasEachRenderingHalfTheItems) {
   for (const auto& pod : report["pods"]) EXPECT_EQ(pod["gpu_count"], 2) << pod.dump();
   const std::string md = read_file(home.state() + "/reports/" + id + ".md");
   EXPECT_NE(md.find("2 x RTX_3090 (2 replicas, 1 GPU each)"), std::string::npos) << md;
+  // Per replica (the facts each replica left on the pod, typed in the store): its GPU, its share
+  // of the items and its busy time against the step's, in the Markdown and the JSON.
+  EXPECT_NE(md.find("## Replicas"), std::string::npos) << md;
+  EXPECT_NE(md.find("- replica 0 on GPU 0: 150 items, busy "), std::string::npos) << md;
+  EXPECT_NE(md.find("- replica 1 on GPU 1: 150 items, busy "), std::string::npos) << md;
+  ASSERT_TRUE(report["replicas"].is_array()) << report.dump(2);
+  ASSERT_EQ(report["replicas"].size(), 2u) << report["replicas"].dump(2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(report["replicas"][i]["replica"], i);
+    EXPECT_EQ(report["replicas"][i]["gpus"], std::to_string(i));
+    EXPECT_EQ(report["replicas"][i]["items"], 150);
+    EXPECT_EQ(report["replicas"][i]["exit"], 0);
+  }
   expect_key_nowhere(home, cloud, out, err, kReplicaKey);
 }
 

@@ -280,5 +280,68 @@ TEST_F(E2EOwnHosts, AHostThatDisappearsMidJobIsALostWorkerAndReapFreesItOnceItAn
   EXPECT_TRUE(fs::is_directory(desk_work() + "/volumes/e2e-own-vol"));
 }
 
+// A wide job on your own hosts (issue 33: "a host that disappears mid-job is treated like a lost
+// worker"): three free hosts, two workers, 40 items. The worker on desk holds it until desk
+// disappears; its pod cannot be released, but an own host bills nothing while unreachable, so its
+// whole shard runs again on the free host (what desk made never came home). The job succeeds,
+// every item comes home exactly once, desk's lock stays for `burst reap`, and the report names
+// desk's pod as lost mid-job. Nothing runs on the emulated cloud (the spec allows only ssh).
+TEST_F(E2EOwnHosts, AnOwnHostLostMidWideJobIsALostWorkerItsShardRunsOnAFreeHost) {
+  OwnHostSshd spare(home_.root() + "/spare", key_, "NVIDIA GeForce RTX 4090, 24564 MiB\n");
+  ASSERT_TRUE(spare.start());
+  fs::remove_all(lab_->home() + "/.burst/lock");  // lab is free for this job
+  std::ofstream(home_.root() + "/config/config.yaml")
+      << "providers:\n  vast:\n    base_url: " << cloud_->provider_url("vast") << "\n"
+      << "  ssh:\n    hosts:\n"
+      << host_entry("desk", desk_->port()) << host_entry("lab", lab_->port())
+      << host_entry("spare", spare.port());
+  std::string items;
+  for (int i = 0; i < 40; ++i) items += "item-" + std::to_string(i) + "\n";
+  home_.write("app/items.txt", items);
+  const std::string path = home_.write("lost.yaml", R"YAML(version: 1
+name: e2e-lost
+image: python:3.11-slim
+code: {dir: app}
+volume: {name: e2e-lost-vol}
+resources: {gpus: [RTX_4090], providers: [ssh], workers: 2}
+workload: {kind: custom, items: 40, items_file: items.txt, reference: {gpu: RTX_4090, runtime: 30s}}
+run: |
+  cp "$BURST_ITEMS_FILE" "done-$BURST_WORKER_INDEX.txt"
+  case "$BURST_VOLUME" in *"/desk/"*) echo "w$BURST_WORKER_INDEX holds desk"; sleep 120; echo never ;; esac
+artefacts:
+  - {remote: done-*.txt, local: ./got}
+)YAML");
+  BurstProcess job(home_, {"run", path, "--yes"}, env());
+  ASSERT_TRUE(job.wait_for_stdout("holds desk", 120)) << job.out() << job.err();
+  desk_->stop();  // the host disappears: listener and sessions gone
+  const int rc = job.wait(240);
+  ASSERT_NE(rc, -1) << "the job did not end:\n" << job.out() << job.err();
+  EXPECT_EQ(rc, 0) << job.out() << job.err();
+  const std::string said = job.out() + job.err();
+  EXPECT_NE(said.find("lost its host ("), std::string::npos) << said;
+  EXPECT_NE(said.find("bills nothing while unreachable"), std::string::npos) << said;
+  EXPECT_EQ(said.find("never"), std::string::npos) << said;
+  std::map<std::string, int> seen;
+  for (const auto& f : files_under(home_.work() + "/got")) {
+    std::istringstream lines(read_file(f));
+    for (std::string line; std::getline(lines, line);) ++seen[line];
+  }
+  EXPECT_EQ(seen.size(), 40u) << said;
+  for (const auto& [item, n] : seen) EXPECT_EQ(n, 1) << item;
+  EXPECT_TRUE(fs::exists(desk_work() + "/lock/pod")) << "kept for `burst reap`";
+  EXPECT_FALSE(fs::exists(lab_->home() + "/.burst/lock"));
+  EXPECT_FALSE(fs::exists(spare.home() + "/.burst/lock"));
+  EXPECT_TRUE(cloud_->state().all_pods().empty());
+  std::string jobs;
+  ASSERT_EQ(run_burst(home_, {"jobs", "--json"}, &jobs, nullptr, env()), 0) << jobs;
+  const json list = json::parse(jobs, nullptr, false);
+  ASSERT_TRUE(list.is_array() && !list.empty()) << jobs;
+  const std::string id = list[0]["id"];
+  const std::string md = read_file(home_.state() + "/reports/" + id + ".md");
+  const size_t lost = md.find("Lost mid-job: `");
+  ASSERT_NE(lost, std::string::npos) << md;
+  EXPECT_NE(md.find("@desk`", lost), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace burst::testing

@@ -107,6 +107,14 @@ class GatedStore : public Store {
     gate("transfers");
     return inner_.transfers(job_id);
   }
+  Status add_replica(const ReplicaRecord& r) override {
+    gate("add_replica");
+    return inner_.add_replica(r);
+  }
+  Result<std::vector<ReplicaRecord>> replicas(const std::string& job_id) override {
+    gate("replicas");
+    return inner_.replicas(job_id);
+  }
   Result<std::optional<int64_t>> last_fire(const std::string& pipeline) override {
     gate("last_fire");
     return inner_.last_fire(pipeline);

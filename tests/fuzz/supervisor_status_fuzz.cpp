@@ -1,13 +1,15 @@
 // Fuzzes what burst reads back from a step's supervisor on the pod (src/job/step_answers.h and
 // src/job/line_splitter.h): the status, probe and yes/no answers, and the output line splitter;
-// and the warm volume read's answer (src/job/volume_read.h).
+// the warm volume read's answer (src/job/volume_read.h); and a replica's facts file
+// (src/job/replica_stats.h).
 // The first input byte picks the line limit, the second a read size; the rest is pod output.
 // Invariants: an accepted status is 0..255 and prints back as itself; an accepted probe answer is
 // two non-empty NUL-free paths that make up the whole answer; lines never hold a line end and
 // never exceed the limit (plus the cut marker); the reattach offset only grows, never passes what
 // was fed and always sits just after a line end; reading in pieces gives the same lines and offset
 // as reading whole; an accepted volume read read no more than the cap, in a time that does not run
-// backwards and is under an hour.
+// backwards and is under an hour; accepted replica facts came from at most the cap, start <= end,
+// an exit status 0..255 and a mean utilisation of at most 100%.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "fuzz_check.h"
 #include "job/line_splitter.h"
+#include "job/replica_stats.h"
 #include "job/step_answers.h"
 #include "job/volume_read.h"
 
@@ -75,6 +78,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(read->nanos >= 0 && read->nanos <= 3600LL * 1000 * 1000 * 1000);
     FUZZ_CHECK(burst::volume_read_millis(*read) >= 1);
     FUZZ_CHECK(text.rfind("burst-volume-read ", 0) == 0);
+  }
+
+  if (auto stats = burst::parse_replica_stats(text); stats.ok()) {
+    FUZZ_CHECK(text.size() <= burst::kReplicaStatsMaxBytes);
+    FUZZ_CHECK(stats->start_s >= 0 && stats->start_s <= stats->end_s);
+    FUZZ_CHECK(stats->exit_status >= 0 && stats->exit_status <= 255);
+    FUZZ_CHECK(stats->util_sum >= 0 && stats->util_sum <= 100 * stats->util_samples);
+    FUZZ_CHECK(text.rfind("burst-replica 1\n", 0) == 0);
   }
 
   const Run whole = split(text, max_line, text.size() + 1);

@@ -151,5 +151,55 @@ TEST(ReportWide, AWorkersRowsAreItsByTheTypedWorkerAndOldRowsByTheirWords) {
   }
 }
 
+// Per-replica utilisation (issue 33): the store's replica records, read back by the report, one
+// line each in the terminal summary, the Markdown, the HTML and the JSON: the worker (a wide
+// job's), the replica and its GPUs, its items, busy time of the step's, GPU utilisation.
+TEST(ReportWide, EveryReplicaOfEveryPodHasItsLineInEveryRendering) {
+  TempDir dir;
+  auto store = open_sqlite_store(dir.path() + "/burst.db").value();
+  JobRecord job;
+  job.id = "rep";
+  job.pipeline = "p";
+  job.state = JobState::kSucceeded;
+  job.phase = Phase::kReport;
+  job.provider = "vast";
+  job.created_ms = 1000;
+  job.finished_ms = 600000;
+  ASSERT_TRUE(store->create_job(job).ok());
+  ASSERT_TRUE(
+      store->add_replica({"rep", 0, "7", 0, 2, "0", 150, 460'000, 500'000, 92.4, 96, 0}).ok());
+  ASSERT_TRUE(
+      store->add_replica({"rep", 0, "7", 1, 2, "1", 150, 500'000, 500'000, std::nullopt, 0, 0})
+          .ok());
+  auto r = build_job_report(*store, job.id, from_unix_ms(600000));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->replicas.size(), 2u);
+  const std::string first =
+      "replica 0 on GPU 0: 150 items, busy 460 s of the step's 500 s (92%), GPU utilisation 92% "
+      "(96 samples), exit 0";
+  const std::string second =
+      "replica 1 on GPU 1: 150 items, busy 500 s of the step's 500 s (100%), no GPU utilisation "
+      "sample, exit 0";
+  for (const std::string& text : {report_summary(*r), report_markdown(*r)}) {
+    EXPECT_NE(text.find(first), std::string::npos) << text;
+    EXPECT_NE(text.find(second), std::string::npos) << text;
+  }
+  const std::string page = report_html(*r);  // the same words, "'" as HTML writes it
+  const auto escaped = [](std::string t) { return t.replace(t.find('\''), 1, "&#39;"); };
+  EXPECT_NE(page.find("<li>" + escaped(first) + "</li>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<li>" + escaped(second) + "</li>"), std::string::npos) << page;
+  EXPECT_NE(report_markdown(*r).find("## Replicas"), std::string::npos);
+  const std::string j = report_json(*r);
+  EXPECT_NE(j.find("\"gpu_util_pct\": 92.4"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"gpus\": \"1\""), std::string::npos) << j;
+  // In a job of several workers each line names its worker.
+  r->workers.resize(2);
+  r->replicas[0].worker = 1;
+  EXPECT_EQ(replica_lines(*r)[0].rfind("w1 replica 0 on GPU 0: ", 0), 0u) << replica_lines(*r)[0];
+  // A job whose pods ran one copy each has no replica section.
+  r->replicas.clear();
+  EXPECT_EQ(report_markdown(*r).find("## Replicas"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace burst

@@ -434,6 +434,73 @@ TEST_F(WorkerFleetTest, AWorkerKilledMidRunIsRetriedOnANewPodAndTheJobSucceeds) 
   EXPECT_EQ(report->workers[1].outcome, "ok");
 }
 
+// A worker whose pod's delete is never confirmed (its host stopped answering mid-run: the step is
+// gone, the delete fails). Returns the provider ids of the pods whose delete fails.
+std::shared_ptr<std::set<std::string>> lose_worker_pod(FakeProvider& provider,
+                                                       const std::string& role) {
+  auto lost = std::make_shared<std::set<std::string>>();
+  provider.on_delete = [&provider, lost, role](const std::string& id) {
+    const Pod* pod = provider.find(id);
+    if (pod && pod->name.ends_with(role)) {
+      lost->insert(id);
+      provider.delete_errors.push_front(
+          make_error(ErrorCode::kConnection, "ssh: host desk: connection refused"));
+    }
+  };
+  return lost;
+}
+
+// Your own hosts (ProviderTraits::lost_pod_bills_nothing): a worker whose host vanished mid-run is
+// a lost worker. Its pod cannot be released, but it bills nothing while unreachable, so its shard
+// runs again on a new pod: the job succeeds, every item once, the lost pod's row stays for
+// `burst reap`, and the report names it.
+TEST_F(WorkerFleetTest, AWorkerWhoseOwnHostVanishedIsRetriedAndItsPodKeptForReap) {
+  static const ProviderTraits own = [] {
+    ProviderTraits t;
+    t.name = "fake";
+    t.lost_pod_bills_nothing = true;
+    return t;
+  }();
+  offer_.traits = &own;
+  offer_.price_source = "owned (config)";
+  spec_.run = "if [ \"$BURST_WORKER_INDEX\" = 1 ] && mkdir '" + dir_.path() +
+              "/lost' 2>/dev/null; then kill -9 $$; fi\n" + spec_.run;
+  auto lost = lose_worker_pod(provider_, "-gpu1");
+  JobResult r = run(3);
+  EXPECT_EQ(r.state, JobState::kSucceeded) << r.error << console_.text();
+  EXPECT_EQ(creates(), 4) << "three workers and one retry";
+  ASSERT_EQ(lost->size(), 1u);
+  const std::string id = *lost->begin();
+  EXPECT_TRUE(console_.saw("[w1] lost its host (run: exited with status 137); pod " + id +
+                           " could not be released and bills nothing while unreachable"))
+      << console_.text();
+  EXPECT_TRUE(console_.saw("pod " + id + " did not answer: it bills nothing while unreachable"))
+      << console_.text();
+  expect_every_item_exactly_once();
+  const auto live = store_->live_pods().value();  // on record for `burst reap`, nothing else
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].pod_id, id);
+  auto report = build_job_report(*store_, kJob, clock_.now());
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(lost_own_host_pods(*report), id);
+  EXPECT_NE(report_markdown(*report).find("Lost mid-job: `" + id + "`"), std::string::npos);
+}
+
+// The same loss on a cloud (no lost_pod_bills_nothing): the pod may bill on, so the worker is
+// not retried and the job fails, the pod left on record for `burst reap`.
+TEST_F(WorkerFleetTest, ACloudWorkerWhosePodsDeleteIsUnconfirmedIsNotRetried) {
+  spec_.run = "if [ \"$BURST_WORKER_INDEX\" = 1 ]; then kill -9 $$; fi\n" + spec_.run;
+  auto lost = lose_worker_pod(provider_, "-gpu1");
+  JobResult r = run(3);
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_EQ(creates(), 3) << "no retry";
+  EXPECT_EQ(r.error, "w1: run: exited with status 137");
+  ASSERT_EQ(lost->size(), 1u);
+  const auto live = store_->live_pods().value();  // on record for `burst reap`
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].pod_id, *lost->begin());
+}
+
 // Workers whose pods mount one volume (a network volume, as on RunPod) sync the code once: the
 // first into <code.remote_dir>-code on the volume, then each copies it into its own code dir.
 TEST_F(WorkerFleetTest, WorkersOnOneSharedVolumeSyncTheCodeOnceAndEachGetsItsCopy) {

@@ -193,6 +193,10 @@ TEST(OwnHostRegistry, TheSshRowHasADriver) {
   auto offers = (*p)->offers(true);
   ASSERT_TRUE(offers.ok());
   EXPECT_TRUE(offers->empty());  // no hosts configured
+  // Only your own hosts bill nothing while they cannot be reached (job/worker_fleet.h moves a
+  // lost one's shard); a cloud pod whose delete is unverified may bill on.
+  for (const ProviderTraits& t : all_provider_traits())
+    EXPECT_EQ(t.lost_pod_bills_nothing, t.name == "ssh") << t.name;
 }
 
 Offer plan_offer(const std::string& provider, const std::string& gpu, double usd_per_hour,
@@ -262,6 +266,32 @@ TEST(OwnHostReport, SaysWhatRanOnYourOwnHosts) {
   EXPECT_NE(j.find("\"owned_host\": true"), std::string::npos) << j;
   r.pods = {cloud};
   EXPECT_EQ(report_markdown(r).find("own hosts"), std::string::npos);
+}
+
+// A finished job whose own host disappeared mid-job (job/worker_fleet.h): its pod was never
+// confirmed released, and every rendering says so, naming it (and with it the host).
+TEST(OwnHostReport, NamesAnOwnHostLostMidJobInEveryRendering) {
+  JobReport r;
+  r.job.finished_ms = 5000;
+  PodCost lost;
+  lost.pod.pod_id = "burst-j1-gpu@desk";
+  lost.pod.price_source = "owned (config)";
+  PodCost kept = lost;
+  kept.pod.pod_id = "burst-j1-gpu1@lab";
+  kept.confirmed_deleted = true;
+  r.pods = {lost, kept};
+  const std::string md = report_markdown(r);
+  EXPECT_NE(md.find("Lost mid-job: `burst-j1-gpu@desk` (its host stopped answering; `burst reap` "
+                    "releases it once it answers)."),
+            std::string::npos)
+      << md;
+  for (const std::string& text : {report_summary(r), report_html(r)})
+    EXPECT_NE(text.find("lost mid-job: burst-j1-gpu@desk (its host stopped answering"),
+              std::string::npos)
+        << text;
+  EXPECT_EQ(lost_own_host_pods(r), "burst-j1-gpu@desk");
+  r.job.finished_ms = 0;  // while the job runs, its pods are not lost
+  EXPECT_EQ(report_markdown(r).find("Lost mid-job"), std::string::npos);
 }
 
 // Two own hosts: "desk" (one RTX 4090, owned cost from config) and "lab" (two A100 80GB, cost
