@@ -43,6 +43,7 @@ class JobPhases {
   // The GPU pod's row exists and was not confirmed deleted.
   bool gpu_pod_left() const { return pods_.gpu.needs_delete(); }
   const std::string& gpu_pod_id() const { return pods_.gpu.record.pod_id; }
+  const std::string& gpu_pod_provider() const { return pods_.gpu.record.provider; }
   // Asked of the GPU pod's provider now: whether it took the pod back (Pod::preempted, a spot
   // pod outbid or reclaimed), with the provider's words in *words. False for a pod the provider
   // still runs or cannot describe: a failure there is a crash, not a preemption.

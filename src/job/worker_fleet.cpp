@@ -111,6 +111,14 @@ class WorkerFaultPoints : public FaultObserver {
   const std::string suffix_;
 };
 
+// Whether `provider` (the plan's offer's or a fallback's) bills nothing for a pod it cannot reach.
+bool lost_pod_bills_nothing(const Plan& plan, const std::string& provider) {
+  if (plan.gpu.provider == provider) return traits_of(plan.gpu).lost_pod_bills_nothing;
+  for (const FleetFallback& f : plan.fallbacks)
+    if (f.offer.provider == provider) return traits_of(f.offer).lost_pod_bills_nothing;
+  return false;
+}
+
 class Fleet {
  public:
   Fleet(JobDeps& d, const JobInput& in, Redactor& redact, JobWatchdog& watchdog,
@@ -357,7 +365,9 @@ class Fleet {
     r.error = phases.error();
     r.stop = phases.stop();
     r.pod_left = delete_failed || phases.gpu_pod_left();
-    r.left_bills_nothing = traits_of(in.plan.gpu).lost_pod_bills_nothing;  // the pod's provider
+    // The provider of the pod this attempt rented (a fallback's, when it fell back), not the
+    // plan's.
+    r.left_bills_nothing = lost_pod_bills_nothing(in.plan, phases.gpu_pod_provider());
     r.pod_id = phases.gpu_pod_id();
     r.stopped = phases.stopped_by_deadline() || !stop_reason().empty();
     r.preempted = preempted;
@@ -389,13 +399,6 @@ class Fleet {
 FleetResult run_fleet(JobDeps& deps, const JobInput& input, Redactor& redact, JobWatchdog& watchdog,
                       const std::function<void(Phase)>& on_phase) {
   return Fleet(deps, input, redact, watchdog, on_phase).run();
-}
-
-bool lost_pod_bills_nothing(const Plan& plan, const std::string& provider) {
-  if (plan.gpu.provider == provider) return traits_of(plan.gpu).lost_pod_bills_nothing;
-  for (const FleetFallback& f : plan.fallbacks)
-    if (f.offer.provider == provider) return traits_of(f.offer).lost_pod_bills_nothing;
-  return false;
 }
 
 Status delete_job_pods(JobDeps& deps, const std::string& job_id, const Plan& plan) {

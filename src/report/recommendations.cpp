@@ -36,13 +36,20 @@ std::vector<Recommendation> recommend(const JobReport& r) {
     out.push_back({"no-pod", "cost $0: the job never created a pod" +
                                  (r.job.error.empty() ? "" : " (" + r.job.error + ")")});
   }
+  // One line: a pod that may still bill first; else a pod on your own host (priced "owned ..." by
+  // the ssh provider), which bills no one: its host was lost mid-job (lost_own_host_pods), and
+  // reap releases it once the host answers.
+  const auto owned = [](const PodCost& c) { return c.pod.price_source.rfind("owned", 0) == 0; };
+  const PodCost* left = nullptr;
   for (const PodCost& c : r.pods)
-    if (!c.confirmed_deleted) {
-      out.push_back({"deletion-unconfirmed", "the " + c.pod.role + " pod " + pod_label(c.pod) +
-                                                 " was not confirmed deleted and may still bill: "
-                                                 "run `burst reap`"});
-      break;
-    }
+    if (!c.confirmed_deleted && (left == nullptr || (owned(*left) && !owned(c)))) left = &c;
+  if (left != nullptr)
+    out.push_back({"deletion-unconfirmed",
+                   "the " + left->pod.role + " pod " + pod_label(left->pod) +
+                       (owned(*left) ? " on your own host was not released (its host did not "
+                                       "answer); it bills no one: run `burst reap` once it is back"
+                                     : " was not confirmed deleted and may still bill: run "
+                                       "`burst reap`")});
   // A money cap stopped it: the typed fact (JobRecord::stop), or for a job recorded before burst
   // kept it, the cost guard's words in its error (job/budget_guard.h).
   const size_t cap_words = r.job.error.find("stopped by budget");

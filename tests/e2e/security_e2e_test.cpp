@@ -57,7 +57,8 @@ TEST(E2ESecurity, HostileValuesAndPathsReachThePodLiterallyAndNeverRun) {
           "  pwd > \"$BURST_VOLUME/pwd.txt\"\n"
           "  test -f in.txt\n");
   std::string out, err;
-  int rc = run_burst(home, {"run", spec, "--yes"}, &out, &err, {{"HOSTILE_SECRET", kSecuritySecret}});
+  int rc =
+      run_burst(home, {"run", spec, "--yes"}, &out, &err, {{"HOSTILE_SECRET", kSecuritySecret}});
   ASSERT_EQ(rc, 0) << out << err;
 
   const std::string vol = home.state() + "/local/volumes/sec-vol";

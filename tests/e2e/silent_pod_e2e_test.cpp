@@ -129,7 +129,8 @@ class SilentUnderBurstd {
       if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     EXPECT_TRUE(ready) << read_file(daemon_log);
-    const std::string spec = home.write("job.yaml", silent_spec_text("resources: {providers: [local]}\n"));
+    const std::string spec =
+        home.write("job.yaml", silent_spec_text("resources: {providers: [local]}\n"));
     std::string out;
     EXPECT_EQ(run_burst(home, {"submit", spec}, &out, nullptr), 0) << out;
     job_id = out.substr(4, out.find(" queued") - 4);

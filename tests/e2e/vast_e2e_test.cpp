@@ -21,8 +21,8 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
   BurstHome home;
   const std::string spec = copy_tts_example(home);
   SystemClock clock;
-  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"vast", kVastKey}}}, clock,
-                             {"vast"});
+  fakecloud::FakeCloud cloud({home.root() + "/fakecloud", Duration(400), {{"vast", kVastKey}}},
+                             clock, {"vast"});
   ASSERT_TRUE(cloud.start().ok());
   write_provider_config(home, "vast", cloud.provider_url("vast"));
 

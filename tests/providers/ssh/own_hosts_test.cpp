@@ -15,6 +15,7 @@
 #include "plan/planner.h"
 #include "registry.h"
 #include "report/job_report.h"
+#include "report/recommendations.h"
 #include "ssh/own_host_probe.h"
 #include "ssh/ssh_provider.h"
 
@@ -290,6 +291,24 @@ TEST(OwnHostReport, NamesAnOwnHostLostMidJobInEveryRendering) {
               std::string::npos)
         << text;
   EXPECT_EQ(lost_own_host_pods(r), "burst-j1-gpu@desk");
+  // The recommendation does not say it may bill: nothing is rented; a cloud pod left goes first.
+  auto reap_line = [](const JobReport& rep) {
+    for (const Recommendation& x : recommend(rep))
+      if (x.id == "deletion-unconfirmed") return x.text;
+    return std::string();
+  };
+  EXPECT_NE(reap_line(r).find("burst-j1-gpu@desk on your own host was not released (its host did "
+                              "not answer); it bills no one"),
+            std::string::npos)
+      << reap_line(r);
+  PodCost cloud;
+  cloud.pod.pod_id = "rp-77";
+  cloud.pod.price_source = "offer";
+  JobReport both = r;
+  both.pods.push_back(cloud);
+  EXPECT_NE(reap_line(both).find("rp-77 was not confirmed deleted and may still bill"),
+            std::string::npos)
+      << reap_line(both);
   r.job.finished_ms = 0;  // while the job runs, its pods are not lost
   EXPECT_EQ(report_markdown(r).find("Lost mid-job"), std::string::npos);
 }
