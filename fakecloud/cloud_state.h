@@ -206,8 +206,9 @@ class CloudState {
   std::vector<std::string> account_keys(const std::string& provider) const;
   void set_account_keys(const std::string& provider, std::vector<std::string> keys);  // replaces
 
-  // A request arrived (the server logs it only after answering). request_log() waits (up to
-  // 2 s) for requests in flight, so a test reading it right after a call sees that call.
+  // A request arrived (the server logs it as its answer is written, so the log is in the order
+  // of the answers). request_log() waits (up to 2 s) for requests in flight, so a test reading
+  // it right after a call sees that call.
   void request_started();
   void log_request(RequestLogEntry e);
   std::vector<RequestLogEntry> request_log() const;

@@ -136,8 +136,12 @@ struct FakeCloud::Impl {
     server.new_task_queue = [] { return new httplib::ThreadPool(16); };
     server.set_pre_routing_handler(
         [this](const httplib::Request& req, httplib::Response& res) { return gate(req, res); });
-    server.set_logger(
-        [this](const httplib::Request& req, const httplib::Response& res) { log(req, res); });
+    // Logged as the answer is about to be written (the post-routing handler), not after it is
+    // sent (the logger): a client's next request, sent once it has this answer, is then never
+    // logged before it. The logger's order once put a verifying GET's 404 before the DELETE it
+    // followed (E2EPrepare under ASan, 2026-11-30).
+    server.set_post_routing_handler(
+        [this](const httplib::Request& req, httplib::Response& res) { log(req, res); });
     server.set_error_handler(httplib::Server::HandlerWithResponse(
         [this](const httplib::Request& req, httplib::Response& res) {
           const ApiModule* m = module_for(req.path);
