@@ -91,6 +91,33 @@ TEST_F(SshSessionTest, RunCaptureFailsWithTheCommandsStderr) {
       << out.error().message;
 }
 
+// The workers of a wide job make the same directories on one shared volume at once (the done
+// records' dir): each session's mkdirs must succeed whoever made a level first. Four sessions,
+// ten rounds of one 24-level path each: without the re-check the stat-then-mkdir race is lost
+// almost every round.
+TEST_F(SshSessionTest, MkdirsOfOnePathFromFourSessionsAtOnceAllSucceed) {
+  std::vector<std::unique_ptr<RemoteSession>> sessions;
+  for (int i = 0; i < 4; ++i) {
+    auto s = connect_with_retry(*connector_, target_, clock_,
+                                clock_.mono_now() + std::chrono::seconds(30), {});
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    sessions.push_back(std::move(*s));
+  }
+  for (int round = 0; round < 10; ++round) {
+    std::string path = dir_ + "/cloud/volumes/vol/race" + std::to_string(round);
+    for (int level = 0; level < 24; ++level) path += "/d" + std::to_string(level);
+    std::vector<Status> results(sessions.size(), Status::Ok());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < sessions.size(); ++i)
+      threads.emplace_back([&, i] { results[i] = sessions[i]->mkdirs(path, 0755); });
+    for (auto& t : threads) t.join();
+    for (size_t i = 0; i < results.size(); ++i)
+      EXPECT_TRUE(results[i].ok())
+          << "round " << round << ", session " << i << ": " << results[i].error().message;
+    EXPECT_TRUE(fs::is_directory(path));
+  }
+}
+
 TEST_F(SshSessionTest, UploadAndDownloadKeepModeMtimeAndContent) {
   const std::string local = dir_ + "/script.sh";
   std::ofstream(local) << "#!/bin/sh\necho hi\n";
