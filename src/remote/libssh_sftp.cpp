@@ -79,11 +79,13 @@ Status Sftp::mkdirs(const std::string& remote_path, uint32_t mode) {
     if (sftp_mkdir(sftp_, partial.c_str(), mode) != SSH_OK) {
       // Another session may have made it since the stat: the workers of a wide job make the same
       // directories on one shared volume (a lost race fails with SFTP's bare "Failure", found
-      // under load, 2026-11-30). A directory there now is what was asked for.
+      // under load, 2026-11-30). A directory there now is what was asked for. The mkdir's own
+      // error is taken first: the stat would replace the session's last error.
+      Status failed = sftp_failure("mkdir " + partial);
       sftp_attributes now = sftp_stat(sftp_, partial.c_str());
       const bool made = now && now->type == SSH_FILEXFER_TYPE_DIRECTORY;
       if (now) sftp_attributes_free(now);
-      if (!made) return sftp_failure("mkdir " + partial);
+      if (!made) return failed;
     }
   }
   return Status::Ok();
