@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace burst::testing {
 namespace fs = std::filesystem;
@@ -11,6 +12,13 @@ namespace fs = std::filesystem;
 std::string copy_tts_example(const BurstHome& home, const std::string& steps) {
   fs::copy(std::string(BURST_SOURCE_DIR) + "/examples/tts-render", home.work() + "/tts-render",
            fs::copy_options::recursive);
+  const std::string questions_path = home.work() + "/tts-render/questions.txt";
+  std::istringstream all(read_file(questions_path));
+  std::string kept, line;
+  for (int n = 0; n < kExampleQuestionsInTests && std::getline(all, line); ++n) kept += line + "\n";
+  EXPECT_FALSE(std::getline(all, line).fail())
+      << "the example has no more than " << kExampleQuestionsInTests << " questions";
+  std::ofstream(questions_path, std::ios::trunc) << kept;
   const std::string spec = home.work() + "/tts-render.yaml";
   std::string text = read_file(std::string(BURST_SOURCE_DIR) + "/examples/tts-render.yaml");
   const std::string shipped = "TTS_STEPS: \"8\"";

@@ -11,10 +11,16 @@
 
 namespace burst::testing {
 
-// Copies examples/tts-render{,.yaml} into home.work(); returns the spec's path.
+// How many of the example's 300 questions the copy keeps (the first ones): the render is the
+// example's Python, not burst, and 300 clips at one step cost about 9 CPU seconds where 40 cost 1,
+// in each of the dozen tests that run it (E2EDemo renders the example as it ships).
+inline constexpr int kExampleQuestionsInTests = 40;
+
+// Copies examples/tts-render{,.yaml} into home.work(), its questions.txt cut to the first
+// kExampleQuestionsInTests lines; returns the spec's path.
 // `steps`: the example's TTS_STEPS in the copy. One denoising step, not the shipped eight, by
 // default: these tests exercise burst's path on a cloud, not the render, and one step is about
-// a third of the render's CPU (E2EDemo renders the example as it ships).
+// a third of the render's CPU.
 std::string copy_tts_example(const BurstHome& home, const std::string& steps = "1");
 
 // Writes home.root()/config/config.yaml with providers.<provider>.base_url, plus `extra`

@@ -97,7 +97,10 @@ TEST(E2EDaemon, SubmitExampleFollowLogsSucceedsAndLeavesNoPod) {
   int rc = run_burst(home, {"submit", spec, "--follow"}, &out, &err);
   ASSERT_EQ(rc, 0) << out << err << d.log();
   EXPECT_NE(out.find(" queued"), std::string::npos) << out;
-  EXPECT_NE(out.find(" | rendered 300/300 clips"), std::string::npos) << out;
+  EXPECT_NE(out.find(" | rendered " + std::to_string(kExampleQuestionsInTests) + "/" +
+                     std::to_string(kExampleQuestionsInTests) + " clips"),
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find(" succeeded (report: "), std::string::npos) << out;
   auto ids = pod_ids_in(out);
   EXPECT_EQ(ids.size(), 2u) << "a GPU pod and the upload's CPU pod\n" << out;

@@ -69,7 +69,7 @@ TEST(E2ELambda, ExampleRunsOnEmulatedLambdaHandsOffAsPlannedAndLeavesNothing) {
 
   // Artefacts home; the upload ran once, where the plan said, and the report says so.
   auto manifest = nlohmann::json::parse(read_file(home.work() + "/tts-output/manifest.json"));
-  EXPECT_EQ(manifest["clip_count"], 300);
+  EXPECT_EQ(manifest["clip_count"], kExampleQuestionsInTests);
   EXPECT_EQ(read_file(home.work() + "/tts-output/render.wav").substr(0, 4), "RIFF");
   EXPECT_NE(out.find("hand-off: upload from "), std::string::npos) << out;
   EXPECT_NE(out.find("  | uploaded render.wav"), std::string::npos) << out;

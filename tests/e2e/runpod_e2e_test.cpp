@@ -75,7 +75,7 @@ TEST(E2ERunpod, ExampleRunsOnEmulatedRunpodAndLeavesNoPodOrKeyBehind) {
 
   // The artefacts came home, the upload ran on the CPU pod against the shared volume.
   auto manifest = nlohmann::json::parse(read_file(home.work() + "/tts-output/manifest.json"));
-  EXPECT_EQ(manifest["clip_count"], 300);
+  EXPECT_EQ(manifest["clip_count"], kExampleQuestionsInTests);
   EXPECT_EQ(read_file(home.work() + "/tts-output/render.wav").substr(0, 4), "RIFF");
   EXPECT_NE(out.find("  | uploaded render.wav"), std::string::npos) << out;
   EXPECT_FALSE(read_file(vols[0].dir + "/published/latest").empty());

@@ -75,7 +75,7 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
 
   // The artefacts came home and the upload ran where the hand-off choice put it.
   auto manifest = nlohmann::json::parse(read_file(home.work() + "/tts-output/manifest.json"));
-  EXPECT_EQ(manifest["clip_count"], 300);
+  EXPECT_EQ(manifest["clip_count"], kExampleQuestionsInTests);
   EXPECT_EQ(read_file(home.work() + "/tts-output/render.wav").substr(0, 4), "RIFF");
   EXPECT_NE(out.find("hand-off: "), std::string::npos) << out;
   EXPECT_NE(out.find("upload ok"), std::string::npos) << out;
