@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace burst::libssh {
@@ -17,6 +18,15 @@ namespace {
 // most, enough to fill the pipe on any link we have measured (see bench/README.md).
 constexpr int kReadsInFlight = 64;
 constexpr uint32_t kReadChunk = 64 * 1024;
+
+// What is at `path`: nothing the server would stat (nullopt), a directory (true), or else (false).
+std::optional<bool> stat_is_directory(sftp_session sftp, const std::string& path) {
+  sftp_attributes a = sftp_stat(sftp, path.c_str());
+  if (!a) return std::nullopt;
+  const bool dir = a->type == SSH_FILEXFER_TYPE_DIRECTORY;
+  sftp_attributes_free(a);
+  return dir;
+}
 
 }  // namespace
 
@@ -67,12 +77,10 @@ Status Sftp::mkdirs(const std::string& remote_path, uint32_t mode) {
     partial = remote_path.substr(0, next);
     pos = next + 1;
     if (partial.empty()) continue;
-    sftp_attributes a = sftp_stat(sftp_, partial.c_str());
+    const std::optional<bool> dir = stat_is_directory(sftp_, partial);
     breaker_.progress();
-    if (a) {
-      bool dir = a->type == SSH_FILEXFER_TYPE_DIRECTORY;
-      sftp_attributes_free(a);
-      if (!dir)
+    if (dir) {
+      if (!*dir)
         return make_error(ErrorCode::kInvalid, where_ + ": " + partial + " is not a directory");
       continue;
     }
@@ -82,10 +90,7 @@ Status Sftp::mkdirs(const std::string& remote_path, uint32_t mode) {
       // under load, 2026-11-30). A directory there now is what was asked for. The mkdir's own
       // error is taken first: the stat would replace the session's last error.
       Status failed = sftp_failure("mkdir " + partial);
-      sftp_attributes now = sftp_stat(sftp_, partial.c_str());
-      const bool made = now && now->type == SSH_FILEXFER_TYPE_DIRECTORY;
-      if (now) sftp_attributes_free(now);
-      if (!made) return failed;
+      if (stat_is_directory(sftp_, partial) != std::optional<bool>(true)) return failed;
     }
   }
   return Status::Ok();
