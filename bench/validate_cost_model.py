@@ -60,7 +60,8 @@ def args_of(row, context=None):
         a += ["--mode", "diffusion", "--batch", batch, "--items", batch,
               "--steps", row.get("steps") or "1"]
         for col, flag in (("resolution", "--resolution"), ("guidance", "--guidance"),
-                          ("audio_s", "--audio-seconds")):
+                          ("audio_s", "--audio-seconds"),
+                          ("guidance_batched", "--guidance-batched")):
             if row.get(col):
                 a += [flag, row[col]]
         return a
@@ -544,9 +545,10 @@ def loso_predictions(binary, fit_rows):
     return out
 
 
-# Diffusion: step = max(bytes / (bw x eta_bw), flops / (tflops x eta), t0) per architecture
-# (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass: the per-step host
-# overhead t0 is a floor the batch amortises, the card's sustained tensor rate the ceiling.
+# Diffusion: step = max(calls x bytes / (bw x eta_bw), flops / (tflops x eta), calls x t0) per
+# architecture (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass: the host
+# overhead t0 of one denoiser call is a floor the batch amortises (a step makes one call, or two
+# when guidance's passes run in turn), the card's sustained tensor rate the ceiling.
 DIFFUSION_PRIOR = (0.45, 0.00264)  # default_calibration(): eta_compute, t0_s
 
 
@@ -561,7 +563,11 @@ def diffusion_points(binary, rows):
         b = int(r["batch"] or 1)
         pts.append({
             "row": r, "source": r["source"], "arch": d["architecture"], "memory": g["memory"],
-            "bytes": (m["weights"] + m["activations"]) * 2**30, "bw": float(g["mem_bw_gbs"]) * 1e9,
+            # One call reads the weights and pays the floor t0; a step makes `calls` of them
+            # (1 when guidance's passes run as one batch, 2 when they run in turn).
+            "calls": d["calls_per_step"],
+            "bytes": (m["weights"] + m["activations"]) * 2**30 * d["calls_per_step"],
+            "bw": float(g["mem_bw_gbs"]) * 1e9,
             "peak": tensor_tflops(g, r["precision"] or "fp16", False, r["gpu"]) * 1e12,
             "flops": d["flops_per_pass"] * d["passes"] * b, "decode": d["decode_flops"] * b,
             "steps": int(r["steps"] or 1),
@@ -573,7 +579,7 @@ def diffusion_points(binary, rows):
 
 
 def dmirror(p, eta, t0):
-    step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta), t0)
+    step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta), t0 * p["calls"])
     if p["latency"]:
         return p["steps"] * step + p["decode"] / (p["peak"] * eta)
     if p["audio"] is None:

@@ -100,13 +100,18 @@ Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m);
 //   dit:      2 P T + layers x 4 T^2 x hidden,   T = N / patch^2
 //   flow-tts: the same with T = audio_seconds x frames per second
 // N = (resolution / 8)^2 latent positions. Without a resolution or audio seconds (the old form),
-// 2 P x workload.tokens (default 256). Guidance > 1 doubles the passes per step; the VAE or
-// vocoder decodes each item once.
+// 2 P x workload.tokens (default 256). Guidance > 1 doubles the passes per step (one call of
+// twice the batch, or two calls when guidance_batched is false); the VAE or vocoder decodes each
+// item once.
 struct DiffusionWork {
   std::string architecture;
   double latent_tokens = 0;   // what one pass denoises per item
   double flops_per_pass = 0;  // one item, one pass
   int passes = 1;             // per step: 2 with classifier-free guidance
+  // Calls of the denoiser per step: 1 when guidance's passes run as one batch (the default),
+  // `passes` when they run one after the other (workload.guidance_batched false). Each call pays
+  // the per-call overhead and reads the weights.
+  int calls = 1;
   double decode_flops = 0;    // per item, once
 };
 // `w` already shaped (with_model_shape); `params` its parameter count.

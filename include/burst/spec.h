@@ -70,6 +70,10 @@ struct Workload {
   std::optional<long> resolution;
   std::optional<double> audio_seconds;
   std::optional<double> guidance;
+  // Whether guidance's two passes run as one batched call a step (diffusers, F5-TTS 1.1.6 and
+  // later) or as two calls (F5-TTS before 1.1.6): the per-call overhead is paid per call. Unset:
+  // batched.
+  std::optional<bool> guidance_batched;
   std::optional<WorkloadReference> reference;
   // One item per line, relative to code.dir: each worker gets its shard on its pod
   // ($BURST_ITEMS_FILE). "" when unset.

@@ -181,6 +181,9 @@ int run_cli(int argc, char** argv) {
                       "diffusion (flow-tts): seconds of audio per item");
   est_cmd->add_option("--guidance", est.guidance,
                       "diffusion: classifier-free guidance scale (> 1: two passes per step)");
+  est_cmd->add_option("--guidance-batched", est.guidance_batched,
+                      "diffusion: on (default: both passes in one call a step) | off (two calls, "
+                      "as F5-TTS before 1.1.6)");
   est_cmd->add_option("--gradient-checkpointing", est.checkpointing,
                       "train: on (default for lora, qlora) | off (default for full)");
   est_cmd->add_option("--lora-rank", est.lora_rank, "train lora/qlora: adapter rank (16)");

@@ -83,6 +83,12 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   q.architecture = a.arch;
   q.audio_seconds = a.audio_seconds;
   q.guidance = a.guidance;
+  if (!a.guidance_batched.empty()) {
+    if (a.guidance_batched != "on" && a.guidance_batched != "off")
+      return make_error(ErrorCode::kInvalid, "--guidance-batched: \"" + a.guidance_batched +
+                                                 "\" is not one of on, off");
+    q.guidance_batched = a.guidance_batched == "on";
+  }
   if (!a.resolution.empty()) {
     auto r = parse_count(a.resolution, "--resolution");
     if (!r.ok()) return r.error();
@@ -218,6 +224,7 @@ int cmd_estimate(const EstimateArgs& args) {
                             {"latent_tokens", d->latent_tokens},
                             {"flops_per_pass", d->flops_per_pass},
                             {"passes", d->passes},
+                            {"calls_per_step", d->calls},
                             {"decode_flops", d->decode_flops}};
     }
     for (const GpuEstimate& g : r->gpus) {

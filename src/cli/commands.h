@@ -93,6 +93,7 @@ struct EstimateArgs {
   std::string loader;            // weight load: default | streaming (cost/streaming_loader.h)
   std::string arch, resolution;  // diffusion: unet, "1024"
   std::optional<double> audio_seconds, guidance;  // diffusion
+  std::string guidance_batched;                   // diffusion: on (default) | off
   std::optional<int> gpus;                        // price exactly this many GPUs per type
   std::optional<double> efficiency;               // print the batch-1 decode table at 100% and this
   std::optional<double> utilization;  // owned $/1M tokens and rent-vs-buy at this utilization

@@ -112,6 +112,7 @@ struct StepWork {
   int batch = 1;
   double prefill_flops = 0;  // per round (llm-inference)
   long rounds = 1;
+  int calls = 1;  // diffusion: denoiser calls per step, each paying the per-call floor t0
 };
 
 long positive_or(const std::optional<long>& v, long fallback) {
@@ -165,9 +166,11 @@ Result<StepWork> diffusion_work(const Workload& w, double params, const MemoryBr
   StepWork s;
   const long batch = positive_or(w.batch, 1);
   s.batch = static_cast<int>(batch);
-  // Weights are read once per denoising step for the whole batch (guidance's two passes run as
-  // one batch); activations once each. Each round decodes its items once (VAE or vocoder).
-  s.bytes = mem.weights_gib * kGiB + mem.activations_gib * kGiB;
+  // Weights are read once per denoiser call for the whole batch (one call a step when guidance's
+  // two passes run as one batch, two when they run in turn); activations once each. Each round
+  // decodes its items once (VAE or vocoder).
+  s.calls = d->calls;
+  s.bytes = (mem.weights_gib * kGiB + mem.activations_gib * kGiB) * d->calls;
   s.flops = d->flops_per_pass * d->passes * static_cast<double>(batch);
   s.rounds = ceil_div(*w.items, batch * replicas);
   s.steps = s.rounds * positive_or(w.steps, 1);
@@ -344,8 +347,9 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     // Diffusion: the host issues a step's kernels (PyTorch eager, one launch per operation) while
     // the card runs earlier ones, so the step takes the longer of the two: the per-step overhead
     // is a floor that batching amortises, until the card's compute saturates (docs/cost-model.md,
-    // "The batch curve"). Elsewhere the overhead adds.
-    t.step_s = (w.kind == "diffusion" ? std::max({t_bw, t_compute, cal.t0_s})
+    // "The batch curve"); the floor is per denoiser call (StepWork::calls). Elsewhere the
+    // overhead adds.
+    t.step_s = (w.kind == "diffusion" ? std::max({t_bw, t_compute, cal.t0_s * work->calls})
                                       : std::max(t_bw, t_compute) + cal.t0_s) +
                comm;
     t.comm_s = comm;

@@ -115,18 +115,21 @@ const std::vector<DiffusionFit>& diffusion_fits() {
   // papers for flow-matching TTS), with step = max(bytes / (bw x eta_bw), flops / (tflops x eta),
   // t0): t0 is the per-step host overhead, a floor that batching amortises until the card's
   // compute saturates; tflops is tensor_tflops() (the FP32-accumulate rate on GeForce, as
-  // PyTorch runs fp16; a power-capped card's sustained share). eta is the published-MFU prior
+  // PyTorch runs fp16; a power-capped card's sustained share), t0 paid once per denoiser call
+  // (DiffusionWork::calls: two a step where guidance's passes run in turn, as on the F5-TTS code
+  // of the fit rows, one where they run as one batch). eta is the published-MFU prior
   // (default_calibration's eta_compute), not fitted: fitting it per architecture fits each
   // source's software and predicts the other source worse (leave-one-source-out on the image
   // rows 36% against 18%). Only t0 is fitted (least absolute log error), per architecture; a DiT,
   // without rows of its own, takes the pooled one. The F5-TTS rows are compute-bound within 9%
   // (the paper's two in fp32, at the card's FP32 rate: cost/fp32_rate.h) and bound t0 only from
-  // above: the largest t0 they allow, set by Fast F5-TTS's 7 steps. Residuals: docs/cost-model.md.
+  // above: the largest t0 they allow, set by Fast F5-TTS's 7 steps of two calls each (its code,
+  // SWivid/F5-TTS 2e2acc6, calls the transformer twice a step). Residuals: docs/cost-model.md.
   static const std::vector<DiffusionFit> kFits{
       // architecture, memory, eta_compute, t0_s, fit-set rows   fit-set median error
       {"unet", "", 0.45, 0.04015, 20},     // 15.3%
-      {"flow-tts", "", 0.45, 0.04435, 3},  // 5.5% (F5-TTS on an RTX 3090)
-      {"", "", 0.45, 0.04015, 23},         // 13.1%
+      {"flow-tts", "", 0.45, 0.02215, 3},  // 5.5% (F5-TTS on an RTX 3090)
+      {"", "", 0.45, 0.03690, 23},         // 13.1%
   };
   return kFits;
 }
@@ -161,6 +164,7 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
   const double guidance =
       w.guidance.value_or(w.architecture.empty() && !w.resolution && !w.audio_seconds ? 0 : 2);
   d.passes = guidance > 1 ? 2 : 1;
+  d.calls = w.guidance_batched.value_or(true) ? 1 : d.passes;
   if (d.architecture == "flow-tts") {
     if (!w.audio_seconds && !(w.tokens && *w.tokens > 0))
       return make_error(ErrorCode::kInvalid,

@@ -187,11 +187,12 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
     if (!bpp.ok()) return make_error(ErrorCode::kInvalid, "--precision: " + bpp.error().message);
   }
   const bool diffusion_input =
-      !q.architecture.empty() || q.resolution || q.audio_seconds || q.guidance;
+      !q.architecture.empty() || q.resolution || q.audio_seconds || q.guidance ||
+      q.guidance_batched;
   if (diffusion_input && w.kind != "diffusion")
     return make_error(ErrorCode::kInvalid,
-                      "--arch, --resolution, --audio-seconds and --guidance only apply to "
-                      "--mode diffusion");
+                      "--arch, --resolution, --audio-seconds, --guidance and --guidance-batched "
+                      "only apply to --mode diffusion");
   if (!q.architecture.empty() && q.architecture != "unet" && q.architecture != "dit" &&
       q.architecture != "flow-tts")
     return make_error(ErrorCode::kInvalid,
@@ -204,6 +205,7 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   w.resolution = q.resolution;
   w.audio_seconds = q.audio_seconds;
   w.guidance = q.guidance;
+  w.guidance_batched = q.guidance_batched;
   w.context_tokens = q.context_tokens;
   w.batch = q.batch;
   w.items = q.items;

@@ -35,6 +35,7 @@ struct EstimateQuery {
   std::optional<long> resolution;
   std::optional<double> audio_seconds;
   std::optional<double> guidance;
+  std::optional<bool> guidance_batched;  // diffusion: the passes in one call a step (default)
   std::string engine;         // infer: llama.cpp | vllm | tensorrt-llm | pytorch | "" (none named)
   std::optional<int> gpus;    // price exactly this many GPUs of each type (no fit when too few)
   double usd_per_kwh = 0.15;  // owned: electricity price (docs/cost-model.md)

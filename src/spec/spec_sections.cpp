@@ -242,6 +242,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.resolution = w->integer("resolution", 8, 65536);
   out.audio_seconds = w->positive_number("audio_seconds");
   out.guidance = w->non_negative_number("guidance");
+  out.guidance_batched = w->boolean("guidance_batched");
   parse_items_file(*w, out);
   std::optional<Fields> r = section(*w, "reference", kReferenceFields);
   if (!r) return;

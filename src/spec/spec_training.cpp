@@ -52,6 +52,7 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "resolution",
                                                 "audio_seconds",
                                                 "guidance",
+                                                "guidance_batched",
                                                 "items_file"};
 
 std::span<const std::string_view> workload_field_names() { return kWorkloadFields; }

@@ -101,6 +101,44 @@ TEST(CostDiffusion, GuidanceAboveOneDoublesThePasses) {
   EXPECT_GT(seconds(w, g, catalog), 1.8 * one);  // compute-bound: nearly twice (decode once)
 }
 
+// Guidance's two passes as one call on twice the batch (the default: diffusers, F5-TTS 1.1.6 and
+// later) or as two calls in turn (F5-TTS before 1.1.6): the same work, but each call pays the
+// per-call floor. One F5-TTS answer on an L40 is floor-bound, so two calls take twice as long;
+// a batch of 16 is compute-bound, so the calls change nothing.
+TEST(CostDiffusion, GuidanceInTurnPaysTheFloorPerCall) {
+  const auto catalog = real_catalog();
+  const GpuSpec& g = gpu(catalog, "L40");
+  Workload w;
+  w.kind = "diffusion";
+  w.model = "f5-tts";
+  w.precision = "fp16";
+  w.items = 1;
+  w.batch = 1;
+  w.steps = 32;
+  w.audio_seconds = 10.5;
+  auto step = [&](const Workload& x) {
+    auto t = run_time(x, g, 1, catalog, default_calibration());
+    EXPECT_TRUE(t.ok()) << t.error().message;
+    return t.ok() ? t->step_s : 0;
+  };
+  EXPECT_EQ(work(w).calls, 1);  // unset: batched
+  const double batched = step(w);
+  EXPECT_DOUBLE_EQ(batched, diffusion_fit("flow-tts", g.memory)->t0_s);
+  w.guidance_batched = false;
+  EXPECT_EQ(work(w).calls, 2);
+  EXPECT_EQ(work(w).passes, 2);
+  EXPECT_DOUBLE_EQ(step(w), 2 * batched);
+  w.guidance = 1;  // one pass: one call either way
+  EXPECT_EQ(work(w).calls, 1);
+  w.guidance.reset();
+  w.items = 16;
+  w.batch = 16;
+  const double unbatched16 = step(w);
+  w.guidance_batched = true;
+  EXPECT_GT(unbatched16, 2 * batched);  // compute-bound
+  EXPECT_DOUBLE_EQ(step(w), unbatched16);
+}
+
 TEST(CostDiffusion, MoreAudioSecondsMoreWork) {
   const auto catalog = real_catalog();
   const GpuSpec& g = gpu(catalog, "RTX_3090");
@@ -160,18 +198,22 @@ TEST(CostDiffusion, EstimateTakesTheDiffusionInputs) {
   q.steps = 30;
   q.resolution = 1024;
   q.guidance = 5;
+  q.guidance_batched = false;
   q.architecture = "unet";
   auto w = workload_from_query(q);
   ASSERT_TRUE(w.ok()) << w.error().message;
   EXPECT_EQ(*w->resolution, 1024);
   EXPECT_DOUBLE_EQ(*w->guidance, 5);
+  EXPECT_EQ(w->guidance_batched, false);
+  q.guidance_batched.reset();
   q.architecture = "gan";
   EXPECT_EQ(workload_from_query(q).error().message,
             "--arch: \"gan\" is not one of unet, dit, flow-tts");
   q.architecture.clear();
   q.mode = "infer";
   EXPECT_EQ(workload_from_query(q).error().message,
-            "--arch, --resolution, --audio-seconds and --guidance only apply to --mode diffusion");
+            "--arch, --resolution, --audio-seconds, --guidance and --guidance-batched only apply to "
+            "--mode diffusion");
 }
 
 TEST(CostDiffusion, TheSpecTakesTheDiffusionInputs) {
@@ -185,9 +227,16 @@ TEST(CostDiffusion, TheSpecTakesTheDiffusionInputs) {
   EXPECT_EQ(spec->workload.architecture, "unet");
   EXPECT_EQ(spec->workload.resolution, 1024);
   EXPECT_EQ(spec->workload.guidance, 7.5);
-  spec = parse_spec(head + "  audio_seconds: 12.5\n", "p.yaml", &errors, {"local"});
+  EXPECT_FALSE(spec->workload.guidance_batched.has_value());
+  spec = parse_spec(head + "  audio_seconds: 12.5\n  guidance_batched: false\n", "p.yaml", &errors,
+                    {"local"});
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   EXPECT_EQ(spec->workload.audio_seconds, 12.5);
+  EXPECT_EQ(spec->workload.guidance_batched, false);
+  spec = parse_spec(head + "  guidance_batched: twice\n", "p.yaml", &errors, {"local"});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.error().message.find("p.yaml:9:21: workload.guidance_batched"), std::string::npos)
+      << spec.error().message;
   spec = parse_spec(head + "  architecture: gan\n", "p.yaml", &errors, {"local"});
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.error().message,
