@@ -122,6 +122,33 @@ TEST(E2ECli, EstimateWithoutASpecPrintsMemoryTableAndServingCost) {
   EXPECT_NE(err.find("--lora-rank and --lora-targets only apply to --method lora or qlora"),
             std::string::npos)
       << err;
+  // Guidance in turn: two denoiser calls a step, each paying the per-call floor, so one F5-TTS
+  // answer (floor-bound on an L40) takes twice the steps' time of the batched default.
+  auto tts_step = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"estimate", "--model",         "f5-tts", "--mode",
+                                     "diffusion", "--audio-seconds", "10",     "--steps",
+                                     "32",        "--items",         "1",      "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
+    const nlohmann::json est = nlohmann::json::parse(out);
+    for (const auto& g : est["gpus"])
+      if (g["gpu"] == "L40") return std::make_pair(est["diffusion"]["calls_per_step"].get<int>(),
+                                                   g["step_s"].get<double>());
+    ADD_FAILURE() << "no L40 in " << out;
+    return std::make_pair(0, 0.0);
+  };
+  const auto batched = tts_step({});
+  const auto in_turn = tts_step({"--guidance-batched", "off"});
+  EXPECT_EQ(batched.first, 1);
+  EXPECT_EQ(in_turn.first, 2);
+  EXPECT_DOUBLE_EQ(in_turn.second, 2 * batched.second);
+  EXPECT_EQ(run_burst(home,
+                      {"estimate", "--model", "f5-tts", "--mode", "diffusion", "--audio-seconds",
+                       "10", "--guidance-batched", "maybe"},
+                      &out, &err),
+            2);
+  EXPECT_NE(err.find("--guidance-batched: \"maybe\" is not one of on, off"), std::string::npos)
+      << err;
 
   ASSERT_EQ(run_burst(home,
                       {"estimate", "--params", "8B", "--mode", "infer", "--tokens", "1M",
