@@ -219,6 +219,37 @@ void workload(Writer& out, const Workload& w) {
   num("hidden", w.hidden);
   num("heads", w.heads);
   num("kv_heads", w.kv_heads);
+  // Every other input of the cost model, so that the printed spec plans as the one read.
+  auto real = [&](const char* name, const std::optional<double>& v) {
+    if (v) key_value(out, name, number(*v));
+  };
+  auto flag = [&](const char* name, const std::optional<bool>& v) {
+    if (v) key_value(out, name, *v ? "true" : "false");
+  };
+  auto word = [&](const char* name, const std::string& v) {
+    if (!v.empty()) key_value(out, name, v);
+  };
+  word("model", w.model);
+  real("active_params_b", w.active_params_b);
+  num("head_dim", w.head_dim);
+  num("vocab", w.vocab);
+  num("intermediate", w.intermediate);
+  flag("tied_embeddings", w.tied_embeddings);
+  word("kv_precision", w.kv_precision);
+  word("engine", w.engine);
+  word("weights_from", w.weights_from);
+  flag("gradient_checkpointing", w.gradient_checkpointing);
+  num("lora_rank", w.lora_rank);
+  if (!w.lora_targets.empty()) {
+    key(out, "lora_targets");
+    out.list(w.lora_targets);
+  }
+  word("architecture", w.architecture);
+  num("resolution", w.resolution);
+  real("audio_seconds", w.audio_seconds);
+  real("guidance", w.guidance);
+  flag("guidance_batched", w.guidance_batched);
+  if (!w.items_file.empty()) key_string(out, "items_file", w.items_file);
   if (w.reference) {
     key(out, "reference");
     out.begin_map();
@@ -262,6 +293,19 @@ void resources(Writer& out, const Resources& r) {
 }
 
 void steps_and_more(Writer& out, const PipelineSpec& spec) {
+  if (spec.prepare) {
+    const PrepareSpec& p = *spec.prepare;
+    key(out, "prepare");
+    out.begin_map();
+    key_string(out, "run", p.run);
+    if (p.image != spec.image) key_string(out, "image", p.image);
+    if (!p.creates.empty()) {
+      key(out, "creates");
+      out.list(p.creates);
+    }
+    if (p.download_gb) key_value(out, "download_gb", number(*p.download_gb));
+    out.end_map();
+  }
   if (!spec.setup.empty()) key_string(out, "setup", spec.setup);
   key_string(out, "run", spec.run);
   if (!spec.artefacts.empty()) {
