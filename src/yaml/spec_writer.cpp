@@ -363,6 +363,7 @@ std::string write_spec_yaml(const PipelineSpec& spec, const SpecReadInfo& info) 
   key_string(out, "mount", spec.volume.mount);
   out.end_map();
   key_string(out, "image", spec.image);
+  if (spec.image_size_gb) key_value(out, "image_size_gb", number(*spec.image_size_gb));
   if (!spec.env.empty()) {
     key(out, "env");
     out.begin_map();

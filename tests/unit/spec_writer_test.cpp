@@ -35,7 +35,8 @@ Workload written_and_read(const std::string& workload_yaml) {
 // The prepare step (what it runs, where, what it creates and downloads) reads back too.
 TEST(SpecWriter, ThePrepareStepReadsBack) {
   const PipelineSpec spec = read_written_spec(
-      "name: x\nrun: echo hi\nimage: python:3.11-slim\nresources:\n  providers: [local]\n"
+      "name: x\nrun: echo hi\nimage: python:3.11-slim\nimage_size_gb: 2.5\n"
+      "resources:\n  providers: [local]\n"
       "prepare:\n  run: |\n    huggingface-cli download m\n    echo done\n  image: alpine:3\n"
       "  creates: [models/m, cache]\n  download_gb: 16.5\n");
   const PipelineSpec back = read_written_spec(write_spec_yaml(spec, SpecReadInfo{}));
@@ -44,6 +45,7 @@ TEST(SpecWriter, ThePrepareStepReadsBack) {
   EXPECT_EQ(back.prepare->image, "alpine:3");
   EXPECT_EQ(back.prepare->creates, (std::vector<std::string>{"models/m", "cache"}));
   EXPECT_EQ(back.prepare->download_gb, 16.5);
+  EXPECT_EQ(back.image_size_gb, 2.5);  // the image pull the cold start prices
   const PipelineSpec plain =
       read_written_spec("name: x\nrun: echo hi\nresources:\n  providers: [local]\n");
   EXPECT_FALSE(read_written_spec(write_spec_yaml(plain, SpecReadInfo{})).prepare.has_value());
