@@ -250,7 +250,10 @@ void PodConnection::publish_ssh_host(const PodHandle& pod) {
   e.user = pod.target.user;
   e.identity_file = pod.target.private_key_path;
   e.known_hosts_file = d_.config.state_dir + "/ssh/" + pod.record.pod_id + ".known_hosts";
+  // The pinned host keys: the user's alone, as the rest of the state dir (config/private_dirs).
   std::filesystem::create_directories(d_.config.state_dir + "/ssh", ec);
+  std::filesystem::permissions(d_.config.state_dir + "/ssh", std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace, ec);
   if (Status st = add_ssh_host(path, e); !st.ok()) {
     ctx_.say("ssh config entry not written: " + st.error().message);
     return;

@@ -241,6 +241,9 @@ TEST_F(JobPartsTest, ConnectionSetsThePodUpAndPublishesItsSshEntry) {
   const std::string alias = ssh_host_alias(kJob);
   EXPECT_NE(slurp(ssh_hosts_path(config_.config_dir)).find(alias), std::string::npos);
   EXPECT_TRUE(console_.said("`ssh " + alias + "` reaches this pod"));
+  EXPECT_EQ(std::filesystem::status(config_.state_dir + "/ssh").permissions(),
+            std::filesystem::perms::owner_all)
+      << "the known-hosts directory is the user's alone, whatever the umask";
   EXPECT_NE(store_->pods_of_job(kJob).value()[0].host_key, "") << "the host key is pinned";
   ASSERT_EQ(provisioner.delete_pod(pods_.gpu, &detail), Outcome::kOk) << detail;
   EXPECT_EQ(slurp(ssh_hosts_path(config_.config_dir)).find(alias), std::string::npos)
