@@ -112,7 +112,7 @@ struct DiffusionWork {
   // `passes` when they run one after the other (workload.guidance_batched false). Each call pays
   // the per-call overhead and reads the weights.
   int calls = 1;
-  double decode_flops = 0;    // per item, once
+  double decode_flops = 0;  // per item, once
 };
 // `w` already shaped (with_model_shape); `params` its parameter count.
 Result<DiffusionWork> diffusion_work_of(const Workload& w, double params);
@@ -208,8 +208,10 @@ struct RunTime {
   double compute_s = 0;  // the whole run step's compute time on this candidate
   double step_s = 0;     // one step (decode token, denoising step, training step)
   long steps = 0;
-  std::string bound;  // "bandwidth" | "compute" | "capacity"
-  int batch = 1;      // items or sequences processed together
+  // "bandwidth" | "compute" | "capacity" | "overhead" (diffusion: the per-call floor t0 binds,
+  // the host issuing kernels, not the card)
+  std::string bound;
+  int batch = 1;  // items or sequences processed together
   // llm-inference: prefill of one round's prompts (context_tokens - tokens per sequence, when
   // context_tokens is given and larger), compute-bound; diffusion: the VAE or vocoder decode of
   // one round's items. compute_s includes it once per round.

@@ -349,7 +349,9 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     // is a floor that batching amortises, until the card's compute saturates (docs/cost-model.md,
     // "The batch curve"); the floor is per denoiser call (StepWork::calls). Elsewhere the
     // overhead adds.
-    t.step_s = (w.kind == "diffusion" ? std::max({t_bw, t_compute, cal.t0_s * work->calls})
+    const double floor_s = w.kind == "diffusion" ? cal.t0_s * work->calls : 0;
+    if (floor_s > std::max(t_bw, t_compute)) t.bound = "overhead";
+    t.step_s = (w.kind == "diffusion" ? std::max({t_bw, t_compute, floor_s})
                                       : std::max(t_bw, t_compute) + cal.t0_s) +
                comm;
     t.comm_s = comm;

@@ -121,6 +121,18 @@ CalibrationFit fit_calibration(const std::vector<CalibrationRecord>& history, co
 Calibration apply_fit(const Calibration& base, const CalibrationFit& fit) {
   Calibration c = base;
   if (fit.runs == 0 || !(fit.factor > 0)) return c;
+  // The host's per-call floor bound the runs (a diffusion step at its floor). Slower than
+  // modelled: the floor is higher, and the card's rates are not shown slower, so only the floor
+  // moves. Faster: every part of the step was at most the run's time, so the whole step scales
+  // (the efficiencies capped at the card's peak), with no peak passed to report.
+  if (fit.bound == "overhead") {
+    c.t0_s *= fit.factor;
+    if (fit.factor < 1) {
+      c.eta_compute = std::min(1.0, c.eta_compute / fit.factor);
+      c.eta_bw = std::min(1.0, c.eta_bw / fit.factor);
+    }
+    return c;
+  }
   if (fit.bound == "compute")
     c.eta_compute = std::min(1.0, c.eta_compute / fit.factor);
   else

@@ -10,6 +10,8 @@
 // median measured / predicted ratio of the newest kCalibrationWindow runs of its tier. It scales
 // only the efficiency of its bound (and the per-step overhead), and a ratio that would put the
 // efficiency above 1 (faster than the card's peak) is clamped to 1 and reported as impossible.
+// A diffusion step at its host floor (bound "overhead") has no peak to pass: slower runs scale the
+// floor alone, faster ones the whole step.
 // Rules and the tests that pin them: docs/cost-model.md, "Calibration from history".
 #pragma once
 

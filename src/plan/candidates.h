@@ -66,7 +66,7 @@ struct CandidateShape {
   bool warm_volume = false;  // weights expected on the volume already
   double sync_s = 0;
   double run_s = 0;   // the run step on one worker with all the items
-  std::string bound;  // bandwidth | compute | capacity | "" (unknown)
+  std::string bound;  // bandwidth | compute | capacity | overhead (diffusion) | "" (unknown)
   std::string basis;  // where run_s came from, one line
   // The history fit applied to run_s on this GPU type (plan/calibration.h); runs 0: the prior.
   int calibration_runs = 0;

@@ -46,7 +46,7 @@ struct EstimateQuery {
 struct GpuEstimate {
   std::string gpu;
   int count = 0;                       // GPUs needed; 0 = does not fit on 8
-  std::string bound;                   // bandwidth | compute | capacity
+  std::string bound;                   // bandwidth | compute | capacity | overhead
   std::optional<double> seconds;       // unknown without tokens/items
   std::optional<double> usd_per_hour;  // cheapest offline price for `count` GPUs
   std::string provider;                // where that price is from

@@ -338,6 +338,16 @@ TEST(CostDiffusion, BatchingAmortisesTheStepOverheadThenSaturates) {
   EXPECT_DOUBLE_EQ(step(2), step(1));
   EXPECT_DOUBLE_EQ(step(1), diffusion_fit("unet", g.memory)->t0_s);
   EXPECT_NEAR(32 / step(32), 16 / step(16), 1e-9 * 16 / step(16));
+  // What bounds the step is named: the host's floor at batch 1, the card's compute at 32.
+  auto bound = [&](long batch) {
+    Workload w = image("sd-1.5", 512);
+    w.batch = batch;
+    w.items = batch;
+    auto t = run_time(w, g, 1, catalog, default_calibration());
+    return t.ok() ? t->bound : t.error().message;
+  };
+  EXPECT_EQ(bound(1), "overhead");
+  EXPECT_EQ(bound(32), "compute");
 }
 
 // A power-capped card holds a fraction of its listed tensor rate under continuous work: the T4

@@ -54,6 +54,14 @@ Workload inference(double params_b, const std::string& precision) {
   return w;
 }
 
+// The roofline alone: no per-call floor under the step (a calibration whose t0 is 0 gives the
+// diffusion fits' t0 times 0), so the bound names the larger of the bytes and the FLOPs.
+Calibration without_floor() {
+  Calibration c = default_calibration();
+  c.t0_s = 0;
+  return c;
+}
+
 Workload diffusion(long batch, std::optional<long> tokens_per_item) {
   Workload w;
   w.kind = "diffusion";
@@ -263,18 +271,21 @@ TEST(CostRoofline, SmallLatentDiffusionRenderIsBandwidthBound) {
   // 16 latent tokens per item (an audio/TTS-sized latent): weights dominate the traffic.
   const auto catalog = small_catalog();
   for (const GpuSpec& g : catalog) {
-    auto t = run_time(diffusion(8, 16), g, 1, catalog, default_calibration());
+    auto t = run_time(diffusion(8, 16), g, 1, catalog, without_floor());
     ASSERT_TRUE(t.ok()) << t.error().message;
     EXPECT_EQ(t->bound, "bandwidth") << g.name;
     EXPECT_EQ(t->steps, 38 * 8);  // ceil(300 / 8) batches x 8 steps
     EXPECT_EQ(t->batch, 8);
+    // With the fitted floor: a step this small waits on the host, and says so.
+    EXPECT_EQ(run_time(diffusion(8, 16), g, 1, catalog, default_calibration())->bound, "overhead")
+        << g.name;
   }
 }
 
 TEST(CostRoofline, ImageSizedDiffusionRenderIsComputeBound) {
   // The default 256 effective tokens per item: 2 TFLOP per step against 3 GB moved.
   const auto catalog = small_catalog();
-  auto t = run_time(diffusion(8, std::nullopt), catalog[0], 1, catalog, default_calibration());
+  auto t = run_time(diffusion(8, std::nullopt), catalog[0], 1, catalog, without_floor());
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->bound, "compute");
 }
@@ -295,12 +306,18 @@ TEST(CostRoofline, BatchingRaisesThroughputUntilComputeBound) {
     EXPECT_GT(items_per_s, previous) << batch;
     EXPECT_LE(items_per_s, ceiling * (1 + 1e-12)) << batch;
     if (batch == 1) {
-      EXPECT_EQ(t->bound, "bandwidth");
+      EXPECT_EQ(t->bound, "overhead");  // the host's floor, far above the roofline's time
+    }
+    // The roofline under the floor: bandwidth at batch 1, then compute from some batch on.
+    auto roof = run_time(diffusion(batch, 64), h100, 1, catalog, without_floor());
+    ASSERT_TRUE(roof.ok());
+    if (batch == 1) {
+      EXPECT_EQ(roof->bound, "bandwidth");
     }
     if (compute_seen) {
-      EXPECT_EQ(t->bound, "compute") << batch;
+      EXPECT_EQ(roof->bound, "compute") << batch;
     }
-    compute_seen = compute_seen || t->bound == "compute";
+    compute_seen = compute_seen || roof->bound == "compute";
     if (batch == 256) {  // 512 would not fit in 80 GB
       // The roof's time, or the fitted per-step overhead (diffusion_fits' t0) where that is
       // longer: a floor under the step, not an addend (docs/cost-model.md, "The batch curve").

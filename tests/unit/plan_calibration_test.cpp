@@ -177,6 +177,48 @@ TEST(PlanCalibration, ARunFasterThanTheCardsPeakIsClampedAndNamed) {
   EXPECT_EQ(plan->notes[0], fit.warnings[0]);
 }
 
+// A diffusion step at its host floor (one F5-TTS answer on an L40): the run measures the floor,
+// not the card. Slower than modelled, only the floor moves (a batch that is compute-bound keeps
+// its estimate); faster, the whole step scales and nothing is "faster than the card's peak".
+TEST(PlanCalibration, AFloorBoundRunMovesTheFloorAndIsNeverAnImpossibleRun) {
+  Workload w;
+  w.kind = "diffusion";
+  w.model = "f5-tts";
+  w.precision = "fp16";
+  w.items = 1;
+  w.batch = 1;
+  w.steps = 32;
+  w.audio_seconds = 10;
+  Workload batch16 = w;
+  batch16.items = 16;
+  batch16.batch = 16;
+  const GpuSpec& l40 = gpu("L40");
+  auto step = [&](const Workload& x, const Calibration& cal) {
+    auto rt = run_time(x, l40, 1, catalog(), cal);
+    EXPECT_TRUE(rt.ok());
+    return rt.ok() ? rt->step_s : 0;
+  };
+  const Calibration prior = default_calibration();
+  ASSERT_EQ(run_time(w, l40, 1, catalog(), prior)->bound, "overhead");
+  ASSERT_EQ(run_time(batch16, l40, 1, catalog(), prior)->bound, "compute");
+  CalibrationRecord slow = run("L40", 200, 100);
+  slow.workload_kind = "diffusion";
+  CalibrationFit fit = fit_calibration({slow}, l40, w, catalog());
+  EXPECT_EQ(fit.bound, "overhead");
+  EXPECT_DOUBLE_EQ(fit.factor, 2);
+  Calibration cal = apply_fit(prior, fit);
+  EXPECT_DOUBLE_EQ(step(w, cal), 2 * step(w, prior));
+  EXPECT_DOUBLE_EQ(step(batch16, cal), step(batch16, prior)) << "the card's compute is not slower";
+  CalibrationRecord fast = run("L40", 30, 100);  // 30%: below the 45% compute prior
+  fast.workload_kind = "diffusion";
+  fit = fit_calibration({fast}, l40, w, catalog());
+  EXPECT_DOUBLE_EQ(fit.factor, 0.3);
+  EXPECT_TRUE(fit.warnings.empty()) << fit.warnings[0];
+  cal = apply_fit(prior, fit);
+  EXPECT_LT(step(w, cal), 0.5 * step(w, prior));
+  EXPECT_LT(step(batch16, cal), step(batch16, prior));
+}
+
 TEST(PlanCalibration, ComputeBoundFitScalesOnlyTheComputeEfficiency) {
   CalibrationFit fit;
   fit.runs = 2;
