@@ -18,7 +18,8 @@ bool not_a_gpu(const std::string& type) {
 }
 
 // The bound the model predicts for `w` on `g` with the prior: "bandwidth" | "compute" |
-// "capacity" | "" (not modelled). Measured references keep their own bound.
+// "capacity" | "overhead" (a diffusion step at its host floor) | "" (not modelled). Measured
+// references keep their own bound.
 std::string model_bound(const Workload& w, const GpuSpec& g, const std::vector<GpuSpec>& catalog,
                         const Calibration& prior) {
   if (w.kind == "custom" || w.kind.empty())

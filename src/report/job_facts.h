@@ -36,7 +36,7 @@ struct ReportFacts {
   std::string workload_kind;            // workload.kind
   double units = 0;                     // items (or tokens) of work; 0 = unknown
   std::string unit_name;                // "items" | "tokens" | ""
-  std::string bound;                    // predicted: bandwidth | compute | capacity | ""
+  std::string bound;                    // predicted: bandwidth | compute | capacity | overhead | ""
   // Estimate calibration applied to this plan (report/calibration.h): runs it came from and
   // the factor (measured / predicted) the run time was multiplied by.
   int calibration_runs = 0;
