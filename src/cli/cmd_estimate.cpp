@@ -85,8 +85,8 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   q.guidance = a.guidance;
   if (!a.guidance_batched.empty()) {
     if (a.guidance_batched != "on" && a.guidance_batched != "off")
-      return make_error(ErrorCode::kInvalid, "--guidance-batched: \"" + a.guidance_batched +
-                                                 "\" is not one of on, off");
+      return make_error(ErrorCode::kInvalid,
+                        "--guidance-batched: \"" + a.guidance_batched + "\" is not one of on, off");
     q.guidance_batched = a.guidance_batched == "on";
   }
   if (!a.resolution.empty()) {
@@ -220,12 +220,10 @@ int cmd_estimate(const EstimateArgs& args) {
       // The work of one denoising pass, from the architecture (docs/cost-model.md, "diffusion").
       auto d = diffusion_work_of(w, params_b * 1e9);
       if (d.ok())
-        out["diffusion"] = {{"architecture", d->architecture},
-                            {"latent_tokens", d->latent_tokens},
-                            {"flops_per_pass", d->flops_per_pass},
-                            {"passes", d->passes},
-                            {"calls_per_step", d->calls},
-                            {"decode_flops", d->decode_flops}};
+        out["diffusion"] = {
+            {"architecture", d->architecture},     {"latent_tokens", d->latent_tokens},
+            {"flops_per_pass", d->flops_per_pass}, {"passes", d->passes},
+            {"calls_per_step", d->calls},          {"decode_flops", d->decode_flops}};
     }
     for (const GpuEstimate& g : r->gpus) {
       nlohmann::json j = {{"gpu", g.gpu},

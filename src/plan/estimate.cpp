@@ -186,9 +186,8 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
     auto bpp = bytes_per_param(q.precision);
     if (!bpp.ok()) return make_error(ErrorCode::kInvalid, "--precision: " + bpp.error().message);
   }
-  const bool diffusion_input =
-      !q.architecture.empty() || q.resolution || q.audio_seconds || q.guidance ||
-      q.guidance_batched;
+  const bool diffusion_input = !q.architecture.empty() || q.resolution || q.audio_seconds ||
+                               q.guidance || q.guidance_batched;
   if (diffusion_input && w.kind != "diffusion")
     return make_error(ErrorCode::kInvalid,
                       "--arch, --resolution, --audio-seconds, --guidance and --guidance-batched "

@@ -125,15 +125,16 @@ TEST(E2ECli, EstimateWithoutASpecPrintsMemoryTableAndServingCost) {
   // Guidance in turn: two denoiser calls a step, each paying the per-call floor, so one F5-TTS
   // answer (floor-bound on an L40) takes twice the steps' time of the batched default.
   auto tts_step = [&](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"estimate", "--model",         "f5-tts", "--mode",
+    std::vector<std::string> args = {"estimate",  "--model",         "f5-tts", "--mode",
                                      "diffusion", "--audio-seconds", "10",     "--steps",
                                      "32",        "--items",         "1",      "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
     const nlohmann::json est = nlohmann::json::parse(out);
     for (const auto& g : est["gpus"])
-      if (g["gpu"] == "L40") return std::make_pair(est["diffusion"]["calls_per_step"].get<int>(),
-                                                   g["step_s"].get<double>());
+      if (g["gpu"] == "L40")
+        return std::make_pair(est["diffusion"]["calls_per_step"].get<int>(),
+                              g["step_s"].get<double>());
     ADD_FAILURE() << "no L40 in " << out;
     return std::make_pair(0, 0.0);
   };
