@@ -45,6 +45,17 @@ Workload image(const std::string& model, long resolution) {
   return w;
 }
 
+// `items` F5-TTS answers of `seconds` each, 32 steps (F5-TTS's default).
+Workload speech(long items, double seconds) {
+  Workload w;
+  w.kind = "diffusion";
+  w.model = "f5-tts";
+  w.items = items;
+  w.steps = 32;
+  w.audio_seconds = seconds;
+  return w;
+}
+
 DiffusionWork work(const Workload& spec_w) {
   auto w = with_model_shape(spec_w);
   EXPECT_TRUE(w.ok()) << w.error().message;
@@ -108,14 +119,9 @@ TEST(CostDiffusion, GuidanceAboveOneDoublesThePasses) {
 TEST(CostDiffusion, GuidanceInTurnPaysTheFloorPerCall) {
   const auto catalog = real_catalog();
   const GpuSpec& g = gpu(catalog, "L40");
-  Workload w;
-  w.kind = "diffusion";
-  w.model = "f5-tts";
+  Workload w = speech(1, 10.5);
   w.precision = "fp16";
-  w.items = 1;
   w.batch = 1;
-  w.steps = 32;
-  w.audio_seconds = 10.5;
   auto step = [&](const Workload& x) {
     auto t = run_time(x, g, 1, catalog, default_calibration());
     EXPECT_TRUE(t.ok()) << t.error().message;
@@ -142,12 +148,7 @@ TEST(CostDiffusion, GuidanceInTurnPaysTheFloorPerCall) {
 TEST(CostDiffusion, MoreAudioSecondsMoreWork) {
   const auto catalog = real_catalog();
   const GpuSpec& g = gpu(catalog, "RTX_3090");
-  Workload w;
-  w.kind = "diffusion";
-  w.model = "f5-tts";
-  w.items = 10;
-  w.steps = 32;
-  w.audio_seconds = 10;
+  Workload w = speech(10, 10);
   const double ten = seconds(w, g, catalog);
   const double ten_flops = work(w).flops_per_pass;
   EXPECT_NEAR(work(w).latent_tokens, 937.5, 1e-9);  // 93.75 mel frames a second
@@ -293,13 +294,9 @@ TEST(CostDiffusion, Fp16OnGeForceRunsAtTheFp32AccumulateRate) {
 TEST(CostDiffusion, Fp32ComputesAtTheCardsFp32RateNotItsTensorRate) {
   const auto catalog = real_catalog();
   auto tts = [&](const std::string& precision) {
-    Workload w;
-    w.kind = "diffusion";
-    w.model = "f5-tts";
+    Workload w = speech(1, 10);
     w.precision = precision;
-    w.items = 1;
     w.steps = 16;
-    w.audio_seconds = 10;
     auto t = run_time(w, gpu(catalog, "RTX_3090"), 1, catalog, default_calibration());
     EXPECT_TRUE(t.ok());
     EXPECT_EQ(t->bound, "compute");
