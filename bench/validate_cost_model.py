@@ -619,8 +619,8 @@ def dlookup(fitted, p):
 
 # Weight load: bytes / the storage's read rate + the loader's fixed cost + its seconds per GB each
 # GPU loads (include/burst/weight_load.h, src/cost/weight_load.cpp). The network and local-disk
-# rates are cited priors, a disk's own rate replaces them where a row states it (a local disk up
-# to the page-faulting loader's ceiling, a network volume never above its prior); the hub and s3
+# rates are cited priors, a disk's own rate replaces them where a row states it (up to the
+# page-faulting loader's ceiling, a local disk or a network file system alike); the hub and s3
 # rates, the page cache's rate, that ceiling and the loaders' costs are fitted here.
 LOAD_PRIORS = {"network": 300e6, "local-disk": 4e9}
 LOAD_FALLBACK = {"hub": 100e6, "s3": 300e6}  # a kind with no fit-set row left
@@ -655,13 +655,13 @@ def lrate(p, rates):
     if p["loader"] == "streaming":
         if p["kind"] in ("local-disk", "network"):
             return p["disk"] or rates[p["kind"]]
-        if p["kind"] in ("s3", "page-cache"):
+        if p["kind"] in ("hub", "s3", "page-cache"):
             return rates[p["kind"] + "-streaming"]
         return rates[p["kind"]]
     if p["kind"] == "local-disk":
         return min(p["disk"] or rates["local-disk"], rates["ceiling"])
     if p["kind"] == "network":
-        return min(p["disk"], rates["network"]) if p["disk"] else rates["network"]
+        return min(p["disk"], rates["ceiling"]) if p["disk"] else rates["network"]
     return rates[p["kind"]]
 
 
@@ -721,7 +721,7 @@ def load_fit(pts):
             for f in range(0, 41) for c in range(0, 41))[1:]
     else:
         loaders["streaming"] = LOADER_FALLBACK
-    for kind in ("hub", "s3", "s3-streaming", "page-cache-streaming"):
+    for kind in ("hub", "s3", "hub-streaming", "s3-streaming", "page-cache-streaming"):
         streaming = kind.endswith("-streaming")
         base = kind[:-len("-streaming")] if streaming else kind
         vals = []

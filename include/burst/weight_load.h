@@ -35,14 +35,15 @@ inline constexpr const char* kStoragePageCache = "page-cache";
 // cited priors. 0 for an unknown kind.
 double storage_read_bps(std::string_view kind);
 // The same where the disk's own sequential read rate is known (`disk_bps` > 0, bytes/s: a fio
-// run, a provider's offer such as Vast's disk_bw): a local disk reads at that rate, up to the
-// ceiling a page-faulting safetensors loader reaches (kLocalDiskLoaderCeilingBps); a network
-// volume at no more than its prior (a provisioned rate is a ceiling those loaders do not reach:
-// 47 s for 15 GB on both a 1,000 and a 4,000 MiB/s EBS volume); other kinds ignore it. A faster
+// run, a dd, a provider's offer such as Vast's disk_bw): a local disk or a network file system
+// reads at that rate, up to the ceiling a page-faulting safetensors loader reaches
+// (kLocalDiskLoaderCeilingBps; a Lustre tier measured at 640 MB/s loaded at that rate, rows
+// 335-336). A provisioned rate is not a measured one: EBS volumes of 1,000 and 4,000 MiB/s both
+// loaded 15 GB in 47 s (rows 202-203, read at the network prior). Other kinds ignore it. A faster
 // disk never makes the load longer. `disk_bps` <= 0: storage_read_bps(kind).
 double storage_read_bps(std::string_view kind, double disk_bps);
-// Fitted: the fastest a local disk is read by the default loaders, however fast the disk.
-inline constexpr double kLocalDiskLoaderCeilingBps = 8e9;
+// Fitted: the fastest a disk or file system is read by the default loaders, however fast it is.
+inline constexpr double kLocalDiskLoaderCeilingBps = 6e9;
 // Where that rate comes from, one line (for notes and docs).
 const char* storage_read_basis(std::string_view kind);
 

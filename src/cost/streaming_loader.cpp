@@ -8,10 +8,16 @@
 namespace burst::cost {
 namespace {
 
-// Fitted: row 302 (Run:ai Model Streamer from S3 in the region onto a g5.12xlarge, Run:ai's
-// benchmarks), less the loader's share: parallel ranged GETs, against the default path's single
-// download stream or file-system mount (storage_read_bps("s3")).
-constexpr double kS3StreamingBps = 5.50e9;
+// Fitted: the median of rows 302 (Run:ai Model Streamer from S3 in the region onto a g5.12xlarge,
+// Run:ai's benchmarks), 308 (Anyscale's loader from S3 onto a p4de) and 333 (the streamer in
+// vLLM, a 1.5B model from S3), each less the loader's share: parallel ranged GETs, against the
+// default path's single download stream or file-system mount (storage_read_bps("s3")).
+constexpr double kS3StreamingBps = 4.02e9;
+
+// Fitted: the median of rows 340, 342 and 344 (hf_transfer's downloads from the Hugging Face hub,
+// 77 MB/s to 0.97 GB/s): parallel ranged downloads of each file, against huggingface_hub's one
+// stream a file (storage_read_bps("hub")).
+constexpr double kHubStreamingBps = 108e6;
 
 // Fitted: row 313 (fastsafetensors in IBM's TGIS, llama-2-13b from the page cache, TGIS #99),
 // less the loader's share: a streaming loader copies page-cached bytes into its pinned buffers
@@ -20,10 +26,10 @@ constexpr double kPageCacheStreamingBps = 6.03e9;
 
 // Fitted (least absolute log error) on the streaming rows read from a disk or volume: 300-301
 // (the Run:ai Model Streamer from EBS gp3 and io2 volumes at their stated rates), 303-305
-// (ServerlessLLM Store's loader from a 29.4 GB/s NVMe), 309-312 (fastsafetensors in vLLM #10647
-// and TGIS #99 from local NVMe). Per GB each GPU loads: the copy to the GPU that reading does not
-// hide.
-constexpr LoaderCost kStreaming{"streaming", 0.0, 0.015, 9};
+// (ServerlessLLM Store's loader from a 29.4 GB/s NVMe), 309-312 and 331 (fastsafetensors in vLLM
+// #10647, TGIS #99 and its own overview, from local NVMe), 332 (the streamer in vLLM from a local
+// disk). Per GB each GPU loads: the copy to the GPU that reading does not hide.
+constexpr LoaderCost kStreaming{"streaming", 0.0, 0.015, 11};
 
 }  // namespace
 
@@ -34,6 +40,7 @@ bool known_loader(std::string_view loader) {
 double streaming_read_bps(std::string_view kind, double disk_bps) {
   if ((kind == kStorageLocalDisk || kind == kStorageNetwork) && disk_bps > 0) return disk_bps;
   if (kind == kStorageS3) return kS3StreamingBps;
+  if (kind == kStorageHub) return kHubStreamingBps;
   if (kind == kStoragePageCache) return kPageCacheStreamingBps;
   return storage_read_bps(kind);
 }

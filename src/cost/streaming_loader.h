@@ -26,10 +26,11 @@ bool known_loader(std::string_view loader);
 
 // The rate a streaming loader reads storage `kind` at, bytes/s: a local disk or a volume at its
 // own rate where known (`disk_bps` > 0: fio, a provisioned volume's rate, an instance's storage
-// bandwidth; no page-faulting ceiling and no network-volume cap: these loaders reach it), else the
+// bandwidth; no page-faulting ceiling: these loaders reach it), else the
 // kind's prior; an object store (s3) at the fitted rate of parallel ranged reads; the page cache
 // at the fitted rate of copying it into pinned buffers (slower than a memory-mapped read of it);
-// the hub as storage_read_bps says. 0 for an unknown kind.
+// the hub at the fitted rate of a parallel downloader (hf_transfer), against huggingface_hub's one
+// stream a file. 0 for an unknown kind.
 double streaming_read_bps(std::string_view kind, double disk_bps);
 
 // The streaming loaders' own cost beyond reading the bytes (fitted).

@@ -15,8 +15,11 @@ struct StorageRate {
 };
 
 constexpr StorageRate kStorageRates[] = {
-    // Fitted: row 67 (vLLM's log of a Llama 3.2 1B download from the Hugging Face hub, vllm#14063).
-    {kStorageHub, 170e6, "fitted on 1 fit-set row (a Hugging Face hub download, vllm#14063)"},
+    // Fitted: the median download rate of the fit set's hub rows read with huggingface_hub's own
+    // downloader (67, 338, 339, 341, 343, 345, 346: vLLM, TGI, SGLang, litgpt, instructlab and
+    // gpustack downloads, 10 to 263 MB/s); hf_transfer's parallel downloads are the streaming
+    // loader's (cost/streaming_loader.h).
+    {kStorageHub, 57.6e6, "fitted on 7 fit-set rows (Hugging Face hub downloads, 10-263 MB/s)"},
     // Fitted: the median of rows 70 (Llama 2 70B from S3 in-region onto a p4de, Anyscale's post)
     // and 201 (a 7.6B model from an S3 bucket mounted as a file system, SkyPilot), each less its
     // loader's share.
@@ -28,18 +31,19 @@ constexpr StorageRate kStorageRates[] = {
     {kStorageLocalDisk, 4e9, "prior: ~4 GB/s local NVMe (anyscale/ai-infra-cookbook#57)"},
     // Fitted with the safetensors loader: rows 263-264 (ServerlessLLM's cached loads) and 270
     // (TGIS's hot start), a checkpoint served from RAM.
-    {kStoragePageCache, 50e9,
+    {kStoragePageCache, 20e9,
      "fitted on 3 fit-set rows (ServerlessLLM's cached loads, TGIS's hot start)"},
 };
 
 // Fitted by bench/validate_cost_model.py --fit (least absolute log error) on the fit set's
 // weight-load rows read from a cited-prior or stated-rate storage or the page cache, jointly with
 // the page cache's rate and kLocalDiskLoaderCeilingBps: safetensors on rows 68, 69, 200, 202,
-// 203, 260-270 (vLLM's default loader, transformers', TGIS'; local NVMe, EBS volumes, the page
-// cache); pytorch's seconds per GB on rows 71-72 (one source, Meta's 2023 example loader), its
-// fixed cost taken from safetensors.
-constexpr LoaderCost kSafetensors{"safetensors", 4.50, 0.10, 16};
-constexpr LoaderCost kPytorch{"pytorch", 4.50, 13.2, 2};
+// 203, 260-270, 330, 334-336 (vLLM's default loader, transformers', TGIS', safetensors' own,
+// llama.cpp's; local NVMe, EBS and EFS volumes, Lustre, the page cache); pytorch's seconds per GB
+// on rows 71-72 and 337 (two sources, Meta's 2023 example loader), its fixed cost taken from
+// safetensors.
+constexpr LoaderCost kSafetensors{"safetensors", 4.50, 0.07, 20};
+constexpr LoaderCost kPytorch{"pytorch", 4.50, 9.3, 3};
 
 }  // namespace
 
@@ -64,8 +68,8 @@ const char* storage_read_basis(std::string_view kind) {
 double storage_read_bps(std::string_view kind, double disk_bps) {
   const double prior = storage_read_bps(kind);
   if (!(disk_bps > 0)) return prior;
-  if (kind == kStorageLocalDisk) return std::min(disk_bps, kLocalDiskLoaderCeilingBps);
-  if (kind == kStorageNetwork) return std::min(disk_bps, prior);
+  if (kind == kStorageLocalDisk || kind == kStorageNetwork)
+    return std::min(disk_bps, kLocalDiskLoaderCeilingBps);
   return prior;
 }
 

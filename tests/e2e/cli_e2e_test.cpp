@@ -270,9 +270,10 @@ TEST(E2ECli, EstimateWeightsFromMovesTheWeightLoadAndRefusesAnUnknownSource) {
 
 TEST(E2ECli, EstimateStreamingLoaderReadsAtTheStoragesOwnRateAndRefusesAnUnknownLoader) {
   // docs/cost-model.md "Streaming loaders": a streaming loader (Run:ai Model Streamer,
-  // ServerlessLLM Store, fastsafetensors) reads a fast disk, a provisioned volume and an object
-  // store at their own rates, where the default loader stops at its page-faulting ceiling or the
-  // network-volume prior; from the page cache it is slower than a memory-mapped read.
+  // ServerlessLLM Store, fastsafetensors) reads a fast disk, a volume and an object store at their
+  // own rates, where the default loader stops at its page-faulting ceiling; from the hub it is a
+  // parallel downloader (hf_transfer), faster than one stream a file; from the page cache it is
+  // slower than a memory-mapped read.
   BurstHome home;
   auto load = [&](std::vector<std::string> extra) {
     std::string out, err;
@@ -293,7 +294,7 @@ TEST(E2ECli, EstimateStreamingLoaderReadsAtTheStoragesOwnRateAndRefusesAnUnknown
   EXPECT_DOUBLE_EQ(streamed["read_bytes_per_s"].get<double>(), 29.4e9);
   EXPECT_LT(streamed["seconds"].get<double>(), load(nvme)["seconds"].get<double>());
   EXPECT_EQ(load(with(nvme, {"--loader", "default"}))["loader"], "safetensors");
-  for (const char* from : {"s3", "volume"}) {
+  for (const char* from : {"s3", "volume", "hub"}) {
     const std::vector<std::string> src = {"--weights-from", from, "--disk-read-mbps", "2000"};
     EXPECT_LT(load(with(src, {"--loader", "streaming"}))["seconds"].get<double>(),
               load(src)["seconds"].get<double>())
