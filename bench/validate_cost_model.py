@@ -644,8 +644,22 @@ def load_points(binary, rows):
                     "bytes": out["memory_gib"]["weights"] * 2**30,
                     "disk": float(r.get("disk_read_mbps") or 0) * 1e6,
                     "gpus": int(r["gpus"] or 1), "download": r["metric"] == "download_seconds",
+                    "engine": r["engine"],
                     "meas": float(r["measured"])})
     return pts
+
+
+# huggingface_hub's snapshot_download: up to 8 files at once, one stream a file; files of 5 GB
+# (safetensors shards) or up to 50 GB (GGUF, llama.cpp). src/cost/weight_load.cpp,
+# hub_download_bps.
+HUB_PARALLEL_FILES, HUB_SHARD_BYTES, HUB_GGUF_FILE_BYTES = 8, 5e9, 50e9
+
+
+def hub_busiest_bytes(p):
+    """The bytes the busiest download stream carries: one file, or its share of them all."""
+    f = min(p["bytes"], HUB_GGUF_FILE_BYTES if p["engine"] == "llama.cpp" else HUB_SHARD_BYTES)
+    at_once = min(math.ceil(p["bytes"] / f), HUB_PARALLEL_FILES)
+    return max(f, p["bytes"] / at_once)
 
 
 def lrate(p, rates):
@@ -655,13 +669,17 @@ def lrate(p, rates):
     if p["loader"] == "streaming":
         if p["kind"] in ("local-disk", "network"):
             return p["disk"] or rates[p["kind"]]
-        if p["kind"] in ("hub", "s3", "page-cache"):
+        if p["kind"] == "hub":  # streaming_hub_download_bps: never below the default downloader
+            return max(rates["hub-streaming"], rates["hub"] * p["bytes"] / hub_busiest_bytes(p))
+        if p["kind"] in ("s3", "page-cache"):
             return rates[p["kind"] + "-streaming"]
         return rates[p["kind"]]
     if p["kind"] == "local-disk":
         return min(p["disk"] or rates["local-disk"], rates["ceiling"])
     if p["kind"] == "network":
         return min(p["disk"], rates["ceiling"]) if p["disk"] else rates["network"]
+    if p["kind"] == "hub":
+        return rates["hub"] * p["bytes"] / hub_busiest_bytes(p)
     return rates[p["kind"]]
 
 
@@ -731,7 +749,9 @@ def load_fit(pts):
             init = 0 if p["download"] else (loaders[p["loader"]][0] + loaders[p["loader"]][1] *
                                              p["bytes"] / 1e9 / p["gpus"])
             if p["meas"] > init:
-                vals.append(p["bytes"] / (p["meas"] - init))
+                # One stream's rate for the hub's own downloader: the busiest stream's bytes.
+                busy = hub_busiest_bytes(p) if kind == "hub" else p["bytes"]
+                vals.append(busy / (p["meas"] - init))
         # Without a streaming row of the kind: the default loader's rate of it.
         fallback = rates[base] if streaming else LOAD_FALLBACK[kind]
         rates[kind] = statistics.median(vals) if vals else fallback

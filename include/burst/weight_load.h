@@ -47,6 +47,20 @@ inline constexpr double kLocalDiskLoaderCeilingBps = 6e9;
 // Where that rate comes from, one line (for notes and docs).
 const char* storage_read_basis(std::string_view kind);
 
+// A hub download by huggingface_hub's own downloader: snapshot_download fetches up to
+// kHubParallelFiles files at once, "1 thread = 1 file download" (its max_workers, default 8),
+// each at one stream's rate, storage_read_bps("hub"). The checkpoint's files are taken to be
+// kHubShardBytes each (safetensors shards: transformers' save_pretrained default max_shard_size)
+// or, for `engine` llama.cpp (GGUF), up to kHubGgufFileBytes (the hub's per-file limit GGUF
+// uploads are split at). The download ends when the busiest stream does: one whole file, or its
+// share of them all. Returns the rate the whole download runs at, bytes/s; one stream's rate for
+// a checkpoint of one file or of unknown size (`weight_bytes` <= 0). hf_transfer is not this: it
+// fetches the files one after another, each over many connections (cost/streaming_loader.h).
+inline constexpr int kHubParallelFiles = 8;
+inline constexpr double kHubShardBytes = 5e9;
+inline constexpr double kHubGgufFileBytes = 50e9;
+double hub_download_bps(double weight_bytes, std::string_view engine);
+
 // A loader's cost beyond reading the bytes: deserialising, copying to the GPUs, initialising the
 // modules. `engine` as workload.engine names it: "pytorch" is torch.load of a pickled checkpoint
 // into a module built first (Meta's original Llama example); every other engine and none read

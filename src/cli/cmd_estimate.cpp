@@ -46,6 +46,10 @@ nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
   const int gpus = a.gpus.value_or(1);
   const bool streaming = a.loader == cost::kLoaderStreaming;
   const auto rate_of = [&](const std::string& kind, double disk_bps) {
+    // A hub download depends on the checkpoint's files (burst/weight_load.h).
+    if (kind == kStorageHub)
+      return streaming ? cost::streaming_hub_download_bps(weight_bytes, engine)
+                       : hub_download_bps(weight_bytes, engine);
     return streaming ? cost::streaming_read_bps(kind, disk_bps) : storage_read_bps(kind, disk_bps);
   };
   const auto load = [&](double rate) {

@@ -45,6 +45,10 @@ double streaming_read_bps(std::string_view kind, double disk_bps) {
   return storage_read_bps(kind);
 }
 
+double streaming_hub_download_bps(double weight_bytes, std::string_view engine) {
+  return std::max(kHubStreamingBps, hub_download_bps(weight_bytes, engine));
+}
+
 LoaderCost streaming_loader_cost() { return kStreaming; }
 
 WeightLoad streaming_weight_load(double weight_bytes, double read_bps, int gpus) {

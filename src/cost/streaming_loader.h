@@ -33,6 +33,12 @@ bool known_loader(std::string_view loader);
 // stream a file. 0 for an unknown kind.
 double streaming_read_bps(std::string_view kind, double disk_bps);
 
+// A hub download by a parallel downloader (hf_transfer), bytes/s: the fitted rate, but never
+// below huggingface_hub's own downloader for the same checkpoint (hub_download_bps): hf_transfer
+// fetches the files one after another, each over many connections, and the three sources that
+// timed both on one machine found it faster every time (rows 339-344).
+double streaming_hub_download_bps(double weight_bytes, std::string_view engine);
+
 // The streaming loaders' own cost beyond reading the bytes (fitted).
 LoaderCost streaming_loader_cost();
 

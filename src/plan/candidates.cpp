@@ -232,7 +232,7 @@ double cold_start_seconds(const ProviderTraits& provider, double weight_bytes, b
   if (provider.runs_here) return provider.boot_s;
   // Provisioning + image pull: the row's prior, observed ranges from the providers' docs
   // (docs/cost-model.md); the weights at the provider's storage prior, by the default loader.
-  const WeightSource src = weight_source_for("", provider, warm_volume);
+  const WeightSource src = weight_source_for("", provider, warm_volume, 0, weight_bytes);
   return provider.boot_s + weight_load(weight_bytes, src.prior_bps, "", 1).seconds();
 }
 
@@ -323,8 +323,8 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       // Weights: read from where the spec or the store says (plan/weight_source.h) at that
       // storage's rate, learned per provider where measured, plus the loader's own work.
       static const std::vector<LoadSample> kNoLoadSamples;
-      const WeightSource src =
-          weight_source_for(w.weights_from, traits_of(o), warm, o.disk_read_bps);
+      const WeightSource src = weight_source_for(w.weights_from, traits_of(o), warm,
+                                                 o.disk_read_bps, weight_bytes, w.engine);
       const LoadRate load =
           src.learns ? weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples,
                                         o.provider, src.warm, src.prior_bps)

@@ -1,6 +1,7 @@
 #include "plan/plan_summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "util/terminal_text.h"
@@ -97,8 +98,8 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
     std::string where = p.label();
     if (!p.expect_skip && p.where == PrepareWhere::kCpuPod && p.cpu)
       where += " (" + p.cpu->provider + " CPU pod at " + summary_money(p.cpu->usd_per_hour) + "/h)";
-    out.push_back("  prepare: " + where + ", est " +
-                  std::to_string(static_cast<long>(p.seconds())) + " s, " +
+    out.push_back("  prepare: " + where + ", est " + std::to_string(std::lround(p.seconds())) +
+                  " s, " +  // as p.why rounds it
                   summary_money(p.usd(), "$%.4f") + "; " + p.why);
   }
   if (plan.cpu)

@@ -288,15 +288,15 @@ Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& in) {
     }
     std::optional<PrepareChoice> prepare;
     if (spec.prepare) {
-      PrepareInput pi{
-          c.price,
-          std::nullopt,
-          traits_of(c.offer).cpu_pods,
-          in.warm_volume || volume_warm_for(&in.warm_volumes, c.offer),
-          !spec.prepare->creates.empty(),
-          prepare_bytes,
-          weight_load_rate(in.load_history, c.offer.provider, false, storage_read_bps(kStorageHub))
-              .bytes_per_s};
+      PrepareInput pi{c.price,
+                      std::nullopt,
+                      traits_of(c.offer).cpu_pods,
+                      in.warm_volume || volume_warm_for(&in.warm_volumes, c.offer),
+                      !spec.prepare->creates.empty(),
+                      prepare_bytes,
+                      weight_load_rate(in.load_history, c.offer.provider, false,
+                                       hub_download_bps(prepare_bytes, spec.workload.engine))
+                          .bytes_per_s};
       for (const Offer& o : in.cpu_offers)
         if (o.provider == c.offer.provider && o.available &&
             (!pi.cpu || o.usd_per_hour < pi.cpu->usd_per_hour))

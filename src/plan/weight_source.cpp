@@ -8,7 +8,8 @@
 namespace burst {
 
 WeightSource weight_source_for(const std::string& weights_from, const ProviderTraits& provider,
-                               bool warm_volume, double disk_bps) {
+                               bool warm_volume, double disk_bps, double weight_bytes,
+                               const std::string& engine) {
   WeightSource s;
   s.from = known_weight_source(weights_from) ? weights_from : (warm_volume ? "volume" : "hub");
   if (s.from == "volume") {
@@ -22,7 +23,8 @@ WeightSource weight_source_for(const std::string& weights_from, const ProviderTr
         provider.local_disk_read_bps > 0 ? provider.local_disk_read_bps : storage_read_bps(s.kind);
   } else {
     s.kind = s.from;  // hub, s3
-    s.prior_bps = storage_read_bps(s.kind);
+    s.prior_bps =
+        s.kind == kStorageHub ? hub_download_bps(weight_bytes, engine) : storage_read_bps(s.kind);
     s.learns = s.from == "hub";
   }
   // The offer's own disk replaces the prior where the weights are read from that disk.

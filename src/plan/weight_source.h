@@ -27,9 +27,12 @@ struct WeightSource {
 // `weights_from` "" (unset), hub, s3, volume or local-disk; an unknown value is treated as unset
 // (the spec parser refuses it first). `disk_bps` > 0: the offer's own disk rate (Offer::
 // disk_read_bps), read for the local disk and for a volume that lives on it (Vast), through
-// storage_read_bps(kind, disk_bps).
+// storage_read_bps(kind, disk_bps). A hub download's prior is the rate of `weight_bytes` of
+// `engine`'s checkpoint, fetched several files at once (hub_download_bps; one stream's rate when
+// `weight_bytes` is 0).
 WeightSource weight_source_for(const std::string& weights_from, const ProviderTraits& provider,
-                               bool warm_volume, double disk_bps = 0);
+                               bool warm_volume, double disk_bps = 0, double weight_bytes = 0,
+                               const std::string& engine = "");
 
 // The plan's weight-load line for one offer: the rate's note (plan/load_history.h), or where the
 // weights come from when that is an object store or the local disk, and the load's seconds with

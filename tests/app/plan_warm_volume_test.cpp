@@ -55,7 +55,7 @@ void record_volume(Store& store, const std::string& provider, const std::string&
 
 // The weight load of warm_spec() from the hub (cold) and from RunPod's network volume (warm), by
 // the default loader (burst/weight_load.h, plan/weight_source.h).
-double hub_load() { return weight_load(16e9, storage_read_bps(kStorageHub), "", 1).seconds(); }
+double hub_load() { return weight_load(16e9, hub_download_bps(16e9, ""), "", 1).seconds(); }
 double runpod_volume_load() {
   return weight_load(16e9, find_provider_traits("runpod")->volume_read_bps, "", 1).seconds();
 }

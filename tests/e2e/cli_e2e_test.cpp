@@ -272,8 +272,8 @@ TEST(E2ECli, EstimateStreamingLoaderReadsAtTheStoragesOwnRateAndRefusesAnUnknown
   // docs/cost-model.md "Streaming loaders": a streaming loader (Run:ai Model Streamer,
   // ServerlessLLM Store, fastsafetensors) reads a fast disk, a volume and an object store at their
   // own rates, where the default loader stops at its page-faulting ceiling; from the hub it is a
-  // parallel downloader (hf_transfer), faster than one stream a file; from the page cache it is
-  // slower than a memory-mapped read.
+  // parallel downloader (hf_transfer), never slower than huggingface_hub's streams; from the page
+  // cache it is slower than a memory-mapped read.
   BurstHome home;
   auto load = [&](std::vector<std::string> extra) {
     std::string out, err;

@@ -116,8 +116,8 @@ TEST_F(PlanExample, WithoutADeadlineTtsRenderTakesTheCheapestCardPerUnitOfComput
   EXPECT_EQ(p->gpu.gpu_type, "L4");
   EXPECT_EQ(p->candidates[0].bound(), "compute");
   EXPECT_EQ(p->estimate.workers, 1);
-  EXPECT_NEAR(p->estimate.usd, 0.2339, 0.0001);
-  EXPECT_NEAR(p->estimate.total_s / 60, 31.9, 0.05);
+  EXPECT_NEAR(p->estimate.usd, 0.2344, 0.0001);
+  EXPECT_NEAR(p->estimate.total_s / 60, 32.0, 0.05);
   EXPECT_GT(p->curve.size(), 10u);  // the go-wide curve is priced and kept
   expect_h100_out_with_the_models_reason(*p);
 }
@@ -127,7 +127,7 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardT
   ASSERT_EQ(spec.budget.deadline_seconds, 1800);
   auto p = plan(spec);
   ASSERT_TRUE(p.ok()) << p.error().message;
-  // One L4 takes 31.9 min: two of them meet 30 min, and the deadline rules out nothing cheaper.
+  // One L4 takes 32.0 min: two of them meet 30 min, and the deadline rules out nothing cheaper.
   EXPECT_EQ(p->gpu.gpu_type, "L4");
   EXPECT_EQ(p->estimate.workers, 2);
   EXPECT_LE(p->estimate.total_s, 1800);
@@ -135,8 +135,8 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardT
   for (const Candidate& c : p->candidates) {
     if (c.offer.gpu_type == "H100_SXM" && c.offer.gpu_count == 1) {
       EXPECT_EQ(why_not_chosen(*p, c),
-                "H100_SXM is not in resources.gpus; costs 1.0x the chosen plan ($0.2550 vs "
-                "$0.2440), though it finishes sooner (5.1 min vs 16.6 min); the workload is "
+                "H100_SXM is not in resources.gpus; costs 1.1x the chosen plan ($0.2583 vs "
+                "$0.2449), though it finishes sooner (5.2 min vs 16.7 min); the workload is "
                 "compute-bound and uses 3% of its 80 GiB");
     }
   }

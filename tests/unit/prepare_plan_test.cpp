@@ -117,7 +117,7 @@ TEST(Prepare, ThePlanCountsTheStepWhereItRunsAndPrintsTheDecision) {
   ASSERT_TRUE(cold->prepare.has_value());
   EXPECT_EQ(cold->prepare->where, PrepareWhere::kCpuPod);
   // The CPU pod's 90 s boot + 10 s + 14 GB downloaded at the hub rate (burst/weight_load.h).
-  const double step_s = 90 + 10 + 14e9 / storage_read_bps(kStorageHub);
+  const double step_s = 90 + 10 + 14e9 / hub_download_bps(14e9, "");
   EXPECT_NEAR(cold->estimate.prepare_usd, std::ceil(step_s) / 3600.0 * 0.06, 1e-9);  // billed /s
   EXPECT_DOUBLE_EQ(cold->estimate.prepare_s, step_s);
   spec.prepare.reset();
@@ -130,7 +130,7 @@ TEST(Prepare, ThePlanCountsTheStepWhereItRunsAndPrintsTheDecision) {
   const auto lines = plan_summary_lines(spec, *cold);
   ASSERT_GE(lines.size(), 4u);
   EXPECT_EQ(lines[2], "  volume:  " + spec.volume.name + " (50 GB), cold");
-  EXPECT_EQ(lines[3].rfind("  prepare: cpu-pod (other CPU pod at $0.06/h), est 343 s, $0.0057; "
+  EXPECT_EQ(lines[3].rfind("  prepare: cpu-pod (other CPU pod at $0.06/h), est 207 s, $0.0034; "
                            "cold volume; on a CPU pod",
                            0),
             0u)

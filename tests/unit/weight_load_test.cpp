@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "cost/streaming_loader.h"
@@ -77,6 +78,25 @@ TEST(WeightLoad, TheDisksOwnRateMovesTheReadAsDocumented) {
   EXPECT_DOUBLE_EQ(storage_read_bps(kStorageNetwork, 50e9), kLocalDiskLoaderCeilingBps);
   // Downloads ignore the disk.
   EXPECT_DOUBLE_EQ(storage_read_bps(kStorageHub, 6e9), storage_read_bps(kStorageHub));
+}
+
+TEST(WeightLoad, AHubDownloadFetchesSeveralFilesAtOnceAsDocumented) {
+  // docs/cost-model.md "Weight load": huggingface_hub fetches up to 8 files at once, one stream
+  // each; a safetensors checkpoint is 5 GB files, a GGUF one file up to 50 GB.
+  const double stream = storage_read_bps(kStorageHub);
+  EXPECT_DOUBLE_EQ(hub_download_bps(0, ""), stream);
+  EXPECT_DOUBLE_EQ(hub_download_bps(std::numeric_limits<double>::infinity(), ""), stream);
+  EXPECT_DOUBLE_EQ(hub_download_bps(4e9, ""), stream);            // one file
+  EXPECT_DOUBLE_EQ(hub_download_bps(16e9, ""), stream * 16 / 5);  // four files, the biggest 5 GB
+  EXPECT_DOUBLE_EQ(hub_download_bps(40e9, ""), stream * 8);
+  EXPECT_DOUBLE_EQ(hub_download_bps(700e9, "vllm"), stream * 8);    // never more than 8 at once
+  EXPECT_DOUBLE_EQ(hub_download_bps(48.9e9, "llama.cpp"), stream);  // one GGUF file
+  EXPECT_DOUBLE_EQ(hub_download_bps(100e9, "llama.cpp"), stream * 2);
+  // A bigger checkpoint never downloads faster than a smaller one takes in all.
+  EXPECT_GT(16e9 / hub_download_bps(16e9, ""), 4e9 / hub_download_bps(4e9, ""));
+  // hf_transfer (--loader streaming): its fitted rate, never below the default downloader's.
+  EXPECT_GT(cost::streaming_hub_download_bps(4e9, ""), hub_download_bps(4e9, ""));
+  EXPECT_GE(cost::streaming_hub_download_bps(700e9, ""), hub_download_bps(700e9, ""));
 }
 
 TEST(WeightLoad, AStreamingLoaderReadsEachStorageAsDocumented) {
@@ -186,7 +206,7 @@ TEST(PlanWeightSource, TheSpecsWeightsFromMovesTheColdStartAsDocumented) {
   const double boot = find_provider_traits("runpod")->boot_s;
   std::string note;
   const double hub = wl_cold_start(wl_spec(""), &note);
-  EXPECT_NEAR(hub, boot + weight_load(16e9, storage_read_bps(kStorageHub), "", 1).seconds(), 1e-6);
+  EXPECT_NEAR(hub, boot + weight_load(16e9, hub_download_bps(16e9, ""), "", 1).seconds(), 1e-6);
   EXPECT_NE(note.find("downloaded on first use"), std::string::npos) << note;
   EXPECT_DOUBLE_EQ(wl_cold_start(wl_spec("hub")), hub);
   const double volume = wl_cold_start(wl_spec("volume"), &note);
