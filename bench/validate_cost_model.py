@@ -136,7 +136,9 @@ def predict(binary, row):
     if not g["fits"]:
         return None
     if cat == "prefill":
-        return (int(row["context"]) - int(row["gen_tokens"])) / g["prefill_s"]
+        # Prompt tokens per second over the batch: prefill_s prices every sequence's prompt.
+        conc = int(row["concurrency"] or 1)
+        return conc * (int(row["context"]) - int(row["gen_tokens"])) / g["prefill_s"]
     if cat == "diffusion_image" and row["metric"] == "seconds_per_batch":
         # End to end: every denoising step of one batch and its VAE decode.
         return g["seconds"]
@@ -469,7 +471,8 @@ def lookup(fitted, d):
 
 def prefill_points(binary, rows):
     """The fit set's single-GPU prompt-processing rows: tokens / s = rate x eta, with rate the
-    engine's tensor TFLOPS (tensor_tflops) over 2 x params."""
+    engine's tensor TFLOPS (tensor_tflops) over the binary's FLOPs per prompt token (2 x params
+    plus causal attention over the prompt, prefill_flops_of)."""
     cards = catalog()
     pts = []
     for r in rows:
@@ -478,8 +481,10 @@ def prefill_points(binary, rows):
         out = burst(binary, args_of(r))
         peak = tensor_tflops(cards[r["gpu"]], r["precision"] or "fp16", r["engine"] == "llama.cpp",
                              r["gpu"])
+        pre = out["prefill"]
         pts.append({"row": r, "source": r["source"], "engine": r["engine"],
-                    "rate": peak * 1e12 / (2 * out["params_b"] * 1e9), "meas": float(r["measured"])})
+                    "rate": peak * 1e12 * pre["prompt_tokens"] / pre["flops_per_sequence"],
+                    "meas": float(r["measured"])})
     return pts
 
 

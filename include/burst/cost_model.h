@@ -117,6 +117,12 @@ struct DiffusionWork {
 // `w` already shaped (with_model_shape); `params` its parameter count.
 Result<DiffusionWork> diffusion_work_of(const Workload& w, double params);
 
+// FLOPs of prefilling one sequence's prompt (workload.context_tokens - tokens; 0 when the context
+// is not larger): 2 x active parameters a token, plus causal attention over the prompt,
+// 2 x layers x heads x head_dim x prompt^2 (docs/cost-model.md, "Prefill by engine"). `w`
+// already shaped (with_model_shape); `total_params` its parameter count.
+double prefill_flops_of(const Workload& w, double total_params);
+
 // Compute efficiency and per-step overhead of a denoising step per architecture and memory
 // technology, fitted on the fit set (bench/validation); "" matches any.
 struct DiffusionFit {

@@ -229,6 +229,10 @@ int cmd_estimate(const EstimateArgs& args) {
             {"flops_per_pass", d->flops_per_pass}, {"passes", d->passes},
             {"calls_per_step", d->calls},          {"decode_flops", d->decode_flops}};
     }
+    if (w.kind == "llm-inference" && w.context_tokens && w.tokens && *w.context_tokens > *w.tokens)
+      // The prompt's work, one sequence (docs/cost-model.md, "Prefill by engine").
+      out["prefill"] = {{"prompt_tokens", *w.context_tokens - *w.tokens},
+                        {"flops_per_sequence", prefill_flops_of(w, params_b * 1e9)}};
     for (const GpuEstimate& g : r->gpus) {
       nlohmann::json j = {{"gpu", g.gpu},
                           {"count", g.count},

@@ -100,6 +100,20 @@ Calibration effective_calibration(const Workload& w, const GpuSpec& gpu, const C
   return c;
 }
 
+double prefill_flops_of(const Workload& w, double total_params) {
+  if (!w.tokens || !w.context_tokens || *w.context_tokens <= *w.tokens) return 0;
+  // The prompt is the context not generated: each of its tokens goes through every active weight
+  // once, and attends to the tokens before it. Attention's two products (Q.K and the weighted V)
+  // cost 4 x layers x (heads x head_dim) FLOPs per token per earlier token (PaLM, Chowdhery et al.
+  // 2022, appendix B: 12 x L x H x Q x T per token for training, a third of it forward); a
+  // causal kernel (FlashAttention) skips the masked half, so the prompt's n tokens cost
+  // 2 x layers x heads x head_dim x n^2 in all.
+  const double n = static_cast<double>(*w.context_tokens - *w.tokens);
+  const cost::Shape shape = cost::shape_of(w, total_params);
+  const double active = cost::active_param_count(w, total_params);
+  return 2.0 * active * n + 2.0 * shape.layers * shape.heads * shape.head_dim * n * n;
+}
+
 namespace {
 
 using cost::kGiB;
@@ -132,9 +146,10 @@ double active_fraction(const Workload& w, double active) {
   return total.ok() && *total > 0 ? std::min(1.0, active / *total) : 1.0;
 }
 
-// `w` and `mem` are one replica's; `replicas` groups take rounds of items side by side.
-Result<StepWork> inference_work(const Workload& w, double params, const MemoryBreakdown& mem,
-                                int replicas) {
+// `w` and `mem` are one replica's; `replicas` groups take rounds of items side by side; `params`
+// the active parameters, `total_params` all of them (the attention's shape).
+Result<StepWork> inference_work(const Workload& w, double params, double total_params,
+                                const MemoryBreakdown& mem, int replicas) {
   if (!w.tokens || *w.tokens <= 0) return missing("tokens", w.kind);
   StepWork s;
   const long sequences = positive_or(w.concurrency, 1);
@@ -151,10 +166,7 @@ Result<StepWork> inference_work(const Workload& w, double params, const MemoryBr
   const long rounds = w.items ? ceil_div(std::max(*w.items, 1L), sequences * replicas) : 1;
   s.steps = rounds * *w.tokens;
   s.rounds = rounds;
-  // The prompt is the context not generated: its tokens go through every active weight once.
-  if (w.context_tokens && *w.context_tokens > *w.tokens)
-    s.prefill_flops =
-        2.0 * params * static_cast<double>((*w.context_tokens - *w.tokens) * sequences);
+  s.prefill_flops = prefill_flops_of(w, total_params) * static_cast<double>(sequences);
   return s;
 }
 
@@ -259,7 +271,8 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
       one_mem = *m;
     }
     Result<StepWork> work =
-        w.kind == "llm-inference" ? inference_work(one, params, one_mem, layout.replicas)
+        w.kind == "llm-inference" ? inference_work(one, params, *total_params, one_mem,
+                                                   layout.replicas)
         : w.kind == "diffusion"   ? diffusion_work(w, params, *mem, layout.replicas)
                                   : training_work(w, params, *mem);
     if (!work) return work.error();

@@ -17,7 +17,8 @@ const std::vector<PrefillFit>& prefill_fits() {
   // tokens / s = tflops x eta / (2 x params), tflops as tensor_tflops() gives it for the engine.
   static const std::vector<PrefillFit> kFits{
       // engine, eta_compute, fit-set rows
-      {"llama.cpp", 0.417, 3},  // llama.cpp #4766 (RTX 3090, F16 and Q4_0), #26284 (RX 7900 XTX)
+      // llama.cpp #4766 (RTX 3090, F16 and Q4_0), #26284 and #20934 (RX 7900 XTX), #6017 (A100)
+      {"llama.cpp", 0.423, 5},
   };
   return kFits;
 }

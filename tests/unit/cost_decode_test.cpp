@@ -157,7 +157,9 @@ TEST(CostDecode, PrefillIsComputeBoundAndPaidOncePerRound) {
   w.items = 4;  // two rounds of two sequences
   auto t = run_time(w, g, 1, catalog, default_calibration());
   ASSERT_TRUE(t.ok()) << t.error().message;
-  const double flops = 2 * 8.03e9 * 3968 * 2;
+  // Two prompts of 3968 tokens: the weights, and causal attention over each prompt (llama-3-8b:
+  // 32 layers of 32 heads of 128).
+  const double flops = (2 * 8.03e9 * 3968 + 2.0 * 32 * 32 * 128 * 3968.0 * 3968) * 2;
   EXPECT_NEAR(t->prefill_s, flops / (165.2e12 * default_calibration().eta_compute), 1e-12);
   EXPECT_EQ(t->rounds, 2);
   EXPECT_NEAR(t->compute_s, t->step_s * 256 + 2 * t->prefill_s, 1e-9);
@@ -165,6 +167,33 @@ TEST(CostDecode, PrefillIsComputeBoundAndPaidOncePerRound) {
   t = run_time(w, g, 1, catalog, default_calibration());
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->prefill_s, 0);
+}
+
+// A long prompt costs more than its weights: each token attends to those before it, so the
+// attention's work grows with the square of the prompt (docs/cost-model.md, "Prefill by engine").
+TEST(CostDecode, PrefillCountsCausalAttentionOverThePrompt) {
+  Workload w = *with_model_shape(decode("vllm"));
+  w.tokens = 1;
+  w.context_tokens = 8193;  // an 8192-token prompt
+  const double weights = 2 * 8.03e9 * 8192;
+  const double attention = 2.0 * 32 * 32 * 128 * 8192.0 * 8192;
+  EXPECT_NEAR(prefill_flops_of(w, 8.03e9), weights + attention, 1e3);
+  w.context_tokens = 65537;  // 8x the prompt: 8x the weights' work, 64x the attention's
+  EXPECT_NEAR(prefill_flops_of(w, 8.03e9), 8 * weights + 64 * attention, 1e5);
+  EXPECT_GT(prefill_flops_of(w, 8.03e9), 2 * 8 * weights);  // attention outweighs the weights
+  w.context_tokens = 1;  // nothing left to prefill
+  EXPECT_EQ(prefill_flops_of(w, 8.03e9), 0);
+  // A mixture of experts reads its active parameters a token, and attends with every layer.
+  Workload moe = decode("vllm");
+  moe.model = "mixtral-8x7b";
+  moe = *with_model_shape(moe);
+  moe.tokens = 1;
+  moe.context_tokens = 1025;
+  const double total = 46.7e9;
+  const double active = *moe.active_params_b * 1e9;
+  ASSERT_LT(active, total);
+  EXPECT_NEAR(prefill_flops_of(moe, total),
+              2 * active * 1024 + 2.0 * *moe.layers * *moe.heads * *moe.head_dim * 1024.0 * 1024, 1e3);
 }
 
 // Prefill by engine (docs/cost-model.md, "Prefill by engine"): llama.cpp multiplies f16 matrices
@@ -175,7 +204,7 @@ TEST(CostDecode, LlamaCppPrefillRunsAtTheFp16AccumulateRateOnGeForce) {
   g.segment = "consumer";
   Workload w = decode("llama.cpp");
   w.context_tokens = 4096;  // 3968 prompt tokens
-  const double flops = 2 * 8.03e9 * 3968;
+  const double flops = 2 * 8.03e9 * 3968 + 2.0 * 32 * 32 * 128 * 3968.0 * 3968;
   ASSERT_EQ(std::string(prefill_fits().at(0).engine), "llama.cpp");
   const double eta_cpp = prefill_fits().at(0).eta_compute;
   auto prefill = [&](const GpuSpec& card, const Workload& load) {
