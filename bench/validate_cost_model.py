@@ -322,7 +322,7 @@ def tensor_tflops(card, precision, fp16_accumulate, name=None):
 
 
 ETA_COMPUTE = 0.45
-PRIOR = (0.850, 0.00264)  # default_calibration(): eta_bw, t0_s
+PRIOR = (0.842, 0.00302)  # default_calibration(): eta_bw, t0_s
 
 
 def decode_points(binary, rows):
@@ -360,7 +360,9 @@ def decode_points(binary, rows):
             "bw": float(g["mem_bw_gbs"]) * 1e9,
             "t_compute": 2 * p * conc / flops_rate, "conc": conc, "gen": gen,
             "out": int(r["output_tokens"]) if r.get("output_tokens") else conc * gen,
-            "prefill": 2 * p * max(0, ctx - gen) * conc / flops_rate if e2e else 0,
+            # The prompt's time is the binary's (its engine's prefill fit, attention included):
+            # the decode fit fits what is left.
+            "prefill": (gpu_row(out, r["gpu"]).get("prefill_s") or 0.0) if e2e else 0,
             "meas": float(r["measured"]), "multi": multi, "cards": 1, "comm": 0.0,
         }
         if multi:
@@ -368,8 +370,7 @@ def decode_points(binary, rows):
             # bandwidth-bound decode): each card reads its share; the collectives and the prefill
             # are the binary's, which no decode efficiency changes.
             b = gpu_row(out, r["gpu"])
-            d.update(cards=int(r["gpus"]), comm=b.get("comm_s") or 0.0,
-                     prefill=(b.get("prefill_s") or 0.0) if e2e else 0)
+            d.update(cards=int(r["gpus"]), comm=b.get("comm_s") or 0.0)
         data.append(d)
     return data
 
@@ -554,7 +555,7 @@ def loso_predictions(binary, fit_rows):
 # architecture (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass: the host
 # overhead t0 of one denoiser call is a floor the batch amortises (a step makes one call, or two
 # when guidance's passes run in turn), the card's sustained tensor rate the ceiling.
-DIFFUSION_PRIOR = (0.45, 0.00264)  # default_calibration(): eta_compute, t0_s
+DIFFUSION_PRIOR = (0.45, 0.00302)  # default_calibration(): eta_compute, t0_s
 
 
 def diffusion_points(binary, rows):

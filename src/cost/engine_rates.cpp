@@ -19,6 +19,12 @@ const std::vector<PrefillFit>& prefill_fits() {
       // engine, eta_compute, fit-set rows
       // llama.cpp #4766 (RTX 3090, F16 and Q4_0), #26284 and #20934 (RX 7900 XTX), #6017 (A100)
       {"llama.cpp", 0.423, 5},
+      // NVIDIA's TensorRT-LLM performance.md at v0.9.0: FP8, 2048-token prompts, one H200, H100
+      // or L40S (rows 355-362)
+      {"tensorrt-llm", 0.485, 8},
+      // yizhongzoe-cloud/my-vllm-serving-system: vllm bench latency, 8K-64K prompts, one L40S or
+      // RTX A6000 (rows 347-354); SGLang takes it
+      {"vllm", 0.594, 8},
   };
   return kFits;
 }
@@ -56,7 +62,7 @@ double tensor_tflops(const Workload& w, const GpuSpec& gpu, bool fp16_accumulate
 }
 
 double prefill_eta(const Workload& w, const Calibration& cal) {
-  // A batching server without rows of its own takes vLLM's, as the decode fits do.
+  // SGLang (no rows of its own) takes vLLM's, as the decode fits do.
   const std::string like = w.engine == "tensorrt-llm" || w.engine == "sglang" ? "vllm" : w.engine;
   for (const std::string& engine : {w.engine, like}) {
     for (const PrefillFit& f : prefill_fits()) {

@@ -181,7 +181,7 @@ TEST(CostDecode, PrefillCountsCausalAttentionOverThePrompt) {
   w.context_tokens = 65537;  // 8x the prompt: 8x the weights' work, 64x the attention's
   EXPECT_NEAR(prefill_flops_of(w, 8.03e9), 8 * weights + 64 * attention, 1e5);
   EXPECT_GT(prefill_flops_of(w, 8.03e9), 2 * 8 * weights);  // attention outweighs the weights
-  w.context_tokens = 1;  // nothing left to prefill
+  w.context_tokens = 1;                                     // nothing left to prefill
   EXPECT_EQ(prefill_flops_of(w, 8.03e9), 0);
   // A mixture of experts reads its active parameters a token, and attends with every layer.
   Workload moe = decode("vllm");
@@ -193,20 +193,27 @@ TEST(CostDecode, PrefillCountsCausalAttentionOverThePrompt) {
   const double active = *moe.active_params_b * 1e9;
   ASSERT_LT(active, total);
   EXPECT_NEAR(prefill_flops_of(moe, total),
-              2 * active * 1024 + 2.0 * *moe.layers * *moe.heads * *moe.head_dim * 1024.0 * 1024, 1e3);
+              2 * active * 1024 + 2.0 * *moe.layers * *moe.heads * *moe.head_dim * 1024.0 * 1024,
+              1e3);
 }
 
 // Prefill by engine (docs/cost-model.md, "Prefill by engine"): llama.cpp multiplies f16 matrices
 // with FP16 accumulation, which a GeForce card runs at twice the FP32-accumulate rate the catalog
-// lists; a batching server runs bf16 at the catalog's rate and the prior's efficiency.
+// lists; a batching server runs bf16 at the catalog's rate and its own fitted efficiency (SGLang
+// at vLLM's); an engine without rows at the prior's.
 TEST(CostDecode, LlamaCppPrefillRunsAtTheFp16AccumulateRateOnGeForce) {
   GpuSpec g = card("gddr", "nvidia");
   g.segment = "consumer";
   Workload w = decode("llama.cpp");
   w.context_tokens = 4096;  // 3968 prompt tokens
   const double flops = 2 * 8.03e9 * 3968 + 2.0 * 32 * 32 * 128 * 3968.0 * 3968;
-  ASSERT_EQ(std::string(prefill_fits().at(0).engine), "llama.cpp");
-  const double eta_cpp = prefill_fits().at(0).eta_compute;
+  auto fitted = [](const std::string& engine) {
+    for (const PrefillFit& f : prefill_fits())
+      if (engine == f.engine) return f.eta_compute;
+    ADD_FAILURE() << "no prefill fit for " << engine;
+    return 0.0;
+  };
+  const double eta_cpp = fitted("llama.cpp");
   auto prefill = [&](const GpuSpec& card, const Workload& load) {
     auto t = run_time(load, card, 1, {card}, default_calibration());
     EXPECT_TRUE(t.ok());
@@ -216,6 +223,13 @@ TEST(CostDecode, LlamaCppPrefillRunsAtTheFp16AccumulateRateOnGeForce) {
   Workload served = w;
   served.engine = "vllm";
   served.precision = "bf16";
+  EXPECT_NEAR(prefill(g, served), flops / (165.2e12 * fitted("vllm")), 1e-9);
+  served.engine = "sglang";  // no rows of its own: vLLM's
+  EXPECT_NEAR(prefill(g, served), flops / (165.2e12 * fitted("vllm")), 1e-9);
+  served.engine = "tensorrt-llm";
+  EXPECT_NEAR(prefill(g, served), flops / (165.2e12 * fitted("tensorrt-llm")), 1e-9);
+  EXPECT_NE(fitted("tensorrt-llm"), fitted("vllm"));
+  served.engine = "pytorch";  // no rows: the prior
   EXPECT_NEAR(prefill(g, served), flops / (165.2e12 * default_calibration().eta_compute), 1e-9);
   // A workstation card runs both accumulations at one rate: only llama.cpp's efficiency differs.
   g.segment = "workstation";
