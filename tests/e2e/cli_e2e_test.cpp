@@ -343,6 +343,19 @@ TEST(E2ECli, EstimateByModelNameUsesItsShape) {
   EXPECT_NE(out.find("rent vs buy over 3 years at 70% utilization"), std::string::npos) << out;
   EXPECT_EQ(run_burst(home, {"estimate", "--model", "llama-9", "--mode", "infer"}, &out, &err), 2);
   EXPECT_NE(err.find("unknown model \"llama-9\""), std::string::npos) << err;
+  // The prompt's work from the shape: Llama 3 8B's weights and its causal attention over 8192
+  // tokens (32 layers of 32 heads of 128): 2 x 8.03e9 x 8192 + 2 x 32 x 32 x 128 x 8192^2.
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--model", "llama-3-8b", "--mode", "infer", "--context", "8193",
+                       "--tokens", "1", "--json"},
+                      &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("\"prompt_tokens\": 8192"), std::string::npos) << out;
+  const auto at = out.find("\"flops_per_sequence\": ");
+  ASSERT_NE(at, std::string::npos) << out;
+  const double flops = std::stod(out.substr(at + 22));
+  EXPECT_NEAR(flops, 2 * 8.03e9 * 8192 + 2.0 * 32 * 32 * 128 * 8192.0 * 8192, 1e9);
 }
 
 TEST(E2ECli, PlanUsesTheRunTimeCalibratedFromThisPipelinesHistory) {
