@@ -134,6 +134,9 @@ struct Offer {
   // The host disk's sequential read rate, bytes/s, when the offer says (Vast's disk_bw, MB/s);
   // 0: the provider's registry row or the local NVMe prior (burst/weight_load.h).
   double disk_read_bps = 0;
+  // The host's download rate, bytes/s, when the offer says (Vast's inet_down, Mb/s); 0: unknown.
+  // A hub or object-store download and the image pull go no faster (plan/weight_source.h).
+  double download_bps = 0;
   // The provider's registry row, set where offers enter burst (providers/registry.h,
   // attach_traits); null: unknown_provider_traits(). Points at a row that lives for the process.
   const ProviderTraits* traits = nullptr;

@@ -221,6 +221,8 @@ class OffersSax : public json::json_sax_t {
       cur_.storage_cost = v;
     } else if (field("disk_bw")) {
       cur_.disk_bw = v > 0 ? v : 0;
+    } else if (field("inet_down")) {
+      cur_.inet_down = v > 0 && std::isfinite(v) ? v : 0;
     } else if (field("rentable")) {
       cur_.rentable = false;  // only true is true
     }
@@ -280,6 +282,9 @@ Offer to_offer(const VastOffer& o) {
   out.price_source = "live offer";
   out.volume_usd_per_gb_month = o.storage_cost;  // a volume on this machine (REFERENCE §4.7)
   out.disk_read_bps = o.disk_bw * 1e6;           // MB/s: the weights' read from this host's disk
+  // The spec says MB/s, the CLI's help and filters Mb/s (REFERENCE §4.2, "Unit conflicts"); read
+  // as Mb/s, the smaller rate, so a download is never planned faster than the host's link allows.
+  out.download_bps = o.inet_down * 1e6 / 8;
   if (const double spot = spot_usd_per_hour(o); spot > 0 && spot < out.usd_per_hour)
     out.spot_usd_per_hour = spot;
   return out;

@@ -324,11 +324,13 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       // storage's rate, learned per provider where measured, plus the loader's own work.
       static const std::vector<LoadSample> kNoLoadSamples;
       const WeightSource src = weight_source_for(w.weights_from, traits_of(o), warm,
-                                                 o.disk_read_bps, weight_bytes, w.engine);
-      const LoadRate load =
+                                                 o.disk_read_bps, weight_bytes, w.engine,
+                                                 o.download_bps);
+      const LoadRate load = within_link(
           src.learns ? weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples,
                                         o.provider, src.warm, src.prior_bps)
-                     : weight_load_rate(kNoLoadSamples, o.provider, src.warm, src.prior_bps);
+                     : weight_load_rate(kNoLoadSamples, o.provider, src.warm, src.prior_bps),
+          src);
       // The GPUs of one model's group load their shares in parallel (replicas each load it all).
       const int loaders = std::clamp(c->gpus_needed, 1, count);
       const double load_s =
@@ -336,7 +338,8 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       if (!traits_of(o).runs_here && weight_bytes > 0)
         c->weight_load_note = load_note(src, load, weight_bytes, load_s);
       // The image's pull, from its size (plan/image_pull.h): provisioning + pull + weight load.
-      const double pull = in.image && !in.boot_s ? image_pull_seconds(*in.image) : 0;
+      const double pull =
+          in.image && !in.boot_s ? image_pull_seconds(*in.image, o.download_bps) : 0;
       c->cold_start_s = traits_of(o).runs_here ? traits_of(o).boot_s
                         : boot >= 0            ? boot + pull + load_s
                                                : traits_of(o).boot_s + pull + load_s;

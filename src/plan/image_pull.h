@@ -24,10 +24,12 @@ struct ImagePull {
 };
 
 // Seconds to pull the image; 0 when its size is unknown (the provider's prior then covers it).
-double image_pull_seconds(const ImagePull& image);
+// `link_bps` > 0: the offer's download link (Offer::download_bps), which the pull cannot beat.
+double image_pull_seconds(const ImagePull& image, double link_bps = 0);
 
-// "image runpod/pytorch:2.1 7.9 GB (registry), pull ~79 s at 100 MB/s prior", or
+// "image runpod/pytorch:2.1 7.9 GB (registry), pull ~79 s at 100 MB/s prior" (with a slower
+// link: "... pull ~640 s at 12.5 MB/s (the offer's download link, 100 Mb/s)"), or
 // "image size unknown (why): IMAGE pulls inside the provider's boot time"; "" without an image.
-std::string image_pull_note(const ImagePull& image);
+std::string image_pull_note(const ImagePull& image, double link_bps = 0);
 
 }  // namespace burst

@@ -288,15 +288,19 @@ Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& in) {
     }
     std::optional<PrepareChoice> prepare;
     if (spec.prepare) {
+      double download_bps = weight_load_rate(in.load_history, c.offer.provider, false,
+                                             hub_download_bps(prepare_bytes, spec.workload.engine))
+                                .bytes_per_s;
+      // Without CPU pods the download runs on this offer's host: no faster than its link.
+      if (!traits_of(c.offer).cpu_pods && c.offer.download_bps > 0)
+        download_bps = std::min(download_bps, c.offer.download_bps);
       PrepareInput pi{c.price,
                       std::nullopt,
                       traits_of(c.offer).cpu_pods,
                       in.warm_volume || volume_warm_for(&in.warm_volumes, c.offer),
                       !spec.prepare->creates.empty(),
                       prepare_bytes,
-                      weight_load_rate(in.load_history, c.offer.provider, false,
-                                       hub_download_bps(prepare_bytes, spec.workload.engine))
-                          .bytes_per_s};
+                      download_bps};
       for (const Offer& o : in.cpu_offers)
         if (o.provider == c.offer.provider && o.available &&
             (!pi.cpu || o.usd_per_hour < pi.cpu->usd_per_hour))
@@ -352,7 +356,7 @@ Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& in) {
     // The image's pull (plan/image_pull.h), after the cold-start line, for a pod that pulls one.
     if (!traits_of(candidates[0].offer).runs_here && !in.boot_s && !in.image.image.empty() &&
         (in.image.bytes || !in.image.silent)) {
-      best->image_pull = image_pull_note(in.image);
+      best->image_pull = image_pull_note(in.image, candidates[0].offer.download_bps);
       notes.insert(notes.begin(), best->image_pull);
       best->image_bytes = in.image.bytes.value_or(0);
     }

@@ -88,6 +88,27 @@ TEST(PlanImagePull, TwoImagesDifferOnlyBySizeOverRate) {
   EXPECT_TRUE(printed);
 }
 
+TEST(PlanImagePull, AnOfferWithASlowDownloadLinkPullsNoFasterThanIt) {
+  // Vast states each host's download rate (Offer::download_bps, from inet_down): an image pull
+  // there goes no faster, and the plan says so; a link faster than the prior changes nothing.
+  ImageLookup off;
+  PipelineSpec spec = imgpull_spec(8);
+  PlanInput in = runpod_4090_plan_input();
+  in.image = image_pull_for(spec, off);
+  in.gpu_offers[0].download_bps = 100e6 / 8;  // 100 Mb/s
+  auto slow = make_plan(spec, in);
+  ASSERT_TRUE(slow.ok()) << slow.error().message;
+  const double prior = find_provider_traits("runpod")->boot_s;
+  EXPECT_NEAR(slow->estimate.cold_start_s, prior + 640, 1e-6);
+  EXPECT_TRUE(imgpull_has_note(*slow,
+                               "image runpod/pytorch:2.1 8.0 GB (spec), pull ~640 s at 12.5 MB/s "
+                               "(the offer's download link, 100 Mb/s)"));
+  in.gpu_offers[0].download_bps = 10e9;
+  auto fast = make_plan(spec, in);
+  ASSERT_TRUE(fast.ok());
+  EXPECT_NEAR(fast->estimate.cold_start_s, prior + 80, 1e-6);
+}
+
 TEST(PlanImagePull, UnknownSizeFallsBackToThePriorAndSaysWhy) {
   FakeRegistry registry;  // knows no image: 404
   FakeClock clock;

@@ -217,6 +217,20 @@ TEST(VastJson, TheOffersDiskRateReachesTheOffer) {
   EXPECT_EQ(vast::to_offer((*r)[2]).disk_read_bps, 0);
 }
 
+TEST(VastJson, TheOffersDownloadLinkReachesTheOfferInMegabitsPerSecond) {
+  // inet_down is the host's measured download rate; the spec says MB/s, the CLI Mb/s (REFERENCE
+  // §4.2, "Unit conflicts"). Read as Mb/s, the slower, so no download is planned too fast.
+  // Absent or not positive: 0, no link bound.
+  auto r = vast::parse_offers(R"({"offers":[{"id":1,"gpu_name":"RTX 4090","inet_down":812.4},
+      {"id":2,"gpu_name":"RTX 4090"},{"id":3,"gpu_name":"RTX 4090","inet_down":-5}]})");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_DOUBLE_EQ((*r)[0].inet_down, 812.4);
+  EXPECT_DOUBLE_EQ(vast::to_offer((*r)[0]).download_bps, 812.4e6 / 8);
+  EXPECT_EQ(vast::to_offer((*r)[1]).download_bps, 0);
+  EXPECT_EQ(vast::to_offer((*r)[2]).download_bps, 0);
+}
+
 TEST(VastJson, OffersAreReadFieldByFieldAndStrictly) {
   auto ok = vast::parse_offers(R"({"success": true, "offers": [
       {"id": 4120110, "machine_id": 41201, "gpu_name": "RTX 4090", "num_gpus": 2,

@@ -180,6 +180,28 @@ TEST(WeightLoad, TheOffersOwnDiskReplacesThePriorWhereTheWeightsAreReadFromIt) {
                    storage_read_bps(kStorageLocalDisk));
 }
 
+TEST(WeightLoad, TheOffersDownloadLinkBoundsADownloadAndNothingElse) {
+  // Vast states each host's download rate (inet_down): a hub or object-store download, prior or
+  // learned, goes no faster; a volume or the local disk is not read over it.
+  const ProviderTraits& vast = *find_provider_traits("vast");
+  const double link = 100e6 / 8;  // 100 Mb/s
+  const WeightSource hub = weight_source_for("hub", vast, false, 0, 16e9, "", link);
+  EXPECT_DOUBLE_EQ(hub.prior_bps, link);
+  EXPECT_DOUBLE_EQ(hub.link_bps, link);
+  EXPECT_DOUBLE_EQ(weight_source_for("s3", vast, false, 0, 16e9, "", link).prior_bps, link);
+  EXPECT_DOUBLE_EQ(weight_source_for("volume", vast, false, 6e9, 16e9, "", link).prior_bps, 6e9);
+  EXPECT_EQ(weight_source_for("local-disk", vast, false, 0, 16e9, "", link).link_bps, 0);
+  // A link faster than the prior leaves the prior.
+  EXPECT_DOUBLE_EQ(weight_source_for("hub", vast, false, 0, 16e9, "", 10e9).prior_bps,
+                   hub_download_bps(16e9, ""));
+  // A rate learned on the provider's other machines is capped by this one's link.
+  LoadRate learned;
+  learned.bytes_per_s = 400e6;
+  learned.runs = 3;
+  EXPECT_DOUBLE_EQ(within_link(learned, hub).bytes_per_s, link);
+  EXPECT_DOUBLE_EQ(within_link(learned, weight_source_for("hub", vast, false)).bytes_per_s, 400e6);
+}
+
 PipelineSpec wl_spec(const std::string& weights_from, const std::string& engine = "") {
   PipelineSpec s;
   s.name = "serve";
@@ -192,9 +214,13 @@ PipelineSpec wl_spec(const std::string& weights_from, const std::string& engine 
   return s;
 }
 
-double wl_cold_start(const PipelineSpec& spec, std::string* note = nullptr, double disk_bps = 0) {
+double wl_cold_start(const PipelineSpec& spec, std::string* note = nullptr, double disk_bps = 0,
+                     double link_bps = 0) {
   PlanInput in = runpod_4090_plan_input();
-  for (Offer& o : in.gpu_offers) o.disk_read_bps = disk_bps;
+  for (Offer& o : in.gpu_offers) {
+    o.disk_read_bps = disk_bps;
+    o.download_bps = link_bps;
+  }
   auto plan = make_plan(spec, in);
   EXPECT_TRUE(plan.ok()) << plan.error().message;
   if (!plan.ok()) return -1;
@@ -225,6 +251,16 @@ TEST(PlanWeightSource, TheSpecsWeightsFromMovesTheColdStartAsDocumented) {
   EXPECT_LT(local, volume);
   EXPECT_LT(volume, hub);
   EXPECT_LT(s3, hub);
+  // An offer whose host states a 100 Mb/s link downloads the 16 GB at 12.5 MB/s: 1280 s more or
+  // less, where the hub's own rate would take about 107 s.
+  const double slow_link = wl_cold_start(wl_spec("hub"), &note, 0, 100e6 / 8);
+  EXPECT_NEAR(slow_link, boot + weight_load(16e9, 100e6 / 8, "", 1).seconds(), 1e-6);
+  EXPECT_GT(slow_link - hub, 1000);
+  EXPECT_EQ(note,
+            "weight load 16.0 GB from the hub at 12.5 MB/s (the offer's download link, 100 Mb/s), "
+            "1286 s with the loader");
+  EXPECT_DOUBLE_EQ(wl_cold_start(wl_spec("hub"), nullptr, 0, 10e9), hub);  // a fast link
+  EXPECT_DOUBLE_EQ(wl_cold_start(wl_spec("volume"), nullptr, 0, 100e6 / 8), volume);
   // Meta's original loader (engine pytorch) takes longer than vLLM's from the same disk.
   EXPECT_GT(wl_cold_start(wl_spec("local-disk", "pytorch")),
             wl_cold_start(wl_spec("local-disk", "vllm")));
