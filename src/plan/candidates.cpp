@@ -151,14 +151,18 @@ struct ShapeKey {
   std::string_view provider, gpu;
   int count;
   bool warm;  // the offer's volume is staged (its region's, per the store)
+  // The host's own disk and download link (Vast states both per offer): they set the cold start.
+  double disk_bps, link_bps;
   bool operator==(const ShapeKey& o) const {
-    return count == o.count && warm == o.warm && provider == o.provider && gpu == o.gpu;
+    return count == o.count && warm == o.warm && disk_bps == o.disk_bps &&
+           link_bps == o.link_bps && provider == o.provider && gpu == o.gpu;
   }
 };
 struct ShapeHash {
   size_t operator()(const ShapeKey& k) const {
     return std::hash<std::string_view>()(k.provider) * 31 + std::hash<std::string_view>()(k.gpu) +
-           static_cast<size_t>(k.count) * 2 + (k.warm ? 1 : 0);
+           static_cast<size_t>(k.count) * 2 + (k.warm ? 1 : 0) +
+           std::hash<double>()(k.disk_bps) * 7 + std::hash<double>()(k.link_bps) * 13;
   }
 };
 struct Shape {
@@ -270,7 +274,8 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
     const Offer& o = *op;
     const int count = std::max(1, o.gpu_count);
     const bool warm = in.warm_volume || volume_warm_for(in.warm_volumes, o);
-    auto [it, fresh] = cache.try_emplace(ShapeKey{o.provider, o.gpu_type, count, warm});
+    auto [it, fresh] = cache.try_emplace(
+        ShapeKey{o.provider, o.gpu_type, count, warm, o.disk_read_bps, o.download_bps});
     Shape& shape = it->second;
     if (fresh) {
       auto c = std::make_shared<CandidateShape>();

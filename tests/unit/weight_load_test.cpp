@@ -261,6 +261,25 @@ TEST(PlanWeightSource, TheSpecsWeightsFromMovesTheColdStartAsDocumented) {
             "1286 s with the loader");
   EXPECT_DOUBLE_EQ(wl_cold_start(wl_spec("hub"), nullptr, 0, 10e9), hub);  // a fast link
   EXPECT_DOUBLE_EQ(wl_cold_start(wl_spec("volume"), nullptr, 0, 100e6 / 8), volume);
+  // Two offers of one price that differ by their links: the plan takes the faster.
+  PlanInput two = runpod_4090_plan_input();
+  two.gpu_offers.push_back(two.gpu_offers[0]);
+  two.gpu_offers[0].region = "slow link";
+  two.gpu_offers[0].download_bps = 100e6 / 8;
+  two.gpu_offers[1].region = "fast link";
+  two.gpu_offers[1].download_bps = 1e9 / 8;
+  auto picked = make_plan(wl_spec("hub"), two);
+  ASSERT_TRUE(picked.ok()) << picked.error().message;
+  EXPECT_EQ(picked->gpu.region, "fast link");
+  // So do two offers of one type whose host disks differ (each offer's own cold start, not the
+  // first one's for its type).
+  two.gpu_offers[0].region = "slow disk";
+  two.gpu_offers[0].disk_read_bps = 373e6;
+  two.gpu_offers[1].region = "fast disk";
+  two.gpu_offers[1].disk_read_bps = 6e9;
+  picked = make_plan(wl_spec("local-disk"), two);
+  ASSERT_TRUE(picked.ok()) << picked.error().message;
+  EXPECT_EQ(picked->gpu.region, "fast disk");
   // Meta's original loader (engine pytorch) takes longer than vLLM's from the same disk.
   EXPECT_GT(wl_cold_start(wl_spec("local-disk", "pytorch")),
             wl_cold_start(wl_spec("local-disk", "vllm")));
