@@ -322,7 +322,7 @@ def tensor_tflops(card, precision, fp16_accumulate, name=None):
 
 
 ETA_COMPUTE = 0.45
-PRIOR = (0.842, 0.00302)  # default_calibration(): eta_bw, t0_s
+PRIOR = (0.846, 0.00308)  # default_calibration(): eta_bw, t0_s
 
 
 def decode_points(binary, rows):
@@ -555,7 +555,7 @@ def loso_predictions(binary, fit_rows):
 # architecture (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass: the host
 # overhead t0 of one denoiser call is a floor the batch amortises (a step makes one call, or two
 # when guidance's passes run in turn), the card's sustained tensor rate the ceiling.
-DIFFUSION_PRIOR = (0.45, 0.00302)  # default_calibration(): eta_compute, t0_s
+DIFFUSION_PRIOR = (0.45, 0.00308)  # default_calibration(): eta_compute, t0_s
 
 
 def diffusion_points(binary, rows):

@@ -18,9 +18,9 @@ const Calibration& default_calibration() {
   // held-out row enters). eta_compute: published MFU (PaLM 46.2%, Megatron-LM 52%). Multi-GPU
   // costs come from the interconnect (src/cost/parallel.cpp), not from here.
   static const Calibration kDefault{
-      .eta_bw = 0.842,
+      .eta_bw = 0.846,
       .eta_compute = 0.45,
-      .t0_s = 0.00302,
+      .t0_s = 0.00308,
   };
   return kDefault;
 }
@@ -35,19 +35,19 @@ const std::vector<DecodeFit>& decode_fits() {
   // "Validation".
   static const std::vector<DecodeFit> kFits{
       // engine, family, eta_bw, t0_s, fit-set rows
-      {"llama.cpp", "gddr nvidia", 0.998, 0.00302, 2},  // llama.cpp #4766: RTX 4090
+      {"llama.cpp", "gddr nvidia", 1.000, 0.00308, 2},  // llama.cpp #4766: RTX 4090
       {"llama.cpp", "gddr amd", 0.540, 0.00000, 3},     // #26284, #20934: RX 7900 XTX
       {"llama.cpp", "gddr", 1.000, 0.00334, 5},         //
-      {"llama.cpp", "hbm nvidia", 0.793, 0.00302, 2},   // #3545: V100; #6017: A100 PCIe
-      {"llama.cpp", "hbm", 0.793, 0.00302, 2},          //
-      {"vllm", "gddr nvidia", 0.628, 0.00000, 6},       // RTX 4090 and A40 serving sweeps
-      {"vllm", "gddr", 0.628, 0.00000, 6},              //
-      {"vllm", "hbm nvidia", 0.917, 0.00302, 2},        // A100 40GB, concurrency 1 and 8
-      {"vllm", "hbm amd", 0.406, 0.00302, 7},  // 8 x MI300X, tensor parallel (Oracle, dstack)
-      {"vllm", "hbm", 0.917, 0.00302, 2},      //
+      {"llama.cpp", "hbm nvidia", 0.796, 0.00308, 2},   // #3545: V100; #6017: A100 PCIe
+      {"llama.cpp", "hbm", 0.796, 0.00308, 2},          //
+      {"vllm", "gddr nvidia", 0.654, 0.00000, 6},       // RTX 4090 and A40 serving sweeps
+      {"vllm", "gddr", 0.654, 0.00000, 6},              //
+      {"vllm", "hbm nvidia", 0.920, 0.00308, 2},        // A100 40GB, concurrency 1 and 8
+      {"vllm", "hbm amd", 0.408, 0.00308, 7},  // 8 x MI300X, tensor parallel (Oracle, dstack)
+      {"vllm", "hbm", 0.920, 0.00308, 2},      //
       {"", "gddr nvidia", 0.700, 0.00000, 8},  //
       {"", "gddr amd", 0.540, 0.00000, 3},     //
-      {"", "gddr", 0.732, 0.00190, 11},        //
+      {"", "gddr", 0.766, 0.00214, 11},        //
       {"", "hbm nvidia", 1.000, 0.00510, 4},   //
       {"", "hbm", 1.000, 0.00510, 4},          //
   };
