@@ -144,5 +144,34 @@ TEST(Prepare, ThePlanCountsTheStepWhereItRunsAndPrintsTheDecision) {
   EXPECT_NE(plan_summary_lines(spec, *warm)[2].find("warm"), std::string::npos);
 }
 
+TEST(Prepare, OnAHostWithoutCpuPodsTheDownloadGoesNoFasterThanTheOffersLink) {
+  // Vast has no CPU pods, so the step downloads on the GPU offer's host; its inet_down
+  // (Offer::download_bps) bounds the download. Where CPU pods run it, the GPU offer's link is not
+  // the one used.
+  PipelineSpec spec = prepare_spec();
+  PlanInput in;
+  in.providers = {"vast"};
+  in.gpu_offers = {prep_offer("vast", "RTX_4090", 0.69)};
+  auto fast = make_plan(spec, in);
+  ASSERT_TRUE(fast.ok()) << fast.error().message;
+  ASSERT_TRUE(fast->prepare.has_value());
+  EXPECT_EQ(fast->prepare->where, PrepareWhere::kGpuPod);
+  in.gpu_offers[0].download_bps = 100e6 / 8;  // 100 Mb/s
+  auto slow = make_plan(spec, in);
+  ASSERT_TRUE(slow.ok()) << slow.error().message;
+  EXPECT_NEAR(slow->estimate.prepare_s - fast->estimate.prepare_s,
+              kFourteenGb / (100e6 / 8) - kFourteenGb / hub_download_bps(kFourteenGb, ""), 1e-6);
+
+  PlanInput other;
+  other.providers = {"other"};
+  other.gpu_offers = {prep_offer("other", "RTX_4090", 0.69)};
+  other.cpu_offers = {prep_offer("other", "cpu", 0.06, 0)};
+  auto unbound = make_plan(spec, other);
+  other.gpu_offers[0].download_bps = 100e6 / 8;
+  auto bound = make_plan(spec, other);
+  ASSERT_TRUE(unbound.ok() && bound.ok());
+  EXPECT_DOUBLE_EQ(bound->estimate.prepare_s, unbound->estimate.prepare_s);
+}
+
 }  // namespace
 }  // namespace burst
