@@ -32,7 +32,7 @@ struct VastOffer {
   double min_bid = 0;       // the lowest interruptible bid the host takes, $/h per machine; 0: none
   double storage_cost = 0;  // $/GB/month of disk on this machine (REFERENCE §4.2)
   double disk_bw = 0;       // the host disk's read rate, MB/s (REFERENCE §4.2 offer fields)
-  double inet_down = 0;     // the host's measured download rate, Mb/s (REFERENCE §4.2: see to_offer)
+  double inet_down = 0;     // the host's download rate, Mb/s (REFERENCE §4.2; see to_offer)
   std::string geolocation;
   bool rentable = true, rented = false;
 };

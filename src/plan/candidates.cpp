@@ -154,8 +154,8 @@ struct ShapeKey {
   // The host's own disk and download link (Vast states both per offer): they set the cold start.
   double disk_bps, link_bps;
   bool operator==(const ShapeKey& o) const {
-    return count == o.count && warm == o.warm && disk_bps == o.disk_bps &&
-           link_bps == o.link_bps && provider == o.provider && gpu == o.gpu;
+    return count == o.count && warm == o.warm && disk_bps == o.disk_bps && link_bps == o.link_bps &&
+           provider == o.provider && gpu == o.gpu;
   }
 };
 struct ShapeHash {
@@ -328,9 +328,9 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       // Weights: read from where the spec or the store says (plan/weight_source.h) at that
       // storage's rate, learned per provider where measured, plus the loader's own work.
       static const std::vector<LoadSample> kNoLoadSamples;
-      const WeightSource src = weight_source_for(w.weights_from, traits_of(o), warm,
-                                                 o.disk_read_bps, weight_bytes, w.engine,
-                                                 o.download_bps);
+      const WeightSource src =
+          weight_source_for(w.weights_from, traits_of(o), warm, o.disk_read_bps, weight_bytes,
+                            w.engine, o.download_bps);
       const LoadRate load = within_link(
           src.learns ? weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples,
                                         o.provider, src.warm, src.prior_bps)
