@@ -631,7 +631,8 @@ def dlookup(fitted, p):
 LOAD_PRIORS = {"network": 300e6, "local-disk": 4e9}
 LOAD_FALLBACK = {"hub": 100e6, "s3": 300e6}  # a kind with no fit-set row left
 LOADER_FALLBACK = (0.0, 0.0)
-# The grids the safetensors loader's fit searches (fixed_s, s_per_gb, page cache and disk ceiling).
+# The grids the safetensors loader's fit searches (fixed_s, s_per_gb, page cache and disk ceiling,
+# each per rank).
 FIXED_GRID = [f * 0.25 for f in range(0, 25)]
 PER_GB_GRID = [c * 0.01 for c in range(0, 41)]
 PAGE_CACHE_GRID = [5e9, 10e9, 20e9, 30e9, 50e9, 100e9]
@@ -669,23 +670,29 @@ def hub_busiest_bytes(p):
 
 
 def lrate(p, rates):
-    """src/cost/weight_load.cpp, storage_read_bps(kind, disk_bps); a streaming loader
+    """src/cost/weight_load.cpp, storage_read_bps(kind, disk_bps, gpus); a streaming loader
     (src/cost/streaming_loader.cpp, streaming_read_bps) reads a disk or volume at its own rate, an
-    object store at its fitted streaming rate."""
+    object store at its fitted streaming rate. The GPUs loading at once each read their own share:
+    the loader's disk ceiling and the page cache's rates are per rank."""
+    g = p["gpus"]
     if p["loader"] == "streaming":
         if p["kind"] in ("local-disk", "network"):
             return p["disk"] or rates[p["kind"]]
         if p["kind"] == "hub":  # streaming_hub_download_bps: never below the default downloader
             return max(rates["hub-streaming"], rates["hub"] * p["bytes"] / hub_busiest_bytes(p))
-        if p["kind"] in ("s3", "page-cache"):
-            return rates[p["kind"] + "-streaming"]
+        if p["kind"] == "s3":
+            return rates["s3-streaming"]
+        if p["kind"] == "page-cache":
+            return rates["page-cache-streaming"] * g
         return rates[p["kind"]]
     if p["kind"] == "local-disk":
-        return min(p["disk"] or rates["local-disk"], rates["ceiling"])
+        return min(p["disk"] or rates["local-disk"], rates["ceiling"] * g)
     if p["kind"] == "network":
-        return min(p["disk"], rates["ceiling"]) if p["disk"] else rates["network"]
+        return min(p["disk"], rates["ceiling"] * g) if p["disk"] else rates["network"]
     if p["kind"] == "hub":
         return rates["hub"] * p["bytes"] / hub_busiest_bytes(p)
+    if p["kind"] == "page-cache":
+        return rates["page-cache"] * g
     return rates[p["kind"]]
 
 
@@ -700,10 +707,10 @@ def lmirror(p, fitted):
 
 def load_fit(pts):
     """((kind -> bytes/s), (loader -> (fixed_s, s_per_gb))): the safetensors loader's two numbers,
-    the page cache's rate and the local disk's ceiling by least absolute log error on its rows read
-    from a cited-prior storage or the page cache; pytorch's seconds per GB on its rows with
-    safetensors' fixed cost; then each fitted kind's rate, the median of
-    bytes / (measured - the loader's share) over its rows."""
+    the page cache's rate and the local disk's ceiling (each per rank) by least absolute log error
+    on its rows read from a cited-prior storage or the page cache; pytorch's seconds per GB on its
+    rows with safetensors' fixed cost; then each fitted kind's rate, the median of
+    bytes / (measured - the loader's share) over its rows (one rank's share for the page cache)."""
     rates = dict(LOAD_PRIORS, **{"page-cache": PAGE_CACHE_GRID[-1], "ceiling": CEILING_GRID[-1]})
     loaders = {}
 
@@ -755,8 +762,10 @@ def load_fit(pts):
             init = 0 if p["download"] else (loaders[p["loader"]][0] + loaders[p["loader"]][1] *
                                              p["bytes"] / 1e9 / p["gpus"])
             if p["meas"] > init:
-                # One stream's rate for the hub's own downloader: the busiest stream's bytes.
-                busy = hub_busiest_bytes(p) if kind == "hub" else p["bytes"]
+                # One stream's rate for the hub's own downloader: the busiest stream's bytes;
+                # one rank's rate from the page cache: its share.
+                busy = (hub_busiest_bytes(p) if kind == "hub" else
+                        p["bytes"] / p["gpus"] if kind == "page-cache-streaming" else p["bytes"])
                 vals.append(busy / (p["meas"] - init))
         # Without a streaming row of the kind: the default loader's rate of it.
         fallback = rates[base] if streaming else LOAD_FALLBACK[kind]

@@ -32,18 +32,20 @@ inline constexpr const char* kStoragePageCache = "page-cache";
 
 // The read rate of a storage kind, bytes/s, when no provider or measurement says otherwise:
 // hub, s3 and page-cache fitted on the fit set's rows of that source; network and local-disk
-// cited priors. 0 for an unknown kind.
+// cited priors. 0 for an unknown kind. The page cache's is one rank's rate (see below).
 double storage_read_bps(std::string_view kind);
 // The same where the disk's own sequential read rate is known (`disk_bps` > 0, bytes/s: a fio
-// run, a dd, a provider's offer such as Vast's disk_bw): a local disk or a network file system
-// reads at that rate, up to the ceiling a page-faulting safetensors loader reaches
-// (kLocalDiskLoaderCeilingBps; a Lustre tier measured at 640 MB/s loaded at that rate, rows
-// 335-336). A provisioned rate is not a measured one: EBS volumes of 1,000 and 4,000 MiB/s both
-// loaded 15 GB in 47 s (rows 202-203, read at the network prior). Other kinds ignore it. A faster
-// disk never makes the load longer. `disk_bps` <= 0: storage_read_bps(kind).
-double storage_read_bps(std::string_view kind, double disk_bps);
-// Fitted: the fastest a disk or file system is read by the default loaders, however fast it is.
-inline constexpr double kLocalDiskLoaderCeilingBps = 6e9;
+// run, a dd, a provider's offer such as Vast's disk_bw) and `gpus` ranks load at once: a local
+// disk or a network file system reads at that rate, up to the ceiling a page-faulting safetensors
+// loader reaches on each rank (gpus x kLocalDiskLoaderCeilingBps; a Lustre tier measured at 640
+// MB/s loaded at that rate, rows 335-336). A provisioned rate is not a measured one: EBS volumes
+// of 1,000 and 4,000 MiB/s both loaded 15 GB in 47 s (rows 202-203, read at the network prior).
+// The page cache is read by each rank at its own rate (gpus x storage_read_bps("page-cache"));
+// other kinds ignore `disk_bps` and `gpus`. A faster disk or more ranks never make the load
+// longer. `disk_bps` <= 0: the kind's prior (times the ranks for the page cache).
+double storage_read_bps(std::string_view kind, double disk_bps, int gpus = 1);
+// Fitted: the fastest one rank's default loader reads a disk or file system, however fast it is.
+inline constexpr double kLocalDiskLoaderCeilingBps = 8e9;
 // Where that rate comes from, one line (for notes and docs).
 const char* storage_read_basis(std::string_view kind);
 

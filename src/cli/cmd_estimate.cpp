@@ -50,7 +50,8 @@ nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
     if (kind == kStorageHub)
       return streaming ? cost::streaming_hub_download_bps(weight_bytes, engine)
                        : hub_download_bps(weight_bytes, engine);
-    return streaming ? cost::streaming_read_bps(kind, disk_bps) : storage_read_bps(kind, disk_bps);
+    return streaming ? cost::streaming_read_bps(kind, disk_bps, gpus)
+                     : storage_read_bps(kind, disk_bps, gpus);
   };
   const auto load = [&](double rate) {
     return streaming ? cost::streaming_weight_load(weight_bytes, rate, gpus)

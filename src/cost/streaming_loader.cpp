@@ -19,17 +19,22 @@ constexpr double kS3StreamingBps = 4.02e9;
 // stream a file (storage_read_bps("hub")).
 constexpr double kHubStreamingBps = 108e6;
 
-// Fitted: row 313 (fastsafetensors in IBM's TGIS, llama-2-13b from the page cache, TGIS #99),
-// less the loader's share: a streaming loader copies page-cached bytes into its pinned buffers
-// with the CPU, far below the page cache's rate for a memory-mapped read (storage_read_bps).
-constexpr double kPageCacheStreamingBps = 6.03e9;
+// Fitted, one rank's rate: the median of rows 313 (fastsafetensors in IBM's TGIS, llama-2-13b
+// from the page cache, TGIS #99) and 372, 374, 378 (fastsafetensors in vLLM #52462 at TP 1 and
+// 4), each rank's share over the time less the loader's share: a streaming loader copies
+// page-cached bytes into its pinned buffers with the CPU, far below the page cache's rate for a
+// memory-mapped read (storage_read_bps).
+constexpr double kPageCacheStreamingBps = 5.19e9;
 
 // Fitted (least absolute log error) on the streaming rows read from a disk or volume: 300-301
 // (the Run:ai Model Streamer from EBS gp3 and io2 volumes at their stated rates), 303-305
-// (ServerlessLLM Store's loader from a 29.4 GB/s NVMe), 309-312 and 331 (fastsafetensors in vLLM
-// #10647, TGIS #99 and its own overview, from local NVMe), 332 (the streamer in vLLM from a local
-// disk). Per GB each GPU loads: the copy to the GPU that reading does not hide.
-constexpr LoaderCost kStreaming{"streaming", 0.0, 0.015, 11};
+// (ServerlessLLM Store's loader from a 29.4 GB/s NVMe), 309-312, 331, 371, 373 and 375-377
+// (fastsafetensors in vLLM #10647, TGIS #99, its own overview and vLLM #52462, from local NVMe),
+// 332 (the streamer in vLLM from a local disk), 380, 384, 386 and 389 (transformers'
+// HF_SHARD_PREFETCH on 8 ranks and pegainfer's WeightPrefetch, from shared file systems and
+// Lustre at the network prior). Per GB each GPU loads: the copy to the GPU that reading does not
+// hide.
+constexpr LoaderCost kStreaming{"streaming", 0.0, 0.015, 20};
 
 }  // namespace
 
@@ -37,11 +42,11 @@ bool known_loader(std::string_view loader) {
   return loader == kLoaderDefault || loader == kLoaderStreaming;
 }
 
-double streaming_read_bps(std::string_view kind, double disk_bps) {
+double streaming_read_bps(std::string_view kind, double disk_bps, int gpus) {
   if ((kind == kStorageLocalDisk || kind == kStorageNetwork) && disk_bps > 0) return disk_bps;
   if (kind == kStorageS3) return kS3StreamingBps;
   if (kind == kStorageHub) return kHubStreamingBps;
-  if (kind == kStoragePageCache) return kPageCacheStreamingBps;
+  if (kind == kStoragePageCache) return kPageCacheStreamingBps * std::max(1, gpus);
   return storage_read_bps(kind);
 }
 

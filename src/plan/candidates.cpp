@@ -328,16 +328,16 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
       // Weights: read from where the spec or the store says (plan/weight_source.h) at that
       // storage's rate, learned per provider where measured, plus the loader's own work.
       static const std::vector<LoadSample> kNoLoadSamples;
+      // The GPUs of one model's group load their shares in parallel (replicas each load it all).
+      const int loaders = std::clamp(c->gpus_needed, 1, count);
       const WeightSource src =
           weight_source_for(w.weights_from, traits_of(o), warm, o.disk_read_bps, weight_bytes,
-                            w.engine, o.download_bps);
+                            w.engine, o.download_bps, loaders);
       const LoadRate load = within_link(
           src.learns ? weight_load_rate(in.load_history ? *in.load_history : kNoLoadSamples,
                                         o.provider, src.warm, src.prior_bps)
                      : weight_load_rate(kNoLoadSamples, o.provider, src.warm, src.prior_bps),
           src);
-      // The GPUs of one model's group load their shares in parallel (replicas each load it all).
-      const int loaders = std::clamp(c->gpus_needed, 1, count);
       const double load_s =
           weight_load(weight_bytes, load.bytes_per_s, w.engine, loaders).seconds();
       if (!traits_of(o).runs_here && weight_bytes > 0)

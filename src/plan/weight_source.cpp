@@ -10,7 +10,7 @@ namespace burst {
 
 WeightSource weight_source_for(const std::string& weights_from, const ProviderTraits& provider,
                                bool warm_volume, double disk_bps, double weight_bytes,
-                               const std::string& engine, double link_bps) {
+                               const std::string& engine, double link_bps, int gpus) {
   WeightSource s;
   s.from = known_weight_source(weights_from) ? weights_from : (warm_volume ? "volume" : "hub");
   if (s.from == "volume") {
@@ -24,8 +24,8 @@ WeightSource weight_source_for(const std::string& weights_from, const ProviderTr
         provider.local_disk_read_bps > 0 ? provider.local_disk_read_bps : storage_read_bps(s.kind);
   } else {
     s.kind = s.from;  // hub, s3
-    s.prior_bps =
-        s.kind == kStorageHub ? hub_download_bps(weight_bytes, engine) : storage_read_bps(s.kind);
+    s.prior_bps = s.kind == kStorageHub ? hub_download_bps(weight_bytes, engine)
+                                        : storage_read_bps(s.kind, 0, gpus);  // per rank
     s.learns = s.from == "hub";
   }
   if (link_bps > 0 && (s.kind == kStorageHub || s.kind == kStorageS3)) {
@@ -34,7 +34,7 @@ WeightSource weight_source_for(const std::string& weights_from, const ProviderTr
   }
   // The offer's own disk replaces the prior where the weights are read from that disk.
   if (disk_bps > 0 && s.kind == kStorageLocalDisk) {
-    s.prior_bps = storage_read_bps(s.kind, disk_bps);
+    s.prior_bps = storage_read_bps(s.kind, disk_bps, gpus);
     s.host_disk = true;
   }
   return s;

@@ -33,10 +33,11 @@ struct WeightSource {
 // storage_read_bps(kind, disk_bps). A hub download's prior is the rate of `weight_bytes` of
 // `engine`'s checkpoint, fetched several files at once (hub_download_bps; one stream's rate when
 // `weight_bytes` is 0). `link_bps` > 0: the offer's download link (Offer::download_bps), the
-// ceiling of a hub or object-store download.
+// ceiling of a hub or object-store download. `gpus`: the ranks loading at once, each reading its
+// share of the offer's own disk or the page cache at its own loader's rate (storage_read_bps).
 WeightSource weight_source_for(const std::string& weights_from, const ProviderTraits& provider,
                                bool warm_volume, double disk_bps = 0, double weight_bytes = 0,
-                               const std::string& engine = "", double link_bps = 0);
+                               const std::string& engine = "", double link_bps = 0, int gpus = 1);
 
 // `rate` no faster than the source's download link (unchanged without one): a provider's learned
 // download rate comes from its other machines, whose links may be faster than this offer's.
@@ -46,7 +47,7 @@ LoadRate within_link(LoadRate rate, const WeightSource& src);
 // weights come from when that is an object store or the local disk, and the load's seconds with
 // the loader's own work (burst/weight_load.h), e.g. "weight load 16.0 GB from the local disk at
 // 4000 MB/s (prior), 10 s with the loader"; where the offer's link bounds a download, "weight load
-// 16.0 GB from the hub at 12.5 MB/s (the offer's download link, 100 Mb/s), 1286 s with the loader".
+// 16.0 GB from the hub at 12.5 MB/s (the offer's download link, 100 Mb/s), 1287 s with the loader".
 std::string load_note(const WeightSource& src, const LoadRate& rate, double weight_bytes,
                       double seconds);
 

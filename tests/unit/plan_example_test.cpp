@@ -116,7 +116,7 @@ TEST_F(PlanExample, WithoutADeadlineTtsRenderTakesTheCheapestCardPerUnitOfComput
   EXPECT_EQ(p->gpu.gpu_type, "L4");
   EXPECT_EQ(p->candidates[0].bound(), "compute");
   EXPECT_EQ(p->estimate.workers, 1);
-  EXPECT_NEAR(p->estimate.usd, 0.2344, 0.0001);
+  EXPECT_NEAR(p->estimate.usd, 0.2345, 0.0001);
   EXPECT_NEAR(p->estimate.total_s / 60, 32.0, 0.05);
   EXPECT_GT(p->curve.size(), 10u);  // the go-wide curve is priced and kept
   expect_h100_out_with_the_models_reason(*p);
@@ -136,7 +136,7 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardT
     if (c.offer.gpu_type == "H100_SXM" && c.offer.gpu_count == 1) {
       EXPECT_EQ(why_not_chosen(*p, c),
                 "H100_SXM is not in resources.gpus; costs 1.1x the chosen plan ($0.2583 vs "
-                "$0.2449), though it finishes sooner (5.2 min vs 16.7 min); the workload is "
+                "$0.2452), though it finishes sooner (5.2 min vs 16.7 min); the workload is "
                 "compute-bound and uses 3% of its 80 GiB");
     }
   }

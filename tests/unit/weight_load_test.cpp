@@ -136,6 +136,39 @@ TEST(WeightLoad, ThePageCacheBeatsEveryDisk) {
   EXPECT_GT(wl_seconds(kStoragePageCache), loader_cost("").fixed_s);
 }
 
+TEST(WeightLoad, EachRankReadsItsShareAtItsOwnRateUpToTheDisks) {
+  // docs/cost-model.md "Weight load": the ranks of one group read their shares at once, each at
+  // its own loader's ceiling and page-cache rate (vLLM #52462: 5.54 s at TP 1, 1.70 s at TP 4
+  // from the page cache), so four ranks read a 29.4 GB/s disk at its own rate where one rank
+  // stops at the ceiling; a slow disk is as slow for four ranks as for one.
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageLocalDisk, 29.4e9, 4), 29.4e9);
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageLocalDisk, 29.4e9, 2), 2 * kLocalDiskLoaderCeilingBps);
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageLocalDisk, 373e6, 8), 373e6);
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageNetwork, 50e9, 4), 4 * kLocalDiskLoaderCeilingBps);
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStoragePageCache, 0, 4),
+                   4 * storage_read_bps(kStoragePageCache));
+  EXPECT_DOUBLE_EQ(cost::streaming_read_bps(kStoragePageCache, 0, 4),
+                   4 * cost::streaming_read_bps(kStoragePageCache, 0));
+  // Priors without a stated rate, and the hub and object stores, do not scale with the ranks.
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageNetwork, 0, 8), storage_read_bps(kStorageNetwork));
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStorageS3, 0, 8), storage_read_bps(kStorageS3));
+  EXPECT_DOUBLE_EQ(cost::streaming_read_bps(kStorageLocalDisk, 29.4e9, 4), 29.4e9);
+  // A plan's ranks: four GPUs of one model's group load 16 GB from the page cache sooner than one.
+  auto cached = [](int gpus) {
+    return weight_load(kWlBytes, storage_read_bps(kStoragePageCache, 0, gpus), "", gpus).seconds();
+  };
+  EXPECT_LT(cached(4), cached(1));
+  EXPECT_GT(cached(4), loader_cost("").fixed_s);
+  // Zero or negative ranks read as one.
+  EXPECT_DOUBLE_EQ(storage_read_bps(kStoragePageCache, 0, 0), storage_read_bps(kStoragePageCache));
+  // The planner's source passes its ranks through for the offer's own disk.
+  const ProviderTraits& vast = *find_provider_traits("vast");
+  EXPECT_DOUBLE_EQ(
+      weight_source_for("local-disk", vast, false, 29.4e9, kWlBytes, "", 0, 4).prior_bps, 29.4e9);
+  EXPECT_DOUBLE_EQ(weight_source_for("local-disk", vast, false, 29.4e9, kWlBytes).prior_bps,
+                   kLocalDiskLoaderCeilingBps);
+}
+
 TEST(WeightLoad, TheVolumeIsWhatTheProvidersRowSaysItIs) {
   const ProviderTraits& runpod = *find_provider_traits("runpod");
   const ProviderTraits& vast = *find_provider_traits("vast");
@@ -240,11 +273,11 @@ TEST(PlanWeightSource, TheSpecsWeightsFromMovesTheColdStartAsDocumented) {
   EXPECT_NE(note.find("237 MB/s (warm volume)"), std::string::npos) << note;
   const double local = wl_cold_start(wl_spec("local-disk"), &note);
   EXPECT_EQ(note,
-            "weight load 16.0 GB from the local disk at 4000 MB/s (prior), 10 s with the loader");
+            "weight load 16.0 GB from the local disk at 4000 MB/s (prior), 11 s with the loader");
   // The offer's own disk: a slow one lengthens the cold start, a fast one shortens it.
   EXPECT_GT(wl_cold_start(wl_spec("local-disk"), &note, 373e6), local);
   EXPECT_EQ(note,
-            "weight load 16.0 GB from the local disk at 373 MB/s (the offer's disk), 49 s with the "
+            "weight load 16.0 GB from the local disk at 373 MB/s (the offer's disk), 50 s with the "
             "loader");
   EXPECT_LT(wl_cold_start(wl_spec("local-disk"), nullptr, 6e9), local);
   const double s3 = wl_cold_start(wl_spec("s3"));
@@ -258,7 +291,7 @@ TEST(PlanWeightSource, TheSpecsWeightsFromMovesTheColdStartAsDocumented) {
   EXPECT_GT(slow_link - hub, 1000);
   EXPECT_EQ(note,
             "weight load 16.0 GB from the hub at 12.5 MB/s (the offer's download link, 100 Mb/s), "
-            "1286 s with the loader");
+            "1287 s with the loader");
   EXPECT_DOUBLE_EQ(wl_cold_start(wl_spec("hub"), nullptr, 0, 10e9), hub);  // a fast link
   EXPECT_DOUBLE_EQ(wl_cold_start(wl_spec("volume"), nullptr, 0, 100e6 / 8), volume);
   // Two offers of one price that differ by their links: the plan takes the faster.
