@@ -137,6 +137,10 @@ struct Offer {
   // The host's download rate, bytes/s, when the offer says (Vast's inet_down, Mb/s); 0: unknown.
   // A hub or object-store download and the image pull go no faster (plan/weight_source.h).
   double download_bps = 0;
+  // What the provider bills per GB (1e9 bytes) the host downloads and uploads, on top of the
+  // hourly price, when the offer says (Vast's inet_down_cost, inet_up_cost); 0: not billed.
+  double download_usd_per_gb = 0;
+  double upload_usd_per_gb = 0;
   // The provider's registry row, set where offers enter burst (providers/registry.h,
   // attach_traits); null: unknown_provider_traits(). Points at a row that lives for the process.
   const ProviderTraits* traits = nullptr;

@@ -223,6 +223,10 @@ class OffersSax : public json::json_sax_t {
       cur_.disk_bw = v > 0 ? v : 0;
     } else if (field("inet_down")) {
       cur_.inet_down = v > 0 && std::isfinite(v) ? v : 0;
+    } else if (field("inet_down_cost")) {
+      cur_.inet_down_cost = v > 0 && std::isfinite(v) ? v : 0;
+    } else if (field("inet_up_cost")) {
+      cur_.inet_up_cost = v > 0 && std::isfinite(v) ? v : 0;
     } else if (field("rentable")) {
       cur_.rentable = false;  // only true is true
     }
@@ -285,6 +289,10 @@ Offer to_offer(const VastOffer& o) {
   // The spec says MB/s, the CLI's help and filters Mb/s (REFERENCE §4.2, "Unit conflicts"); read
   // as Mb/s, the smaller rate, so a download is never planned faster than the host's link allows.
   out.download_bps = o.inet_down * 1e6 / 8;
+  // Bandwidth is billed per GB beside dph_total (REFERENCE §4.2 "Pricing": "bandwidth billed
+  // separately per GB"); the planner adds what the hosts download (plan/candidates.h).
+  out.download_usd_per_gb = o.inet_down_cost;
+  out.upload_usd_per_gb = o.inet_up_cost;
   if (const double spot = spot_usd_per_hour(o); spot > 0 && spot < out.usd_per_hour)
     out.spot_usd_per_hour = spot;
   return out;

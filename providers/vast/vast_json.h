@@ -33,6 +33,8 @@ struct VastOffer {
   double storage_cost = 0;  // $/GB/month of disk on this machine (REFERENCE §4.2)
   double disk_bw = 0;       // the host disk's read rate, MB/s (REFERENCE §4.2 offer fields)
   double inet_down = 0;     // the host's download rate, Mb/s (REFERENCE §4.2; see to_offer)
+  double inet_down_cost = 0;  // $/GB the host bills for downloads (REFERENCE §4.2)
+  double inet_up_cost = 0;    // $/GB the host bills for uploads (REFERENCE §4.2)
   std::string geolocation;
   bool rentable = true, rented = false;
 };

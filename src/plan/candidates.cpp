@@ -97,6 +97,12 @@ std::vector<WidthShape> shape_curve(const Workload& w, const shape_model::Modell
   return out;
 }
 
+// The per-GB charge on what `workers` hosts of the offer download (CandidateShape::inbound_bytes).
+double transfer_usd(const Candidate& c, int workers) {
+  if (!c.shape || !(c.offer.download_usd_per_gb > 0)) return 0;
+  return workers * c.shape->inbound_bytes / 1e9 * c.offer.download_usd_per_gb;
+}
+
 bool within_price(const Candidate& c, int workers, const std::optional<double>& cap) {
   return traits_of(c.offer).runs_here || !cap || workers * c.price <= *cap + 1e-9;
 }
@@ -124,7 +130,8 @@ std::string go_wide(const Limits& lim, int widest, const std::vector<int>& best_
   c->worker_run_s = pick.run_s;
   c->total_s = pick.seconds;
   c->billed_s = pick.billed_s;
-  c->usd = pick.billed_s / 3600.0 * c->price;
+  c->transfer_usd = transfer_usd(*c, pick.workers);
+  c->usd = pick.billed_s / 3600.0 * c->price + c->transfer_usd;
   c->utilization = pick.billed_s > 0 ? pick.workers * pick.run_s / pick.billed_s : 0;
   if (best) return "";
   // A fixed width (resources.workers) above what the price cap allows.
@@ -212,8 +219,8 @@ std::vector<WidthPoint> width_curve(const Candidate& c, std::optional<double> ma
                                        std::pair{s.over_runtime, "budget.max_runtime"},
                                        std::pair{!priced_in, "resources.max_usd_per_hour"}})
       if (broken) over += (over.empty() ? "" : ", ") + std::string(name);
-    out.push_back(
-        {s.workers, s.seconds, s.billed_s / 3600.0 * c.price, s.in_time && priced_in, over});
+    out.push_back({s.workers, s.seconds, s.billed_s / 3600.0 * c.price + transfer_usd(c, s.workers),
+                   s.in_time && priced_in, over});
   }
   return out;
 }
@@ -349,6 +356,10 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
                         : boot >= 0            ? boot + pull + load_s
                                                : traits_of(o).boot_s + pull + load_s;
       c->sync_s = sync_s;
+      if (!traits_of(o).runs_here)
+        c->inbound_bytes = (src.kind == kStorageHub || src.kind == kStorageS3 ? weight_bytes : 0) +
+                           (in.image && !in.boot_s ? in.image->bytes.value_or(0) : 0) +
+                           static_cast<double>(in.code_bytes);
       c->curve = shape_curve(w, modelled ? &m : nullptr, lim, in.max_workers, in.fixed_workers,
                              in.split_here, traits_of(o), *c);
       shape.best_upto = prefix_best(c->curve);

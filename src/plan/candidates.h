@@ -34,7 +34,7 @@ double weight_bytes_of(const Workload& w);
 struct WidthPoint {
   int workers = 1;
   double seconds = 0;   // wall time of the job (the slowest worker)
-  double usd = 0;       // all workers, billed time x price
+  double usd = 0;       // all workers, billed time x price + their downloads' per-GB charge
   bool allowed = true;  // meets the deadline, budget.max_runtime and max $/hour
   // When not allowed, the limits it breaks by their spec names, e.g. "deadline" or
   // "budget.max_runtime, resources.max_usd_per_hour".
@@ -59,7 +59,11 @@ struct CandidateShape {
   double need_gib = 0;  // memory the workload needs (0 when unknown)
   double have_gb = 0;   // usable VRAM across the offer's GPUs
   int gpus_needed = 0;
-  double cold_start_s = 0;      // provisioning + image pull + weights load, per worker
+  double cold_start_s = 0;  // provisioning + image pull + weights load, per worker
+  // Bytes each worker's host downloads that the plan knows of: the weights from a hub or object
+  // store, the image when its size is known, the code sync. Priced at the offer's $/GB where
+  // the provider bills downloads (Offer::download_usd_per_gb); 0 on this machine.
+  double inbound_bytes = 0;
   std::string cold_start_note;  // where provisioning came from when learned (boot_history.h)
   // Which weight-load rate applies and where it came from (load_history.h); "" without weights.
   std::string weight_load_note;
@@ -85,10 +89,13 @@ struct Candidate {
   double worker_run_s = 0;  // the run step of one worker's share
   double total_s = 0;       // wall time: cold start + sync + one worker's share of the run
   double billed_s = 0;      // billed seconds, all workers, rounded per the provider's rule
-  double usd = 0;           // GPU pods' cost (+ CPU hand-off, when planned)
-  double utilization = 0;   // compute / billed
-  double price = 0;         // $/hour of one pod as planned (spot when asked for and offered)
-  std::string rejected;     // "" when the offer can run the job
+  double usd = 0;           // GPU pods' cost and transfer_usd (+ CPU hand-off, when planned)
+  // What the workers' hosts download, billed per GB (Vast): workers x inbound_bytes x the
+  // offer's $/GB; included in usd. The width is chosen on the pods' billed time alone.
+  double transfer_usd = 0;
+  double utilization = 0;  // compute / billed
+  double price = 0;        // $/hour of one pod as planned (spot when asked for and offered)
+  std::string rejected;    // "" when the offer can run the job
 
   double need_gib() const { return shape ? shape->need_gib : 0; }
   double have_gb() const { return shape ? shape->have_gb : 0; }

@@ -24,6 +24,21 @@ std::string fmt_money(double usd) { return fmt("$%.2f", usd); }
 // Seconds or minutes, whichever reads better.
 std::string fmt_time(double s) { return s < 120 ? fmt("%.0f s", s) : fmt("%.1f min", s / 60); }
 
+// The plan's line for a host that bills its traffic per GB (Vast's offers): what the estimate
+// includes, and the uploads it cannot size. "" where the offer bills none.
+std::string transfer_note(const Candidate& c, const Estimate& e) {
+  const Offer& o = c.offer;
+  if (!(o.download_usd_per_gb > 0) && !(o.upload_usd_per_gb > 0)) return "";
+  std::string s = "transfer: the host bills downloads at " + fmt("$%.3f/GB", o.download_usd_per_gb);
+  if (c.shape && c.shape->inbound_bytes > 0)
+    s += fmt(", %.1f GB", c.shape->inbound_bytes / 1e9) + " per worker (weights, image, code)";
+  s += ": " + fmt("$%.2f", e.transfer_usd) + " in the estimate";
+  if (o.upload_usd_per_gb > 0)
+    s += "; uploads (artefacts pulled, the upload step) at " +
+         fmt("$%.3f/GB", o.upload_usd_per_gb) + ", not priced: their size is unknown";
+  return s;
+}
+
 Estimate estimate_of(const Candidate& c, const std::optional<Offer>& cpu) {
   Estimate e;
   e.cold_start_s = c.cold_start_s();
@@ -34,6 +49,7 @@ Estimate estimate_of(const Candidate& c, const std::optional<Offer>& cpu) {
   e.workers = c.workers;
   e.utilization = c.utilization;
   e.usd = c.usd;
+  e.transfer_usd = c.transfer_usd;
   e.run_known = c.run_s() > 0;
   e.basis = c.basis();
   if (c.workers > 1) e.basis += ", " + std::to_string(c.workers) + " workers";
@@ -309,6 +325,12 @@ Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& in) {
       e.prepare_s = prepare->seconds();
       e.prepare_usd = prepare->usd();
       e.usd += e.prepare_usd;
+      // Run on the GPU host, its download is billed per GB where the host bills downloads.
+      if (prepare->where == PrepareWhere::kGpuPod && !prepare->expect_skip) {
+        const double charge = prepare_bytes / 1e9 * c.offer.download_usd_per_gb;
+        e.transfer_usd += charge;
+        e.usd += charge;
+      }
       e.total_s += e.prepare_s;  // before the GPU work (CPU pod) or on the GPU pod
     }
     // Candidates come cheapest first; with the CPU hand-off added, keep the cheapest whole job.
@@ -361,6 +383,8 @@ Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& in) {
       best->image_bytes = in.image.bytes.value_or(0);
     }
     if (!shape->cold_start_note.empty()) notes.insert(notes.begin(), shape->cold_start_note);
+    if (const std::string t = transfer_note(candidates[0], best->estimate); !t.empty())
+      notes.insert(notes.begin(), t);
     best->weight_load = shape->weight_load_note;
   }
   best->notes = std::move(notes);
@@ -398,6 +422,7 @@ std::string estimate_to_json(const Estimate& e) {
                  {"upload_s", e.upload_s},
                  {"prepare_s", e.prepare_s},
                  {"prepare_usd", e.prepare_usd},
+                 {"transfer_usd", e.transfer_usd},
                  {"total_s", e.total_s},
                  {"billed_s", e.billed_s},
                  {"workers", e.workers},

@@ -27,6 +27,10 @@ struct Estimate {
   double upload_s = 0;     // CPU hand-off, including its own cold start
   double prepare_s = 0;    // the prepare step (plan/prepare.h): its pod's time, 0 when skipped
   double prepare_usd = 0;  // included in usd
+  // The provider's per-GB charge on what the hosts download (Vast's inet_down_cost): the
+  // workers' weights, image and code (Candidate::transfer_usd) and a prepare step's download on
+  // the GPU host; included in usd. Not measured: the provider's bill says what it was.
+  double transfer_usd = 0;
   double total_s = 0;      // wall time of the GPU part (the slowest worker)
   double billed_s = 0;     // GPU seconds billed, all workers, rounded per the provider's rule
   int workers = 1;         // GPU pods the items are split across

@@ -30,6 +30,7 @@ RecordedEstimate parse_estimate(const std::string& text) {
   const JsonValue& j = *parsed;
   e.known = true;
   e.usd = j.number_or("usd", 0.0);
+  e.transfer_usd = std::clamp(j.number_or("transfer_usd", 0.0), 0.0, std::max(0.0, e.usd));
   e.total_s = j.number_or("total_s", 0.0);
   e.run_s = j.number_or("run_s", 0.0);
   e.billed_s = j.number_or("billed_s", 0.0);
@@ -252,7 +253,7 @@ void compare(JobReport& r) {
   r.estimate = parse_estimate(r.estimate_json);
   // A job that stopped early did not do the estimated work: no error to report.
   if (r.estimate.known && r.outcome == "succeeded") {
-    r.usd_error_pct = error_pct(r.total_usd, r.estimate.usd);
+    r.usd_error_pct = error_pct(r.total_usd, r.estimate.pods_usd());
     r.gpu_time_error_pct = error_pct(r.gpu_billed_s, r.estimate.billed_s);
     if (r.estimate.run_known) r.run_error_pct = error_pct(r.compute_s, r.estimate.run_s);
   }

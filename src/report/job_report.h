@@ -27,6 +27,11 @@ struct PodCost {
 struct RecordedEstimate {
   bool known = false;  // false when the job has no estimate
   double usd = 0;
+  // Included in usd: the provider's per-GB charge on what the hosts download (Vast's
+  // inet_down_cost; plan/planner.h). burst does not see that bill, so the cost row compares the
+  // pods alone (usd - transfer_usd) and the report shows this part as estimated only.
+  double transfer_usd = 0;
+  double pods_usd() const { return usd - transfer_usd; }
   double total_s = 0;  // wall time of the GPU part
   double run_s = 0;
   double billed_s = 0;

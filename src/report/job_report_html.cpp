@@ -130,8 +130,11 @@ std::string report_html(const JobReport& r) {
   o << "<h2>Estimate vs actual</h2><table><tr><th></th><th>estimate</th><th>actual</th>"
        "<th>error</th></tr>";
   if (r.estimate.known) {
-    o << row({"cost", money(r.estimate.usd), money(r.total_usd), pct(r.usd_error_pct)})
-      << row({"GPU billed", secs(r.estimate.billed_s), secs(r.gpu_billed_s),
+    o << row({"cost", money(r.estimate.pods_usd()), money(r.total_usd), pct(r.usd_error_pct)});
+    if (r.estimate.transfer_usd > 0)
+      o << row({"transfer, billed per GB by the host", money(r.estimate.transfer_usd),
+                "not measured (the provider's bill)", "-"});
+    o << row({"GPU billed", secs(r.estimate.billed_s), secs(r.gpu_billed_s),
               pct(r.gpu_time_error_pct)})
       << row({"run", r.estimate.run_known ? secs(r.estimate.run_s) : "unknown", secs(r.compute_s),
               pct(r.run_error_pct)})

@@ -325,9 +325,12 @@ std::string report_markdown(const JobReport& r) {
   if (r.usd_per_item) o << "Cost per item: " << usd_per_item_text(r) << ".\n\n";
   o << "## Estimate vs actual\n\n| | estimate | actual | error |\n|---|---|---|---|\n";
   if (r.estimate.known) {
-    o << "| cost | " << money(r.estimate.usd) << " | " << money(r.total_usd) << " | "
-      << pct(r.usd_error_pct) << " |\n"
-      << "| GPU billed | " << secs(r.estimate.billed_s) << " | " << secs(r.gpu_billed_s) << " | "
+    o << "| cost | " << money(r.estimate.pods_usd()) << " | " << money(r.total_usd) << " | "
+      << pct(r.usd_error_pct) << " |\n";
+    if (r.estimate.transfer_usd > 0)
+      o << "| transfer, billed per GB by the host | " << money(r.estimate.transfer_usd)
+        << " | not measured (the provider's bill) | - |\n";
+    o << "| GPU billed | " << secs(r.estimate.billed_s) << " | " << secs(r.gpu_billed_s) << " | "
       << pct(r.gpu_time_error_pct) << " |\n"
       << "| run | " << (r.estimate.run_known ? secs(r.estimate.run_s) : "unknown") << " | "
       << secs(r.compute_s) << " | " << pct(r.run_error_pct) << " |\n\n"

@@ -119,7 +119,7 @@ std::vector<Recommendation> recommend(const JobReport& r) {
     std::string planned;
   };
   const Row rows[] = {
-      {"the cost", r.usd_error_pct, fmt("$%.4f", r.estimate.usd)},
+      {"the cost", r.usd_error_pct, fmt("$%.4f", r.estimate.pods_usd())},
       {"the GPU billed time", r.gpu_time_error_pct, fmt("%.0f s", r.estimate.billed_s)},
       {"the run time", r.run_error_pct, fmt("%.0f s", r.estimate.run_s)}};
   const Row* worst = nullptr;

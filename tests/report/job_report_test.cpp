@@ -91,6 +91,29 @@ TEST_F(ReportTest, SuccessPricesEachPodFromItsCapturedPriceToTheCent) {
   EXPECT_TRUE(r.recommendations.empty()) << r.recommendations[0].text;
 }
 
+TEST_F(ReportTest, AHostsPerGbTransferChargeIsShownAsEstimatedAndLeftOutOfTheComparison) {
+  // The plan added $0.34 of Vast's per-GB download charge (plan/planner.h, transfer_usd) to a
+  // $2.50 estimate of the pods; burst never sees that bill, so the cost row compares the pods.
+  HistoryJob h = success(3000);
+  h.estimate_json = estimate(2.84, 3000, 2900, 0.95);
+  h.estimate_json.insert(1, "\"transfer_usd\":0.34,");
+  JobReport r = report(h);
+  EXPECT_NEAR(r.estimate.transfer_usd, 0.34, 1e-9);
+  ASSERT_TRUE(r.usd_error_pct);
+  EXPECT_NEAR(*r.usd_error_pct, (r.total_usd - 2.5) / 2.5 * 100, 1e-9);
+  const std::string md = report_markdown(r);
+  EXPECT_NE(md.find("| cost | $2.50 | $2.61 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| transfer, billed per GB by the host | $0.34 | not measured (the provider's "
+                    "bill) | - |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(report_html(r).find("transfer, billed per GB by the host"), std::string::npos);
+  // Without it (every other provider): no such row.
+  HistoryJob plain = success(3000);
+  plain.id = "job-without-transfer";
+  EXPECT_EQ(report_markdown(report(plain)).find("transfer, billed"), std::string::npos);
+}
+
 TEST_F(ReportTest, PerMinuteBillingRoundsEachPodUpAsRecordedAtCreation) {
   HistoryJob h = success(5);  // GPU pod alive 145 s -> 3 minutes on Lambda
   h.provider = "lambda";

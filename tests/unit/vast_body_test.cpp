@@ -231,6 +231,23 @@ TEST(VastJson, TheOffersDownloadLinkReachesTheOfferInMegabitsPerSecond) {
   EXPECT_EQ(vast::to_offer((*r)[2]).download_bps, 0);
 }
 
+TEST(VastJson, TheOffersBandwidthChargesReachTheOffer) {
+  // inet_down_cost and inet_up_cost are $/GB, billed beside dph_total (REFERENCE §4.2). Absent or
+  // negative: 0, nothing billed.
+  auto r = vast::parse_offers(R"({"offers":[
+      {"id":1,"gpu_name":"RTX 4090","inet_down_cost":0.0195,"inet_up_cost":0.003},
+      {"id":2,"gpu_name":"RTX 4090"},
+      {"id":3,"gpu_name":"RTX 4090","inet_down_cost":-1,"inet_up_cost":-0.5}]})");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_DOUBLE_EQ(vast::to_offer((*r)[0]).download_usd_per_gb, 0.0195);
+  EXPECT_DOUBLE_EQ(vast::to_offer((*r)[0]).upload_usd_per_gb, 0.003);
+  EXPECT_EQ(vast::to_offer((*r)[1]).download_usd_per_gb, 0);
+  EXPECT_EQ(vast::to_offer((*r)[1]).upload_usd_per_gb, 0);
+  EXPECT_EQ(vast::to_offer((*r)[2]).download_usd_per_gb, 0);
+  EXPECT_EQ(vast::to_offer((*r)[2]).upload_usd_per_gb, 0);
+}
+
 TEST(VastJson, OffersAreReadFieldByFieldAndStrictly) {
   auto ok = vast::parse_offers(R"({"success": true, "offers": [
       {"id": 4120110, "machine_id": 41201, "gpu_name": "RTX 4090", "num_gpus": 2,
