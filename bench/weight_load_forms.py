@@ -6,8 +6,8 @@ changed by flags. Reads measurements.csv only, never held_out.csv.
 
 FLAG: per_rank_disk, per_rank_pc, per_rank_stream_pc (the three committed forms), net_fit (the
 network volume's rate fitted instead of its cited prior). Prints the weight-load fit error, the
-leave-one-source-out error, the LOSO rows within 20% and the row count. The grid of the page
-cache here includes 1e12 (no bound); with it the medians are those of the committed grid."""
+leave-one-source-out error, the LOSO rows within 20% and the row count. The grids are
+validate_cost_model.py's own."""
 import sys, math, statistics, os
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_cost_model as v
