@@ -92,6 +92,8 @@ json Faults::to_json() const {
           {"start_error", start_error},
           {"start_error_machine", start_error_machine},
           {"usd_per_gpu", usd_per_gpu},
+          {"inet_down_cost", inet_down_cost},
+          {"inet_up_cost", inet_up_cost},
           {"no_nvidia_runtime", no_nvidia_runtime},
           {"volume_root_squash", volume_root_squash}};
 }
@@ -123,6 +125,8 @@ Faults Faults::from_json(const json& j) {
   f.start_error = j.value("start_error", f.start_error);
   f.start_error_machine = j.value("start_error_machine", f.start_error_machine);
   f.usd_per_gpu = j.value("usd_per_gpu", f.usd_per_gpu);
+  f.inet_down_cost = j.value("inet_down_cost", f.inet_down_cost);
+  f.inet_up_cost = j.value("inet_up_cost", f.inet_up_cost);
   f.no_nvidia_runtime = j.value("no_nvidia_runtime", f.no_nvidia_runtime);
   f.volume_root_squash = j.value("volume_root_squash", f.volume_root_squash);
   return f;

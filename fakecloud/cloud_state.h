@@ -66,6 +66,11 @@ struct Faults {
   // (vast_api.cpp, kMachines). Offers are "dynamic" (REFERENCE §4.3, from Vast's
   // creating-instances guide), so the cheapest machine of one run need not be the next run's.
   std::map<long, double> usd_per_gpu;
+  // Vast: what every host bills per GB its instances download and upload (each offer's
+  // inet_down_cost / inet_up_cost; "bandwidth billed separately per GB", REFERENCE §4.2). 0: the
+  // host bills no traffic.
+  double inet_down_cost = 0;
+  double inet_up_cost = 0;
   // Lambda VMs (docker_shim.h). no_nvidia_runtime: the VM's docker lists no "nvidia" runtime, so
   // `docker run --gpus all` fails with docker's own "could not select device driver" until
   // `nvidia-ctk runtime configure --runtime=docker` and `systemctl restart docker` (the NVIDIA

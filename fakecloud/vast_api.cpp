@@ -216,6 +216,8 @@ OfferTable build_offer_table(const Faults& f, const GpusInUse& in_use, double al
               {"direct_port_count", q.direct_ports},
               {"inet_down", q.inet_down},
               {"inet_up", q.inet_down / 2},
+              {"inet_down_cost", f.inet_down_cost},
+              {"inet_up_cost", f.inet_up_cost},
               {"cuda_max_good", q.cuda},
               {"verified", true},
               {"verification", "verified"},
@@ -264,6 +266,7 @@ std::shared_ptr<const OfferTable> offer_table(CloudState& state, BuiltOnce<Offer
   for (const auto& n : f.no_capacity) key += "\n" + n;
   for (const auto& [machine, usd] : f.usd_per_gpu)
     key += " $" + std::to_string(machine) + ":" + std::to_string(usd);
+  key += " inet $" + std::to_string(f.inet_down_cost) + "/" + std::to_string(f.inet_up_cost);
   for (const auto& [machine, n] : used)
     key += " " + std::to_string(machine) + ":" + std::to_string(n);
   return cache.get(key, [&] { return build_offer_table(f, used, allocated_storage, bid); });

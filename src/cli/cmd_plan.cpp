@@ -80,6 +80,7 @@ int print_json(const PipelineSpec& spec, const Result<Plan>& plan,
                      {"expected_seconds", r.expected_s},
                      {"expected_preemptions", r.restarts},
                      {"restart_seconds", r.restart_s},
+                     {"restart_transfer_usd", r.restart_transfer_usd},
                      {"prior_per_pod_hour", r.rate_per_hour},
                      {"prior_source", r.prior_source},
                      {"why", r.why}};

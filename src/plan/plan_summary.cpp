@@ -53,10 +53,13 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
                   r.provider.c_str(), r.gpu.c_str(), r.spot_usd_per_hour, r.on_demand_usd_per_hour,
                   r.spot_usd, r.on_demand_usd);
     out.push_back(b);
+    char again[64] = "";
+    if (r.restart_transfer_usd > 0)
+      std::snprintf(again, sizeof again, ", downloads again $%.4f", r.restart_transfer_usd);
     std::snprintf(b, sizeof b,
                   "  risk:    %.3f expected preemptions (prior %.2f per pod-hour) x (cold start "
-                  "+ lost work %.0f s): expected $%.4f, %.0f s",
-                  r.restarts, r.rate_per_hour, r.restart_s, r.expected_usd, r.expected_s);
+                  "+ lost work %.0f s%s): expected $%.4f, %.0f s",
+                  r.restarts, r.rate_per_hour, r.restart_s, again, r.expected_usd, r.expected_s);
     out.push_back(std::string(b) + "; prior: " + r.prior_source);
     out.push_back("  choice:  " + r.why);
   }
@@ -112,6 +115,9 @@ std::vector<std::string> plan_summary_lines(const PipelineSpec& spec, const Plan
                                         *plan.volume));
   out.push_back("  estimate: " + std::to_string(static_cast<long>(e.total_s)) + " s of GPU time, " +
                 summary_money(e.usd) + "  [" + e.basis + "]");
+  // A host's per-GB charge on its traffic (Vast; planner.cpp's transfer_note): part of that $.
+  for (const std::string& n : plan.notes)
+    if (n.rfind("transfer: ", 0) == 0) out.push_back("  " + n);
   if (spec.budget.max_usd) out.push_back("  budget:  " + summary_money(*spec.budget.max_usd));
   if (spec.budget.max_runtime_seconds) {
     const double s = *spec.budget.max_runtime_seconds;

@@ -80,7 +80,10 @@ SpotRisk price_risk(const PipelineSpec& spec, const Plan& spot,
     lost = std::min(lost, per_item / 2);
   }
   r.restart_s = spot.estimate.cold_start_s + lost;
-  r.expected_usd = r.spot_usd + r.restarts * r.restart_s / 3600.0 * r.spot_usd_per_hour;
+  // The pod that takes over downloads what the lost one did (Estimate::transfer_usd, all workers).
+  r.restart_transfer_usd = spot.estimate.transfer_usd / workers;
+  r.expected_usd = r.spot_usd + r.restarts * r.restart_s / 3600.0 * r.spot_usd_per_hour +
+                   r.restarts * r.restart_transfer_usd;
   r.expected_s = spot.estimate.total_s + per_pod * r.restart_s;
   return r;
 }

@@ -9,6 +9,8 @@
 //                       the items are known, since finished items are kept by their done records;
 //                       else half the run)
 //   expected $        = spot $/h x (billed time + restarts x each restart), all pods
+//                       + restarts x one worker's downloads where the host bills them per GB
+//                       (Vast's inet_down_cost: the pod that takes over fetches them again)
 //   expected time     = the plan's time + restarts per pod x each restart
 //
 // Spot is chosen only when its expected cost is below the on-demand plan's and its expected time,
@@ -62,6 +64,7 @@ struct SpotRisk {
   double expected_s = 0;              // the spot plan's time with the expected restarts
   double restarts = 0;                // expected preemptions, all pods
   double restart_s = 0;               // each: cold start + lost work in progress
+  double restart_transfer_usd = 0;    // each: one worker's downloads again, billed per GB (Vast)
   double rate_per_hour = 0;           // the prior, with the store's history when there is one
   std::string prior_source;
   std::string why;  // one line: why spot was chosen or not

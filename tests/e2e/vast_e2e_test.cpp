@@ -25,6 +25,12 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
                              clock, {"vast"});
   ASSERT_TRUE(cloud.start().ok());
   write_provider_config(home, "vast", cloud.provider_url("vast"));
+  // Every host bills its traffic, as many Vast hosts do (each offer's inet_down_cost and
+  // inet_up_cost, $/GB; REFERENCE §4.2).
+  fakecloud::Faults bills;
+  bills.inet_down_cost = 0.02;
+  bills.inet_up_cost = 0.01;
+  cloud.state().set_faults("vast", bills);
 
   std::string out, err;
   const int rc = run_burst(home, {"run", spec, "--provider", "vast", "--yes"}, &out, &err,
@@ -81,6 +87,13 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
   EXPECT_NE(out.find("upload ok"), std::string::npos) << out;
 
   EXPECT_GE(files_under(home.state() + "/reports").size(), 2u);
+  // The host's per-GB charge reached the plan and the report, as estimated, apart from the pods.
+  EXPECT_NE(out.find("transfer: the host bills downloads at $0.020/GB"), std::string::npos) << out;
+  std::string report_md;
+  for (const std::string& f : files_under(home.state() + "/reports"))
+    if (f.size() > 3 && f.compare(f.size() - 3, 3, ".md") == 0) report_md += read_file(f);
+  EXPECT_NE(report_md.find("| transfer, billed per GB by the host | $"), std::string::npos)
+      << report_md;
   expect_key_nowhere(home, cloud, out, err, kVastKey);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/plan_summary.h"
 #include "registry.h"
 
 namespace burst {
@@ -310,6 +311,36 @@ TEST(Planner, SpotIsPricedWithItsInterruptionPriorAgainstOnDemand) {
   EXPECT_NE(tight->spot->why.find("25% margin misses budget.deadline"), std::string::npos)
       << tight->spot->why;
   EXPECT_NEAR(tight->estimate.usd, r.on_demand_usd, 1e-9);
+}
+
+TEST(Planner, ASpotRestartOnAHostThatBillsDownloadsPaysForThemAgain) {
+  PipelineSpec spec = spec_with_reference(3510);
+  spec.resources.spot = true;
+  spec.workload.items = 100;
+  spec.workload.params_b = 20;  // 40 GB of bf16 weights from the hub, fetched by every pod
+  spec.workload.weights_from = "hub";
+  Offer o = planner_offer("vast", "A100", 4.0, 80);
+  o.spot_usd_per_hour = 1.0;
+  PlanInput in;
+  in.providers = {"vast"};
+  in.gpu_offers = {o};
+  auto free = make_plan(spec, in);
+  in.gpu_offers[0].download_usd_per_gb = 0.02;
+  auto billed = make_plan(spec, in);
+  ASSERT_TRUE(free.ok()) << free.error().message;
+  ASSERT_TRUE(billed.ok()) << billed.error().message;
+  ASSERT_TRUE(free->spot && billed->spot);
+  const SpotRisk& f = *free->spot;
+  const SpotRisk& r = *billed->spot;
+  EXPECT_EQ(f.restart_transfer_usd, 0);
+  EXPECT_NEAR(r.restart_transfer_usd, 40 * 0.02, 1e-9);  // one pod's 40 GB again
+  EXPECT_NEAR(r.expected_usd, r.spot_usd + r.restarts * r.restart_s / 3600.0 + r.restarts * 0.8,
+              1e-9);
+  EXPECT_GT(r.expected_usd - r.spot_usd, f.expected_usd - f.spot_usd);
+  bool said = false;
+  for (const std::string& line : plan_summary_lines(spec, *billed))
+    said = said || line.find("downloads again $0.8000") != std::string::npos;
+  EXPECT_TRUE(said) << "the risk line names the re-download";
 }
 
 TEST(Planner, TheStoresSpotHistoryUpdatesThePrior) {
