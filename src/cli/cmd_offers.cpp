@@ -89,6 +89,11 @@ void put_offer(std::string* out, const Offer& o) {
     put_number(out, *o.spot_usd_per_hour);
   else
     *out += "null";
+  // What the host bills per GB of traffic (Vast's inet_down_cost / inet_up_cost), 0 when none.
+  *out += ", \"download_usd_per_gb\": ";
+  put_number(out, o.download_usd_per_gb);
+  *out += ", \"upload_usd_per_gb\": ";
+  put_number(out, o.upload_usd_per_gb);
   *out += ", \"region\": ";
   put_string(out, o.region);
   *out += o.available ? ", \"available\": true" : ", \"available\": false";
@@ -149,27 +154,36 @@ int cmd_offers(const OffersArgs& args) {
   if (!sources->table_providers.empty())
     std::cout << sources->table_note << " [table]: " << joined(sources->table_providers) << "\n";
   for (const auto& why : sources->input.unusable) std::cout << "  note: " << why << "\n";
-  Table table({{"PROVIDER"},
-               {"GPU"},
-               {"N", Table::kRight},
-               {"VRAM", Table::kRight},
-               {"$/H", Table::kRight},
-               {"SPOT $/H", Table::kRight},
-               {"AVAIL"},
-               {"REGION"}});
+  // A host that bills its traffic per GB (Vast) is dearer than its $/H: a column for it, when
+  // some offer listed has such a charge.
+  const auto bills_traffic = [](const Offer& o) {
+    return o.download_usd_per_gb > 0 || o.upload_usd_per_gb > 0;
+  };
+  const bool traffic =
+      std::any_of(offers.begin(), offers.end(), [&](const Offer* o) { return bills_traffic(*o); });
+  std::vector<Table::Column> columns = {{"PROVIDER"},           {"GPU"},
+                                        {"N", Table::kRight},   {"VRAM", Table::kRight},
+                                        {"$/H", Table::kRight}, {"SPOT $/H", Table::kRight}};
+  if (traffic) columns.push_back({"$/GB IN/OUT", Table::kRight});
+  columns.push_back({"AVAIL"});
+  columns.push_back({"REGION"});
+  Table table(columns);
   for (const Offer* p : offers) {
     const Offer& o = *p;
-    char vram[16] = "-", spot[16] = "-", price[16];
+    char vram[16] = "-", spot[16] = "-", price[16], per_gb[40] = "-";
     if (o.vram_gb) std::snprintf(vram, sizeof vram, "%.0f", *o.vram_gb);
     if (o.spot_usd_per_hour) std::snprintf(spot, sizeof spot, "%.3f", *o.spot_usd_per_hour);
     std::snprintf(price, sizeof price, "%.3f", o.usd_per_hour);
+    if (bills_traffic(o))
+      std::snprintf(per_gb, sizeof per_gb, "%.3f/%.3f", o.download_usd_per_gb, o.upload_usd_per_gb);
     // A table price is no claim about what is rentable now.
     const bool live = o.price_source == "live offer";
-    table.add({o.provider, o.gpu_type, std::to_string(o.gpu_count), vram, price, spot,
-               !live         ? "?"
-               : o.available ? "yes"
-                             : "no",
-               o.region + (live ? "" : "  [table]")});
+    std::vector<std::string> row = {o.provider, o.gpu_type, std::to_string(o.gpu_count),
+                                    vram,       price,      spot};
+    if (traffic) row.push_back(per_gb);
+    row.push_back(!live ? "?" : o.available ? "yes" : "no");
+    row.push_back(o.region + (live ? "" : "  [table]"));
+    table.add(row);
   }
   if (offers.empty())
     return fail(kExitNotFound, "no offers" + (args.gpu.empty() ? "" : " for " + args.gpu));

@@ -93,6 +93,38 @@ TEST_F(E2EOffers, FiltersByGpuAndProviderIgnoringCase) {
   EXPECT_EQ(out.find("lambda "), std::string::npos) << out;
 }
 
+TEST_F(E2EOffers, AHostThatBillsItsTrafficPerGbSaysSoBesideItsHourlyPrice) {
+  std::string out, err;
+  ASSERT_EQ(run_burst(home_, {"offers", "--provider", "vast"}, &out, &err, keys({"vast"})), 0)
+      << out << err;
+  EXPECT_EQ(out.find("$/GB IN/OUT"), std::string::npos) << "no host bills traffic yet:\n" << out;
+
+  fakecloud::Faults bills;  // every host bills its traffic (REFERENCE §4.2)
+  bills.inet_down_cost = 0.02;
+  bills.inet_up_cost = 0.005;
+  cloud_.state().set_faults("vast", bills);
+  ASSERT_EQ(run_burst(home_, {"offers", "--provider", "vast"}, &out, &err, keys({"vast"})), 0)
+      << out << err;
+  EXPECT_NE(out.find("$/GB IN/OUT"), std::string::npos) << out;
+  int rows = 0;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("vast ", 0) == 0) {
+      ++rows;
+      EXPECT_NE(line.find(" 0.020/0.005 "), std::string::npos) << line;
+    }
+  EXPECT_GT(rows, 0) << out;
+  ASSERT_EQ(
+      run_burst(home_, {"offers", "--provider", "vast", "--json"}, &out, &err, keys({"vast"})), 0)
+      << out << err;
+  auto j = nlohmann::json::parse(out);
+  ASSERT_FALSE(j["offers"].empty());
+  for (const auto& o : j["offers"]) {
+    EXPECT_DOUBLE_EQ(o["download_usd_per_gb"].get<double>(), 0.02) << o.dump();
+    EXPECT_DOUBLE_EQ(o["upload_usd_per_gb"].get<double>(), 0.005) << o.dump();
+  }
+}
+
 TEST_F(E2EOffers, ProvidersWithoutAKeyArePricedFromTheDatedTableAndSaySo) {
   std::string out, err;
   ASSERT_EQ(run_burst(home_, {"offers", "--json"}, &out, &err, keys({"lambda"})), 0) << out << err;
