@@ -70,7 +70,11 @@ std::vector<BootSample> boot_samples(Store& store) {
     BootSample s;
     if (!boot_sample_of(j, *phases, *pods, &s)) continue;
     // The job's image size, when its plan knew it: the sample is then provisioning alone.
-    if (!j.facts_json.empty()) s.image_bytes = report_facts_from_json(j.facts_json).image_bytes;
+    if (!j.facts_json.empty()) {
+      const ReportFacts facts = report_facts_from_json(j.facts_json);
+      s.image_bytes = facts.image_bytes;
+      s.link_bps = facts.image_link_bps;  // the pull's rate as planned (a slow Vast host's link)
+    }
     out.push_back(std::move(s));
   }
   return out;

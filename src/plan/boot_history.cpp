@@ -34,7 +34,9 @@ BootEstimate boot_blend(const std::vector<BootSample>& samples, double prior_s, 
 
 double provisioning_seconds(const BootSample& s) {
   if (s.image_bytes <= 0) return s.seconds;
-  return std::max(0.0, s.seconds - s.image_bytes / kImagePullBytesPerSecond);
+  ImagePull pull;
+  pull.bytes = s.image_bytes;
+  return std::max(0.0, s.seconds - image_pull_seconds(pull, s.link_bps));
 }
 
 std::string BootEstimate::note(double prior_s) const {

@@ -5,9 +5,11 @@
 // samples the estimate is (kBootPriorWeight x prior + sum of samples) / (kBootPriorWeight + n),
 // per GPU type once that type has kBootMinRunsPerGpu samples (its provider's estimate as its
 // prior), else per provider. A sample whose job knew its image's size (the job's facts,
-// image_bytes) is provisioning alone: its seconds less that image's pull at
-// kImagePullBytesPerSecond (plan/image_pull.h), clamped at 0, so the plan, which adds the pull of
-// its own image, never counts a pull twice; a sample without a known size is used whole.
+// image_bytes) is provisioning alone: its seconds less that image's pull at the rate its plan
+// priced it (image_pull_seconds, plan/image_pull.h: kImagePullBytesPerSecond, or the offer's
+// slower download link, link_bps), clamped at 0, so the plan, which adds the pull of its own
+// image, never counts a pull twice, and one run on a slow Vast host does not lengthen every
+// later plan's provisioning; a sample without a known size is used whole.
 // Pure arithmetic; app/plan_with_history.cpp reads the store.
 // docs/cost-model.md, "Cold start from history".
 #pragma once
@@ -30,9 +32,11 @@ struct BootSample {
   std::string gpu_type;
   double seconds = 0;
   double image_bytes = 0;  // the job's image, compressed; 0: unknown
+  double link_bps = 0;     // the offer's download link the plan priced the pull at; 0: none stated
 };
 
-// The sample less its image's pull, clamped at 0; the whole sample when the size is unknown.
+// The sample less its image's pull at its plan's rate, clamped at 0; the whole sample when the
+// size is unknown.
 double provisioning_seconds(const BootSample& s);
 
 struct BootEstimate {

@@ -63,6 +63,7 @@ ReportFacts report_facts_from_plan(const PipelineSpec& spec, const Plan& plan) {
     f.prepare_download_bytes = plan.prepare->download_bytes;
   }
   f.image_bytes = plan.image_bytes;
+  f.image_link_bps = plan.gpu.download_bps;
   if (plan.spot) {
     f.spot = plan.spot->chosen;
     f.on_demand_usd_per_hour = plan.gpu.usd_per_hour;
@@ -115,6 +116,7 @@ std::string report_facts_to_json(const ReportFacts& f) {
     j["prepare_download_bytes"] = f.prepare_download_bytes;
   }
   if (f.image_bytes > 0) j["image_bytes"] = f.image_bytes;
+  if (f.image_link_bps > 0) j["image_link_bps"] = f.image_link_bps;
   if (!f.layout.empty()) {
     j["replicas"] = f.replicas;
     j["layout"] = f.layout;
@@ -159,6 +161,7 @@ ReportFacts report_facts_from_json(const std::string& text) {
   f.prepare_est_usd = j.number_or("prepare_est_usd", 0.0);
   f.prepare_download_bytes = j.number_or("prepare_download_bytes", 0.0);
   f.image_bytes = j.number_or("image_bytes", 0.0);
+  f.image_link_bps = j.number_or("image_link_bps", 0.0);
   if (const JsonValue* by = j.find("billing_by_provider"); by && by->is_object())
     for (const auto& [provider, rule] : by->members())
       if (rule.is_object() && rule.number_or("increment_s", 0) > 0)

@@ -59,6 +59,9 @@ struct ReportFacts {
   // The image's compressed size the plan priced a pull of (Plan::image_bytes); 0: unknown. The
   // job's boot sample drops that pull (plan/boot_history.h).
   double image_bytes = 0;
+  // The GPU offer's download link the plan priced that pull at (Offer::download_bps, Vast's
+  // inet_down); 0: the offer states none (the prior rate).
+  double image_link_bps = 0;
   // A spec that asked for spot pods (plan/spot_risk.h): whether the plan rented spot, the planned
   // offer's on-demand $/h (what a spot pod's saving is told against) and the plan's one line on
   // the choice; 0 and "" otherwise.

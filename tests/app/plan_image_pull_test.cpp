@@ -202,6 +202,28 @@ TEST(PlanImagePull, ABootSampleWithAKnownImageSizeIsNotCountedTwice) {
             std::string::npos);
 }
 
+TEST(PlanImagePull, ABootSampleFromASlowLinkDropsThePullAtThatLinksRate) {
+  // A run on a 100 Mb/s host pulled its 5 GB image in 400 s of its 500 s boot: provisioning was
+  // 100 s. Taken off at the 100 MB/s prior, 450 s would stay, and every later plan on the provider
+  // would carry it.
+  const double link = 100e6 / 8;
+  EXPECT_NEAR(provisioning_seconds({"vast", "RTX_4090", 500, 5e9, link}), 100, 1e-9);
+  EXPECT_NEAR(provisioning_seconds({"vast", "RTX_4090", 500, 5e9}), 450, 1e-9);
+  // A link faster than the prior pulls at the prior, as the plan priced it.
+  EXPECT_NEAR(provisioning_seconds({"vast", "RTX_4090", 500, 5e9, 10e9}), 450, 1e-9);
+  // The plan records the rate it priced the pull at in the job's facts, which the sample reads.
+  PipelineSpec spec = imgpull_spec(5);
+  PlanInput in = runpod_4090_plan_input();
+  in.image = image_pull_for(spec, ImageLookup{});
+  in.gpu_offers[0].download_bps = link;
+  auto plan = make_plan(spec, in);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  const ReportFacts facts =
+      report_facts_from_json(report_facts_to_json(report_facts_from_plan(spec, *plan)));
+  EXPECT_DOUBLE_EQ(facts.image_bytes, 5e9);
+  EXPECT_DOUBLE_EQ(facts.image_link_bps, link);
+}
+
 TEST(PlanImagePull, SpecImageSizeGbIsReadAndChecked) {
   const std::string base = "version: 1\nname: t\nrun: echo\nimage: runpod/pytorch:2.1\n";
   std::vector<SpecError> errors;
