@@ -50,6 +50,7 @@ Estimate estimate_of(const Candidate& c, const std::optional<Offer>& cpu) {
   e.utilization = c.utilization;
   e.usd = c.usd;
   e.transfer_usd = c.transfer_usd;
+  e.upload_usd_per_gb = c.offer.upload_usd_per_gb;
   e.run_known = c.run_s() > 0;
   e.basis = c.basis();
   if (c.workers > 1) e.basis += ", " + std::to_string(c.workers) + " workers";
@@ -423,6 +424,7 @@ std::string estimate_to_json(const Estimate& e) {
                  {"prepare_s", e.prepare_s},
                  {"prepare_usd", e.prepare_usd},
                  {"transfer_usd", e.transfer_usd},
+                 {"upload_usd_per_gb", e.upload_usd_per_gb},
                  {"total_s", e.total_s},
                  {"billed_s", e.billed_s},
                  {"workers", e.workers},

@@ -31,6 +31,10 @@ struct Estimate {
   // workers' weights, image and code (Candidate::transfer_usd) and a prepare step's download on
   // the GPU host; included in usd. Not measured: the provider's bill says what it was.
   double transfer_usd = 0;
+  // What the chosen offer's host bills per GB it uploads (Vast's inet_up_cost): the artefacts
+  // pulled from it. Not in usd (their size is unknown until pulled); the report prices the bytes
+  // the pull moved at it. 0: the host bills no uploads.
+  double upload_usd_per_gb = 0;
   double total_s = 0;      // wall time of the GPU part (the slowest worker)
   double billed_s = 0;     // GPU seconds billed, all workers, rounded per the provider's rule
   int workers = 1;         // GPU pods the items are split across

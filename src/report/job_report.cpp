@@ -1,6 +1,7 @@
 #include "report/job_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string_view>
@@ -31,6 +32,8 @@ RecordedEstimate parse_estimate(const std::string& text) {
   e.known = true;
   e.usd = j.number_or("usd", 0.0);
   e.transfer_usd = std::clamp(j.number_or("transfer_usd", 0.0), 0.0, std::max(0.0, e.usd));
+  const double up = j.number_or("upload_usd_per_gb", 0.0);
+  e.upload_usd_per_gb = std::isfinite(up) && up > 0 ? up : 0;
   e.total_s = j.number_or("total_s", 0.0);
   e.run_s = j.number_or("run_s", 0.0);
   e.billed_s = j.number_or("billed_s", 0.0);
@@ -251,6 +254,9 @@ void compare(JobReport& r) {
     if (t.direction == "pull" || t.direction == "sync")  // not a warm volume's timed read
       (t.direction == "pull" ? r.bytes_pulled : r.bytes_synced) += t.bytes;
   r.estimate = parse_estimate(r.estimate_json);
+  if (r.estimate.upload_usd_per_gb > 0)
+    r.pulled_transfer_usd =
+        static_cast<double>(r.bytes_pulled) / 1e9 * r.estimate.upload_usd_per_gb;
   // A job that stopped early did not do the estimated work: no error to report.
   if (r.estimate.known && r.outcome == "succeeded") {
     r.usd_error_pct = error_pct(r.total_usd, r.estimate.pods_usd());

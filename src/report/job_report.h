@@ -32,6 +32,9 @@ struct RecordedEstimate {
   // pods alone (usd - transfer_usd) and the report shows this part as estimated only.
   double transfer_usd = 0;
   double pods_usd() const { return usd - transfer_usd; }
+  // The host's per-GB charge on its uploads (plan/planner.h): the report prices the bytes pulled
+  // at it (JobReport::pulled_transfer_usd), beside the comparison like transfer_usd.
+  double upload_usd_per_gb = 0;
   double total_s = 0;  // wall time of the GPU part
   double run_s = 0;
   double billed_s = 0;
@@ -94,6 +97,10 @@ struct JobReport {
   std::optional<double> utilization;  // compute / GPU billed; unset without a GPU pod
   int64_t bytes_synced = 0;
   int64_t bytes_pulled = 0;
+  // bytes_pulled at the host's per-GB upload charge (RecordedEstimate::upload_usd_per_gb), when it
+  // bills uploads: what pulling the artefacts cost beside the pods. Unset otherwise. A wide job's
+  // workers are all priced at the plan's offer.
+  std::optional<double> pulled_transfer_usd;
   RecordedEstimate estimate;
   std::optional<double> usd_error_pct;  // (actual - estimate) / estimate
   std::optional<double> gpu_time_error_pct;

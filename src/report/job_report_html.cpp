@@ -134,6 +134,11 @@ std::string report_html(const JobReport& r) {
     if (r.estimate.transfer_usd > 0)
       o << row({"transfer, billed per GB by the host", money(r.estimate.transfer_usd),
                 "not measured (the provider's bill)", "-"});
+    if (r.pulled_transfer_usd)
+      o << row({"artefacts pulled, billed per GB by the host", "not priced",
+                money(*r.pulled_transfer_usd) + " (" + bytes(r.bytes_pulled) + " at " +
+                    fixed(r.estimate.upload_usd_per_gb, 3) + " $/GB)",
+                "-"});
     o << row({"GPU billed", secs(r.estimate.billed_s), secs(r.gpu_billed_s),
               pct(r.gpu_time_error_pct)})
       << row({"run", r.estimate.run_known ? secs(r.estimate.run_s) : "unknown", secs(r.compute_s),

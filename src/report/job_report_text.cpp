@@ -265,7 +265,8 @@ std::string report_json(const JobReport& r) {
                  {"items", r.items},
                  {"usd_per_item", opt(r.usd_per_item)},
                  {"bytes_synced", r.bytes_synced},
-                 {"bytes_pulled", r.bytes_pulled}};
+                 {"bytes_pulled", r.bytes_pulled},
+                 {"pulled_transfer_usd", opt(r.pulled_transfer_usd)}};
   j["error_pct"] = {{"usd", opt(r.usd_error_pct)},
                     {"gpu_billed_s", opt(r.gpu_time_error_pct)},
                     {"run_s", opt(r.run_error_pct)}};
@@ -330,6 +331,10 @@ std::string report_markdown(const JobReport& r) {
     if (r.estimate.transfer_usd > 0)
       o << "| transfer, billed per GB by the host | " << money(r.estimate.transfer_usd)
         << " | not measured (the provider's bill) | - |\n";
+    if (r.pulled_transfer_usd)
+      o << "| artefacts pulled, billed per GB by the host | not priced | "
+        << money(*r.pulled_transfer_usd) << " (" << bytes(r.bytes_pulled) << " at "
+        << fixed(r.estimate.upload_usd_per_gb, 3) << " $/GB) | - |\n";
     o << "| GPU billed | " << secs(r.estimate.billed_s) << " | " << secs(r.gpu_billed_s) << " | "
       << pct(r.gpu_time_error_pct) << " |\n"
       << "| run | " << (r.estimate.run_known ? secs(r.estimate.run_s) : "unknown") << " | "

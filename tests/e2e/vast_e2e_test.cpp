@@ -94,6 +94,10 @@ TEST(E2EVast, ExampleRunsOnEmulatedVastAndLeavesNoInstanceOrKeyBehind) {
     if (f.size() > 3 && f.compare(f.size() - 3, 3, ".md") == 0) report_md += read_file(f);
   EXPECT_NE(report_md.find("| transfer, billed per GB by the host | $"), std::string::npos)
       << report_md;
+  // The artefacts pulled out of the host, priced at its $0.01/GB now their size is known.
+  EXPECT_NE(report_md.find("| artefacts pulled, billed per GB by the host | not priced | $"),
+            std::string::npos)
+      << report_md;
   expect_key_nowhere(home, cloud, out, err, kVastKey);
 }
 

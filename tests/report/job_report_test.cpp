@@ -111,7 +111,31 @@ TEST_F(ReportTest, AHostsPerGbTransferChargeIsShownAsEstimatedAndLeftOutOfTheCom
   // Without it (every other provider): no such row.
   HistoryJob plain = success(3000);
   plain.id = "job-without-transfer";
-  EXPECT_EQ(report_markdown(report(plain)).find("transfer, billed"), std::string::npos);
+  const std::string plain_md = report_markdown(report(plain));
+  EXPECT_EQ(plain_md.find("transfer, billed"), std::string::npos);
+  EXPECT_EQ(plain_md.find("artefacts pulled, billed"), std::string::npos);
+}
+
+TEST_F(ReportTest, ArtefactsPulledFromAHostThatBillsUploadsArePricedAtItsRate) {
+  // The plan could not price the pull (the artefacts' size was unknown); the report knows the
+  // bytes: 40 GB out of a host charging $0.01/GB is $0.40 beside the pods, not in the comparison.
+  HistoryJob h = success(3000);
+  h.pulled_bytes = 40'000'000'000;
+  h.estimate_json = estimate(2.50, 3000, 2900, 0.95);
+  h.estimate_json.insert(1, "\"upload_usd_per_gb\":0.01,");
+  JobReport r = report(h);
+  ASSERT_TRUE(r.pulled_transfer_usd);
+  EXPECT_NEAR(*r.pulled_transfer_usd, 0.40, 1e-9);
+  ASSERT_TRUE(r.usd_error_pct);
+  EXPECT_NEAR(*r.usd_error_pct, (r.total_usd - 2.5) / 2.5 * 100, 1e-9);
+  const std::string md = report_markdown(r);
+  EXPECT_NE(md.find("| artefacts pulled, billed per GB by the host | not priced | $0.40 (40.00 GB "
+                    "at 0.010 $/GB) | - |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(report_html(r).find("artefacts pulled, billed per GB by the host"), std::string::npos);
+  auto j = nlohmann::json::parse(report_json(r));
+  EXPECT_NEAR(j["actual"]["pulled_transfer_usd"].get<double>(), 0.40, 1e-9) << j.dump(2);
 }
 
 TEST_F(ReportTest, PerMinuteBillingRoundsEachPodUpAsRecordedAtCreation) {

@@ -67,6 +67,8 @@ TEST(PlanTransfer, TheHostsPerGbChargeOnWhatItDownloadsIsInTheEstimateAndSaysSo)
   auto j = JsonValue::parse(estimate_to_json(billed->estimate));
   ASSERT_TRUE(j && j->is_object());
   EXPECT_NEAR(j->number_or("transfer_usd", -1), 0.34, 1e-9);
+  // The upload charge goes with it, for the report to price what the pull moves.
+  EXPECT_NEAR(j->number_or("upload_usd_per_gb", -1), 0.01, 1e-12);
 }
 
 TEST(PlanTransfer, OfTwoOffersAtOnePriceTheOneThatBillsNoDownloadsIsChosen) {
