@@ -14,13 +14,13 @@
 namespace burst {
 namespace {
 
-const std::vector<GpuSpec>& catalog() {
+const std::vector<GpuSpec>& calibration_catalog() {
   static const std::vector<GpuSpec> c = *load_gpu_catalog("/nonexistent-config-dir");
   return c;
 }
 
 const GpuSpec& gpu(const std::string& name) {
-  const GpuSpec* g = find_gpu(catalog(), name);
+  const GpuSpec* g = find_gpu(calibration_catalog(), name);
   EXPECT_NE(g, nullptr) << name;
   return *g;
 }
@@ -45,28 +45,29 @@ CalibrationRecord run(const std::string& gpu_type, double measured, double predi
 }
 
 double model_s(const Workload& w, const GpuSpec& g, const Calibration& cal) {
-  auto rt = run_time(w, g, 1, catalog(), cal);
+  auto rt = run_time(w, g, 1, calibration_catalog(), cal);
   EXPECT_TRUE(rt.ok());
   return rt.ok() ? rt->compute_s : 0;
 }
 
 TEST(PlanCalibration, FitIsTheMedianOfTheNewestRunsOnThisGpuType) {
   const Workload w = decode_7b();
-  EXPECT_EQ(fit_calibration({}, gpu("RTX_4090"), w, catalog()).runs, 0);
-  EXPECT_EQ(fit_calibration({}, gpu("RTX_4090"), w, catalog()).note(), "");
+  EXPECT_EQ(fit_calibration({}, gpu("RTX_4090"), w, calibration_catalog()).runs, 0);
+  EXPECT_EQ(fit_calibration({}, gpu("RTX_4090"), w, calibration_catalog()).note(), "");
   CalibrationFit three = fit_calibration(
       {run("RTX_4090", 150, 100), run("RTX_4090", 120, 100), run("RTX_4090", 900, 100)},
-      gpu("RTX_4090"), w, catalog());
+      gpu("RTX_4090"), w, calibration_catalog());
   EXPECT_EQ(three.runs, 3);
   EXPECT_DOUBLE_EQ(three.factor, 1.5);  // median of 1.2, 1.5, 9
   EXPECT_EQ(three.bound, "bandwidth");
   EXPECT_EQ(three.note(), "calibrated from 3 runs on RTX_4090 (run time x1.50)");
   EXPECT_DOUBLE_EQ(
-      fit_calibration({run("RTX_4090", 5000, 100)}, gpu("RTX_4090"), w, catalog()).factor,
+      fit_calibration({run("RTX_4090", 5000, 100)}, gpu("RTX_4090"), w, calibration_catalog())
+          .factor,
       kCalibrationClamp);
   std::vector<CalibrationRecord> many(kCalibrationWindow, run("RTX_4090", 200, 100));
   many.push_back(run("RTX_4090", 100, 100));  // older than the window
-  CalibrationFit window = fit_calibration(many, gpu("RTX_4090"), w, catalog());
+  CalibrationFit window = fit_calibration(many, gpu("RTX_4090"), w, calibration_catalog());
   EXPECT_EQ(window.runs, kCalibrationWindow);
   EXPECT_DOUBLE_EQ(window.factor, 2);
 }
@@ -75,28 +76,28 @@ TEST(PlanCalibration, RunsCalibrateTheirOwnGpuTypeThenTheirMemoryTechnologyNever
   const Workload w = decode_7b();
   const std::vector<CalibrationRecord> history = {run("RTX_4090", 200, 100),
                                                   run("RTX_4090", 200, 100)};
-  CalibrationFit own = fit_calibration(history, gpu("RTX_4090"), w, catalog());
+  CalibrationFit own = fit_calibration(history, gpu("RTX_4090"), w, calibration_catalog());
   EXPECT_EQ(own.scope, "RTX_4090");
   EXPECT_DOUBLE_EQ(own.factor, 2);
   // Another GDDR NVIDIA card with the same (bandwidth) bound borrows them, and says so.
-  CalibrationFit family = fit_calibration(history, gpu("RTX_3090"), w, catalog());
+  CalibrationFit family = fit_calibration(history, gpu("RTX_3090"), w, calibration_catalog());
   EXPECT_EQ(family.runs, 2);
   EXPECT_EQ(family.scope, "gddr nvidia");
   EXPECT_EQ(family.note(), "calibrated from 2 runs on other gddr nvidia GPUs (run time x2.00)");
   // HBM cards and another vendor's GDDR cards keep the prior.
-  EXPECT_EQ(fit_calibration(history, gpu("H100_SXM"), w, catalog()).runs, 0);
-  EXPECT_EQ(fit_calibration(history, gpu("RX_7900_XTX"), w, catalog()).runs, 0);
+  EXPECT_EQ(fit_calibration(history, gpu("H100_SXM"), w, calibration_catalog()).runs, 0);
+  EXPECT_EQ(fit_calibration(history, gpu("RX_7900_XTX"), w, calibration_catalog()).runs, 0);
   // Own runs win over the family's.
   std::vector<CalibrationRecord> mixed = history;
   mixed.push_back(run("RTX_3090", 110, 100));
-  EXPECT_DOUBLE_EQ(fit_calibration(mixed, gpu("RTX_3090"), w, catalog()).factor, 1.1);
+  EXPECT_DOUBLE_EQ(fit_calibration(mixed, gpu("RTX_3090"), w, calibration_catalog()).factor, 1.1);
 }
 
 TEST(PlanCalibration, LocalAndCpuRunsNeverCalibrateAGpu) {
   const Workload w = decode_7b();
   const std::vector<CalibrationRecord> demo = {run("local", 2300, 1000), run("cpu", 2300, 1000)};
   for (const char* name : {"RTX_4090", "H100_SXM", "A100_80GB"}) {
-    CalibrationFit fit = fit_calibration(demo, gpu(name), w, catalog());
+    CalibrationFit fit = fit_calibration(demo, gpu(name), w, calibration_catalog());
     EXPECT_EQ(fit.runs, 0) << name;
     EXPECT_EQ(fit.ignored, 2) << name;
   }
@@ -120,7 +121,7 @@ TEST(PlanCalibration, AfterALocalDemoRunACloudPlanEqualsTheEmptyHistoryPlan) {
   PlanInput in;
   in.gpu_offers = {o};
   in.providers = {"runpod"};
-  in.catalog = &catalog();
+  in.catalog = &calibration_catalog();
   auto empty = make_plan(spec, in);
   ASSERT_TRUE(empty.ok()) << empty.error().message;
   in.calibration_history = {run("local", 2420, 1000)};  // the demo on the local cloud
@@ -144,7 +145,7 @@ TEST(PlanCalibration, ARunFasterThanTheCardsPeakIsClampedAndNamed) {
   EXPECT_DOUBLE_EQ(prior_eta, 0.920);
   CalibrationRecord fast = run("H100_SXM", 50, 100);
   fast.job_id = "job-7";
-  CalibrationFit fit = fit_calibration({fast}, gpu("H100_SXM"), w, catalog());
+  CalibrationFit fit = fit_calibration({fast}, gpu("H100_SXM"), w, calibration_catalog());
   EXPECT_DOUBLE_EQ(fit.factor, prior_eta);
   ASSERT_EQ(fit.warnings.size(), 1u);
   EXPECT_EQ(fit.warnings[0],
@@ -171,7 +172,7 @@ TEST(PlanCalibration, ARunFasterThanTheCardsPeakIsClampedAndNamed) {
   PlanInput in;
   in.gpu_offers = {o};
   in.providers = {"runpod"};
-  in.catalog = &catalog();
+  in.catalog = &calibration_catalog();
   in.calibration_history = {fast};
   auto plan = make_plan(spec, in);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
@@ -196,16 +197,16 @@ TEST(PlanCalibration, AFloorBoundRunMovesTheFloorAndIsNeverAnImpossibleRun) {
   batch16.batch = 16;
   const GpuSpec& l40 = gpu("L40");
   auto step = [&](const Workload& x, const Calibration& cal) {
-    auto rt = run_time(x, l40, 1, catalog(), cal);
+    auto rt = run_time(x, l40, 1, calibration_catalog(), cal);
     EXPECT_TRUE(rt.ok());
     return rt.ok() ? rt->step_s : 0;
   };
   const Calibration prior = default_calibration();
-  ASSERT_EQ(run_time(w, l40, 1, catalog(), prior)->bound, "overhead");
-  ASSERT_EQ(run_time(batch16, l40, 1, catalog(), prior)->bound, "compute");
+  ASSERT_EQ(run_time(w, l40, 1, calibration_catalog(), prior)->bound, "overhead");
+  ASSERT_EQ(run_time(batch16, l40, 1, calibration_catalog(), prior)->bound, "compute");
   CalibrationRecord slow = run("L40", 200, 100);
   slow.workload_kind = "diffusion";
-  CalibrationFit fit = fit_calibration({slow}, l40, w, catalog());
+  CalibrationFit fit = fit_calibration({slow}, l40, w, calibration_catalog());
   EXPECT_EQ(fit.bound, "overhead");
   EXPECT_DOUBLE_EQ(fit.factor, 2);
   Calibration cal = apply_fit(prior, fit);
@@ -213,7 +214,7 @@ TEST(PlanCalibration, AFloorBoundRunMovesTheFloorAndIsNeverAnImpossibleRun) {
   EXPECT_DOUBLE_EQ(step(batch16, cal), step(batch16, prior)) << "the card's compute is not slower";
   CalibrationRecord fast = run("L40", 30, 100);  // 30%: below the 45% compute prior
   fast.workload_kind = "diffusion";
-  fit = fit_calibration({fast}, l40, w, catalog());
+  fit = fit_calibration({fast}, l40, w, calibration_catalog());
   EXPECT_DOUBLE_EQ(fit.factor, 0.3);
   EXPECT_TRUE(fit.warnings.empty()) << fit.warnings[0];
   cal = apply_fit(prior, fit);
@@ -248,7 +249,7 @@ TEST(PlanCalibration, ThreeRunsOnOneGpuTypeConvergeWithinTenPercent) {
     ASSERT_GT(std::fabs(prior - real * noise[3]) / (real * noise[3]), 0.10) << name;
     std::vector<CalibrationRecord> history;
     for (int i = 0; i < 3; ++i) history.insert(history.begin(), run(name, real * noise[i], prior));
-    const CalibrationFit fit = fit_calibration(history, g, w, catalog());
+    const CalibrationFit fit = fit_calibration(history, g, w, calibration_catalog());
     EXPECT_EQ(fit.runs, 3);
     const double estimate = model_s(w, g, apply_fit(default_calibration(), fit));
     const double next = real * noise[3];
