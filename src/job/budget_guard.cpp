@@ -30,6 +30,14 @@ double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const JobBi
   return usd;
 }
 
+BudgetCap spec_budget_cap(double max_usd, double committed_usd) {
+  if (!(committed_usd > 0)) return {max_usd, "budget.max_usd"};
+  char name[160];
+  std::snprintf(name, sizeof name, "budget.max_usd, less $%.4f of per-GB downloads (estimated)",
+                committed_usd);
+  return {max_usd - committed_usd, name};
+}
+
 std::string budget_stop_reason(const std::vector<PodRecord>& pods, TimePoint now,
                                const std::vector<BudgetCap>& caps, const JobBilling& billing,
                                Duration margin) {

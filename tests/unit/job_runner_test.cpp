@@ -23,6 +23,7 @@
 #include "fakes/fake_provider.h"
 #include "fakes/shell_pod.h"
 #include "fakes/temp_dir.h"
+#include "job/budget_guard.h"
 #include "job/pod_lifecycle.h"
 #include "plan/load_history.h"
 #include "plan/planner.h"
@@ -339,6 +340,27 @@ TEST_F(JobRunnerTest, TheBudgetStopsAWaitForSshThatWouldOutliveIt) {
       << "stopped by the budget, not at the end of the SSH wait";
   EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
   expect_every_pod_deleted_and_verified();
+}
+
+// A host that bills its downloads per GB (Vast): the plan's estimate of that charge is spent
+// however long the pods live, so the pods' cap is the budget less it, and the stop says so.
+TEST_F(JobRunnerTest, TheBudgetLeftForThePodsIsLessTheHostsPerGbDownloadCharge) {
+  pod_->refuse = true;
+  offer_.usd_per_hour = 360;   // $0.10 a second, as above: $5 alone is crossed about 20 s in
+  spec_.budget.max_usd = 5.0;  // less $2 of downloads: $3, crossed by the 30 s margin at once
+  plan_tweak_ = [](Plan& p) { p.estimate.transfer_usd = 2.0; };
+  JobResult r = run();
+  EXPECT_EQ(r.state, JobState::kFailed);
+  EXPECT_NE(r.error.find("cap $3.0000 (budget.max_usd, less $2.0000 of per-GB downloads "
+                         "(estimated))"),
+            std::string::npos)
+      << r.error;
+  EXPECT_LT(clock_.total_slept(), std::chrono::seconds(15)) << "the $5 alone would allow ~20 s";
+  EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
+  expect_every_pod_deleted_and_verified();
+  // Without a per-GB charge the cap is the budget, named as before.
+  EXPECT_EQ(spec_budget_cap(5.0, 0).name, "budget.max_usd");
+  EXPECT_DOUBLE_EQ(spec_budget_cap(5.0, 0).usd, 5.0);
 }
 
 TEST_F(JobRunnerTest, SyncFailureSkipsTheStepsAndDeletesThePod) {
