@@ -30,12 +30,22 @@ double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const JobBi
   return usd;
 }
 
-BudgetCap spec_budget_cap(double max_usd, double committed_usd) {
-  if (!(committed_usd > 0)) return {max_usd, "budget.max_usd"};
-  char name[160];
-  std::snprintf(name, sizeof name, "budget.max_usd, less $%.4f of per-GB downloads (estimated)",
-                committed_usd);
-  return {max_usd - committed_usd, name};
+std::vector<BudgetCap> job_money_caps(std::optional<double> max_usd,
+                                      const std::vector<BudgetCap>& extra, double committed_usd) {
+  std::vector<BudgetCap> caps;
+  if (max_usd) caps.push_back({*max_usd, "budget.max_usd"});
+  caps.insert(caps.end(), extra.begin(), extra.end());
+  if (!(committed_usd > 0)) return caps;
+  char less[96];
+  std::snprintf(less, sizeof less, ", less $%.4f of per-GB downloads (estimated)", committed_usd);
+  for (BudgetCap& c : caps) {
+    c.usd -= committed_usd;
+    c.name += less;
+    if (c.live) c.live = [live = c.live, committed_usd] { return live() - committed_usd; };
+    if (c.live_name)
+      c.live_name = [name = c.live_name, suffix = std::string(less)] { return name() + suffix; };
+  }
+  return caps;
 }
 
 std::string budget_stop_reason(const std::vector<PodRecord>& pods, TimePoint now,

@@ -70,12 +70,13 @@ struct JobBilling {
 // $/hour. Pods that were never created (create-failed) cost nothing.
 double accrued_usd(const std::vector<PodRecord>& pods, TimePoint at, const JobBilling& billing);
 
-// The spec's budget.max_usd as a cap on the pods, less `committed_usd`: what the plan priced
-// that no pod bills, the host's per-GB charge on its downloads (Vast's inet_down_cost;
-// Estimate::transfer_usd), counted as spent from the start so the pods stop before the whole
-// bill passes the budget. Its name says so: "budget.max_usd, less $0.34 of per-GB downloads
-// (estimated)".
-BudgetCap spec_budget_cap(double max_usd, double committed_usd);
+// A job's money caps on its pods: the spec's budget.max_usd, then `extra` (burstd's daily and
+// monthly caps), each less `committed_usd`: what the plan priced that no pod bills, the host's
+// per-GB charge on its downloads (Vast's inet_down_cost; Estimate::transfer_usd), counted as
+// spent from the start so the pods stop before the whole bill passes a cap. A cap so lowered
+// says so in its name: "budget.max_usd, less $0.3400 of per-GB downloads (estimated)".
+std::vector<BudgetCap> job_money_caps(std::optional<double> max_usd,
+                                      const std::vector<BudgetCap>& extra, double committed_usd);
 
 // The time a stop and a delete take: a cap counts as crossed when the cost billed `margin` from
 // now would exceed it, so the pod is gone before the bill passes the cap.

@@ -19,9 +19,7 @@ JobContext::JobContext(JobDeps& deps, JobInput& input, Redactor& redact)
   // Created 0600 before the stream opens it (util/private_file.h): the log is the user's alone.
   (void)touch_private_file(d_.config.logs_dir + "/" + in_.job_id + ".log");
   log_.open(d_.config.logs_dir + "/" + in_.job_id + ".log", std::ios::app);
-  if (in_.spec.budget.max_usd)
-    caps_.push_back(spec_budget_cap(*in_.spec.budget.max_usd, in_.plan.estimate.transfer_usd));
-  caps_.insert(caps_.end(), d_.extra_caps.begin(), d_.extra_caps.end());
+  caps_ = job_money_caps(in_.spec.budget.max_usd, d_.extra_caps, in_.plan.estimate.transfer_usd);
   if (wide()) tag_ = "[w" + std::to_string(in_.worker.index) + "] ";
 }
 

@@ -24,7 +24,7 @@ namespace burst {
 class JobContext {
  public:
   // Opens <logs_dir>/<job id>.log (0600, appended) and gathers the job's money caps: the spec's
-  // budget.max_usd and JobDeps::extra_caps.
+  // budget.max_usd and JobDeps::extra_caps, less the plan's per-GB downloads (job_money_caps).
   JobContext(JobDeps& deps, JobInput& input, Redactor& redact);
 
   JobDeps& deps() const { return d_; }

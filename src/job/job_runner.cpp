@@ -93,10 +93,8 @@ JobResult JobRunner::run() {
   // The deadlines that hold while the job thread is blocked on a pod (job/job_watchdog.h). It
   // outlives `phases`, whose sessions detach from it as they close.
   WatchdogConfig limits;
-  if (in_.spec.budget.max_usd)
-    limits.caps.push_back(
-        spec_budget_cap(*in_.spec.budget.max_usd, in_.plan.estimate.transfer_usd));
-  limits.caps.insert(limits.caps.end(), d_.extra_caps.begin(), d_.extra_caps.end());
+  limits.caps =
+      job_money_caps(in_.spec.budget.max_usd, d_.extra_caps, in_.plan.estimate.transfer_usd);
   limits.stop_source = d_.stop_source;
   limits.billing = billing_of_plan(in_.plan);  // each provider's rule: a fleet may use several
   JobWatchdog watchdog(

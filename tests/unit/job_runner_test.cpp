@@ -358,9 +358,20 @@ TEST_F(JobRunnerTest, TheBudgetLeftForThePodsIsLessTheHostsPerGbDownloadCharge) 
   EXPECT_LT(clock_.total_slept(), std::chrono::seconds(15)) << "the $5 alone would allow ~20 s";
   EXPECT_EQ(outcome_of("delete-gpu-pod"), "ok");
   expect_every_pod_deleted_and_verified();
-  // Without a per-GB charge the cap is the budget, named as before.
-  EXPECT_EQ(spec_budget_cap(5.0, 0).name, "budget.max_usd");
-  EXPECT_DOUBLE_EQ(spec_budget_cap(5.0, 0).usd, 5.0);
+  // burstd's caps are lowered the same way, a live one as it is asked; without a per-GB charge
+  // every cap is as it was, named as before.
+  const std::vector<BudgetCap> daily = {
+      BudgetCap(0, "burstd budget.usd_per_day (left today)", [] { return 7.0; })};
+  std::vector<BudgetCap> caps = job_money_caps(5.0, daily, 2.0);
+  ASSERT_EQ(caps.size(), 2u);
+  EXPECT_DOUBLE_EQ(caps[1].live(), 5.0);
+  EXPECT_EQ(caps[1].name,
+            "burstd budget.usd_per_day (left today), less $2.0000 of per-GB downloads (estimated)");
+  caps = job_money_caps(5.0, daily, 0);
+  EXPECT_EQ(caps[0].name, "budget.max_usd");
+  EXPECT_DOUBLE_EQ(caps[0].usd, 5.0);
+  EXPECT_DOUBLE_EQ(caps[1].live(), 7.0);
+  EXPECT_TRUE(job_money_caps(std::nullopt, {}, 2.0).empty());
 }
 
 TEST_F(JobRunnerTest, SyncFailureSkipsTheStepsAndDeletesThePod) {
