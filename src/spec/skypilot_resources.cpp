@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "spec/skypilot_accelerators.h"
+#include "spec/spec_checks.h"
 
 namespace burst::spec {
 namespace {
@@ -108,6 +109,10 @@ void read_image(const yaml::Node& node, const std::string& path, SkyResources& o
     problems.add(pos_of(node), path,
                  "not supported: VM image \"" + text +
                      "\" (burst runs containers); use image_id: docker:IMAGE");
+    return;
+  }
+  if (!is_valid_image_ref(text.substr(7))) {  // as `image` is checked, so the conversion reads back
+    problems.add(pos_of(node), path, kBadImageRef);
     return;
   }
   out.image = text.substr(7);

@@ -28,6 +28,11 @@ bool is_env_name(std::string_view name) {
 
 bool is_reserved_env_name(std::string_view name) { return name.starts_with("BURST_"); }
 
+bool is_valid_image_ref(std::string_view image) {
+  return std::none_of(image.begin(), image.end(),
+                      [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; });
+}
+
 std::string multi_gpu_refusal(const Workload& w, std::string_view mode) {
   if (mode != "replicas") return "";
   if (w.kind == "llm-training")

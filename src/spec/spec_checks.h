@@ -17,6 +17,11 @@ bool is_valid_name(std::string_view name);
 // ^[A-Za-z_][A-Za-z0-9_]*$
 bool is_env_name(std::string_view name);
 
+// An image reference with no blank or control byte (docker would refuse it on the pod): the rule
+// for `image` and for a SkyPilot file's `image_id: docker:IMAGE`, so a converted spec reads back.
+inline constexpr const char* kBadImageRef = "must not contain blanks or control characters";
+bool is_valid_image_ref(std::string_view image);
+
 // Names burst sets itself ($BURST_VOLUME and friends).
 bool is_reserved_env_name(std::string_view name);
 

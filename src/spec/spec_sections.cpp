@@ -161,12 +161,9 @@ void parse_identity(Fields& top, PipelineSpec& spec) {
     top.problems().add(pos_of(*name), "name", kBadName + *text + "\"");
   if (text) spec.name = *text;
   if (std::optional<std::string> image = top.string("image")) {
-    // An image reference has no blank or control byte (docker would refuse it on the pod);
-    // refused here, before it reaches a command line or the terminal.
-    if (std::any_of(image->begin(), image->end(),
-                    [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f; }))
-      top.problems().add(pos_of(*top.get("image")), "image",
-                         "must not contain blanks or control characters");
+    // Refused here, before it reaches a command line or the terminal.
+    if (!is_valid_image_ref(*image))
+      top.problems().add(pos_of(*top.get("image")), "image", kBadImageRef);
     spec.image = *image;
   }
   // image_size_gb: the image's compressed size, when the spec knows it better than its registry.

@@ -324,6 +324,29 @@ TEST(SkyPilotReader, InlineErrorsCarryLineColumnAndField) {
             "p.yaml:3:3: resources.use_sopt: unknown field (did you mean \"use_spot\"?)");
 }
 
+// image_id: docker:IMAGE is held to the rule a burst spec's `image` is (no blank or control
+// byte), so `burst convert` never writes an image its own reader refuses (the skypilot fuzzer's
+// find: "docker:vllm/v 8000 --max-model-len 4096", an image with a command line run into it).
+TEST(SkyPilotReader, ADockerImageWithABlankIsRefusedAtImageId) {
+  std::vector<SpecError> errors;
+  SpecLoadOptions sky;
+  sky.format = SpecFormat::kSkyPilot;
+  sky.for_run = false;
+  auto spec = parse_spec(
+      "resources:\n  accelerators: L4\n  image_id: docker:vllm/v 8000 --max-model-len 4096\n"
+      "run: echo\n",
+      "p.yaml", &errors, sky, nullptr);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(errors.at(0).text,
+            "p.yaml:3:13: resources.image_id: must not contain blanks or control characters");
+  errors.clear();
+  EXPECT_TRUE(
+      parse_spec("resources:\n  accelerators: L4\n  image_id: docker:vllm/vllm-openai:v0.9\n"
+                 "run: echo\n",
+                 "p.yaml", &errors, sky, nullptr)
+          .ok());
+}
+
 // One name is a value in the file or a secret supplied when you run, never both: the reader says
 // so at the second place, so `burst convert` never writes a spec its own reader refuses (the
 // skypilot fuzzer's find: envs.HF_TOKEN null beside secrets.HF_TOKEN with a value).
