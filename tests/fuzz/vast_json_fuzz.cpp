@@ -1,7 +1,8 @@
 // Fuzzes the Vast driver's response parsing (providers/vast/vast_json.cpp and
 // vast_offers_sax.cpp) with arbitrary bodies: offers (a SAX parser), volumes, instance pages, SSH
-// keys, errors; plus the volume-name encoding and the region text it reads back. Contract: a body that is not the documented shape is an
-// error value, never an exception, a crash or UB; decode(encode(name)) == name.
+// keys, errors; plus the volume-name encoding and the region text it reads back. Contract: a body
+// that is not the documented shape is an error value, never an exception, a crash or UB;
+// decode(encode(name)) == name.
 #include <cstddef>
 #include <cstdint>
 #include <string>
