@@ -263,8 +263,9 @@ void compare(JobReport& r) {
     r.gpu_time_error_pct = error_pct(r.gpu_billed_s, r.estimate.billed_s);
     if (r.estimate.run_known) r.run_error_pct = error_pct(r.compute_s, r.estimate.run_s);
   }
+  r.budget_transfer_usd = r.estimate.transfer_usd + r.pulled_transfer_usd.value_or(0);
   if (r.facts.budget_usd && *r.facts.budget_usd > 0)
-    r.budget_used_pct = r.total_usd / *r.facts.budget_usd * 100.0;
+    r.budget_used_pct = (r.total_usd + r.budget_transfer_usd) / *r.facts.budget_usd * 100.0;
   if (r.facts.deadline_s && *r.facts.deadline_s > 0 && r.job.finished_ms)
     r.deadline_slack_pct = (1 - r.wall_s / *r.facts.deadline_s) * 100.0;
   r.items = r.facts.split_items > 0        ? r.facts.split_items

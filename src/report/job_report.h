@@ -105,7 +105,12 @@ struct JobReport {
   std::optional<double> usd_error_pct;  // (actual - estimate) / estimate
   std::optional<double> gpu_time_error_pct;
   std::optional<double> run_error_pct;
-  std::optional<double> budget_used_pct;     // total / budget.max_usd
+  // (total + budget_transfer_usd) / budget.max_usd: the budget's caps count the host's per-GB
+  // charges too (job/budget_guard.h, job_money_caps).
+  std::optional<double> budget_used_pct;
+  // The per-GB charges in budget_used_pct: the plan's estimated downloads (estimate.transfer_usd)
+  // and the artefacts pulled (pulled_transfer_usd). 0 where the host bills no traffic.
+  double budget_transfer_usd = 0;
   std::optional<double> deadline_slack_pct;  // 1 - wall / budget.deadline_seconds
   std::optional<StoppedBy> stopped_by;       // unset when no time limit stopped the job
   // Total cost over the items the spec names (the items file's lines, else workload.items),
@@ -178,6 +183,9 @@ std::string report_html(const JobReport& r);     // self-contained: inline CSS a
 
 // "$0.0012 per item (2000 items)", or "" without usd_per_item; tiny costs keep 6 decimals.
 std::string usd_per_item_text(const JobReport& r);
+// " (pods $2.61, per-GB transfer $0.74)" after the budget's "% used" where the host bills its
+// traffic per GB; "" where it does not.
+std::string budget_parts(const JobReport& r);
 // The plan's point on the go-wide curve against what happened, one sentence (wide jobs).
 std::string curve_point_text(const JobReport& r);
 

@@ -176,7 +176,7 @@ std::string report_html(const JobReport& r) {
     o << "<h2>Budget</h2><table>";
     if (r.facts.budget_usd)
       o << row({"budget.max_usd", money(*r.facts.budget_usd),
-                fixed(r.budget_used_pct.value_or(0), 0) + "% used"});
+                fixed(r.budget_used_pct.value_or(0), 0) + "% used" + budget_parts(r)});
     if (r.facts.deadline_s)
       o << row(
           {"deadline", secs(*r.facts.deadline_s),

@@ -110,6 +110,11 @@ std::string usd_per_item_text(const JobReport& r) {
          " items)";
 }
 
+std::string budget_parts(const JobReport& r) {
+  if (!(r.budget_transfer_usd > 0)) return "";
+  return " (pods " + money(r.total_usd) + ", per-GB transfer " + money(r.budget_transfer_usd) + ")";
+}
+
 std::string curve_point_text(const JobReport& r) {
   return "The plan's point on the go-wide curve: " + std::to_string(r.estimate.workers) +
          " workers, estimated " + secs(r.estimate.total_s) + " and " + money(r.estimate.usd) +
@@ -278,6 +283,7 @@ std::string report_json(const JobReport& r) {
                     {"utilization", r.estimate.known ? json(r.estimate.utilization) : json()}};
   j["budget"] = {{"max_usd", opt(r.facts.budget_usd)},
                  {"used_pct", opt(r.budget_used_pct)},
+                 {"transfer_usd", r.budget_transfer_usd},
                  {"deadline_s", opt(r.facts.deadline_s)},
                  {"deadline_slack_pct", opt(r.deadline_slack_pct)},
                  {"max_runtime_s", opt(r.facts.max_runtime_s)}};
@@ -372,7 +378,7 @@ std::string report_markdown(const JobReport& r) {
     o << "## Budget\n\n";
     if (r.facts.budget_usd)
       o << "- budget.max_usd " << money(*r.facts.budget_usd) << ": "
-        << fixed(r.budget_used_pct.value_or(0), 0) << "% used\n";
+        << fixed(r.budget_used_pct.value_or(0), 0) << "% used" << budget_parts(r) << "\n";
     if (r.facts.deadline_s)
       o << "- deadline " << secs(*r.facts.deadline_s) << ": "
         << (r.deadline_slack_pct ? fixed(*r.deadline_slack_pct, 0) + "% slack" : "not finished")

@@ -63,5 +63,33 @@ TEST_F(TransferReportTest, ArtefactsPulledFromAHostThatBillsUploadsArePricedAtIt
   EXPECT_NEAR(j["actual"]["pulled_transfer_usd"].get<double>(), 0.40, 1e-9) << j.dump(2);
 }
 
+TEST_F(TransferReportTest, TheBudgetUsedCountsTheHostsPerGbChargesAsTheBudgetsCapDoes) {
+  // budget.max_usd $4: the pods' own cost, $0.34 of estimated downloads and $0.40 of pulled
+  // artefacts all spend it (job/budget_guard.h lowers the cap by the downloads).
+  HistoryJob h = success(3000);
+  h.facts.budget_usd = 4;
+  h.pulled_bytes = 40'000'000'000;
+  h.estimate_json = estimate(2.84, 3000, 2900, 0.95);
+  h.estimate_json.insert(1, "\"transfer_usd\":0.34,\"upload_usd_per_gb\":0.01,");
+  JobReport r = report(h);
+  ASSERT_TRUE(r.budget_used_pct);
+  EXPECT_NEAR(*r.budget_used_pct, (r.total_usd + 0.74) / 4 * 100, 1e-9);
+  const std::string md = report_markdown(r);
+  EXPECT_NE(md.find("- budget.max_usd $4.00: 84% used (pods $2.61, per-GB transfer $0.74)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(report_html(r).find("84% used (pods $2.61, per-GB transfer $0.74)"), std::string::npos);
+  auto j = nlohmann::json::parse(report_json(r));
+  EXPECT_NEAR(j["budget"]["transfer_usd"].get<double>(), 0.74, 1e-9) << j.dump(2);
+  // A host that bills no traffic: the pods alone, and no parts named.
+  HistoryJob plain = success(3000);
+  plain.id = "job-budget-without-transfer";
+  plain.facts.budget_usd = 4;
+  JobReport p = report(plain);
+  EXPECT_NEAR(*p.budget_used_pct, p.total_usd / 4 * 100, 1e-9);
+  EXPECT_NE(report_markdown(p).find("- budget.max_usd $4.00: 65% used\n"), std::string::npos)
+      << report_markdown(p);
+}
+
 }  // namespace
 }  // namespace burst
