@@ -79,7 +79,9 @@ def args_of(row, context=None):
     if row["category"] in LOAD and row.get("disk_read_mbps"):
         a += ["--disk-read-mbps", row["disk_read_mbps"]]  # the source's own disk rate (fio)
     if row["category"] in LOAD and row.get("loader"):
-        a += ["--loader", row["loader"]]  # a streaming loader (Run:ai streamer, sllm, ...)
+        # A streaming loader (Run:ai streamer, sllm, ...), or http: huggingface_hub's one stream
+        # a file, before Xet.
+        a += ["--loader", row["loader"]]
     if row["engine"]:
         a += ["--engine", row["engine"]]
     conc = int(row["concurrency"] or 1)
@@ -656,10 +658,14 @@ def load_points(binary, rows):
     return pts
 
 
-# huggingface_hub's snapshot_download: up to 8 files at once, one stream a file; files of 5 GB
-# (safetensors shards) or up to 50 GB (GGUF, llama.cpp). src/cost/weight_load.cpp,
-# hub_download_bps.
+# huggingface_hub's HTTP downloader (before 0.32.0, or Xet off): up to 8 files at once, one
+# stream a file; files of 5 GB (safetensors shards) or up to 50 GB (GGUF, llama.cpp).
+# src/cost/weight_load.cpp, hub_http_download_bps.
 HUB_PARALLEL_FILES, HUB_SHARD_BYTES, HUB_GGUF_FILE_BYTES = 8, 5e9, 50e9
+# A parallel hub download (Xet, huggingface_hub's default since 0.32.0; hf_transfer): a fixed cost
+# plus the bytes at one rate (bench/README.md, "Hub downloads through Xet: the form"), the fixed
+# cost on the loaders' grid, the rate on a log grid.
+HUB_RATE_GRID = [10 ** (6 + k / 40) for k in range(0, 160)]
 
 
 def hub_busiest_bytes(p):
@@ -678,8 +684,6 @@ def lrate(p, rates):
     if p["loader"] == "streaming":
         if p["kind"] in ("local-disk", "network"):
             return p["disk"] or rates[p["kind"]]
-        if p["kind"] == "hub":  # streaming_hub_download_bps: never below the default downloader
-            return max(rates["hub-streaming"], rates["hub"] * p["bytes"] / hub_busiest_bytes(p))
         if p["kind"] == "s3":
             return rates["s3-streaming"]
         if p["kind"] == "page-cache":
@@ -689,19 +693,27 @@ def lrate(p, rates):
         return min(p["disk"] or rates["local-disk"], rates["ceiling"] * g)
     if p["kind"] == "network":
         return min(p["disk"], rates["ceiling"] * g) if p["disk"] else rates["network"]
-    if p["kind"] == "hub":
-        return rates["hub"] * p["bytes"] / hub_busiest_bytes(p)
     if p["kind"] == "page-cache":
         return rates["page-cache"] * g
     return rates[p["kind"]]
 
 
+def hub_rate(p, rates):
+    """src/cost/weight_load.cpp: hub_http_download_bps for loader http, else hub_download_bps (a
+    parallel download: the fixed cost plus the bytes at its rate, never slower than the one-stream
+    downloader for the same checkpoint)."""
+    http = rates["hub"] * p["bytes"] / hub_busiest_bytes(p)
+    if p["loader"] == "http":
+        return http
+    return max(http, p["bytes"] / (rates["hub-fixed"] + p["bytes"] / rates["hub-parallel"]))
+
+
 def lmirror(p, fitted):
     rates, loaders = fitted
-    read = p["bytes"] / lrate(p, rates)
+    read = p["bytes"] / (hub_rate(p, rates) if p["kind"] == "hub" else lrate(p, rates))
     if p["download"]:
         return read
-    fixed, per_gb = loaders[p["loader"]]
+    fixed, per_gb = loaders["safetensors" if p["loader"] == "http" else p["loader"]]
     return read + fixed + per_gb * p["bytes"] / 1e9 / p["gpus"]
 
 
@@ -752,7 +764,20 @@ def load_fit(pts):
             for f in range(0, 41) for c in range(0, 41))[1:]
     else:
         loaders["streaming"] = LOADER_FALLBACK
-    for kind in ("hub", "s3", "hub-streaming", "s3-streaming", "page-cache-streaming"):
+    # The hub's one stream a file (loader http): each row's busiest stream over its time.
+    vals = [hub_busiest_bytes(p) / p["meas"] for p in pts
+            if p["kind"] == "hub" and p["loader"] == "http" and p["download"]]
+    rates["hub"] = statistics.median(vals) if vals else LOAD_FALLBACK["hub"]
+    # A parallel hub download (every other loader): its fixed cost and rate by least absolute log
+    # error over its download rows, each never slower than the one-stream downloader.
+    par = [p for p in pts if p["kind"] == "hub" and p["loader"] != "http" and p["download"]]
+    rates["hub-fixed"], rates["hub-parallel"] = 0.0, rates["hub"] * HUB_PARALLEL_FILES
+    if par:
+        rates["hub-fixed"], rates["hub-parallel"] = min(
+            (sum(abs(math.log(p["bytes"] / hub_rate(p, dict(rates, **{
+                "hub-fixed": f, "hub-parallel": r})) / p["meas"])) for p in par), f, r)
+            for f in FIXED_GRID for r in HUB_RATE_GRID)[1:]
+    for kind in ("s3", "s3-streaming", "page-cache-streaming"):
         streaming = kind.endswith("-streaming")
         base = kind[:-len("-streaming")] if streaming else kind
         vals = []
@@ -762,10 +787,8 @@ def load_fit(pts):
             init = 0 if p["download"] else (loaders[p["loader"]][0] + loaders[p["loader"]][1] *
                                              p["bytes"] / 1e9 / p["gpus"])
             if p["meas"] > init:
-                # One stream's rate for the hub's own downloader: the busiest stream's bytes;
-                # one rank's rate from the page cache: its share.
-                busy = (hub_busiest_bytes(p) if kind == "hub" else
-                        p["bytes"] / p["gpus"] if kind == "page-cache-streaming" else p["bytes"])
+                # One rank's rate from the page cache: its share.
+                busy = p["bytes"] / p["gpus"] if kind == "page-cache-streaming" else p["bytes"]
                 vals.append(busy / (p["meas"] - init))
         # Without a streaming row of the kind: the default loader's rate of it.
         fallback = rates[base] if streaming else LOAD_FALLBACK[kind]

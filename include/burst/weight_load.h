@@ -49,19 +49,29 @@ inline constexpr double kLocalDiskLoaderCeilingBps = 8e9;
 // Where that rate comes from, one line (for notes and docs).
 const char* storage_read_basis(std::string_view kind);
 
-// A hub download by huggingface_hub's own downloader: snapshot_download fetches up to
-// kHubParallelFiles files at once, "1 thread = 1 file download" (its max_workers, default 8),
-// each at one stream's rate, storage_read_bps("hub"). The checkpoint's files are taken to be
-// kHubShardBytes each (safetensors shards: transformers' save_pretrained default max_shard_size)
-// or, for `engine` llama.cpp (GGUF), up to kHubGgufFileBytes (the hub's per-file limit GGUF
-// uploads are split at). The download ends when the busiest stream does: one whole file, or its
-// share of them all. Returns the rate the whole download runs at, bytes/s; one stream's rate for
-// a checkpoint of one file or of unknown size (`weight_bytes` <= 0). hf_transfer is not this: it
-// fetches the files one after another, each over many connections (cost/streaming_loader.h).
+// A hub download as huggingface_hub makes it today: since 0.32.0 it installs hf_xet, and a
+// Xet-backed repository downloads through the Xet protocol, chunks fetched in parallel (Hub docs,
+// "Using Xet Storage"). Priced as a fixed cost plus the bytes at one rate, both fitted on the fit
+// set's parallel hub downloads (Xet and hf_transfer, bench/README.md, "Hub downloads through
+// Xet"), and never slower than the HTTP downloader below for the same checkpoint. Returns the
+// rate the whole download of `weight_bytes` runs at, bytes/s; the parallel rate alone for an
+// unknown size (`weight_bytes` <= 0). What every plan's cold start downloads at until a provider
+// has measured its own (plan/load_history.h).
+double hub_download_bps(double weight_bytes, std::string_view engine);
+
+// huggingface_hub's HTTP downloader, before 0.32.0 or with HF_HUB_DISABLE_XET=1
+// (`burst estimate --loader http`): snapshot_download fetches up to kHubParallelFiles files at
+// once, "1 thread = 1 file download" (its max_workers, default 8), each at one stream's rate,
+// storage_read_bps("hub"). The checkpoint's files are taken to be kHubShardBytes each (safetensors
+// shards: transformers' save_pretrained default max_shard_size) or, for `engine` llama.cpp (GGUF),
+// up to kHubGgufFileBytes (the hub's per-file limit GGUF uploads are split at). The download ends
+// when the busiest stream does: one whole file, or its share of them all. Returns the rate the
+// whole download runs at, bytes/s; one stream's rate for a checkpoint of one file or of unknown
+// size (`weight_bytes` <= 0).
 inline constexpr int kHubParallelFiles = 8;
 inline constexpr double kHubShardBytes = 5e9;
 inline constexpr double kHubGgufFileBytes = 50e9;
-double hub_download_bps(double weight_bytes, std::string_view engine);
+double hub_http_download_bps(double weight_bytes, std::string_view engine);
 
 // A loader's cost beyond reading the bytes: deserialising, copying to the GPUs, initialising the
 // modules. `engine` as workload.engine names it: "pytorch" is torch.load of a pickled checkpoint

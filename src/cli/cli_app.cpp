@@ -201,8 +201,9 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--loader", est.loader,
                       "weight load: default (the engine's own) | streaming (Run:ai Model "
                       "Streamer, ServerlessLLM Store, fastsafetensors: many threads at the "
-                      "storage's rate; from the hub, a parallel downloader such as "
-                      "hf_transfer)");
+                      "storage's rate; from the hub, a parallel downloader: Xet or "
+                      "hf_transfer) | http (from the hub: huggingface_hub's one stream a file, "
+                      "before 0.32.0 or with HF_HUB_DISABLE_XET=1)");
   est_cmd->add_option("--gpus", est.gpus, "price exactly this many GPUs of each type");
   est_cmd->add_option("--efficiency", est.efficiency,
                       "also print the batch-1 decode table at 100% and at this share of peak");

@@ -40,7 +40,8 @@ std::string fmt_opt(const char* f, const std::optional<double>& v) {
 // `weight_load_s`: the load of the weights by `engine`'s loader, or a streaming loader with
 // --loader streaming (cost/streaming_loader.h), on --gpus (default 1) GPUs from a network volume
 // (warm), a hub (cold), and from --weights-from (default hub) at --disk-read-mbps where given (a
-// local disk's or volume's own rate, burst/weight_load.h).
+// local disk's or volume's own rate, burst/weight_load.h). A hub download is a parallel one
+// (hub_download_bps: Xet) with either loader, and huggingface_hub's HTTP one with --loader http.
 nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
                                 const std::string& engine) {
   const int gpus = a.gpus.value_or(1);
@@ -48,8 +49,8 @@ nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
   const auto rate_of = [&](const std::string& kind, double disk_bps) {
     // A hub download depends on the checkpoint's files (burst/weight_load.h).
     if (kind == kStorageHub)
-      return streaming ? cost::streaming_hub_download_bps(weight_bytes, engine)
-                       : hub_download_bps(weight_bytes, engine);
+      return a.loader == cost::kLoaderHttp ? hub_http_download_bps(weight_bytes, engine)
+                                           : hub_download_bps(weight_bytes, engine);
     return streaming ? cost::streaming_read_bps(kind, disk_bps, gpus)
                      : storage_read_bps(kind, disk_bps, gpus);
   };
@@ -108,7 +109,11 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
     return make_error(ErrorCode::kInvalid, "--disk-read-mbps must be > 0");
   if (!a.loader.empty() && !cost::known_loader(a.loader))
     return make_error(ErrorCode::kInvalid,
-                      "--loader: \"" + a.loader + "\" is not one of default, streaming");
+                      "--loader: \"" + a.loader + "\" is not one of default, streaming, http");
+  if (a.loader == cost::kLoaderHttp && !a.weights_from.empty() && a.weights_from != kStorageHub)
+    return make_error(ErrorCode::kInvalid,
+                      "--loader http: names the hub's downloader; it needs --weights-from hub, "
+                      "not \"" + a.weights_from + "\"");
   if (a.utilization) q.utilization = *a.utilization;
   if (a.efficiency && !(*a.efficiency > 0 && *a.efficiency <= 1))
     return make_error(ErrorCode::kInvalid, "--efficiency must be in (0, 1]");

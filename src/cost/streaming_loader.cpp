@@ -14,11 +14,6 @@ namespace {
 // default path's single download stream or file-system mount (storage_read_bps("s3")).
 constexpr double kS3StreamingBps = 4.02e9;
 
-// Fitted: the median of rows 340, 342 and 344 (hf_transfer's downloads from the Hugging Face hub,
-// 77 MB/s to 0.97 GB/s): parallel ranged downloads of each file, against huggingface_hub's one
-// stream a file (storage_read_bps("hub")).
-constexpr double kHubStreamingBps = 108e6;
-
 // Fitted, one rank's rate: the median of rows 313 (fastsafetensors in IBM's TGIS, llama-2-13b
 // from the page cache, TGIS #99) and 372, 374, 378 (fastsafetensors in vLLM #52462 at TP 1 and
 // 4), each rank's share over the time less the loader's share: a streaming loader copies
@@ -39,19 +34,15 @@ constexpr LoaderCost kStreaming{"streaming", 0.0, 0.015, 20};
 }  // namespace
 
 bool known_loader(std::string_view loader) {
-  return loader == kLoaderDefault || loader == kLoaderStreaming;
+  return loader == kLoaderDefault || loader == kLoaderStreaming || loader == kLoaderHttp;
 }
 
 double streaming_read_bps(std::string_view kind, double disk_bps, int gpus) {
   if ((kind == kStorageLocalDisk || kind == kStorageNetwork) && disk_bps > 0) return disk_bps;
   if (kind == kStorageS3) return kS3StreamingBps;
-  if (kind == kStorageHub) return kHubStreamingBps;
+  if (kind == kStorageHub) return hub_download_bps(0, "");
   if (kind == kStoragePageCache) return kPageCacheStreamingBps * std::max(1, gpus);
   return storage_read_bps(kind);
-}
-
-double streaming_hub_download_bps(double weight_bytes, std::string_view engine) {
-  return std::max(kHubStreamingBps, hub_download_bps(weight_bytes, engine));
 }
 
 LoaderCost streaming_loader_cost() { return kStreaming; }

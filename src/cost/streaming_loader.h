@@ -19,9 +19,11 @@
 namespace burst::cost {
 
 // The loaders `burst estimate --loader` names: default (the engine's own: safetensors or
-// pytorch, burst/weight_load.h) and streaming.
+// pytorch, burst/weight_load.h), streaming, and http (a hub download by huggingface_hub's HTTP
+// downloader, one stream a file: before 0.32.0 or with Xet off; hub_http_download_bps).
 inline constexpr const char* kLoaderDefault = "default";
 inline constexpr const char* kLoaderStreaming = "streaming";
+inline constexpr const char* kLoaderHttp = "http";
 bool known_loader(std::string_view loader);
 
 // The rate a streaming loader reads storage `kind` at, bytes/s: a local disk or a volume at its
@@ -29,16 +31,10 @@ bool known_loader(std::string_view loader);
 // bandwidth; no page-faulting ceiling: these loaders reach it), else the
 // kind's prior; an object store (s3) at the fitted rate of parallel ranged reads; the page cache
 // at the fitted rate of copying it into pinned buffers (slower than a memory-mapped read of it);
-// the hub at the fitted rate of a parallel downloader (hf_transfer), against huggingface_hub's one
-// stream a file. The page cache's rate is one rank's, `gpus` ranks each copying their own share
+// the hub at the parallel download's rate (hub_download_bps: Xet and hf_transfer alike). The
+// page cache's rate is one rank's, `gpus` ranks each copying their own share
 // (vLLM #52462: 5.54 s at TP 1, 1.70 s at TP 4, rows 372 and 374). 0 for an unknown kind.
 double streaming_read_bps(std::string_view kind, double disk_bps, int gpus = 1);
-
-// A hub download by a parallel downloader (hf_transfer), bytes/s: the fitted rate, but never
-// below huggingface_hub's own downloader for the same checkpoint (hub_download_bps): hf_transfer
-// fetches the files one after another, each over many connections, and the three sources that
-// timed both on one machine found it faster every time (rows 339-344).
-double streaming_hub_download_bps(double weight_bytes, std::string_view engine);
 
 // The streaming loaders' own cost beyond reading the bytes (fitted).
 LoaderCost streaming_loader_cost();

@@ -17,11 +17,12 @@ struct StorageRate {
 
 constexpr StorageRate kStorageRates[] = {
     // Fitted: one download stream's rate, the median over the fit set's hub rows read with
-    // huggingface_hub's own downloader (67, 338, 339, 341, 343, 345, 346: vLLM, TGI, SGLang,
-    // litgpt, instructlab and gpustack downloads) of the busiest stream's bytes over the time
-    // (hub_download_bps); hf_transfer's downloads are the streaming loader's.
-    {kStorageHub, 46.75e6,
-     "fitted on 7 fit-set rows (Hugging Face hub downloads, one stream a file)"},
+    // huggingface_hub's HTTP downloader or one stream (`loader` http: 67, 339, 341, 343, 345, 346,
+    // 397-399, 406-407: vLLM, TGI, SGLang, litgpt, instructlab and gpustack downloads before Xet,
+    // curl, HF_HUB_DISABLE_XET=1) of the busiest stream's bytes over the time
+    // (hub_http_download_bps).
+    {kStorageHub, 31.88e6,
+     "fitted on 11 fit-set rows (Hugging Face hub downloads, one stream a file)"},
     // Fitted: the median of rows 70 (Llama 2 70B from S3 in-region onto a p4de, Anyscale's post)
     // and 201 (a 7.6B model from an S3 bucket mounted as a file system, SkyPilot), each less its
     // loader's share.
@@ -51,6 +52,14 @@ constexpr StorageRate kStorageRates[] = {
 // 2023 example loader), its fixed cost taken from safetensors.
 constexpr LoaderCost kSafetensors{"safetensors", 5.25, 0.10, 35};
 constexpr LoaderCost kPytorch{"pytorch", 5.25, 9.3, 3};
+
+// Fitted (least absolute log error; the fixed cost on the loaders' grid, 0-6 s) on the fit set's
+// parallel hub downloads, rows 338, 340, 342, 344, 392-396 and 400-405, 408 (Xet through
+// huggingface_hub, hf-xet, the hf-hub crate, xet-core and zig-xet; hf_transfer): hub_download_bps.
+// The rows run from 0.7 MB/s (a desk's link) to 1.2 GB/s (a server's): the host's link, which no
+// input here knows, decides most of it (docs/cost-model.md, "Hub downloads").
+constexpr double kHubParallelFixedS = 6.0;
+constexpr double kHubParallelBps = 1.189e9;
 
 }  // namespace
 
@@ -84,6 +93,12 @@ double storage_read_bps(std::string_view kind, double disk_bps, int gpus) {
 }
 
 double hub_download_bps(double weight_bytes, std::string_view engine) {
+  if (!(weight_bytes > 0) || !std::isfinite(weight_bytes)) return kHubParallelBps;
+  const double parallel = weight_bytes / (kHubParallelFixedS + weight_bytes / kHubParallelBps);
+  return std::max(parallel, hub_http_download_bps(weight_bytes, engine));
+}
+
+double hub_http_download_bps(double weight_bytes, std::string_view engine) {
   const double stream = storage_read_bps(kStorageHub);
   if (!(weight_bytes > 0) || !std::isfinite(weight_bytes)) return stream;
   const double file =
