@@ -113,7 +113,8 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   if (a.loader == cost::kLoaderHttp && !a.weights_from.empty() && a.weights_from != kStorageHub)
     return make_error(ErrorCode::kInvalid,
                       "--loader http: names the hub's downloader; it needs --weights-from hub, "
-                      "not \"" + a.weights_from + "\"");
+                      "not \"" +
+                          a.weights_from + "\"");
   if (a.utilization) q.utilization = *a.utilization;
   if (a.efficiency && !(*a.efficiency > 0 && *a.efficiency <= 1))
     return make_error(ErrorCode::kInvalid, "--efficiency must be in (0, 1]");

@@ -156,7 +156,7 @@ TEST(PlanLoadHistory, PlanAndRunLearnTheWeightLoadFromTheStore) {
   config.db_path = dir.path() + "/burst.db";
   const double boot = find_provider_traits("runpod")->boot_s;
   {
-    PlanInput empty = runpod_4090_plan_input();  // no store yet: the hub prior, 16 GB at 150 MB/s
+    PlanInput empty = runpod_4090_plan_input();  // no store yet: the hub prior, 16 GB at 822 MB/s
     auto plan = plan_with_history(load_reference_spec(), &empty, config);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
     EXPECT_NEAR(plan->estimate.cold_start_s,
@@ -170,8 +170,8 @@ TEST(PlanLoadHistory, PlanAndRunLearnTheWeightLoadFromTheStore) {
     load_record_runs(**store);
   }
   // `burst plan` (any width) and `burst run` (one worker) read the same history: seconds per
-  // byte (2 / 149.6e6 + 2 x 80 / 16e9) / 4 = 5.84e-9 (the prior: 16 GB as four 5 GB files at
-  // once, 46.75 MB/s each), so 16 GB are read in 93 s (171 MB/s), plus the loader's share
+  // byte (2 / 822e6 + 2 x 80 / 16e9) / 4 = 3.11e-9 (the prior: 16 GB through Xet in 6 s + 13.5
+  // s, 822 MB/s), so 16 GB are read in 50 s (322 MB/s), plus the loader's share
   // (burst/weight_load.h).
   const double learned = 4 / (2 / hub_download_bps(16e9, "") + 2 * 80 / 16e9);
   for (int max_workers : {64, 1}) {
@@ -181,7 +181,7 @@ TEST(PlanLoadHistory, PlanAndRunLearnTheWeightLoadFromTheStore) {
     ASSERT_TRUE(plan.ok()) << plan.error().message;
     EXPECT_NEAR(plan->estimate.cold_start_s, boot + weight_load(16e9, learned, "", 1).seconds(),
                 1e-6);
-    EXPECT_NE(plan->weight_load.find("at 171 MB/s"), std::string::npos) << plan->weight_load;
+    EXPECT_NE(plan->weight_load.find("at 322 MB/s"), std::string::npos) << plan->weight_load;
     EXPECT_NE(plan->weight_load.find("learned from 2 prepare steps on runpod"), std::string::npos)
         << plan->weight_load;
   }

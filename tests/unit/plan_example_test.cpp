@@ -116,8 +116,8 @@ TEST_F(PlanExample, WithoutADeadlineTtsRenderTakesTheCheapestCardPerUnitOfComput
   EXPECT_EQ(p->gpu.gpu_type, "L4");
   EXPECT_EQ(p->candidates[0].bound(), "compute");
   EXPECT_EQ(p->estimate.workers, 1);
-  EXPECT_NEAR(p->estimate.usd, 0.2345, 0.0001);
-  EXPECT_NEAR(p->estimate.total_s / 60, 32.0, 0.05);
+  EXPECT_NEAR(p->estimate.usd, 0.2327, 0.0001);
+  EXPECT_NEAR(p->estimate.total_s / 60, 31.7, 0.05);
   EXPECT_GT(p->curve.size(), 10u);  // the go-wide curve is priced and kept
   expect_h100_out_with_the_models_reason(*p);
 }
@@ -127,7 +127,7 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardT
   ASSERT_EQ(spec.budget.deadline_seconds, 1800);
   auto p = plan(spec);
   ASSERT_TRUE(p.ok()) << p.error().message;
-  // One L4 takes 32.0 min: two of them meet 30 min, and the deadline rules out nothing cheaper.
+  // One L4 takes 31.7 min: two of them meet 30 min, and the deadline rules out nothing cheaper.
   EXPECT_EQ(p->gpu.gpu_type, "L4");
   EXPECT_EQ(p->estimate.workers, 2);
   EXPECT_LE(p->estimate.total_s, 1800);
@@ -135,8 +135,8 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardT
   for (const Candidate& c : p->candidates) {
     if (c.offer.gpu_type == "H100_SXM" && c.offer.gpu_count == 1) {
       EXPECT_EQ(why_not_chosen(*p, c),
-                "H100_SXM is not in resources.gpus; costs 1.1x the chosen plan ($0.2583 vs "
-                "$0.2452), though it finishes sooner (5.2 min vs 16.7 min); the workload is "
+                "H100_SXM is not in resources.gpus; costs 1.0x the chosen plan ($0.2467 vs "
+                "$0.2415), though it finishes sooner (4.9 min vs 16.5 min); the workload is "
                 "compute-bound and uses 3% of its 80 GiB");
     }
   }
@@ -163,7 +163,7 @@ TEST_F(PlanExample, ADeadlineTheRenderCannotMeetRejectsEveryCardWithItsReason) {
   auto p = plan(spec);
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, ErrorCode::kNoCapacity);
-  EXPECT_NE(p.error().message.find("runpod RTX_4090: misses the deadline: 13 min > 3 min even "
+  EXPECT_NE(p.error().message.find("runpod RTX_4090: misses the deadline: 12 min > 3 min even "
                                    "with 2 workers"),
             std::string::npos)
       << p.error().message;

@@ -130,7 +130,7 @@ TEST(Prepare, ThePlanCountsTheStepWhereItRunsAndPrintsTheDecision) {
   const auto lines = plan_summary_lines(spec, *cold);
   ASSERT_GE(lines.size(), 4u);
   EXPECT_EQ(lines[2], "  volume:  " + spec.volume.name + " (50 GB), cold");
-  EXPECT_EQ(lines[3].rfind("  prepare: cpu-pod (other CPU pod at $0.06/h), est 207 s, $0.0034; "
+  EXPECT_EQ(lines[3].rfind("  prepare: cpu-pod (other CPU pod at $0.06/h), est 118 s, $0.0020; "
                            "cold volume; on a CPU pod",
                            0),
             0u)
