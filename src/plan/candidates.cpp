@@ -347,8 +347,10 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
           src);
       const double load_s =
           weight_load(weight_bytes, load.bytes_per_s, w.engine, loaders).seconds();
-      if (!traits_of(o).runs_here && weight_bytes > 0)
+      if (!traits_of(o).runs_here && weight_bytes > 0) {
         c->weight_load_note = load_note(src, load, weight_bytes, load_s);
+        c->weight_load_bps = load.bytes_per_s;
+      }
       // The image's pull, from its size (plan/image_pull.h): provisioning + pull + weight load.
       const double pull =
           in.image && !in.boot_s ? image_pull_seconds(*in.image, o.download_bps) : 0;

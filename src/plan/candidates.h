@@ -67,7 +67,8 @@ struct CandidateShape {
   std::string cold_start_note;  // where provisioning came from when learned (boot_history.h)
   // Which weight-load rate applies and where it came from (load_history.h); "" without weights.
   std::string weight_load_note;
-  bool warm_volume = false;  // weights expected on the volume already
+  double weight_load_bps = 0;  // the rate that note prices the weights at; 0 without weights
+  bool warm_volume = false;    // weights expected on the volume already
   double sync_s = 0;
   double run_s = 0;   // the run step on one worker with all the items
   std::string bound;  // bandwidth | compute | capacity | overhead (diffusion) | "" (unknown)

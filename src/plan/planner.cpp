@@ -39,6 +39,21 @@ std::string transfer_note(const Candidate& c, const Estimate& e) {
   return s;
 }
 
+// A prepare step stages the weights on the volume, and every GPU pod then reads them from it. Where
+// the volume reads slower than the step downloads (RunPod's network volume at 237 MB/s against a
+// hub download through Xet), staging costs GPU time instead of saving it: say so. "" otherwise.
+std::string staging_note(const PipelineSpec& spec, const CandidateShape& shape, const Offer& o,
+                         double download_bps) {
+  const std::string& from = spec.workload.weights_from;
+  if (!spec.prepare || !(download_bps > 0) || !(shape.weight_load_bps > 0) ||
+      (!from.empty() && from != "volume") || shape.weight_load_bps >= download_bps)
+    return "";
+  return "prepare: each GPU pod reads the staged weights from the volume at " +
+         fmt("%.0f MB/s", shape.weight_load_bps / 1e6) + ", slower than the step downloads them (" +
+         fmt("%.0f MB/s", download_bps / 1e6) + "): on " + o.provider +
+         " staging saves no GPU time (docs/cost-model.md, \"Pre-staging\")";
+}
+
 Estimate estimate_of(const Candidate& c, const std::optional<Offer>& cpu) {
   Estimate e;
   e.cold_start_s = c.cold_start_s();
@@ -259,6 +274,7 @@ Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& in) {
   };
   std::optional<Plan> best;
   size_t best_index = 0;
+  double best_download_bps = 0;  // the chosen offer's prepare-step download rate
   // An offer at the volume's home competes at its estimate less kVolumeHomeTolerance
   // (plan/volume_home.h); `cheapest` is the plain cheapest, for the plan's line.
   double best_rank = 0;
@@ -346,6 +362,7 @@ Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& in) {
                   {}};
       if (c.shape) best->layout = c.shape->layout;
       best_index = i;
+      best_download_bps = prepare ? prepare->download_bps : 0;
     }
   }
   if (!best) {
@@ -386,6 +403,8 @@ Result<Plan> plan_at_prices(const PipelineSpec& spec, const PlanInput& in) {
     if (!shape->cold_start_note.empty()) notes.insert(notes.begin(), shape->cold_start_note);
     if (const std::string t = transfer_note(candidates[0], best->estimate); !t.empty())
       notes.insert(notes.begin(), t);
+    if (const std::string s = staging_note(spec, *shape, best->gpu, best_download_bps); !s.empty())
+      notes.insert(notes.begin(), s);
     best->weight_load = shape->weight_load_note;
   }
   best->notes = std::move(notes);

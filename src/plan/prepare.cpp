@@ -27,6 +27,7 @@ std::string PrepareChoice::label() const {
 PrepareChoice choose_prepare(const PrepareInput& in) {
   PrepareChoice c;
   c.download_bytes = std::max(0.0, in.download_bytes);
+  c.download_bps = in.download_bytes_per_s;
   c.download_s = kPrepareStepOverheadS + std::max(0.0, in.download_bytes) / in.download_bytes_per_s;
   c.gpu_pod_usd = c.download_s / 3600.0 * std::max(0.0, in.gpu_usd_per_hour);
   if (in.warm_volume && in.has_creates) {

@@ -46,8 +46,9 @@ struct PrepareChoice {
   bool expect_skip = false;  // warm volume with `creates:`: checked, probably not run
   std::optional<Offer> cpu;  // the CPU offer, when where == kCpuPod
   double download_s = 0;     // the step itself (overhead + download)
-  double download_bytes =
-      0;                   // what it was priced to download (a run's measured rate: load_history.h)
+  // What it was priced to download, and at what rate (prior or learned: load_history.h).
+  double download_bytes = 0;
+  double download_bps = 0;
   double cpu_pod_s = 0;    // the CPU pod's lifetime for it (boot + step)
   double cpu_pod_usd = 0;  // billed under the CPU offer's rule
   double gpu_pod_usd = 0;  // the GPU's price over the step's time
