@@ -57,7 +57,7 @@ constexpr LoaderCost kPytorch{"pytorch", 5.25, 9.3, 3};
 // parallel hub downloads, rows 338, 340, 342, 344, 392-396 and 400-405, 408 (Xet through
 // huggingface_hub, hf-xet, the hf-hub crate, xet-core and zig-xet; hf_transfer): hub_download_bps.
 // The rows run from 0.7 MB/s (a desk's link) to 1.2 GB/s (a server's): the host's link, which no
-// input here knows, decides most of it (docs/cost-model.md, "Hub downloads").
+// input here knows, decides most of it (docs/cost-model.md, "Weight load", the fourth round).
 constexpr double kHubParallelFixedS = 6.0;
 constexpr double kHubParallelBps = 1.189e9;
 

@@ -81,7 +81,7 @@ TEST(WeightLoad, TheDisksOwnRateMovesTheReadAsDocumented) {
 }
 
 TEST(WeightLoad, HuggingFaceHubsHttpDownloaderFetchesSeveralFilesAtOnceAsDocumented) {
-  // docs/cost-model.md "Hub downloads": before Xet (--loader http), huggingface_hub fetches up to
+  // docs/cost-model.md "Weight load": before Xet (--loader http), huggingface_hub fetches up to
   // 8 files at once, one stream each; a safetensors checkpoint is 5 GB files, a GGUF one file up
   // to 50 GB.
   const double stream = storage_read_bps(kStorageHub);
