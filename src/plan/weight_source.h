@@ -31,10 +31,11 @@ struct WeightSource {
 // (the spec parser refuses it first). `disk_bps` > 0: the offer's own disk rate (Offer::
 // disk_read_bps), read for the local disk and for a volume that lives on it (Vast), through
 // storage_read_bps(kind, disk_bps). A hub download's prior is the rate of `weight_bytes` of
-// `engine`'s checkpoint, fetched several files at once (hub_download_bps; one stream's rate when
-// `weight_bytes` is 0). `link_bps` > 0: the offer's download link (Offer::download_bps), the
-// ceiling of a hub or object-store download. `gpus`: the ranks loading at once, each reading its
-// share of the offer's own disk or the page cache at its own loader's rate (storage_read_bps).
+// `engine`'s checkpoint through Xet (hub_download_bps: a fixed cost plus the bytes at one rate;
+// that rate alone when `weight_bytes` is 0). `link_bps` > 0: the offer's download link
+// (Offer::download_bps), the ceiling of a hub or object-store download. `gpus`: the ranks loading
+// at once, each reading its share of the offer's own disk or the page cache at its own loader's
+// rate (storage_read_bps).
 WeightSource weight_source_for(const std::string& weights_from, const ProviderTraits& provider,
                                bool warm_volume, double disk_bps = 0, double weight_bytes = 0,
                                const std::string& engine = "", double link_bps = 0, int gpus = 1);
