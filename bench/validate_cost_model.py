@@ -94,7 +94,14 @@ def args_of(row, context=None):
         a += ["--tokens", str(conc * int(row["gen_tokens"]))]
     if row["gpus"]:
         a += ["--gpus", row["gpus"]]
+    if row["gpus"] not in ("", "1") and row["engine"] in TENSOR_PARALLEL_ENGINES:
+        # Every such row's source ran one copy over all its cards (bench/README.md, "Tensor
+        # parallel as an input: the rule").
+        a += ["--tensor-parallel", row["gpus"]]
     return a
+
+
+TENSOR_PARALLEL_ENGINES = ("vllm", "sglang", "tensorrt-llm")
 
 
 def gpu_row(out, name):

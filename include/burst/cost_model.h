@@ -193,6 +193,14 @@ struct ParallelLayout {
 };
 inline constexpr int kGpusPerNode = 8;
 ParallelLayout parallel_layout(const MemoryBreakdown& need, const GpuSpec& gpu, int gpus);
+// workload.tensor_parallel's layout on `gpus` cards: groups of that many cards, each one copy of
+// the model, as many replicas as fit (spare cards idle). kInvalid where it does not apply (not
+// llm-inference; llama.cpp, which splits by layers) or asks for more than `gpus` cards.
+Result<ParallelLayout> tensor_parallel_layout(const Workload& w, int gpus);
+// Whether `gpus` x `gpu` hold `w` as run_time lays it out: with workload.tensor_parallel, each
+// group holds the model and its replica's share of the sequences; otherwise the cards' memory
+// together holds the whole need. False for a workload memory_need refuses.
+bool layout_holds(const Workload& w, const GpuSpec& gpu, int gpus);
 
 // Collective communication, from the catalog's interconnect (interconnect_gbs is bidirectional
 // per GPU: half of it each way). A ring all-reduce of `bytes` over n cards moves 2 (n-1)/n x bytes

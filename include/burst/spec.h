@@ -55,6 +55,10 @@ struct Workload {
   std::optional<bool> tied_embeddings;    // input and output embeddings shared
   std::string kv_precision;               // llm-inference KV cache: fp16 | fp8 | "" (fp16)
   std::string engine;                     // llm-inference: llama.cpp, vllm, tensorrt-llm...
+  // llm-inference: the cards one copy of the model is sharded over (vLLM's
+  // --tensor-parallel-size); a pod runs gpus / tensor_parallel copies. Unset: the cost model
+  // picks the smallest group that holds the model (docs/cost-model.md, "Multi-GPU").
+  std::optional<long> tensor_parallel;
   // Where the weights are read from at each pod's start: hub | s3 | volume | local-disk; "" =
   // the volume where the store shows it staged, else a hub download (plan/weight_source.h).
   std::string weights_from;

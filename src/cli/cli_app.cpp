@@ -193,6 +193,9 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--kv-precision", est.kv_precision, "infer: KV cache fp16 (default) | fp8");
   est_cmd->add_option("--engine", est.engine,
                       "infer: llama.cpp | vllm | sglang | tensorrt-llm | pytorch");
+  est_cmd->add_option("--tensor-parallel", est.tensor_parallel,
+                      "infer: shard one copy of the model over this many GPUs (vLLM's "
+                      "--tensor-parallel-size); --gpus / N copies");
   est_cmd->add_option("--weights-from", est.weights_from,
                       "weight load (JSON weight_load_s): hub | s3 | volume | local-disk | "
                       "page-cache");

@@ -141,7 +141,8 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
        {Count{a.tokens, "--tokens", &q.tokens}, Count{a.context, "--context", &q.context_tokens},
         Count{a.concurrency, "--concurrency", &q.concurrency}, Count{a.items, "--items", &q.items},
         Count{a.steps, "--steps", &q.steps}, Count{a.batch, "--batch", &q.batch},
-        Count{a.lora_rank, "--lora-rank", &q.lora_rank}}) {
+        Count{a.lora_rank, "--lora-rank", &q.lora_rank},
+        Count{a.tensor_parallel, "--tensor-parallel", &q.tensor_parallel}}) {
     if (c.text.empty()) continue;
     auto v = parse_count(c.text, c.flag);
     if (!v.ok()) return v.error();
@@ -249,6 +250,8 @@ int cmd_estimate(const EstimateArgs& args) {
                           {"step_s", opt(g.step_s)},
                           {"prefill_s", opt(g.prefill_s)},
                           {"comm_s", opt(g.comm_s)},
+                          {"gpus_per_copy", g.group},
+                          {"copies", g.replicas},
                           {"usd_per_hour", opt(g.usd_per_hour)},
                           {"provider", g.provider},
                           {"usd", opt(g.usd)}};
@@ -315,6 +318,9 @@ int cmd_estimate(const EstimateArgs& args) {
         *w.layers, *w.kv_heads, w.head_dim.value_or(w.hidden && w.heads ? *w.hidden / *w.heads : 0),
         w.context_tokens.value_or(4096), w.concurrency.value_or(1),
         w.kv_precision == "fp8" ? "1 byte (fp8)" : "2 bytes (fp16)");
+  if (w.tensor_parallel)
+    std::printf("tensor parallel %ld: each copy of the model is sharded over %ld GPUs\n",
+                *w.tensor_parallel, *w.tensor_parallel);
   std::vector<Table::Column> cols = {{"GPU"},
                                      {"GPUS", Table::kRight},
                                      {"BOUND"},

@@ -245,8 +245,11 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
   auto mem = memory_need(w);
   if (!mem) return mem.error();
   if (w.kind == "custom") return custom_time(w, gpu, catalog);
+  if (w.tensor_parallel) {
+    if (auto l = tensor_parallel_layout(w, gpus); !l) return l.error();
+  }
 
-  if (mem->total_gib() > gpus * usable_gib(gpu)) {
+  if (!layout_holds(w, gpu, gpus)) {
     RunTime t;
     t.bound = "capacity";
     t.compute_s = t.step_s = std::numeric_limits<double>::infinity();
@@ -391,6 +394,8 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
   // boundary is a hop per token (docs/cost-model.md, "Multi-GPU").
   if (w.kind == "llm-inference" && w.engine == "llama.cpp" && !w.items && gpus > 1)
     return time_for({gpus, 1, (gpus + kGpusPerNode - 1) / kGpusPerNode});
+  // A layout the workload names (vLLM's --tensor-parallel-size) is the one priced.
+  if (w.tensor_parallel) return time_for(*tensor_parallel_layout(w, gpus));
   const ParallelLayout least = parallel_layout(*mem, gpu, gpus);
   auto best = time_for(least);
   if (!best) return best;

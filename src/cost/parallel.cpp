@@ -2,6 +2,7 @@
 // holds the model, replicated), and what the group's collectives cost on the card's interconnect.
 // Constants and their sources: docs/cost-model.md, "Multi-GPU".
 #include <algorithm>
+#include <string>
 
 #include "burst/cost_model.h"
 
@@ -28,6 +29,38 @@ ParallelLayout parallel_layout(const MemoryBreakdown& need, const GpuSpec& gpu, 
   l.replicas = std::max(1, gpus / l.group);
   l.nodes = (l.group + kGpusPerNode - 1) / kGpusPerNode;
   return l;
+}
+
+Result<ParallelLayout> tensor_parallel_layout(const Workload& w, int gpus) {
+  const long tp = w.tensor_parallel.value_or(1);
+  if (w.kind != "llm-inference")
+    return make_error(ErrorCode::kInvalid, "tensor_parallel only applies to llm-inference");
+  if (w.engine == "llama.cpp")
+    return make_error(ErrorCode::kInvalid,
+                      "tensor_parallel does not apply to llama.cpp, which splits by layers");
+  if (tp < 1 || tp > gpus)
+    return make_error(ErrorCode::kInvalid, "tensor_parallel " + std::to_string(tp) +
+                                               " needs at least that many GPUs (got " +
+                                               std::to_string(gpus) + ")");
+  ParallelLayout l;
+  l.group = static_cast<int>(tp);
+  l.replicas = gpus / l.group;
+  l.nodes = (l.group + kGpusPerNode - 1) / kGpusPerNode;
+  return l;
+}
+
+bool layout_holds(const Workload& w, const GpuSpec& gpu, int gpus) {
+  auto need = memory_need(w);
+  if (!need) return false;
+  if (!w.tensor_parallel) return need->total_gib() <= gpus * usable_gib(gpu);
+  auto l = tensor_parallel_layout(w, gpus);
+  if (!l) return false;
+  // Each replica serves its share of the concurrent sequences (items: each runs the batch).
+  Workload share = w;
+  if (!w.items && w.concurrency && *w.concurrency > 1)
+    share.concurrency = (*w.concurrency + l->replicas - 1) / l->replicas;
+  auto one = memory_need(share);
+  return one && one->total_gib() <= l->group * usable_gib(gpu);
 }
 
 double link_gbs(const GpuSpec& gpu, int n) {

@@ -181,6 +181,22 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   }
   if (q.gpus && (*q.gpus < 1 || *q.gpus > kMaxGpus))
     return make_error(ErrorCode::kInvalid, "--gpus must be in 1.." + std::to_string(kMaxGpus));
+  if (q.tensor_parallel) {
+    if (w.kind != "llm-inference")
+      return make_error(ErrorCode::kInvalid, "--tensor-parallel only applies to --mode infer");
+    if (w.engine == "llama.cpp")
+      return make_error(ErrorCode::kInvalid,
+                        "--tensor-parallel: llama.cpp splits a model across cards by layers, not "
+                        "tensors; give --gpus instead");
+    if (*q.tensor_parallel > kMaxGpus)
+      return make_error(ErrorCode::kInvalid,
+                        "--tensor-parallel must be in 1.." + std::to_string(kMaxGpus));
+    if (q.gpus && *q.gpus < *q.tensor_parallel)
+      return make_error(ErrorCode::kInvalid, "--gpus " + std::to_string(*q.gpus) +
+                                                 " is fewer than --tensor-parallel " +
+                                                 std::to_string(*q.tensor_parallel));
+    w.tensor_parallel = q.tensor_parallel;
+  }
   w.precision = q.precision;
   if (!q.precision.empty()) {
     auto bpp = bytes_per_param(q.precision);
@@ -236,9 +252,10 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     GpuEstimate e;
     e.gpu = g.name;
     e.count = gpus_needed(*mem, g);
-    // Exactly N cards (a measured node): they hold the model when their usable memory does, as
-    // run_time reckons, even where N is not one of gpus_needed's sizes (e.g. 6 cards).
-    if (q.gpus) e.count = mem->total_gib() <= *q.gpus * usable_gib(g) ? *q.gpus : 0;
+    // Exactly N cards (a measured node, or one tensor-parallel copy): they hold the model when
+    // run_time's layout does, even where N is not one of gpus_needed's sizes (e.g. 6 cards).
+    const int exact = q.gpus ? *q.gpus : static_cast<int>(w->tensor_parallel.value_or(0));
+    if (exact > 0) e.count = layout_holds(*w, g, exact) ? exact : 0;
     if (e.count == 0) {
       e.bound = "capacity";
       // The requested concurrency does not fit: how many sequences do, on the cards that hold
@@ -247,8 +264,8 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
         Workload one = *w;
         one.concurrency = 1;
         if (auto m1 = memory_need(one); m1.ok()) {
-          const int n1 = q.gpus ? (m1->total_gib() <= *q.gpus * usable_gib(g) ? *q.gpus : 0)
-                                : gpus_needed(*m1, g);
+          const int n1 =
+              exact > 0 ? (layout_holds(one, g, exact) ? exact : 0) : gpus_needed(*m1, g);
           if (n1 > 0) e.max_concurrency = max_concurrency(*w, g, n1);
         }
       }
@@ -271,6 +288,8 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
       e.step_s = rt->step_s;
       e.prefill_s = rt->prefill_s;
       e.comm_s = rt->comm_s;
+      e.group = rt->layout.group;
+      e.replicas = rt->layout.replicas;
       if (e.usd_per_hour) e.usd = *e.seconds / 3600.0 * *e.usd_per_hour;
       if (w->kind == "llm-inference" && rt->step_s > 0) {
         e.tokens_per_s = static_cast<double>(rt->batch) / rt->step_s;

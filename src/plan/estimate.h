@@ -36,8 +36,11 @@ struct EstimateQuery {
   std::optional<double> audio_seconds;
   std::optional<double> guidance;
   std::optional<bool> guidance_batched;  // diffusion: the passes in one call a step (default)
-  std::string engine;         // infer: llama.cpp | vllm | tensorrt-llm | pytorch | "" (none named)
-  std::optional<int> gpus;    // price exactly this many GPUs of each type (no fit when too few)
+  std::string engine;       // infer: llama.cpp | vllm | tensorrt-llm | pytorch | "" (none named)
+  std::optional<int> gpus;  // price exactly this many GPUs of each type (no fit when too few)
+  // infer: the cards one copy of the model is sharded over; without `gpus`, each type is priced
+  // on exactly this many (one copy), else gpus / tensor_parallel copies.
+  std::optional<long> tensor_parallel;
   double usd_per_kwh = 0.15;  // owned: electricity price (docs/cost-model.md)
   double life_years = 3;      // owned: straight-line depreciation period
   double utilization = 1;     // owned: share of the life the card is busy (0..1]
@@ -54,6 +57,10 @@ struct GpuEstimate {
   std::optional<double> step_s;        // one step (a decode token, a denoising step)
   std::optional<double> prefill_s;     // one round's prompt (llm-inference)
   std::optional<double> comm_s;        // per step: collectives between the cards (multi-GPU)
+  // How run_time used the cards (burst/cost_model.h ParallelLayout): cards per copy of the
+  // model, and copies; 0 where it did not run (the model does not fit).
+  int group = 0;
+  int replicas = 0;
   // llm-inference only:
   double tokens_per_s = 0;
   // Sequences at the query's context that fit in `count` GPUs; when the requested concurrency

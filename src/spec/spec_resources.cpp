@@ -1,5 +1,7 @@
 // The resources section: where a job may run and how wide.
+#include <algorithm>
 #include <climits>
+#include <string>
 #include <string_view>
 
 #include "spec/spec_checks.h"
@@ -24,11 +26,36 @@ constexpr long kMaxWorkers = 1000;  // GPU pods per job
 // stated maximum; 64 TB is more than any offer has and keeps the value an int.
 constexpr long kMaxDiskGb = 65536;
 
+// workload.tensor_parallel needs that many cards in every pod: it raises gpu_count's default, and
+// a gpu_count or gpu_counts entry below it is an error at that entry.
+void check_tensor_parallel(Fields& top, std::optional<Fields>& r, PipelineSpec& spec) {
+  const std::optional<long> tp = spec.workload.tensor_parallel;
+  if (!tp) return;
+  Resources& out = spec.resources;
+  const std::string need = " is fewer than workload.tensor_parallel (" + std::to_string(*tp) +
+                           "): each copy of the model spans that many GPUs";
+  if (r && r->get("gpu_count")) {
+    if (out.gpu_count < *tp)
+      top.problems().add(pos_of(*r->get("gpu_count")), "resources.gpu_count",
+                         std::to_string(out.gpu_count) + need);
+  } else {
+    out.gpu_count = static_cast<int>(std::max<long>(out.gpu_count, *tp));
+  }
+  for (const auto& [type, count] : out.gpu_counts) {
+    if (count < *tp)
+      top.problems().add(pos_of((*r->get("gpu_counts"))[type]), "resources.gpu_counts." + type,
+                         std::to_string(count) + need);
+  }
+}
+
 }  // namespace
 
 void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::string>& providers) {
   std::optional<Fields> r = section(top, "resources", kBurstResourceFields);
-  if (!r) return;
+  if (!r) {
+    check_tensor_parallel(top, r, spec);
+    return;
+  }
   Resources& out = spec.resources;
   if (std::optional<yaml::Node> list = r->get("providers")) {
     if (!list->is_sequence()) {
@@ -65,6 +92,7 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
   out.multi_gpu = r->one_of("multi_gpu", kMultiGpuModes).value_or("");
   if (std::string why = multi_gpu_refusal(spec.workload, out.multi_gpu); !why.empty())
     top.problems().add(pos_of(*r->get("multi_gpu")), "resources.multi_gpu", why);
+  check_tensor_parallel(top, r, spec);
 }
 
 }  // namespace burst::spec

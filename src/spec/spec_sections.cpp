@@ -198,6 +198,25 @@ void parse_items_file(Fields& w, Workload& out) {
   out.items_file_pos = pos_of(*node);
 }
 
+// workload.tensor_parallel: llm-inference only, and not llama.cpp, which splits a model by
+// layers (its default --split-mode layer) rather than sharding each tensor.
+void parse_tensor_parallel(Fields& w, Workload& out) {
+  constexpr long kMostGpus = 1024;  // the cost model's kMaxGpus: the widest job it sizes
+  out.tensor_parallel = w.integer("tensor_parallel", 1, kMostGpus);
+  if (!out.tensor_parallel) return;
+  const yaml::Node node = *w.get("tensor_parallel");
+  if (!out.kind.empty() && out.kind != "llm-inference") {
+    w.problems().add(pos_of(node), w.path_of("tensor_parallel"),
+                     "only applies to workload kind llm-inference");
+    out.tensor_parallel.reset();
+  } else if (out.engine == "llama.cpp") {
+    w.problems().add(pos_of(node), w.path_of("tensor_parallel"),
+                     "llama.cpp splits a model across cards by layers, not tensors; give "
+                     "resources.gpu_count instead");
+    out.tensor_parallel.reset();
+  }
+}
+
 void parse_workload(Fields& top, PipelineSpec& spec) {
   std::optional<Fields> w = section(top, "workload", workload_field_names());
   if (!w) return;
@@ -233,6 +252,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.tied_embeddings = w->boolean("tied_embeddings");
   out.kv_precision = w->one_of("kv_precision", kKvPrecisions).value_or("");
   out.engine = w->one_of("engine", kEngines).value_or("");
+  parse_tensor_parallel(*w, out);
   out.weights_from = w->one_of("weights_from", kWeightsFrom).value_or("");
   parse_training_fields(*w, out);  // gradient_checkpointing, lora_rank, lora_targets
   out.architecture = w->one_of("architecture", kArchitectures).value_or("");

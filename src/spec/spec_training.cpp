@@ -43,7 +43,8 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "intermediate",
                                                 "tied_embeddings",
                                                 "kv_precision",
-                                                "engine",        // llm-inference serving engine
+                                                "engine",  // llm-inference serving engine
+                                                "tensor_parallel",
                                                 "weights_from",  // where the weights are read from
                                                 "gradient_checkpointing",
                                                 "lora_rank",

@@ -237,6 +237,7 @@ void workload(Writer& out, const Workload& w) {
   flag("tied_embeddings", w.tied_embeddings);
   word("kv_precision", w.kv_precision);
   word("engine", w.engine);
+  num("tensor_parallel", w.tensor_parallel);
   word("weights_from", w.weights_from);
   flag("gradient_checkpointing", w.gradient_checkpointing);
   num("lora_rank", w.lora_rank);

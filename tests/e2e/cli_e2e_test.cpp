@@ -373,6 +373,28 @@ TEST(E2ECli, EstimateByModelNameUsesItsShape) {
   EXPECT_NEAR(flops, 2 * 8.03e9 * 8192 + 2.0 * 32 * 32 * 128 * 8192.0 * 8192, 1e9);
 }
 
+TEST(E2ECli, EstimateTensorParallelShardsOneCopyAndRefusesTooFewGpus) {
+  BurstHome home;
+  std::string out, err;
+  const std::vector<std::string> ask = {"estimate", "--model",  "llama-3.1-70b", "--precision",
+                                        "fp8",      "--mode",   "infer",         "--engine",
+                                        "vllm",     "--tokens", "2048"};
+  std::vector<std::string> tp = ask;
+  tp.insert(tp.end(), {"--tensor-parallel", "8"});
+  ASSERT_EQ(run_burst(home, tp, &out, &err), 0) << err;
+  EXPECT_NE(out.find("tensor parallel 8: each copy of the model is sharded over 8 GPUs"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\nMI300X              8  bandwidth"), std::string::npos) << out;
+  tp.push_back("--json");
+  ASSERT_EQ(run_burst(home, tp, &out, &err), 0) << err;
+  EXPECT_NE(out.find("\"gpus_per_copy\": 8"), std::string::npos) << out;
+  std::vector<std::string> few = ask;
+  few.insert(few.end(), {"--tensor-parallel", "8", "--gpus", "4"});
+  EXPECT_EQ(run_burst(home, few, &out, &err), 2);
+  EXPECT_NE(err.find("--gpus 4 is fewer than --tensor-parallel 8"), std::string::npos) << err;
+}
+
 TEST(E2ECli, PlanUsesTheRunTimeCalibratedFromThisPipelinesHistory) {
   BurstHome home;
   const std::string offers = home.write(

@@ -268,5 +268,58 @@ TEST(CostParallel, VllmOnMi300xReadsEachCardAtTheShareItsTensorParallelRowsShow)
   EXPECT_NE(llama.eta_bw, amd.eta_bw);
 }
 
+TEST(CostParallel, ANamedTensorParallelSizeShardsOneCopyOverThatManyCards) {
+  // vLLM's --tensor-parallel-size 8 on a model that fits one card: the layout the user runs,
+  // not the replicas the model would pick. One request then reads an eighth of the weights on
+  // each card, and pays the all-reduces; the replicas' layout decodes it on one card.
+  const GpuSpec h = tp_card("H", "nvlink", 900);
+  Workload w = tp_llm(7);
+  w.layers.reset();  // a 7B's own shape: 32 layers of 4096, 64 all-reduces a token
+  w.hidden.reset();
+  w.engine = "vllm";
+  auto picked = run_time(w, h, 8, {h}, default_calibration());
+  w.tensor_parallel = 8;
+  auto named = run_time(w, h, 8, {h}, default_calibration());
+  ASSERT_TRUE(picked.ok() && named.ok()) << named.error().message;
+  EXPECT_EQ(picked->layout.group, 1);
+  EXPECT_EQ(picked->layout.replicas, 8);
+  EXPECT_EQ(named->layout.group, 8);
+  EXPECT_EQ(named->layout.replicas, 1);
+  EXPECT_GT(named->comm_s, 0);
+  // Faster, though far from 8x: the step's fixed overhead and the all-reduces do not shrink.
+  EXPECT_LT(named->step_s, picked->step_s);
+  EXPECT_GT(named->step_s, picked->step_s / 8);
+  // Four cards a copy on eight: two copies, each with its half of the sequences.
+  w.tensor_parallel = 4;
+  w.concurrency = 8;
+  auto two = run_time(w, h, 8, {h}, default_calibration());
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->layout.group, 4);
+  EXPECT_EQ(two->layout.replicas, 2);
+  EXPECT_EQ(two->batch, 8);
+}
+
+TEST(CostParallel, ANamedTensorParallelGroupTooSmallForTheModelDoesNotFitAndAWrongOneIsRefused) {
+  const GpuSpec h = tp_card("H", "nvlink", 900);
+  Workload w = tp_llm(70);  // 140 GB of fp16 weights: more than one 80 GB card
+  w.tensor_parallel = 1;
+  auto one = run_time(w, h, 4, {h}, default_calibration());
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one->bound, "capacity");
+  EXPECT_FALSE(layout_holds(w, h, 4));
+  w.tensor_parallel = 2;
+  EXPECT_TRUE(layout_holds(w, h, 4));
+  w.tensor_parallel = 8;
+  auto wide = run_time(w, h, 4, {h}, default_calibration());
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.error().message, "tensor_parallel 8 needs at least that many GPUs (got 4)");
+  w.tensor_parallel = 2;
+  w.engine = "llama.cpp";
+  auto layers = run_time(w, h, 4, {h}, default_calibration());
+  ASSERT_FALSE(layers.ok());
+  EXPECT_EQ(layers.error().message,
+            "tensor_parallel does not apply to llama.cpp, which splits by layers");
+}
+
 }  // namespace
 }  // namespace burst

@@ -189,5 +189,39 @@ TEST(CostEstimate, MaxConcurrencyIsNeverZeroForAModelThatFitsOneSequence) {
   }
 }
 
+TEST(CostEstimate, TensorParallelPricesOneCopyOnThatManyCardsAndRefusesWhatCannotRunIt) {
+  EstimateQuery q;
+  q.params_b = 7;
+  q.mode = "infer";
+  q.precision = "fp16";
+  q.engine = "vllm";
+  q.tokens = 1000;
+  q.tensor_parallel = 4;
+  auto r = estimate_workload(q, catalog(), prices(), default_calibration());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  for (const GpuEstimate& g : r->gpus) {
+    EXPECT_EQ(g.count, 4) << g.gpu;  // 14 GB fits one card of each, but one copy spans four
+    EXPECT_EQ(g.group, 4) << g.gpu;
+    EXPECT_EQ(g.replicas, 1) << g.gpu;
+  }
+  q.gpus = 8;
+  r = estimate_workload(q, catalog(), prices(), default_calibration());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->gpus.front().replicas, 2);
+  q.gpus = 2;
+  EXPECT_EQ(estimate_workload(q, catalog(), prices(), default_calibration()).error().message,
+            "--gpus 2 is fewer than --tensor-parallel 4");
+  q.gpus.reset();
+  q.engine = "llama.cpp";
+  EXPECT_EQ(estimate_workload(q, catalog(), prices(), default_calibration()).error().message,
+            "--tensor-parallel: llama.cpp splits a model across cards by layers, not tensors; "
+            "give --gpus instead");
+  q.engine = "vllm";
+  q.mode = "train";
+  q.engine.clear();
+  EXPECT_EQ(estimate_workload(q, catalog(), prices(), default_calibration()).error().message,
+            "--tensor-parallel only applies to --mode infer");
+}
+
 }  // namespace
 }  // namespace burst

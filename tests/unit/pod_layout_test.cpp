@@ -133,6 +133,31 @@ TEST_F(PodLayoutPlan, VastPricesChooseA10x2AsTwoReplicasAndTheBlockSaysSo) {
       << p->estimate.basis;
 }
 
+TEST_F(PodLayoutPlan, ANamedTensorParallelSizeIsTheGroupEachReplicaOfTheRunStepGets) {
+  // An 8B fits one H100, so the model alone would run four replicas of one card; the spec says
+  // vLLM shards each copy over two, and the plan, the block and the run say two copies of two.
+  dir_.write("tp.yaml",
+             "name: tp\nrun: python serve.py\nworkload:\n  kind: llm-inference\n"
+             "  model: llama-3-8b\n  engine: vllm\n  tensor_parallel: 2\n  items: 64\n"
+             "  tokens: 256\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
+  std::filesystem::create_directory(dir_.path() + "/tp");
+  std::vector<SpecError> errors;
+  auto spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+  const GpuSpec* h100 = find_gpu(catalog_, "H100_SXM");
+  ASSERT_TRUE(h100);
+  Offer four{"runpod", "H100_SXM", 4, h100->vram_gb, 12.0, std::nullopt, "any", true, "test"};
+  std::vector<Offer> offers{four};
+  attach_traits(&offers);
+  auto p = plan(*spec, offers, {"runpod"});
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->layout.per_replica, 2);
+  EXPECT_EQ(p->layout.replicas, 2);
+  EXPECT_NE(gpu_line(*spec, *p).find("2 replicas, 2 GPUs each"), std::string::npos)
+      << gpu_line(*spec, *p);
+  EXPECT_EQ(replica_devices(p->layout, 1), "2,3");
+}
+
 TEST_F(PodLayoutPlan, TableAndBlockAgreeForEveryCandidateShapeOfEveryProvider) {
   const PipelineSpec spec = example();
   for (const std::string provider : {"runpod", "lambda", "vast"}) {

@@ -1,0 +1,81 @@
+// workload.tensor_parallel in the spec: read for llm-inference, refused where it cannot apply,
+// and held against resources.gpu_count and gpu_counts at their line and column
+// (docs/pipeline-spec.md).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "burst/spec.h"
+#include "burst/spec_formats.h"
+#include "registry.h"
+
+namespace burst {
+namespace {
+
+Result<PipelineSpec> tp_spec(const std::string& tail, std::vector<std::string>* errors) {
+  std::vector<SpecError> found;
+  Result<PipelineSpec> spec =
+      parse_spec("name: x\nrun: echo hi\nworkload:\n  kind: llm-inference\n" + tail, "p.yaml",
+                 &found, provider_names());
+  for (const SpecError& e : found) errors->push_back(e.text);
+  return spec;
+}
+
+TEST(SpecTensorParallel, RaisesTheDefaultGpuCountAndReadsBackFromTheWriter) {
+  std::vector<std::string> errors;
+  auto spec = tp_spec("  model: llama-3.1-70b\n  engine: vllm\n  tensor_parallel: 4\n", &errors);
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0]);
+  EXPECT_EQ(spec->workload.tensor_parallel, 4);
+  EXPECT_EQ(spec->resources.gpu_count, 4);  // each pod holds one copy at the least
+  spec = tp_spec("  tensor_parallel: 2\nresources:\n  gpu_count: 8\n", &errors);
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0]);
+  EXPECT_EQ(spec->resources.gpu_count, 8);
+  const std::string yaml = write_spec_yaml(*spec, SpecReadInfo{});
+  EXPECT_NE(yaml.find("tensor_parallel: 2"), std::string::npos) << yaml;
+  std::vector<SpecError> found;
+  auto read = parse_spec(yaml, "w.yaml", &found, provider_names());
+  ASSERT_TRUE(read.ok()) << yaml;
+  EXPECT_EQ(read->workload.tensor_parallel, 2);
+  EXPECT_EQ(read->resources.gpu_count, 8);
+}
+
+TEST(SpecTensorParallel, WhatCannotRunItIsAnErrorAtItsLineAndColumn) {
+  std::vector<std::string> errors;
+  EXPECT_FALSE(tp_spec("  tensor_parallel: 4\nresources:\n  gpu_count: 2\n", &errors).ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:7:14: resources.gpu_count: 2 is fewer than "
+                        "workload.tensor_parallel (4): each copy of the model spans that many "
+                        "GPUs"}));
+  errors.clear();
+  EXPECT_FALSE(
+      tp_spec("  tensor_parallel: 4\nresources:\n  gpu_counts: {H100_SXM: 8, A100_80GB: 2}\n",
+              &errors)
+          .ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:7:40: resources.gpu_counts.A100_80GB: 2 is fewer than "
+                        "workload.tensor_parallel (4): each copy of the model spans that many "
+                        "GPUs"}));
+  errors.clear();
+  EXPECT_FALSE(tp_spec("  engine: llama.cpp\n  tensor_parallel: 2\n", &errors).ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:6:20: workload.tensor_parallel: llama.cpp splits a model across "
+                        "cards by layers, not tensors; give resources.gpu_count instead"}));
+  errors.clear();
+  EXPECT_FALSE(tp_spec("  tensor_parallel: 0\n", &errors).ok());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rfind("p.yaml:5:20: workload.tensor_parallel: must be at least 1", 0), 0u)
+      << errors[0];
+  errors.clear();
+  std::vector<SpecError> found;
+  EXPECT_FALSE(parse_spec("name: x\nrun: echo hi\nworkload:\n  kind: diffusion\n"
+                          "  tensor_parallel: 2\n",
+                          "p.yaml", &found, provider_names())
+                   .ok());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].text,
+            "p.yaml:5:20: workload.tensor_parallel: only applies to workload kind llm-inference");
+}
+
+}  // namespace
+}  // namespace burst
