@@ -43,13 +43,13 @@ const std::vector<DecodeFit>& decode_fits() {
       {"vllm", "gddr nvidia", 0.654, 0.00000, 6},       // RTX 4090 and A40 serving sweeps
       {"vllm", "gddr", 0.654, 0.00000, 6},              //
       {"vllm", "hbm nvidia", 0.920, 0.00308, 2},        // A100 40GB, concurrency 1 and 8
-      {"vllm", "hbm amd", 0.408, 0.00308, 7},  // 8 x MI300X, tensor parallel (Oracle, dstack)
-      {"vllm", "hbm", 0.920, 0.00308, 2},      //
-      {"", "gddr nvidia", 0.700, 0.00000, 8},  //
-      {"", "gddr amd", 0.540, 0.00000, 3},     //
-      {"", "gddr", 0.766, 0.00214, 11},        //
-      {"", "hbm nvidia", 1.000, 0.00510, 4},   //
-      {"", "hbm", 1.000, 0.00510, 4},          //
+      {"vllm", "hbm amd", 0.335, 0.00214, 15},  // 8 x MI300X, TP 8 (Oracle, dstack, ROCm/vllm)
+      {"vllm", "hbm", 0.920, 0.00308, 2},       //
+      {"", "gddr nvidia", 0.700, 0.00000, 8},   //
+      {"", "gddr amd", 0.540, 0.00000, 3},      //
+      {"", "gddr", 0.766, 0.00214, 11},         //
+      {"", "hbm nvidia", 1.000, 0.00510, 4},    //
+      {"", "hbm", 1.000, 0.00510, 4},           //
   };
   return kFits;
 }
