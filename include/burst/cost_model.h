@@ -63,6 +63,10 @@ struct ModelShape {
   long layers, hidden, heads, kv_heads, head_dim, vocab, intermediate;
   bool tied_embeddings;
   const char* source;
+  // Mixture of experts: routed experts per layer and how many each token uses (the config's
+  // num_local_experts and num_experts_per_tok); 0 for a dense model.
+  long experts = 0;
+  long experts_per_token = 0;
 };
 const std::vector<ModelShape>& model_shapes();
 const ModelShape* find_model(const std::string& name);

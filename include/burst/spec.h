@@ -49,12 +49,16 @@ struct Workload {
   // below that the spec leaves unset.
   std::string model;
   std::optional<double> active_params_b;  // mixture of experts: parameters used per token
-  std::optional<long> head_dim;           // per attention head; default hidden / heads
-  std::optional<long> vocab;              // vocabulary size (embeddings, logits)
-  std::optional<long> intermediate;       // MLP hidden size (LoRA adapter sizes)
-  std::optional<bool> tied_embeddings;    // input and output embeddings shared
-  std::string kv_precision;               // llm-inference KV cache: fp16 | fp8 | "" (fp16)
-  std::string engine;                     // llm-inference: llama.cpp, vllm, tensorrt-llm...
+  // Mixture of experts: routed experts per layer, and how many each token uses. A decode step
+  // of B sequences reads the experts their tokens pick (docs/cost-model.md, "llm-inference").
+  std::optional<long> experts;
+  std::optional<long> experts_per_token;
+  std::optional<long> head_dim;         // per attention head; default hidden / heads
+  std::optional<long> vocab;            // vocabulary size (embeddings, logits)
+  std::optional<long> intermediate;     // MLP hidden size (LoRA adapter sizes)
+  std::optional<bool> tied_embeddings;  // input and output embeddings shared
+  std::string kv_precision;             // llm-inference KV cache: fp16 | fp8 | "" (fp16)
+  std::string engine;                   // llm-inference: llama.cpp, vllm, tensorrt-llm...
   // llm-inference: the cards one copy of the model is sharded over (vLLM's
   // --tensor-parallel-size); a pod runs gpus / tensor_parallel copies. Unset: the cost model
   // picks the smallest group that holds the model (docs/cost-model.md, "Multi-GPU").

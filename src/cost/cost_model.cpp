@@ -140,10 +140,23 @@ Error missing(const std::string& field, const std::string& kind) {
                     "workload." + field + " is required to estimate the run time of kind " + kind);
 }
 
-// Share of the weights a decode step reads: active / total for a mixture of experts.
-double active_fraction(const Workload& w, double active) {
+// Share of the weights a decode step of `batch` sequences reads: all of a dense model's. A
+// mixture of experts reads its shared weights and the experts its tokens pick: with top-k routing
+// over E experts, B tokens touch E (1 - (1 - k/E)^B) of each layer's on average (uniform,
+// independent routing), k at batch 1 (active / total), nearly all E at a large batch. Without E
+// and k, active / total at any batch.
+double read_fraction(const Workload& w, double active, long batch) {
   auto total = cost::param_count(w);
-  return total.ok() && *total > 0 ? std::min(1.0, active / *total) : 1.0;
+  if (!total.ok() || !(*total > 0)) return 1.0;
+  const double at_one = std::min(1.0, active / *total);
+  const double e = static_cast<double>(w.experts.value_or(0));
+  const double k = static_cast<double>(w.experts_per_token.value_or(0));
+  if (!(e > k) || !(k > 0) || at_one >= 1.0) return at_one;
+  const double expert = (*total - active) / (e - k);  // one expert's parameters, every layer
+  const double shared = *total - e * expert;
+  if (shared < 0) return at_one;  // active_params_b too small for k of E experts: no split
+  const double touched = e * (1 - std::pow(1 - k / e, static_cast<double>(std::max(1L, batch))));
+  return std::min(1.0, (shared + touched * expert) / *total);
 }
 
 // `w` and `mem` are one replica's; `replicas` groups take rounds of items side by side; `params`
@@ -160,8 +173,8 @@ Result<StepWork> inference_work(const Workload& w, double params, double total_p
   if (w.context_tokens && *w.context_tokens > 0 && *w.tokens <= *w.context_tokens)
     kv_share = (static_cast<double>(*w.context_tokens) - 0.5 * static_cast<double>(*w.tokens)) /
                static_cast<double>(*w.context_tokens);
-  s.bytes =
-      mem.weights_gib * kGiB * active_fraction(w, params) + mem.kv_cache_gib * kGiB * kv_share;
+  s.bytes = mem.weights_gib * kGiB * read_fraction(w, params, sequences) +
+            mem.kv_cache_gib * kGiB * kv_share;
   s.flops = 2.0 * params * static_cast<double>(sequences);
   const long rounds = w.items ? ceil_div(std::max(*w.items, 1L), sequences * replicas) : 1;
   s.steps = rounds * *w.tokens;

@@ -15,7 +15,7 @@ namespace burst {
 
 const std::vector<ModelShape>& model_shapes() {
   // name, params_b, active_params_b, layers, hidden, heads, kv_heads, head_dim, vocab,
-  // intermediate, tied embeddings, source
+  // intermediate, tied embeddings, source[, experts, experts per token]
   static const std::vector<ModelShape> kShapes = {
       {"llama-2-7b", 6.74, 6.74, 32, 4096, 32, 32, 128, 32000, 11008, false,
        "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"},
@@ -40,9 +40,9 @@ const std::vector<ModelShape>& model_shapes() {
       {"mistral-7b", 7.24, 7.24, 32, 4096, 32, 8, 128, 32000, 14336, false,
        "https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json"},
       {"mixtral-8x7b", 46.7, 12.9, 32, 4096, 32, 8, 128, 32000, 14336, false,
-       "https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json"},
+       "https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/blob/main/config.json", 8, 2},
       {"mixtral-8x22b", 141.0, 39.0, 56, 6144, 48, 8, 128, 32768, 16384, false,
-       "https://huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json"},
+       "https://huggingface.co/mistralai/Mixtral-8x22B-v0.1/blob/main/config.json", 8, 2},
       {"qwen2.5-0.5b", 0.49, 0.49, 24, 896, 14, 2, 64, 151936, 4864, true,
        "https://huggingface.co/Qwen/Qwen2.5-0.5B/blob/main/config.json"},
       {"qwen2.5-7b", 7.62, 7.62, 28, 3584, 28, 4, 128, 152064, 18944, false,
@@ -95,6 +95,9 @@ Result<Workload> with_model_shape(const Workload& w) {
   if (!out.vocab) out.vocab = m->vocab;
   if (!out.intermediate) out.intermediate = m->intermediate;
   if (!out.tied_embeddings) out.tied_embeddings = m->tied_embeddings;
+  if (!out.experts && m->experts > 0) out.experts = m->experts;
+  if (!out.experts_per_token && m->experts_per_token > 0)
+    out.experts_per_token = m->experts_per_token;
   return out;
 }
 

@@ -231,6 +231,8 @@ void workload(Writer& out, const Workload& w) {
   };
   word("model", w.model);
   real("active_params_b", w.active_params_b);
+  num("experts", w.experts);
+  num("experts_per_token", w.experts_per_token);
   num("head_dim", w.head_dim);
   num("vocab", w.vocab);
   num("intermediate", w.intermediate);

@@ -197,6 +197,42 @@ TEST(CostDecode, PrefillCountsCausalAttentionOverThePrompt) {
               1e3);
 }
 
+// A mixture of experts' decode step reads the experts its batch's tokens pick: Mixtral's 2 of 8
+// at batch 1 (its active parameters), about 7.2 of 8 at batch 8, all of them at 64
+// (docs/cost-model.md, "llm-inference").
+TEST(CostDecode, AMixtureOfExpertsBatchReadsTheExpertsItsTokensPick) {
+  GpuSpec g = card("hbm", "nvidia");
+  g.vram_gb = 200;
+  g.fp16_tflops = 1e5;  // bandwidth-bound at every batch here: only the bytes differ
+  auto step = [&](long batch, bool routed) {
+    Workload w = decode("vllm");
+    w.model = "mixtral-8x7b";
+    w = *with_model_shape(w);
+    EXPECT_EQ(w.experts, 8);
+    EXPECT_EQ(w.experts_per_token, 2);
+    if (!routed) w.experts_per_token = 8;  // k = E: no routing to model, active at any batch
+    w.concurrency = batch;
+    w.tokens = 64;
+    auto t = run_time(w, g, 1, {g}, default_calibration());
+    EXPECT_TRUE(t.ok()) << t.error().message;
+    return t.ok() ? t->step_s : 0.0;
+  };
+  // Batch 1 reads the active parameters either way.
+  EXPECT_DOUBLE_EQ(step(1, true), step(1, false));
+  // Without routing a batch of 8 would read only the active parameters too; with it, most of the
+  // 46.7 B: the step is ~3x longer, and a batch of 64 reads what a dense 46.7 B model does.
+  EXPECT_GT(step(8, true), 2.5 * step(8, false));
+  Workload dense = decode("vllm");
+  dense.model = "mixtral-8x7b";
+  dense = *with_model_shape(dense);
+  dense.active_params_b = dense.params_b;  // every weight, every token
+  dense.concurrency = 64;
+  dense.tokens = 64;
+  auto all = run_time(dense, g, 1, {g}, default_calibration());
+  ASSERT_TRUE(all.ok());
+  EXPECT_NEAR(step(64, true), all->step_s, 1e-6 * all->step_s);
+}
+
 // Prefill by engine (docs/cost-model.md, "Prefill by engine"): llama.cpp multiplies f16 matrices
 // with FP16 accumulation, which a GeForce card runs at twice the FP32-accumulate rate the catalog
 // lists; a batching server runs bf16 at the catalog's rate and its own fitted efficiency (SGLang

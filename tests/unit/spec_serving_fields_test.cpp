@@ -1,6 +1,7 @@
-// workload.tensor_parallel in the spec: read for llm-inference, refused where it cannot apply,
-// and held against resources.gpu_count and gpu_counts at their line and column
-// (docs/pipeline-spec.md).
+// The serving layout and routing fields of the workload (docs/pipeline-spec.md):
+// tensor_parallel, read for llm-inference, refused where it cannot apply and held against
+// resources.gpu_count and gpu_counts; experts and experts_per_token, given together. Each bad
+// value is reported at its line and column.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,7 +23,7 @@ Result<PipelineSpec> tp_spec(const std::string& tail, std::vector<std::string>* 
   return spec;
 }
 
-TEST(SpecTensorParallel, RaisesTheDefaultGpuCountAndReadsBackFromTheWriter) {
+TEST(SpecServingFields, TensorParallelRaisesTheDefaultGpuCountAndReadsBackFromTheWriter) {
   std::vector<std::string> errors;
   auto spec = tp_spec("  model: llama-3.1-70b\n  engine: vllm\n  tensor_parallel: 4\n", &errors);
   ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0]);
@@ -40,7 +41,7 @@ TEST(SpecTensorParallel, RaisesTheDefaultGpuCountAndReadsBackFromTheWriter) {
   EXPECT_EQ(read->resources.gpu_count, 8);
 }
 
-TEST(SpecTensorParallel, WhatCannotRunItIsAnErrorAtItsLineAndColumn) {
+TEST(SpecServingFields, TensorParallelWhatCannotRunItIsAnErrorAtItsLineAndColumn) {
   std::vector<std::string> errors;
   EXPECT_FALSE(tp_spec("  tensor_parallel: 4\nresources:\n  gpu_count: 2\n", &errors).ok());
   EXPECT_EQ(errors, (std::vector<std::string>{
@@ -75,6 +76,33 @@ TEST(SpecTensorParallel, WhatCannotRunItIsAnErrorAtItsLineAndColumn) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].text,
             "p.yaml:5:20: workload.tensor_parallel: only applies to workload kind llm-inference");
+}
+
+TEST(SpecServingFields, ExpertsAndExpertsPerTokenComeTogetherAndFitEachOther) {
+  std::vector<std::string> errors;
+  auto spec = tp_spec(
+      "  params_b: 46.7\n  active_params_b: 12.9\n  experts: 8\n"
+      "  experts_per_token: 2\n",
+      &errors);
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0]);
+  EXPECT_EQ(spec->workload.experts, 8);
+  EXPECT_EQ(spec->workload.experts_per_token, 2);
+  const std::string yaml = write_spec_yaml(*spec, SpecReadInfo{});
+  EXPECT_NE(yaml.find("experts_per_token: 2"), std::string::npos) << yaml;
+  EXPECT_FALSE(tp_spec("  active_params_b: 12.9\n  experts: 8\n", &errors).ok());
+  EXPECT_EQ(
+      errors,
+      (std::vector<std::string>{"p.yaml:6:12: workload.experts: give experts_per_token with it"}));
+  errors.clear();
+  EXPECT_FALSE(
+      tp_spec("  active_params_b: 12.9\n  experts: 8\n  experts_per_token: 9\n", &errors).ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:7:22: workload.experts_per_token: is more than experts (8)"}));
+  errors.clear();
+  EXPECT_FALSE(tp_spec("  params_b: 46.7\n  experts: 8\n  experts_per_token: 2\n", &errors).ok());
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{"p.yaml:6:12: workload.experts: needs active_params_b (or a "
+                                      "model) to tell the experts' weights from the shared ones"}));
 }
 
 }  // namespace
