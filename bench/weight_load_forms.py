@@ -10,9 +10,10 @@ leave-one-source-out error, the LOSO rows within 20% and the row count. The grid
 validate_cost_model.py's own."""
 import sys, math, statistics, os
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import validate_cost_model as v
+import validate_cost_model as vc
+import validate_weight_load as v
 BURST = sys.argv[sys.argv.index("--burst") + 1] if "--burst" in sys.argv else "build/burst"
-pts = v.load_points(BURST, v.load(v.CSV))
+pts = v.load_points(vc.load(vc.CSV), lambda r: vc.burst(BURST, vc.args_of(r)))
 FORM=dict(per_rank_disk=False, per_rank_pc=False, per_rank_stream_pc=False, net_fit=False)
 def lrate(p, r):
     g=p["gpus"]

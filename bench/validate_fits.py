@@ -1,0 +1,168 @@
+"""The cost-model validation's fits, pure arithmetic on points the caller built from
+`burst estimate --json` (bench/validate_cost_model.py): the roofline's Python mirror and the
+decode fit per (engine, memory family), the prefill fit per engine, and the diffusion per-step
+overhead per architecture. No I/O; the constants mirror src/cost (default_calibration)."""
+import math
+import statistics
+
+ETA_COMPUTE = 0.45
+PRIOR = (0.846, 0.00308)  # default_calibration(): eta_bw, t0_s
+
+
+def mirror(d, eta, t0):
+    """The roofline's throughput for one point (src/cost/cost_model.cpp run_time, one GPU)."""
+    n = d["cards"]
+    step = max(d["bytes"] / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"]
+    return d["out"] / (step * d["gen"] + d["prefill"])
+
+
+def residuals(pts, eta, t0):
+    return [(mirror(d, eta, t0) - d["meas"]) / d["meas"] for d in pts]
+
+
+# Groups with fewer rows than this fit eta alone, with the pooled fit's t0: two rows cannot tell
+# a slow card from a slow step.
+MIN_ROWS_FOR_T0 = 3
+
+
+def best(pts, t0s=None):
+    # Least absolute log ratio (L1: the targets are median errors, one stale measurement cannot
+    # drag it, and 3x too fast costs what 3x too slow does): a coarse grid (eta 0.01, t0 0.1 ms),
+    # then a fine one (eta 0.002, t0 0.02 ms) around the coarse optimum.
+    def search(etas, t0s, top=None):
+        for eta in etas:
+            for t0 in t0s:
+                ss = sum(abs(math.log(mirror(d, eta, t0) / d["meas"])) for d in pts)
+                if top is None or ss < top[0]:
+                    top = (ss, eta, t0)
+        return top
+    fixed = t0s is not None
+    _, eta, t0 = search([i * 0.01 for i in range(10, 101)],
+                        t0s if fixed else [j * 0.0001 for j in range(0, 101)])
+    return search([eta + k * 0.002 for k in range(-5, 6) if 0 < eta + k * 0.002 <= 1],
+                  t0s if fixed else [t0 + k * 0.00002 for k in range(-5, 6) if t0 + k * 0.00002 >= 0])
+
+
+def eta_alone(pts, t0):
+    """eta_bw for a group too small to tell a slow card from a slow step: each row's own eta at
+    the pooled t0 (bisection on the mirror), then their median (for two rows the geometric mean):
+    where least absolute error is flat between the rows, its midpoint."""
+    etas = []
+    for d in pts:
+        lo, hi = 0.01, 1.0
+        if mirror(d, hi, t0) <= d["meas"]:
+            etas.append(hi)
+            continue
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if mirror(d, mid, t0) < d["meas"] else (lo, mid)
+        etas.append((lo + hi) / 2)
+    logs = sorted(math.log(e) for e in etas)
+    return round(math.exp(statistics.median(logs)), 3)
+
+
+def fit_groups(data):
+    """(engine, family) -> (eta_bw, t0_s, rows), as decode_fits holds them; ("", "") is the
+    pooled fit of every single-GPU row (default_calibration's eta_bw and t0_s). Groups of
+    MIN_ROWS_FOR_T0 or more rows fit (eta, t0); smaller ones eta alone, with the pooled t0.
+    Tensor-parallel rows fit eta alone for an (engine, family) without single-GPU rows (8 x MI300X
+    under vLLM): the collectives are link physics, the rest is how the engine reads the card."""
+    single = [d for d in data if not d["multi"]]
+    if not single:
+        return {}
+    _, eta, t0 = best(single)
+    fitted = {("", ""): (eta, t0, len(single))}
+    groups = {}
+    for d in single:
+        for key in ((d["engine"], d["family"]), (d["engine"], d["memory"]),
+                    ("", d["family"]), ("", d["memory"])):
+            groups.setdefault(key, []).append(d)
+    for key, pts in sorted(groups.items()):
+        if len(pts) >= MIN_ROWS_FOR_T0:
+            _, eta, t0 = best(pts)
+        else:
+            eta, t0 = eta_alone(pts, fitted[("", "")][1]), fitted[("", "")][1]
+        fitted[key] = (eta, t0, len(pts))
+    multi = {}
+    for d in data:
+        if d["multi"] and (d["engine"], d["family"]) not in groups:
+            multi.setdefault((d["engine"], d["family"]), []).append(d)
+    for key, pts in sorted(multi.items()):
+        fitted[key] = (eta_alone(pts, fitted[("", "")][1]), fitted[("", "")][1], len(pts))
+    return fitted
+
+
+def lookup(fitted, d):
+    """effective_calibration's search: the named engine (vLLM on HBM when none is named), then
+    every engine; the GPU's family, then its memory technology; else the prior."""
+    named = d["engine"] or ("vllm" if d["memory"] == "hbm" else "")
+    like = "vllm" if named in ("tensorrt-llm", "sglang") else named
+    for eng in (named, like, ""):
+        for fam in (d["family"], d["memory"]):
+            if (eng, fam) in fitted:
+                return fitted[(eng, fam)][:2]
+    return fitted.get(("", ""), PRIOR)[:2]
+
+
+def prefill_fit(pts):
+    """engine -> (eta, rows): least absolute log error, the median of log(measured / rate)."""
+    logs = {}
+    for q in pts:
+        logs.setdefault(q["engine"], []).append(math.log(q["meas"] / q["rate"]))
+    return {e: (math.exp(statistics.median(v)), len(v)) for e, v in logs.items() if e}
+
+
+def prefill_lookup(fitted, q):
+    """src/cost/engine_rates.cpp prefill_eta: the engine's fit (vLLM's for TensorRT-LLM and
+    SGLang), else the prior eta_compute."""
+    like = "vllm" if q["engine"] in ("tensorrt-llm", "sglang") else q["engine"]
+    for e in (q["engine"], like):
+        if e in fitted:
+            return fitted[e][0]
+    return ETA_COMPUTE
+
+
+# Diffusion: step = max(calls x bytes / (bw x eta_bw), flops / (tflops x eta), calls x t0) per
+# architecture (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass: the host
+# overhead t0 of one denoiser call is a floor the batch amortises (a step makes one call, or two
+# when guidance's passes run in turn), the card's sustained tensor rate the ceiling.
+DIFFUSION_PRIOR = (0.45, 0.00308)  # default_calibration(): eta_compute, t0_s
+
+
+def dmirror(p, eta, t0):
+    step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta), t0 * p["calls"])
+    if p["latency"]:
+        return p["steps"] * step + p["decode"] / (p["peak"] * eta)
+    if p["audio"] is None:
+        return 1 / step
+    return (p["steps"] * step + p["decode"] / (p["peak"] * eta)) / p["audio"]
+
+
+def dfit_groups(pts):
+    """(architecture, "") and ("", "") -> (eta, t0, rows). The efficiency is the published-MFU
+    prior (ETA_COMPUTE), not fitted; only the per-step overhead is, per architecture and pooled.
+    Fitting the efficiency too fits each source's software: leave-one-source-out on the image
+    rows 36% against 18% with the prior (docs/cost-model.md, "diffusion"). Where the rows are
+    all compute-bound they only bound t0 from above (every smaller t0 fits them alike): the
+    largest t0 of equal error is taken, so an estimate errs slow rather than fast."""
+    def cost(ps, t0):
+        # Rounded so that t0s the rows cannot tell apart tie, and the larger one wins.
+        return round(sum(abs(math.log(dmirror(p, ETA_COMPUTE, t0) / p["meas"])) for p in ps), 9)
+
+    def best(ps):
+        t0 = min((cost(ps, j * 0.0005), -j * 0.0005) for j in range(0, 161))[1] * -1
+        return -min((cost(ps, t), -t) for t in [t0 + k * 0.00005 for k in range(-10, 11)]
+                    if t >= 0)[1]
+
+    groups = {}
+    for p in pts:
+        for key in ((p["arch"], ""), ("", "")):
+            groups.setdefault(key, []).append(p)
+    return {key: (ETA_COMPUTE, best(ps), len(ps)) for key, ps in sorted(groups.items())}
+
+
+def dlookup(fitted, p):
+    for key in ((p["arch"], p["memory"]), (p["arch"], ""), ("", p["memory"]), ("", "")):
+        if key in fitted:
+            return fitted[key][:2]
+    return DIFFUSION_PRIOR
