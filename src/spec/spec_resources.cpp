@@ -27,15 +27,17 @@ constexpr long kMaxWorkers = 1000;  // GPU pods per job
 constexpr long kMaxDiskGb = 65536;
 
 // workload.tensor_parallel needs that many cards in every pod: it raises gpu_count's default, and
-// a gpu_count or gpu_counts entry below it is an error at that entry.
-void check_tensor_parallel(Fields& top, std::optional<Fields>& r, PipelineSpec& spec) {
+// a gpu_count (`given`: read as a valid count) or gpu_counts entry below it is an error at that
+// entry. A gpu_count that did not read has its own error and is not compared.
+void check_tensor_parallel(Fields& top, std::optional<Fields>& r, PipelineSpec& spec,
+                           std::optional<long> given) {
   const std::optional<long> tp = spec.workload.tensor_parallel;
   if (!tp) return;
   Resources& out = spec.resources;
   const std::string need = " is fewer than workload.tensor_parallel (" + std::to_string(*tp) +
                            "): each copy of the model spans that many GPUs";
   if (r && r->get("gpu_count")) {
-    if (out.gpu_count < *tp)
+    if (given && out.gpu_count < *tp)
       top.problems().add(pos_of(*r->get("gpu_count")), "resources.gpu_count",
                          std::to_string(out.gpu_count) + need);
   } else {
@@ -53,7 +55,7 @@ void check_tensor_parallel(Fields& top, std::optional<Fields>& r, PipelineSpec& 
 void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::string>& providers) {
   std::optional<Fields> r = section(top, "resources", kBurstResourceFields);
   if (!r) {
-    check_tensor_parallel(top, r, spec);
+    check_tensor_parallel(top, r, spec, std::nullopt);
     return;
   }
   Resources& out = spec.resources;
@@ -70,7 +72,8 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
     }
   }
   out.gpus = r->string_list("gpus").value_or(std::vector<std::string>{});
-  out.gpu_count = static_cast<int>(r->integer("gpu_count", 1, INT_MAX).value_or(1));
+  const std::optional<long> gpu_count = r->integer("gpu_count", 1, INT_MAX);
+  out.gpu_count = static_cast<int>(gpu_count.value_or(1));
   if (std::optional<yaml::Node> n = r->get("gpu_counts"))
     out.gpu_counts = read_gpu_counts(*n, "resources.gpu_counts", top.problems());
   out.min_vram_gb = r->positive_number("min_vram_gb");
@@ -92,7 +95,7 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
   out.multi_gpu = r->one_of("multi_gpu", kMultiGpuModes).value_or("");
   if (std::string why = multi_gpu_refusal(spec.workload, out.multi_gpu); !why.empty())
     top.problems().add(pos_of(*r->get("multi_gpu")), "resources.multi_gpu", why);
-  check_tensor_parallel(top, r, spec);
+  check_tensor_parallel(top, r, spec, gpu_count);
 }
 
 }  // namespace burst::spec

@@ -58,6 +58,12 @@ TEST(SpecServingFields, TensorParallelWhatCannotRunItIsAnErrorAtItsLineAndColumn
                         "workload.tensor_parallel (4): each copy of the model spans that many "
                         "GPUs"}));
   errors.clear();
+  // A gpu_count that does not read is reported once, for what it is.
+  EXPECT_FALSE(tp_spec("  tensor_parallel: 4\nresources:\n  gpu_count: many\n", &errors).ok());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rfind("p.yaml:7:14: resources.gpu_count: ", 0), 0u) << errors[0];
+  EXPECT_EQ(errors[0].find("tensor_parallel"), std::string::npos) << errors[0];
+  errors.clear();
   EXPECT_FALSE(tp_spec("  engine: llama.cpp\n  tensor_parallel: 2\n", &errors).ok());
   EXPECT_EQ(errors, (std::vector<std::string>{
                         "p.yaml:6:20: workload.tensor_parallel: llama.cpp splits a model across "
