@@ -32,7 +32,8 @@ const std::vector<DecodeFit>& decode_fits() {
   // fewer than three rows fits eta_bw alone, with the pooled t0 (the median of its rows' etas).
   // Tensor-parallel rows fit only an (engine, family) without single-GPU rows, eta alone, their
   // collectives held at link physics (vLLM on MI300X). Residuals: docs/cost-model.md,
-  // "Validation".
+  // "Validation". All but `vllm` x `hbm amd` predate fit rows 409-441: the next refit's
+  // (docs/cost-model.md, "Stale by design").
   static const std::vector<DecodeFit> kFits{
       // engine, family, eta_bw, t0_s, fit-set rows
       {"llama.cpp", "gddr nvidia", 1.000, 0.00308, 2},  // llama.cpp #4766: RTX 4090
