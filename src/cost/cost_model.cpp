@@ -14,13 +14,13 @@ namespace burst {
 
 const Calibration& default_calibration() {
   // eta_bw and t0_s: the pooled decode fit of the fit set (bench/validate_cost_model.py --fit:
-  // least absolute log error over its 15 single-GPU decode rows, every engine and card; no
+  // least absolute log error over its 22 single-GPU decode rows, every engine and card; no
   // held-out row enters). eta_compute: published MFU (PaLM 46.2%, Megatron-LM 52%). Multi-GPU
   // costs come from the interconnect (src/cost/parallel.cpp), not from here.
   static const Calibration kDefault{
-      .eta_bw = 0.846,
+      .eta_bw = 0.766,
       .eta_compute = 0.45,
-      .t0_s = 0.00308,
+      .t0_s = 0.00214,
   };
   return kDefault;
 }
@@ -31,26 +31,30 @@ const std::vector<DecodeFit>& decode_fits() {
   // its single-GPU decode rows (llama.cpp's batched rows are scored, not fitted). A group of
   // fewer than three rows fits eta_bw alone, with the pooled t0 (the median of its rows' etas).
   // Tensor-parallel rows fit only an (engine, family) without single-GPU rows, eta alone, their
-  // collectives held at link physics (vLLM on MI300X). Residuals: docs/cost-model.md,
-  // "Validation". All but `vllm` x `hbm amd` predate fit rows 409-441: the next refit's
-  // (docs/cost-model.md, "Stale by design").
+  // collectives held at link physics (vLLM on MI300X). Refitted 2026-11-30 on the fit set with
+  // rows 409-441 (bench/README.md, "Decode refit on the fit set as it stands"). Residuals:
+  // docs/cost-model.md, "Validation".
   static const std::vector<DecodeFit> kFits{
       // engine, family, eta_bw, t0_s, fit-set rows
-      {"llama.cpp", "gddr nvidia", 1.000, 0.00308, 2},  // llama.cpp #4766: RTX 4090
+      {"llama.cpp", "gddr nvidia", 0.913, 0.00214, 2},  // llama.cpp #4766: RTX 4090
       {"llama.cpp", "gddr amd", 0.540, 0.00000, 3},     // #26284, #20934: RX 7900 XTX
       {"llama.cpp", "gddr", 1.000, 0.00334, 5},         //
-      {"llama.cpp", "hbm nvidia", 0.796, 0.00308, 2},   // #3545: V100; #6017: A100 PCIe
-      {"llama.cpp", "hbm", 0.796, 0.00308, 2},          //
+      {"llama.cpp", "hbm nvidia", 1.000, 0.00476, 3},   // #3545, #3816: V100; #6017: A100 PCIe
+      {"llama.cpp", "hbm", 1.000, 0.00476, 3},          //
+      {"pytorch", "gddr nvidia", 0.680, 0.00030, 3},    // bitsandbytes' bf16 baseline: RTX 4090
+      {"pytorch", "gddr", 0.680, 0.00030, 3},           //
+      {"pytorch", "hbm nvidia", 0.490, 0.00970, 3},     // optimum's baseline: A100 80GB
+      {"pytorch", "hbm", 0.490, 0.00970, 3},            //
       {"vllm", "gddr nvidia", 0.654, 0.00000, 6},       // RTX 4090 and A40 serving sweeps
       {"vllm", "gddr", 0.654, 0.00000, 6},              //
-      {"vllm", "hbm nvidia", 0.920, 0.00308, 2},        // A100 40GB, concurrency 1 and 8
+      {"vllm", "hbm nvidia", 0.857, 0.00214, 2},        // A100 40GB, concurrency 1 and 8
       {"vllm", "hbm amd", 0.335, 0.00214, 15},  // 8 x MI300X, TP 8 (Oracle, dstack, ROCm/vllm)
-      {"vllm", "hbm", 0.920, 0.00308, 2},       //
-      {"", "gddr nvidia", 0.700, 0.00000, 8},   //
+      {"vllm", "hbm", 0.857, 0.00214, 2},       //
+      {"", "gddr nvidia", 0.694, 0.00000, 11},  //
       {"", "gddr amd", 0.540, 0.00000, 3},      //
-      {"", "gddr", 0.766, 0.00214, 11},         //
-      {"", "hbm nvidia", 1.000, 0.00510, 4},    //
-      {"", "hbm", 1.000, 0.00510, 4},           //
+      {"", "gddr", 0.728, 0.00186, 14},         //
+      {"", "hbm nvidia", 1.000, 0.00638, 8},    //
+      {"", "hbm", 1.000, 0.00638, 8},           //
   };
   return kFits;
 }

@@ -79,8 +79,8 @@ TEST(CostDecode, EachFitAppliesToItsEngineAndFamily) {
     const GpuSpec g = space == std::string::npos
                           ? card(family, "othervendor")
                           : card(family.substr(0, space), family.substr(space + 1));
-    // The engine-agnostic fits are what an engine without its own fit gets (PyTorch has none).
-    const std::string engine = std::string(f.engine).empty() ? "pytorch" : f.engine;
+    // The engine-agnostic fits are what an engine without a fit of its own gets.
+    const std::string engine = std::string(f.engine).empty() ? "an-engine-without-rows" : f.engine;
     const Calibration c = effective_calibration(decode(engine), g, default_calibration());
     EXPECT_DOUBLE_EQ(c.eta_bw, std::min(1.0, f.eta_bw)) << f.engine << " / " << f.family;
     EXPECT_DOUBLE_EQ(c.t0_s, f.t0_s) << f.engine << " / " << f.family;
@@ -89,10 +89,17 @@ TEST(CostDecode, EachFitAppliesToItsEngineAndFamily) {
 }
 
 TEST(CostDecode, AnUnfittedEngineFallsBackToItsMemoryTechnology) {
+  // No PyTorch row on an HBM card of this vendor: PyTorch's fit on HBM of any vendor, not the
+  // engine-agnostic one.
   const DecodeFit* hbm = nullptr;
-  for (const DecodeFit& f : decode_fits())
-    if (std::string(f.engine).empty() && std::string(f.family) == "hbm") hbm = &f;
-  ASSERT_NE(hbm, nullptr) << "no engine-agnostic HBM fit";
+  const DecodeFit* agnostic = nullptr;
+  for (const DecodeFit& f : decode_fits()) {
+    if (std::string(f.engine) == "pytorch" && std::string(f.family) == "hbm") hbm = &f;
+    if (std::string(f.engine).empty() && std::string(f.family) == "hbm") agnostic = &f;
+  }
+  ASSERT_NE(hbm, nullptr) << "no PyTorch HBM fit";
+  ASSERT_NE(agnostic, nullptr) << "no engine-agnostic HBM fit";
+  ASSERT_NE(hbm->eta_bw, agnostic->eta_bw) << "the test could not tell the two apart";
   const Calibration c =
       effective_calibration(decode("pytorch"), card("hbm", "nobody"), default_calibration());
   EXPECT_DOUBLE_EQ(c.eta_bw, hbm->eta_bw);
