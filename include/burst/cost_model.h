@@ -52,6 +52,8 @@ int gpus_needed(const MemoryBreakdown& need, const GpuSpec& gpu);
 // beside its weights on `gpus` x `gpu`, in what `w`'s serving engine leaves for the KV cache
 // (vLLM/SGLang and TensorRT-LLM reserve their documented shares and a workspace; llama.cpp and
 // the rest get usable_gib; src/cost/engine_memory.cpp). 0 when the weights alone do not fit.
+// The cards pool into one copy, unless workload.tensor_parallel names N < gpus: then each of the
+// gpus / N copies holds the weights and its own sequences, and their capacities add.
 // llm-inference only (0 for other kinds or a bad workload).
 long max_concurrency(const Workload& w, const GpuSpec& gpu, int gpus);
 

@@ -150,6 +150,13 @@ double usable_gib(const GpuSpec& gpu) {
 
 long max_concurrency(const Workload& spec_w, const GpuSpec& gpu, int gpus) {
   if (spec_w.kind != "llm-inference" || gpus < 1) return 0;
+  // A named tensor-parallel size runs gpus / N copies, each holding the weights on its own N
+  // cards: the copies' sequences add up, their memory does not pool (spare cards hold nothing).
+  if (spec_w.tensor_parallel && *spec_w.tensor_parallel < gpus) {
+    auto l = tensor_parallel_layout(spec_w, gpus);
+    if (!l) return 0;
+    return l->replicas * max_concurrency(spec_w, gpu, l->group);
+  }
   Workload one = spec_w;
   one.concurrency = 1;
   auto m = memory_need(one);

@@ -58,13 +58,15 @@ struct GpuEstimate {
   std::optional<double> prefill_s;     // one round's prompt (llm-inference)
   std::optional<double> comm_s;        // per step: collectives between the cards (multi-GPU)
   // How run_time used the cards (burst/cost_model.h ParallelLayout): cards per copy of the
-  // model, and copies; 0 where it did not run (the model does not fit).
+  // model, and copies; 0 where it did not run (the model does not fit, or no tokens or items
+  // were given to time).
   int group = 0;
   int replicas = 0;
   // llm-inference only:
   double tokens_per_s = 0;
-  // Sequences at the query's context that fit in `count` GPUs; when the requested concurrency
-  // does not fit (count 0), in the GPUs that hold one sequence. 0 only when one does not fit.
+  // Sequences at the query's context that fit in `count` GPUs (with a tensor-parallel size,
+  // summed over the copies, each holding its own weights); when the requested concurrency does
+  // not fit (count 0), in the GPUs that hold one sequence. 0 only when one does not fit.
   long max_concurrency = 0;
   std::optional<double> rent_usd_per_mtok;
   std::optional<double> own_usd_per_mtok;  // at the query's utilization over life_years

@@ -323,5 +323,24 @@ TEST(CostParallel, ANamedTensorParallelGroupTooSmallForTheModelDoesNotFitAndAWro
             "tensor_parallel does not apply to llama.cpp, which splits by layers");
 }
 
+TEST(CostParallel, ANamedTensorParallelSizeCountsEachCopysKvCacheNotThePooledCards) {
+  // Two copies of a 13B over 2 cards each, on 4 cards: each copy holds its own weights, so four
+  // cards serve twice what two do, fewer than the 4 cards pooled into one copy would (where the
+  // weights are held once).
+  const GpuSpec h = tp_card("H", "nvlink", 900);
+  Workload w = tp_llm(13);
+  w.engine = "vllm";
+  w.context_tokens = 4096;
+  const long pooled = max_concurrency(w, h, 4);
+  w.tensor_parallel = 2;
+  const long copy = max_concurrency(w, h, 2);
+  ASSERT_GT(copy, 0);
+  EXPECT_EQ(max_concurrency(w, h, 4), 2 * copy);
+  EXPECT_EQ(max_concurrency(w, h, 5), 2 * copy) << "the fifth card is spare";
+  EXPECT_LT(max_concurrency(w, h, 4), pooled);
+  w.tensor_parallel = 4;
+  EXPECT_EQ(max_concurrency(w, h, 4), pooled) << "one copy over every card pools them";
+}
+
 }  // namespace
 }  // namespace burst
