@@ -1,11 +1,11 @@
 // RunPod REST v2, as the emulator serves it under /runpod: the paths, field names, status codes,
 // RFC 9457 error bodies and pod lifecycle of RunPod's published OpenAPI spec ("Frontdoor v2.9.0",
 // runpod/docs api-reference-v2/openapi.json; digest in shared/provider-apis/REFERENCE.md §2.4).
-// Served: catalog (gpus, cpus), network volumes (list, create, get), pods (list, create, get,
-// delete), account SSH keys (get, put: a full replacement). Not served: templates, clusters,
-// serverless, billing, pod actions. The GPU types and prices (runpod_catalog.h) are the
-// emulator's own illustrative numbers, not RunPod's. GraphQL, for spot pods: runpod_graphql.cpp;
-// a pod it rents is served here like any other, EXITED once preempted.
+// Served: catalog (gpus, cpus, data centres: runpod_catalog_api.cpp), network volumes (list,
+// create, get), pods (list, create, get, delete), account SSH keys (get, put: a full replacement).
+// Not served: templates, clusters, serverless, billing, pod actions. The GPU types and prices
+// (runpod_catalog.h) are the emulator's own illustrative numbers, not RunPod's. GraphQL, for spot
+// pods: runpod_graphql.cpp; a pod it rents is served here like any other, EXITED once preempted.
 // SSH as documented (REFERENCE §2.4.2, §2.6): an image from the catalogue (image_runs_sshd)
 // starts sshd with env PUBLIC_KEY, which startSsh fills from the account's keys unless the request
 // sets it; any other image has no SSH server unless its start command (`args`) survives the
@@ -17,7 +17,6 @@
 #include <regex>
 
 #include "api_module.h"
-#include "body_cache.h"
 #include "runpod_catalog.h"
 #include "runpod_start.h"
 
@@ -26,19 +25,6 @@ namespace {
 
 using nlohmann::json;
 const char* const kProvider = "runpod";
-
-// CpuType.dataCenters lists "only the datacenters that offer this CPU flavor" (v2 spec): the
-// cheapest flavour has no stock in US-KS-2, so a CPU pod there must be another flavour.
-struct CpuKind {
-  const char* id;
-  const char* name;
-  const char* group;
-  double ram_per_vcpu;
-  double secure_per_vcpu;
-  const char* not_in;  // a data centre without this flavour ("" = none)
-};
-const CpuKind kCpus[] = {{"cpu3c", "Compute-Optimized", "Gen 3", 2.0, 0.03, "US-KS-2"},
-                         {"cpu5c", "Compute-Optimized", "Gen 5", 2.0, 0.04, ""}};
 
 const char* title_for(int status) {
   switch (status) {
@@ -114,94 +100,6 @@ void unknown_props(const json& obj, const std::string& at, std::initializer_list
 void want(const json& obj, const char* key, const std::string& at, bool ok, const char* type,
           std::vector<std::string>* errors) {
   if (obj.contains(key) && !ok) errors->push_back(at + "." + key + ": expected " + type);
-}
-
-json gpu_type_json(const GpuKind& g, double secure, double community, const Faults& f,
-                   bool with_availability) {
-  json j = {{"id", g.id},
-            {"name", g.name},
-            {"pool", g.pool ? json(g.pool) : json(nullptr)},
-            {"manufacturer", "NVIDIA"},
-            {"memory", g.memory},
-            {"secure", true},
-            {"community", true},
-            {"price", {{"secure", secure}, {"community", community}}},
-            {"maxCount", {{"secure", g.max_secure}, {"community", g.max_community}}}};
-  if (with_availability) {
-    const char* level = f.no_capacity.count(g.id) ? "NONE" : "HIGH";
-    j["availability"] = level;
-    json dcs = json::array();
-    for (const auto& dc : kDataCenters)
-      dcs.push_back({{"id", dc.id}, {"name", dc.name}, {"availability", level}});
-    j["dataCenters"] = dcs;
-    j["cudaVersions"] = json::array({{{"version", "12.8"}, {"available", level[0] != 'N'}}});
-  }
-  return j;
-}
-
-// include/product rules shared by the GPU and CPU catalogs; false when it answered 400.
-bool catalog_params(const httplib::Request& req, httplib::Response& res, bool* availability) {
-  const bool has_include = req.has_param("include"), has_product = req.has_param("product");
-  if (has_include && req.get_param_value("include") != "AVAILABILITY") {
-    fail(res, 400, "include: unsupported value \"" + req.get_param_value("include") + "\"");
-    return false;
-  }
-  if (has_include != has_product) {
-    fail(res, 400, "product is required with, and only valid with, include=AVAILABILITY");
-    return false;
-  }
-  *availability = has_include;
-  return true;
-}
-
-void list_gpus(CloudState& state, BuiltOnce<std::string>& cache, const httplib::Request& req,
-               httplib::Response& res) {
-  bool availability = false;
-  if (!catalog_params(req, res, &availability)) return;
-  const Faults f = state.faults(kProvider);
-  // The answer depends only on these: serialized once per change.
-  std::string key = std::to_string(availability) + " " + std::to_string(f.extra_offers);
-  for (const auto& n : f.no_capacity) key += "\n" + n;
-  auto body = cache.get(key, [&] {
-    json gpus = json::array();
-    for (const auto& g : kGpus)
-      gpus.push_back(gpu_type_json(g, g.secure, g.community, f, availability));
-    for (int i = 0; i < f.extra_offers; ++i) {  // synthetic types, for benchmarks
-      std::string id = "FAKE GPU " + std::to_string(i), name = "FAKE " + std::to_string(i);
-      GpuKind g{id.c_str(), name.c_str(), nullptr, 16 + (i % 8) * 8, 0, 0, 8, 8};
-      gpus.push_back(
-          gpu_type_json(g, 0.2 + (i % 97) * 0.03, 0.1 + (i % 89) * 0.02, f, availability));
-    }
-    return json{{"gpus", gpus}}.dump();
-  });
-  res.status = 200;
-  res.set_content(*body, "application/json");
-}
-
-void list_cpus(CloudState& state, const httplib::Request& req, httplib::Response& res) {
-  bool availability = false;
-  if (!catalog_params(req, res, &availability)) return;
-  const Faults f = state.faults(kProvider);
-  json cpus = json::array();
-  for (const auto& c : kCpus) {
-    json j = {{"id", c.id},
-              {"name", c.name},
-              {"group", c.group},
-              {"vcpu", {{"min", 2}, {"max", 32}}},
-              {"ramGbPerVcpu", c.ram_per_vcpu},
-              {"price", {{"securePerVcpu", c.secure_per_vcpu}, {"serverlessPerVcpu", 0.05}}}};
-    if (availability) {
-      const char* level = f.no_capacity.count(c.id) ? "NONE" : "HIGH";
-      j["availability"] = level;
-      json dcs = json::array();
-      for (const auto& dc : kDataCenters)
-        if (std::string(c.not_in) != dc.id)
-          dcs.push_back({{"id", dc.id}, {"name", dc.name}, {"availability", level}});
-      j["dataCenters"] = dcs;
-    }
-    cpus.push_back(j);
-  }
-  send_json(res, 200, {{"cpus", cpus}});
 }
 
 json volume_json(const FakeVolume& v) {
@@ -487,23 +385,7 @@ void create_pod(CloudState& state, const httplib::Request& req, httplib::Respons
 void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
   install_runpod_graphql(s, state, prefix);  // spot pods (runpod_graphql.cpp)
   const std::string v2 = prefix + "/v2";
-  auto gpus = std::make_shared<BuiltOnce<std::string>>();
-  s.Get(v2 + "/catalog/gpus", [&state, gpus](const httplib::Request& q, httplib::Response& r) {
-    list_gpus(state, *gpus, q, r);
-  });
-  s.Get(v2 + "/catalog/cpus",
-        [&state](const httplib::Request& q, httplib::Response& r) { list_cpus(state, q, r); });
-  s.Get(v2 + "/catalog/datacenters", [](const httplib::Request&, httplib::Response& r) {
-    json dcs = json::array();
-    for (const auto& d : kDataCenters)
-      dcs.push_back({{"id", d.id},
-                     {"name", d.name},
-                     {"region", d.id[0] == 'E' ? "EUROPE" : "NORTH_AMERICA"},
-                     {"globalNetwork", false},
-                     {"networkVolumeTypes", d.volumes ? json::array({"STANDARD"}) : json::array()},
-                     {"compliance", json::array()}});
-    send_json(r, 200, {{"dataCenters", dcs}});
-  });
+  install_runpod_catalog(s, state, v2);  // gpus, cpus, data centres (runpod_catalog_api.cpp)
   s.Get(v2 + "/network-volumes", [&state](const httplib::Request&, httplib::Response& r) {
     json vols = json::array();
     for (const auto& v : state.volumes(kProvider)) vols.push_back(volume_json(v));
@@ -557,6 +439,10 @@ void install(httplib::Server& s, CloudState& state, const std::string& prefix) {
 }
 
 }  // namespace
+
+void runpod_fail(httplib::Response& res, int status, const std::string& detail) {
+  fail(res, status, detail);
+}
 
 extern const ApiModule kRunpodModule;
 const ApiModule kRunpodModule = {kProvider, &install, &error_body, "application/problem+json",

@@ -30,6 +30,19 @@ inline constexpr GpuKind kGpus[] = {
     {"NVIDIA H100 80GB HBM3", "H100 SXM", "HOPPER_141", 80, 2.69, 2.39, 8, 8},
 };
 
+// CpuType.dataCenters lists "only the datacenters that offer this CPU flavor" (v2 spec): the
+// cheapest flavour has no stock in US-KS-2, so a CPU pod there must be another flavour.
+struct CpuKind {
+  const char* id;
+  const char* name;
+  const char* group;
+  double ram_per_vcpu;
+  double secure_per_vcpu;
+  const char* not_in;  // a data centre without this flavour ("" = none)
+};
+inline constexpr CpuKind kCpus[] = {{"cpu3c", "Compute-Optimized", "Gen 3", 2.0, 0.03, "US-KS-2"},
+                                    {"cpu5c", "Compute-Optimized", "Gen 5", 2.0, 0.04, ""}};
+
 // GraphQL's `lowestPrice.minimumBidPrice` for a type: the emulator's spot floor, half the secure
 // on-demand price per GPU (RunPod's own spot prices run near half: config/prices.yaml's RunPod
 // rows), rounded to the cent.
@@ -54,6 +67,12 @@ inline constexpr DataCenter kDataCenters[] = {{"CA-MTL-3", "CA Montreal 3", fals
 // fresh one, so only what the start command wrote for them (runpod_start.h, keeps_env); RunPod's
 // own images keep the emulator's old view.
 void runpod_ssh_server(const std::string& args, FakePod* p);
+
+// GET <v2>/catalog/gpus, /catalog/cpus and /catalog/datacenters (runpod_catalog_api.cpp).
+void install_runpod_catalog(httplib::Server& s, CloudState& state, const std::string& v2);
+
+// Answers `status` with an RFC 9457 problem body, as every REST v2 route does (runpod_api.cpp).
+void runpod_fail(httplib::Response& res, int status, const std::string& detail);
 
 // POST <prefix>/graphql (runpod_graphql.cpp).
 void install_runpod_graphql(httplib::Server& s, CloudState& state, const std::string& prefix);
