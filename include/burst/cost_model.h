@@ -69,6 +69,11 @@ struct ModelShape {
   // num_local_experts and num_experts_per_tok); 0 for a dense model.
   long experts = 0;
   long experts_per_token = 0;
+  // Local attention (the config's sliding_window or attention_chunk_size, and which layers use
+  // it: layer_types, sliding_window_pattern, no_rope_layers): `window_layers` layers keep at most
+  // `attention_window` tokens of KV cache a sequence; 0 for full attention everywhere.
+  long attention_window = 0;
+  long window_layers = 0;
 };
 const std::vector<ModelShape>& model_shapes();
 const ModelShape* find_model(const std::string& name);

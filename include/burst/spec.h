@@ -53,6 +53,11 @@ struct Workload {
   // of B sequences reads the experts their tokens pick (docs/cost-model.md, "llm-inference").
   std::optional<long> experts;
   std::optional<long> experts_per_token;
+  // Local attention: `window_layers` of the layers attend only to the last `attention_window`
+  // tokens (a sliding window, as Gemma 2/3 and gpt-oss; or chunks of that size, as Llama 4), so
+  // their KV cache holds at most that many tokens a sequence. Both or neither.
+  std::optional<long> attention_window;
+  std::optional<long> window_layers;
   std::optional<long> head_dim;         // per attention head; default hidden / heads
   std::optional<long> vocab;            // vocabulary size (embeddings, logits)
   std::optional<long> intermediate;     // MLP hidden size (LoRA adapter sizes)

@@ -83,7 +83,17 @@ Result<double> kv_cache_bytes(const Workload& w, const Shape& s) {
   }
   const double context = static_cast<double>(positive_or(w.context_tokens, kKvDefaultContext));
   const double sequences = static_cast<double>(positive_or(w.concurrency, 1));
-  return 2.0 * s.layers * s.kv_heads * s.head_dim * context * sequences * per_value;
+  // Layers with local attention keep only their window of each sequence, where the engine caches
+  // them apart and prunes what left the window (llama.cpp's SWA cache since ggml-org/llama.cpp
+  // #13194, 2025-04); the others keep the whole context. An engine without that holds the whole
+  // context in every layer: a spec's window_layers: 0 prices that.
+  double windowed = 0, window = context;
+  if (w.attention_window && w.window_layers && *w.attention_window > 0) {
+    windowed = std::min(s.layers, static_cast<double>(std::max(0L, *w.window_layers)));
+    window = std::min(context, static_cast<double>(*w.attention_window));
+  }
+  const double token_layers = (s.layers - windowed) * context + windowed * window;
+  return 2.0 * s.kv_heads * s.head_dim * token_layers * sequences * per_value;
 }
 
 }  // namespace

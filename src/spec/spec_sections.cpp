@@ -218,6 +218,22 @@ void parse_experts(Fields& w, Workload& out) {
   }
 }
 
+// workload.attention_window and window_layers: both or neither, and no more windowed layers
+// than the spec's own layers.
+void parse_attention_window(Fields& w, Workload& out) {
+  out.attention_window = w.integer("attention_window", 1, LONG_MAX);
+  out.window_layers = w.integer("window_layers", 0, LONG_MAX);
+  const std::optional<yaml::Node> n = w.get("attention_window"), l = w.get("window_layers");
+  if (out.attention_window && !l) {
+    w.problems().add(pos_of(*n), w.path_of("attention_window"), "give window_layers with it");
+  } else if (out.window_layers && !n) {
+    w.problems().add(pos_of(*l), w.path_of("window_layers"), "give attention_window with it");
+  } else if (out.window_layers && out.layers && *out.window_layers > *out.layers) {
+    w.problems().add(pos_of(*l), w.path_of("window_layers"),
+                     "is more than layers (" + std::to_string(*out.layers) + ")");
+  }
+}
+
 // workload.tensor_parallel: llm-inference only, and not llama.cpp, which splits a model by
 // layers (its default --split-mode layer) rather than sharding each tensor.
 void parse_tensor_parallel(Fields& w, Workload& out) {
@@ -267,6 +283,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.model = w->string("model").value_or("");
   out.active_params_b = w->positive_number("active_params_b");
   parse_experts(*w, out);
+  parse_attention_window(*w, out);
   out.head_dim = w->integer("head_dim", 1, LONG_MAX);
   out.vocab = w->integer("vocab", 1, LONG_MAX);
   out.intermediate = w->integer("intermediate", 1, LONG_MAX);

@@ -233,6 +233,8 @@ void workload(Writer& out, const Workload& w) {
   real("active_params_b", w.active_params_b);
   num("experts", w.experts);
   num("experts_per_token", w.experts_per_token);
+  num("attention_window", w.attention_window);
+  num("window_layers", w.window_layers);
   num("head_dim", w.head_dim);
   num("vocab", w.vocab);
   num("intermediate", w.intermediate);

@@ -85,6 +85,32 @@ TEST(CostDiffusion, ModelNamesFillTheDenoisersShape) {
   EXPECT_EQ(work(image("sd-1.5", 512)).passes, 2);
 }
 
+TEST(CostDiffusion, DistilledVariantsShareTheirBasesDenoiserAndMakeOnePass) {
+  // A step- or adversarially-distilled model runs its base's network without guidance's second
+  // pass: the same work per pass, half the passes of a base that guides.
+  const struct {
+    const char* distilled;
+    const char* base;
+    long resolution;
+  } pairs[] = {{"flux-schnell", "flux-dev", 1024},
+               {"sd-3.5-large-turbo", "sd-3.5-large", 1024},
+               {"sdxl-turbo", "sdxl", 512}};
+  for (const auto& p : pairs) {
+    Workload fast = image(p.distilled, p.resolution), base = image(p.base, p.resolution);
+    fast.guidance.reset();  // each model's own default
+    base.guidance.reset();
+    EXPECT_DOUBLE_EQ(work(fast).flops_per_pass, work(base).flops_per_pass) << p.distilled;
+    EXPECT_EQ(work(fast).passes, 1) << p.distilled;
+  }
+  EXPECT_EQ(work(image("sd-3.5-large", 1024)).passes, 2);
+  EXPECT_EQ(work(image("sdxl", 512)).passes, 2);
+  // SD 3.5 Medium is SD 3 Medium's width and depth at 2.5B parameters.
+  EXPECT_GT(work(image("sd-3.5-medium", 1024)).flops_per_pass,
+            work(image("sd-3-medium", 1024)).flops_per_pass);
+  EXPECT_LT(work(image("sd-3.5-medium", 1024)).flops_per_pass,
+            work(image("sd-3.5-large", 1024)).flops_per_pass);
+}
+
 TEST(CostDiffusion, SdOnePointFiveIsTheCitedWorkPerPass) {
   // BK-SDM (Kim et al. 2023): 339 G multiply-adds per UNet pass at 512 x 512.
   EXPECT_NEAR(work(image("sd-1.5", 512)).flops_per_pass, 678e9, 678e9 * 0.01);

@@ -1,7 +1,7 @@
 // The serving layout and routing fields of the workload (docs/pipeline-spec.md):
 // tensor_parallel, read for llm-inference, refused where it cannot apply and held against
-// resources.gpu_count and gpu_counts; experts and experts_per_token, given together. Each bad
-// value is reported at its line and column.
+// resources.gpu_count and gpu_counts; experts and experts_per_token, given together; and
+// attention_window with window_layers. Each bad value is reported at its line and column.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -109,6 +109,31 @@ TEST(SpecServingFields, ExpertsAndExpertsPerTokenComeTogetherAndFitEachOther) {
   EXPECT_EQ(errors,
             (std::vector<std::string>{"p.yaml:6:12: workload.experts: needs active_params_b (or a "
                                       "model) to tell the experts' weights from the shared ones"}));
+}
+
+TEST(SpecServingFields, AttentionWindowAndWindowLayersComeTogetherAndFitTheLayers) {
+  std::vector<std::string> errors;
+  auto spec =
+      tp_spec("  model: gemma-3-27b\n  attention_window: 4096\n  window_layers: 31\n", &errors);
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0]);
+  EXPECT_EQ(spec->workload.attention_window, 4096);
+  EXPECT_EQ(spec->workload.window_layers, 31);
+  const std::string yaml = write_spec_yaml(*spec, SpecReadInfo{});
+  EXPECT_NE(yaml.find("attention_window: 4096"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("window_layers: 31"), std::string::npos) << yaml;
+  EXPECT_FALSE(tp_spec("  attention_window: 1024\n", &errors).ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:5:21: workload.attention_window: give window_layers with it"}));
+  errors.clear();
+  EXPECT_FALSE(tp_spec("  window_layers: 4\n", &errors).ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:5:18: workload.window_layers: give attention_window with it"}));
+  errors.clear();
+  EXPECT_FALSE(
+      tp_spec("  layers: 32\n  attention_window: 1024\n  window_layers: 40\n", &errors).ok());
+  EXPECT_EQ(
+      errors,
+      (std::vector<std::string>{"p.yaml:7:18: workload.window_layers: is more than layers (32)"}));
 }
 
 }  // namespace

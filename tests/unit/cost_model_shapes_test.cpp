@@ -1,0 +1,115 @@
+// The built-in model shape table (src/cost/model_shapes.cpp, docs/cost-model.md "Model shapes"):
+// every row's dimensions add up to its stated parameter counts, so a mistyped dimension cannot
+// hide; and local attention (sliding windows, chunks) caps the KV cache of the layers that use it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "burst/cost_model.h"
+#include "burst/spec.h"
+
+namespace burst {
+namespace {
+
+// Parameters from a decoder's dimensions: the embeddings (twice when untied), and per layer the
+// attention's four projections and the MLP's three, times the experts for a mixture of experts.
+struct Counted {
+  double total, active;
+};
+Counted count(const ModelShape& m) {
+  const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads * m.head_dim),
+               kv = static_cast<double>(m.kv_heads * m.head_dim);
+  const double embed = static_cast<double>(m.vocab) * h * (m.tied_embeddings ? 1 : 2);
+  const double attention = h * q + 2 * h * kv + q * h;
+  const double mlp = 3 * h * static_cast<double>(m.intermediate);
+  // Llama 4 Scout runs a shared expert beside its routed ones (maxtext llama4-17b-16e.yml).
+  const double shared = std::string(m.name) == "llama-4-scout" ? 1 : 0;
+  const double experts = m.experts > 0 ? static_cast<double>(m.experts) + shared : 1;
+  const double used = m.experts > 0 ? static_cast<double>(m.experts_per_token) + shared : 1;
+  const double layers = static_cast<double>(m.layers);
+  return {embed + layers * (attention + experts * mlp), embed + layers * (attention + used * mlp)};
+}
+
+TEST(CostModelShapes, EveryRowsDimensionsAddUpToItsStatedParameters) {
+  for (const ModelShape& m : model_shapes()) {
+    const Counted c = count(m);
+    const std::string name = m.name;
+    // Llama 4 Scout's card counts its vision encoder too: its text decoder is 4% below the card.
+    const double tolerance = name == "llama-4-scout" ? 0.05 : 0.03;
+    EXPECT_NEAR(c.total / 1e9, m.params_b, m.params_b * tolerance) << name;
+    if (m.experts > 0) {
+      // A card's active count leaves out the input embeddings (a lookup, not a read): between
+      // the decoder with and without them.
+      const double embed = static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+      EXPECT_LE(m.active_params_b, c.active / 1e9 * 1.10) << name;
+      EXPECT_GE(m.active_params_b, (c.active - embed) / 1e9 * 0.95) << name;
+    } else {
+      EXPECT_DOUBLE_EQ(m.active_params_b, m.params_b) << name;
+    }
+    EXPECT_LE(m.window_layers, m.layers) << name;
+    EXPECT_EQ(m.window_layers > 0, m.attention_window > 0) << name;
+    EXPECT_NE(std::string(m.source).find("https://"), std::string::npos) << name;
+  }
+}
+
+Workload serving(const std::string& model, long context) {
+  Workload w;
+  w.kind = "llm-inference";
+  w.model = model;
+  w.precision = "bf16";
+  w.context_tokens = context;
+  return w;
+}
+
+double kv_gib(const Workload& spec_w) {
+  auto w = with_model_shape(spec_w);
+  EXPECT_TRUE(w.ok()) << w.error().message;
+  auto m = memory_need(*w);
+  EXPECT_TRUE(m.ok()) << m.error().message;
+  return m.ok() ? m->kv_cache_gib : 0;
+}
+
+TEST(CostModelShapes, LocalAttentionLayersKeepOnlyTheirWindowOfKvCache) {
+  // Gemma 3 27B at 128K tokens: 10 global layers hold all 131072 tokens, 52 sliding-window
+  // layers 1024 each; 16 KV heads of 128 in bf16 are 8 KiB a token and layer.
+  const double per_token_layer = 2.0 * 16 * 128 * 2;
+  EXPECT_NEAR(kv_gib(serving("gemma-3-27b", 131072)),
+              (10.0 * 131072 + 52.0 * 1024) * per_token_layer / (1024.0 * 1024 * 1024), 1e-9);
+  // Within the window every layer holds the whole context, as without local attention.
+  Workload full = serving("gemma-3-27b", 1024);
+  full.attention_window = 1;
+  full.window_layers = 0;  // the spec's way to say the engine keeps every layer whole
+  EXPECT_DOUBLE_EQ(kv_gib(serving("gemma-3-27b", 1024)), kv_gib(full));
+  // Beyond it the windowed model holds far less than the same shape without windows.
+  full.context_tokens = 131072;
+  EXPECT_LT(kv_gib(serving("gemma-3-27b", 131072)), kv_gib(full) / 5);
+  // A spec's own window replaces the table's.
+  Workload own = serving("gemma-3-27b", 131072);
+  own.attention_window = 4096;
+  own.window_layers = 52;
+  EXPECT_GT(kv_gib(own), kv_gib(serving("gemma-3-27b", 131072)));
+}
+
+TEST(CostModelShapes, MoreLocalLayersFitMoreSequencesOnACard) {
+  // gpt-oss-20b at 32K tokens on one 80 GB card: half its layers keep 128 tokens, so about twice
+  // the sequences of the same shape with full attention everywhere.
+  GpuSpec g;
+  g.name = "H";
+  g.vram_gb = 80;
+  g.mem_bw_gbs = 3350;
+  g.fp16_tflops = 989;
+  Workload w = serving("gpt-oss-20b", 32768);
+  w.precision = "int4";
+  auto shaped = with_model_shape(w);
+  ASSERT_TRUE(shaped.ok());
+  Workload full = *shaped;
+  full.window_layers = 0;
+  const long windowed = max_concurrency(*shaped, g, 1), whole = max_concurrency(full, g, 1);
+  ASSERT_GT(whole, 0);
+  EXPECT_GT(windowed, 19 * whole / 10);
+  EXPECT_LE(windowed, 2 * whole + 1);
+}
+
+}  // namespace
+}  // namespace burst
