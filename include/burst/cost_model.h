@@ -74,6 +74,9 @@ struct ModelShape {
   // `attention_window` tokens of KV cache a sequence; 0 for full attention everywhere.
   long attention_window = 0;
   long window_layers = 0;
+  // Multi-head latent attention: values cached per layer and token (kv_lora_rank +
+  // qk_rope_head_dim); 0 for keys and values of kv_heads x head_dim each.
+  long kv_latent = 0;
 };
 const std::vector<ModelShape>& model_shapes();
 const ModelShape* find_model(const std::string& name);

@@ -58,6 +58,9 @@ struct Workload {
   // their KV cache holds at most that many tokens a sequence. Both or neither.
   std::optional<long> attention_window;
   std::optional<long> window_layers;
+  // Multi-head latent attention (DeepSeek V2/V3): the values each layer caches a token, in place
+  // of kv_heads x head_dim keys and as many values (the config's kv_lora_rank + qk_rope_head_dim).
+  std::optional<long> kv_latent;
   std::optional<long> head_dim;         // per attention head; default hidden / heads
   std::optional<long> vocab;            // vocabulary size (embeddings, logits)
   std::optional<long> intermediate;     // MLP hidden size (LoRA adapter sizes)

@@ -112,11 +112,19 @@ double prefill_flops_of(const Workload& w, double total_params) {
   // cost 4 x layers x (heads x head_dim) FLOPs per token per earlier token (PaLM, Chowdhery et al.
   // 2022, appendix B: 12 x L x H x Q x T per token for training, a third of it forward); a
   // causal kernel (FlashAttention) skips the masked half, so the prompt's n tokens cost
-  // 2 x layers x heads x head_dim x n^2 in all.
+  // 2 x layers x heads x head_dim x n^2 in all. A layer with local attention (a window of W
+  // tokens) pairs each token with at most W before it: n W - W^2 / 2 pairs once n > W.
   const double n = static_cast<double>(*w.context_tokens - *w.tokens);
   const cost::Shape shape = cost::shape_of(w, total_params);
   const double active = cost::active_param_count(w, total_params);
-  return 2.0 * active * n + 2.0 * shape.layers * shape.heads * shape.head_dim * n * n;
+  double windowed = 0, windowed_pairs = n * n / 2;
+  if (w.attention_window && w.window_layers && *w.attention_window > 0) {
+    windowed = std::min(shape.layers, static_cast<double>(std::max(0L, *w.window_layers)));
+    const double window = static_cast<double>(*w.attention_window);
+    if (n > window) windowed_pairs = n * window - window * window / 2;
+  }
+  const double pairs = (shape.layers - windowed) * n * n / 2 + windowed * windowed_pairs;
+  return 2.0 * active * n + 4.0 * shape.heads * shape.head_dim * pairs;
 }
 
 namespace {

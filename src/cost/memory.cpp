@@ -93,7 +93,10 @@ Result<double> kv_cache_bytes(const Workload& w, const Shape& s) {
     window = std::min(context, static_cast<double>(*w.attention_window));
   }
   const double token_layers = (s.layers - windowed) * context + windowed * window;
-  return 2.0 * s.kv_heads * s.head_dim * token_layers * sequences * per_value;
+  // Latent attention caches one compressed vector a layer and token, not keys and values per head.
+  const double values = w.kv_latent && *w.kv_latent > 0 ? static_cast<double>(*w.kv_latent)
+                                                        : 2.0 * s.kv_heads * s.head_dim;
+  return values * token_layers * sequences * per_value;
 }
 
 }  // namespace

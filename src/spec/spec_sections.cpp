@@ -284,6 +284,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.active_params_b = w->positive_number("active_params_b");
   parse_experts(*w, out);
   parse_attention_window(*w, out);
+  out.kv_latent = w->integer("kv_latent", 1, LONG_MAX);
   out.head_dim = w->integer("head_dim", 1, LONG_MAX);
   out.vocab = w->integer("vocab", 1, LONG_MAX);
   out.intermediate = w->integer("intermediate", 1, LONG_MAX);

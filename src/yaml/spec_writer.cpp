@@ -235,6 +235,7 @@ void workload(Writer& out, const Workload& w) {
   num("experts_per_token", w.experts_per_token);
   num("attention_window", w.attention_window);
   num("window_layers", w.window_layers);
+  num("kv_latent", w.kv_latent);
   num("head_dim", w.head_dim);
   num("vocab", w.vocab);
   num("intermediate", w.intermediate);

@@ -1,7 +1,8 @@
 // The serving layout and routing fields of the workload (docs/pipeline-spec.md):
 // tensor_parallel, read for llm-inference, refused where it cannot apply and held against
 // resources.gpu_count and gpu_counts; experts and experts_per_token, given together; and
-// attention_window with window_layers. Each bad value is reported at its line and column.
+// attention_window with window_layers, and kv_latent. Each bad value is reported at its line and
+// column.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -113,14 +114,17 @@ TEST(SpecServingFields, ExpertsAndExpertsPerTokenComeTogetherAndFitEachOther) {
 
 TEST(SpecServingFields, AttentionWindowAndWindowLayersComeTogetherAndFitTheLayers) {
   std::vector<std::string> errors;
-  auto spec =
-      tp_spec("  model: gemma-3-27b\n  attention_window: 4096\n  window_layers: 31\n", &errors);
+  auto spec = tp_spec(
+      "  model: gemma-3-27b\n  attention_window: 4096\n  window_layers: 31\n"
+      "  kv_latent: 576\n",
+      &errors);
   ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0]);
   EXPECT_EQ(spec->workload.attention_window, 4096);
   EXPECT_EQ(spec->workload.window_layers, 31);
   const std::string yaml = write_spec_yaml(*spec, SpecReadInfo{});
   EXPECT_NE(yaml.find("attention_window: 4096"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("window_layers: 31"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("kv_latent: 576"), std::string::npos) << yaml;
   EXPECT_FALSE(tp_spec("  attention_window: 1024\n", &errors).ok());
   EXPECT_EQ(errors, (std::vector<std::string>{
                         "p.yaml:5:21: workload.attention_window: give window_layers with it"}));
