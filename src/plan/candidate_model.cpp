@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "burst/cost_model.h"
@@ -62,6 +63,38 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
     return m;
   }
   m.need_gib = mem->total_gib();
+  // A named tensor-parallel size: count / N copies, each holding the weights and its share of the
+  // sequences on its own N cards (layout_holds), so the need is the copies' sum and a copy that
+  // does not fit its cards rejects the offer however much the cards hold together.
+  if (w.kind == "llm-inference" && w.tensor_parallel) {
+    auto l = tensor_parallel_layout(w, count);
+    if (!l) {
+      m.rejected = l.error().message;
+      return m;
+    }
+    Workload share = w;
+    const long sequences = w.concurrency.value_or(1);
+    if (!w.items && sequences > 1) share.concurrency = (sequences + l->replicas - 1) / l->replicas;
+    auto copy = memory_need(share);
+    if (!copy.ok()) {
+      m.rejected = copy.error().message;
+      return m;
+    }
+    m.need_gib = copy->total_gib() * l->replicas;
+    if (!layout_holds(w, gpu, count)) {
+      m.bound = "capacity";
+      m.rejected =
+          "does not fit: each copy (tensor_parallel " + std::to_string(l->group) + ") needs " +
+          shape_fmt("%.1f GiB", copy->total_gib()) +
+          (share.concurrency.value_or(1) > 1 ? " for its " + std::to_string(*share.concurrency) +
+                                                   " of " + std::to_string(sequences) + " sequences"
+                                             : std::string()) +
+          ", has " + shape_fmt("%.1f GiB usable", usable_gib(gpu) * l->group) + " on " +
+          std::to_string(l->group) + " x " + gpu.name +
+          " (raise tensor_parallel or the GPU count, or lower concurrency)";
+      return m;
+    }
+  }
   m.gpus_needed = gpus_needed(*mem, gpu);
   if (m.gpus_needed == 0 || m.gpus_needed > count) {
     m.bound = "capacity";
@@ -75,6 +108,11 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
   auto rt = run_time(w, gpu, count, *in.catalog, apply_fit(in.calibration, m.fit));
   if (!rt.ok()) {
     m.rejected = rt.error().message;
+    return m;
+  }
+  if (rt->bound == "capacity") {  // the layout run_time priced does not hold the work: never chosen
+    m.bound = "capacity";
+    m.rejected = "does not fit as " + gpu.name + " x" + std::to_string(count) + " would run it";
     return m;
   }
   m.run_s = rt->compute_s;

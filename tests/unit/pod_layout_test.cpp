@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -156,6 +157,45 @@ TEST_F(PodLayoutPlan, ANamedTensorParallelSizeIsTheGroupEachReplicaOfTheRunStepG
   EXPECT_NE(gpu_line(*spec, *p).find("2 replicas, 2 GPUs each"), std::string::npos)
       << gpu_line(*spec, *p);
   EXPECT_EQ(replica_devices(p->layout, 1), "2,3");
+}
+
+TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesIsRejectedNotPriced) {
+  // Llama 3.1 70B in fp16 as two copies of TP 2 on four H100s: the four cards hold 310 GiB and
+  // the pooled need is 292 GiB, but each copy keeps its own 131.5 GiB of weights beside 32
+  // sequences of 8192 tokens (80 GiB) on its two cards' 155 GiB. The plan must not choose it.
+  const std::string head =
+      "name: tp\nrun: python serve.py\nworkload:\n  kind: llm-inference\n"
+      "  model: llama-3.1-70b\n  engine: vllm\n  precision: fp16\n  tensor_parallel: 2\n"
+      "  context_tokens: 8192\n  tokens: 512\n";
+  const GpuSpec* h100 = find_gpu(catalog_, "H100_SXM");
+  ASSERT_TRUE(h100);
+  Offer four{"runpod", "H100_SXM", 4, h100->vram_gb, 12.0, std::nullopt, "any", true, "test"};
+  std::vector<Offer> offers{four};
+  attach_traits(&offers);
+  std::filesystem::create_directory(dir_.path() + "/tp");
+  std::vector<SpecError> errors;
+  dir_.write("tp.yaml",
+             head + "  concurrency: 64\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
+  auto spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+  auto refused = plan(*spec, offers, {"runpod"});
+  ASSERT_FALSE(refused.ok()) << "chose " << refused->estimate.basis;
+  EXPECT_NE(refused.error().message.find(
+                "does not fit: each copy (tensor_parallel 2) needs 211.5 GiB for its 32 of 64 "
+                "sequences, has 155.1 GiB usable on 2 x H100_SXM"),
+            std::string::npos)
+      << refused.error().message;
+  // Sixteen sequences, eight a copy, fit: the need is both copies' (303 GiB), under the cards'.
+  dir_.write("tp.yaml",
+             head + "  concurrency: 16\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
+  spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+  auto fits = plan(*spec, offers, {"runpod"});
+  ASSERT_TRUE(fits.ok()) << fits.error().message;
+  ASSERT_FALSE(fits->candidates.empty());
+  EXPECT_NEAR(fits->candidates[0].need_gib(), 303.0, 0.5);
+  EXPECT_LE(fits->candidates[0].need_gib(), fits->candidates[0].have_gb());
+  EXPECT_TRUE(std::isfinite(fits->estimate.usd));
 }
 
 TEST_F(PodLayoutPlan, TableAndBlockAgreeForEveryCandidateShapeOfEveryProvider) {
