@@ -165,6 +165,13 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--params", est.params, "model parameters, e.g. 7B, 500M");
   est_cmd->add_option("--model", est.model,
                       "a built-in model shape, e.g. llama-3-8b, mixtral-8x7b");
+  est_cmd->add_option("--active-params", est.active_params,
+                      "a mixture of experts: parameters each token uses, e.g. 3B (with --params)");
+  est_cmd->add_option("--experts", est.experts,
+                      "a mixture of experts: routed experts per layer (with --experts-per-token: "
+                      "a batch reads the experts its tokens pick)");
+  est_cmd->add_option("--experts-per-token", est.experts_per_token,
+                      "a mixture of experts: experts each token uses");
   est_cmd->add_option("--mode", est.mode, "train | infer | diffusion")->required();
   est_cmd->add_option("--method", est.method, "train: full (default) | lora | qlora");
   est_cmd->add_option("--precision", est.precision, "fp32 | fp16 | bf16 | fp8 | int8 | int4");

@@ -84,6 +84,11 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
     q.params_b = *params;
   }
   q.model = a.model;
+  if (!a.active_params.empty()) {
+    auto active = parse_params(a.active_params, "--active-params");
+    if (!active.ok()) return active.error();
+    q.active_params_b = *active;
+  }
   q.kv_precision = a.kv_precision;
   q.engine = a.engine;
   q.architecture = a.arch;
@@ -142,7 +147,9 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
         Count{a.concurrency, "--concurrency", &q.concurrency}, Count{a.items, "--items", &q.items},
         Count{a.steps, "--steps", &q.steps}, Count{a.batch, "--batch", &q.batch},
         Count{a.lora_rank, "--lora-rank", &q.lora_rank},
-        Count{a.tensor_parallel, "--tensor-parallel", &q.tensor_parallel}}) {
+        Count{a.tensor_parallel, "--tensor-parallel", &q.tensor_parallel},
+        Count{a.experts, "--experts", &q.experts},
+        Count{a.experts_per_token, "--experts-per-token", &q.experts_per_token}}) {
     if (c.text.empty()) continue;
     auto v = parse_count(c.text, c.flag);
     if (!v.ok()) return v.error();

@@ -121,8 +121,8 @@ double own_usd_per_mtok(double purchase_usd, double life_years, double utilizati
          mtok_per_hour;
 }
 
-Result<double> parse_params(const std::string& text) {
-  auto v = parse_scaled(text, "--params", 1e9);
+Result<double> parse_params(const std::string& text, const std::string& flag) {
+  auto v = parse_scaled(text, flag, 1e9);
   if (!v.ok()) return v.error();
   return *v / 1e9;
 }
@@ -160,6 +160,23 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
                       "--params or --model is required (e.g. --params 7B, --model llama-3-8b)");
   if (q.params_b > 0) w.params_b = q.params_b;
   w.model = q.model;
+  if (q.active_params_b > 0) {
+    if (q.params_b > 0 && q.active_params_b > q.params_b)
+      return make_error(ErrorCode::kInvalid, "--active-params is more than --params");
+    w.active_params_b = q.active_params_b;
+  }
+  if (q.experts.has_value() != q.experts_per_token.has_value())
+    return make_error(ErrorCode::kInvalid, "--experts and --experts-per-token go together");
+  if (q.experts) {
+    if (*q.experts_per_token > *q.experts)
+      return make_error(ErrorCode::kInvalid, "--experts-per-token is more than --experts");
+    if (!(q.active_params_b > 0) && q.model.empty())
+      return make_error(ErrorCode::kInvalid,
+                        "--experts needs --active-params (or --model) to tell the experts' "
+                        "weights from the shared ones");
+    w.experts = q.experts;
+    w.experts_per_token = q.experts_per_token;
+  }
   if (!q.kv_precision.empty()) {
     if (w.kind != "llm-inference")
       return make_error(ErrorCode::kInvalid, "--kv-precision only applies to --mode infer");

@@ -15,7 +15,10 @@
 namespace burst {
 
 struct EstimateQuery {
-  double params_b = 0;       // 0: from `model`
+  double params_b = 0;         // 0: from `model`
+  double active_params_b = 0;  // a mixture of experts: parameters a token uses (0: all, or the
+                               // model's)
+  std::optional<long> experts, experts_per_token;  // routed experts, and how many a token uses
   std::string model;         // a built-in model shape (burst/cost_model.h model_shapes())
   std::string kv_precision;  // infer: "" (fp16) | fp16 | fp8
   std::string mode;          // "train" | "infer" | "diffusion"
@@ -82,7 +85,8 @@ struct EstimateReport {
 };
 
 // "7B", "0.5b", "500M", "1.5T" -> billions of parameters; a bare number is billions.
-Result<double> parse_params(const std::string& text);
+// `flag` names the option in the error.
+Result<double> parse_params(const std::string& text, const std::string& flag = "--params");
 // "1M", "100k", "2B", "4096" -> a count.
 Result<long> parse_count(const std::string& text, const std::string& what);
 

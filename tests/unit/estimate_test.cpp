@@ -189,6 +189,63 @@ TEST(CostEstimate, MaxConcurrencyIsNeverZeroForAModelThatFitsOneSequence) {
   }
 }
 
+TEST(CostEstimate, AMixtureOfExpertsDecodesFromItsActiveParametersAndABatchReadsMoreExperts) {
+  // An 80B model with 3B active a token, 512 experts of which 10 a token (Qwen3-Next's): at batch
+  // 1 a token reads about 3B parameters' weights, over three times faster than the dense 80B (the
+  // step's fixed overhead stays); a batch of 32
+  // touches about 240 experts a layer, so its step reads more (beside the batch's KV cache).
+  EstimateQuery q;
+  q.params_b = 80;
+  q.mode = "infer";
+  q.precision = "bf16";
+  q.engine = "vllm";
+  q.tokens = 1000;
+  auto dense = estimate_workload(q, catalog(), prices(), default_calibration());
+  q.active_params_b = 3;
+  auto sparse = estimate_workload(q, catalog(), prices(), default_calibration());
+  ASSERT_TRUE(dense.ok() && sparse.ok());
+  const GpuEstimate& d = dense->gpus.front();
+  const GpuEstimate* s = nullptr;
+  for (const GpuEstimate& g : sparse->gpus)
+    if (g.gpu == d.gpu) s = &g;
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->count, d.count) << "every expert stays resident";
+  EXPECT_LT(*s->step_s * 3, *d.step_s) << d.gpu;
+  q.experts = 512;
+  q.experts_per_token = 10;
+  q.concurrency = 32;
+  q.tokens = 32000;
+  auto routed = estimate_workload(q, catalog(), prices(), default_calibration());
+  q.experts.reset();
+  q.experts_per_token.reset();
+  auto active_only = estimate_workload(q, catalog(), prices(), default_calibration());
+  ASSERT_TRUE(routed.ok() && active_only.ok());
+  int compared = 0;
+  for (const GpuEstimate& r : routed->gpus) {
+    for (const GpuEstimate& a : active_only->gpus) {
+      if (r.gpu != a.gpu || !r.step_s || !a.step_s) continue;
+      EXPECT_GT(*r.step_s, *a.step_s * 1.3) << r.gpu;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
+  // The flags go together and need the active count to split the weights.
+  q.experts = 512;
+  EXPECT_EQ(estimate_workload(q, catalog(), prices(), default_calibration()).error().message,
+            "--experts and --experts-per-token go together");
+  q.experts_per_token = 600;
+  EXPECT_EQ(estimate_workload(q, catalog(), prices(), default_calibration()).error().message,
+            "--experts-per-token is more than --experts");
+  q.experts_per_token = 10;
+  q.active_params_b = 0;
+  EXPECT_EQ(estimate_workload(q, catalog(), prices(), default_calibration()).error().message,
+            "--experts needs --active-params (or --model) to tell the experts' weights from the "
+            "shared ones");
+  q.active_params_b = 90;
+  EXPECT_EQ(estimate_workload(q, catalog(), prices(), default_calibration()).error().message,
+            "--active-params is more than --params");
+}
+
 TEST(CostEstimate, TensorParallelPricesOneCopyOnThatManyCardsAndRefusesWhatCannotRunIt) {
   EstimateQuery q;
   q.params_b = 7;
