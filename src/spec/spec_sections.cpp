@@ -10,6 +10,7 @@
 #include "schedule/tz.h"
 #include "spec/spec_checks.h"
 #include "spec/spec_gpu_counts.h"
+#include "spec/spec_shape_fields.h"
 #include "spec/spec_training.h"
 
 namespace burst::spec {
@@ -198,42 +199,6 @@ void parse_items_file(Fields& w, Workload& out) {
   out.items_file_pos = pos_of(*node);
 }
 
-// workload.experts and experts_per_token: both or neither, at most as many used as there are,
-// and a model or active_params_b to tell the experts' weights from the shared ones.
-void parse_experts(Fields& w, Workload& out) {
-  out.experts = w.integer("experts", 1, 1 << 20);
-  out.experts_per_token = w.integer("experts_per_token", 1, 1 << 20);
-  const std::optional<yaml::Node> e = w.get("experts"), k = w.get("experts_per_token");
-  if (out.experts && !k) {
-    w.problems().add(pos_of(*e), w.path_of("experts"), "give experts_per_token with it");
-  } else if (out.experts_per_token && !e) {
-    w.problems().add(pos_of(*k), w.path_of("experts_per_token"), "give experts with it");
-  } else if (out.experts && out.experts_per_token && *out.experts_per_token > *out.experts) {
-    w.problems().add(pos_of(*k), w.path_of("experts_per_token"),
-                     "is more than experts (" + std::to_string(*out.experts) + ")");
-  } else if (out.experts && !out.active_params_b && !w.get("model")) {
-    w.problems().add(pos_of(*e), w.path_of("experts"),
-                     "needs active_params_b (or a model) to tell the experts' weights from the "
-                     "shared ones");
-  }
-}
-
-// workload.attention_window and window_layers: both or neither, and no more windowed layers
-// than the spec's own layers.
-void parse_attention_window(Fields& w, Workload& out) {
-  out.attention_window = w.integer("attention_window", 1, LONG_MAX);
-  out.window_layers = w.integer("window_layers", 0, LONG_MAX);
-  const std::optional<yaml::Node> n = w.get("attention_window"), l = w.get("window_layers");
-  if (out.attention_window && !l) {
-    w.problems().add(pos_of(*n), w.path_of("attention_window"), "give window_layers with it");
-  } else if (out.window_layers && !n) {
-    w.problems().add(pos_of(*l), w.path_of("window_layers"), "give attention_window with it");
-  } else if (out.window_layers && out.layers && *out.window_layers > *out.layers) {
-    w.problems().add(pos_of(*l), w.path_of("window_layers"),
-                     "is more than layers (" + std::to_string(*out.layers) + ")");
-  }
-}
-
 // workload.tensor_parallel: llm-inference only, and not llama.cpp, which splits a model by
 // layers (its default --split-mode layer) rather than sharding each tensor.
 void parse_tensor_parallel(Fields& w, Workload& out) {
@@ -282,9 +247,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.kv_heads = w->integer("kv_heads", 1, LONG_MAX);
   out.model = w->string("model").value_or("");
   out.active_params_b = w->positive_number("active_params_b");
-  parse_experts(*w, out);
-  parse_attention_window(*w, out);
-  out.kv_latent = w->integer("kv_latent", 1, LONG_MAX);
+  parse_shape_fields(*w, out);  // experts, attention_window, kv_latent
   out.head_dim = w->integer("head_dim", 1, LONG_MAX);
   out.vocab = w->integer("vocab", 1, LONG_MAX);
   out.intermediate = w->integer("intermediate", 1, LONG_MAX);
