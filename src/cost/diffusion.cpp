@@ -86,9 +86,8 @@ const std::vector<DiffusionShape>& diffusion_shapes() {
        1024,
        {},
        "https://huggingface.co/black-forest-labs/FLUX.1-schnell (transformer/config.json: "
-       "FLUX.1-dev's "
-       "19 + 38 blocks of 24 x 128, guidance_embeds false; the card's example: guidance 0, 4 "
-       "steps)"},
+       "FLUX.1-dev's 19 + 38 blocks of 24 x 128, guidance_embeds false; the card's example: "
+       "guidance 0, 4 steps)"},
       {"sd-3.5-large",
        "dit",
        8.1,
@@ -126,8 +125,7 @@ const std::vector<DiffusionShape>& diffusion_shapes() {
        {},
        "https://huggingface.co/stabilityai/stable-diffusion-3.5-medium (transformer/config.json: "
        "num_layers 24, 24 x 64 heads, patch 2; the second attention of its 13 dual-attention "
-       "layers "
-       "is not counted; guidance 4.5 and 40 steps in copies of the card's example)"},
+       "layers is not counted; guidance 4.5 and 40 steps in copies of the card's example)"},
       {"sdxl-turbo",
        "unet",
        2.57,

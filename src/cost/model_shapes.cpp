@@ -16,7 +16,7 @@ namespace burst {
 const std::vector<ModelShape>& model_shapes() {
   // name, params_b, active_params_b, layers, hidden, heads, kv_heads, head_dim, vocab,
   // intermediate, tied embeddings, source[, experts, experts per token[, attention window,
-  // windowed layers]]
+  // windowed layers[, KV latent values, published precision]]]
   static const std::vector<ModelShape> kShapes = {
       {"llama-2-7b", 6.74, 6.74, 32, 4096, 32, 32, 128, 32000, 11008, false,
        "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"},
