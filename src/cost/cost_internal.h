@@ -13,6 +13,13 @@ namespace burst::cost {
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// Whether `asked` names the shape table's row `name` whose source is `source`
+// (src/cost/model_names.cpp): the row's own name, or its Hugging Face id ("Qwen/Qwen3-8B") as a
+// user copies it, with or without the organisation and the suffixes a release of the same shape
+// adds (-Instruct, -it, -Chat, -hf, -Base, -pt, a date such as -2507, a version such as -v0.1);
+// letter case ignored.
+bool names_shape(const std::string& asked, const char* name, const char* source);
+
 // Full fine-tune with mixed-precision AdamW: bf16 weights, fp32 gradients, fp32 master weights and
 // two fp32 moments.
 inline constexpr double kTrainWeightBytes = 2;

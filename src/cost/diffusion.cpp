@@ -158,6 +158,10 @@ const DiffusionShape* find_diffusion_model(const std::string& name) {
   const auto& shapes = diffusion_shapes();
   auto it = std::find_if(shapes.begin(), shapes.end(),
                          [&](const DiffusionShape& m) { return name == m.name; });
+  if (it == shapes.end())  // a Hugging Face id, as "black-forest-labs/FLUX.1-dev"
+    it = std::find_if(shapes.begin(), shapes.end(), [&](const DiffusionShape& m) {
+      return cost::names_shape(name, m.name, m.source);
+    });
   return it == shapes.end() ? nullptr : &*it;
 }
 

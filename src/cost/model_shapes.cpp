@@ -142,6 +142,10 @@ const ModelShape* find_model(const std::string& name) {
   const auto& shapes = model_shapes();
   auto it = std::find_if(shapes.begin(), shapes.end(),
                          [&](const ModelShape& m) { return name == m.name; });
+  if (it == shapes.end())  // a Hugging Face id or a release of a row's shape
+    it = std::find_if(shapes.begin(), shapes.end(), [&](const ModelShape& m) {
+      return cost::names_shape(name, m.name, m.source);
+    });
   return it == shapes.end() ? nullptr : &*it;
 }
 
@@ -156,7 +160,8 @@ Result<Workload> with_model_shape(const Workload& w) {
     for (const DiffusionShape& s : diffusion_shapes()) names += ", " + std::string(s.name);
     return make_error(ErrorCode::kInvalid,
                       "unknown model \"" + w.model + "\" (built in: " + names +
-                          "; or give params_b, layers, hidden, heads, kv_heads yourself)");
+                          "; or a Hugging Face id of one of them; or give params_b, layers, "
+                          "hidden, heads, kv_heads yourself)");
   }
   Workload out = w;
   if (!out.params_b) out.params_b = m->params_b;

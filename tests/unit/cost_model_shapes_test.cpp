@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "burst/cost_model.h"
 #include "burst/spec.h"
@@ -145,6 +146,39 @@ TEST(CostModelShapes, LatentAttentionCachesOneVectorALayer) {
   EXPECT_NEAR(memory_need(*filled)->weights_gib, 671e9 / gib, 1e-6);
   w.precision = "bf16";
   EXPECT_EQ(with_model_shape(w)->precision, "bf16");
+}
+
+TEST(CostModelShapes, HuggingFaceIdsAndReleasesOfARowsShapeNameIt) {
+  // What users paste into a spec: the repository id, an instruct or dated release of the same
+  // shape; letter case ignored.
+  const std::pair<const char*, const char*> named[] = {
+      {"Qwen/Qwen3-8B", "qwen3-8b"},
+      {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"},
+      {"meta-llama/Meta-Llama-3-8B-Instruct", "llama-3-8b"},
+      {"mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"},
+      {"Qwen/Qwen3-30B-A3B-Instruct-2507", "qwen3-30b-a3b"},
+      {"google/gemma-3-27b-it", "gemma-3-27b"},
+      {"microsoft/Phi-3-mini-4k-instruct", "phi-3-mini"},
+      {"deepseek-ai/DeepSeek-V3-0324", "deepseek-v3"},
+      {"mistralai/Mistral-Nemo-Instruct-2407", "mistral-nemo-12b"},
+      {"LLAMA-3.3-70B", "llama-3.3-70b"},
+  };
+  for (const auto& [asked, row] : named) {
+    const ModelShape* m = find_model(asked);
+    ASSERT_NE(m, nullptr) << asked;
+    EXPECT_STREQ(m->name, row) << asked;
+  }
+  const DiffusionShape* flux = find_diffusion_model("black-forest-labs/FLUX.1-dev");
+  ASSERT_NE(flux, nullptr);
+  EXPECT_STREQ(flux->name, "flux-dev");
+  // Another model, or another format of one, is not guessed: a version in the name stays, and a
+  // quantized repository's precision is the user's to give.
+  for (const char* other : {"deepseek-ai/DeepSeek-V2", "Qwen/Qwen3-8B-FP8", "Qwen/Qwen3-9B"})
+    EXPECT_EQ(find_model(other), nullptr) << other;
+  Workload w = serving("meta-llama/Llama-3.1-8B-Instruct", 4096);
+  auto shaped = with_model_shape(w);
+  ASSERT_TRUE(shaped.ok()) << shaped.error().message;
+  EXPECT_EQ(shaped->kv_heads, 8);
 }
 
 }  // namespace
