@@ -1,6 +1,7 @@
 // The built-in model shape table (src/cost/model_shapes.cpp, docs/cost-model.md "Model shapes"):
 // every row's dimensions add up to its stated parameter counts, so a mistyped dimension cannot
-// hide; and local attention (sliding windows, chunks) caps the KV cache of the layers that use it.
+// hide; local attention (sliding windows, chunks) caps the KV cache of the layers that use it;
+// latent attention caches one vector a layer; a Hugging Face id names its row.
 #include <gtest/gtest.h>
 
 #include <cmath>
