@@ -2,6 +2,7 @@
 // explained in docs/cost-model.md.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "burst/cost_model.h"
@@ -12,6 +13,13 @@
 namespace burst::cost {
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Local attention (workload.attention_window, window_layers): how many of `layers` attend only to
+// the last attention_window tokens; 0 when the workload names no window.
+inline double windowed_layers(const Workload& w, double layers) {
+  if (!w.attention_window || !w.window_layers || *w.attention_window <= 0) return 0;
+  return std::min(layers, static_cast<double>(std::max(0L, *w.window_layers)));
+}
 
 // Whether `asked` names the shape table's row `name` whose source is `source`
 // (src/cost/model_names.cpp): the row's own name, or its Hugging Face id ("Qwen/Qwen3-8B") as a

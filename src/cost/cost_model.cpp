@@ -117,9 +117,9 @@ double prefill_flops_of(const Workload& w, double total_params) {
   const double n = static_cast<double>(*w.context_tokens - *w.tokens);
   const cost::Shape shape = cost::shape_of(w, total_params);
   const double active = cost::active_param_count(w, total_params);
-  double windowed = 0, windowed_pairs = n * n / 2;
-  if (w.attention_window && w.window_layers && *w.attention_window > 0) {
-    windowed = std::min(shape.layers, static_cast<double>(std::max(0L, *w.window_layers)));
+  const double windowed = cost::windowed_layers(w, shape.layers);
+  double windowed_pairs = n * n / 2;
+  if (windowed > 0) {
     const double window = static_cast<double>(*w.attention_window);
     if (n > window) windowed_pairs = n * window - window * window / 2;
   }

@@ -87,11 +87,9 @@ Result<double> kv_cache_bytes(const Workload& w, const Shape& s) {
   // them apart and prunes what left the window (llama.cpp's SWA cache since ggml-org/llama.cpp
   // #13194, 2025-04); the others keep the whole context. An engine without that holds the whole
   // context in every layer: a spec's window_layers: 0 prices that.
-  double windowed = 0, window = context;
-  if (w.attention_window && w.window_layers && *w.attention_window > 0) {
-    windowed = std::min(s.layers, static_cast<double>(std::max(0L, *w.window_layers)));
-    window = std::min(context, static_cast<double>(*w.attention_window));
-  }
+  const double windowed = windowed_layers(w, s.layers);
+  const double window =
+      windowed > 0 ? std::min(context, static_cast<double>(*w.attention_window)) : context;
   const double token_layers = (s.layers - windowed) * context + windowed * window;
   // Latent attention caches one compressed vector a layer and token, not keys and values per head.
   const double values = w.kv_latent && *w.kv_latent > 0 ? static_cast<double>(*w.kv_latent)
