@@ -274,8 +274,8 @@ def decode_points(binary, rows):
         m = out["memory_gib"]
         conc, gen = int(r["concurrency"] or 1), int(r["gen_tokens"])
         ctx = int(r["context"])
-        tflops = float(g["fp8_tflops"] if r["precision"] == "fp8" and "fp8_tflops" in g
-                       else g["fp16_tflops"])
+        # The compute roof at the rate burst's decode uses (tensor_tflops, no FP16 accumulation).
+        tflops = tensor_tflops(g, r["precision"] or "fp16", False, r["gpu"])
         flops_rate = tflops * 1e12 * ETA_COMPUTE
         p = out["params_b"] * 1e9
         e2e = r["category"].startswith("e2e")

@@ -6,7 +6,7 @@ import math
 import statistics
 
 ETA_COMPUTE = 0.45
-PRIOR = (0.846, 0.00308)  # default_calibration(): eta_bw, t0_s
+PRIOR = (0.766, 0.00214)  # default_calibration(): eta_bw, t0_s
 
 
 def mirror(d, eta, t0):
@@ -126,7 +126,7 @@ def prefill_lookup(fitted, q):
 # architecture (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass: the host
 # overhead t0 of one denoiser call is a floor the batch amortises (a step makes one call, or two
 # when guidance's passes run in turn), the card's sustained tensor rate the ceiling.
-DIFFUSION_PRIOR = (0.45, 0.00308)  # default_calibration(): eta_compute, t0_s
+DIFFUSION_PRIOR = (ETA_COMPUTE, PRIOR[1])  # default_calibration(): eta_compute, t0_s
 
 
 def dmirror(p, eta, t0):
