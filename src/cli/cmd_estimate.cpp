@@ -261,7 +261,9 @@ int cmd_estimate(const EstimateArgs& args) {
                           {"copies", g.replicas},
                           {"usd_per_hour", opt(g.usd_per_hour)},
                           {"provider", g.provider},
+                          {"machines", g.machines},
                           {"usd", opt(g.usd)}};
+      if (!g.unpriced_why.empty()) j["unpriced_why"] = g.unpriced_why;
       if (infer) {
         j["tokens_per_s"] = g.tokens_per_s;
         j["max_concurrency"] = g.max_concurrency;
@@ -362,6 +364,20 @@ int cmd_estimate(const EstimateArgs& args) {
     table.add(std::move(row));
   }
   std::fputs(table.render().c_str(), stdout);
+  std::string clusters, unpriced;
+  for (const GpuEstimate& g : r->gpus) {
+    const std::string name = g.gpu + " x" + std::to_string(g.count);
+    if (!g.unpriced_why.empty()) unpriced += (unpriced.empty() ? "" : ", ") + name;
+    if (g.machines > 1)
+      clusters += (clusters.empty() ? "" : ", ") + name + " (" + std::to_string(g.machines) + ")";
+  }
+  if (!clusters.empty())
+    std::printf("several machines of one cluster, priced pro rata: %s\n", clusters.c_str());
+  if (!unpriced.empty())
+    std::printf(
+        "no price: more cards than any one machine has, and only boards of 8 NVLink or "
+        "Infinity Fabric cards are rented as multi-node clusters: %s\n",
+        unpriced.c_str());
   std::printf(
       "prices: cheapest on-demand entry of the offline table of %s (pro rata per GPU); "
       "time is compute only (`burst plan` adds cold start and billing)\n",

@@ -292,9 +292,22 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     if (const PriceEntry* p = cheapest(prices, g.name, e.count)) {
       e.usd_per_hour = p->usd_per_hour * e.count / p->gpu_count;  // a bigger box, pro rata
       e.provider = p->provider;
-    } else if (const PriceEntry* node = largest(prices, g.name); node && e.count > 8) {
-      e.usd_per_hour = node->usd_per_hour * e.count / node->gpu_count;  // several nodes
-      e.provider = node->provider;
+    } else if (const PriceEntry* node = largest(prices, g.name); node) {
+      // Beyond the largest machine, several only where they come as one cluster: full boards
+      // of 8 NVLink or Infinity Fabric cards (HGX, OAM) behind the 400 Gb/s per GPU network the
+      // cost model spans nodes with (kInterNodeGbsPerGpu). PCIe cards and one-card machines
+      // (GH200) are rented one machine at a time.
+      const bool board = g.interconnect == "nvlink" || g.interconnect == "infinity-fabric";
+      if (board && node->gpu_count == kGpusPerNode) {
+        e.machines = (e.count + node->gpu_count - 1) / node->gpu_count;
+        e.usd_per_hour = node->usd_per_hour * e.count / node->gpu_count;
+        e.provider = node->provider;
+      } else {
+        e.unpriced_why = "no machine has " + std::to_string(e.count) + " (the largest has " +
+                         std::to_string(node->gpu_count) + "), and " +
+                         (board ? "machines of fewer than 8" : "PCIe cards") +
+                         " are not rented as multi-node clusters";
+      }
     }
     e.max_concurrency = max_concurrency(*w, g, e.count);
     if (timed) {

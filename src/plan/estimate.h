@@ -51,11 +51,17 @@ struct EstimateQuery {
 
 struct GpuEstimate {
   std::string gpu;
-  int count = 0;                       // GPUs needed; 0 = does not fit on 8
+  int count = 0;                       // GPUs needed; 0 = does not fit on kMaxGpus
   std::string bound;                   // bandwidth | compute | capacity | overhead
   std::optional<double> seconds;       // unknown without tokens/items
   std::optional<double> usd_per_hour;  // cheapest offline price for `count` GPUs
   std::string provider;                // where that price is from
+  // Machines the price spans: 1, or several of the provider's largest instance where no one
+  // machine has `count` cards (NVLink and Infinity Fabric boards only: a cluster).
+  int machines = 1;
+  // Why `count` cards have no price though instances of the card do (more than any one machine
+  // has, and the card is not one providers rent as multi-node clusters); empty otherwise.
+  std::string unpriced_why;
   std::optional<double> usd;           // seconds x usd_per_hour
   std::optional<double> step_s;        // one step (a decode token, a denoising step)
   std::optional<double> prefill_s;     // one round's prompt (llm-inference)

@@ -280,5 +280,39 @@ TEST(CostEstimate, TensorParallelPricesOneCopyOnThatManyCardsAndRefusesWhatCanno
             "--tensor-parallel only applies to --mode infer");
 }
 
+TEST(CostEstimate, CardsBeyondTheLargestMachineArePricedOnlyAsAClusterOfNvlinkBoards) {
+  // 405B fp16 needs 16 cards of 80 GB; each card's largest machine has 8. The NVLink board is
+  // rented as two machines of a cluster; the PCIe card has no machine of 16 and no cluster.
+  GpuSpec sxm = card("SXM80", 80, 2000, 400, 700, 25000);
+  sxm.interconnect = "nvlink";
+  GpuSpec pcie = card("PCIE80", 80, 2000, 400, 350, 25000);
+  PriceTable t;
+  t.entries = {{"runpod", "SXM80", 8, 16.0, std::nullopt, "any"},
+               {"vast", "PCIE80", 8, 8.0, std::nullopt, "any"}};
+  EstimateQuery q;
+  q.params_b = 405;
+  q.mode = "infer";
+  q.precision = "fp16";
+  q.context_tokens = 4096;
+  q.tokens = 100000;
+  auto r = estimate_workload(q, {pcie, sxm}, t, default_calibration());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->gpus.size(), 2u);
+  // The cheaper-per-card PCIe node would rank first if it were priced; it is not.
+  EXPECT_EQ(r->gpus[0].gpu, "SXM80");
+  EXPECT_EQ(r->gpus[0].count, 16);
+  EXPECT_EQ(r->gpus[0].machines, 2);
+  ASSERT_TRUE(r->gpus[0].usd_per_hour);
+  EXPECT_DOUBLE_EQ(*r->gpus[0].usd_per_hour, 32.0);
+  EXPECT_EQ(r->gpus[1].gpu, "PCIE80");
+  EXPECT_EQ(r->gpus[1].count, 16);
+  EXPECT_FALSE(r->gpus[1].usd_per_hour);
+  EXPECT_FALSE(r->gpus[1].usd);
+  EXPECT_EQ(r->gpus[1].unpriced_why,
+            "no machine has 16 (the largest has 8), and PCIe cards are not rented as multi-node "
+            "clusters");
+  EXPECT_GT(r->gpus[1].tokens_per_s, 0);  // still timed: what the cards would do
+}
+
 }  // namespace
 }  // namespace burst
