@@ -85,6 +85,9 @@ def args_of(row, context=None):
         a += ["--loader", row["loader"]]
     if row["engine"]:
         a += ["--engine", row["engine"]]
+    if row.get("gpu_memory_utilization"):
+        # The engine's memory share where the source set one (vLLM's gpu_memory_utilization).
+        a += ["--gpu-memory-utilization", row["gpu_memory_utilization"]]
     conc = int(row["concurrency"] or 1)
     a += ["--concurrency", str(conc)]
     ctx = context if context is not None else row["context"]

@@ -71,6 +71,11 @@ struct Workload {
   // --tensor-parallel-size); a pod runs gpus / tensor_parallel copies. Unset: the cost model
   // picks the smallest group that holds the model (docs/cost-model.md, "Multi-GPU").
   std::optional<long> tensor_parallel;
+  // llm-inference with vllm, sglang or tensorrt-llm: the share of memory the engine takes (vLLM's
+  // gpu_memory_utilization and SGLang's mem_fraction_static, of each card; TensorRT-LLM's
+  // free_gpu_memory_fraction, of what is free once the weights are loaded). Unset: 0.9, each
+  // engine's default (docs/cost-model.md, "llm-inference").
+  std::optional<double> gpu_memory_utilization;
   // Where the weights are read from at each pod's start: hub | s3 | volume | local-disk; "" =
   // the volume where the store shows it staged, else a hub download (plan/weight_source.h).
   std::string weights_from;

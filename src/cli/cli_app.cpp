@@ -203,6 +203,10 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--tensor-parallel", est.tensor_parallel,
                       "infer: shard one copy of the model over this many GPUs (vLLM's "
                       "--tensor-parallel-size); --gpus / N copies");
+  est_cmd->add_option("--gpu-memory-utilization", est.gpu_memory_utilization,
+                      "infer (vllm, sglang, tensorrt-llm): the engine's memory share, 0.9 by "
+                      "default (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static, "
+                      "TensorRT-LLM's free_gpu_memory_fraction)");
   est_cmd->add_option("--weights-from", est.weights_from,
                       "weight load (JSON weight_load_s): hub | s3 | volume | local-disk | "
                       "page-cache");

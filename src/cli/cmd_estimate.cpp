@@ -91,6 +91,7 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   }
   q.kv_precision = a.kv_precision;
   q.engine = a.engine;
+  q.gpu_memory_utilization = a.gpu_memory_utilization;
   q.architecture = a.arch;
   q.audio_seconds = a.audio_seconds;
   q.guidance = a.guidance;

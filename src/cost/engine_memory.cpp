@@ -4,6 +4,7 @@
 //     driver's total, less the weights and the activations of its profiling batch;
 //   TensorRT-LLM: free_gpu_memory_fraction of what is free once the weights and the activation
 //     workspace are loaded (and the runtime's context is up);
+//   each share workload.gpu_memory_utilization where given, else the engine's default, 0.9;
 //   llama.cpp, PyTorch, none: the card's usable memory (usable_gib) less the weights.
 // Memory is counted as the driver reports it (driver_vram_gib). Pure arithmetic; no I/O.
 #include <algorithm>
@@ -24,11 +25,12 @@ double kv_budget_gib(const Workload& w, const GpuSpec& gpu, int gpus, double wei
   const double n = std::max(1, gpus);
   const double total = driver_vram_gib(gpu);
   if (w.engine == "vllm" || w.engine == "sglang") {
-    return (total * kServerMemoryUtilization - server_workspace_gib(w)) * n - weights_gib;
+    const double share = w.gpu_memory_utilization.value_or(kServerMemoryUtilization);
+    return (total * share - server_workspace_gib(w)) * n - weights_gib;
   }
   if (w.engine == "tensorrt-llm") {
     const double free_gib = (total - kVramReserveGib - server_workspace_gib(w)) * n - weights_gib;
-    return kTrtFreeMemoryFraction * free_gib;
+    return w.gpu_memory_utilization.value_or(kTrtFreeMemoryFraction) * free_gib;
   }
   return usable_gib(gpu) * n - weights_gib;
 }

@@ -196,6 +196,15 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
                                                  "sglang, tensorrt-llm, pytorch");
     w.engine = q.engine;
   }
+  if (q.gpu_memory_utilization) {
+    if (!(*q.gpu_memory_utilization > 0 && *q.gpu_memory_utilization <= 1))
+      return make_error(ErrorCode::kInvalid, "--gpu-memory-utilization must be in (0, 1]");
+    if (w.engine != "vllm" && w.engine != "sglang" && w.engine != "tensorrt-llm")
+      return make_error(ErrorCode::kInvalid,
+                        "--gpu-memory-utilization is the share a batching engine reserves: give "
+                        "--engine vllm, sglang or tensorrt-llm");
+    w.gpu_memory_utilization = q.gpu_memory_utilization;
+  }
   if (q.gpus && (*q.gpus < 1 || *q.gpus > kMaxGpus))
     return make_error(ErrorCode::kInvalid, "--gpus must be in 1.." + std::to_string(kMaxGpus));
   if (q.tensor_parallel) {

@@ -44,6 +44,8 @@ struct EstimateQuery {
   // infer: the cards one copy of the model is sharded over; without `gpus`, each type is priced
   // on exactly this many (one copy), else gpus / tensor_parallel copies.
   std::optional<long> tensor_parallel;
+  // infer with vllm, sglang or tensorrt-llm: the engine's memory share (Workload's field).
+  std::optional<double> gpu_memory_utilization;
   double usd_per_kwh = 0.15;  // owned: electricity price (docs/cost-model.md)
   double life_years = 3;      // owned: straight-line depreciation period
   double utilization = 1;     // owned: share of the life the card is busy (0..1]

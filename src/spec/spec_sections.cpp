@@ -218,6 +218,27 @@ void parse_tensor_parallel(Fields& w, Workload& out) {
   }
 }
 
+// workload.gpu_memory_utilization: a share in (0, 1] of a batching engine that reserves memory.
+void parse_memory_utilization(Fields& w, Workload& out) {
+  out.gpu_memory_utilization = w.positive_number("gpu_memory_utilization");
+  if (!out.gpu_memory_utilization) return;
+  const yaml::Node node = *w.get("gpu_memory_utilization");
+  const std::string path = w.path_of("gpu_memory_utilization");
+  if (*out.gpu_memory_utilization > 1) {
+    w.problems().add(pos_of(node), path, "is a share of the card's memory: at most 1 (got " +
+                                             node.scalar() + ")");
+    out.gpu_memory_utilization.reset();
+  } else if (!out.kind.empty() && out.kind != "llm-inference") {
+    w.problems().add(pos_of(node), path, "only applies to workload kind llm-inference");
+    out.gpu_memory_utilization.reset();
+  } else if (out.engine != "vllm" && out.engine != "sglang" && out.engine != "tensorrt-llm") {
+    w.problems().add(pos_of(node), path,
+                     "is the share a batching engine reserves: set workload.engine to vllm, "
+                     "sglang or tensorrt-llm");
+    out.gpu_memory_utilization.reset();
+  }
+}
+
 void parse_workload(Fields& top, PipelineSpec& spec) {
   std::optional<Fields> w = section(top, "workload", workload_field_names());
   if (!w) return;
@@ -255,6 +276,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.kv_precision = w->one_of("kv_precision", kKvPrecisions).value_or("");
   out.engine = w->one_of("engine", kEngines).value_or("");
   parse_tensor_parallel(*w, out);
+  parse_memory_utilization(*w, out);
   out.weights_from = w->one_of("weights_from", kWeightsFrom).value_or("");
   parse_training_fields(*w, out);  // gradient_checkpointing, lora_rank, lora_targets
   out.architecture = w->one_of("architecture", kArchitectures).value_or("");

@@ -50,6 +50,7 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "kv_precision",
                                                 "engine",  // llm-inference serving engine
                                                 "tensor_parallel",
+                                                "gpu_memory_utilization",
                                                 "weights_from",  // where the weights are read from
                                                 "gradient_checkpointing",
                                                 "lora_rank",
