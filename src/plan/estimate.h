@@ -64,10 +64,10 @@ struct GpuEstimate {
   // Why `count` cards have no price though instances of the card do (more than any one machine
   // has, and the card is not one providers rent as multi-node clusters); empty otherwise.
   std::string unpriced_why;
-  std::optional<double> usd;           // seconds x usd_per_hour
-  std::optional<double> step_s;        // one step (a decode token, a denoising step)
-  std::optional<double> prefill_s;     // one round's prompt (llm-inference)
-  std::optional<double> comm_s;        // per step: collectives between the cards (multi-GPU)
+  std::optional<double> usd;        // seconds x usd_per_hour
+  std::optional<double> step_s;     // one step (a decode token, a denoising step)
+  std::optional<double> prefill_s;  // one round's prompt (llm-inference)
+  std::optional<double> comm_s;     // per step: collectives between the cards (multi-GPU)
   // How run_time used the cards (burst/cost_model.h ParallelLayout): cards per copy of the
   // model, and copies; 0 where it did not run (the model does not fit, or no tokens or items
   // were given to time).

@@ -225,8 +225,8 @@ void parse_memory_utilization(Fields& w, Workload& out) {
   const yaml::Node node = *w.get("gpu_memory_utilization");
   const std::string path = w.path_of("gpu_memory_utilization");
   if (*out.gpu_memory_utilization > 1) {
-    w.problems().add(pos_of(node), path, "is a share of the card's memory: at most 1 (got " +
-                                             node.scalar() + ")");
+    w.problems().add(pos_of(node), path,
+                     "is a share of the card's memory: at most 1 (got " + node.scalar() + ")");
     out.gpu_memory_utilization.reset();
   } else if (!out.kind.empty() && out.kind != "llm-inference") {
     w.problems().add(pos_of(node), path, "only applies to workload kind llm-inference");

@@ -48,6 +48,21 @@ TEST(CostEngineMemory, EachEngineLeavesTheKvCacheWhatItsDocumentedDefaultsReserv
     EXPECT_LT(max_concurrency(llama8b(engine), g, 1), 66) << engine;
 }
 
+TEST(CostEngineMemory, ANamedMemoryShareReplacesTheEnginesDefault) {
+  // The same card at workload.gpu_memory_utilization 0.95: vLLM takes 0.95 of 48 GiB less the
+  // profiling batch and the weights, 29.95 GiB, 59 sequences (55 at the default 0.9); SGLang
+  // alike; TensorRT-LLM 0.95 of the 31.85 GiB free, 30.26 GiB, 60 (57). llama.cpp has no share.
+  const GpuSpec g = card48();
+  for (const auto& [engine, want] : std::vector<std::pair<std::string, long>>{
+           {"vllm", 59}, {"sglang", 59}, {"tensorrt-llm", 60}}) {
+    Workload w = llama8b(engine);
+    w.gpu_memory_utilization = 0.95;
+    EXPECT_EQ(max_concurrency(w, g, 1), want) << engine;
+    w.gpu_memory_utilization = 0.5;  // less than the weights and the batch leave room for
+    EXPECT_LT(max_concurrency(w, g, 1), max_concurrency(llama8b(engine), g, 1)) << engine;
+  }
+}
+
 TEST(CostEngineMemory, MemoryIsCountedAsTheDriverReportsIt) {
   // A "24 GB" card with ECC on GDDR (an A10) shows 23028 MiB, 22.49 GiB: usable and KV capacity
   // fall below the same card read as 24 GiB.

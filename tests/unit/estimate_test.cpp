@@ -134,6 +134,17 @@ TEST(CostEstimate, BadFlagsAreClearErrors) {
   q.method = "lora";
   q.mode = "infer";
   EXPECT_EQ(workload_from_query(q).error().message, "--method only applies to --mode train");
+  q.method = "";
+  q.gpu_memory_utilization = 0.95;
+  EXPECT_EQ(workload_from_query(q).error().message,
+            "--gpu-memory-utilization is the share a batching engine reserves: give --engine "
+            "vllm, sglang or tensorrt-llm");
+  q.engine = "vllm";
+  q.gpu_memory_utilization = 1.5;
+  EXPECT_EQ(workload_from_query(q).error().message, "--gpu-memory-utilization must be in (0, 1]");
+  q.gpu_memory_utilization = 0.95;
+  ASSERT_TRUE(workload_from_query(q).ok());
+  EXPECT_EQ(workload_from_query(q)->gpu_memory_utilization, 0.95);
 }
 
 TEST(CostEstimate, SeventyBillionFitsNoSingleCard) {

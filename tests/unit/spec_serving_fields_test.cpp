@@ -1,8 +1,8 @@
 // The serving layout and routing fields of the workload (docs/pipeline-spec.md):
 // tensor_parallel, read for llm-inference, refused where it cannot apply and held against
 // resources.gpu_count and gpu_counts; experts and experts_per_token, given together; and
-// attention_window with window_layers, and kv_latent. Each bad value is reported at its line and
-// column.
+// attention_window with window_layers, and kv_latent; gpu_memory_utilization, a batching engine's
+// share. Each bad value is reported at its line and column.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -138,6 +138,33 @@ TEST(SpecServingFields, AttentionWindowAndWindowLayersComeTogetherAndFitTheLayer
   EXPECT_EQ(
       errors,
       (std::vector<std::string>{"p.yaml:7:18: workload.window_layers: is more than layers (32)"}));
+}
+
+TEST(SpecServingFields, GpuMemoryUtilizationIsABatchingEnginesShareReadBackFromTheWriter) {
+  std::vector<std::string> errors;
+  auto spec =
+      tp_spec("  model: llama-3.1-8b\n  engine: vllm\n  gpu_memory_utilization: 0.95\n", &errors);
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0]);
+  EXPECT_EQ(spec->workload.gpu_memory_utilization, 0.95);
+  const std::string yaml = write_spec_yaml(*spec, SpecReadInfo{});
+  std::vector<SpecError> found;
+  auto read = parse_spec(yaml, "w.yaml", &found, provider_names());
+  ASSERT_TRUE(read.ok()) << yaml;
+  EXPECT_EQ(read->workload.gpu_memory_utilization, 0.95);
+
+  EXPECT_FALSE(tp_spec("  engine: llama.cpp\n  gpu_memory_utilization: 0.8\n", &errors).ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:6:27: workload.gpu_memory_utilization: is the share a batching "
+                        "engine reserves: set workload.engine to vllm, sglang or tensorrt-llm"}));
+  errors.clear();
+  EXPECT_FALSE(tp_spec("  engine: sglang\n  gpu_memory_utilization: 1.2\n", &errors).ok());
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{"p.yaml:6:27: workload.gpu_memory_utilization: is "
+                                      "a share of the card's memory: at most 1 (got 1.2)"}));
+  errors.clear();
+  EXPECT_FALSE(tp_spec("  engine: vllm\n  gpu_memory_utilization: 0\n", &errors).ok());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rfind("p.yaml:6:27: workload.gpu_memory_utilization: ", 0), 0u) << errors[0];
 }
 
 }  // namespace
