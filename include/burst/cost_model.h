@@ -47,6 +47,14 @@ inline constexpr int kMaxGpus = 1024;
 // Smallest GPU count in {1, 2, 4, 8, 16, 24, ...} whose usable memory holds `need`; 0 when even
 // kMaxGpus do not.
 int gpus_needed(const MemoryBreakdown& need, const GpuSpec& gpu);
+// `w`'s own count among those sizes: its memory_need fits, and a batching engine that reserves a
+// share of the cards (vllm, sglang, tensorrt-llm: engine_holds) holds its sequences there. An
+// engine cannot start a model its share does not hold, however much the cards have. 0: none.
+int gpus_needed(const Workload& w, const GpuSpec& gpu);
+// Whether `w`'s serving engine holds its concurrent sequences (workload.concurrency, 1 unset) on
+// `gpus` x `gpu` in what it leaves for the KV cache (max_concurrency). True for engines that take
+// no share and for other kinds: the usable memory memory_need is held against covers them.
+bool engine_holds(const Workload& w, const GpuSpec& gpu, int gpus);
 
 // KV-cache capacity: the most sequences of `w`'s context (context_tokens, default 4096) that fit
 // beside its weights on `gpus` x `gpu`, in what `w`'s serving engine leaves for the KV cache
@@ -209,7 +217,7 @@ struct ParallelLayout {
   int nodes = 1;  // ceil(group / 8)
 };
 inline constexpr int kGpusPerNode = 8;
-ParallelLayout parallel_layout(const MemoryBreakdown& need, const GpuSpec& gpu, int gpus);
+ParallelLayout parallel_layout(const Workload& w, const GpuSpec& gpu, int gpus);
 // workload.tensor_parallel's layout on `gpus` cards: groups of that many cards, each one copy of
 // the model, as many replicas as fit (spare cards idle). kInvalid where it does not apply (not
 // llm-inference; llama.cpp, which splits by layers) or asks for more than `gpus` cards.

@@ -422,7 +422,7 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     return time_for({gpus, 1, (gpus + kGpusPerNode - 1) / kGpusPerNode});
   // A layout the workload names (vLLM's --tensor-parallel-size) is the one priced.
   if (w.tensor_parallel) return time_for(*tensor_parallel_layout(w, gpus));
-  const ParallelLayout least = parallel_layout(*mem, gpu, gpus);
+  const ParallelLayout least = parallel_layout(w, gpu, gpus);
   auto best = time_for(least);
   if (!best) return best;
   for (int g = least.group * 2; least.group > 1 && g <= gpus; g *= 2) {

@@ -180,6 +180,26 @@ long max_concurrency(const Workload& spec_w, const GpuSpec& gpu, int gpus) {
   return static_cast<long>(std::min(1e9, std::floor(free_gib / m->kv_cache_gib)));
 }
 
+bool engine_holds(const Workload& w, const GpuSpec& gpu, int gpus) {
+  if (w.kind != "llm-inference") return true;
+  if (w.engine != "vllm" && w.engine != "sglang" && w.engine != "tensorrt-llm") return true;
+  return max_concurrency(w, gpu, gpus) >= std::max<long>(1, w.concurrency.value_or(1));
+}
+
+int gpus_needed(const Workload& w, const GpuSpec& gpu) {
+  auto need = memory_need(w);
+  if (!need) return 0;
+  const int n = gpus_needed(*need, gpu);
+  if (n == 0 || engine_holds(w, gpu, n)) return n;
+  for (int k : {2, 4}) {
+    if (k > n && engine_holds(w, gpu, k)) return k;
+  }
+  for (int k = 8; k <= kMaxGpus; k += 8) {
+    if (k > n && engine_holds(w, gpu, k)) return k;
+  }
+  return 0;
+}
+
 int gpus_needed(const MemoryBreakdown& need, const GpuSpec& gpu) {
   const double each = usable_gib(gpu);
   if (each <= 0) return 0;

@@ -20,11 +20,11 @@ constexpr double kParallelDefaultLinkGbs = 64;
 constexpr double kInfinityFabricLinkEfficiency = 0.40;
 }  // namespace
 
-ParallelLayout parallel_layout(const MemoryBreakdown& need, const GpuSpec& gpu, int gpus) {
+ParallelLayout parallel_layout(const Workload& w, const GpuSpec& gpu, int gpus) {
   ParallelLayout l;
   gpus = std::max(1, gpus);
   // gpus_needed is 0 when nothing holds it; run_time reports that as capacity before this.
-  const int needed = gpus_needed(need, gpu);
+  const int needed = gpus_needed(w, gpu);
   l.group = needed <= 0 ? gpus : std::min(needed, gpus);
   l.replicas = std::max(1, gpus / l.group);
   l.nodes = (l.group + kGpusPerNode - 1) / kGpusPerNode;
@@ -52,6 +52,7 @@ Result<ParallelLayout> tensor_parallel_layout(const Workload& w, int gpus) {
 bool layout_holds(const Workload& w, const GpuSpec& gpu, int gpus) {
   auto need = memory_need(w);
   if (!need) return false;
+  if (!engine_holds(w, gpu, gpus)) return false;  // the engine's share holds its sequences
   if (!w.tensor_parallel) return need->total_gib() <= gpus * usable_gib(gpu);
   auto l = tensor_parallel_layout(w, gpus);
   if (!l) return false;

@@ -16,6 +16,18 @@ std::string shape_fmt(const char* f, double v) {
   return buf;
 }
 
+// Why a batching engine cannot run `w` on `count` x `gpu` though the cards hold it: the share it
+// reserves (cost/engine_memory.cpp) leaves room for fewer sequences than asked.
+std::string engine_share_text(const Workload& w, const GpuSpec& gpu, int count) {
+  return "does not fit under " + w.engine + ": its memory share (" +
+         shape_fmt("%.2f", w.gpu_memory_utilization.value_or(0.9)) + ") of " +
+         std::to_string(count) + " x " + gpu.name + " holds " +
+         std::to_string(max_concurrency(w, gpu, count)) + " of " +
+         std::to_string(std::max<long>(1, w.concurrency.value_or(1))) +
+         " sequences beside the weights (raise workload.gpu_memory_utilization or the GPU count, "
+         "or lower concurrency)";
+}
+
 // The precision the work runs its matrix maths in: the spec's, else bf16 for training and fp16
 // otherwise; QLoRA computes in bf16 over its 4-bit weights.
 std::string cost_precision(const Workload& w) {
@@ -83,6 +95,10 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
     m.need_gib = copy->total_gib() * l->replicas;
     if (!layout_holds(w, gpu, count)) {
       m.bound = "capacity";
+      if (copy->total_gib() <= usable_gib(gpu) * l->group) {
+        m.rejected = engine_share_text(w, gpu, count);  // each copy's cards hold it; the share not
+        return m;
+      }
       m.rejected =
           "does not fit: each copy (tensor_parallel " + std::to_string(l->group) + ") needs " +
           shape_fmt("%.1f GiB", copy->total_gib()) +
@@ -95,9 +111,16 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
       return m;
     }
   }
-  m.gpus_needed = gpus_needed(*mem, gpu);
+  m.gpus_needed = gpus_needed(w, gpu);
   if (m.gpus_needed == 0 || m.gpus_needed > count) {
     m.bound = "capacity";
+    const int by_memory = gpus_needed(*mem, gpu);
+    if (by_memory > 0 && by_memory <= count) {
+      m.rejected = engine_share_text(w, gpu, count);  // the cards hold it, the engine's share not
+      if (m.gpus_needed > count)
+        m.rejected += " (needs " + std::to_string(m.gpus_needed) + " x " + gpu.name + ")";
+      return m;
+    }
     m.rejected = "does not fit: needs " + shape_fmt("%.1f GiB", m.need_gib) + ", has " +
                  shape_fmt("%.1f GiB usable", m.have_gb);
     if (m.gpus_needed > count)

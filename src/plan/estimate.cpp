@@ -277,7 +277,7 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
   for (const GpuSpec& g : catalog) {
     GpuEstimate e;
     e.gpu = g.name;
-    e.count = gpus_needed(*mem, g);
+    e.count = gpus_needed(*w, g);
     // Exactly N cards (a measured node, or one tensor-parallel copy): they hold the model when
     // run_time's layout does, even where N is not one of gpus_needed's sizes (e.g. 6 cards).
     const int exact = q.gpus ? *q.gpus : static_cast<int>(w->tensor_parallel.value_or(0));
@@ -291,7 +291,7 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
         one.concurrency = 1;
         if (auto m1 = memory_need(one); m1.ok()) {
           const int n1 =
-              exact > 0 ? (layout_holds(one, g, exact) ? exact : 0) : gpus_needed(*m1, g);
+              exact > 0 ? (layout_holds(one, g, exact) ? exact : 0) : gpus_needed(one, g);
           if (n1 > 0) e.max_concurrency = max_concurrency(*w, g, n1);
         }
       }

@@ -63,6 +63,32 @@ TEST(CostEngineMemory, ANamedMemoryShareReplacesTheEnginesDefault) {
   }
 }
 
+TEST(CostEngineMemory, AnEngineWhoseShareCannotHoldTheModelNeedsMoreCardsThanTheMemoryDoes) {
+  // Llama 3 8B fp16 (14.96 GiB) and one sequence of 1024 tokens (0.125 GiB) on a 16 GiB card:
+  // its usable 15.18 GiB holds them, one card by memory. vLLM takes 0.9 of 16 GiB less its
+  // 0.69 GiB workspace, 13.71 GiB, below the weights: it cannot start there, and needs two.
+  GpuSpec g = card48();
+  g.vram_gb = 16;
+  Workload w = llama8b("vllm");
+  w.context_tokens = 1024;
+  auto need = memory_need(w);
+  ASSERT_TRUE(need.ok());
+  EXPECT_EQ(gpus_needed(*need, g), 1);  // the memory alone
+  EXPECT_FALSE(engine_holds(w, g, 1));
+  EXPECT_EQ(gpus_needed(w, g), 2);
+  EXPECT_FALSE(layout_holds(w, g, 1));
+  EXPECT_TRUE(layout_holds(w, g, 2));
+  // llama.cpp reserves no share: one card.
+  Workload cpp = llama8b("llama.cpp");
+  cpp.context_tokens = 1024;
+  EXPECT_EQ(gpus_needed(cpp, g), 1);
+  EXPECT_TRUE(layout_holds(cpp, g, 1));
+  // A run time on one card is a capacity bound the planner never prices.
+  auto rt = run_time(w, g, 1, {g}, default_calibration());
+  ASSERT_TRUE(rt.ok());
+  EXPECT_EQ(rt->bound, "capacity");
+}
+
 TEST(CostEngineMemory, MemoryIsCountedAsTheDriverReportsIt) {
   // A "24 GB" card with ECC on GDDR (an A10) shows 23028 MiB, 22.49 GiB: usable and KV capacity
   // fall below the same card read as 24 GiB.

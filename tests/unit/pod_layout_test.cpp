@@ -185,15 +185,29 @@ TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesIsRejectedNot
                 "sequences, has 155.1 GiB usable on 2 x H100_SXM"),
             std::string::npos)
       << refused.error().message;
-  // Sixteen sequences, eight a copy, fit: the need is both copies' (303 GiB), under the cards'.
+  // Sixteen sequences, eight a copy, fit the cards (151.5 GiB a copy of 155.1 usable) but not
+  // vLLM's 0.9 share of them less its workspace (140.6 GiB a copy: 3 sequences beside the
+  // weights): vLLM could not hold them together, so the plan refuses and says why.
   dir_.write("tp.yaml",
              head + "  concurrency: 16\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
+  spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+  refused = plan(*spec, offers, {"runpod"});
+  ASSERT_FALSE(refused.ok()) << "chose " << refused->estimate.basis;
+  EXPECT_NE(refused.error().message.find(
+                "does not fit under vllm: its memory share (0.90) of 4 x H100_SXM holds 6 of 16 "
+                "sequences beside the weights"),
+            std::string::npos)
+      << refused.error().message;
+  // Six, three a copy, fit: the need is both copies' (278 GiB), under the cards'.
+  dir_.write("tp.yaml",
+             head + "  concurrency: 6\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
   spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
   ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
   auto fits = plan(*spec, offers, {"runpod"});
   ASSERT_TRUE(fits.ok()) << fits.error().message;
   ASSERT_FALSE(fits->candidates.empty());
-  EXPECT_NEAR(fits->candidates[0].need_gib(), 303.0, 0.5);
+  EXPECT_NEAR(fits->candidates[0].need_gib(), 278.0, 0.5);
   EXPECT_LE(fits->candidates[0].need_gib(), fits->candidates[0].have_gb());
   EXPECT_TRUE(std::isfinite(fits->estimate.usd));
 }
