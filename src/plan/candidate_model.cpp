@@ -19,13 +19,15 @@ std::string shape_fmt(const char* f, double v) {
 // Why a batching engine cannot run `w` on `count` x `gpu` though the cards hold it: the share it
 // reserves (cost/engine_memory.cpp) leaves room for fewer sequences than asked.
 std::string engine_share_text(const Workload& w, const GpuSpec& gpu, int count) {
+  const long holds = max_concurrency(w, gpu, count);
+  const long asked = std::max<long>(1, w.concurrency.value_or(1));
   return "does not fit under " + w.engine + ": its memory share (" +
          shape_fmt("%.2f", w.gpu_memory_utilization.value_or(0.9)) + ") of " +
-         std::to_string(count) + " x " + gpu.name + " holds " +
-         std::to_string(max_concurrency(w, gpu, count)) + " of " +
-         std::to_string(std::max<long>(1, w.concurrency.value_or(1))) +
-         " sequences beside the weights (raise workload.gpu_memory_utilization or the GPU count, "
-         "or lower concurrency)";
+         std::to_string(count) + " x " + gpu.name +
+         (holds > 0 ? " holds " + std::to_string(holds) + " of " + std::to_string(asked) +
+                          " sequences beside the weights"
+                    : " does not hold the weights and one sequence") +
+         " (raise workload.gpu_memory_utilization or the GPU count, or lower concurrency)";
 }
 
 // The precision the work runs its matrix maths in: the spec's, else bf16 for training and fp16

@@ -212,6 +212,37 @@ TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesIsRejectedNot
   EXPECT_TRUE(std::isfinite(fits->estimate.usd));
 }
 
+TEST_F(PodLayoutPlan, AnEngineWhoseShareCannotHoldTheWeightsIsRefusedThoughTheCardCould) {
+  // Llama 3.1 8B in bf16 (15.0 GiB) and one 1024-token sequence on a 16 GB card: its usable
+  // 15.2 GiB holds them, vLLM's 0.9 share less its workspace (13.7 GiB) does not hold the weights.
+  const GpuSpec* card = find_gpu(catalog_, "RTX_4080_SUPER");
+  ASSERT_TRUE(card);
+  Offer one{"vast", "RTX_4080_SUPER", 1, card->vram_gb, 0.30, std::nullopt, "any", true, "test"};
+  std::vector<Offer> offers{one};
+  attach_traits(&offers);
+  std::vector<SpecError> errors;
+  for (const std::string engine : {"vllm", "llama.cpp"}) {
+    std::filesystem::create_directories(dir_.path() + "/serve");
+    dir_.write("serve.yaml",
+               "name: serve\nrun: python serve.py\nworkload:\n  kind: llm-inference\n"
+               "  model: llama-3.1-8b\n  precision: bf16\n  context_tokens: 1024\n"
+               "  tokens: 512\n  engine: " +
+                   engine + "\n");
+    auto spec = load_spec_file(dir_.path() + "/serve.yaml", &errors, provider_names());
+    ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+    auto p = plan(*spec, offers, {"vast"});
+    if (engine == "llama.cpp") {
+      ASSERT_TRUE(p.ok()) << p.error().message;  // no share: the card's usable memory decides
+      continue;
+    }
+    ASSERT_FALSE(p.ok()) << "chose " << p->estimate.basis;
+    EXPECT_NE(p.error().message.find("does not fit under vllm: its memory share (0.90) of 1 x "
+                                     "RTX_4080_SUPER does not hold the weights and one sequence"),
+              std::string::npos)
+        << p.error().message;
+  }
+}
+
 TEST_F(PodLayoutPlan, TableAndBlockAgreeForEveryCandidateShapeOfEveryProvider) {
   const PipelineSpec spec = example();
   for (const std::string provider : {"runpod", "lambda", "vast"}) {
