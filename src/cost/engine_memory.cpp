@@ -13,6 +13,18 @@
 #include "burst/cost_model.h"
 #include "cost/cost_internal.h"
 
+namespace burst {
+
+double engine_memory_share(const Workload& w) {
+  if (w.engine == "vllm" || w.engine == "sglang")
+    return w.gpu_memory_utilization.value_or(cost::kServerMemoryUtilization);
+  if (w.engine == "tensorrt-llm")
+    return w.gpu_memory_utilization.value_or(cost::kTrtFreeMemoryFraction);
+  return 1;
+}
+
+}  // namespace burst
+
 namespace burst::cost {
 
 double server_workspace_gib(const Workload& w) {
@@ -25,12 +37,11 @@ double kv_budget_gib(const Workload& w, const GpuSpec& gpu, int gpus, double wei
   const double n = std::max(1, gpus);
   const double total = driver_vram_gib(gpu);
   if (w.engine == "vllm" || w.engine == "sglang") {
-    const double share = w.gpu_memory_utilization.value_or(kServerMemoryUtilization);
-    return (total * share - server_workspace_gib(w)) * n - weights_gib;
+    return (total * engine_memory_share(w) - server_workspace_gib(w)) * n - weights_gib;
   }
   if (w.engine == "tensorrt-llm") {
     const double free_gib = (total - kVramReserveGib - server_workspace_gib(w)) * n - weights_gib;
-    return w.gpu_memory_utilization.value_or(kTrtFreeMemoryFraction) * free_gib;
+    return engine_memory_share(w) * free_gib;
   }
   return usable_gib(gpu) * n - weights_gib;
 }

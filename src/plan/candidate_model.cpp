@@ -22,8 +22,8 @@ std::string engine_share_text(const Workload& w, const GpuSpec& gpu, int count) 
   const long holds = max_concurrency(w, gpu, count);
   const long asked = std::max<long>(1, w.concurrency.value_or(1));
   return "does not fit under " + w.engine + ": its memory share (" +
-         shape_fmt("%.2f", w.gpu_memory_utilization.value_or(0.9)) + ") of " +
-         std::to_string(count) + " x " + gpu.name +
+         shape_fmt("%.2f", engine_memory_share(w)) + ") of " + std::to_string(count) + " x " +
+         gpu.name +
          (holds > 0 ? " holds " + std::to_string(holds) + " of " + std::to_string(asked) +
                           " sequences beside the weights"
                     : " does not hold the weights and one sequence") +
