@@ -55,6 +55,8 @@ int gpus_needed(const Workload& w, const GpuSpec& gpu);
 // `gpus` x `gpu` in what it leaves for the KV cache (max_concurrency). True for engines that take
 // no share and for other kinds: the usable memory memory_need is held against covers them.
 bool engine_holds(const Workload& w, const GpuSpec& gpu, int gpus);
+// Whether `engine` reserves a share of the cards before its KV cache: vllm, sglang, tensorrt-llm.
+bool engine_reserves_share(const std::string& engine);
 // The share of memory `w`'s engine takes: workload.gpu_memory_utilization, else the engine's
 // default (0.9 for vllm, sglang and tensorrt-llm); 1 for engines that take no share.
 double engine_memory_share(const Workload& w);

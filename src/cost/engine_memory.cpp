@@ -15,6 +15,10 @@
 
 namespace burst {
 
+bool engine_reserves_share(const std::string& engine) {
+  return engine == "vllm" || engine == "sglang" || engine == "tensorrt-llm";
+}
+
 double engine_memory_share(const Workload& w) {
   if (w.engine == "vllm" || w.engine == "sglang")
     return w.gpu_memory_utilization.value_or(cost::kServerMemoryUtilization);

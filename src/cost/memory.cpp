@@ -182,7 +182,7 @@ long max_concurrency(const Workload& spec_w, const GpuSpec& gpu, int gpus) {
 
 bool engine_holds(const Workload& w, const GpuSpec& gpu, int gpus) {
   if (w.kind != "llm-inference") return true;
-  if (w.engine != "vllm" && w.engine != "sglang" && w.engine != "tensorrt-llm") return true;
+  if (!engine_reserves_share(w.engine)) return true;
   return max_concurrency(w, gpu, gpus) >= std::max<long>(1, w.concurrency.value_or(1));
 }
 

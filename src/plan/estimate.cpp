@@ -199,7 +199,7 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   if (q.gpu_memory_utilization) {
     if (!(*q.gpu_memory_utilization > 0 && *q.gpu_memory_utilization <= 1))
       return make_error(ErrorCode::kInvalid, "--gpu-memory-utilization must be in (0, 1]");
-    if (w.engine != "vllm" && w.engine != "sglang" && w.engine != "tensorrt-llm")
+    if (!engine_reserves_share(w.engine))
       return make_error(ErrorCode::kInvalid,
                         "--gpu-memory-utilization is the share a batching engine reserves: give "
                         "--engine vllm, sglang or tensorrt-llm");

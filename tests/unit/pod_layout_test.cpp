@@ -173,12 +173,16 @@ TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesIsRejectedNot
   std::vector<Offer> offers{four};
   attach_traits(&offers);
   std::filesystem::create_directory(dir_.path() + "/tp");
-  std::vector<SpecError> errors;
-  dir_.write("tp.yaml",
-             head + "  concurrency: 64\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
-  auto spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
-  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
-  auto refused = plan(*spec, offers, {"runpod"});
+  // The plan of `head` at `concurrency` sequences on the four cards.
+  auto plan_at = [&](int concurrency) {
+    std::vector<SpecError> errors;
+    dir_.write("tp.yaml", head + "  concurrency: " + std::to_string(concurrency) +
+                              "\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
+    auto spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
+    EXPECT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+    return spec.ok() ? plan(*spec, offers, {"runpod"}) : Result<Plan>(spec.error());
+  };
+  auto refused = plan_at(64);
   ASSERT_FALSE(refused.ok()) << "chose " << refused->estimate.basis;
   EXPECT_NE(refused.error().message.find(
                 "does not fit: each copy (tensor_parallel 2) needs 211.5 GiB for its 32 of 64 "
@@ -188,11 +192,7 @@ TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesIsRejectedNot
   // Sixteen sequences, eight a copy, fit the cards (151.5 GiB a copy of 155.1 usable) but not
   // vLLM's 0.9 share of them less its workspace (140.6 GiB a copy: 3 sequences beside the
   // weights): vLLM could not hold them together, so the plan refuses and says why.
-  dir_.write("tp.yaml",
-             head + "  concurrency: 16\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
-  spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
-  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
-  refused = plan(*spec, offers, {"runpod"});
+  refused = plan_at(16);
   ASSERT_FALSE(refused.ok()) << "chose " << refused->estimate.basis;
   EXPECT_NE(refused.error().message.find(
                 "does not fit under vllm: its memory share (0.90) of 4 x H100_SXM holds 6 of 16 "
@@ -200,11 +200,7 @@ TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesIsRejectedNot
             std::string::npos)
       << refused.error().message;
   // Six, three a copy, fit: the need is both copies' (278 GiB), under the cards'.
-  dir_.write("tp.yaml",
-             head + "  concurrency: 6\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
-  spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
-  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
-  auto fits = plan(*spec, offers, {"runpod"});
+  auto fits = plan_at(6);
   ASSERT_TRUE(fits.ok()) << fits.error().message;
   ASSERT_FALSE(fits->candidates.empty());
   EXPECT_NEAR(fits->candidates[0].need_gib(), 278.0, 0.5);
