@@ -57,6 +57,18 @@ int gpus_needed(const Workload& w, const GpuSpec& gpu);
 bool engine_holds(const Workload& w, const GpuSpec& gpu, int gpus);
 // Whether `engine` reserves a share of the cards before its KV cache: vllm, sglang, tensorrt-llm.
 bool engine_reserves_share(const std::string& engine);
+// `w` as its engine runs it on `gpus` x `gpu`. A batching engine (engine_reserves_share) admits
+// requests while its KV cache has room and queues the rest (vLLM's scheduler; docs.vllm.ai,
+// "Optimization and Tuning", Preemption): where its share holds the weights and at least one but
+// fewer than the requested sequences a copy, `concurrency` becomes what a copy holds and the
+// requests become `items` (each generating `tokens`), run in rounds. The copies are
+// workload.tensor_parallel's, else one over all `gpus`. Otherwise `w` unchanged, so an engine
+// that holds nothing beside the weights still does not fit.
+Workload engine_admits(const Workload& w, const GpuSpec& gpu, int gpus);
+// The fewest of gpus_needed's sizes that run `w`: gpus_needed(w, gpu), else, for a batching
+// engine that no count holds every sequence on, the fewest whose share holds the weights and one
+// (it queues the rest: engine_admits). 0: none.
+int gpus_to_run(const Workload& w, const GpuSpec& gpu);
 // The share of memory `w`'s engine takes: workload.gpu_memory_utilization, else the engine's
 // default (0.9 for vllm, sglang and tensorrt-llm); 1 for engines that take no share.
 double engine_memory_share(const Workload& w);

@@ -268,6 +268,7 @@ int cmd_estimate(const EstimateArgs& args) {
       if (infer) {
         j["tokens_per_s"] = g.tokens_per_s;
         j["max_concurrency"] = g.max_concurrency;
+        if (g.runs_at_once > 0) j["runs_at_once"] = g.runs_at_once;
         j["rent_usd_per_mtok"] = opt(g.rent_usd_per_mtok);
         j["own_usd_per_mtok"] = opt(g.own_usd_per_mtok);
         j["breakeven_utilization"] = opt(g.breakeven_utilization);
@@ -365,10 +366,12 @@ int cmd_estimate(const EstimateArgs& args) {
     table.add(std::move(row));
   }
   std::fputs(table.render().c_str(), stdout);
-  std::string clusters, unpriced;
+  std::string clusters, unpriced, queued;
   for (const GpuEstimate& g : r->gpus) {
     const std::string name = g.gpu + " x" + std::to_string(g.count);
     if (!g.unpriced_why.empty()) unpriced += (unpriced.empty() ? "" : ", ") + name;
+    if (g.runs_at_once > 0)
+      queued += (queued.empty() ? "" : ", ") + name + " " + std::to_string(g.runs_at_once);
     if (g.machines > 1)
       clusters += (clusters.empty() ? "" : ", ") + name + " (" + std::to_string(g.machines) + ")";
   }
@@ -379,6 +382,11 @@ int cmd_estimate(const EstimateArgs& args) {
         "no price: more cards than any one machine has, and only boards of 8 NVLink or "
         "Infinity Fabric cards are rented as multi-node clusters: %s\n",
         unpriced.c_str());
+  if (!queued.empty())
+    std::printf(
+        "%s's memory share holds fewer than the %ld sequences asked; these run that many at once "
+        "and queue the rest (the time counts the rounds): %s\n",
+        r->workload.engine.c_str(), r->workload.concurrency.value_or(1), queued.c_str());
   std::printf(
       "prices: cheapest on-demand entry of the offline table of %s (pro rata per GPU); "
       "time is compute only (`burst plan` adds cold start and billing)\n",

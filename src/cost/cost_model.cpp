@@ -264,7 +264,8 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
                          const std::vector<GpuSpec>& catalog, const Calibration& given_cal) {
   auto shaped = with_model_shape(spec_w);
   if (!shaped) return shaped.error();
-  const Workload& w = *shaped;
+  // A batching engine whose share holds fewer sequences than asked runs those and queues the rest.
+  const Workload w = engine_admits(*shaped, gpu, gpus);
   if (gpus < 1) {
     return make_error(ErrorCode::kInvalid, "gpus must be >= 1 (got " + std::to_string(gpus) + ")");
   }

@@ -186,6 +186,40 @@ bool engine_holds(const Workload& w, const GpuSpec& gpu, int gpus) {
   return max_concurrency(w, gpu, gpus) >= std::max<long>(1, w.concurrency.value_or(1));
 }
 
+Workload engine_admits(const Workload& w, const GpuSpec& gpu, int gpus) {
+  if (w.kind != "llm-inference" || !engine_reserves_share(w.engine) || gpus < 1) return w;
+  const long asked = std::max<long>(1, w.concurrency.value_or(1));
+  if (asked <= 1) return w;
+  // One copy's cards: the named tensor-parallel group, else all of them (parallel_layout's group
+  // when no smaller one holds the work).
+  int group = gpus;
+  long replicas = 1;
+  if (w.tensor_parallel) {
+    auto l = tensor_parallel_layout(w, gpus);
+    if (!l) return w;
+    group = l->group;
+    replicas = l->replicas;
+  }
+  Workload copy = w;
+  copy.tensor_parallel.reset();
+  const long holds = max_concurrency(copy, gpu, group);
+  // Without items the copies split the requested sequences; with items each runs a batch.
+  const long per_copy = w.items ? asked : (asked + replicas - 1) / replicas;
+  if (holds < 1 || holds >= per_copy) return w;
+  Workload run = w;
+  if (!run.items) run.items = asked;
+  run.concurrency = holds;
+  return run;
+}
+
+int gpus_to_run(const Workload& w, const GpuSpec& gpu) {
+  const int n = gpus_needed(w, gpu);
+  if (n > 0 || w.kind != "llm-inference" || !engine_reserves_share(w.engine)) return n;
+  Workload one = w;
+  one.concurrency = 1;
+  return gpus_needed(one, gpu);
+}
+
 int gpus_needed(const Workload& w, const GpuSpec& gpu) {
   auto need = memory_need(w);
   if (!need) return 0;

@@ -26,7 +26,7 @@ std::string model_bound(const Workload& w, const GpuSpec& g, const std::vector<G
     return w.reference ? (w.reference->bound == "compute" ? "compute" : "bandwidth") : "";
   auto mem = memory_need(w);
   if (!mem.ok()) return "";
-  const int n = gpus_needed(w, g);
+  const int n = gpus_to_run(w, g);  // a batching engine queues what no count holds
   if (n == 0) return "capacity";
   auto rt = run_time(w, g, n, catalog, prior);
   return rt.ok() ? rt->bound : "";

@@ -61,7 +61,14 @@ double replica_share(const Workload& w, const PodLayout& l) {
 
 Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const CandidateInput& in) {
   Modelled m;
-  const Workload& w = spec.workload;
+  // A batching engine runs what its share holds and queues the rest (engine_admits).
+  const Workload w = engine_admits(spec.workload, gpu, count);
+  const long asked = spec.workload.concurrency.value_or(1);
+  const std::string queued = w.concurrency == spec.workload.concurrency
+                                 ? ""
+                                 : "; " + w.engine + " holds " +
+                                       std::to_string(max_concurrency(w, gpu, count)) + " of " +
+                                       std::to_string(asked) + " sequences at once, the rest queue";
   m.have_gb = usable_gib(gpu) * count;  // GiB, like need_gib
   const std::string precision = cost_precision(w);
   // Weight-only formats (int8, int4) dequantize on any card; compute formats need the units.
@@ -163,7 +170,7 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
     layout = " (" + layout + (layout.empty() ? "" : "; ") + pod_layout_text(m.layout) + ")";
   }
   m.basis = with_fit("roofline on " + gpu.name + " x" + std::to_string(count) + layout + ", " +
-                         rt->bound + "-bound",
+                         rt->bound + "-bound" + queued,
                      m.fit);
   return m;
 }

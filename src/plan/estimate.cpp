@@ -279,9 +279,20 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     e.gpu = g.name;
     e.count = gpus_needed(*w, g);
     // Exactly N cards (a measured node, or one tensor-parallel copy): they hold the model when
-    // run_time's layout does, even where N is not one of gpus_needed's sizes (e.g. 6 cards).
+    // run_time's layout does, even where N is not one of gpus_needed's sizes (e.g. 6 cards), and
+    // a batching engine queues what its share does not hold (engine_admits).
     const int exact = q.gpus ? *q.gpus : static_cast<int>(w->tensor_parallel.value_or(0));
-    if (exact > 0) e.count = layout_holds(*w, g, exact) ? exact : 0;
+    if (exact > 0) e.count = layout_holds(engine_admits(*w, g, exact), g, exact) ? exact : 0;
+    // No count holds every sequence: a batching engine runs on the fewest cards that hold the
+    // weights and one sequence, and queues the rest.
+    if (e.count == 0 && exact == 0) {
+      const int n = gpus_to_run(*w, g);
+      if (n > 0 && layout_holds(engine_admits(*w, g, n), g, n)) e.count = n;
+    }
+    if (e.count > 0) {
+      const Workload run = engine_admits(*w, g, e.count);
+      if (run.concurrency != w->concurrency) e.runs_at_once = max_concurrency(*w, g, e.count);
+    }
     if (e.count == 0) {
       e.bound = "capacity";
       // The requested concurrency does not fit: how many sequences do, on the cards that hold

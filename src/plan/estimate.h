@@ -40,7 +40,8 @@ struct EstimateQuery {
   std::optional<double> guidance;
   std::optional<bool> guidance_batched;  // diffusion: the passes in one call a step (default)
   std::string engine;       // infer: llama.cpp | vllm | tensorrt-llm | pytorch | "" (none named)
-  std::optional<int> gpus;  // price exactly this many GPUs of each type (no fit when too few)
+  std::optional<int> gpus;  // price exactly this many GPUs of each type (no fit when too few;
+                            // a batching engine queues what its share does not hold)
   // infer: the cards one copy of the model is sharded over; without `gpus`, each type is priced
   // on exactly this many (one copy), else gpus / tensor_parallel copies.
   std::optional<long> tensor_parallel;
@@ -79,6 +80,9 @@ struct GpuEstimate {
   // summed over the copies, each holding its own weights); when the requested concurrency does
   // not fit (count 0), in the GPUs that hold one sequence. 0 only when one does not fit.
   long max_concurrency = 0;
+  // A batching engine (vllm, sglang, tensorrt-llm) whose share on `count` GPUs holds fewer
+  // sequences than asked runs this many at once and queues the rest (engine_admits); 0: all.
+  long runs_at_once = 0;
   std::optional<double> rent_usd_per_mtok;
   std::optional<double> own_usd_per_mtok;  // at the query's utilization over life_years
   // Utilization (0..1) above which owning is cheaper than renting; unset when renting never

@@ -89,6 +89,46 @@ TEST(CostEngineMemory, AnEngineWhoseShareCannotHoldTheModelNeedsMoreCardsThanThe
   EXPECT_EQ(rt->bound, "capacity");
 }
 
+TEST(CostEngineMemory, ABatchingEngineRunsWhatItsShareHoldsAndQueuesTheRest) {
+  // 64 sequences of Llama 3 8B at 4096 tokens on the 48 GiB card: vLLM's share holds 55 beside
+  // the weights, so it runs 55 and queues the rest (its scheduler admits what its KV cache
+  // holds): the 64 requests in two rounds of 256 tokens, as if asked for 64 items at 55.
+  const GpuSpec g = card48();
+  Workload w = llama8b("vllm");
+  w.concurrency = 64;
+  w.tokens = 256;
+  const Workload run = engine_admits(w, g, 1);
+  ASSERT_TRUE(run.concurrency && run.items);
+  EXPECT_EQ(*run.concurrency, 55);
+  EXPECT_EQ(*run.items, 64);
+  auto queued = run_time(w, g, 1, {g}, default_calibration());
+  ASSERT_TRUE(queued.ok()) << queued.error().message;
+  EXPECT_NE(queued->bound, "capacity");
+  EXPECT_EQ(queued->rounds, 2);
+  EXPECT_EQ(queued->steps, 2 * 256);
+  auto same = run_time(run, g, 1, {g}, default_calibration());
+  ASSERT_TRUE(same.ok());
+  EXPECT_DOUBLE_EQ(queued->compute_s, same->compute_s);
+  Workload held = w;
+  held.concurrency = 55;
+  auto one_round = run_time(held, g, 1, {g}, default_calibration());
+  ASSERT_TRUE(one_round.ok());
+  EXPECT_DOUBLE_EQ(queued->compute_s, 2 * one_round->compute_s);
+  // Items already set: each round still runs what the share holds.
+  w.items = 200;
+  EXPECT_EQ(*engine_admits(w, g, 1).concurrency, 55);
+  EXPECT_EQ(*engine_admits(w, g, 1).items, 200);
+  // llama.cpp allocates the sequences it is started with: 64 do not fit beside the weights (63
+  // do), and it is not queued.
+  Workload cpp = llama8b("llama.cpp");
+  cpp.concurrency = 64;
+  cpp.tokens = 256;
+  EXPECT_EQ(engine_admits(cpp, g, 1).concurrency, 64);
+  auto refused = run_time(cpp, g, 1, {g}, default_calibration());
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->bound, "capacity");
+}
+
 TEST(CostEngineMemory, MemoryIsCountedAsTheDriverReportsIt) {
   // A "24 GB" card with ECC on GDDR (an A10) shows 23028 MiB, 22.49 GiB: usable and KV capacity
   // fall below the same card read as 24 GiB.

@@ -325,5 +325,46 @@ TEST(CostEstimate, CardsBeyondTheLargestMachineArePricedOnlyAsAClusterOfNvlinkBo
   EXPECT_GT(r->gpus[1].tokens_per_s, 0);  // still timed: what the cards would do
 }
 
+TEST(CostEstimate, ABatchingEngineQueuesWhatItsShareDoesNotHoldAndSaysHowManyRunAtOnce) {
+  // Llama 3 8B fp16 at 4096 tokens on one 24 GiB card: vLLM's share (21.6 GiB less its 0.69 GiB
+  // workspace and the 14.96 GiB of weights) holds 11 sequences, so 32 asked run 11 at a time and
+  // the row is priced; llama.cpp allocates all 32 and does not fit one card (it holds 16).
+  EstimateQuery q;
+  q.model = "llama-3-8b";
+  q.mode = "infer";
+  q.precision = "fp16";
+  q.context_tokens = 4096;
+  q.concurrency = 32;
+  q.tokens = 32 * 256;
+  q.gpus = 1;
+  const std::vector<GpuSpec> small{card("SMALL", 24, 1000, 80, 450, 1800)};
+  for (const std::string engine : {"vllm", "llama.cpp"}) {
+    q.engine = engine;
+    auto r = estimate_workload(q, small, prices(), default_calibration());
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->gpus.size(), 1u);
+    const GpuEstimate& e = r->gpus[0];
+    if (engine == "llama.cpp") {
+      EXPECT_EQ(e.count, 0);
+      EXPECT_EQ(e.runs_at_once, 0);
+      EXPECT_EQ(e.max_concurrency, 16);  // how many fit: never 0 for a model that fits one
+      continue;
+    }
+    EXPECT_EQ(e.count, 1);
+    EXPECT_EQ(e.runs_at_once, 11);
+    EXPECT_EQ(e.max_concurrency, 11);
+    ASSERT_TRUE(e.seconds && e.usd);
+    EXPECT_GT(*e.usd, 0);
+  }
+  // No count holds a million sequences; vLLM runs on the fewest cards that hold one, and queues.
+  q.gpus.reset();
+  q.engine = "vllm";
+  q.concurrency = 1000000;
+  auto r = estimate_workload(q, small, prices(), default_calibration());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->gpus[0].count, 1);
+  EXPECT_EQ(r->gpus[0].runs_at_once, 11);
+}
+
 }  // namespace
 }  // namespace burst

@@ -230,6 +230,21 @@ TEST(PlanCalibration, ComputeBoundFitScalesOnlyTheComputeEfficiency) {
   EXPECT_DOUBLE_EQ(cal.t0_s, default_calibration().t0_s * 1.5);
 }
 
+TEST(PlanCalibration, AQueuedBatchingEngineRunIsBoundByWhatItRunsNotACapacityNoCardHas) {
+  // A million sequences under vLLM fit no number of cards; vLLM runs what its share holds and
+  // queues the rest, so the work is bandwidth-bound and runs on other GDDR cards calibrate it.
+  Workload w = decode_7b();
+  w.engine = "vllm";
+  w.context_tokens = 4096;
+  w.concurrency = 1000000;
+  const std::vector<CalibrationRecord> history{run("RTX_3090", 130, 100),
+                                               run("RTX_3090", 130, 100)};
+  const CalibrationFit fit = fit_calibration(history, gpu("RTX_4090"), w, calibration_catalog());
+  EXPECT_EQ(fit.bound, "bandwidth");
+  EXPECT_EQ(fit.runs, 2);
+  EXPECT_DOUBLE_EQ(fit.factor, 1.3);
+}
+
 // The hardware "really" runs at a bandwidth efficiency and per-step overhead unlike the prior's;
 // each run's measurement wobbles by a few percent. After three recorded runs the estimate for
 // the next one is within 10%, where the prior was off by more.

@@ -159,13 +159,13 @@ TEST_F(PodLayoutPlan, ANamedTensorParallelSizeIsTheGroupEachReplicaOfTheRunStepG
   EXPECT_EQ(replica_devices(p->layout, 1), "2,3");
 }
 
-TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesIsRejectedNotPriced) {
+TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesQueuesThemOnlyUnderABatcher) {
   // Llama 3.1 70B in fp16 as two copies of TP 2 on four H100s: the four cards hold 310 GiB and
   // the pooled need is 292 GiB, but each copy keeps its own 131.5 GiB of weights beside 32
-  // sequences of 8192 tokens (80 GiB) on its two cards' 155 GiB. The plan must not choose it.
+  // sequences of 8192 tokens (80 GiB) on its two cards' 155 GiB.
   const std::string head =
       "name: tp\nrun: python serve.py\nworkload:\n  kind: llm-inference\n"
-      "  model: llama-3.1-70b\n  engine: vllm\n  precision: fp16\n  tensor_parallel: 2\n"
+      "  model: llama-3.1-70b\n  precision: fp16\n  tensor_parallel: 2\n"
       "  context_tokens: 8192\n  tokens: 512\n";
   const GpuSpec* h100 = find_gpu(catalog_, "H100_SXM");
   ASSERT_TRUE(h100);
@@ -173,39 +173,42 @@ TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesIsRejectedNot
   std::vector<Offer> offers{four};
   attach_traits(&offers);
   std::filesystem::create_directory(dir_.path() + "/tp");
-  // The plan of `head` at `concurrency` sequences on the four cards.
-  auto plan_at = [&](int concurrency) {
+  // The plan of `head` under `engine` at `concurrency` sequences on the four cards.
+  auto plan_at = [&](const std::string& engine, int concurrency) {
     std::vector<SpecError> errors;
-    dir_.write("tp.yaml", head + "  concurrency: " + std::to_string(concurrency) +
+    dir_.write("tp.yaml", head + "  engine: " + engine +
+                              "\n  concurrency: " + std::to_string(concurrency) +
                               "\nresources:\n  gpus: [H100_SXM]\n  gpu_count: 4\n");
     auto spec = load_spec_file(dir_.path() + "/tp.yaml", &errors, provider_names());
     EXPECT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
     return spec.ok() ? plan(*spec, offers, {"runpod"}) : Result<Plan>(spec.error());
   };
-  auto refused = plan_at(64);
+  // PyTorch allocates what it is asked for: the copy does not hold 32 sequences, and the plan
+  // must not choose it.
+  auto refused = plan_at("pytorch", 64);
   ASSERT_FALSE(refused.ok()) << "chose " << refused->estimate.basis;
   EXPECT_NE(refused.error().message.find(
                 "does not fit: each copy (tensor_parallel 2) needs 211.5 GiB for its 32 of 64 "
                 "sequences, has 155.1 GiB usable on 2 x H100_SXM"),
             std::string::npos)
       << refused.error().message;
-  // Sixteen sequences, eight a copy, fit the cards (151.5 GiB a copy of 155.1 usable) but not
-  // vLLM's 0.9 share of them less its workspace (140.6 GiB a copy: 3 sequences beside the
-  // weights): vLLM could not hold them together, so the plan refuses and says why.
-  refused = plan_at(16);
-  ASSERT_FALSE(refused.ok()) << "chose " << refused->estimate.basis;
-  EXPECT_NE(refused.error().message.find(
-                "does not fit under vllm: its memory share (0.90) of 4 x H100_SXM holds 6 of 16 "
-                "sequences beside the weights"),
+  // vLLM's 0.9 share less its workspace (140.6 GiB a copy) holds 3 sequences beside the weights;
+  // six, three a copy, fit, and the need is both copies' (278 GiB), under the cards'.
+  auto six = plan_at("vllm", 6);
+  ASSERT_TRUE(six.ok()) << six.error().message;
+  ASSERT_FALSE(six->candidates.empty());
+  EXPECT_NEAR(six->candidates[0].need_gib(), 278.0, 0.5);
+  EXPECT_LE(six->candidates[0].need_gib(), six->candidates[0].have_gb());
+  EXPECT_EQ(six->estimate.basis.find("queue"), std::string::npos) << six->estimate.basis;
+  // At 64 vLLM runs those six and queues the rest (its scheduler admits what its KV cache
+  // holds): the same memory, and ceil(64 / 6) = 11 rounds of the six's time.
+  auto queued = plan_at("vllm", 64);
+  ASSERT_TRUE(queued.ok()) << queued.error().message;
+  EXPECT_NE(queued->estimate.basis.find("vllm holds 6 of 64 sequences at once, the rest queue"),
             std::string::npos)
-      << refused.error().message;
-  // Six, three a copy, fit: the need is both copies' (278 GiB), under the cards'.
-  auto fits = plan_at(6);
-  ASSERT_TRUE(fits.ok()) << fits.error().message;
-  ASSERT_FALSE(fits->candidates.empty());
-  EXPECT_NEAR(fits->candidates[0].need_gib(), 278.0, 0.5);
-  EXPECT_LE(fits->candidates[0].need_gib(), fits->candidates[0].have_gb());
-  EXPECT_TRUE(std::isfinite(fits->estimate.usd));
+      << queued->estimate.basis;
+  EXPECT_NEAR(queued->candidates[0].need_gib(), 278.0, 0.5);
+  EXPECT_NEAR(queued->estimate.run_s / six->estimate.run_s, 11.0, 0.01 * 11);
 }
 
 TEST_F(PodLayoutPlan, AnEngineWhoseShareCannotHoldTheWeightsIsRefusedThoughTheCardCould) {
