@@ -62,9 +62,14 @@ bool engine_reserves_share(const std::string& engine);
 // "Optimization and Tuning", Preemption): where its share holds the weights and at least one but
 // fewer than the requested sequences a copy, `concurrency` becomes what a copy holds and the
 // requests become `items` (each generating `tokens`), run in rounds. The copies are
-// workload.tensor_parallel's, else one over all `gpus`. Otherwise `w` unchanged, so an engine
-// that holds nothing beside the weights still does not fit.
+// workload.tensor_parallel's, else one over all `gpus`. vLLM's scheduler also runs at most
+// engine_max_sequences a copy, however many its cache holds. Otherwise `w` unchanged, so an
+// engine that holds nothing beside the weights still does not fit.
 Workload engine_admits(const Workload& w, const GpuSpec& gpu, int gpus);
+// The most sequences `engine`'s scheduler runs at once on `gpu` by default, memory aside; 0: no
+// such cap. vLLM's max_num_seqs: 1024 on a card of at least 70 GiB that is not an A100, else 256
+// (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults, the same for `vllm serve` and LLM()).
+long engine_max_sequences(const std::string& engine, const GpuSpec& gpu);
 // The fewest of gpus_needed's sizes that run `w`: gpus_needed(w, gpu), else, for a batching
 // engine that no count holds every sequence on, the fewest whose share holds the weights and one
 // (it queues the rest: engine_admits). 0: none.

@@ -8,6 +8,7 @@
 //   llama.cpp, PyTorch, none: the card's usable memory (usable_gib) less the weights.
 // Memory is counted as the driver reports it (driver_vram_gib). Pure arithmetic; no I/O.
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "burst/cost_model.h"
@@ -17,6 +18,16 @@ namespace burst {
 
 bool engine_reserves_share(const std::string& engine) {
   return engine == "vllm" || engine == "sglang" || engine == "tensorrt-llm";
+}
+
+long engine_max_sequences(const std::string& engine, const GpuSpec& gpu) {
+  if (engine != "vllm") return 0;
+  std::string id = gpu.name;
+  std::transform(id.begin(), id.end(), id.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // vLLM compares the device's total memory, in GiB, and its name (PR #17885 kept A100s at 256).
+  const bool large = driver_vram_gib(gpu) >= 70 && id.find("a100") == std::string::npos;
+  return large ? 1024 : 256;
 }
 
 double engine_memory_share(const Workload& w) {

@@ -129,6 +129,39 @@ TEST(CostEngineMemory, ABatchingEngineRunsWhatItsShareHoldsAndQueuesTheRest) {
   EXPECT_EQ(refused->bound, "capacity");
 }
 
+TEST(CostEngineMemory, VllmRunsAtMostItsDefaultMaxNumSeqsHoweverMuchItsCacheHolds) {
+  // 512 sequences of 512 tokens of Llama 3 8B: the 48 GiB card's cache holds 440 of them, and
+  // vLLM's scheduler runs 256 (max_num_seqs below 70 GiB); a 141 GB card holds all 512 and runs
+  // them at once (1024 there); an A100 80GB stays at 256 (vLLM leaves A100s out by name).
+  Workload w = llama8b("vllm");
+  w.context_tokens = 512;
+  w.concurrency = 512;
+  w.tokens = 128;
+  const GpuSpec small = card48();
+  EXPECT_EQ(engine_max_sequences("vllm", small), 256);
+  EXPECT_GT(max_concurrency(w, small, 1), 256);
+  EXPECT_EQ(engine_admits(w, small, 1).concurrency, 256);
+  EXPECT_EQ(engine_admits(w, small, 1).items, 512);
+  auto queued = run_time(w, small, 1, {small}, default_calibration());
+  ASSERT_TRUE(queued.ok()) << queued.error().message;
+  EXPECT_EQ(queued->rounds, 2);
+  GpuSpec big = card48();
+  big.vram_gb = 141;
+  EXPECT_EQ(engine_max_sequences("vllm", big), 1024);
+  EXPECT_EQ(engine_admits(w, big, 1).concurrency, 512);
+  EXPECT_FALSE(engine_admits(w, big, 1).items);
+  GpuSpec a100 = big;
+  a100.name = "A100_80GB";
+  a100.vram_gb = 80;
+  EXPECT_EQ(engine_max_sequences("vllm", a100), 256);
+  EXPECT_EQ(engine_admits(w, a100, 1).concurrency, 256);
+  // Other engines have no such default here: SGLang's share holds what memory holds.
+  Workload sg = w;
+  sg.engine = "sglang";
+  EXPECT_EQ(engine_max_sequences("sglang", small), 0);
+  EXPECT_EQ(engine_admits(sg, big, 1).concurrency, 512);
+}
+
 TEST(CostEngineMemory, MemoryIsCountedAsTheDriverReportsIt) {
   // A "24 GB" card with ECC on GDDR (an A10) shows 23028 MiB, 22.49 GiB: usable and KV capacity
   // fall below the same card read as 24 GiB.
