@@ -112,10 +112,23 @@ struct ModelShape {
   const char* precision = nullptr;
 };
 const std::vector<ModelShape>& model_shapes();
+// A row of model_shapes() by its name, a Hugging Face id of it, or a model published with its exact
+// shape (same_shapes()).
 const ModelShape* find_model(const std::string& name);
 
-// `w` with the fields of its workload.model filled in where `w` leaves them unset; `w` itself
-// when it names no model; kInvalid for an unknown name (listing the built-in ones).
+// A model published under another name with a row's exact shape (a distillation or a fine-tune:
+// DeepSeek R1 is DeepSeek V3's architecture), as its own config.json shows: `row` names a row of
+// model_shapes() or diffusion_shapes().
+struct SameShape {
+  const char* name;
+  const char* row;
+  const char* source;
+};
+const std::vector<SameShape>& same_shapes();
+
+// `w` with the fields of its workload.model filled in where `w` leaves them unset (the precision a
+// quantized repository's name states, "-FP8", "-AWQ", before the row's); `w` itself when it names
+// no model; kInvalid for an unknown name (listing the built-in ones).
 Result<Workload> with_model_shape(const Workload& w);
 
 // A diffusion denoiser's shape (src/cost/diffusion.cpp, each row with its source). A UNet's

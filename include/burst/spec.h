@@ -48,6 +48,7 @@ struct Workload {
   // A built-in model shape (burst/cost_model.h model_shapes()) filling every field above and
   // below that the spec leaves unset.
   std::string model;
+  SourcePos model_pos;  // of `model`'s value: the application checks the name (cost model)
   std::optional<double> active_params_b;  // mixture of experts: parameters used per token
   // Mixture of experts: routed experts per layer, and how many each token uses. A decode step
   // of B sequences reads the experts their tokens pick (docs/cost-model.md, "llm-inference").

@@ -41,7 +41,7 @@ int cmd_validate(const ValidateArgs& args) {
     SpecReadInfo info;
     auto spec = load_spec_file(path, &errors, *options, &info);
     if (spec.ok()) {
-      std::vector<std::string> refused = provider_refusals(*spec);
+      std::vector<std::string> refused = spec_refusals(*spec);
       for (const std::string& line : refused) errors.push_back({line});
       if (!refused.empty()) spec = make_error(ErrorCode::kInvalid, refused.front());
     }

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 
+#include "burst/cost_model.h"
 #include "cli/exit_codes.h"
 #include "registry.h"
 #include "util/duration.h"
@@ -29,7 +30,7 @@ Result<PipelineSpec> read_or_print(const std::string* text, const std::string& p
   auto spec = text ? parse_spec(*text, path, &errors, options, info)
                    : load_spec_file(path, &errors, options, info);
   if (spec.ok()) {
-    std::vector<std::string> refused = provider_refusals(*spec);
+    std::vector<std::string> refused = spec_refusals(*spec);
     if (!refused.empty()) {
       for (const std::string& line : refused) errors.push_back({line});
       spec = make_error(ErrorCode::kInvalid, refused.front());
@@ -69,6 +70,18 @@ std::vector<std::string> provider_refusals(const PipelineSpec& spec) {
     if (!traits) continue;
     if (std::string why = env_refusal(*traits, spec.env); !why.empty())
       out.push_back(terminal_line(spec.path + ": " + why));
+  }
+  return out;
+}
+
+std::vector<std::string> spec_refusals(const PipelineSpec& spec) {
+  std::vector<std::string> out = provider_refusals(spec);
+  if (spec.workload.model.empty()) return out;
+  if (auto shaped = with_model_shape(spec.workload); !shaped.ok()) {
+    const SourcePos& at = spec.workload.model_pos;
+    out.push_back(terminal_line(spec.path + ":" + std::to_string(at.line) + ":" +
+                                std::to_string(at.column) +
+                                ": workload.model: " + shaped.error().message));
   }
   return out;
 }

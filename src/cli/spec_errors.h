@@ -20,6 +20,9 @@ Result<PipelineSpec> parse_spec_or_print(const std::string& yaml_text, const std
 // env value a provider's pods cannot carry (env_refusal, from its registry row). Empty when none
 // or when the spec names no provider (the plan then refuses such offers one by one).
 std::vector<std::string> provider_refusals(const PipelineSpec& spec);
+// provider_refusals, and a workload.model the cost model's shape tables do not know or cannot
+// price as named ("<path>:line:col: workload.model: why").
+std::vector<std::string> spec_refusals(const PipelineSpec& spec);
 
 // The exit code for load_spec_or_print's error: 4 when the file does not exist, else 2.
 int spec_exit_code(const Error& e);

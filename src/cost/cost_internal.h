@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "burst/cost_model.h"
 #include "burst/gpu_catalog.h"
@@ -24,9 +25,27 @@ inline double windowed_layers(const Workload& w, double layers) {
 // Whether `asked` names the shape table's row `name` whose source is `source`
 // (src/cost/model_names.cpp): the row's own name, or its Hugging Face id ("Qwen/Qwen3-8B") as a
 // user copies it, with or without the organisation and the suffixes a release of the same shape
-// adds (-Instruct, -it, -Chat, -hf, -Base, -pt, a date such as -2507, a version such as -v0.1);
-// letter case ignored.
+// adds (-Instruct, -it, -Chat, -hf, -Base, -pt, -diffusers, a date such as -2507, a version such as
+// -v0.1, a quantization such as -FP8 or -AWQ; "Meta-Llama-3.1" as "Llama-3.1"); letter case
+// ignored.
 bool names_shape(const std::string& asked, const char* name, const char* source);
+// Whether `asked` and `other` name the same model, as names_shape compares them.
+bool same_model(const std::string& asked, const char* other);
+// The row of `rows` (model_shapes() or diffusion_shapes()) whose shape a model published under
+// another name has (same_shapes()), or nullptr.
+template <class Row>
+const Row* row_of_same_shape(const std::vector<Row>& rows, const std::string& asked) {
+  for (const SameShape& same : same_shapes()) {
+    if (!same_model(asked, same.name)) continue;
+    for (const Row& row : rows)
+      if (std::string(same.row) == row.name) return &row;
+  }
+  return nullptr;
+}
+// The weights' precision a quantized repository's name states ("Qwen/Qwen3-8B-FP8": "fp8",
+// "...-AWQ": "int4"); "" for a quantized one whose name does not say which ("-GPTQ", "-GGUF");
+// nullptr for a name with no quantization tail.
+const char* named_precision(const std::string& asked);
 
 // Full fine-tune with mixed-precision AdamW: bf16 weights, fp32 gradients, fp32 master weights and
 // two fp32 moments.

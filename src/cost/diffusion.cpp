@@ -138,6 +138,72 @@ const std::vector<DiffusionShape>& diffusion_shapes() {
        {{2, 640, 10}, {4, 1280, 60}},
        "https://huggingface.co/stabilityai/sdxl-turbo (SDXL 1.0's UNet, distilled: the card runs "
        "one step at guidance 0, 512 x 512)"},
+      // Added 2026-12-01: each denoiser from the conversion script or official code that builds it
+      // (no diffusers config.json of these in reach), its parameter count from its README.
+      {"pixart-sigma",
+       "dit",
+       0.6,
+       28,
+       1152,
+       2,
+       0,
+       4.5,
+       1024,
+       {},
+       "https://huggingface.co/PixArt-alpha/PixArt-Sigma-XL-2-1024-MS (diffusers "
+       "scripts/convert_pixart_sigma_to_diffusers.py: num_layers 28, 16 x 72 heads, patch 2; 0.6B "
+       "per PixArt-alpha/PixArt-sigma's README; guidance 4.5 in pipeline_pixart_sigma.py)"},
+      {"hunyuan-dit",
+       "dit",
+       1.5,
+       40,
+       1408,
+       2,
+       0,
+       5.0,
+       1024,
+       {},
+       "https://huggingface.co/Tencent-Hunyuan/HunyuanDiT-v1.2-Diffusers (Tencent/HunyuanDiT "
+       "hydit/modules/models.py DiT-g/2: depth 40, hidden 1408, patch 2; 1.5B per its README; "
+       "guidance 5 in diffusers' pipeline_hunyuandit.py)"},
+      {"playground-v2.5",
+       "unet",
+       2.57,
+       0,
+       0,
+       1,
+       0,
+       3.0,
+       1024,
+       {{2, 640, 10}, {4, 1280, 60}},
+       "https://huggingface.co/playgroundai/playground-v2.5-1024px-aesthetic (SDXL's "
+       "architecture, per Playground's cards and diffusers' single_file_utils.py, which reads its "
+       "checkpoint as an SDXL UNet; the card's example: guidance 3, 1024 x 1024)"},
+      {"sd-2.1-base",
+       "unet",
+       0.87,
+       0,
+       0,
+       1,
+       0,
+       7.5,
+       512,
+       {{1, 320, 5}, {2, 640, 5}},
+       "https://huggingface.co/stabilityai/stable-diffusion-2-1-base (unet/config.json: SD 2.1's, "
+       "at sample_size 64, 512 px)"},
+      {"e2-tts",
+       "flow-tts",
+       0.333,
+       24,
+       1024,
+       1,
+       cost::kMelFramesPerSecond,
+       2.0,
+       0,
+       {},
+       "https://github.com/SWivid/F5-TTS (src/f5_tts/configs/E2TTS_Base.yaml: UNetT, dim 1024, "
+       "depth 24, ff_mult 4; F5-TTS's mel settings and cfg_strength 2; 0.333B summed from its "
+       "modules)"},
       {"f5-tts",
        "flow-tts",
        0.336,
@@ -162,7 +228,8 @@ const DiffusionShape* find_diffusion_model(const std::string& name) {
     it = std::find_if(shapes.begin(), shapes.end(), [&](const DiffusionShape& m) {
       return cost::names_shape(name, m.name, m.source);
     });
-  return it == shapes.end() ? nullptr : &*it;
+  // Else a model published with a row's denoiser.
+  return it == shapes.end() ? cost::row_of_same_shape(shapes, name) : &*it;
 }
 
 Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m) {

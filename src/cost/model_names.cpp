@@ -1,5 +1,6 @@
 // How a user's model name meets the shape tables (src/cost/model_shapes.cpp, diffusion.cpp): the
-// table's short names, or the Hugging Face ids their sources cite, as users paste them into specs.
+// table's short names, or the Hugging Face ids their sources cite, as users paste them into specs,
+// including a quantized repository's name, whose tail says its weights' precision.
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -32,22 +33,76 @@ bool strip_release(std::string& k) {
   return true;
 }
 
-// "Qwen/Qwen3-30B-A3B-Instruct-2507" -> "qwen3-30b-a3b".
-std::string key_of(std::string_view name) {
+// The tails quantized repositories add to a model's name, and the weights' precision each means,
+// where it means one: FP8 checkpoints (Qwen's "-FP8", RedHatAI's "-FP8-dynamic"), AWQ (4-bit
+// weights only: AutoAWQ's README), GPTQ with its bits named (Qwen's "-GPTQ-Int4"), RedHatAI's
+// compressed-tensors schemes ("quantized.w8a8": int8 weights), bitsandbytes and MLX 4- and 8-bit
+// uploads, and GGUF files named by their quantization type. A bare "-GPTQ" (2 to 8 bits) and
+// "-GGUF" (a repository of many types) say none: the shape is found, the precision is the user's.
+struct QuantTail {
+  std::string_view tail;
+  const char* precision;  // "": quantized, to a precision the tail does not name
+};
+constexpr QuantTail kQuantTails[] = {
+    {"-fp8-dynamic", "fp8"},
+    {"-fp8", "fp8"},
+    {"-awq-int4", "int4"},
+    {"-awq", "int4"},
+    {"-gptq-int4", "int4"},
+    {"-gptq-int8", "int8"},
+    {"-int4", "int4"},
+    {"-int8", "int8"},
+    {"-quantized.w4a16", "int4"},
+    {"-quantized.w8a8", "int8"},
+    {"-quantized.w8a16", "int8"},
+    {"-w4a16", "int4"},
+    {"-w8a8", "int8"},
+    {"-w8a16", "int8"},
+    {"-bnb-4bit", "int4"},
+    {"-4bit", "int4"},
+    {"-8bit", "int8"},
+    {"-q4_k_m", "q4_k_m"},
+    {"-q4_0", "q4_0"},
+    {"-q8_0", "q8_0"},
+    {".gguf", ""},
+    {"-gguf", ""},
+    {"-gptq", ""},
+};
+
+// "Qwen/Qwen3-30B-A3B-Instruct-2507" -> "qwen3-30b-a3b"; "neuralmagic/Meta-Llama-3.1-8B-Instruct-
+// FP8" -> "llama-3.1-8b" with `precision` (when given) set to "fp8", the outermost quantization
+// tail's that names one ("" when none does).
+std::string key_of(std::string_view name, const char** precision = nullptr) {
   const size_t slash = name.rfind('/');
   if (slash != std::string_view::npos) name = name.substr(slash + 1);
   std::string k(name);
   std::transform(k.begin(), k.end(), k.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  bool quantized = false;
   for (bool again = true; again;) {
     again = strip_release(k);
-    for (std::string_view tail : {"-instruct", "-it", "-chat", "-hf", "-base", "-pt"}) {
+    for (std::string_view tail :
+         {"-instruct", "-it", "-chat", "-hf", "-base", "-pt", "-diffusers"}) {
       if (ends_with(k, tail)) {
         k.erase(k.size() - tail.size());
         again = true;
       }
     }
+    for (const QuantTail& q : kQuantTails) {
+      if (!ends_with(k, q.tail)) continue;
+      k.erase(k.size() - q.tail.size());
+      // The outermost tail that names a precision: "-Q4_K_M.gguf" is q4_k_m.
+      if (precision && (!quantized || (**precision == '\0' && *q.precision != '\0')))
+        *precision = q.precision;
+      quantized = again = true;
+      break;
+    }
   }
+  // Meta renamed its Llama 3.1 repositories from "Meta-Llama-3.1-8B" to "Llama-3.1-8B", the old
+  // id redirecting (oumi-ai/oumi PR #1357); both are in use, and Llama 3's keep the prefix. The
+  // key drops it.
+  constexpr std::string_view kMeta = "meta-llama-";
+  if (k.compare(0, kMeta.size(), kMeta) == 0) k.erase(0, 5);
   return k;
 }
 
@@ -63,6 +118,17 @@ std::string_view hugging_face_id(std::string_view source) {
 }
 
 }  // namespace
+
+const char* named_precision(const std::string& asked) {
+  const char* precision = nullptr;
+  key_of(asked, &precision);
+  return precision;
+}
+
+bool same_model(const std::string& asked, const char* other) {
+  const std::string key = key_of(asked);
+  return !key.empty() && key == key_of(other);
+}
 
 bool names_shape(const std::string& asked, const char* name, const char* source) {
   if (asked == name) return true;

@@ -124,6 +124,43 @@ const std::vector<ModelShape>& model_shapes() {
        "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E (its Llama4Config; 109B and 17B "
        "active per huggingface/blog llama4-release.md)",
        16, 1, 8192, 36},
+      // Added 2026-12-01, from copies of each config.json (the copy named: a quantization or
+      // fine-tune whose config names the model), parameter counts from the card where it gives one,
+      // else summed from the dimensions.
+      {"qwen2.5-1.5b", 1.54, 1.54, 28, 1536, 12, 2, 128, 151936, 8960, true,
+       "https://huggingface.co/Qwen/Qwen2.5-1.5B/blob/main/config.json (copy: "
+       "neuralmagic/Qwen2.5-1.5B-FP8-dynamic config.json; 1.54B and tied embeddings per its card)"},
+      {"qwen2.5-3b", 3.09, 3.09, 36, 2048, 16, 2, 128, 151936, 11008, true,
+       "https://huggingface.co/Qwen/Qwen2.5-3B/blob/main/config.json (copy: unsloth/Qwen2.5-3B "
+       "config.json; 3.09B per its card)"},
+      {"qwen3-0.6b", 0.60, 0.60, 28, 1024, 16, 8, 128, 151936, 3072, true,
+       "https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json (copy: mlc-ai/mlc-llm "
+       "python/mlc_llm/model/model_preset.py qwen3_0.6b; 0.6B per its card)"},
+      {"qwen3-1.7b", 1.72, 1.72, 28, 2048, 16, 8, 128, 151936, 6144, true,
+       "https://huggingface.co/Qwen/Qwen3-1.7B/blob/main/config.json (copy: mlc-ai/mlc-llm "
+       "python/mlc_llm/model/model_preset.py qwen3_1.7b; 1.72B summed)"},
+      {"gemma-2-2b", 2.61, 2.61, 26, 2304, 8, 4, 256, 256000, 9216, true,
+       "https://huggingface.co/google/gemma-2-2b/blob/main/config.json (copy: mlc-ai/mlc-llm "
+       "python/mlc_llm/model/model_preset.py gemma2_2b; 2.61B summed)",
+       0, 0, 4096, 13},
+      {"gemma-3-1b", 1.00, 1.00, 26, 1152, 4, 1, 256, 262144, 6912, true,
+       "https://huggingface.co/google/gemma-3-1b-pt (the -it config as mlc-ai/mlc-llm "
+       "model_preset.py gemma3_1b_it writes it; layer_types: 22 of 26 sliding; 1.0B summed)",
+       0, 0, 512, 22},
+      {"gemma-3-4b", 3.88, 3.88, 34, 2560, 8, 4, 256, 262208, 10240, true,
+       "https://huggingface.co/google/gemma-3-4b-pt (its text_config; heads, KV heads, head_dim "
+       "and "
+       "vocab as unsloth/gemma-3-4b-pt writes them out; text decoder only, 3.88B summed)",
+       0, 0, 1024, 29},
+      {"mistral-large-2407", 123.0, 123.0, 88, 12288, 96, 8, 128, 32768, 28672, false,
+       "https://huggingface.co/mistralai/Mistral-Large-Instruct-2407/blob/main/config.json (copy: "
+       "ModelCloud/Mistral-Large-Instruct-2407-gptq-4bit config.json; 123B per its card)"},
+      {"deepseek-r1-distill-qwen-1.5b", 1.78, 1.78, 28, 1536, 12, 2, 128, 151936, 8960, false,
+       "https://huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B/blob/main/config.json "
+       "(copy: onnx-community/DeepSeek-R1-Distill-Qwen-1.5B-ONNX config.json; untied embeddings, "
+       "unlike Qwen2.5-1.5B: 1.78B summed)"},
+      {"phi-3-medium", 14.0, 14.0, 40, 5120, 40, 10, 128, 32064, 17920, false,
+       "https://huggingface.co/microsoft/Phi-3-medium-4k-instruct/blob/main/config.json"},
       // DeepSeek V3 (and R1, its shape): multi-head latent attention caches kv_lora_rank 512 +
       // qk_rope_head_dim 64 values a layer and token; head_dim is the query's 128 + 64. The first 3
       // of its 61 layers are dense, the rest 256 routed experts (8 a token) and a shared one; the
@@ -138,6 +175,41 @@ const std::vector<ModelShape>& model_shapes() {
   return kShapes;
 }
 
+const std::vector<SameShape>& same_shapes() {
+  // name (as its Hugging Face id, matched as a row's is), the row whose shape it has, source.
+  static const std::vector<SameShape> kSame = {
+      {"deepseek-ai/DeepSeek-R1", "deepseek-v3",
+       "DeepSeek-R1's README ('trained based on DeepSeek-V3-Base', 671B, 37B active); its config "
+       "as OPEA/DeepSeek-R1-int4-gptq-sym-inc copies it: V3's 61 layers, 256 experts, rank 512"},
+      {"Qwen/QwQ-32B", "qwen2.5-32b", "unsloth/QwQ-32B config.json (_name_or_path Qwen/QwQ-32B)"},
+      {"Qwen/Qwen2.5-Coder-7B", "qwen2.5-7b",
+       "a copy of Qwen2.5-Coder-7B-Instruct's config.json; 7.61B per both cards"},
+      {"Qwen/Qwen2.5-Coder-14B", "qwen2.5-14b", "unsloth/Qwen2.5-Coder-14B config.json"},
+      {"Qwen/Qwen2.5-Coder-32B", "qwen2.5-32b",
+       "Qwen/Qwen2.5-Coder-32B-Instruct's config.json as ai-team-20/qwen3-coder-480b-3 copies it"},
+      {"deepseek-ai/DeepSeek-R1-Distill-Qwen-7B", "qwen2.5-7b",
+       "mlfoundations-dev/DeepSeek-R1-Distill-Qwen-7B_OpenThoughts3 config.json"},
+      {"deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", "qwen2.5-14b", "neody/r1-14b-awq config.json"},
+      {"deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "qwen2.5-32b",
+       "AIFunOver/DeepSeek-R1-Distill-Qwen-32B-openvino-8bit config.json"},
+      {"deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "llama-3.1-8b",
+       "a copy of its config.json (Virende/Solphie-1S-Foundation-Model); DeepSeek-R1's README "
+       "names Llama-3.1-8B its base"},
+      {"deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "llama-3.3-70b",
+       "casperhansen/deepseek-r1-distill-llama-70b-awq config.json; DeepSeek-R1's README names "
+       "Llama-3.3-70B-Instruct its base"},
+      {"microsoft/Phi-3.5-mini-instruct", "phi-3-mini",
+       "mlc-ai/mlc-llm model_preset.py phi-3_5: Phi-3-mini's dimensions (a longer context)"},
+      // Diffusion denoisers.
+      {"CompVis/stable-diffusion-v1-4", "sd-1.5",
+       "its unet/config.json (as JSchalter/models copies it): SD 1.5's, 860M"},
+      {"PixArt-alpha/PixArt-XL-2-1024-MS", "pixart-sigma",
+       "diffusers scripts/convert_pixart_alpha_to_diffusers.py: PixArt-Sigma's 28 x 1152, patch 2; "
+       "0.6B per PixArt-alpha/PixArt-alpha's README; guidance 4.5 in pipeline_pixart_alpha.py"},
+  };
+  return kSame;
+}
+
 const ModelShape* find_model(const std::string& name) {
   const auto& shapes = model_shapes();
   auto it = std::find_if(shapes.begin(), shapes.end(),
@@ -146,7 +218,8 @@ const ModelShape* find_model(const std::string& name) {
     it = std::find_if(shapes.begin(), shapes.end(), [&](const ModelShape& m) {
       return cost::names_shape(name, m.name, m.source);
     });
-  return it == shapes.end() ? nullptr : &*it;
+  // Else a model published with a row's shape.
+  return it == shapes.end() ? cost::row_of_same_shape(shapes, name) : &*it;
 }
 
 Result<Workload> with_model_shape(const Workload& w) {
@@ -158,6 +231,7 @@ Result<Workload> with_model_shape(const Workload& w) {
     for (const ModelShape& s : model_shapes())
       names += (names.empty() ? "" : ", ") + std::string(s.name);
     for (const DiffusionShape& s : diffusion_shapes()) names += ", " + std::string(s.name);
+    for (const SameShape& s : same_shapes()) names += ", " + std::string(s.name);
     return make_error(ErrorCode::kInvalid,
                       "unknown model \"" + w.model + "\" (built in: " + names +
                           "; or a Hugging Face id of one of them; or give params_b, layers, "
@@ -179,7 +253,18 @@ Result<Workload> with_model_shape(const Workload& w) {
   if (!out.experts_per_token && m->experts_per_token > 0)
     out.experts_per_token = m->experts_per_token;
   if (!out.kv_latent && m->kv_latent > 0) out.kv_latent = m->kv_latent;
-  if (out.precision.empty() && m->precision) out.precision = m->precision;
+  if (out.precision.empty()) {
+    const char* named = cost::named_precision(w.model);
+    if (named && *named == '\0')
+      return make_error(ErrorCode::kInvalid,
+                        "model \"" + w.model +
+                            "\" is a quantized release whose name does not say its precision: "
+                            "give workload.precision (--precision), e.g. int4, q4_k_m or int8");
+    if (named)
+      out.precision = named;
+    else if (m->precision)
+      out.precision = m->precision;
+  }
   if (!out.attention_window && !out.window_layers && m->attention_window > 0) {
     out.attention_window = m->attention_window;
     out.window_layers = m->window_layers;

@@ -267,6 +267,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.heads = w->integer("heads", 1, LONG_MAX);
   out.kv_heads = w->integer("kv_heads", 1, LONG_MAX);
   out.model = w->string("model").value_or("");
+  if (std::optional<yaml::Node> node = w->get("model")) out.model_pos = pos_of(*node);
   out.active_params_b = w->positive_number("active_params_b");
   parse_shape_fields(*w, out);  // experts, attention_window, kv_latent
   out.head_dim = w->integer("head_dim", 1, LONG_MAX);

@@ -172,14 +172,97 @@ TEST(CostModelShapes, HuggingFaceIdsAndReleasesOfARowsShapeNameIt) {
   const DiffusionShape* flux = find_diffusion_model("black-forest-labs/FLUX.1-dev");
   ASSERT_NE(flux, nullptr);
   EXPECT_STREQ(flux->name, "flux-dev");
-  // Another model, or another format of one, is not guessed: a version in the name stays, and a
-  // quantized repository's precision is the user's to give.
-  for (const char* other : {"deepseek-ai/DeepSeek-V2", "Qwen/Qwen3-8B-FP8", "Qwen/Qwen3-9B"})
+  // Another model is not guessed: a version in the name stays.
+  for (const char* other : {"deepseek-ai/DeepSeek-V2", "Qwen/Qwen3-9B", "Qwen/Qwen3.5-8B"})
     EXPECT_EQ(find_model(other), nullptr) << other;
   Workload w = serving("meta-llama/Llama-3.1-8B-Instruct", 4096);
   auto shaped = with_model_shape(w);
   ASSERT_TRUE(shaped.ok()) << shaped.error().message;
   EXPECT_EQ(shaped->kv_heads, 8);
+}
+
+TEST(CostModelShapes, AQuantizedReleaseNamesItsRowAndItsWeightsPrecision) {
+  // A quantized repository's tail says its weights' precision, used where the spec gives none;
+  // Meta's old "Meta-Llama-3.1" ids name the renamed rows.
+  const std::pair<const char*, const char*> named[] = {
+      {"Qwen/Qwen3-8B-FP8", "fp8"},
+      {"neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "fp8"},
+      {"RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "fp8"},
+      {"Qwen/Qwen2.5-7B-Instruct-AWQ", "int4"},
+      {"hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "int4"},
+      {"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "int8"},
+      {"RedHatAI/Llama-3.3-70B-Instruct-quantized.w8a8", "int8"},
+      {"unsloth/llama-3-8b-bnb-4bit", "int4"},
+      {"Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", "q4_k_m"},
+  };
+  for (const auto& [asked, precision] : named) {
+    Workload w = serving(asked, 4096);
+    w.precision.clear();
+    auto shaped = with_model_shape(w);
+    ASSERT_TRUE(shaped.ok()) << asked << ": " << shaped.error().message;
+    EXPECT_EQ(shaped->precision, precision) << asked;
+  }
+  EXPECT_STREQ(find_model("meta-llama/Meta-Llama-3.1-70B-Instruct")->name, "llama-3.1-70b");
+  // The spec's precision wins; 8B in fp8 is half its bf16 weights.
+  Workload fp8 = serving("Qwen/Qwen3-8B-FP8", 4096);
+  fp8.precision.clear();
+  Workload bf16 = serving("Qwen/Qwen3-8B-FP8", 4096);
+  EXPECT_EQ(with_model_shape(bf16)->precision, "bf16");
+  EXPECT_NEAR(memory_need(*with_model_shape(fp8))->weights_gib * 2,
+              memory_need(*with_model_shape(bf16))->weights_gib, 1e-9);
+  // A tail that names no one precision (GPTQ of 2 to 8 bits, a GGUF repository of many types)
+  // finds the row but asks for the precision rather than pricing 16-bit weights.
+  for (const char* unsaid :
+       {"TheBloke/Llama-2-7B-Chat-GPTQ", "bartowski/Qwen2.5-7B-Instruct-GGUF"}) {
+    Workload w = serving(unsaid, 4096);
+    w.precision.clear();
+    auto shaped = with_model_shape(w);
+    ASSERT_FALSE(shaped.ok()) << unsaid;
+    EXPECT_NE(shaped.error().message.find("give workload.precision"), std::string::npos);
+    w.precision = "q4_k_m";
+    EXPECT_TRUE(with_model_shape(w).ok()) << unsaid;
+  }
+}
+
+TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
+  // Distillations and fine-tunes whose config.json is a row's: every entry names a row.
+  for (const SameShape& same : same_shapes()) {
+    const bool row = find_model(same.row) != nullptr || find_diffusion_model(same.row) != nullptr;
+    EXPECT_TRUE(row) << same.name << " -> " << same.row;
+    EXPECT_NE(std::string(same.source), "") << same.name;
+  }
+  const std::pair<const char*, const char*> named[] = {
+      {"deepseek-ai/DeepSeek-R1-0528", "deepseek-v3"},
+      {"Qwen/QwQ-32B", "qwen2.5-32b"},
+      {"Qwen/Qwen2.5-Coder-7B-Instruct", "qwen2.5-7b"},
+      {"deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "llama-3.3-70b"},
+      {"deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-r1-distill-qwen-1.5b"},
+      {"google/gemma-3-4b-it", "gemma-3-4b"},
+      {"mistralai/Mistral-Large-Instruct-2407", "mistral-large-2407"},
+  };
+  for (const auto& [asked, row] : named) {
+    const ModelShape* m = find_model(asked);
+    ASSERT_NE(m, nullptr) << asked;
+    EXPECT_STREQ(m->name, row) << asked;
+  }
+  // DeepSeek R1 is V3's shape and its fp8 weights; R1's 1.5B distillation keeps its own untied
+  // output head (0.23B more than Qwen2.5-1.5B's).
+  Workload r1 = serving("deepseek-ai/DeepSeek-R1", 4096);
+  r1.precision.clear();
+  EXPECT_EQ(with_model_shape(r1)->precision, "fp8");
+  EXPECT_FALSE(find_model("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B")->tied_embeddings);
+  const std::pair<const char*, const char*> denoisers[] = {
+      {"CompVis/stable-diffusion-v1-4", "sd-1.5"},
+      {"PixArt-alpha/PixArt-XL-2-1024-MS", "pixart-sigma"},
+      {"Tencent-Hunyuan/HunyuanDiT-v1.2-Diffusers", "hunyuan-dit"},
+      {"stabilityai/stable-diffusion-3-medium", "sd-3-medium"},
+      {"playgroundai/playground-v2.5-1024px-aesthetic", "playground-v2.5"},
+  };
+  for (const auto& [asked, row] : denoisers) {
+    const DiffusionShape* d = find_diffusion_model(asked);
+    ASSERT_NE(d, nullptr) << asked;
+    EXPECT_STREQ(d->name, row) << asked;
+  }
 }
 
 }  // namespace

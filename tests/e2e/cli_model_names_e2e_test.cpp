@@ -1,0 +1,63 @@
+// A spec's or `burst estimate`'s model name as users paste it (docs/cost-model.md, "Model
+// shapes"): a quantized repository prices its weights at the precision its name says, a name the
+// tables do not know is refused at its line and column by `burst validate` and `burst plan`
+// before anything is planned.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "e2e/burst_harness.h"
+
+namespace burst::testing {
+namespace {
+
+std::string spec_naming(const std::string& model) {
+  return "name: named\nrun: echo hi\nworkload:\n  kind: llm-inference\n  model: " + model +
+         "\n  engine: vllm\n  tokens: 1000\n";
+}
+
+TEST(E2ECli, AQuantizedRepositorysNameSetsThePrecisionEstimatePrices) {
+  BurstHome home;
+  std::string out, err;
+  ASSERT_EQ(
+      run_burst(home, {"estimate", "--mode", "infer", "--model", "Qwen/Qwen3-8B-FP8"}, &out, &err),
+      0)
+      << err;
+  // Qwen3 8B's 8.19B parameters at one byte: 7.6 GiB, half its bf16 weights.
+  EXPECT_NE(out.find("8.19 B params): weights 7.6 GiB"), std::string::npos) << out;
+  ASSERT_EQ(
+      run_burst(home, {"estimate", "--mode", "infer", "--model", "deepseek-ai/DeepSeek-R1-0528"},
+                &out, &err),
+      0)
+      << err;
+  EXPECT_NE(out.find("671 B params): weights 624.9 GiB"), std::string::npos) << out;
+}
+
+TEST(E2ECli, AModelNameTheTablesCannotPriceIsRefusedAtItsLineByValidateAndPlan) {
+  BurstHome home;
+  const std::string unknown = home.write("unknown.yaml", spec_naming("llama-9"));
+  const std::string gptq = home.write("gptq.yaml", spec_naming("TheBloke/Llama-2-7B-Chat-GPTQ"));
+  std::string out, err;
+  EXPECT_EQ(run_burst(home, {"validate", unknown}, &out, &err), 2) << out;
+  EXPECT_NE(err.find("unknown.yaml:5:10: workload.model: unknown model \"llama-9\""),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(run_burst(home, {"plan", gptq}, &out, &err), 2) << out;
+  EXPECT_NE(err.find("gptq.yaml:5:10: workload.model: model \"TheBloke/Llama-2-7B-Chat-GPTQ\" is "
+                     "a quantized release whose name does not say its precision"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(out.find("PROVIDER"), std::string::npos) << out;  // nothing planned
+  EXPECT_EQ(run_burst(home, {"validate", "--json", unknown}, &out, &err), 2);
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["errors"][0]["line"], 5) << out;
+  EXPECT_EQ(j["errors"][0]["column"], 10) << out;
+  // With the precision given the same repository validates.
+  const std::string given = home.write(
+      "given.yaml", spec_naming("TheBloke/Llama-2-7B-Chat-GPTQ") + "  precision: int4\n");
+  EXPECT_EQ(run_burst(home, {"validate", given}, &out, &err), 0) << err;
+}
+
+}  // namespace
+}  // namespace burst::testing
