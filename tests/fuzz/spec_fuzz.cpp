@@ -2,12 +2,15 @@
 // Contract: any input yields a spec or a list of errors; nothing throws, crashes or hangs, and a
 // failure always says why. An accepted spec holds no more text than the reader's alias bound
 // allows (src/yaml/yaml_node.h: 4 x the input's size, at least 64 KiB): aliases cannot amplify.
+// The model name an accepted spec gives goes through the shape tables' name matching, as `burst
+// validate` and `burst plan` check it (cli/spec_errors.h, spec_refusals): a shape or a reason.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "burst/cost_model.h"
 #include "burst/spec.h"
 #include "fuzz_check.h"
 #include "registry.h"
@@ -28,5 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& e : spec->code.exclude) held += e.size();
   // Twice the bound: a script given as a list is joined with a newline per item (a node each).
   FUZZ_CHECK(held <= 2 * std::max<size_t>(4 * size, 64 * 1024));
+  if (!spec->workload.model.empty()) {
+    burst::Result<burst::Workload> shaped = burst::with_model_shape(spec->workload);
+    FUZZ_CHECK(shaped.ok() || !shaped.error().message.empty());
+  }
   return 0;
 }
