@@ -31,10 +31,20 @@ inline double windowed_layers(const Workload& w, double layers) {
 bool names_shape(const std::string& asked, const char* name, const char* source);
 // Whether `asked` and `other` name the same model, as names_shape compares them.
 bool same_model(const std::string& asked, const char* other);
-// The row of `rows` (model_shapes() or diffusion_shapes()) whose shape a model published under
-// another name has (same_shapes()), or nullptr.
+// Whether `asked` is, letter case and the organisation aside, exactly the Hugging Face id `source`
+// cites: "stabilityai/stable-diffusion-2-1-base" is that row's, before any suffix is dropped.
+bool is_row_id(const std::string& asked, const char* source);
+// The row of `rows` (model_shapes() or diffusion_shapes()) that `asked` names: its own name; the
+// Hugging Face id a row cites, exactly; one as names_shape reads it; else a model published with
+// a row's shape (same_shapes()). nullptr when none.
 template <class Row>
-const Row* row_of_same_shape(const std::vector<Row>& rows, const std::string& asked) {
+const Row* find_row(const std::vector<Row>& rows, const std::string& asked) {
+  for (const Row& row : rows)
+    if (asked == row.name) return &row;
+  for (const Row& row : rows)
+    if (is_row_id(asked, row.source)) return &row;
+  for (const Row& row : rows)
+    if (names_shape(asked, row.name, row.source)) return &row;
   for (const SameShape& same : same_shapes()) {
     if (!same_model(asked, same.name)) continue;
     for (const Row& row : rows)

@@ -221,15 +221,7 @@ const std::vector<DiffusionShape>& diffusion_shapes() {
 }
 
 const DiffusionShape* find_diffusion_model(const std::string& name) {
-  const auto& shapes = diffusion_shapes();
-  auto it = std::find_if(shapes.begin(), shapes.end(),
-                         [&](const DiffusionShape& m) { return name == m.name; });
-  if (it == shapes.end())  // a Hugging Face id, as "black-forest-labs/FLUX.1-dev"
-    it = std::find_if(shapes.begin(), shapes.end(), [&](const DiffusionShape& m) {
-      return cost::names_shape(name, m.name, m.source);
-    });
-  // Else a model published with a row's denoiser.
-  return it == shapes.end() ? cost::row_of_same_shape(shapes, name) : &*it;
+  return cost::find_row(diffusion_shapes(), name);
 }
 
 Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m) {

@@ -125,6 +125,20 @@ const char* named_precision(const std::string& asked) {
   return precision;
 }
 
+bool is_row_id(const std::string& asked, const char* source) {
+  const std::string_view id = hugging_face_id(source);
+  if (id.empty()) return false;
+  auto lower = [](std::string_view v) {
+    std::string out(v);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+  };
+  const size_t slash = asked.rfind('/');
+  return lower(slash == std::string::npos ? asked : asked.substr(slash + 1)) ==
+         lower(id.substr(id.find('/') + 1));
+}
+
 bool same_model(const std::string& asked, const char* other) {
   const std::string key = key_of(asked);
   return !key.empty() && key == key_of(other);

@@ -211,15 +211,7 @@ const std::vector<SameShape>& same_shapes() {
 }
 
 const ModelShape* find_model(const std::string& name) {
-  const auto& shapes = model_shapes();
-  auto it = std::find_if(shapes.begin(), shapes.end(),
-                         [&](const ModelShape& m) { return name == m.name; });
-  if (it == shapes.end())  // a Hugging Face id or a release of a row's shape
-    it = std::find_if(shapes.begin(), shapes.end(), [&](const ModelShape& m) {
-      return cost::names_shape(name, m.name, m.source);
-    });
-  // Else a model published with a row's shape.
-  return it == shapes.end() ? cost::row_of_same_shape(shapes, name) : &*it;
+  return cost::find_row(model_shapes(), name);
 }
 
 Result<Workload> with_model_shape(const Workload& w) {

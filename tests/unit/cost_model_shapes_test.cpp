@@ -257,6 +257,9 @@ TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
       {"Tencent-Hunyuan/HunyuanDiT-v1.2-Diffusers", "hunyuan-dit"},
       {"stabilityai/stable-diffusion-3-medium", "sd-3-medium"},
       {"playgroundai/playground-v2.5-1024px-aesthetic", "playground-v2.5"},
+      // A row's own id wins over another row's with a suffix dropped ("-base": SD 2.1's id).
+      {"stabilityai/stable-diffusion-2-1-base", "sd-2.1-base"},
+      {"stabilityai/stable-diffusion-2-1", "sd-2.1"},
   };
   for (const auto& [asked, row] : denoisers) {
     const DiffusionShape* d = find_diffusion_model(asked);
