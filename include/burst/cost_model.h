@@ -66,6 +66,9 @@ bool engine_reserves_share(const std::string& engine);
 // engine_max_sequences a copy, however many its cache holds. Otherwise `w` unchanged, so an
 // engine that holds nothing beside the weights still does not fit.
 Workload engine_admits(const Workload& w, const GpuSpec& gpu, int gpus);
+// The sequences `w` runs at once on `gpus` x `gpu`, all copies together: its concurrency, or
+// where engine_admits queues, what each copy runs times the copies.
+long sequences_at_once(const Workload& w, const GpuSpec& gpu, int gpus);
 // The most sequences `engine`'s scheduler runs at once on `gpu` by default, memory aside; 0: no
 // such cap. vLLM's max_num_seqs: 1024 on a card of at least 70 GiB that is not an A100, else 256
 // (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults, the same for `vllm serve` and LLM()).

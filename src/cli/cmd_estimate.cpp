@@ -384,8 +384,9 @@ int cmd_estimate(const EstimateArgs& args) {
         unpriced.c_str());
   if (!queued.empty())
     std::printf(
-        "%s's memory share holds fewer than the %ld sequences asked; these run that many at once "
-        "and queue the rest (the time counts the rounds): %s\n",
+        "%s runs fewer than the %ld sequences asked at once (what its memory share holds, or its "
+        "scheduler's cap); these run that many at once and queue the rest (the time counts the "
+        "rounds): %s\n",
         r->workload.engine.c_str(), r->workload.concurrency.value_or(1), queued.c_str());
   std::printf(
       "prices: cheapest on-demand entry of the offline table of %s (pro rata per GPU); "

@@ -213,6 +213,17 @@ Workload engine_admits(const Workload& w, const GpuSpec& gpu, int gpus) {
   return run;
 }
 
+long sequences_at_once(const Workload& w, const GpuSpec& gpu, int gpus) {
+  const long asked = std::max<long>(1, w.concurrency.value_or(1));
+  const Workload run = engine_admits(w, gpu, gpus);
+  if (run.concurrency == w.concurrency || !run.concurrency) return asked;
+  long copies = 1;
+  if (w.tensor_parallel) {
+    if (auto l = tensor_parallel_layout(w, gpus)) copies = l->replicas;
+  }
+  return std::min(asked, *run.concurrency * copies);
+}
+
 int gpus_to_run(const Workload& w, const GpuSpec& gpu) {
   const int n = gpus_needed(w, gpu);
   if (n > 0 || w.kind != "llm-inference" || !engine_reserves_share(w.engine)) return n;

@@ -64,11 +64,12 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
   // A batching engine runs what its share holds and queues the rest (engine_admits).
   const Workload w = engine_admits(spec.workload, gpu, count);
   const long asked = spec.workload.concurrency.value_or(1);
-  const std::string queued = w.concurrency == spec.workload.concurrency
-                                 ? ""
-                                 : "; " + w.engine + " holds " +
-                                       std::to_string(max_concurrency(w, gpu, count)) + " of " +
-                                       std::to_string(asked) + " sequences at once, the rest queue";
+  const std::string queued =
+      w.concurrency == spec.workload.concurrency
+          ? ""
+          : "; " + w.engine + " runs " +
+                std::to_string(sequences_at_once(spec.workload, gpu, count)) + " of " +
+                std::to_string(asked) + " sequences at once, the rest queue";
   m.have_gb = usable_gib(gpu) * count;  // GiB, like need_gib
   const std::string precision = cost_precision(w);
   // Weight-only formats (int8, int4) dequantize on any card; compute formats need the units.

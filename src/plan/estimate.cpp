@@ -291,7 +291,7 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     }
     if (e.count > 0) {
       const Workload run = engine_admits(*w, g, e.count);
-      if (run.concurrency != w->concurrency) e.runs_at_once = max_concurrency(*w, g, e.count);
+      if (run.concurrency != w->concurrency) e.runs_at_once = sequences_at_once(*w, g, e.count);
     }
     if (e.count == 0) {
       e.bound = "capacity";

@@ -22,7 +22,8 @@ TEST(E2ECli, EstimateSaysWhereABatchingEngineQueuesWhatItsShareDoesNotHold) {
                                   "--context", "8192",          "--tokens",
                                   "1M",        "--gpus",        "1"};
   ASSERT_EQ(run_burst(home, ask, &out, &err), 0) << err;
-  EXPECT_NE(out.find("vllm's memory share holds fewer than the 64 sequences asked; these run that "
+  EXPECT_NE(out.find("vllm runs fewer than the 64 sequences asked at once (what its memory share "
+                     "holds, or its scheduler's cap); these run that "
                      "many at once and queue the rest (the time counts the rounds): "),
             std::string::npos)
       << out;

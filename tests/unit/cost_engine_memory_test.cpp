@@ -142,6 +142,7 @@ TEST(CostEngineMemory, VllmRunsAtMostItsDefaultMaxNumSeqsHoweverMuchItsCacheHold
   EXPECT_GT(max_concurrency(w, small, 1), 256);
   EXPECT_EQ(engine_admits(w, small, 1).concurrency, 256);
   EXPECT_EQ(engine_admits(w, small, 1).items, 512);
+  EXPECT_EQ(sequences_at_once(w, small, 1), 256);  // what the plan and estimate say it runs
   auto queued = run_time(w, small, 1, {small}, default_calibration());
   ASSERT_TRUE(queued.ok()) << queued.error().message;
   EXPECT_EQ(queued->rounds, 2);
@@ -150,6 +151,7 @@ TEST(CostEngineMemory, VllmRunsAtMostItsDefaultMaxNumSeqsHoweverMuchItsCacheHold
   EXPECT_EQ(engine_max_sequences("vllm", big), 1024);
   EXPECT_EQ(engine_admits(w, big, 1).concurrency, 512);
   EXPECT_FALSE(engine_admits(w, big, 1).items);
+  EXPECT_EQ(sequences_at_once(w, big, 1), 512);
   GpuSpec a100 = big;
   a100.name = "A100_80GB";
   a100.vram_gb = 80;

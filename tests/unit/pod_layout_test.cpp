@@ -204,7 +204,7 @@ TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesQueuesThemOnl
   // holds): the same memory, and ceil(64 / 6) = 11 rounds of the six's time.
   auto queued = plan_at("vllm", 64);
   ASSERT_TRUE(queued.ok()) << queued.error().message;
-  EXPECT_NE(queued->estimate.basis.find("vllm holds 6 of 64 sequences at once, the rest queue"),
+  EXPECT_NE(queued->estimate.basis.find("vllm runs 6 of 64 sequences at once, the rest queue"),
             std::string::npos)
       << queued->estimate.basis;
   EXPECT_NEAR(queued->candidates[0].need_gib(), 278.0, 0.5);
