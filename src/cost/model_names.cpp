@@ -69,15 +69,21 @@ constexpr QuantTail kQuantTails[] = {
     {"-gptq", ""},
 };
 
-// "Qwen/Qwen3-30B-A3B-Instruct-2507" -> "qwen3-30b-a3b"; "neuralmagic/Meta-Llama-3.1-8B-Instruct-
-// FP8" -> "llama-3.1-8b" with `precision` (when given) set to "fp8", the outermost quantization
-// tail's that names one ("" when none does).
-std::string key_of(std::string_view name, const char** precision = nullptr) {
+// "Qwen/Qwen3-8B" -> "qwen3-8b": the name without its organisation, lower case.
+std::string name_part(std::string_view name) {
   const size_t slash = name.rfind('/');
   if (slash != std::string_view::npos) name = name.substr(slash + 1);
   std::string k(name);
   std::transform(k.begin(), k.end(), k.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return k;
+}
+
+// "Qwen/Qwen3-30B-A3B-Instruct-2507" -> "qwen3-30b-a3b"; "neuralmagic/Meta-Llama-3.1-8B-Instruct-
+// FP8" -> "llama-3.1-8b" with `precision` (when given) set to "fp8", the outermost quantization
+// tail's that names one ("" when none does).
+std::string key_of(std::string_view name, const char** precision = nullptr) {
+  std::string k = name_part(name);
   bool quantized = false;
   for (bool again = true; again;) {
     again = strip_release(k);
@@ -127,16 +133,7 @@ const char* named_precision(const std::string& asked) {
 
 bool is_row_id(const std::string& asked, const char* source) {
   const std::string_view id = hugging_face_id(source);
-  if (id.empty()) return false;
-  auto lower = [](std::string_view v) {
-    std::string out(v);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-  };
-  const size_t slash = asked.rfind('/');
-  return lower(slash == std::string::npos ? asked : asked.substr(slash + 1)) ==
-         lower(id.substr(id.find('/') + 1));
+  return !id.empty() && name_part(asked) == name_part(id);
 }
 
 bool same_model(const std::string& asked, const char* other) {
