@@ -11,33 +11,56 @@ namespace burst {
 namespace runpod {
 namespace {
 
-// RunPod GPU type ids (GET /v2/catalog/gpus `id`) for the catalog's GPUs.
+// RunPod GPU type ids (GET /v2/catalog/gpus `id`; the create body's gpuTypeIds enum) for the
+// catalog's GPUs.
 const std::pair<const char*, const char*> kGpuIds[] = {
+    {"NVIDIA GeForce RTX 3070", "RTX_3070"},
     {"NVIDIA GeForce RTX 3080", "RTX_3080"},
+    {"NVIDIA GeForce RTX 3080 Ti", "RTX_3080_TI"},
+    {"NVIDIA GeForce RTX 3080TI", "RTX_3080_TI"},
     {"NVIDIA GeForce RTX 3090", "RTX_3090"},
+    {"NVIDIA GeForce RTX 3090 Ti", "RTX_3090_TI"},
+    {"NVIDIA GeForce RTX 4070 Ti", "RTX_4070_TI"},
     {"NVIDIA GeForce RTX 4080", "RTX_4080"},
     {"NVIDIA GeForce RTX 4080 SUPER", "RTX_4080_SUPER"},
     {"NVIDIA GeForce RTX 4090", "RTX_4090"},
+    {"NVIDIA GeForce RTX 5080", "RTX_5080"},
     {"NVIDIA GeForce RTX 5090", "RTX_5090"},
     {"NVIDIA RTX A4000", "RTX_A4000"},
     {"NVIDIA RTX A4500", "RTX_A4500"},
+    {"NVIDIA  RTX A4500", "RTX_A4500"},  // two spaces: in the spec's enum too (runpod/docs#633)
     {"NVIDIA RTX A5000", "RTX_A5000"},
     {"NVIDIA RTX A6000", "RTX_A6000"},
+    {"NVIDIA RTX 2000 Ada Generation", "RTX_2000_ADA"},
     {"NVIDIA RTX 4000 Ada Generation", "RTX_4000_ADA"},
+    {"NVIDIA RTX 5000 Ada Generation", "RTX_5000_ADA"},
     {"NVIDIA RTX 6000 Ada Generation", "RTX_6000_ADA"},
+    {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX_PRO_6000"},
+    {"NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX_PRO_6000_SERVER"},
+    {"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "RTX_PRO_6000_MAXQ"},
+    {"Tesla T4", "T4"},
+    {"Tesla V100-SXM2-16GB", "V100"},
+    {"Tesla V100-SXM2-32GB", "V100_32GB"},
+    {"Tesla V100-PCIE-16GB", "V100_PCIE"},
     {"NVIDIA L4", "L4"},
+    {"NVIDIA A30", "A30"},
     {"NVIDIA A40", "A40"},
     {"NVIDIA L40", "L40"},
     {"NVIDIA L40S", "L40S"},
+    {"NVIDIA A100-SXM4-40GB", "A100_40GB"},
     {"NVIDIA A100 80GB PCIe", "A100_80GB_PCIE"},
     {"NVIDIA A100-SXM4-80GB", "A100_80GB"},
     {"NVIDIA H100 PCIe", "H100_PCIE"},
     {"NVIDIA H100 NVL", "H100_NVL"},
     {"NVIDIA H100 80GB HBM3", "H100_SXM"},
     {"NVIDIA H200", "H200"},
+    {"NVIDIA H200 NVL", "H200_NVL"},
     {"NVIDIA B200", "B200"},
     {"AMD Instinct MI300X OAM", "MI300X"},
 };
+// Left out of the spec's 49 ids: "NVIDIA RTX A2000" (6 or 12 GB), "NVIDIA A5000 Ada" and
+// "NVIDIA RTX A30" / "NVIDIA  A30" (undocumented spellings), "NVIDIA RTX 4000 SFF Ada Generation"
+// (no tensor rate found), "Tesla V100-PCIE-32GB" and "Tesla V100-FHHL-16GB" (other clocks).
 
 std::string str(const json& j, const char* key) {
   auto it = j.find(key);

@@ -171,7 +171,7 @@ std::string catalog_gpu_name(const std::string& smi_name, double memory_mib) {
   // them, e.g. "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3", "Tesla V100-SXM2-16GB").
   if (u.rfind("A100", 0) == 0) {
     if (memory_mib >= 60000) return contains(u, "PCIE") ? "A100_80GB_PCIE" : "A100_80GB";
-    return "A100_40GB";
+    return contains(u, "PCIE") ? "A100_40GB_PCIE" : "A100_40GB";
   }
   if (u.rfind("H100", 0) == 0) {
     if (contains(u, "NVL")) return "H100_NVL";
@@ -179,8 +179,19 @@ std::string catalog_gpu_name(const std::string& smi_name, double memory_mib) {
     return "H100_SXM";
   }
   if (u.rfind("GH200", 0) == 0) return "GH200";
-  if (u.rfind("H200", 0) == 0) return "H200";
-  if (u.rfind("V100", 0) == 0) return "V100";
+  if (u.rfind("H200", 0) == 0) return contains(u, "NVL") ? "H200_NVL" : "H200";
+  if (u.rfind("V100", 0) == 0) {
+    if (memory_mib >= 30000) return "V100_32GB";
+    return contains(u, "PCIE") ? "V100_PCIE" : "V100";
+  }
+  // "RTX PRO 6000 Blackwell Workstation Edition" and its Server and Max-Q boards.
+  if (u.rfind("RTX_PRO_6000", 0) == 0) {
+    if (contains(u, "MAX_Q")) return "RTX_PRO_6000_MAXQ";
+    return contains(u, "SERVER") ? "RTX_PRO_6000_SERVER" : "RTX_PRO_6000";
+  }
+  // The 8 GB cards share their names with the 16 GB ones the catalog holds.
+  if ((u == "RTX_4060_TI" || u == "RTX_5060_TI") && memory_mib > 0 && memory_mib < 15000)
+    return u + "_8GB";
   if (u.rfind("B200", 0) == 0) return "B200";
   // "RTX 6000 Ada Generation" -> RTX_6000_ADA; "RTX 4080 SUPER" -> RTX_4080_SUPER.
   std::string s = u;

@@ -14,29 +14,51 @@ namespace {
 
 // Vast GPU names (offer `gpu_name`, REFERENCE §4.2) -> catalog names (config/gpus.yaml). A row
 // with min_ram_mb applies only to GPUs with at least that much RAM (A100 40 GB vs 80 GB share
-// their Vast names); rows are tried in order.
+// their Vast names); rows are tried in order. Names beyond REFERENCE's examples follow the rules of
+// dstack's gpuhunt (providers/vastai.py: "RTX 4070 Ti", "RTX 5000Ada", "Q RTX 8000", "H200 NVL");
+// "RTX PRO 6000 WS" and "RTX PRO 6000 S" as public Vast clients query them.
 struct GpuRow {
   const char* vast;
   const char* catalog;
   double min_ram_mb;
 };
 const GpuRow kGpus[] = {
+    {"RTX 2080 Ti", "RTX_2080_TI", 0},
     {"RTX 3060", "RTX_3060", 0},
+    {"RTX 3070", "RTX_3070", 0},
     {"RTX 3080", "RTX_3080", 0},
+    {"RTX 3080 Ti", "RTX_3080_TI", 0},
     {"RTX 3090", "RTX_3090", 0},
+    {"RTX 3090 Ti", "RTX_3090_TI", 0},
+    {"RTX 4060 Ti", "RTX_4060_TI", 15000},  // the 16 GB card; the 8 GB one shares the name
+    {"RTX 4060 Ti", "RTX_4060_TI_8GB", 0},  // not in the catalog
+    {"RTX 4070", "RTX_4070", 0},
+    {"RTX 4070S", "RTX_4070_SUPER", 0},
+    {"RTX 4070 Ti", "RTX_4070_TI", 0},
     {"RTX 4080", "RTX_4080", 0},
     {"RTX 4080S", "RTX_4080_SUPER", 0},
     {"RTX 4090", "RTX_4090", 0},
+    {"RTX 5060 Ti", "RTX_5060_TI", 15000},
+    {"RTX 5060 Ti", "RTX_5060_TI_8GB", 0},
+    {"RTX 5070", "RTX_5070", 0},
+    {"RTX 5070 Ti", "RTX_5070_TI", 0},
+    {"RTX 5080", "RTX_5080", 0},
     {"RTX 5090", "RTX_5090", 0},
     {"RX 7900 XTX", "RX_7900_XTX", 0},
     {"Q RTX 6000", "QUADRO_RTX_6000", 0},
+    {"Q RTX 8000", "QUADRO_RTX_8000", 0},
     {"RTX A4000", "RTX_A4000", 0},
     {"RTX A4500", "RTX_A4500", 0},
     {"RTX A5000", "RTX_A5000", 0},
     {"RTX A6000", "RTX_A6000", 0},
+    {"RTX 2000Ada", "RTX_2000_ADA", 0},
     {"RTX 4000Ada", "RTX_4000_ADA", 0},
+    {"RTX 5000Ada", "RTX_5000_ADA", 0},
     {"RTX 6000Ada", "RTX_6000_ADA", 0},
+    {"RTX PRO 6000 WS", "RTX_PRO_6000", 0},
+    {"RTX PRO 6000 S", "RTX_PRO_6000_SERVER", 0},
     {"Tesla T4", "T4", 0},
+    {"Tesla V100", "V100_32GB", 30000},  // one name for every V100; 32 GB as the SXM2 card
     {"Tesla V100", "V100", 0},
     {"A10", "A10", 0},
     {"A40", "A40", 0},
@@ -44,6 +66,7 @@ const GpuRow kGpus[] = {
     {"L40", "L40", 0},
     {"L40S", "L40S", 0},
     {"A100 PCIE", "A100_80GB_PCIE", 60000},
+    {"A100 PCIE", "A100_40GB_PCIE", 0},
     {"A100 SXM4", "A100_80GB", 60000},
     {"A100 SXM4", "A100_40GB", 0},
     {"H100 PCIE", "H100_PCIE", 0},
@@ -52,6 +75,7 @@ const GpuRow kGpus[] = {
     {"GH200 SXM", "GH200", 0},
     {"H200", "H200", 0},
     {"H200 SXM", "H200", 0},
+    {"H200 NVL", "H200_NVL", 0},
     {"B200", "B200", 0},
     {"MI300X", "MI300X", 0},
 };

@@ -25,6 +25,11 @@ constexpr Fp32Rate kFp32[] = {
     {"A100_40GB", 19.5, "NVIDIA A100 datasheet, 'FP32'"},
     {"A100_80GB", 19.5, "NVIDIA A100 datasheet, 'FP32'"},
     {"A100_80GB_PCIE", 19.5, "NVIDIA A100 datasheet, 'FP32'"},
+    {"A100_40GB_PCIE", 19.5, "NVIDIA A100 datasheet, 'FP32'"},
+    {"RTX_PRO_6000", 125.0,
+     "NVIDIA RTX PRO 6000 Blackwell Workstation datasheet, 'Single-precision'"},
+    {"RTX_PRO_6000_SERVER", 120.0, "NVIDIA RTX PRO 6000 Blackwell Server Edition datasheet, FP32"},
+    {"RTX_PRO_6000_MAXQ", 109.7, "NVIDIA RTX Blackwell PRO architecture whitepaper, Table 4"},
     {"H100_SXM", 67.0, "NVIDIA H100 datasheet (SXM), 'FP32'"},
     {"H100_PCIE", 51.0, "NVIDIA H100 datasheet (PCIe), 'FP32'"},
 };

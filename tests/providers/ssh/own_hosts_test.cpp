@@ -77,11 +77,25 @@ TEST(OwnHostProbe, MapsTheDriversNamesOntoTheCatalog) {
       {"NVIDIA H100 PCIe", 81559, "H100_PCIE"},
       {"NVIDIA H100 NVL", 95830, "H100_NVL"},
       {"NVIDIA H200", 143771, "H200"},
+      {"NVIDIA H200 NVL", 143771, "H200_NVL"},
+      {"NVIDIA A100-PCIE-40GB", 40960, "A100_40GB_PCIE"},
+      {"Tesla V100-SXM2-32GB", 32768, "V100_32GB"},
+      {"Tesla V100-PCIE-16GB", 16384, "V100_PCIE"},
+      {"NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 97887, "RTX_PRO_6000"},
+      {"NVIDIA RTX PRO 6000 Blackwell Server Edition", 97887, "RTX_PRO_6000_SERVER"},
+      {"NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", 97887, "RTX_PRO_6000_MAXQ"},
+      {"NVIDIA RTX 5000 Ada Generation", 32760, "RTX_5000_ADA"},
+      {"NVIDIA GeForce RTX 5080", 16303, "RTX_5080"},
+      {"NVIDIA GeForce RTX 4060 Ti", 16380, "RTX_4060_TI"},
+      {"NVIDIA GeForce RTX 4070 SUPER", 12282, "RTX_4070_SUPER"},
+      {"Quadro RTX 8000", 49152, "QUADRO_RTX_8000"},
   };
   for (const auto& [smi, mib, want] : cases) {
     EXPECT_EQ(catalog_gpu_name(smi, mib), want) << smi;
     EXPECT_NE(find_gpu(*catalog, want), nullptr) << want << " is not in config/gpus.yaml";
   }
+  // The 8 GB board of a name the catalog holds at 16 GB is not priced as that card.
+  EXPECT_EQ(find_gpu(*catalog, catalog_gpu_name("NVIDIA GeForce RTX 4060 Ti", 8188)), nullptr);
 }
 
 TEST(OwnHostProbe, TheLastMarkersAreBurstsWhateverTheHostPrints) {
