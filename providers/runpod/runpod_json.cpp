@@ -58,7 +58,7 @@ const std::pair<const char*, const char*> kGpuIds[] = {
     {"NVIDIA B200", "B200"},
     {"AMD Instinct MI300X OAM", "MI300X"},
 };
-// Left out of the spec's 49 ids: "NVIDIA RTX A2000" (6 or 12 GB), "NVIDIA A5000 Ada" and
+// Left out of the spec's 50 ids: "NVIDIA RTX A2000" (6 or 12 GB), "NVIDIA A5000 Ada" and
 // "NVIDIA RTX A30" / "NVIDIA  A30" (undocumented spellings), "NVIDIA RTX 4000 SFF Ada Generation"
 // (no tensor rate found), "Tesla V100-PCIE-32GB" and "Tesla V100-FHHL-16GB" (other clocks).
 
