@@ -152,6 +152,11 @@ struct DiffusionShape {
   long resolution;           // default image side, pixels (0: audio)
   UnetAttention attention[2];
   const char* source;
+  // Optional, after the source: the VAE's spatial downsampling (0: 8, as SD's VAE; Sana's DC-AE
+  // is 32), and the images an editing model takes in, whose latent tokens join the sequence it
+  // denoises (FLUX.1 Kontext, Qwen-Image-Edit: 1).
+  double vae_downsample = 0;
+  int image_inputs = 0;
 };
 const std::vector<DiffusionShape>& diffusion_shapes();
 const DiffusionShape* find_diffusion_model(const std::string& name);
@@ -160,9 +165,10 @@ Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m);
 
 // One denoising pass of one item, from the architecture (docs/cost-model.md, "diffusion"):
 //   unet:     2 P N / 12.7 + sum over attention levels of blocks x 4 (N / div^2)^2 x width
-//   dit:      2 P T + layers x 4 T^2 x hidden,   T = N / patch^2
+//   dit:      2 P T + layers x 4 T^2 x hidden,   T = (1 + image inputs) x N / patch^2
 //   flow-tts: the same with T = audio_seconds x frames per second
-// N = (resolution / 8)^2 latent positions. Without a resolution or audio seconds (the old form),
+// N = (resolution / VAE downsampling)^2 latent positions, the downsampling 8 unless the shape
+// says otherwise. Without a resolution or audio seconds (the old form),
 // 2 P x workload.tokens (default 256). Guidance > 1 doubles the passes per step (one call of
 // twice the batch, or two calls when guidance_batched is false); the VAE or vocoder decodes each
 // item once.

@@ -312,7 +312,9 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
     d.flops_per_pass = 2.0 * params * d.latent_tokens;
     return d;
   }
-  const double side = static_cast<double>(*w.resolution) / cost::kVaeDownsample;
+  const double downsample =
+      shape && shape->vae_downsample > 0 ? shape->vae_downsample : cost::kVaeDownsample;
+  const double side = static_cast<double>(*w.resolution) / downsample;
   const double positions = side * side;
   const double megapixels = static_cast<double>(*w.resolution) * *w.resolution / 1e6;
   d.decode_flops = cost::kVaeDecodeFlopsPerMegapixel * megapixels;
@@ -330,7 +332,10 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
     return d;
   }
   const double patch = shape && shape->patch > 0 ? shape->patch : cost::kDitPatch;
-  d.latent_tokens = positions / (patch * patch);
+  // An editing model's input images are encoded by the same VAE at the same size and their
+  // tokens concatenated to the noisy latent's: every block runs over both.
+  const double images = 1.0 + (shape ? std::max(0, shape->image_inputs) : 0);
+  d.latent_tokens = images * positions / (patch * patch);
   d.flops_per_pass =
       2.0 * params * d.latent_tokens + s.layers * attention_flops(d.latent_tokens, s.hidden);
   return d;

@@ -61,21 +61,27 @@ constexpr QuantTail kQuantTails[] = {
     {"-bnb-4bit", "int4"},
     {"-4bit", "int4"},
     {"-8bit", "int8"},
-    {"-q4_k_m", "q4_k_m"},
-    {"-q4_0", "q4_0"},
-    {"-q8_0", "q8_0"},
+    {"-q4-k-m", "q4_k_m"},
+    {"-q4-0", "q4_0"},
+    {"-q8-0", "q8_0"},
+    // ComfyUI's single-file checkpoints: "flux1-dev-fp8_e4m3fn", "..._fp8_scaled".
+    {"-fp8-e4m3fn", "fp8"},
+    {"-fp8-scaled", "fp8"},
     {".gguf", ""},
     {"-gguf", ""},
     {"-gptq", ""},
 };
 
-// "Qwen/Qwen3-8B" -> "qwen3-8b": the name without its organisation, lower case.
+// "Qwen/Qwen3-8B" -> "qwen3-8b": the name without its organisation, lower case, with an
+// underscore read as a hyphen ("Sana_1600M_1024px_diffusers", "sd_xl_base_1.0": file and
+// repository names spell the same separator both ways).
 std::string name_part(std::string_view name) {
   const size_t slash = name.rfind('/');
   if (slash != std::string_view::npos) name = name.substr(slash + 1);
   std::string k(name);
-  std::transform(k.begin(), k.end(), k.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(k.begin(), k.end(), k.begin(), [](unsigned char c) {
+    return c == '_' ? '-' : static_cast<char>(std::tolower(c));
+  });
   return k;
 }
 
@@ -87,8 +93,8 @@ std::string key_of(std::string_view name, const char** precision = nullptr) {
   bool quantized = false;
   for (bool again = true; again;) {
     again = strip_release(k);
-    for (std::string_view tail :
-         {"-instruct", "-it", "-chat", "-hf", "-base", "-pt", "-diffusers"}) {
+    for (std::string_view tail : {"-instruct", "-it", "-chat", "-hf", "-base", "-pt", "-diffusers",
+                                  ".safetensors", ".ckpt"}) {
       if (ends_with(k, tail)) {
         k.erase(k.size() - tail.size());
         again = true;

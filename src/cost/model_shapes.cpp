@@ -6,6 +6,7 @@
 // can be overridden in the spec or on the command line.
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "burst/cost_model.h"
@@ -203,6 +204,19 @@ const std::vector<SameShape>& same_shapes() {
       // Diffusion denoisers.
       {"CompVis/stable-diffusion-v1-4", "sd-1.5",
        "its unet/config.json (as JSchalter/models copies it): SD 1.5's, 860M"},
+      // Single-file checkpoints as their repositories name them (ComfyUI and A1111 users give
+      // the file's name): the same weights as the row's diffusers folders.
+      {"flux1-dev.safetensors", "flux-dev",
+       "https://huggingface.co/black-forest-labs/FLUX.1-dev/resolve/main/flux1-dev.safetensors"},
+      {"flux1-schnell.safetensors", "flux-schnell",
+       "https://huggingface.co/black-forest-labs/FLUX.1-schnell/resolve/main/"
+       "flux1-schnell.safetensors"},
+      {"sd_xl_base_1.0.safetensors", "sdxl",
+       "https://huggingface.co/stabilityai/stable-diffusion-xl-base-1.0/resolve/main/"
+       "sd_xl_base_1.0.safetensors"},
+      {"v1-5-pruned-emaonly.safetensors", "sd-1.5",
+       "https://huggingface.co/stable-diffusion-v1-5/stable-diffusion-v1-5/resolve/main/"
+       "v1-5-pruned-emaonly.safetensors"},
       {"PixArt-alpha/PixArt-XL-2-1024-MS", "pixart-sigma",
        "diffusers scripts/convert_pixart_alpha_to_diffusers.py: PixArt-Sigma's 28 x 1152, patch 2; "
        "0.6B per PixArt-alpha/PixArt-alpha's README; guidance 4.5 in pipeline_pixart_alpha.py"},
@@ -214,9 +228,32 @@ const ModelShape* find_model(const std::string& name) {
   return cost::find_row(model_shapes(), name);
 }
 
+namespace {
+
+// The weights' precision where the spec gives none: the one a quantized release's name states
+// ("...-FP8", "...-AWQ"), else the row's own (`row_default`, may be null). An error for a
+// quantized name that states none ("-GPTQ", "-GGUF"), rather than pricing 16-bit weights.
+Result<Workload> with_named_precision(Workload out, const char* row_default) {
+  if (!out.precision.empty()) return out;
+  const char* named = cost::named_precision(out.model);
+  if (named && *named == '\0')
+    return make_error(ErrorCode::kInvalid,
+                      "model \"" + out.model +
+                          "\" is a quantized release whose name does not say its precision: "
+                          "give workload.precision (--precision), e.g. int4, q4_k_m or int8");
+  if (named)
+    out.precision = named;
+  else if (row_default)
+    out.precision = row_default;
+  return out;
+}
+
+}  // namespace
+
 Result<Workload> with_model_shape(const Workload& w) {
   if (w.model.empty()) return w;
-  if (const DiffusionShape* d = find_diffusion_model(w.model)) return with_diffusion_shape(w, *d);
+  if (const DiffusionShape* d = find_diffusion_model(w.model))
+    return with_named_precision(with_diffusion_shape(w, *d), nullptr);
   const ModelShape* m = find_model(w.model);
   if (!m) {
     std::string names;
@@ -245,18 +282,9 @@ Result<Workload> with_model_shape(const Workload& w) {
   if (!out.experts_per_token && m->experts_per_token > 0)
     out.experts_per_token = m->experts_per_token;
   if (!out.kv_latent && m->kv_latent > 0) out.kv_latent = m->kv_latent;
-  if (out.precision.empty()) {
-    const char* named = cost::named_precision(w.model);
-    if (named && *named == '\0')
-      return make_error(ErrorCode::kInvalid,
-                        "model \"" + w.model +
-                            "\" is a quantized release whose name does not say its precision: "
-                            "give workload.precision (--precision), e.g. int4, q4_k_m or int8");
-    if (named)
-      out.precision = named;
-    else if (m->precision)
-      out.precision = m->precision;
-  }
+  auto named = with_named_precision(std::move(out), m->precision);
+  if (!named.ok()) return named;
+  out = std::move(*named);
   if (!out.attention_window && !out.window_layers && m->attention_window > 0) {
     out.attention_window = m->attention_window;
     out.window_layers = m->window_layers;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "burst/cost_model.h"
@@ -222,6 +223,47 @@ TEST(CostModelShapes, AQuantizedReleaseNamesItsRowAndItsWeightsPrecision) {
     w.precision = "q4_k_m";
     EXPECT_TRUE(with_model_shape(w).ok()) << unsaid;
   }
+}
+
+TEST(CostModelShapes, ADiffusionCheckpointsNameSetsItsWeightsPrecision) {
+  // What ComfyUI and diffusers users paste: a single file's name, an fp8 copy's, a repository with
+  // underscores. The fp8 tail halves the weights a card must hold, as it does for an LLM.
+  const std::tuple<const char*, const char*, const char*> named[] = {
+      {"Comfy-Org/flux1-dev/flux1-dev-fp8.safetensors", "flux-dev", "fp8"},
+      {"flux1-dev-fp8_e4m3fn.safetensors", "flux-dev", "fp8"},
+      {"flux1-schnell.safetensors", "flux-schnell", ""},
+      {"sd_xl_base_1.0.safetensors", "sdxl", ""},
+      {"v1-5-pruned-emaonly.safetensors", "sd-1.5", ""},
+  };
+  for (const auto& [asked, row, precision] : named) {
+    const DiffusionShape* d = find_diffusion_model(asked);
+    ASSERT_NE(d, nullptr) << asked;
+    EXPECT_STREQ(d->name, row) << asked;
+    Workload w;
+    w.kind = "diffusion";
+    w.model = asked;
+    auto shaped = with_model_shape(w);
+    ASSERT_TRUE(shaped.ok()) << asked << ": " << shaped.error().message;
+    EXPECT_EQ(shaped->precision, precision) << asked;
+  }
+  Workload fp8;
+  fp8.kind = "diffusion";
+  fp8.model = "flux1-dev-fp8.safetensors";
+  Workload bf16 = fp8;
+  bf16.model = "black-forest-labs/FLUX.1-dev";
+  bf16.precision = "bf16";
+  EXPECT_NEAR(memory_need(*with_model_shape(fp8))->weights_gib * 2,
+              memory_need(*with_model_shape(bf16))->weights_gib, 1e-9);
+  // A GGUF of FLUX names no one type: the precision is asked for, not guessed.
+  Workload gguf = fp8;
+  gguf.model = "city96/FLUX.1-dev-gguf";
+  auto shaped = with_model_shape(gguf);
+  ASSERT_FALSE(shaped.ok());
+  EXPECT_NE(shaped.error().message.find("give workload.precision"), std::string::npos);
+  // The underscore is read as a hyphen on both sides, so an LLM's GGUF tail still names its type.
+  Workload q;
+  q.model = "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf";
+  EXPECT_EQ(with_model_shape(q)->precision, "q4_k_m");
 }
 
 TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
