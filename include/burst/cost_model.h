@@ -150,11 +150,20 @@ struct DiffusionShape {
   double frame_rate;         // flow-tts: latent frames per second of audio
   double guidance;           // default classifier-free guidance scale (0: distilled, one pass)
   long resolution;           // default image side, pixels (0: audio)
-  UnetAttention attention[2];
+  UnetAttention attention[3];
   const char* source;
-  // Optional, after the source: the VAE's spatial downsampling (0: 8, as SD's VAE; Sana's DC-AE
-  // is 32), and the images an editing model takes in, whose latent tokens join the sequence it
-  // denoises (FLUX.1 Kontext, Qwen-Image-Edit: 1).
+  // Optional, after the source (false / 0 where a row leaves them out):
+  // - guidance never adds a pass: it is an input of the denoiser (FLUX.1 dev, LCM's w embedding)
+  //   or the pipeline ignores it (FLUX.1 schnell), whatever scale the spec gives;
+  // - the pipeline's two guidance passes are two calls a step, not one call of twice the batch
+  //   (Qwen-Image, CogView4, Lumina 2: workload.guidance_batched's default);
+  // - the self-attention is linear in the tokens (Sana): no quadratic attention term;
+  // - the VAE's spatial downsampling (0: 8, as SD's VAE; Sana's DC-AE is 32);
+  // - the images an editing model takes in, whose latent tokens join the sequence it denoises
+  //   (FLUX.1 Kontext, Qwen-Image-Edit: 1).
+  bool guidance_in_one_pass = false;
+  bool guidance_in_turn = false;
+  bool linear_attention = false;
   double vae_downsample = 0;
   int image_inputs = 0;
 };
@@ -166,6 +175,7 @@ Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m);
 // One denoising pass of one item, from the architecture (docs/cost-model.md, "diffusion"):
 //   unet:     2 P N / 12.7 + sum over attention levels of blocks x 4 (N / div^2)^2 x width
 //   dit:      2 P T + layers x 4 T^2 x hidden,   T = (1 + image inputs) x N / patch^2
+//             (no attention term for linear attention)
 //   flow-tts: the same with T = audio_seconds x frames per second
 // N = (resolution / VAE downsampling)^2 latent positions, the downsampling 8 unless the shape
 // says otherwise. Without a resolution or audio seconds (the old form),

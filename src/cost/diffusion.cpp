@@ -74,7 +74,9 @@ const std::vector<DiffusionShape>& diffusion_shapes() {
        1024,
        {},
        "https://huggingface.co/black-forest-labs/FLUX.1-dev (transformer/config.json: 19 + 38 "
-       "blocks, 24 x 128 heads, guidance-distilled)"},
+       "blocks, 24 x 128 heads, guidance-distilled: pipeline_flux.py's guidance_scale 3.5 is an "
+       "embedding)",
+       true},
       {"flux-schnell",
        "dit",
        11.9,
@@ -87,7 +89,8 @@ const std::vector<DiffusionShape>& diffusion_shapes() {
        {},
        "https://huggingface.co/black-forest-labs/FLUX.1-schnell (transformer/config.json: "
        "FLUX.1-dev's 19 + 38 blocks of 24 x 128, guidance_embeds false; the card's example: "
-       "guidance 0, 4 steps)"},
+       "guidance 0, 4 steps; pipeline_flux.py ignores guidance_scale without guidance_embeds)",
+       true},
       {"sd-3.5-large",
        "dit",
        8.1,
@@ -191,6 +194,269 @@ const std::vector<DiffusionShape>& diffusion_shapes() {
        {{1, 320, 5}, {2, 640, 5}},
        "https://huggingface.co/stabilityai/stable-diffusion-2-1-base (unet/config.json: SD 2.1's, "
        "at sample_size 64, 512 px)"},
+      // Added 2026-12-02, each from the sources in its row (diffusers 58eb52c's pipelines and
+      // conversion scripts, ComfyUI's model_detection.py for the distilled SDXL UNets, the
+      // official repositories). UNet levels: transformer blocks summed over the down, mid and up
+      // blocks at each latent divisor; the trailing flags are the optional fields after `source`
+      // (guidance in one pass, guidance in turn, linear attention, VAE downsampling, input images).
+      {"sdxl-lightning",
+       "unet",
+       2.57,
+       0,
+       0,
+       1,
+       0,
+       0,
+       1024,
+       {{2, 640, 10}, {4, 1280, 60}},
+       "https://huggingface.co/ByteDance/SDXL-Lightning (the card loads its 1-, 2-, 4- and 8-step "
+       "UNet checkpoints into SDXL 1.0 base's unet config and runs them at guidance_scale=0)"},
+      {"lcm-sdxl",
+       "unet",
+       2.57,
+       0,
+       0,
+       1,
+       0,
+       8.0,
+       1024,
+       {{2, 640, 10}, {4, 1280, 60}},
+       "https://huggingface.co/latent-consistency/lcm-sdxl (unet/config.json: SDXL base's, with a "
+       "guidance embedding; diffusers' latent_consistency_models.md: 4 steps at guidance 8, and "
+       "'LCM applies guidance with guidance embeddings and doesn't need to double the batch')",
+       true},
+      {"lcm-dreamshaper-v7",
+       "unet",
+       0.86,
+       0,
+       0,
+       1,
+       0,
+       8.5,
+       768,
+       {{1, 320, 5}, {2, 640, 5}},
+       "https://huggingface.co/SimianLuo/LCM_Dreamshaper_v7 (unet/config.json as "
+       "deinferno/LCM_Dreamshaper_v7-openvino copies it: SD 1.5's blocks, sample_size 96, "
+       "time_cond_proj_dim 256; pipeline_latent_consistency_text2img.py: 4 steps, guidance 8.5, "
+       "do_classifier_free_guidance False)",
+       true},
+      {"sd-turbo",
+       "unet",
+       0.87,
+       0,
+       0,
+       1,
+       0,
+       0,
+       512,
+       {{1, 320, 5}, {2, 640, 5}},
+       "https://huggingface.co/stabilityai/sd-turbo (a distilled SD 2.1, its unet/config.json SD "
+       "2.1's blocks; the card: one step at guidance_scale=0.0, 512 x 512)"},
+      {"sdxl-refiner",
+       "unet",
+       2.26,
+       0,
+       0,
+       1,
+       0,
+       5.0,
+       1024,
+       {{2, 768, 20}, {4, 1536, 20}, {8, 1536, 4}},
+       "https://huggingface.co/stabilityai/stable-diffusion-xl-refiner-1.0 (unet/config.json: "
+       "block_out_channels [384, 768, 1536, 1536]; Stability-AI/generative-models "
+       "sd_xl_refiner.yaml: transformer_depth 4 at attention_resolutions [4, 2] and the middle; "
+       "2.26B from its 9.04 GB fp32 file; pipeline_stable_diffusion_xl_img2img.py: guidance 5, "
+       "50 steps x strength 0.3 = 15 run)"},
+      {"ssd-1b",
+       "unet",
+       1.3,
+       0,
+       0,
+       1,
+       0,
+       5.0,
+       1024,
+       {{2, 640, 8}, {4, 1280, 26}},
+       "https://huggingface.co/segmind/SSD-1B (1.3B per segmind/SSD-1B's README; ComfyUI "
+       "model_detection.py SSD_1B: transformer_depth [0, 0, 2, 2, 4, 4], output [0, 0, 0, 1, 1, 2, "
+       "10, 4, 4], no middle transformer; the card runs the SDXL pipeline's guidance 5)"},
+      {"segmind-vega",
+       "unet",
+       0.74,
+       0,
+       0,
+       1,
+       0,
+       5.0,
+       1024,
+       {{2, 640, 5}, {4, 1280, 10}},
+       "https://huggingface.co/segmind/Segmind-Vega (0.74B per arXiv 2401.02677; ComfyUI "
+       "model_detection.py Segmind_Vega: transformer_depth [0, 0, 1, 1, 2, 2], output [0, 0, 0, 1, "
+       "1, 1, 2, 2, 2], no middle transformer; the SDXL pipeline's guidance 5)"},
+      {"kandinsky-2.2",
+       "unet",
+       1.22,
+       0,
+       0,
+       1,
+       0,
+       4.0,
+       512,
+       {{2, 768, 7}, {4, 1152, 7}, {8, 1536, 8}},
+       "https://huggingface.co/kandinsky-community/kandinsky-2-2-decoder (unet/config.json: "
+       "block_out_channels [384, 768, 1152, 1536], layers_per_block 3, one attention a block at "
+       "the three lower levels and the middle; 1.22B per ai-forever/Kandinsky-2's README; MoVQ "
+       "downsamples 8; pipeline_kandinsky2_2.py: 512 x 512, 100 steps, guidance 4)"},
+      {"sana-600m",
+       "dit",
+       0.6,
+       28,
+       1152,
+       1,
+       0,
+       4.5,
+       1024,
+       {},
+       "https://huggingface.co/Efficient-Large-Model/Sana_600M_1024px_diffusers (diffusers "
+       "scripts/convert_sana_to_diffusers.py SanaMS_600M_P1_D28: 28 layers, 36 x 32 heads, patch "
+       "1, DC-AE f32c32; ReLU linear self-attention; 0.6B per NVlabs/Sana's model zoo; "
+       "pipeline_sana.py: 20 steps, guidance 4.5)",
+       false,
+       false,
+       true,
+       32},
+      {"sana-1600m",
+       "dit",
+       1.6,
+       20,
+       2240,
+       1,
+       0,
+       4.5,
+       1024,
+       {},
+       "https://huggingface.co/Efficient-Large-Model/Sana_1600M_1024px_diffusers (diffusers "
+       "scripts/convert_sana_to_diffusers.py SanaMS_1600M_P1_D20: 20 layers, 70 x 32 heads, patch "
+       "1, DC-AE f32c32; ReLU linear self-attention; 1.6B per NVlabs/Sana's model zoo; "
+       "pipeline_sana.py: 20 steps, guidance 4.5)",
+       false,
+       false,
+       true,
+       32},
+      {"flux-kontext-dev",
+       "dit",
+       11.9,
+       57,
+       3072,
+       2,
+       0,
+       2.5,
+       1024,
+       {},
+       "https://huggingface.co/black-forest-labs/FLUX.1-Kontext-dev (black-forest-labs/flux "
+       "util.py flux-dev-kontext: FLUX.1-dev's 19 + 38 blocks of 3072, guidance_embed; "
+       "sampling.py and diffusers' pipeline_flux_kontext.py concatenate the input image's tokens "
+       "to the latent's; cli_kontext.py: 30 steps, guidance 2.5)",
+       true,
+       false,
+       false,
+       0,
+       1},
+      {"qwen-image",
+       "dit",
+       20.4,
+       60,
+       3072,
+       2,
+       0,
+       4.0,
+       1024,
+       {},
+       "https://huggingface.co/Qwen/Qwen-Image (transformer/config.json as kohya-ss/musubi-tuner "
+       "copies it: num_layers 60, 24 x 128 heads, patch_size 2; 20B per QwenLM/Qwen-Image's "
+       "README, 20.43B counted; the README's example: 50 steps, true_cfg_scale 4 with a negative "
+       "prompt, which pipeline_qwenimage.py runs as a second call)",
+       false,
+       true},
+      {"qwen-image-edit",
+       "dit",
+       20.4,
+       60,
+       3072,
+       2,
+       0,
+       4.0,
+       1024,
+       {},
+       "https://huggingface.co/Qwen/Qwen-Image-Edit (Qwen-Image's transformer; "
+       "pipeline_qwenimage_edit.py concatenates the input image's latent tokens to the latent's "
+       "and runs true CFG as a second call; QwenLM/Qwen-Image README: 50 steps, true_cfg_scale 4, "
+       "negative prompt ' ')",
+       false,
+       true,
+       false,
+       0,
+       1},
+      {"auraflow",
+       "dit",
+       6.8,
+       36,
+       3072,
+       2,
+       0,
+       3.5,
+       1024,
+       {},
+       "https://huggingface.co/fal/AuraFlow-v0.3 (diffusers auraflow_transformer_2d.py: 4 MMDiT + "
+       "32 single blocks, 12 x 256 heads, patch 2; 6.8B per openlaboratory.ai, 6.79B counted; "
+       "pipeline_aura_flow.py: 50 steps, guidance 3.5)"},
+      {"lumina-image-2.0",
+       "dit",
+       2.6,
+       28,
+       2304,
+       2,
+       0,
+       4.0,
+       1024,
+       {},
+       "https://huggingface.co/Alpha-VLLM/Lumina-Image-2.0 (transformer/config.json as "
+       "sgl-project/sglang's test_lumina2.py copies it: 26 layers and 2 noise-refiner layers over "
+       "the image tokens, 24 x 96 heads, patch 2; 2.6B per its README; pipeline_lumina2.py: 30 "
+       "steps, guidance 4, the unconditional pass a second call)",
+       false,
+       true},
+      {"cogview4",
+       "dit",
+       6.0,
+       28,
+       4096,
+       2,
+       0,
+       5.0,
+       1024,
+       {},
+       "https://huggingface.co/THUDM/CogView4-6B (diffusers convert_cogview4_to_diffusers.py: 28 "
+       "layers, 32 x 128 heads, patch 2; 6B per its name, 5.6B in its blocks; "
+       "pipeline_cogview4.py: 50 steps, guidance 5, the unconditional pass a second call)",
+       false,
+       true},
+      {"flux-2-dev",
+       "dit",
+       32.0,
+       56,
+       6144,
+       2,
+       0,
+       4.0,
+       1024,
+       {},
+       "https://huggingface.co/black-forest-labs/FLUX.2-dev (diffusers "
+       "convert_flux2_to_diffusers.py "
+       "flux2-dev: 8 + 48 blocks, 48 x 128 heads, 2 x 2 latents a token; 32B per "
+       "black-forest-labs/flux2's README, guidance-distilled; pipeline_flux2.py: 50 steps, "
+       "guidance 4 as an embedding)",
+       true},
       {"e2-tts",
        "flow-tts",
        0.333,
@@ -289,8 +555,8 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
   const cost::Shape s = cost::shape_of(w, params);
   const double guidance =
       w.guidance.value_or(w.architecture.empty() && !w.resolution && !w.audio_seconds ? 0 : 2);
-  d.passes = guidance > 1 ? 2 : 1;
-  d.calls = w.guidance_batched.value_or(true) ? 1 : d.passes;
+  d.passes = guidance > 1 && !(shape && shape->guidance_in_one_pass) ? 2 : 1;
+  d.calls = w.guidance_batched.value_or(!(shape && shape->guidance_in_turn)) ? 1 : d.passes;
   if (d.architecture == "flow-tts") {
     if (!w.audio_seconds && !(w.tokens && *w.tokens > 0))
       return make_error(ErrorCode::kInvalid,
@@ -336,8 +602,11 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
   // tokens concatenated to the noisy latent's: every block runs over both.
   const double images = 1.0 + (shape ? std::max(0, shape->image_inputs) : 0);
   d.latent_tokens = images * positions / (patch * patch);
-  d.flops_per_pass =
-      2.0 * params * d.latent_tokens + s.layers * attention_flops(d.latent_tokens, s.hidden);
+  d.flops_per_pass = 2.0 * params * d.latent_tokens;
+  // Linear attention (Sana's ReLU kernel, heads of 32) costs 4 T x hidden x 32 a layer: under 3%
+  // of the linear layers' 2 P T / layers; left out like the biases.
+  if (!(shape && shape->linear_attention))
+    d.flops_per_pass += s.layers * attention_flops(d.latent_tokens, s.hidden);
   return d;
 }
 

@@ -217,6 +217,14 @@ const std::vector<SameShape>& same_shapes() {
       {"v1-5-pruned-emaonly.safetensors", "sd-1.5",
        "https://huggingface.co/stable-diffusion-v1-5/stable-diffusion-v1-5/resolve/main/"
        "v1-5-pruned-emaonly.safetensors"},
+      {"black-forest-labs/FLUX.1-Krea-dev", "flux-dev",
+       "black-forest-labs/flux util.py flux-dev-krea: FLUX.1-dev's FluxParams and autoencoder; "
+       "its card: 'a drop-in replacement in every system that supports the original FLUX.1 [dev]'"},
+      {"flux1-krea-dev.safetensors", "flux-dev",
+       "black-forest-labs/flux util.py flux-dev-krea: repo_flow 'flux1-krea-dev.safetensors'"},
+      {"flux1-kontext-dev.safetensors", "flux-kontext-dev",
+       "black-forest-labs/flux util.py flux-dev-kontext: repo_flow "
+       "'flux1-kontext-dev.safetensors'"},
       {"PixArt-alpha/PixArt-XL-2-1024-MS", "pixart-sigma",
        "diffusers scripts/convert_pixart_alpha_to_diffusers.py: PixArt-Sigma's 28 x 1152, patch 2; "
        "0.6B per PixArt-alpha/PixArt-alpha's README; guidance 4.5 in pipeline_pixart_alpha.py"},

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "burst/cost_model.h"
@@ -94,7 +95,11 @@ TEST(CostDiffusion, DistilledVariantsShareTheirBasesDenoiserAndMakeOnePass) {
     long resolution;
   } pairs[] = {{"flux-schnell", "flux-dev", 1024},
                {"sd-3.5-large-turbo", "sd-3.5-large", 1024},
-               {"sdxl-turbo", "sdxl", 512}};
+               {"sdxl-turbo", "sdxl", 512},
+               {"ByteDance/SDXL-Lightning", "sdxl", 1024},
+               {"latent-consistency/lcm-sdxl", "sdxl", 1024},
+               {"stabilityai/sd-turbo", "sd-2.1-base", 512},
+               {"SimianLuo/LCM_Dreamshaper_v7", "sd-1.5", 768}};
   for (const auto& p : pairs) {
     Workload fast = image(p.distilled, p.resolution), base = image(p.base, p.resolution);
     fast.guidance.reset();  // each model's own default
@@ -109,6 +114,101 @@ TEST(CostDiffusion, DistilledVariantsShareTheirBasesDenoiserAndMakeOnePass) {
             work(image("sd-3-medium", 1024)).flops_per_pass);
   EXPECT_LT(work(image("sd-3.5-medium", 1024)).flops_per_pass,
             work(image("sd-3.5-large", 1024)).flops_per_pass);
+}
+
+TEST(CostDiffusion, EveryDenoiserRowIsCitedAndComplete) {
+  for (const DiffusionShape& d : diffusion_shapes()) {
+    const std::string name = d.name;
+    EXPECT_EQ(std::string(d.source).rfind("https://", 0), 0u) << name;
+    EXPECT_GT(d.params_b, 0) << name;
+    if (std::string(d.architecture) == "unet") {
+      EXPECT_GT(d.attention[0].blocks, 0) << name;  // else SD 1.5's levels stand in
+      EXPECT_GT(d.resolution, 0) << name;
+    } else {
+      EXPECT_GT(d.layers, 0) << name;
+      EXPECT_GT(d.hidden, 0) << name;
+    }
+    // The hidden width and depth cannot hold more parameters than the row states (12 h^2 a
+    // block is attention and a 4x MLP; FLUX's single blocks and GLU MLPs stay under it).
+    if (d.layers > 0 && std::string(d.architecture) == "dit") {
+      EXPECT_LT(12.0 * d.hidden * d.hidden * d.layers / 1e9, d.params_b * 1.35) << name;
+    }
+    EXPECT_GE(d.image_inputs, 0) << name;
+    EXPECT_TRUE(d.vae_downsample == 0 || d.vae_downsample == 8 || d.vae_downsample == 32) << name;
+  }
+}
+
+TEST(CostDiffusion, GuidanceThatIsAnInputOfTheDenoiserNeverAddsAPass) {
+  // FLUX.1 dev's 3.5 and LCM's 8 are embeddings (one call, one pass a step), so a spec that copies
+  // the card's guidance is not priced at twice the work; a model that guides by a second pass is.
+  for (const auto& [model, scale] :
+       std::vector<std::pair<const char*, double>>{{"black-forest-labs/FLUX.1-dev", 3.5},
+                                                   {"black-forest-labs/FLUX.2-dev", 4.0},
+                                                   {"black-forest-labs/FLUX.1-schnell", 3.5},
+                                                   {"latent-consistency/lcm-sdxl", 8.0}}) {
+    Workload w = image(model, 1024);
+    w.guidance = scale;
+    EXPECT_EQ(work(w).passes, 1) << model;
+  }
+  Workload sdxl = image("sdxl", 1024);
+  sdxl.guidance = 8.0;
+  EXPECT_EQ(work(sdxl).passes, 2);
+}
+
+TEST(CostDiffusion, AnEditingModelAlsoDenoisesItsInputImagesTokens) {
+  // FLUX.1 Kontext is FLUX.1 dev's transformer over the latent's tokens and the input image's
+  // (pipeline_flux_kontext.py's torch.cat): twice the tokens, more than twice the work (attention).
+  const DiffusionWork dev = work(image("flux-dev", 1024)),
+                      kontext = work(image("black-forest-labs/FLUX.1-Kontext-dev", 1024));
+  EXPECT_DOUBLE_EQ(kontext.latent_tokens, 2 * dev.latent_tokens);
+  EXPECT_GT(kontext.flops_per_pass, 2 * dev.flops_per_pass);
+  EXPECT_EQ(kontext.passes, 1);
+  const DiffusionWork qwen = work(image("Qwen/Qwen-Image", 1024)),
+                      edit = work(image("Qwen/Qwen-Image-Edit-2509", 1024));
+  EXPECT_DOUBLE_EQ(edit.latent_tokens, 2 * qwen.latent_tokens);
+  EXPECT_EQ(qwen.latent_tokens, 4096);  // (1024 / 8 / 2)^2
+}
+
+TEST(CostDiffusion, SanasAutoencoderAndLinearAttentionScaleWithThePixels) {
+  // DC-AE downsamples 32x at patch 1: 1024 tokens at 1024 px (FLUX: 4096). Without a quadratic
+  // attention term, 4x the side is exactly 16x the work per pass.
+  const DiffusionWork small = work(image("Efficient-Large-Model/Sana_1600M_1024px", 1024)),
+                      large = work(image("Efficient-Large-Model/Sana_1600M_1024px", 4096));
+  EXPECT_EQ(small.latent_tokens, 1024);
+  EXPECT_DOUBLE_EQ(large.flops_per_pass, 16 * small.flops_per_pass);
+  EXPECT_DOUBLE_EQ(small.flops_per_pass, 2 * 1.6e9 * 1024);
+}
+
+TEST(CostDiffusion, APipelineThatGuidesByASecondCallPaysTheFloorTwice) {
+  // Qwen-Image's true CFG is a second transformer call (pipeline_qwenimage.py), unless the spec
+  // says the passes run as one batch.
+  Workload w = image("Qwen/Qwen-Image", 1024);
+  w.guidance.reset();
+  EXPECT_EQ(work(w).passes, 2);
+  EXPECT_EQ(work(w).calls, 2);
+  w.guidance_batched = true;
+  EXPECT_EQ(work(w).calls, 1);
+  EXPECT_EQ(work(image("sdxl", 1024)).calls, 1);
+}
+
+TEST(CostDiffusion, DistilledAndRefinerUnetsFromTheirOwnBlocks) {
+  // SSD-1B and Vega drop SDXL's blocks (34 and 15 transformer blocks of SDXL's 70); the refiner
+  // attends at three levels, the third (its middle, 1/8 of the latent side) counted too.
+  const double sdxl = work(image("sdxl", 1024)).flops_per_pass;
+  const double ssd = work(image("segmind/SSD-1B", 1024)).flops_per_pass;
+  const double vega = work(image("segmind/Segmind-Vega", 1024)).flops_per_pass;
+  EXPECT_LT(ssd, sdxl);
+  EXPECT_LT(vega, ssd);
+  const DiffusionShape* refiner =
+      find_diffusion_model("stabilityai/stable-diffusion-xl-refiner-1.0");
+  ASSERT_NE(refiner, nullptr);
+  const double n = 128.0 * 128;  // latent positions at 1024 px
+  double expected = 2 * 2.26e9 * n / 12.7;
+  for (const UnetAttention& a : refiner->attention)
+    expected +=
+        a.blocks * 4 * (n / (a.divisor * a.divisor)) * (n / (a.divisor * a.divisor)) * a.width;
+  EXPECT_EQ(refiner->attention[2].divisor, 8);
+  EXPECT_NEAR(work(image("sdxl-refiner", 1024)).flops_per_pass, expected, expected * 1e-9);
 }
 
 TEST(CostDiffusion, SdOnePointFiveIsTheCitedWorkPerPass) {

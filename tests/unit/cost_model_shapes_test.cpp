@@ -302,6 +302,12 @@ TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
       // A row's own id wins over another row's with a suffix dropped ("-base": SD 2.1's id).
       {"stabilityai/stable-diffusion-2-1-base", "sd-2.1-base"},
       {"stabilityai/stable-diffusion-2-1", "sd-2.1"},
+      {"black-forest-labs/FLUX.1-Krea-dev", "flux-dev"},
+      {"flux1-kontext-dev.safetensors", "flux-kontext-dev"},
+      {"Qwen/Qwen-Image-Edit-2509", "qwen-image-edit"},
+      {"Efficient-Large-Model/Sana_1600M_1024px", "sana-1600m"},
+      {"Efficient-Large-Model/Sana_600M_1024px_diffusers", "sana-600m"},
+      {"kandinsky-community/kandinsky-2-2-decoder", "kandinsky-2.2"},
   };
   for (const auto& [asked, row] : denoisers) {
     const DiffusionShape* d = find_diffusion_model(asked);
