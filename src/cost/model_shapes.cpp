@@ -162,6 +162,51 @@ const std::vector<ModelShape>& model_shapes() {
        "unlike Qwen2.5-1.5B: 1.78B summed)"},
       {"phi-3-medium", 14.0, 14.0, 40, 5120, 40, 10, 128, 32064, 17920, false,
        "https://huggingface.co/microsoft/Phi-3-medium-4k-instruct/blob/main/config.json"},
+      // Added 2026-12-02, the same way (the copy named; AIC: ai-dynamo/aiconfigurator
+      // aic-core/src/aiconfigurator_core/model_configs at 0b077da, LIT: Lightning-AI/litgpt
+      // litgpt/config.py at 31e5fca, whose entries link the config they transcribe).
+      {"yi-34b", 34.4, 34.4, 60, 7168, 56, 8, 128, 64000, 20480, false,
+       "https://huggingface.co/01-ai/Yi-34B-Chat/blob/main/config.json (copy: LIT at 8461159; the "
+       "base model's shape per the Yi paper's Table 1; 34.4B summed)"},
+      {"codellama-34b", 33.7, 33.7, 48, 8192, 64, 8, 128, 32000, 22016, false,
+       "https://huggingface.co/codellama/CodeLlama-34b-Instruct-hf/blob/main/config.json (copy: "
+       "LIT; 34B per meta-llama/codellama's README, 33.7B summed)"},
+      {"command-r", 35.0, 35.0, 40, 8192, 64, 64, 128, 256000, 22528, true,
+       "https://huggingface.co/CohereForAI/c4ai-command-r-v01 (transformers' CohereConfig, whose "
+       "defaults its docstring names as this checkpoint's; 35B per transformers' cohere.md)"},
+      {"olmo-2-1124-7b", 7.30, 7.30, 32, 4096, 32, 32, 128, 100352, 11008, false,
+       "https://huggingface.co/allenai/OLMo-2-1124-7B/blob/main/config.json (copy: LIT and "
+       "mlc-ai/mlc-llm model_preset.py olmo2_7b; 7.30B summed)"},
+      {"smollm2-1.7b", 1.71, 1.71, 24, 2048, 32, 32, 64, 49152, 8192, true,
+       "https://huggingface.co/HuggingFaceTB/SmolLM2-1.7B/blob/main/config.json (copy: LIT; 1.7B "
+       "per huggingface/smollm's README)"},
+      {"qwen3-coder-480b-a35b", 480.0, 35.0, 62, 6144, 96, 8, 128, 151936, 2560, false,
+       "https://huggingface.co/Qwen/Qwen3-Coder-480B-A35B-Instruct/blob/main/config.json (copy: "
+       "AIC; 160 experts, 8 a token; 480B and 35B active per QwenLM/Qwen3-Coder's README)",
+       160, 8},
+      // GLM-4.5 and its Air: Zhipu's own training scripts (THUDM/slime scripts/models
+      // glm4.5-355B-A32B.sh and glm4.5-106B-A12B.sh) and NVIDIA's Megatron Bridge page give the
+      // dimensions (no copy of the config.json was in reach); the first 3 (1) layers are dense and
+      // a shared expert runs beside the routed ones, which the card's counts include.
+      {"glm-4.5", 355.0, 32.0, 92, 5120, 96, 8, 128, 151552, 1536, false,
+       "https://huggingface.co/zai-org/GLM-4.5 (THUDM/slime glm4.5-355B-A32B.sh: 3 dense + 89 MoE "
+       "layers, 160 experts, 8 a token; 355B and 32B active per zai-org/GLM-4.5's README)",
+       160, 8},
+      {"glm-4.5-air", 106.0, 12.0, 46, 4096, 96, 8, 128, 151552, 1408, false,
+       "https://huggingface.co/zai-org/GLM-4.5-Air (THUDM/slime glm4.5-106B-A12B.sh: 1 dense + 45 "
+       "MoE layers, 128 experts, 8 a token; 106B and 12B active per zai-org/GLM-4.5's README)",
+       128, 8},
+      // Latent attention, as DeepSeek V3's below.
+      {"kimi-k2", 1040.0, 32.6, 61, 7168, 64, 64, 192, 163840, 2048, false,
+       "https://huggingface.co/moonshotai/Kimi-K2-Instruct/blob/main/config.json (copy: AIC; "
+       "DeepseekV3ForCausalLM, 384 experts, 8 a token, kv_lora_rank 512, fp8 weights; 1.04T and "
+       "32.6B active per its technical report)",
+       384, 8, 0, 0, 576, "fp8"},
+      {"deepseek-v2-lite", 15.7, 2.4, 27, 2048, 16, 16, 192, 102400, 1408, false,
+       "https://huggingface.co/deepseek-ai/DeepSeek-V2-Lite/blob/main/config.json (copy: "
+       "mlc-ai/mlc-llm model_preset.py deepseek_v2_lite; 64 experts, 6 a token, kv_lora_rank "
+       "512; 15.7B and 2.4B active per the DeepSeek-V2 paper's Appendix B)",
+       64, 6, 0, 0, 576},
       // DeepSeek V3 (and R1, its shape): multi-head latent attention caches kv_lora_rank 512 +
       // qk_rope_head_dim 64 values a layer and token; head_dim is the query's 128 + 64. The first 3
       // of its 61 layers are dense, the rest 256 routed experts (8 a token) and a shared one; the
@@ -199,6 +244,33 @@ const std::vector<SameShape>& same_shapes() {
       {"deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "llama-3.3-70b",
        "casperhansen/deepseek-r1-distill-llama-70b-awq config.json; DeepSeek-R1's README names "
        "Llama-3.3-70B-Instruct its base"},
+      // Added 2026-12-02.
+      {"Qwen/Qwen2-7B", "qwen2.5-7b",
+       "Qwen2-7B-Instruct's config.json as jianchang512/fireredasr-ui copies it: Qwen2.5-7B's in "
+       "every shape field; the Qwen2.5 blog: 'the same size as Qwen2'"},
+      {"Qwen/Qwen2-72B", "qwen2.5-72b",
+       "the Qwen2 technical report's Table 1 (80 layers, 8192, 64 / 8 heads, 29568): "
+       "Qwen2.5-72B's"},
+      {"Qwen/Qwen3-Coder-30B-A3B", "qwen3-30b-a3b",
+       "its config.json as ztxz16/fastllm copies it: Qwen3-30B-A3B's layers, experts and heads "
+       "(a longer context)"},
+      {"deepseek-ai/DeepSeek-V3.1", "deepseek-v3",
+       "its card: 'The model structure of DeepSeek-V3.1 is the same as DeepSeek-V3'; 671B, 37B "
+       "active"},
+      {"lmsys/vicuna-13b-v1.5", "llama-2-13b",
+       "lm-sys/FastChat docs/vicuna_weights_version.md (v1.5: Llama 2 the base); litgpt's "
+       "transcriptions of both configs are identical"},
+      {"lmsys/vicuna-7b-v1.5", "llama-2-7b",
+       "lm-sys/FastChat docs/vicuna_weights_version.md (v1.5 7B: Llama 2 the base)"},
+      {"nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "llama-3.1-70b",
+       "its config.json (copy: Curtispyke/Llama3.1-Nemotron-70b; _name_or_path "
+       "meta-llama/Llama-3.1-70B-Instruct): Llama 3.1 70B's"},
+      {"codellama/CodeLlama-7b-hf", "llama-2-7b",
+       "its config.json as mlc-ai/mlc-llm model_preset.py codellama_7b writes it: Llama 2 7B's, "
+       "with 16 more vocabulary rows (infilling tokens, 0.002% of its weights) and a longer RoPE"},
+      {"codellama/CodeLlama-13b-hf", "llama-2-13b",
+       "its config.json as mlc-ai/mlc-llm model_preset.py codellama_13b writes it: Llama 2 13B's, "
+       "with 16 more vocabulary rows and a longer RoPE"},
       {"microsoft/Phi-3.5-mini-instruct", "phi-3-mini",
        "mlc-ai/mlc-llm model_preset.py phi-3_5: Phi-3-mini's dimensions (a longer context)"},
       // Diffusion denoisers.

@@ -281,6 +281,21 @@ TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
       {"deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-r1-distill-qwen-1.5b"},
       {"google/gemma-3-4b-it", "gemma-3-4b"},
       {"mistralai/Mistral-Large-Instruct-2407", "mistral-large-2407"},
+      {"Qwen/Qwen2-7B-Instruct", "qwen2.5-7b"},
+      {"Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-30b-a3b"},
+      {"deepseek-ai/DeepSeek-V3.1", "deepseek-v3"},
+      {"lmsys/vicuna-13b-v1.5", "llama-2-13b"},
+      {"nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "llama-3.1-70b"},
+      {"codellama/CodeLlama-7b-Instruct-hf", "llama-2-7b"},
+      {"codellama/CodeLlama-34b-Instruct-hf", "codellama-34b"},
+      {"01-ai/Yi-34B-Chat", "yi-34b"},
+      {"CohereLabs/c4ai-command-r-v01", "command-r"},
+      {"zai-org/GLM-4.5-Air-FP8", "glm-4.5-air"},
+      {"moonshotai/Kimi-K2-Instruct-0905", "kimi-k2"},
+      {"deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-v2-lite"},
+      {"Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen3-coder-480b-a35b"},
+      {"HuggingFaceTB/SmolLM2-1.7B-Instruct", "smollm2-1.7b"},
+      {"allenai/OLMo-2-1124-7B-Instruct", "olmo-2-1124-7b"},
   };
   for (const auto& [asked, row] : named) {
     const ModelShape* m = find_model(asked);
