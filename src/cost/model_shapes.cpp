@@ -125,6 +125,15 @@ const std::vector<ModelShape>& model_shapes() {
        "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E (its Llama4Config; 109B and 17B "
        "active per huggingface/blog llama4-release.md)",
        16, 1, 8192, 36},
+      // Llama 4 Maverick alternates its layers (interleave_moe_layer_step 2): 24 of 128 routed
+      // experts (one a token) and a shared one, 8192 wide, and 24 dense of 16384. The table gives
+      // the routed experts; the shared and dense weights are what its totals leave (read at every
+      // step: read_fraction). Chunked attention as Scout's: 36 of 48 layers keep 8192 tokens.
+      {"llama-4-maverick", 400.0, 17.0, 48, 5120, 40, 8, 128, 202048, 8192, false,
+       "https://huggingface.co/meta-llama/Llama-4-Maverick-17B-128E-Instruct (its text_config as "
+       "ai-dynamo/aiconfigurator copies it; transformers' Llama4TextConfig defaults for moe_layers "
+       "and no_rope_layers; 400B and 17B active per meta-llama/llama-models' MODEL_CARD.md)",
+       128, 1, 8192, 36},
       // Added 2026-12-01, from copies of each config.json (the copy named: a quantization or
       // fine-tune whose config names the model), parameter counts from the card where it gives one,
       // else summed from the dimensions.

@@ -31,6 +31,13 @@ Counted count(const ModelShape& m) {
   const double experts = m.experts > 0 ? static_cast<double>(m.experts) + shared : 1;
   const double used = m.experts > 0 ? static_cast<double>(m.experts_per_token) + shared : 1;
   const double layers = static_cast<double>(m.layers);
+  if (std::string(m.name) == "llama-4-maverick") {
+    // Half its layers are MoE (128 routed experts and a shared one), half dense at 16384
+    // (its text_config's intermediate_size_mlp; interleave_moe_layer_step 2).
+    const double dense = 3 * h * 16384;
+    return {embed + layers * attention + layers / 2 * ((experts + 1) * mlp + dense),
+            embed + layers * attention + layers / 2 * ((used + 1) * mlp + dense)};
+  }
   return {embed + layers * (attention + experts * mlp), embed + layers * (attention + used * mlp)};
 }
 
@@ -296,6 +303,7 @@ TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
       {"Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen3-coder-480b-a35b"},
       {"HuggingFaceTB/SmolLM2-1.7B-Instruct", "smollm2-1.7b"},
       {"allenai/OLMo-2-1124-7B-Instruct", "olmo-2-1124-7b"},
+      {"meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "llama-4-maverick"},
   };
   for (const auto& [asked, row] : named) {
     const ModelShape* m = find_model(asked);
