@@ -603,7 +603,7 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
   const double images = 1.0 + (shape ? std::max(0, shape->image_inputs) : 0);
   d.latent_tokens = images * positions / (patch * patch);
   d.flops_per_pass = 2.0 * params * d.latent_tokens;
-  // Linear attention (Sana's ReLU kernel, heads of 32) costs 4 T x hidden x 32 a layer: under 3%
+  // Linear attention (Sana's ReLU kernel, heads of 32) costs 4 T x hidden x 32 a layer: under 1%
   // of the linear layers' 2 P T / layers; left out like the biases.
   if (!(shape && shape->linear_attention))
     d.flops_per_pass += s.layers * attention_flops(d.latent_tokens, s.hidden);
