@@ -125,6 +125,45 @@ const std::vector<ModelShape>& model_shapes() {
        "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E (its Llama4Config; 109B and 17B "
        "active per huggingface/blog llama4-release.md)",
        16, 1, 8192, 36},
+      // Older decoders whose MLP is two matrices of 4 x hidden (OPT, GPT-J, BLOOM, Falcon), not a
+      // gated three: `intermediate` is the gated width of the same weights and FLOPs, 2/3 of the
+      // config's 4 x hidden (the row says which), so every sum the table feeds is the model's;
+      // LoRA on "gate" and training's activation bytes price a third matrix they do not have.
+      // OPT: facebookresearch/metaseq metaseq/launcher/opt_job_constants.py at f7ffa5f (layers,
+      // width, heads, head size; ffn_size 4 x width), vocabulary 50272 and tied embeddings.
+      {"opt-6.7b", 6.7, 6.7, 32, 4096, 32, 32, 128, 50272, 10923, true,
+       "https://huggingface.co/facebook/opt-6.7b (metaseq opt_job_constants.py Size(32, 4096, 32, "
+       "128), MLP 2 x 16384; 6.7B per metaseq projects/OPT/README.md)"},
+      {"opt-13b", 13.0, 13.0, 40, 5120, 40, 40, 128, 50272, 13653, true,
+       "https://huggingface.co/facebook/opt-13b (metaseq opt_job_constants.py Size(40, 5120, 40, "
+       "128), MLP 2 x 20480; 13B per metaseq projects/OPT/README.md)"},
+      {"opt-30b", 30.0, 30.0, 48, 7168, 56, 56, 128, 50272, 19115, true,
+       "https://huggingface.co/facebook/opt-30b (metaseq opt_job_constants.py Size(48, 7168, 56, "
+       "128), MLP 2 x 28672; 30B per metaseq projects/OPT/README.md)"},
+      {"opt-66b", 66.0, 66.0, 64, 9216, 72, 72, 128, 50272, 24576, true,
+       "https://huggingface.co/facebook/opt-66b (metaseq opt_job_constants.py Size(64, 9216, 72, "
+       "128), MLP 2 x 36864; 66B per metaseq projects/OPT/README.md)"},
+      {"gpt-j-6b", 6.05, 6.05, 28, 4096, 16, 16, 256, 50400, 10923, false,
+       "https://huggingface.co/EleutherAI/gpt-j-6b (its card: 6,053,381,344 parameters, 28 "
+       "layers, d_model 4096, d_ff 16384, 16 heads, vocabulary 50400; untied per its config as "
+       "mlc-ai/mlc-llm model_preset.py gpt_j writes it)"},
+      {"bloom-176b", 176.2, 176.2, 70, 14336, 112, 112, 128, 250880, 38229, true,
+       "https://huggingface.co/bigscience/bloom (its card: 176,247,271,424 parameters, 70 layers, "
+       "112 heads, 14336 wide, 3,596,615,680 embedding parameters = 250880 x 14336, tied; MLP 2 x "
+       "57344)"},
+      // Falcon: multi-query (7B) and grouped-query (40B) attention of 64-wide heads. Their RW
+      // configs leave tie_word_embeddings at transformers' default (tied), and modelling_RW.py
+      // lists lm_head.weight among the keys it may leave to the tie, though the checkpoints store
+      // it too (falcon-40b's index: 83,671,941,120 bytes, 41.8B parameters): on the card, tied.
+      {"falcon-7b", 6.92, 6.92, 32, 4544, 71, 1, 64, 65024, 12117, true,
+       "https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json (copy: tenstorrent/tt-buda "
+       "pybuda/test/falcon/models/falcon7b/config.json: n_layer 32, hidden 4544, n_head 71, "
+       "multi_query; its card: head_dim 64, 7B; MLP 2 x 18176 per its module tree; 6.92B "
+       "summed)"},
+      {"falcon-40b", 41.3, 41.3, 60, 8192, 128, 8, 64, 65024, 21845, true,
+       "https://huggingface.co/tiiuae/falcon-40b/blob/main/config.json (copy: "
+       "Decentralised-AI/falcon-40b at 6e61c89: n_layer 60, hidden 8192, n_head 128, n_head_kv 8; "
+       "its card: head_dim 64; MLP 2 x 32768; 41.3B summed)"},
       // Llama 4 Maverick alternates its layers (interleave_moe_layer_step 2): 24 of 128 routed
       // experts (one a token) and a shared one, 8192 wide, and 24 dense of 16384. The table gives
       // the routed experts; the shared and dense weights are what its totals leave (read at every

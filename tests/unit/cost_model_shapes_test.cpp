@@ -304,6 +304,10 @@ TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
       {"HuggingFaceTB/SmolLM2-1.7B-Instruct", "smollm2-1.7b"},
       {"allenai/OLMo-2-1124-7B-Instruct", "olmo-2-1124-7b"},
       {"meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "llama-4-maverick"},
+      {"facebook/opt-13b", "opt-13b"},
+      {"bigscience/bloom", "bloom-176b"},
+      {"EleutherAI/gpt-j-6b", "gpt-j-6b"},
+      {"tiiuae/falcon-40b-instruct", "falcon-40b"},
   };
   for (const auto& [asked, row] : named) {
     const ModelShape* m = find_model(asked);
