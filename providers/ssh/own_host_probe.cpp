@@ -178,6 +178,14 @@ std::string catalog_gpu_name(const std::string& smi_name, double memory_mib) {
     if (contains(u, "PCIE")) return "H100_PCIE";
     return "H100_SXM";
   }
+  // The China-market A100 and H100: "NVIDIA A800-SXM4-80GB", "NVIDIA A800 80GB PCIe",
+  // "NVIDIA H800", "NVIDIA H800 PCIe" (NVIDIA/open-gpu-kernel-modules' README table). The 40 GB
+  // A800s and the H800 PCIe are not in the catalog.
+  if (u.rfind("A800", 0) == 0) {
+    if (memory_mib > 0 && memory_mib < 60000) return "A800_40GB";
+    return contains(u, "PCIE") ? "A800_80GB_PCIE" : "A800_80GB";
+  }
+  if (u.rfind("H800", 0) == 0) return contains(u, "PCIE") ? "H800_PCIE" : "H800_SXM";
   if (u.rfind("GH200", 0) == 0) return "GH200";
   if (u.rfind("H200", 0) == 0) return contains(u, "NVL") ? "H200_NVL" : "H200";
   if (u.rfind("V100", 0) == 0) {

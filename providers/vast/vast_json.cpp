@@ -31,7 +31,7 @@ const GpuRow kGpus[] = {
     {"RTX 3090", "RTX_3090", 0},
     {"RTX 3090 Ti", "RTX_3090_TI", 0},
     {"RTX 4060 Ti", "RTX_4060_TI", 15000},  // the 16 GB card; the 8 GB one shares the name
-    {"RTX 4060 Ti", "RTX_4060_TI_8GB", 0},  // not in the catalog
+    {"RTX 4060 Ti", "RTX_4060_TI_8GB", 0},
     {"RTX 4070", "RTX_4070", 0},
     {"RTX 4070S", "RTX_4070_SUPER", 0},
     {"RTX 4070 Ti", "RTX_4070_TI", 0},

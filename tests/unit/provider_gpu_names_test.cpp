@@ -145,9 +145,14 @@ TEST(ProviderGpuNames, VastNamesLandOnTheCardTheirMemorySays) {
     EXPECT_EQ(vast_gpu_to_catalog(name, mb), want) << name;
     EXPECT_TRUE(in_catalog(want)) << want;
   }
-  // The 8 GB boards share their names with the 16 GB ones: never priced as those.
-  EXPECT_FALSE(in_catalog(vast_gpu_to_catalog("RTX 4060 Ti", 8188)));
+  // The 8 GB boards share their names with the 16 GB ones: never priced as those. The 4060 Ti's
+  // has a card of its own (8 GB, the same chip); the 5060 Ti's has none.
+  EXPECT_EQ(vast_gpu_to_catalog("RTX 4060 Ti", 8188), "RTX_4060_TI_8GB");
+  EXPECT_EQ(find_gpu(built_in_gpus(), "RTX_4060_TI_8GB")->vram_gb, 8);
   EXPECT_FALSE(in_catalog(vast_gpu_to_catalog("RTX 5060 Ti", 8151)));
+  EXPECT_EQ(vast_gpu_to_catalog("RTX 4060", 8188), "RTX_4060");
+  EXPECT_EQ(vast_gpu_to_catalog("RTX 3060 Ti", 8192), "RTX_3060_TI");
+  EXPECT_TRUE(in_catalog("RTX_4060") && in_catalog("RTX_3060_TI"));
   // Asking Vast for a card names every spelling of it, and only cards of its memory are kept.
   EXPECT_EQ(vast::vast_names_for("RTX_PRO_6000"), (std::vector<std::string>{"RTX PRO 6000 WS"}));
   EXPECT_EQ(vast::vast_names_for("A100_40GB_PCIE"), (std::vector<std::string>{"A100 PCIE"}));

@@ -89,13 +89,23 @@ TEST(OwnHostProbe, MapsTheDriversNamesOntoTheCatalog) {
       {"NVIDIA GeForce RTX 4060 Ti", 16380, "RTX_4060_TI"},
       {"NVIDIA GeForce RTX 4070 SUPER", 12282, "RTX_4070_SUPER"},
       {"Quadro RTX 8000", 49152, "QUADRO_RTX_8000"},
+      {"NVIDIA H800", 81559, "H800_SXM"},
+      {"NVIDIA A800-SXM4-80GB", 81920, "A800_80GB"},
+      {"NVIDIA A800 80GB PCIe", 81920, "A800_80GB_PCIE"},
+      {"NVIDIA GeForce RTX 4060", 8188, "RTX_4060"},
+      {"NVIDIA GeForce RTX 3060 Ti", 8192, "RTX_3060_TI"},
+      {"NVIDIA GeForce RTX 4060 Ti", 8188, "RTX_4060_TI_8GB"},
   };
   for (const auto& [smi, mib, want] : cases) {
     EXPECT_EQ(catalog_gpu_name(smi, mib), want) << smi;
     EXPECT_NE(find_gpu(*catalog, want), nullptr) << want << " is not in config/gpus.yaml";
   }
-  // The 8 GB board of a name the catalog holds at 16 GB is not priced as that card.
-  EXPECT_EQ(find_gpu(*catalog, catalog_gpu_name("NVIDIA GeForce RTX 4060 Ti", 8188)), nullptr);
+  // The 8 GB board of a name the catalog holds at 16 GB is not priced as that card: the 4060
+  // Ti's is a card of its own, the 5060 Ti's is not in the catalog. Nor are the A800 40 GB and
+  // the H800 PCIe, whose names differ from the cards the catalog holds.
+  EXPECT_EQ(find_gpu(*catalog, catalog_gpu_name("NVIDIA GeForce RTX 5060 Ti", 8151)), nullptr);
+  EXPECT_EQ(find_gpu(*catalog, catalog_gpu_name("NVIDIA A800 40GB Active", 40960)), nullptr);
+  EXPECT_EQ(find_gpu(*catalog, catalog_gpu_name("NVIDIA H800 PCIe", 81559)), nullptr);
 }
 
 TEST(OwnHostProbe, TheLastMarkersAreBurstsWhateverTheHostPrints) {
