@@ -134,7 +134,7 @@ const std::vector<SameShape>& same_shapes();
 // no model; kInvalid for an unknown name (listing the built-in ones).
 Result<Workload> with_model_shape(const Workload& w);
 
-// A diffusion denoiser's shape (src/cost/diffusion.cpp, each row with its source). A UNet's
+// A diffusion denoiser's shape (src/cost/diffusion_shapes.cpp, each row with its source). A UNet's
 // attention: at latent side / divisor, `blocks` transformer blocks of `width` channels.
 struct UnetAttention {
   double divisor = 1;

@@ -1,6 +1,6 @@
-// How a user's model name meets the shape tables (src/cost/model_shapes.cpp, diffusion.cpp): the
-// table's short names, or the Hugging Face ids their sources cite, as users paste them into specs,
-// including a quantized repository's name, whose tail says its weights' precision.
+// How a user's model name meets the shape tables (src/cost/model_shapes.cpp, diffusion_shapes.cpp):
+// the table's short names, or the Hugging Face ids their sources cite, as users paste them into
+// specs, including a quantized repository's name, whose tail says its weights' precision.
 #include <algorithm>
 #include <cctype>
 #include <string>
