@@ -60,8 +60,8 @@ def args_of(row, context=None):
         batch = row["batch"] or "1"
         a += ["--mode", "diffusion", "--batch", batch, "--items", batch,
               "--steps", row.get("steps") or "1"]
-        for col, flag in (("resolution", "--resolution"), ("guidance", "--guidance"),
-                          ("audio_s", "--audio-seconds"),
+        for col, flag in (("resolution", "--resolution"), ("frames", "--frames"),
+                          ("guidance", "--guidance"), ("audio_s", "--audio-seconds"),
                           ("guidance_batched", "--guidance-batched")):
             if row.get(col):
                 a += [flag, row[col]]
@@ -152,7 +152,7 @@ def predict(binary, row):
         # Prompt tokens per second over the batch: prefill_s prices every sequence's prompt.
         conc = int(row["concurrency"] or 1)
         return conc * (int(row["context"]) - int(row["gen_tokens"])) / g["prefill_s"]
-    if cat == "diffusion_image" and row["metric"] == "seconds_per_batch":
+    if cat in ("diffusion_image", "diffusion_video") and row["metric"] == "seconds_per_batch":
         # End to end: every denoising step of one batch and its VAE decode.
         return g["seconds"]
     if cat == "diffusion_image":

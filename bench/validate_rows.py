@@ -55,7 +55,7 @@ def short_source(url):
 
 CATEGORIES = ("decode, batch 1", "decode, long context", "prefill", "batched serving",
               "multi-GPU", "memory", "max context", "weight load", "diffusion, image",
-              "diffusion, audio")
+              "diffusion, audio", "diffusion, video")
 
 
 def category(row):
@@ -70,7 +70,8 @@ def category(row):
     if cat == "prefill":
         return "prefill"
     if cat.startswith("diffusion"):
-        return "diffusion, audio" if cat == "diffusion_audio" else "diffusion, image"
+        return {"diffusion_audio": "diffusion, audio",
+                "diffusion_video": "diffusion, video"}.get(cat, "diffusion, image")
     if row["gpus"] not in ("", "1"):
         return "multi-GPU"
     if cat == "decode_b1_long":

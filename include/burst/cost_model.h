@@ -141,6 +141,20 @@ struct UnetAttention {
   double width = 0;
   double blocks = 0;
 };
+// A video denoiser's latent (zeros for an image or audio denoiser): the VAE's temporal
+// downsampling (F pixel frames become 1 + (F - 1) / t latent frames, the first frame encoded
+// alone), the latent frames one token spans, the pipeline's default frames and height (the row's
+// `resolution` is then its width), and the parameters a latent token runs through: the rest
+// (cross-attention's keys and values of the text or image, per-sample modulation, the text
+// stream of a two-stream block) run on a few hundred text tokens or once a step, and are left
+// out as biases are (0: all of params_b).
+struct VideoLatent {
+  double temporal_downsample = 0;
+  double temporal_patch = 1;
+  long frames = 0;
+  long height = 0;
+  double token_params_b = 0;
+};
 struct DiffusionShape {
   const char* name;
   const char* architecture;  // unet | dit | flow-tts
@@ -160,12 +174,14 @@ struct DiffusionShape {
   // - the self-attention is linear in the tokens (Sana): no quadratic attention term;
   // - the VAE's spatial downsampling (0: 8, as SD's VAE; Sana's DC-AE is 32);
   // - the images an editing model takes in, whose latent tokens join the sequence it denoises
-  //   (FLUX.1 Kontext, Qwen-Image-Edit: 1).
+  //   (FLUX.1 Kontext, Qwen-Image-Edit: 1);
+  // - a video denoiser's latent.
   bool guidance_in_one_pass = false;
   bool guidance_in_turn = false;
   bool linear_attention = false;
   double vae_downsample = 0;
   int image_inputs = 0;
+  VideoLatent video{};
 };
 const std::vector<DiffusionShape>& diffusion_shapes();
 const DiffusionShape* find_diffusion_model(const std::string& name);
@@ -177,11 +193,12 @@ Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m);
 //   dit:      2 P T + layers x 4 T^2 x hidden,   T = (1 + image inputs) x N / patch^2
 //             (no attention term for linear attention)
 //   flow-tts: the same with T = audio_seconds x frames per second
-// N = (resolution / VAE downsampling)^2 latent positions, the downsampling 8 unless the shape
-// says otherwise. Without a resolution or audio seconds (the old form),
-// 2 P x workload.tokens (default 256). Guidance > 1 doubles the passes per step (one call of
-// twice the batch, or two calls when guidance_batched is false); the VAE or vocoder decodes each
-// item once.
+// N = (width / VAE downsampling) x (height / VAE downsampling) latent positions, the
+// downsampling 8 unless the shape says otherwise; a video's N is that times its latent frames,
+// (1 + (frames - 1) / t) / temporal patch (t: 4 unless the shape says otherwise). Without a
+// resolution or audio seconds (the old form), 2 P x workload.tokens (default 256). Guidance > 1
+// doubles the passes per step (one call of twice the batch, or two calls when guidance_batched
+// is false); the VAE or vocoder decodes each item once (a video: every frame).
 struct DiffusionWork {
   std::string architecture;
   double latent_tokens = 0;   // what one pass denoises per item

@@ -88,8 +88,12 @@ struct Workload {
   // else dit), the latent it denoises (an image's side in pixels, or seconds of audio per item)
   // and the classifier-free guidance scale (> 1: a conditional and an unconditional pass per
   // step). docs/cost-model.md, "diffusion".
+  // An image's or a video frame's size: `resolution` pixels wide and `height` high (`resolution:
+  // 1280x720`); unset height: square. A video denoiser also takes its frames per item.
   std::string architecture;
   std::optional<long> resolution;
+  std::optional<long> height;
+  std::optional<long> frames;
   std::optional<double> audio_seconds;
   std::optional<double> guidance;
   // Whether guidance's two passes run as one batched call a step (diffusers, F5-TTS 1.1.6 and
@@ -245,6 +249,15 @@ struct SpecError {
 // at code.dir and reads the time zone database (schedule.timezone). `providers` is what
 // resources.providers may name, in the order messages list them: the registry's names
 // (providers/registry.h, provider_names()), handed in so the spec knows no provider itself.
+// A diffusion size as workload.resolution and `burst estimate --resolution` take it: "1024" (a
+// square's side) or "1280x720" (width x height), each side 8 to 65536 pixels; kInvalid saying
+// what was expected otherwise.
+struct ImageSize {
+  long width = 0;
+  std::optional<long> height;  // unset: square
+};
+Result<ImageSize> parse_image_size(const std::string& text);
+
 Result<PipelineSpec> load_spec_file(const std::string& path, std::vector<SpecError>* errors,
                                     const std::vector<std::string>& providers);
 

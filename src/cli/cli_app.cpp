@@ -183,7 +183,10 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--steps", est.steps, "diffusion: denoising steps per item");
   est_cmd->add_option("--batch", est.batch, "items or sequences per batch");
   est_cmd->add_option("--arch", est.arch, "diffusion: unet | dit | flow-tts (or --model sdxl)");
-  est_cmd->add_option("--resolution", est.resolution, "diffusion: image side in pixels, e.g. 1024");
+  est_cmd->add_option("--resolution", est.resolution,
+                      "diffusion: image side in pixels, e.g. 1024, or width x height, 1280x720");
+  est_cmd->add_option("--frames", est.frames,
+                      "diffusion (video denoiser): frames per item, e.g. 81");
   est_cmd->add_option("--audio-seconds", est.audio_seconds,
                       "diffusion (flow-tts): seconds of audio per item");
   est_cmd->add_option("--guidance", est.guidance,

@@ -102,9 +102,10 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
     q.guidance_batched = a.guidance_batched == "on";
   }
   if (!a.resolution.empty()) {
-    auto r = parse_count(a.resolution, "--resolution");
-    if (!r.ok()) return r.error();
-    q.resolution = *r;
+    auto r = parse_image_size(a.resolution);
+    if (!r.ok()) return make_error(ErrorCode::kInvalid, "--resolution: " + r.error().message);
+    q.resolution = r->width;
+    q.height = r->height;
   }
   q.gpus = a.gpus;
   if (!a.weights_from.empty() && !known_weight_source(a.weights_from))
@@ -147,7 +148,7 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
        {Count{a.tokens, "--tokens", &q.tokens}, Count{a.context, "--context", &q.context_tokens},
         Count{a.concurrency, "--concurrency", &q.concurrency}, Count{a.items, "--items", &q.items},
         Count{a.steps, "--steps", &q.steps}, Count{a.batch, "--batch", &q.batch},
-        Count{a.lora_rank, "--lora-rank", &q.lora_rank},
+        Count{a.frames, "--frames", &q.frames}, Count{a.lora_rank, "--lora-rank", &q.lora_rank},
         Count{a.tensor_parallel, "--tensor-parallel", &q.tensor_parallel},
         Count{a.experts, "--experts", &q.experts},
         Count{a.experts_per_token, "--experts-per-token", &q.experts_per_token}}) {

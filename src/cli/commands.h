@@ -94,8 +94,8 @@ struct EstimateArgs {
   std::string active_params, experts, experts_per_token;
   std::string weights_from;  // hub | s3 | volume | local-disk | page-cache (burst/weight_load.h)
   std::optional<double> disk_read_mbps;  // the disk's own sequential read rate, MB/s (fio)
-  std::string loader;            // weight load: default | streaming (cost/streaming_loader.h)
-  std::string arch, resolution;  // diffusion: unet, "1024"
+  std::string loader;  // weight load: default | streaming (cost/streaming_loader.h)
+  std::string arch, resolution, frames;           // diffusion: unet, "1024" or "1280x720", "81"
   std::optional<double> audio_seconds, guidance;  // diffusion
   std::string guidance_batched;                   // diffusion: on (default) | off
   std::optional<int> gpus;                        // price exactly this many GPUs per type

@@ -52,6 +52,10 @@ const Row* find_row(const std::vector<Row>& rows, const std::string& asked) {
   }
   return nullptr;
 }
+// diffusion_shapes() is these two tables, images and audio then video (diffusion_shapes.cpp,
+// video_shapes.cpp).
+const std::vector<DiffusionShape>& image_and_audio_shapes();
+const std::vector<DiffusionShape>& video_shapes();
 // The weights' precision a quantized repository's name states ("Qwen/Qwen3-8B-FP8": "fp8",
 // "...-AWQ": "int4"); "" for a quantized one whose name does not say which ("-GPTQ", "-GGUF");
 // nullptr for a name with no quantization tail.
@@ -126,6 +130,9 @@ inline constexpr double kVaeDecodeFlopsPerMegapixel = 9.2e12;
 inline constexpr double kUnetPositionsPerParamUse = 12.7;
 // A DiT without a shape: 2 x 2 latent patches (DiT, SD 3, FLUX).
 inline constexpr double kDitPatch = 2;
+// A video DiT without a shape: a VAE that keeps the first frame and encodes each later 4 as one
+// latent frame (Wan 2.1, HunyuanVideo and CogVideoX's causal 3D VAEs), one latent frame a token.
+inline constexpr double kVideoTemporalDownsample = 4;
 // Flow-matching TTS: 24 kHz mel frames at hop 256 = 93.75 per second (F5-TTS, E2 TTS), decoded
 // by Vocos (13.5 M parameters, one pass per frame: 2 x 13.5e6 x 93.75).
 inline constexpr double kMelFramesPerSecond = 93.75;

@@ -13,6 +13,15 @@
 
 namespace burst {
 
+const std::vector<DiffusionShape>& diffusion_shapes() {
+  static const std::vector<DiffusionShape> kAll = [] {
+    std::vector<DiffusionShape> all = cost::image_and_audio_shapes();
+    all.insert(all.end(), cost::video_shapes().begin(), cost::video_shapes().end());
+    return all;
+  }();
+  return kAll;
+}
+
 const DiffusionShape* find_diffusion_model(const std::string& name) {
   return cost::find_row(diffusion_shapes(), name);
 }
@@ -23,7 +32,11 @@ Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m) {
   if (out.architecture.empty()) out.architecture = m.architecture;
   if (!out.layers && m.layers > 0) out.layers = m.layers;
   if (!out.hidden && m.hidden > 0) out.hidden = m.hidden;
-  if (!out.resolution && m.resolution > 0 && !out.audio_seconds) out.resolution = m.resolution;
+  if (!out.resolution && m.resolution > 0 && !out.audio_seconds) {
+    out.resolution = m.resolution;
+    if (!out.height && m.video.height > 0) out.height = m.video.height;
+  }
+  if (!out.frames && m.video.frames > 0) out.frames = m.video.frames;
   if (!out.guidance) out.guidance = m.guidance;
   return out;
 }
@@ -84,6 +97,17 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
       w.guidance.value_or(w.architecture.empty() && !w.resolution && !w.audio_seconds ? 0 : 2);
   d.passes = guidance > 1 && !(shape && shape->guidance_in_one_pass) ? 2 : 1;
   d.calls = w.guidance_batched.value_or(!(shape && shape->guidance_in_turn)) ? 1 : d.passes;
+  const bool video_shape = shape && shape->video.temporal_downsample > 0;
+  if (w.frames && shape && !video_shape)
+    return make_error(ErrorCode::kInvalid, "workload.frames: \"" + w.model +
+                                               "\" is an image or audio denoiser; frames are "
+                                               "for a video one");
+  if (w.frames && d.architecture != "dit")
+    return make_error(ErrorCode::kInvalid,
+                      "workload.frames: a video denoiser is a dit, not " + d.architecture);
+  if (w.frames && !w.resolution)
+    return make_error(ErrorCode::kInvalid,
+                      "workload.frames needs workload.resolution (a frame's width x height)");
   if (d.architecture == "flow-tts") {
     if (!w.audio_seconds && !(w.tokens && *w.tokens > 0))
       return make_error(ErrorCode::kInvalid,
@@ -107,10 +131,20 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
   }
   const double downsample =
       shape && shape->vae_downsample > 0 ? shape->vae_downsample : cost::kVaeDownsample;
-  const double side = static_cast<double>(*w.resolution) / downsample;
-  const double positions = side * side;
-  const double megapixels = static_cast<double>(*w.resolution) * *w.resolution / 1e6;
-  d.decode_flops = cost::kVaeDecodeFlopsPerMegapixel * megapixels;
+  const double width = static_cast<double>(*w.resolution);
+  const double height = static_cast<double>(w.height.value_or(*w.resolution));
+  double positions = (width / downsample) * (height / downsample);
+  const double frames = static_cast<double>(w.frames.value_or(1));
+  d.decode_flops = cost::kVaeDecodeFlopsPerMegapixel * width * height / 1e6 * frames;
+  const double patch_t = video_shape ? std::max(1.0, shape->video.temporal_patch) : 1.0;
+  if (w.frames) {
+    // The first frame is a latent frame of its own; each later t pixel frames make one more
+    // (a count that is not 1 + a multiple of t is cut down to one, as the pipelines do), and a
+    // token spans `temporal_patch` latent frames (the last padded).
+    const double t =
+        video_shape ? shape->video.temporal_downsample : cost::kVideoTemporalDownsample;
+    positions *= std::ceil((1 + std::floor((frames - 1) / t)) / patch_t) * patch_t;
+  }
   if (d.architecture == "unet") {
     d.latent_tokens = positions;
     d.flops_per_pass = 2.0 * params * positions / cost::kUnetPositionsPerParamUse;
@@ -128,8 +162,13 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
   // An editing model's input images are encoded by the same VAE at the same size and their
   // tokens concatenated to the noisy latent's: every block runs over both.
   const double images = 1.0 + (shape ? std::max(0, shape->image_inputs) : 0);
-  d.latent_tokens = images * positions / (patch * patch);
-  d.flops_per_pass = 2.0 * params * d.latent_tokens;
+  d.latent_tokens = images * positions / (patch * patch * patch_t);
+  // A video row's token path, as its share of the row's parameters (a spec's own params_b
+  // scales it).
+  const double token_params = video_shape && shape->video.token_params_b > 0
+                                  ? params * shape->video.token_params_b / shape->params_b
+                                  : params;
+  d.flops_per_pass = 2.0 * token_params * d.latent_tokens;
   // Linear attention (Sana's ReLU kernel, heads of 32) costs 4 T x hidden x 32 a layer: under 1%
   // of the linear layers' 2 P T / layers; left out like the biases.
   if (!(shape && shape->linear_attention))

@@ -1,13 +1,13 @@
-// The built-in table of diffusion denoisers' shapes (`workload.model`, `--model`): each row from
-// the model's config, conversion script or pipeline (its `source`), never fitted. How a row turns
-// into work per pass: diffusion.cpp; docs/cost-model.md, "Diffusion from the architecture".
+// The built-in table of image and audio denoisers' shapes (`workload.model`, `--model`): each row
+// from the model's config, conversion script or pipeline (its `source`), never fitted. How a row
+// turns into work per pass: diffusion.cpp; docs/cost-model.md, "Diffusion from the architecture".
 #include <vector>
 
 #include "burst/cost_model.h"
 #include "cost/cost_internal.h"
 
-namespace burst {
-const std::vector<DiffusionShape>& diffusion_shapes() {
+namespace burst::cost {
+const std::vector<DiffusionShape>& image_and_audio_shapes() {
   // name, architecture, params_b (the denoiser alone), layers, hidden, patch, frames per second
   // of audio, guidance by default (0: guidance-distilled, one pass), resolution by default, the
   // UNet's two attention levels {latent-side divisor, width, transformer blocks}, source.
@@ -481,4 +481,4 @@ const std::vector<DiffusionShape>& diffusion_shapes() {
   return kShapes;
 }
 
-}  // namespace burst
+}  // namespace burst::cost

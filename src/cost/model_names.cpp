@@ -67,6 +67,9 @@ constexpr QuantTail kQuantTails[] = {
     // ComfyUI's single-file checkpoints: "flux1-dev-fp8_e4m3fn", "..._fp8_scaled".
     {"-fp8-e4m3fn", "fp8"},
     {"-fp8-scaled", "fp8"},
+    // ...and their 16-bit files: "wan2.1_t2v_1.3B_fp16", "mochi_preview_bf16".
+    {"-fp16", "fp16"},
+    {"-bf16", "bf16"},
     {".gguf", ""},
     {"-gguf", ""},
     {"-gptq", ""},

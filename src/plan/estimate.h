@@ -33,9 +33,12 @@ struct EstimateQuery {
   std::optional<long> items;        // diffusion
   std::optional<long> steps;        // diffusion: denoising steps per item
   std::optional<long> batch;
-  // diffusion: unet | dit | flow-tts, image side in pixels, seconds of audio per item, guidance
+  // diffusion: unet | dit | flow-tts, image width (and height; unset: square) in pixels, video
+  // frames, seconds of audio per item, guidance
   std::string architecture;
   std::optional<long> resolution;
+  std::optional<long> height;
+  std::optional<long> frames;
   std::optional<double> audio_seconds;
   std::optional<double> guidance;
   std::optional<bool> guidance_batched;  // diffusion: the passes in one call a step (default)

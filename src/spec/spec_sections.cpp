@@ -9,6 +9,7 @@
 #include "schedule/cron.h"
 #include "schedule/tz.h"
 #include "spec/spec_checks.h"
+#include "spec/spec_diffusion_fields.h"
 #include "spec/spec_gpu_counts.h"
 #include "spec/spec_shape_fields.h"
 #include "spec/spec_training.h"
@@ -28,7 +29,6 @@ constexpr sv kBounds[] = {"bandwidth", "compute"};
 
 constexpr sv kModes[] = {"full", "lora", "qlora"};
 
-constexpr sv kArchitectures[] = {"unet", "dit", "flow-tts"};
 constexpr sv kKvPrecisions[] = {"fp16", "bf16", "fp8"};
 constexpr sv kWeightsFrom[] = {"hub", "s3", "volume", "local-disk"};  // burst/weight_load.h
 constexpr sv kReferenceFields[] = {"gpu", "runtime", "bound"};
@@ -279,12 +279,8 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   parse_tensor_parallel(*w, out);
   parse_memory_utilization(*w, out);
   out.weights_from = w->one_of("weights_from", kWeightsFrom).value_or("");
-  parse_training_fields(*w, out);  // gradient_checkpointing, lora_rank, lora_targets
-  out.architecture = w->one_of("architecture", kArchitectures).value_or("");
-  out.resolution = w->integer("resolution", 8, 65536);
-  out.audio_seconds = w->positive_number("audio_seconds");
-  out.guidance = w->non_negative_number("guidance");
-  out.guidance_batched = w->boolean("guidance_batched");
+  parse_training_fields(*w, out);   // gradient_checkpointing, lora_rank, lora_targets
+  parse_diffusion_fields(*w, out);  // architecture, resolution, frames, audio, guidance
   parse_items_file(*w, out);
   std::optional<Fields> r = section(*w, "reference", kReferenceFields);
   if (!r) return;

@@ -57,6 +57,7 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "lora_targets",
                                                 "architecture",  // diffusion
                                                 "resolution",
+                                                "frames",
                                                 "audio_seconds",
                                                 "guidance",
                                                 "guidance_batched",

@@ -252,7 +252,11 @@ void workload(Writer& out, const Workload& w) {
     out.list(w.lora_targets);
   }
   word("architecture", w.architecture);
-  num("resolution", w.resolution);
+  if (w.resolution && w.height)
+    key_value(out, "resolution", std::to_string(*w.resolution) + "x" + std::to_string(*w.height));
+  else
+    num("resolution", w.resolution);
+  num("frames", w.frames);
   real("audio_seconds", w.audio_seconds);
   real("guidance", w.guidance);
   flag("guidance_batched", w.guidance_batched);

@@ -134,7 +134,9 @@ TEST(CostDiffusion, EveryDenoiserRowIsCitedAndComplete) {
       EXPECT_LT(12.0 * d.hidden * d.hidden * d.layers / 1e9, d.params_b * 1.35) << name;
     }
     EXPECT_GE(d.image_inputs, 0) << name;
-    EXPECT_TRUE(d.vae_downsample == 0 || d.vae_downsample == 8 || d.vae_downsample == 32) << name;
+    EXPECT_TRUE(d.vae_downsample == 0 || d.vae_downsample == 8 || d.vae_downsample == 16 ||
+                d.vae_downsample == 32)
+        << name;
   }
 }
 
@@ -340,8 +342,8 @@ TEST(CostDiffusion, EstimateTakesTheDiffusionInputs) {
   q.mode = "infer";
   EXPECT_EQ(
       workload_from_query(q).error().message,
-      "--arch, --resolution, --audio-seconds, --guidance and --guidance-batched only apply to "
-      "--mode diffusion");
+      "--arch, --resolution, --frames, --audio-seconds, --guidance and --guidance-batched only "
+      "apply to --mode diffusion");
 }
 
 TEST(CostDiffusion, TheSpecTakesTheDiffusionInputs) {

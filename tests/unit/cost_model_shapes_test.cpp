@@ -51,8 +51,15 @@ TEST(CostModelShapes, EveryRowsDimensionsAddUpToItsStatedParameters) {
     if (m.kv_latent > 0) continue;
     // Llama 4 Scout's card counts its vision encoder too: its text decoder is 4% below the card.
     const double tolerance = name == "llama-4-scout" ? 0.05 : 0.03;
-    EXPECT_NEAR(c.total / 1e9, m.params_b, m.params_b * tolerance) << name;
-    if (m.experts > 0) {
+    // A dense row with fewer active parameters than held is a vision-language model: its
+    // dimensions are the language model's (the active ones), and the tower a tenth or less.
+    const bool vision_tower = m.experts == 0 && m.active_params_b < m.params_b;
+    EXPECT_NEAR(c.total / 1e9, vision_tower ? m.active_params_b : m.params_b,
+                m.params_b * tolerance)
+        << name;
+    if (vision_tower) {
+      EXPECT_LT(m.params_b - m.active_params_b, 0.1 * m.params_b) << name;
+    } else if (m.experts > 0) {
       // A card's active count leaves out the input embeddings (a lookup, not a read): between
       // the decoder with and without them.
       const double embed = static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
@@ -155,6 +162,20 @@ TEST(CostModelShapes, LatentAttentionCachesOneVectorALayer) {
   EXPECT_NEAR(memory_need(*filled)->weights_gib, 671e9 / gib, 1e-6);
   w.precision = "bf16";
   EXPECT_EQ(with_model_shape(w)->precision, "bf16");
+}
+
+TEST(CostModelShapes, AVisionLanguageModelHoldsItsTowerButATextTokenNeverRunsIt) {
+  // Qwen2.5-VL 7B is Qwen2.5 7B's language model and a 0.68B vision tower: the tower's weights
+  // are held (bf16: 2 bytes each), a text token reads and computes the language model's only.
+  Workload vl = serving("Qwen/Qwen2.5-VL-7B-Instruct", 4096);
+  Workload text = serving("qwen2.5-7b", 4096);
+  auto v = with_model_shape(vl), t = with_model_shape(text);
+  ASSERT_TRUE(v.ok() && t.ok());
+  auto vm = memory_need(*v), tm = memory_need(*t);
+  ASSERT_TRUE(vm.ok() && tm.ok());
+  EXPECT_NEAR((vm->weights_gib - tm->weights_gib) * 1024 * 1024 * 1024, 2 * 0.67e9, 0.02e9);
+  EXPECT_DOUBLE_EQ(vm->kv_cache_gib, tm->kv_cache_gib);
+  EXPECT_DOUBLE_EQ(*v->active_params_b, *t->params_b);
 }
 
 TEST(CostModelShapes, HuggingFaceIdsAndReleasesOfARowsShapeNameIt) {

@@ -47,7 +47,7 @@ class LinesConsole : public Console {
   std::vector<std::string> out;
 };
 
-std::string slurp(const std::string& path) {
+std::string read_whole_file(const std::string& path) {
   std::ifstream f(path);
   std::stringstream s;
   s << f.rdbuf();
@@ -138,7 +138,7 @@ TEST_F(JobPartsTest, ContextTagsAWorkersLinesRedactsThemAndKeepsTheFirstFailure)
   EXPECT_EQ(detail.find("hf_s3cret_value"), std::string::npos);
   ctx.fail("a later failure");
   EXPECT_EQ(ctx.error(), detail) << "the first failure is the job's error";
-  const std::string log = slurp(config_.logs_dir + std::string("/") + kJob + ".log");
+  const std::string log = read_whole_file(config_.logs_dir + std::string("/") + kJob + ".log");
   EXPECT_NE(log.find("[w1] error: run: exit 3"), std::string::npos) << log;
   EXPECT_EQ(log.find("hf_s3cret_value"), std::string::npos);
 }
@@ -235,18 +235,18 @@ TEST_F(JobPartsTest, ConnectionSetsThePodUpAndPublishesItsSshEntry) {
   EXPECT_NE(detail.find(", host key "), std::string::npos) << detail;
   EXPECT_EQ(pods_.workdir, pod_->volume() + "/job");
   EXPECT_TRUE(std::filesystem::is_directory(pods_.workdir));
-  const std::string env = slurp(pods_.gpu.paths.pod_dir + "/env.sh");
+  const std::string env = read_whole_file(pods_.gpu.paths.pod_dir + "/env.sh");
   EXPECT_NE(env.find("BURST_JOB_ID"), std::string::npos) << env;
   EXPECT_NE(env.find("hf_s3cret_value"), std::string::npos) << "the secret reaches the pod";
   const std::string alias = ssh_host_alias(kJob);
-  EXPECT_NE(slurp(ssh_hosts_path(config_.config_dir)).find(alias), std::string::npos);
+  EXPECT_NE(read_whole_file(ssh_hosts_path(config_.config_dir)).find(alias), std::string::npos);
   EXPECT_TRUE(console_.said("`ssh " + alias + "` reaches this pod"));
   EXPECT_EQ(std::filesystem::status(config_.state_dir + "/ssh").permissions(),
             std::filesystem::perms::owner_all)
       << "the known-hosts directory is the user's alone, whatever the umask";
   EXPECT_NE(store_->pods_of_job(kJob).value()[0].host_key, "") << "the host key is pinned";
   ASSERT_EQ(provisioner.delete_pod(pods_.gpu, &detail), Outcome::kOk) << detail;
-  EXPECT_EQ(slurp(ssh_hosts_path(config_.config_dir)).find(alias), std::string::npos)
+  EXPECT_EQ(read_whole_file(ssh_hosts_path(config_.config_dir)).find(alias), std::string::npos)
       << "the deleted pod's entry is gone";
 }
 
@@ -311,12 +311,12 @@ TEST_F(JobPartsTest, TransfersSyncTheCodeAndPullTheStepsArtefactRecordingBoth) {
   std::string detail;
   ASSERT_EQ(transfers.sync("", &detail), Outcome::kOk) << detail;
   EXPECT_EQ(detail.rfind("1 of 1 files sent", 0), 0u) << detail;
-  EXPECT_EQ(slurp(pod_->volume() + "/job/main.py"), "print('hi')\n");
+  EXPECT_EQ(read_whole_file(pod_->volume() + "/job/main.py"), "print('hi')\n");
   StepRunner steps(*ctx_, pods_);
   ASSERT_EQ(steps.step("run", "echo result > out.txt", pods_.gpu, 0, &detail), Outcome::kOk)
       << detail;
   ASSERT_EQ(transfers.pull(&detail), Outcome::kOk) << detail;
-  EXPECT_EQ(slurp(dir_.path() + "/out/out.txt"), "result\n");
+  EXPECT_EQ(read_whole_file(dir_.path() + "/out/out.txt"), "result\n");
   std::vector<std::string> directions;
   for (const TransferRecord& t : store_->transfers(kJob).value()) directions.push_back(t.direction);
   EXPECT_EQ(directions, (std::vector<std::string>{"sync", "pull"}));

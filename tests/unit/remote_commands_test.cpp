@@ -48,7 +48,7 @@ const std::vector<std::string>& hostile() {
   return v;
 }
 
-std::string slurp(const std::string& path) {
+std::string read_remote_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
@@ -96,7 +96,8 @@ ShellRun run_sh(const std::vector<std::string>& sh_args, const std::string& comm
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_remote_file(out),
+          read_remote_file(err)};
 }
 
 // `sh -n`: the command parses as the shell will parse it.
@@ -243,10 +244,10 @@ TEST_F(RemoteCommands, AStopBeforeTheSupervisorWroteItsPidStillStopsTheStep) {
                               "30' \"$b\") </dev/null >/dev/null 2>&1 &")
                   .ok());
   stop_step(pod, paths, "run");
-  std::string pid = slurp(b + ".pid");
+  std::string pid = read_remote_file(b + ".pid");
   for (int i = 0; i < 30 && pid.empty(); ++i) {  // without the wait, it starts after the stop
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    pid = slurp(b + ".pid");
+    pid = read_remote_file(b + ".pid");
   }
   ASSERT_FALSE(pid.empty()) << "the late supervisor never started";
   const pid_t p = static_cast<pid_t>(std::stol(pid));
@@ -277,7 +278,7 @@ TEST_F(RemoteCommands, ASecondLaunchOfTheSameStepFollowsTheFirstAndNeverRunsItTw
         [] { return false; });
   });
   // The second launch comes while the first step runs (its supervisor has written its pid).
-  for (int i = 0; i < 200 && slurp(paths.pod_dir + "/run.pid").empty(); ++i)
+  for (int i = 0; i < 200 && read_remote_file(paths.pod_dir + "/run.pid").empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::vector<std::string> lines;
   auto second = run_step(
@@ -290,8 +291,8 @@ TEST_F(RemoteCommands, ASecondLaunchOfTheSameStepFollowsTheFirstAndNeverRunsItTw
   EXPECT_EQ(*first, 7);
   EXPECT_EQ(*second, 7) << "the second launch reports the first step's status";
   EXPECT_EQ(lines, std::vector<std::string>{"first"});
-  EXPECT_EQ(slurp(mark), "ran\n") << "the step ran once; the second script never ran";
-  EXPECT_EQ(slurp(paths.pod_dir + "/run.sh").find("second"), std::string::npos);
+  EXPECT_EQ(read_remote_file(mark), "ran\n") << "the step ran once; the second script never ran";
+  EXPECT_EQ(read_remote_file(paths.pod_dir + "/run.sh").find("second"), std::string::npos);
   for (const auto& c : pod.commands) expect_parses(c);
 }
 

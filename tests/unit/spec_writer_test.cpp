@@ -102,6 +102,13 @@ TEST(SpecWriter, EveryDiffusionInputReadsBack) {
   EXPECT_EQ(image.model, "sdxl");
   EXPECT_EQ(image.resolution, 768);
   EXPECT_FALSE(image.guidance_batched.has_value());  // unset stays unset
+  EXPECT_FALSE(image.height.has_value());
+  const Workload video = written_and_read(
+      "  kind: diffusion\n  architecture: dit\n  params_b: 1.3\n  resolution: 832x480\n"
+      "  frames: 81\n  items: 4\n");
+  EXPECT_EQ(video.resolution, 832);
+  EXPECT_EQ(video.height, 480);
+  EXPECT_EQ(video.frames, 81);
 }
 
 }  // namespace

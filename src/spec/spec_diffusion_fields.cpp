@@ -1,0 +1,43 @@
+#include "spec/spec_diffusion_fields.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace burst::spec {
+namespace {
+
+using namespace burst::yaml;
+
+constexpr std::string_view kArchitectures[] = {"unet", "dit", "flow-tts"};
+
+// workload.resolution: a side (1024, read as any integer field is) or width x height
+// ("1280x720").
+void parse_resolution(Fields& w, Workload& out) {
+  std::optional<Node> node = w.get("resolution");
+  if (!node) return;
+  if (!node->is_scalar() || node->scalar().find_first_of("xX") == std::string::npos) {
+    out.resolution = w.integer("resolution", 8, 65536);
+    return;
+  }
+  Result<ImageSize> size = parse_image_size(node->scalar());
+  if (!size) {
+    w.problems().add(pos_of(*node), w.path_of("resolution"), size.error().message);
+    return;
+  }
+  out.resolution = size->width;
+  out.height = size->height;
+}
+
+}  // namespace
+
+void parse_diffusion_fields(Fields& w, Workload& out) {
+  out.architecture = w.one_of("architecture", kArchitectures).value_or("");
+  parse_resolution(w, out);
+  out.frames = w.integer("frames", 1, 100000);
+  out.audio_seconds = w.positive_number("audio_seconds");
+  out.guidance = w.non_negative_number("guidance");
+  out.guidance_batched = w.boolean("guidance_batched");
+}
+
+}  // namespace burst::spec

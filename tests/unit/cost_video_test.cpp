@@ -1,0 +1,148 @@
+// Diffusion at a frame's width x height, and video denoisers (docs/cost-model.md, "Video"): a
+// video's tokens are its latent frames times a frame's latent positions; the spec and
+// `burst estimate` take both; a frame count where it means nothing is an error, not ignored.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "burst/spec.h"
+#include "plan/estimate.h"
+
+namespace burst {
+namespace {
+
+Workload video_dit(long width, long height, std::optional<long> frames) {
+  Workload w;
+  w.kind = "diffusion";
+  w.architecture = "dit";
+  w.params_b = 1.3;
+  w.layers = 30;
+  w.hidden = 1536;
+  w.items = 1;
+  w.steps = 50;
+  w.resolution = width;
+  w.height = height;
+  w.frames = frames;
+  return w;
+}
+
+Result<DiffusionWork> work_of(const Workload& spec_w) {
+  auto w = with_model_shape(spec_w);
+  if (!w) return w.error();
+  return diffusion_work_of(*w, *w->params_b * 1e9);
+}
+
+TEST(CostVideo, AVideosTokensAreItsLatentFramesTimesAFramesPositions) {
+  // 81 frames at 832 x 480 (Wan 2.1's default): 1 + 80 / 4 = 21 latent frames of 104 x 60
+  // positions, 2 x 2 a token: 21 x 52 x 30.
+  auto d = work_of(video_dit(832, 480, 81));
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_DOUBLE_EQ(d->latent_tokens, 21 * 52 * 30);
+  // 80 frames are cut down to 77 (1 + a multiple of 4), as the pipelines do: 20 latent frames.
+  EXPECT_DOUBLE_EQ(work_of(video_dit(832, 480, 80))->latent_tokens, 20 * 52 * 30);
+  // One frame is an image.
+  EXPECT_DOUBLE_EQ(work_of(video_dit(832, 480, 1))->latent_tokens, 52 * 30);
+  // Every frame is decoded: 81 frames of 0.4 megapixels at the VAE's cost per megapixel.
+  EXPECT_NEAR(d->decode_flops, 9.2e12 * 832 * 480 / 1e6 * 81, 1e6);
+}
+
+TEST(CostVideo, AttentionMakesLongerVideosCostMoreThanTheirFrames) {
+  auto short_clip = work_of(video_dit(832, 480, 41));  // 11 latent frames
+  auto long_clip = work_of(video_dit(832, 480, 81));   // 21
+  ASSERT_TRUE(short_clip.ok() && long_clip.ok());
+  const double tokens = long_clip->latent_tokens / short_clip->latent_tokens;
+  EXPECT_DOUBLE_EQ(tokens, 21.0 / 11.0);
+  EXPECT_GT(long_clip->flops_per_pass / short_clip->flops_per_pass, tokens * 1.3);
+}
+
+TEST(CostVideo, AWidthByHeightImageIsItsPixelsNotASquare) {
+  Workload w;
+  w.kind = "diffusion";
+  w.model = "sdxl";
+  w.items = 1;
+  w.resolution = 1024;
+  w.height = 768;
+  auto wide = work_of(w);
+  ASSERT_TRUE(wide.ok()) << wide.error().message;
+  EXPECT_DOUBLE_EQ(wide->latent_tokens, 128 * 96);
+  w.height.reset();
+  auto square = work_of(w);
+  EXPECT_DOUBLE_EQ(square->latent_tokens, 128 * 128);
+  EXPECT_LT(wide->flops_per_pass, square->flops_per_pass);
+  EXPECT_NEAR(wide->decode_flops / square->decode_flops, 0.75, 1e-12);
+}
+
+TEST(CostVideo, FramesWhereTheyMeanNothingAreAnErrorNotIgnored) {
+  Workload w = video_dit(1024, 1024, 9);
+  w.model = "sdxl";
+  w.architecture.clear();
+  w.params_b.reset();
+  EXPECT_EQ(work_of(w).error().message,
+            "workload.frames: \"sdxl\" is an image or audio denoiser; frames are for a video one");
+  w = video_dit(1024, 1024, 9);
+  w.architecture = "unet";
+  EXPECT_EQ(work_of(w).error().message, "workload.frames: a video denoiser is a dit, not unet");
+  w = video_dit(1024, 1024, 9);
+  w.resolution.reset();
+  w.height.reset();
+  EXPECT_EQ(work_of(w).error().message,
+            "workload.frames needs workload.resolution (a frame's width x height)");
+}
+
+TEST(CostVideo, EstimateTakesWidthByHeightAndFrames) {
+  EstimateQuery q;
+  q.mode = "diffusion";
+  q.architecture = "dit";
+  q.params_b = 1.3;
+  q.items = 1;
+  q.resolution = 832;
+  q.height = 480;
+  q.frames = 81;
+  auto w = workload_from_query(q);
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  EXPECT_EQ(w->resolution, 832);
+  EXPECT_EQ(w->height, 480);
+  EXPECT_EQ(w->frames, 81);
+  q.mode = "infer";
+  EXPECT_FALSE(workload_from_query(q).ok());
+  EXPECT_EQ(parse_image_size("1280x720")->height, 720);
+  EXPECT_EQ(parse_image_size("1280X720")->width, 1280);
+  EXPECT_FALSE(parse_image_size("1024")->height.has_value());
+  for (const char* bad : {"1280x", "x720", "1280x720x3", "4", "1280x99999", "-8", "wide", ""})
+    EXPECT_EQ(parse_image_size(bad).error().message,
+              std::string("expected a side in pixels (1024) or width x height (1280x720), each "
+                          "from 8 to 65536, got \"") +
+                  bad + "\"")
+        << bad;
+}
+
+TEST(CostVideo, TheSpecTakesWidthByHeightAndFramesAtTheirLine) {
+  const std::string head =
+      "name: x\nrun: echo hi\nresources:\n  providers: [local]\nworkload:\n"
+      "  kind: diffusion\n  params_b: 1.3\n  architecture: dit\n  items: 10\n";
+  std::vector<SpecError> errors;
+  auto spec =
+      parse_spec(head + "  resolution: 1280x720\n  frames: 81\n", "p.yaml", &errors, {"local"});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->workload.resolution, 1280);
+  EXPECT_EQ(spec->workload.height, 720);
+  EXPECT_EQ(spec->workload.frames, 81);
+  spec = parse_spec(head + "  resolution: 1024\n", "p.yaml", &errors, {"local"});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->workload.resolution, 1024);
+  EXPECT_FALSE(spec->workload.height.has_value());
+  spec = parse_spec(head + "  resolution: 1280x\n", "p.yaml", &errors, {"local"});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().message,
+            "p.yaml:10:15: workload.resolution: expected a side in pixels (1024) or width x "
+            "height (1280x720), each from 8 to 65536, got \"1280x\"");
+  spec = parse_spec(head + "  resolution: 1024\n  frames: 0\n", "p.yaml", &errors, {"local"});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.error().message.find("p.yaml:11:11: workload.frames"), std::string::npos)
+      << spec.error().message;
+}
+
+}  // namespace
+}  // namespace burst
