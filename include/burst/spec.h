@@ -94,6 +94,7 @@ struct Workload {
   std::optional<long> resolution;
   std::optional<long> height;
   std::optional<long> frames;
+  SourcePos frames_pos;  // of `frames`' value: the application checks it against the model
   std::optional<double> audio_seconds;
   std::optional<double> guidance;
   // Whether guidance's two passes run as one batched call a step (diffusers, F5-TTS 1.1.6 and

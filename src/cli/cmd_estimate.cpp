@@ -324,6 +324,24 @@ int cmd_estimate(const EstimateArgs& args) {
              : "",
         checkpointing ? "on" : "off", micro_batch, tokens_each);
   }
+  if (r->workload.kind == "diffusion") {
+    // What one pass denoises, defaults resolved (the model's size, frames and guidance).
+    if (auto d = diffusion_work_of(w, params_b * 1e9); d.ok()) {
+      std::string size;
+      if (w.audio_seconds) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g s of audio", *w.audio_seconds);
+        size = seconds;
+      } else if (w.resolution) {
+        size =
+            std::to_string(*w.resolution) + "x" + std::to_string(w.height.value_or(*w.resolution));
+        if (w.frames) size += ", " + std::to_string(*w.frames) + " frames";
+      }
+      std::printf("diffusion: %s%s%s, %.0f latent tokens a pass, %d pass%s a step in %d call%s\n",
+                  d->architecture.c_str(), size.empty() ? "" : ", ", size.c_str(), d->latent_tokens,
+                  d->passes, d->passes == 1 ? "" : "es", d->calls, d->calls == 1 ? "" : "s");
+    }
+  }
   if (infer && w.layers && w.kv_heads)
     std::printf(
         "KV cache: 2 x %ld layers x %ld KV heads x %ld dims x %ld tokens x %ld sequences x %s\n",

@@ -76,12 +76,21 @@ std::vector<std::string> provider_refusals(const PipelineSpec& spec) {
 
 std::vector<std::string> spec_refusals(const PipelineSpec& spec) {
   std::vector<std::string> out = provider_refusals(spec);
-  if (spec.workload.model.empty()) return out;
-  if (auto shaped = with_model_shape(spec.workload); !shaped.ok()) {
-    const SourcePos& at = spec.workload.model_pos;
-    out.push_back(terminal_line(spec.path + ":" + std::to_string(at.line) + ":" +
-                                std::to_string(at.column) +
-                                ": workload.model: " + shaped.error().message));
+  const Workload& w = spec.workload;
+  auto at = [&](const SourcePos& pos) {
+    return spec.path + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) + ": ";
+  };
+  auto shaped = with_model_shape(w);
+  if (!shaped.ok()) {
+    out.push_back(terminal_line(at(w.model_pos) + "workload.model: " + shaped.error().message));
+    return out;
+  }
+  // A frame count the denoiser cannot take (an image model's, no resolution): refused at its
+  // line, before any plan prices the candidates without it.
+  if (w.kind == "diffusion" && w.frames && shaped->params_b) {
+    if (auto d = diffusion_work_of(*shaped, *shaped->params_b * 1e9); !d.ok())
+      if (d.error().message.rfind("workload.frames", 0) == 0)
+        out.push_back(terminal_line(at(w.frames_pos) + d.error().message));
   }
   return out;
 }

@@ -255,6 +255,19 @@ const std::vector<ModelShape>& model_shapes() {
        "mlc-ai/mlc-llm model_preset.py deepseek_v2_lite; 64 experts, 6 a token, kv_lora_rank "
        "512; 15.7B and 2.4B active per the DeepSeek-V2 paper's Appendix B)",
        64, 6, 0, 0, 576},
+      // Qwen3-Next: 36 of its 48 layers (three of every four: full_attention_interval 4) mix
+      // by Gated DeltaNet, whose state is fixed whatever the context: 32 value heads of 128 x
+      // 128 and a 4-wide convolution over 8192 channels, 548,864 values a layer and sequence,
+      // as many as 536 tokens of the 12 attention layers' KV (2 heads of 256, keys and values).
+      // The row enters those layers as local attention over 536 tokens: the same bytes held and
+      // read each step. 512 routed experts (10 a token) and a shared one; every layer MoE.
+      {"qwen3-next-80b-a3b", 79.67, 3.56, 48, 2048, 16, 2, 256, 151936, 512, false,
+       "https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json (copies: "
+       "its card and a one-layer module print with the config; transformers "
+       "configuration_qwen3_next.py for layer_types; 79,674,391,296 summed and 3,874,929,408 "
+       "active, as Qwen3-Coder-Next's published counts of the same config; 3.56B without the "
+       "input embeddings' lookup)",
+       512, 10, 536, 36},
       // Vision-language models: the card's parameters hold the vision tower too, which a text
       // token never runs, so the language model's are the active ones (read and computed at each
       // step) and the tower is held beside them. The dimensions are the language model's.

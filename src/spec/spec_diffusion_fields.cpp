@@ -35,6 +35,7 @@ void parse_diffusion_fields(Fields& w, Workload& out) {
   out.architecture = w.one_of("architecture", kArchitectures).value_or("");
   parse_resolution(w, out);
   out.frames = w.integer("frames", 1, 100000);
+  if (std::optional<Node> node = w.get("frames")) out.frames_pos = pos_of(*node);
   out.audio_seconds = w.positive_number("audio_seconds");
   out.guidance = w.non_negative_number("guidance");
   out.guidance_batched = w.boolean("guidance_batched");

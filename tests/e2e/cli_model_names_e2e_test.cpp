@@ -59,5 +59,48 @@ TEST(E2ECli, AModelNameTheTablesCannotPriceIsRefusedAtItsLineByValidateAndPlan) 
   EXPECT_EQ(run_burst(home, {"validate", given}, &out, &err), 0) << err;
 }
 
+TEST(E2ECli, AFrameCountTheDenoiserCannotTakeIsRefusedAtItsLineByValidateAndPlan) {
+  BurstHome home;
+  auto clip = [](const std::string& model) {
+    return "name: clip\nrun: echo hi\nworkload:\n  kind: diffusion\n  model: " + model +
+           "\n  items: 2\n  steps: 50\n  frames: 81\n";
+  };
+  const std::string image = home.write("image.yaml", clip("sdxl"));
+  std::string out, err;
+  EXPECT_EQ(run_burst(home, {"validate", image}, &out, &err), 2) << out;
+  EXPECT_NE(err.find("image.yaml:8:11: workload.frames: \"sdxl\" is an image or audio denoiser; "
+                     "frames are for a video one"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(run_burst(home, {"plan", image}, &out, &err), 2) << out;
+  EXPECT_EQ(out.find("PROVIDER"), std::string::npos) << out;  // nothing planned
+  // A video model takes it, and its Hugging Face id and ComfyUI file name are the same row.
+  for (const char* video : {"wan2.1-t2v-1.3b", "Wan-AI/Wan2.1-T2V-1.3B-Diffusers",
+                            "wan2.1_t2v_1.3B_fp16.safetensors"}) {
+    const std::string ok = home.write("video.yaml", clip(video));
+    EXPECT_EQ(run_burst(home, {"validate", ok}, &out, &err), 0) << video << ": " << err;
+  }
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-14b", "--items",
+                       "1", "--steps", "50", "--resolution", "832x480", "--json"},
+                      &out, &err),
+            0)
+      << err;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["diffusion"]["latent_tokens"], 21 * 52 * 30) << out;  // 81 frames by default
+  // The text says what it priced, defaults resolved.
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-14b", "--items",
+                       "1", "--steps", "50"},
+                      &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("diffusion: dit, 1280x720, 81 frames, 75600 latent tokens a pass, 2 passes a "
+                     "step in 2 calls"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(j["diffusion"]["calls_per_step"], 2) << out;  // Wan guides by a second call
+}
+
 }  // namespace
 }  // namespace burst::testing

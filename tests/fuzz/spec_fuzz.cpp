@@ -3,7 +3,8 @@
 // failure always says why. An accepted spec holds no more text than the reader's alias bound
 // allows (src/yaml/yaml_node.h: 4 x the input's size, at least 64 KiB): aliases cannot amplify.
 // The model name an accepted spec gives goes through the shape tables' name matching, as `burst
-// validate` and `burst plan` check it (cli/spec_errors.h, spec_refusals): a shape or a reason.
+// validate` and `burst plan` check it (cli/spec_errors.h, spec_refusals): a shape or a reason, and
+// a denoiser's work at the spec's size and frames or a reason.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +35,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!spec->workload.model.empty()) {
     burst::Result<burst::Workload> shaped = burst::with_model_shape(spec->workload);
     FUZZ_CHECK(shaped.ok() || !shaped.error().message.empty());
+    // A diffusion workload's size and frames, as spec_refusals checks them: work or a reason.
+    if (shaped.ok() && shaped->kind == "diffusion" && shaped->params_b) {
+      burst::Result<burst::DiffusionWork> d =
+          burst::diffusion_work_of(*shaped, *shaped->params_b * 1e9);
+      FUZZ_CHECK(d.ok() ? d->latent_tokens >= 0 : !d.error().message.empty());
+    }
   }
   return 0;
 }

@@ -31,6 +31,17 @@ Counted count(const ModelShape& m) {
   const double experts = m.experts > 0 ? static_cast<double>(m.experts) + shared : 1;
   const double used = m.experts > 0 ? static_cast<double>(m.experts_per_token) + shared : 1;
   const double layers = static_cast<double>(m.layers);
+  if (std::string(m.name) == "qwen3-next-80b-a3b") {
+    // 36 Gated DeltaNet layers (in_proj_qkvz 2048 -> 12288, in_proj_ba -> 64, conv 8192 x 4,
+    // out_proj 4096 -> 2048) and 12 gated-attention ones (q twice as wide: query and gate);
+    // every layer's experts and a shared one of the same width.
+    const double delta_net = h * 12288 + h * 64 + 8192 * 4 + 4096 * h;
+    const double gated = attention + h * q;
+    const double moe = (experts + 1) * mlp + h * static_cast<double>(m.experts);  // + router
+    const double moe_used = (used + 1) * mlp;
+    return {embed + 36 * delta_net + 12 * gated + layers * moe,
+            embed + 36 * delta_net + 12 * gated + layers * moe_used};
+  }
   if (std::string(m.name) == "llama-4-maverick") {
     // Half its layers are MoE (128 routed experts and a shared one), half dense at 16384
     // (its text_config's intermediate_size_mlp; interleave_moe_layer_step 2).
@@ -162,6 +173,15 @@ TEST(CostModelShapes, LatentAttentionCachesOneVectorALayer) {
   EXPECT_NEAR(memory_need(*filled)->weights_gib, 671e9 / gib, 1e-6);
   w.precision = "bf16";
   EXPECT_EQ(with_model_shape(w)->precision, "bf16");
+}
+
+TEST(CostModelShapes, QwenNextsLinearLayersHoldAFixedStateNotTheContext) {
+  // At 32K tokens in bf16: 12 attention layers of 2 KV heads of 256 hold every token, the 36
+  // Gated DeltaNet layers their fixed 548,864-value state each (the 536 tokens it is entered as).
+  const double per_token_layer = 2.0 * 2 * 256 * 2;
+  EXPECT_NEAR(kv_gib(serving("Qwen/Qwen3-Next-80B-A3B-Instruct", 32768)),
+              (12.0 * 32768 + 36.0 * 536) * per_token_layer / (1024.0 * 1024 * 1024), 1e-9);
+  EXPECT_NEAR(36.0 * 536 * 2 * 2 * 256, 36.0 * (32 * 128 * 128 + 3 * 8192), 36.0 * 1024);
 }
 
 TEST(CostModelShapes, AVisionLanguageModelHoldsItsTowerButATextTokenNeverRunsIt) {
