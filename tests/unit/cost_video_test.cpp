@@ -48,6 +48,53 @@ TEST(CostVideo, AVideosTokensAreItsLatentFramesTimesAFramesPositions) {
   EXPECT_NEAR(d->decode_flops, 9.2e12 * 832 * 480 / 1e6 * 81, 1e6);
 }
 
+TEST(CostVideo, EachRowsDefaultClipIsThePipelinesTokenCount) {
+  // Each row at its pipeline's default size and frames, against the token count its source
+  // states or its formula gives there (Mochi's README: 44520 visual tokens; Wan's seq_len).
+  const struct {
+    const char* model;
+    double tokens;
+  } rows[] = {{"wan2.1-t2v-1.3b", 21 * 30 * 52},     {"wan2.1-t2v-14b", 21 * 45 * 80},
+              {"wan2.1-i2v-14b-720p", 21 * 45 * 80}, {"wan2.2-ti2v-5b", 31 * 22 * 40},
+              {"wan2.2-t2v-a14b", 21 * 45 * 80},     {"hunyuanvideo", 33 * 45 * 80},
+              {"cogvideox-5b", 13 * 30 * 45},        {"cogvideox1.5-5b", 11 * 48 * 85},
+              {"ltx-video-2b", 21 * 16 * 22},        {"mochi-1-preview", 44520}};
+  for (const auto& r : rows) {
+    Workload w;
+    w.kind = "diffusion";
+    w.model = r.model;
+    w.items = 1;
+    auto d = work_of(w);
+    ASSERT_TRUE(d.ok()) << r.model << ": " << d.error().message;
+    EXPECT_DOUBLE_EQ(d->latent_tokens, r.tokens) << r.model;
+  }
+  // HunyuanVideo's guidance is an embedding (one pass); Wan's is a second call a step.
+  Workload hy;
+  hy.kind = "diffusion";
+  hy.model = "hunyuanvideo";
+  hy.items = 1;
+  EXPECT_EQ(work_of(hy)->passes, 1);
+  hy.model = "wan2.1-t2v-14b";
+  EXPECT_EQ(work_of(hy)->passes, 2);
+  EXPECT_EQ(work_of(hy)->calls, 2);
+}
+
+TEST(CostVideo, AVideoTokenRunsThroughItsTokenPathNotEveryParameter) {
+  // HunyuanVideo's 12.82B: a video token runs each block's video stream, 12 d^2 a block over 60
+  // blocks of 3072 (6.79B); the modulation and the text stream run once a step or on the text.
+  Workload w;
+  w.kind = "diffusion";
+  w.model = "hunyuanvideo";
+  w.items = 1;
+  auto d = work_of(w);
+  ASSERT_TRUE(d.ok());
+  const double t = 33.0 * 45 * 80;
+  EXPECT_NEAR(d->flops_per_pass, 2 * 6.79e9 * t + 60 * 4 * t * t * 3072, 1e9);
+  // A spec that gives its own parameter count scales the token path with it.
+  w.params_b = 12.82 * 2;
+  EXPECT_NEAR(work_of(w)->flops_per_pass, 2 * 2 * 6.79e9 * t + 60 * 4 * t * t * 3072, 1e9);
+}
+
 TEST(CostVideo, AttentionMakesLongerVideosCostMoreThanTheirFrames) {
   auto short_clip = work_of(video_dit(832, 480, 41));  // 11 latent frames
   auto long_clip = work_of(video_dit(832, 480, 81));   // 21
