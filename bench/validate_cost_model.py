@@ -152,10 +152,12 @@ def predict(binary, row):
         # Prompt tokens per second over the batch: prefill_s prices every sequence's prompt.
         conc = int(row["concurrency"] or 1)
         return conc * (int(row["context"]) - int(row["gen_tokens"])) / g["prefill_s"]
+    if cat == "diffusion_video" and row["metric"] == "seconds_per_step":
+        return g["step_s"]  # one denoiser pass (a transformer forward)
     if cat in ("diffusion_image", "diffusion_video") and row["metric"] == "seconds_per_batch":
         # End to end: every denoising step of one batch and its VAE decode.
         return g["seconds"]
-    if cat == "diffusion_image":
+    if cat in ("diffusion_image", "diffusion_video"):
         return 1 / g["step_s"]  # iterations (denoising steps of the batch) per second
     if cat == "diffusion_audio":
         # Real-time factor: seconds of compute per second of audio.
@@ -372,7 +374,9 @@ def diffusion_points(binary, rows):
     cards = catalog()
     pts = []
     for r in rows:
-        if not r["category"].startswith("diffusion"):
+        # Video rows feed no fit: compute-bound at seconds a step, they say nothing of the
+        # per-call floor, and the DiT's efficiency is the prior (docs/cost-model.md, "Video").
+        if not r["category"].startswith("diffusion") or r["category"] == "diffusion_video":
             continue
         out = burst(binary, args_of(r))
         g, d, m = cards[r["gpu"]], out["diffusion"], out["memory_gib"]
