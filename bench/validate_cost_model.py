@@ -27,8 +27,8 @@ import statistics
 import subprocess
 import sys
 
-from validate_fits import (ETA_COMPUTE, dfit_groups, dlookup, dmirror, fit_groups, lookup, mirror,
-                           prefill_fit, prefill_lookup)
+from validate_fits import (ETA_COMPUTE, VIDEO_ETA, dfit_groups, dlookup, dmirror, fit_groups,
+                           lookup, mirror, prefill_fit, prefill_lookup, video_eta)
 from validate_rows import (CATEGORIES, MEMORY, category, error, fmt_pred, median_abs, pct,
                            setup_of, short_source)
 from validate_weight_load import LOAD, load_fit, load_points, lmirror
@@ -358,6 +358,12 @@ def loso_predictions(binary, fit_rows):
                 pred = predict(binary, p["row"])
                 out[p["row"]["id"]] = pred * dmirror(p, *dlookup(rest, p)) / dmirror(
                     p, *dlookup(dfull, p))
+    vpts = video_points(binary, fit_rows)
+    for src in sorted({v["source"] for v in vpts}):
+        rest = video_eta([(v["pred"], v["meas"]) for v in vpts if v["source"] != src])
+        for v in vpts:
+            if v["source"] == src:
+                out[v["row"]["id"]] = v["pred"] * VIDEO_ETA / rest
     for src in sorted({d["source"] for d in data}):
         rest = fit_groups([d for d in data if d["source"] != src])
         for d in data:
@@ -368,6 +374,12 @@ def loso_predictions(binary, fit_rows):
                 continue
             out[d["row"]["id"]] = pred * mirror(d, *lookup(rest, d)) / mirror(d, *lookup(full, d))
     return out
+
+
+def video_points(binary, rows):
+    """The fit set's video rows with the binary's prediction (seconds, at VIDEO_ETA)."""
+    return [{"row": r, "source": r["source"], "pred": predict(binary, r),
+             "meas": float(r["measured"])} for r in rows if r["category"] == "diffusion_video"]
 
 
 def diffusion_points(binary, rows):
@@ -418,7 +430,13 @@ def fit(binary, rows):
         print(f"      {{\"{name}\", {fixed:.2f}, {per_gb:.3f}}},")
     pts = diffusion_points(binary, rows)
     dfit = dfit_groups(pts)
+    vpts = video_points(binary, rows)
     print("  // diffusion_fits: architecture, memory, eta_compute, t0_s, fit-set rows")
+    if vpts:
+        eta = video_eta([(v["pred"], v["meas"]) for v in vpts])
+        res = [v["pred"] * VIDEO_ETA / eta / v["meas"] - 1 for v in vpts]
+        print(f'      {{"video", "", {eta:.3f}, (the pooled t0), {len(vpts)}}},  '
+              f'// median {statistics.median(abs(x) for x in res) * 100:.1f}%')
     for (arch, mem), (eta, t0, n) in sorted(dfit.items(), key=lambda kv: (kv[0][0] == "", kv[0])):
         res = [(dmirror(p, eta, t0) - p["meas"]) / p["meas"] for p in pts
                if (p["arch"], p["memory"]) == (arch or p["arch"], mem or p["memory"])]

@@ -67,8 +67,12 @@ bool known_engine(const std::string& engine) {
 
 Calibration effective_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal) {
   if (w.kind == "diffusion") {
-    const DiffusionFit* fit =
-        diffusion_fit(w.architecture.empty() ? "dit" : w.architecture, gpu.memory);
+    // A video denoiser (frames: the shaped workload's, a video row's default included) has its
+    // own fit.
+    const DiffusionFit* fit = diffusion_fit(w.frames                 ? "video"
+                                            : w.architecture.empty() ? "dit"
+                                                                     : w.architecture,
+                                            gpu.memory);
     if (!fit) return cal;
     // Scaled like the decode fits below: a history fit moves both by its time factor.
     const Calibration& prior = default_calibration();

@@ -57,10 +57,15 @@ const std::vector<DiffusionFit>& diffusion_fits() {
   // (the paper's two in fp32, at the card's FP32 rate: cost/fp32_rate.h) and bound t0 only from
   // above: the largest t0 they allow, set by Fast F5-TTS's 7 steps of two calls each (its code,
   // SWivid/F5-TTS 2e2acc6, calls the transformer twice a step). Residuals: docs/cost-model.md.
+  // A video denoiser (a workload with frames) is the exception: its eta is fitted, on the fit
+  // set's 24 video rows from 10 sources (bench/README.md, "Video fit sources and a fitted video
+  // efficiency: the rule"). They are compute-bound at seconds a step, so the floor is the pooled
+  // one and never binds, and a time scales as 1 / eta: the fit centres their log errors.
   static const std::vector<DiffusionFit> kFits{
       // architecture, memory, eta_compute, t0_s, fit-set rows   fit-set median error
       {"unet", "", 0.45, 0.04015, 20},     // 15.3%
       {"flow-tts", "", 0.45, 0.02215, 3},  // 5.5% (F5-TTS on an RTX 3090)
+      {"video", "", 0.604, 0.03690, 24},   // 11.3%
       {"", "", 0.45, 0.03690, 23},         // 13.1%
   };
   return kFits;

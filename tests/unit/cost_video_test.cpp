@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "burst/cost_model.h"
+#include "burst/gpu_catalog.h"
 #include "burst/spec.h"
+#include "fakes/temp_dir.h"
 #include "plan/estimate.h"
 
 namespace burst {
@@ -93,6 +95,27 @@ TEST(CostVideo, AVideoTokenRunsThroughItsTokenPathNotEveryParameter) {
   // A spec that gives its own parameter count scales the token path with it.
   w.params_b = 12.82 * 2;
   EXPECT_NEAR(work_of(w)->flops_per_pass, 2 * 2 * 6.79e9 * t + 60 * 4 * t * t * 3072, 1e9);
+}
+
+TEST(CostVideo, AVideoDenoiserComputesAtItsFittedEfficiency) {
+  // One frame of 832 x 480 is the same work as the image, but a workload with frames is a video
+  // denoiser's: eta 0.604 fitted on the fit set's video rows, not the DiT prior's 0.45.
+  TempDir dir;
+  auto catalog = load_gpu_catalog(dir.path());
+  ASSERT_TRUE(catalog.ok());
+  const GpuSpec* h100 = find_gpu(*catalog, "H100_SXM");
+  ASSERT_NE(h100, nullptr);
+  Workload video = video_dit(832, 480, 1);
+  Workload image = video;
+  image.frames.reset();
+  ASSERT_DOUBLE_EQ(work_of(video)->flops_per_pass, work_of(image)->flops_per_pass);
+  video.batch = image.batch = 16;  // compute-bound: past the per-call floor
+  auto tv = run_time(video, *h100, 1, *catalog, default_calibration());
+  auto ti = run_time(image, *h100, 1, *catalog, default_calibration());
+  ASSERT_TRUE(tv.ok() && ti.ok());
+  EXPECT_EQ(tv->bound, "compute");
+  EXPECT_NEAR(tv->step_s / ti->step_s, 0.45 / 0.604, 1e-9);
+  EXPECT_NEAR(diffusion_fit("video", "hbm")->eta_compute, 0.604, 1e-12);
 }
 
 TEST(CostVideo, AttentionMakesLongerVideosCostMoreThanTheirFrames) {
