@@ -394,6 +394,17 @@ const std::vector<SameShape>& same_shapes() {
        "diffusers convert_ltx_to_diffusers.py '0.9.5': the 2B's transformer"},
       {"ltxv-13b-0.9.7-dev.safetensors", "ltx-video-13b",
        "Lightricks/LTX-Video configs/ltxv-13b-0.9.7-dev.yaml"},
+      {"THUDM/CogVideoX-5b-I2V", "cogvideox-5b",
+       "diffusers scripts/convert_cogvideox_to_diffusers.py: the I2V transformer is the 5B's with "
+       "32 input channels (the image's latent joins the noise's channels, not its tokens)"},
+      {"THUDM/CogVideoX1.5-5B-I2V", "cogvideox1.5-5b",
+       "diffusers scripts/convert_cogvideox_to_diffusers.py: 1.5's transformer with 32 input "
+       "channels"},
+      {"Lightricks/LTX-Video-0.9.8-13B-distilled", "ltx-video-13b-distilled",
+       "Lightricks/LTX-Video configs/ltxv-13b-0.9.8-distilled.yaml: the 0.9.7 13B's transformer, "
+       "distilled (guidance 1)"},
+      {"ltxv-13b-0.9.7-distilled.safetensors", "ltx-video-13b-distilled",
+       "Lightricks/LTX-Video README's file list"},
       {"mochi_preview_bf16.safetensors", "mochi-1-preview",
        "comfyanonymous/ComfyUI_examples mochi/README.md"},
   };

@@ -116,6 +116,13 @@ const std::vector<DiffusionShape>& video_shapes() {
                 "convert_ltx_to_diffusers.py '0.9.7': 48 layers of 4096, 32 x 128 heads, patch 1; "
                 "'a 13B parameter transformer' per diffusers' docs; 13.04B summed)",
                 false, false, 32),
+      // The 13B distilled: the same transformer, no guidance (one pass) and a few steps (7 and 3
+      // over its two passes in the official configs).
+      video_row("ltx-video-13b-distilled", 13.04, 48, 4096, 1, 1.0, 1216, 704, 121, 8, 1, 11.27,
+                "https://huggingface.co/Lightricks/LTX-Video-0.9.7-distilled (Lightricks/LTX-Video "
+                "configs/ltxv-13b-0.9.8-distilled.yaml: guidance_scale 1, stg_scale 0, 7 + 3 "
+                "timesteps; the 13B's transformer per diffusers' docs)",
+                false, false, 32),
       // Mochi: an asymmetric DiT (video 3072 wide, text 1536) over the joint sequence, 6 frames
       // a latent; diffusers' MochiPipeline batches guidance (the official demo runs it as two
       // calls).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "burst/cost_model.h"
@@ -69,6 +70,17 @@ TEST(CostVideo, EachRowsDefaultClipIsThePipelinesTokenCount) {
     auto d = work_of(w);
     ASSERT_TRUE(d.ok()) << r.model << ": " << d.error().message;
     EXPECT_DOUBLE_EQ(d->latent_tokens, r.tokens) << r.model;
+  }
+  // Releases and files of a row's transformer find it.
+  for (const auto& [asked, row] : std::vector<std::pair<std::string, std::string>>{
+           {"THUDM/CogVideoX-5b-I2V", "cogvideox-5b"},
+           {"Wan-AI/Wan2.1-I2V-14B-480P-Diffusers", "wan2.1-i2v-14b-720p"},
+           {"hunyuan_video_t2v_720p_bf16.safetensors", "hunyuanvideo"},
+           {"ltx-video-2b-v0.9.1.safetensors", "ltx-video-2b"},
+           {"Lightricks/LTX-Video-0.9.8-13B-distilled", "ltx-video-13b-distilled"}}) {
+    const DiffusionShape* found = find_diffusion_model(asked);
+    ASSERT_NE(found, nullptr) << asked;
+    EXPECT_EQ(std::string(found->name), row) << asked;
   }
   // HunyuanVideo's guidance is an embedding (one pass); Wan's is a second call a step.
   Workload hy;
