@@ -253,6 +253,8 @@ struct SpecError {
 // A diffusion size as workload.resolution and `burst estimate --resolution` take it: "1024" (a
 // square's side) or "1280x720" (width x height), each side 8 to 65536 pixels; kInvalid saying
 // what was expected otherwise.
+inline constexpr long kMinImageSide = 8;
+inline constexpr long kMaxImageSide = 65536;
 struct ImageSize {
   long width = 0;
   std::optional<long> height;  // unset: square

@@ -7,15 +7,12 @@
 namespace burst {
 namespace {
 
-constexpr long kMinSide = 8;
-constexpr long kMaxSide = 65536;
-
 // A side: digits only, in range; nullopt otherwise.
 std::optional<long> side_of(std::string_view text) {
   long v = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || ptr != end || v < kMinSide || v > kMaxSide)
+  if (text.empty() || ec != std::errc() || ptr != end || v < kMinImageSide || v > kMaxImageSide)
     return std::nullopt;
   return v;
 }
@@ -33,7 +30,7 @@ Result<ImageSize> parse_image_size(const std::string& text) {
     return make_error(ErrorCode::kInvalid,
                       "expected a side in pixels (1024) or width x height (1280x720), each "
                       "from " +
-                          std::to_string(kMinSide) + " to " + std::to_string(kMaxSide) +
+                          std::to_string(kMinImageSide) + " to " + std::to_string(kMaxImageSide) +
                           ", got \"" + text + "\"");
   size.width = *width;
   size.height = height;

@@ -17,7 +17,7 @@ void parse_resolution(Fields& w, Workload& out) {
   std::optional<Node> node = w.get("resolution");
   if (!node) return;
   if (!node->is_scalar() || node->scalar().find_first_of("xX") == std::string::npos) {
-    out.resolution = w.integer("resolution", 8, 65536);
+    out.resolution = w.integer("resolution", kMinImageSide, kMaxImageSide);
     return;
   }
   Result<ImageSize> size = parse_image_size(node->scalar());
