@@ -62,7 +62,8 @@ def args_of(row, context=None):
               "--steps", row.get("steps") or "1"]
         for col, flag in (("resolution", "--resolution"), ("frames", "--frames"),
                           ("guidance", "--guidance"), ("audio_s", "--audio-seconds"),
-                          ("guidance_batched", "--guidance-batched")):
+                          ("guidance_batched", "--guidance-batched"),
+                          ("attention_kernel", "--attention-kernel")):
             if row.get(col):
                 a += [flag, row[col]]
         return a

@@ -170,7 +170,7 @@ def dlookup(fitted, p):
 
 # A video denoiser's efficiency (diffusion_fits()'s "video" row): its rows are compute-bound, so
 # a time scales as 1 / eta, and the fit is closed-form: the eta that centres the rows' log errors.
-VIDEO_ETA = 0.604
+VIDEO_ETA = 0.625
 
 
 def video_eta(pts):

@@ -203,7 +203,10 @@ struct DiffusionWork {
   std::string architecture;
   double latent_tokens = 0;   // what one pass denoises per item
   double flops_per_pass = 0;  // one item, one pass
-  int passes = 1;             // per step: 2 with classifier-free guidance
+  // Of flops_per_pass, the self-attention over the latent tokens (a video pass's runs at the
+  // attention kernel's share of the card's rate: cost/attention_rate.h).
+  double attention_flops_per_pass = 0;
+  int passes = 1;  // per step: 2 with classifier-free guidance
   // Calls of the denoiser per step: 1 when guidance's passes run as one batch (the default),
   // `passes` when they run one after the other (workload.guidance_batched false). Each call pays
   // the per-call overhead and reads the weights.

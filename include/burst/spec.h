@@ -101,6 +101,9 @@ struct Workload {
   // later) or as two calls (F5-TTS before 1.1.6): the per-call overhead is paid per call. Unset:
   // batched.
   std::optional<bool> guidance_batched;
+  // The self-attention kernel a video denoiser runs: "fa2" (flash-attn 2.x, PyTorch SDPA's flash
+  // backend) or "fa3" (FlashAttention 3, Hopper only). "" when unset: fa2.
+  std::string attention_kernel;
   std::optional<WorkloadReference> reference;
   // One item per line, relative to code.dir: each worker gets its shard on its pod
   // ($BURST_ITEMS_FILE). "" when unset.

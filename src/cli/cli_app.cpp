@@ -194,6 +194,9 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--guidance-batched", est.guidance_batched,
                       "diffusion: on (default: both passes in one call a step) | off (two calls, "
                       "as F5-TTS before 1.1.6)");
+  est_cmd->add_option("--attention-kernel", est.attention_kernel,
+                      "diffusion (video denoiser): fa2 (default: flash-attn 2, PyTorch SDPA) | "
+                      "fa3 (FlashAttention 3, Hopper)");
   est_cmd->add_option("--gradient-checkpointing", est.checkpointing,
                       "train: on (default for lora, qlora) | off (default for full)");
   est_cmd->add_option("--lora-rank", est.lora_rank, "train lora/qlora: adapter rank (16)");

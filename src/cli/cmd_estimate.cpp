@@ -95,6 +95,7 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   q.architecture = a.arch;
   q.audio_seconds = a.audio_seconds;
   q.guidance = a.guidance;
+  q.attention_kernel = a.attention_kernel;
   if (!a.guidance_batched.empty()) {
     if (a.guidance_batched != "on" && a.guidance_batched != "off")
       return make_error(ErrorCode::kInvalid,
@@ -242,9 +243,14 @@ int cmd_estimate(const EstimateArgs& args) {
       auto d = diffusion_work_of(w, params_b * 1e9);
       if (d.ok())
         out["diffusion"] = {
-            {"architecture", d->architecture},     {"latent_tokens", d->latent_tokens},
-            {"flops_per_pass", d->flops_per_pass}, {"passes", d->passes},
-            {"calls_per_step", d->calls},          {"decode_flops", d->decode_flops}};
+            {"architecture", d->architecture},
+            {"latent_tokens", d->latent_tokens},
+            {"flops_per_pass", d->flops_per_pass},
+            {"passes", d->passes},
+            {"calls_per_step", d->calls},
+            {"decode_flops", d->decode_flops},
+            {"attention_flops_per_pass", d->attention_flops_per_pass},
+            {"attention_kernel", w.attention_kernel.empty() ? "fa2" : w.attention_kernel}};
     }
     if (w.kind == "llm-inference" && w.context_tokens && w.tokens && *w.context_tokens > *w.tokens)
       // The prompt's work, one sequence (docs/cost-model.md, "Prefill by engine").

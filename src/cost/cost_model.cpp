@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/attention_rate.h"
 #include "cost/cost_internal.h"
 
 namespace burst {
@@ -144,6 +145,9 @@ struct StepWork {
   double prefill_flops = 0;  // per round (llm-inference)
   long rounds = 1;
   int calls = 1;  // diffusion: denoiser calls per step, each paying the per-call floor t0
+  // Of flops: the part that runs at the attention kernel's share of the card's rate (a video
+  // denoiser's self-attention; 0 elsewhere).
+  double attention_flops = 0;
 };
 
 long positive_or(const std::optional<long>& v, long fallback) {
@@ -214,6 +218,10 @@ Result<StepWork> diffusion_work(const Workload& w, double params, const MemoryBr
   s.calls = d->calls;
   s.bytes = (mem.weights_gib * kGiB + mem.activations_gib * kGiB) * d->calls;
   s.flops = d->flops_per_pass * d->passes * static_cast<double>(batch);
+  // Only a video denoiser's: its efficiency is the one fitted with the kernel's share; the image
+  // and audio ones were fitted without it (docs/cost-model.md, "Video").
+  if (w.frames)
+    s.attention_flops = d->attention_flops_per_pass * d->passes * static_cast<double>(batch);
   s.rounds = ceil_div(*w.items, batch * replicas);
   s.steps = s.rounds * positive_or(w.steps, 1);
   s.prefill_flops = d->decode_flops * static_cast<double>(batch);
@@ -327,7 +335,11 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     if (!training && !layer_split && layout.nodes > 1)
       cards = std::min<double>(layout.group, static_cast<double>(kGpusPerNode) * work->batch);
     double bytes = work->bytes;
+    // Attention at its kernel's share of the rate counts as that much more work at the rate.
     double step_flops = work->flops;
+    if (work->attention_flops > 0)
+      step_flops += work->attention_flops *
+                    (1.0 / cost::attention_kernel_share(gpu, w.attention_kernel) - 1.0);
     if (training) {
       cards = gpus;
       bytes *= layout.replicas;

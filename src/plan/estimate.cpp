@@ -229,11 +229,15 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
     if (!bpp.ok()) return make_error(ErrorCode::kInvalid, "--precision: " + bpp.error().message);
   }
   const bool diffusion_input = !q.architecture.empty() || q.resolution || q.frames ||
-                               q.audio_seconds || q.guidance || q.guidance_batched;
+                               q.audio_seconds || q.guidance || q.guidance_batched ||
+                               !q.attention_kernel.empty();
   if (diffusion_input && w.kind != "diffusion")
     return make_error(ErrorCode::kInvalid,
-                      "--arch, --resolution, --frames, --audio-seconds, --guidance and "
-                      "--guidance-batched only apply to --mode diffusion");
+                      "--arch, --resolution, --frames, --audio-seconds, --guidance, "
+                      "--guidance-batched and --attention-kernel only apply to --mode diffusion");
+  if (!q.attention_kernel.empty() && q.attention_kernel != "fa2" && q.attention_kernel != "fa3")
+    return make_error(ErrorCode::kInvalid,
+                      "--attention-kernel: \"" + q.attention_kernel + "\" is not one of fa2, fa3");
   if (!q.architecture.empty() && q.architecture != "unet" && q.architecture != "dit" &&
       q.architecture != "flow-tts")
     return make_error(ErrorCode::kInvalid,
@@ -249,6 +253,7 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   w.audio_seconds = q.audio_seconds;
   w.guidance = q.guidance;
   w.guidance_batched = q.guidance_batched;
+  w.attention_kernel = q.attention_kernel;
   w.context_tokens = q.context_tokens;
   w.batch = q.batch;
   w.items = q.items;

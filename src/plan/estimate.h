@@ -42,6 +42,7 @@ struct EstimateQuery {
   std::optional<double> audio_seconds;
   std::optional<double> guidance;
   std::optional<bool> guidance_batched;  // diffusion: the passes in one call a step (default)
+  std::string attention_kernel;          // diffusion: fa2 (default) | fa3
   std::string engine;       // infer: llama.cpp | vllm | tensorrt-llm | pytorch | "" (none named)
   std::optional<int> gpus;  // price exactly this many GPUs of each type (no fit when too few;
                             // a batching engine queues what its share does not hold)

@@ -10,6 +10,8 @@ namespace {
 using namespace burst::yaml;
 
 constexpr std::string_view kArchitectures[] = {"unet", "dit", "flow-tts"};
+// What cost/attention_rate.h prices: flash-attn 2.x (and SDPA's flash backend), FlashAttention 3.
+constexpr std::string_view kAttentionKernels[] = {"fa2", "fa3"};
 
 // workload.resolution: a side (1024, read as any integer field is) or width x height
 // ("1280x720").
@@ -39,6 +41,7 @@ void parse_diffusion_fields(Fields& w, Workload& out) {
   out.audio_seconds = w.positive_number("audio_seconds");
   out.guidance = w.non_negative_number("guidance");
   out.guidance_batched = w.boolean("guidance_batched");
+  out.attention_kernel = w.one_of("attention_kernel", kAttentionKernels).value_or("");
 }
 
 }  // namespace burst::spec

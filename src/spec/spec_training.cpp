@@ -61,6 +61,7 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "audio_seconds",
                                                 "guidance",
                                                 "guidance_batched",
+                                                "attention_kernel",
                                                 "items_file"};
 
 std::span<const std::string_view> workload_field_names() { return kWorkloadFields; }

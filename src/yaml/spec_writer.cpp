@@ -260,6 +260,7 @@ void workload(Writer& out, const Workload& w) {
   real("audio_seconds", w.audio_seconds);
   real("guidance", w.guidance);
   flag("guidance_batched", w.guidance_batched);
+  word("attention_kernel", w.attention_kernel);
   if (!w.items_file.empty()) key_string(out, "items_file", w.items_file);
   if (w.reference) {
     key(out, "reference");

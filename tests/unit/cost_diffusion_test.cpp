@@ -340,10 +340,9 @@ TEST(CostDiffusion, EstimateTakesTheDiffusionInputs) {
             "--arch: \"gan\" is not one of unet, dit, flow-tts");
   q.architecture.clear();
   q.mode = "infer";
-  EXPECT_EQ(
-      workload_from_query(q).error().message,
-      "--arch, --resolution, --frames, --audio-seconds, --guidance and --guidance-batched only "
-      "apply to --mode diffusion");
+  EXPECT_EQ(workload_from_query(q).error().message,
+            "--arch, --resolution, --frames, --audio-seconds, --guidance, --guidance-batched and "
+            "--attention-kernel only apply to --mode diffusion");
 }
 
 TEST(CostDiffusion, TheSpecTakesTheDiffusionInputs) {
