@@ -31,6 +31,19 @@ Workload video_dit(long width, long height, std::optional<long> frames) {
   return w;
 }
 
+// `burst estimate --mode diffusion --arch dit --params 1.3B --resolution 832x480 --frames 81`.
+EstimateQuery video_query() {
+  EstimateQuery q;
+  q.mode = "diffusion";
+  q.architecture = "dit";
+  q.params_b = 1.3;
+  q.items = 1;
+  q.resolution = 832;
+  q.height = 480;
+  q.frames = 81;
+  return q;
+}
+
 Result<DiffusionWork> work_of(const Workload& spec_w) {
   auto w = with_model_shape(spec_w);
   if (!w) return w.error();
@@ -185,14 +198,7 @@ TEST(CostVideo, TheAttentionKernelIsAnInputOfTheSpecAndOfEstimate) {
       << spec.error().message;
   EXPECT_NE(spec.error().message.find("fa2, fa3"), std::string::npos) << spec.error().message;
 
-  EstimateQuery q;
-  q.mode = "diffusion";
-  q.architecture = "dit";
-  q.params_b = 1.3;
-  q.items = 1;
-  q.resolution = 832;
-  q.height = 480;
-  q.frames = 81;
+  EstimateQuery q = video_query();
   q.attention_kernel = "fa3";
   auto w = workload_from_query(q);
   ASSERT_TRUE(w.ok()) << w.error().message;
@@ -255,14 +261,7 @@ TEST(CostVideo, FramesWhereTheyMeanNothingAreAnErrorNotIgnored) {
 }
 
 TEST(CostVideo, EstimateTakesWidthByHeightAndFrames) {
-  EstimateQuery q;
-  q.mode = "diffusion";
-  q.architecture = "dit";
-  q.params_b = 1.3;
-  q.items = 1;
-  q.resolution = 832;
-  q.height = 480;
-  q.frames = 81;
+  EstimateQuery q = video_query();
   auto w = workload_from_query(q);
   ASSERT_TRUE(w.ok()) << w.error().message;
   EXPECT_EQ(w->resolution, 832);
