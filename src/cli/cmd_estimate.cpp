@@ -343,9 +343,17 @@ int cmd_estimate(const EstimateArgs& args) {
             std::to_string(*w.resolution) + "x" + std::to_string(w.height.value_or(*w.resolution));
         if (w.frames) size += ", " + std::to_string(*w.frames) + " frames";
       }
-      std::printf("diffusion: %s%s%s, %.0f latent tokens a pass, %d pass%s a step in %d call%s\n",
-                  d->architecture.c_str(), size.empty() ? "" : ", ", size.c_str(), d->latent_tokens,
-                  d->passes, d->passes == 1 ? "" : "es", d->calls, d->calls == 1 ? "" : "s");
+      const long steps = w.steps.value_or(1);
+      // A video's attention kernel sets its rate on Hopper cards (cost/attention_rate.h).
+      const std::string kernel =
+          !w.frames ? ""
+                    : ", attention " + (w.attention_kernel.empty() ? "fa2" : w.attention_kernel);
+      std::printf(
+          "diffusion: %s%s%s, %ld step%s, %.0f latent tokens a pass, %d pass%s a step in %d "
+          "call%s%s\n",
+          d->architecture.c_str(), size.empty() ? "" : ", ", size.c_str(), steps,
+          steps == 1 ? "" : "s", d->latent_tokens, d->passes, d->passes == 1 ? "" : "es", d->calls,
+          d->calls == 1 ? "" : "s", kernel.c_str());
     }
   }
   if (infer && w.layers && w.kv_heads)

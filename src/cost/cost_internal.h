@@ -56,6 +56,9 @@ const Row* find_row(const std::vector<Row>& rows, const std::string& asked) {
 // video_shapes.cpp).
 const std::vector<DiffusionShape>& image_and_audio_shapes();
 const std::vector<DiffusionShape>& video_shapes();
+// The steps a row of those tables runs when the workload gives none: its publisher's count, else
+// its diffusers pipeline's default (diffusion_steps.cpp); 0 for a name without one.
+long default_diffusion_steps(const std::string& model);
 // The weights' precision a quantized repository's name states ("Qwen/Qwen3-8B-FP8": "fp8",
 // "...-AWQ": "int4"); "" for a quantized one whose name does not say which ("-GPTQ", "-GGUF");
 // nullptr for a name with no quantization tail.

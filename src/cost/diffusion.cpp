@@ -38,6 +38,9 @@ Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m) {
   }
   if (!out.frames && m.video.frames > 0) out.frames = m.video.frames;
   if (!out.guidance) out.guidance = m.guidance;
+  if (!out.steps) {
+    if (const long steps = cost::default_diffusion_steps(m.name); steps > 0) out.steps = steps;
+  }
   return out;
 }
 

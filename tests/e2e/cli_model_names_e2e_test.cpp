@@ -95,8 +95,8 @@ TEST(E2ECli, AFrameCountTheDenoiserCannotTakeIsRefusedAtItsLineByValidateAndPlan
                       &out, &err),
             0)
       << err;
-  EXPECT_NE(out.find("diffusion: dit, 1280x720, 81 frames, 75600 latent tokens a pass, 2 passes a "
-                     "step in 2 calls"),
+  EXPECT_NE(out.find("diffusion: dit, 1280x720, 81 frames, 50 steps, 75600 latent tokens a pass, "
+                     "2 passes a step in 2 calls, attention fa2"),
             std::string::npos)
       << out;
   EXPECT_EQ(j["diffusion"]["calls_per_step"], 2) << out;  // Wan guides by a second call

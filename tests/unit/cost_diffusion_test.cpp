@@ -86,6 +86,39 @@ TEST(CostDiffusion, ModelNamesFillTheDenoisersShape) {
   EXPECT_EQ(work(image("sd-1.5", 512)).passes, 2);
 }
 
+TEST(CostDiffusion, ANamedModelRunsItsPublishersStepsWhenTheWorkloadGivesNone) {
+  // Not the diffusers pipeline's 28-50 for a few-step model, nor 1 for every model.
+  auto steps_of = [](const std::string& model) {
+    Workload w;
+    w.kind = "diffusion";
+    w.model = model;
+    w.items = 1;
+    auto shaped = with_model_shape(w);
+    EXPECT_TRUE(shaped.ok()) << model;
+    return shaped.ok() ? shaped->steps.value_or(0) : -1;
+  };
+  for (const DiffusionShape& d : diffusion_shapes()) EXPECT_GT(steps_of(d.name), 0) << d.name;
+  EXPECT_EQ(steps_of("flux-dev"), 50);
+  EXPECT_EQ(steps_of("flux-schnell"), 4);
+  EXPECT_EQ(steps_of("flux1-schnell.safetensors"), 4);  // a release name: its row's
+  EXPECT_EQ(steps_of("sdxl-turbo"), 1);
+  EXPECT_EQ(steps_of("sdxl-refiner"), 15);  // 50 at strength 0.3
+  EXPECT_EQ(steps_of("wan2.1-t2v-14b"), 50);
+  EXPECT_EQ(steps_of("wan2.1-i2v-14b-720p"), 40);
+  EXPECT_EQ(steps_of("mochi-1-preview"), 64);
+  EXPECT_EQ(steps_of("f5-tts"), 32);
+  // The workload's own count wins; without a model there is no publisher: one step, as before.
+  Workload w = image("flux-dev", 1024);
+  w.steps = 8;
+  EXPECT_EQ(with_model_shape(w)->steps, 8);
+  Workload bare;
+  bare.kind = "diffusion";
+  bare.architecture = "dit";
+  bare.params_b = 2;
+  bare.items = 1;
+  EXPECT_FALSE(with_model_shape(bare)->steps.has_value());
+}
+
 TEST(CostDiffusion, DistilledVariantsShareTheirBasesDenoiserAndMakeOnePass) {
   // A step- or adversarially-distilled model runs its base's network without guidance's second
   // pass: the same work per pass, half the passes of a base that guides.
