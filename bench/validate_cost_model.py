@@ -86,6 +86,8 @@ def args_of(row, context=None):
         a += ["--loader", row["loader"]]
     if row["engine"]:
         a += ["--engine", row["engine"]]
+    if row.get("kv_precision"):
+        a += ["--kv-precision", row["kv_precision"]]  # the KV cache's, where the source set one
     if row.get("gpu_memory_utilization"):
         # The engine's memory share where the source set one (vLLM's gpu_memory_utilization).
         a += ["--gpu-memory-utilization", row["gpu_memory_utilization"]]
