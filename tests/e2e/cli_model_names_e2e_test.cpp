@@ -102,5 +102,43 @@ TEST(E2ECli, AFrameCountTheDenoiserCannotTakeIsRefusedAtItsLineByValidateAndPlan
   EXPECT_EQ(j["diffusion"]["calls_per_step"], 2) << out;  // Wan guides by a second call
 }
 
+// `--attention-kernel` reaches the estimate: FlashAttention 3 on an H100 prices a video faster
+// than the default FA2, not on an A100; a kernel burst does not price is refused. Without
+// `--steps`, the model's own 50 steps are priced (docs/cost-model.md, "Default steps").
+TEST(E2ECli, TheAttentionKernelAndTheModelsStepsReachTheVideoEstimate) {
+  BurstHome home;
+  std::string out, err;
+  auto seconds_on = [&](const char* kernel, const char* gpu) {
+    EXPECT_EQ(run_burst(home,
+                        {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items",
+                         "1", "--attention-kernel", kernel, "--json"},
+                        &out, &err),
+              0)
+        << err;
+    auto j = nlohmann::json::parse(out);
+    EXPECT_EQ(j["diffusion"]["attention_kernel"], kernel) << out;
+    for (const auto& g : j["gpus"])
+      if (g["gpu"] == gpu) return g["seconds"].get<double>();
+    ADD_FAILURE() << gpu << " not priced: " << out;
+    return 0.0;
+  };
+  EXPECT_LT(seconds_on("fa3", "H100_SXM"), seconds_on("fa2", "H100_SXM") * 0.9);
+  EXPECT_DOUBLE_EQ(seconds_on("fa3", "A100_80GB"), seconds_on("fa2", "A100_80GB"));
+  ASSERT_EQ(
+      run_burst(home,
+                {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items", "1"},
+                &out, &err),
+      0)
+      << err;
+  EXPECT_NE(out.find("81 frames, 50 steps,"), std::string::npos) << out;
+  EXPECT_NE(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items",
+                       "1", "--attention-kernel", "sage"},
+                      &out, &err),
+            0);
+  EXPECT_NE(err.find("--attention-kernel: \"sage\" is not one of fa2, fa3"), std::string::npos)
+      << err;
+}
+
 }  // namespace
 }  // namespace burst::testing
