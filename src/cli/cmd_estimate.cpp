@@ -399,9 +399,20 @@ int cmd_estimate(const EstimateArgs& args) {
     table.add(std::move(row));
   }
   std::fputs(table.render().c_str(), stdout);
-  std::string clusters, unpriced, queued;
+  std::string clusters, unpriced, queued, idle;
+  int idle_types = 0;
+  // A denoiser runs whole items, a batch per copy: copies beyond the items' batches wait.
+  const long diffusion_batches =
+      r->workload.kind == "diffusion" && r->workload.items
+          ? (*r->workload.items + std::max(1L, r->workload.batch.value_or(1)) - 1) /
+                std::max(1L, r->workload.batch.value_or(1))
+          : 0;
   for (const GpuEstimate& g : r->gpus) {
     const std::string name = g.gpu + " x" + std::to_string(g.count);
+    if (diffusion_batches > 0 && g.replicas > diffusion_batches && ++idle_types <= 4)
+      idle += (idle.empty() ? "" : ", ") + name + " (" +
+              std::to_string(g.replicas - diffusion_batches) + " of " + std::to_string(g.replicas) +
+              ")";
     if (!g.unpriced_why.empty()) unpriced += (unpriced.empty() ? "" : ", ") + name;
     if (g.runs_at_once > 0)
       queued += (queued.empty() ? "" : ", ") + name + " " + std::to_string(g.runs_at_once);
@@ -415,6 +426,13 @@ int cmd_estimate(const EstimateArgs& args) {
         "no price: more cards than any one machine has, and only boards of 8 NVLink or "
         "Infinity Fabric cards are rented as multi-node clusters: %s\n",
         unpriced.c_str());
+  if (!idle.empty())
+    std::printf(
+        "idle copies: a denoiser that fits its cards runs one batch of items per copy, and one "
+        "item is not split over copies (sequence parallelism is not priced); these copies have "
+        "no batch to run: %s%s\n",
+        idle.c_str(),
+        idle_types > 4 ? (" and " + std::to_string(idle_types - 4) + " more types").c_str() : "");
   if (!queued.empty())
     std::printf(
         "%s runs fewer than the %ld sequences asked at once (what its memory share holds, or its "

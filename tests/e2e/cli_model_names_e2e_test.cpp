@@ -104,7 +104,8 @@ TEST(E2ECli, AFrameCountTheDenoiserCannotTakeIsRefusedAtItsLineByValidateAndPlan
 
 // `--attention-kernel` reaches the estimate: FlashAttention 3 on an H100 prices a video faster
 // than the default FA2, not on an A100; a kernel burst does not price is refused. Without
-// `--steps`, the model's own 50 steps are priced (docs/cost-model.md, "Default steps").
+// `--steps`, the model's own 50 steps are priced (docs/cost-model.md, "Default steps"); copies
+// with no clip to run are named.
 TEST(E2ECli, TheAttentionKernelAndTheModelsStepsReachTheVideoEstimate) {
   BurstHome home;
   std::string out, err;
@@ -131,6 +132,22 @@ TEST(E2ECli, TheAttentionKernelAndTheModelsStepsReachTheVideoEstimate) {
       0)
       << err;
   EXPECT_NE(out.find("81 frames, 50 steps,"), std::string::npos) << out;
+  // One clip on two cards: one copy a card, and the second has nothing to run; two clips use both.
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items",
+                       "1", "--gpus", "2"},
+                      &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("idle copies: "), std::string::npos) << out;
+  EXPECT_NE(out.find(" x2 (1 of 2)"), std::string::npos) << out;
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items",
+                       "2", "--gpus", "2"},
+                      &out, &err),
+            0)
+      << err;
+  EXPECT_EQ(out.find("idle copies"), std::string::npos) << out;
   EXPECT_NE(run_burst(home,
                       {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items",
                        "1", "--attention-kernel", "sage"},
