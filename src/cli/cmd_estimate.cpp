@@ -30,6 +30,11 @@ std::string fmt_seconds(const std::optional<double>& s) {
   return buf;
 }
 
+// The attention kernel a video workload is priced with (unset: fa2, cost/attention_rate.h).
+std::string attention_kernel_of(const Workload& w) {
+  return w.attention_kernel.empty() ? "fa2" : w.attention_kernel;
+}
+
 std::string fmt_opt(const char* f, const std::optional<double>& v) {
   if (!v) return "-";
   char buf[32];
@@ -242,15 +247,14 @@ int cmd_estimate(const EstimateArgs& args) {
       // The work of one denoising pass, from the architecture (docs/cost-model.md, "diffusion").
       auto d = diffusion_work_of(w, params_b * 1e9);
       if (d.ok())
-        out["diffusion"] = {
-            {"architecture", d->architecture},
-            {"latent_tokens", d->latent_tokens},
-            {"flops_per_pass", d->flops_per_pass},
-            {"passes", d->passes},
-            {"calls_per_step", d->calls},
-            {"decode_flops", d->decode_flops},
-            {"attention_flops_per_pass", d->attention_flops_per_pass},
-            {"attention_kernel", w.attention_kernel.empty() ? "fa2" : w.attention_kernel}};
+        out["diffusion"] = {{"architecture", d->architecture},
+                            {"latent_tokens", d->latent_tokens},
+                            {"flops_per_pass", d->flops_per_pass},
+                            {"passes", d->passes},
+                            {"calls_per_step", d->calls},
+                            {"decode_flops", d->decode_flops},
+                            {"attention_flops_per_pass", d->attention_flops_per_pass},
+                            {"attention_kernel", attention_kernel_of(w)}};
     }
     if (w.kind == "llm-inference" && w.context_tokens && w.tokens && *w.context_tokens > *w.tokens)
       // The prompt's work, one sequence (docs/cost-model.md, "Prefill by engine").
@@ -345,9 +349,7 @@ int cmd_estimate(const EstimateArgs& args) {
       }
       const long steps = w.steps.value_or(1);
       // A video's attention kernel sets its rate on Hopper cards (cost/attention_rate.h).
-      const std::string kernel =
-          !w.frames ? ""
-                    : ", attention " + (w.attention_kernel.empty() ? "fa2" : w.attention_kernel);
+      const std::string kernel = w.frames ? ", attention " + attention_kernel_of(w) : "";
       std::printf(
           "diffusion: %s%s%s, %ld step%s, %.0f latent tokens a pass, %d pass%s a step in %d "
           "call%s%s\n",
@@ -402,11 +404,10 @@ int cmd_estimate(const EstimateArgs& args) {
   std::string clusters, unpriced, queued, idle;
   int idle_types = 0;
   // A denoiser runs whole items, a batch per copy: copies beyond the items' batches wait.
-  const long diffusion_batches =
-      r->workload.kind == "diffusion" && r->workload.items
-          ? (*r->workload.items + std::max(1L, r->workload.batch.value_or(1)) - 1) /
-                std::max(1L, r->workload.batch.value_or(1))
-          : 0;
+  const long per_batch = std::max(1L, r->workload.batch.value_or(1));
+  const long diffusion_batches = r->workload.kind == "diffusion" && r->workload.items
+                                     ? (*r->workload.items + per_batch - 1) / per_batch
+                                     : 0;
   for (const GpuEstimate& g : r->gpus) {
     const std::string name = g.gpu + " x" + std::to_string(g.count);
     if (diffusion_batches > 0 && g.replicas > diffusion_batches && ++idle_types <= 4)

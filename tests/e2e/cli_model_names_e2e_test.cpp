@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "e2e/burst_harness.h"
 
@@ -109,13 +110,15 @@ TEST(E2ECli, AFrameCountTheDenoiserCannotTakeIsRefusedAtItsLineByValidateAndPlan
 TEST(E2ECli, TheAttentionKernelAndTheModelsStepsReachTheVideoEstimate) {
   BurstHome home;
   std::string out, err;
+  // `burst estimate` of Wan 2.1 1.3B clips (its default size, frames and steps), plus `more`.
+  auto estimate_clip = [&](std::vector<std::string> more, const char* items = "1") {
+    std::vector<std::string> args = {"estimate",        "--mode",  "diffusion", "--model",
+                                     "wan2.1-t2v-1.3b", "--items", items};
+    args.insert(args.end(), more.begin(), more.end());
+    return run_burst(home, args, &out, &err);
+  };
   auto seconds_on = [&](const char* kernel, const char* gpu) {
-    EXPECT_EQ(run_burst(home,
-                        {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items",
-                         "1", "--attention-kernel", kernel, "--json"},
-                        &out, &err),
-              0)
-        << err;
+    EXPECT_EQ(estimate_clip({"--attention-kernel", kernel, "--json"}), 0) << err;
     auto j = nlohmann::json::parse(out);
     EXPECT_EQ(j["diffusion"]["attention_kernel"], kernel) << out;
     for (const auto& g : j["gpus"])
@@ -125,34 +128,15 @@ TEST(E2ECli, TheAttentionKernelAndTheModelsStepsReachTheVideoEstimate) {
   };
   EXPECT_LT(seconds_on("fa3", "H100_SXM"), seconds_on("fa2", "H100_SXM") * 0.9);
   EXPECT_DOUBLE_EQ(seconds_on("fa3", "A100_80GB"), seconds_on("fa2", "A100_80GB"));
-  ASSERT_EQ(
-      run_burst(home,
-                {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items", "1"},
-                &out, &err),
-      0)
-      << err;
+  ASSERT_EQ(estimate_clip({}), 0) << err;
   EXPECT_NE(out.find("81 frames, 50 steps,"), std::string::npos) << out;
   // One clip on two cards: one copy a card, and the second has nothing to run; two clips use both.
-  ASSERT_EQ(run_burst(home,
-                      {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items",
-                       "1", "--gpus", "2"},
-                      &out, &err),
-            0)
-      << err;
+  ASSERT_EQ(estimate_clip({"--gpus", "2"}), 0) << err;
   EXPECT_NE(out.find("idle copies: "), std::string::npos) << out;
   EXPECT_NE(out.find(" x2 (1 of 2)"), std::string::npos) << out;
-  ASSERT_EQ(run_burst(home,
-                      {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items",
-                       "2", "--gpus", "2"},
-                      &out, &err),
-            0)
-      << err;
+  ASSERT_EQ(estimate_clip({"--gpus", "2"}, "2"), 0) << err;
   EXPECT_EQ(out.find("idle copies"), std::string::npos) << out;
-  EXPECT_NE(run_burst(home,
-                      {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-1.3b", "--items",
-                       "1", "--attention-kernel", "sage"},
-                      &out, &err),
-            0);
+  EXPECT_NE(estimate_clip({"--attention-kernel", "sage"}), 0);
   EXPECT_NE(err.find("--attention-kernel: \"sage\" is not one of fa2, fa3"), std::string::npos)
       << err;
 }
