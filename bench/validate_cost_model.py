@@ -66,6 +66,11 @@ def args_of(row, context=None):
                           ("attention_kernel", "--attention-kernel")):
             if row.get(col):
                 a += [flag, row[col]]
+        if row["gpus"] not in ("", "1"):
+            # Every multi-card diffusion row's source split one item over all its cards
+            # (bench/README.md, "One item over several cards (sequence parallel): the rule";
+            # classifier-free-guidance parallel counts in the degree).
+            a += ["--gpus", row["gpus"], "--sequence-parallel", row["gpus"]]
         return a
     if row["category"] in MEMORY and row["category"] == "memory_train":
         a += ["--mode", "train", "--method", row["method"], "--batch", row["batch"],
@@ -380,9 +385,11 @@ def loso_predictions(binary, fit_rows):
 
 
 def video_points(binary, rows):
-    """The fit set's video rows with the binary's prediction (seconds, at VIDEO_ETA)."""
+    """The fit set's one-card video rows with the binary's prediction (seconds, at VIDEO_ETA).
+    Rows on several cards are scored, not fitted (the sequence-parallel rule)."""
     return [{"row": r, "source": r["source"], "pred": predict(binary, r),
-             "meas": float(r["measured"])} for r in rows if r["category"] == "diffusion_video"]
+             "meas": float(r["measured"])} for r in rows
+            if r["category"] == "diffusion_video" and r["gpus"] in ("", "1")]
 
 
 def diffusion_points(binary, rows):

@@ -296,8 +296,14 @@ ParallelLayout parallel_layout(const Workload& w, const GpuSpec& gpu, int gpus);
 // the model, as many replicas as fit (spare cards idle). kInvalid where it does not apply (not
 // llm-inference; llama.cpp, which splits by layers) or asks for more than `gpus` cards.
 Result<ParallelLayout> tensor_parallel_layout(const Workload& w, int gpus);
+// workload.sequence_parallel's layout on `gpus` cards: groups of that many cards, each splitting
+// one item's tokens (DeepSpeed-Ulysses), as many copies as fit (spare cards idle). kInvalid where
+// it does not apply (not diffusion; a unet or flow-tts denoiser) or asks for more than `gpus`.
+// `w` is the shaped workload (with_model_shape: a named model's architecture known).
+Result<ParallelLayout> sequence_parallel_layout(const Workload& w, int gpus);
 // Whether `gpus` x `gpu` hold `w` as run_time lays it out: with workload.tensor_parallel, each
-// group holds the model and its replica's share of the sequences; otherwise the cards' memory
+// group holds the model and its replica's share of the sequences; with sequence_parallel, each
+// card holds the whole denoiser and its share of the activations; otherwise the cards' memory
 // together holds the whole need. False for a workload memory_need refuses.
 bool layout_holds(const Workload& w, const GpuSpec& gpu, int gpus);
 

@@ -72,6 +72,12 @@ struct Workload {
   // --tensor-parallel-size); a pod runs gpus / tensor_parallel copies. Unset: the cost model
   // picks the smallest group that holds the model (docs/cost-model.md, "Multi-GPU").
   std::optional<long> tensor_parallel;
+  // diffusion with a transformer denoiser: the cards one item's tokens are split over
+  // (DeepSpeed-Ulysses: xDiT's --ulysses_degree, Wan's --ulysses_size); a pod runs
+  // gpus / sequence_parallel copies. Unset: an item runs on one copy's cards, never split
+  // (docs/cost-model.md, "One item over several cards").
+  std::optional<long> sequence_parallel;
+  SourcePos sequence_parallel_pos;  // of its value: the application checks the model's denoiser
   // llm-inference with vllm, sglang or tensorrt-llm: the share of memory the engine takes (vLLM's
   // gpu_memory_utilization and SGLang's mem_fraction_static, of each card; TensorRT-LLM's
   // free_gpu_memory_fraction, of what is free once the weights are loaded). Unset: 0.9, each

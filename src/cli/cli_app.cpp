@@ -209,6 +209,10 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--tensor-parallel", est.tensor_parallel,
                       "infer: shard one copy of the model over this many GPUs (vLLM's "
                       "--tensor-parallel-size); --gpus / N copies");
+  est_cmd->add_option("--sequence-parallel", est.sequence_parallel,
+                      "diffusion (transformer denoiser): split each item's tokens over this many "
+                      "GPUs (Ulysses: xDiT's --ulysses_degree, Wan's --ulysses_size); --gpus / N "
+                      "copies");
   est_cmd->add_option("--gpu-memory-utilization", est.gpu_memory_utilization,
                       "infer (vllm, sglang, tensorrt-llm): the engine's memory share, 0.9 by "
                       "default (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static, "

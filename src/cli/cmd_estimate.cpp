@@ -156,6 +156,7 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
         Count{a.steps, "--steps", &q.steps}, Count{a.batch, "--batch", &q.batch},
         Count{a.frames, "--frames", &q.frames}, Count{a.lora_rank, "--lora-rank", &q.lora_rank},
         Count{a.tensor_parallel, "--tensor-parallel", &q.tensor_parallel},
+        Count{a.sequence_parallel, "--sequence-parallel", &q.sequence_parallel},
         Count{a.experts, "--experts", &q.experts},
         Count{a.experts_per_token, "--experts-per-token", &q.experts_per_token}}) {
     if (c.text.empty()) continue;
@@ -367,6 +368,11 @@ int cmd_estimate(const EstimateArgs& args) {
   if (w.tensor_parallel)
     std::printf("tensor parallel %ld: each copy of the model is sharded over %ld GPUs\n",
                 *w.tensor_parallel, *w.tensor_parallel);
+  if (w.sequence_parallel)
+    std::printf(
+        "sequence parallel %ld: each item's tokens are split over %ld GPUs, each holding the whole "
+        "denoiser (Ulysses: four all-to-alls a block per call); the VAE decode runs on one\n",
+        *w.sequence_parallel, *w.sequence_parallel);
   std::vector<Table::Column> cols = {{"GPU"},
                                      {"GPUS", Table::kRight},
                                      {"BOUND"},
@@ -429,9 +435,9 @@ int cmd_estimate(const EstimateArgs& args) {
         unpriced.c_str());
   if (!idle.empty())
     std::printf(
-        "idle copies: a denoiser that fits its cards runs one batch of items per copy, and one "
-        "item is not split over copies (sequence parallelism is not priced); these copies have "
-        "no batch to run: %s%s\n",
+        "idle copies: a denoiser runs one batch of items per copy, and one item is split over "
+        "cards only by --sequence-parallel (workload.sequence_parallel); these copies have no "
+        "batch to run: %s%s\n",
         idle.c_str(),
         idle_types > 4 ? (" and " + std::to_string(idle_types - 4) + " more types").c_str() : "");
   if (!queued.empty())

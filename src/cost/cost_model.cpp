@@ -287,6 +287,9 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
   if (w.tensor_parallel) {
     if (auto l = tensor_parallel_layout(w, gpus); !l) return l.error();
   }
+  if (w.sequence_parallel) {
+    if (auto l = sequence_parallel_layout(w, gpus); !l) return l.error();
+  }
 
   if (!layout_holds(w, gpu, gpus)) {
     RunTime t;
@@ -331,10 +334,15 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     // one card's bandwidth; between cards only the activations hop, no all-reduce.
     const bool layer_split =
         w.kind == "llm-inference" && w.engine == "llama.cpp" && layout.group > 1;
+    // Sequence parallel (diffusion): every card of the group computes 1/N of each pass's tokens
+    // and reads the whole denoiser every call (each holds a copy), 1/N of the activations.
+    const bool seq_split = w.kind == "diffusion" && w.sequence_parallel && layout.group > 1;
     double cards = layer_split ? 1 : layout.group;
-    if (!training && !layer_split && layout.nodes > 1)
+    if (!training && !layer_split && !seq_split && layout.nodes > 1)
       cards = std::min<double>(layout.group, static_cast<double>(kGpusPerNode) * work->batch);
     double bytes = work->bytes;
+    if (seq_split)
+      bytes = (mem->weights_gib * layout.group + mem->activations_gib) * kGiB * work->calls;
     // Attention at its kernel's share of the rate counts as that much more work at the rate.
     double step_flops = work->flops;
     if (work->attention_flops > 0)
@@ -385,6 +393,18 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
         prefill_comm =
             hops * collective_seconds(gpu, 2, prompt * shape.hidden * kActivationBytes, 1);
       }
+    } else if (seq_split) {
+      // DeepSpeed-Ulysses (arXiv 2309.14509): four all-to-alls a block per denoiser call (the
+      // queries, keys and values in, the attention's output back), each card sending (n-1)/n of
+      // its tokens / n, on the critical path. Per step: every pass of the batch.
+      auto d = diffusion_work_of(w, params);
+      if (!d) return d.error();
+      const double n = layout.group;
+      const double tokens = work->batch * d->passes * d->latent_tokens;
+      const double per_card =
+          4 * shape.layers * (tokens / n) * shape.hidden * kActivationBytes * (n - 1) / n;
+      comm = collective_seconds(gpu, layout.group, per_card,
+                                static_cast<long>(4 * shape.layers * work->calls));
     } else if (tp > 1) {
       double tokens = work->batch;
       if (w.kind == "diffusion") {
@@ -423,8 +443,10 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     t.rounds = work->rounds;
     // LLM prefill at its engine's rate and efficiency (docs/cost-model.md, "Prefill by engine");
     // a diffusion round's decode (VAE or vocoder) at the steps' rate.
+    // Sequence parallel leaves the VAE decode on one card (Wan's and xDiT's pipelines decode the
+    // whole latent on one rank).
     const double prefill_flops =
-        w.kind != "llm-inference" ? flops
+        w.kind != "llm-inference" ? (seq_split ? flops / cards : flops)
                                   : cost::tensor_tflops(w, gpu, cost::fp16_accumulates(w, true)) *
                                         1e12 * cost::prefill_eta(w, given_cal) * cards;
     t.prefill_s = work->prefill_flops / prefill_flops + prefill_comm;
@@ -437,8 +459,10 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
   // boundary is a hop per token (docs/cost-model.md, "Multi-GPU").
   if (w.kind == "llm-inference" && w.engine == "llama.cpp" && !w.items && gpus > 1)
     return time_for({gpus, 1, (gpus + kGpusPerNode - 1) / kGpusPerNode});
-  // A layout the workload names (vLLM's --tensor-parallel-size) is the one priced.
+  // A layout the workload names (vLLM's --tensor-parallel-size, Wan's --ulysses_size) is the one
+  // priced.
   if (w.tensor_parallel) return time_for(*tensor_parallel_layout(w, gpus));
+  if (w.sequence_parallel) return time_for(*sequence_parallel_layout(w, gpus));
   const ParallelLayout least = parallel_layout(w, gpu, gpus);
   auto best = time_for(least);
   if (!best) return best;

@@ -49,9 +49,35 @@ Result<ParallelLayout> tensor_parallel_layout(const Workload& w, int gpus) {
   return l;
 }
 
+Result<ParallelLayout> sequence_parallel_layout(const Workload& w, int gpus) {
+  const long sp = w.sequence_parallel.value_or(1);
+  if (w.kind != "diffusion")
+    return make_error(ErrorCode::kInvalid, "sequence_parallel only applies to diffusion");
+  if (!w.architecture.empty() && w.architecture != "dit")
+    return make_error(ErrorCode::kInvalid,
+                      "sequence_parallel splits a transformer denoiser's tokens; " +
+                          (w.model.empty() ? std::string("architecture ") : w.model + " is a ") +
+                          w.architecture + (w.model.empty() ? " has no such split" : ""));
+  if (sp < 1 || sp > gpus)
+    return make_error(ErrorCode::kInvalid, "sequence_parallel " + std::to_string(sp) +
+                                               " needs at least that many GPUs (got " +
+                                               std::to_string(gpus) + ")");
+  ParallelLayout l;
+  l.group = static_cast<int>(sp);
+  l.replicas = gpus / l.group;
+  l.nodes = (l.group + kGpusPerNode - 1) / kGpusPerNode;
+  return l;
+}
+
 bool layout_holds(const Workload& w, const GpuSpec& gpu, int gpus) {
   auto need = memory_need(w);
   if (!need) return false;
+  if (w.kind == "diffusion" && w.sequence_parallel) {
+    // Every card of a group holds the whole denoiser and its 1/N of the activations.
+    auto l = sequence_parallel_layout(w, gpus);
+    return l && need->total_gib() - need->activations_gib * (1.0 - 1.0 / l->group) <=
+                    usable_gib(gpu);
+  }
   if (!engine_holds(w, gpu, gpus)) return false;  // the engine's share holds its sequences
   if (!w.tensor_parallel) return need->total_gib() <= gpus * usable_gib(gpu);
   auto l = tensor_parallel_layout(w, gpus);

@@ -121,6 +121,19 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
       return m;
     }
   }
+  // A named sequence-parallel size: every card of a group holds the whole denoiser.
+  if (w.kind == "diffusion" && w.sequence_parallel && !layout_holds(w, gpu, count)) {
+    auto l = sequence_parallel_layout(w, count);
+    if (!l) {
+      m.rejected = l.error().message;
+      return m;
+    }
+    m.bound = "capacity";
+    m.rejected = "does not fit: each card of a sequence_parallel group holds the whole denoiser, " +
+                 shape_fmt("%.1f GiB", mem->total_gib() - mem->activations_gib * (1.0 - 1.0 / l->group)) +
+                 ", has " + shape_fmt("%.1f GiB usable", usable_gib(gpu)) + " on one " + gpu.name;
+    return m;
+  }
   m.gpus_needed = gpus_needed(w, gpu);
   if (m.gpus_needed == 0 || m.gpus_needed > count) {
     m.bound = "capacity";
@@ -165,7 +178,9 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
   std::string layout;
   if (count > 1) {
     const ParallelLayout& l = rt->layout;
-    const char* split = w.kind == "llm-training" ? "-way sharded" : "-way tensor parallel";
+    const char* split = w.kind == "llm-training"                        ? "-way sharded"
+                        : w.kind == "diffusion" && w.sequence_parallel ? "-way sequence parallel"
+                                                                       : "-way tensor parallel";
     if (w.kind != "custom" && l.group > 1) layout = std::to_string(l.group) + split;
     if (w.kind != "custom" && l.nodes > 1) layout += ", " + std::to_string(l.nodes) + " nodes";
     layout = " (" + layout + (layout.empty() ? "" : "; ") + pod_layout_text(m.layout) + ")";

@@ -230,11 +230,22 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   }
   const bool diffusion_input = !q.architecture.empty() || q.resolution || q.frames ||
                                q.audio_seconds || q.guidance || q.guidance_batched ||
-                               !q.attention_kernel.empty();
+                               !q.attention_kernel.empty() || q.sequence_parallel;
   if (diffusion_input && w.kind != "diffusion")
     return make_error(ErrorCode::kInvalid,
                       "--arch, --resolution, --frames, --audio-seconds, --guidance, "
-                      "--guidance-batched and --attention-kernel only apply to --mode diffusion");
+                      "--guidance-batched, --attention-kernel and --sequence-parallel only apply "
+                      "to --mode diffusion");
+  if (q.sequence_parallel) {
+    if (*q.sequence_parallel < 1 || *q.sequence_parallel > kMaxGpus)
+      return make_error(ErrorCode::kInvalid,
+                        "--sequence-parallel must be in 1.." + std::to_string(kMaxGpus));
+    if (q.gpus && *q.gpus < *q.sequence_parallel)
+      return make_error(ErrorCode::kInvalid, "--gpus " + std::to_string(*q.gpus) +
+                                                 " is fewer than --sequence-parallel " +
+                                                 std::to_string(*q.sequence_parallel));
+    w.sequence_parallel = q.sequence_parallel;
+  }
   if (!q.attention_kernel.empty() && q.attention_kernel != "fa2" && q.attention_kernel != "fa3")
     return make_error(ErrorCode::kInvalid,
                       "--attention-kernel: \"" + q.attention_kernel + "\" is not one of fa2, fa3");
@@ -276,6 +287,13 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
   if (!asked.ok()) return asked.error();
   auto w = with_model_shape(*asked);
   if (!w.ok()) return w.error();
+  // A named model's denoiser, known once shaped, may have no token split (a UNet's).
+  if (w->sequence_parallel) {
+    if (auto l = sequence_parallel_layout(*w, static_cast<int>(*w->sequence_parallel)); !l.ok())
+      return make_error(ErrorCode::kInvalid,
+                        "--sequence-parallel" +
+                            l.error().message.substr(std::string("sequence_parallel").size()));
+  }
   auto mem = memory_need(*w);
   if (!mem.ok()) return mem.error();
   EstimateReport out{*w, *mem, {}};
@@ -285,10 +303,12 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     GpuEstimate e;
     e.gpu = g.name;
     e.count = gpus_needed(*w, g);
-    // Exactly N cards (a measured node, or one tensor-parallel copy): they hold the model when
+    // Exactly N cards (a measured node, or one tensor- or sequence-parallel copy): they hold it when
     // run_time's layout does, even where N is not one of gpus_needed's sizes (e.g. 6 cards), and
     // a batching engine queues what its share does not hold (engine_admits).
-    const int exact = q.gpus ? *q.gpus : static_cast<int>(w->tensor_parallel.value_or(0));
+    const int exact = q.gpus ? *q.gpus
+                             : static_cast<int>(w->tensor_parallel.value_or(
+                                   w->sequence_parallel.value_or(0)));
     if (exact > 0) e.count = layout_holds(engine_admits(*w, g, exact), g, exact) ? exact : 0;
     // No count holds every sequence: a batching engine runs on the fewest cards that hold the
     // weights and one sequence, and queues the rest.

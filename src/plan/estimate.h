@@ -49,6 +49,9 @@ struct EstimateQuery {
   // infer: the cards one copy of the model is sharded over; without `gpus`, each type is priced
   // on exactly this many (one copy), else gpus / tensor_parallel copies.
   std::optional<long> tensor_parallel;
+  // diffusion (a transformer denoiser): the cards one item's tokens are split over; without
+  // `gpus`, each type is priced on exactly this many (one copy), else gpus / N copies.
+  std::optional<long> sequence_parallel;
   // infer with vllm, sglang or tensorrt-llm: the engine's memory share (Workload's field).
   std::optional<double> gpu_memory_utilization;
   double usd_per_kwh = 0.15;  // owned: electricity price (docs/cost-model.md)

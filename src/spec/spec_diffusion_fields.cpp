@@ -31,6 +31,28 @@ void parse_resolution(Fields& w, Workload& out) {
   out.height = size->height;
 }
 
+// workload.sequence_parallel: one item's tokens over N cards, for a transformer denoiser only (a
+// UNet's convolutions and F5-TTS's code have no such split). A model's own architecture is
+// checked by the cost model, which knows the model table.
+void parse_sequence_parallel(Fields& w, Workload& out) {
+  constexpr long kMostGpus = 1024;  // the cost model's kMaxGpus: the widest job it sizes
+  out.sequence_parallel = w.integer("sequence_parallel", 1, kMostGpus);
+  if (!out.sequence_parallel) return;
+  const Node node = *w.get("sequence_parallel");
+  out.sequence_parallel_pos = pos_of(node);
+  if (!out.kind.empty() && out.kind != "diffusion") {
+    w.problems().add(pos_of(node), w.path_of("sequence_parallel"),
+                     "only applies to workload kind diffusion (llm-inference splits a model with "
+                     "tensor_parallel)");
+    out.sequence_parallel.reset();
+  } else if (!out.architecture.empty() && out.architecture != "dit") {
+    w.problems().add(pos_of(node), w.path_of("sequence_parallel"),
+                     "splits a transformer denoiser's tokens: architecture " + out.architecture +
+                         " has no such split (give architecture dit, or leave it out)");
+    out.sequence_parallel.reset();
+  }
+}
+
 }  // namespace
 
 void parse_diffusion_fields(Fields& w, Workload& out) {
@@ -42,6 +64,7 @@ void parse_diffusion_fields(Fields& w, Workload& out) {
   out.guidance = w.non_negative_number("guidance");
   out.guidance_batched = w.boolean("guidance_batched");
   out.attention_kernel = w.one_of("attention_kernel", kAttentionKernels).value_or("");
+  parse_sequence_parallel(w, out);
 }
 
 }  // namespace burst::spec

@@ -26,16 +26,21 @@ constexpr long kMaxWorkers = 1000;  // GPU pods per job
 // stated maximum; 64 TB is more than any offer has and keeps the value an int.
 constexpr long kMaxDiskGb = 65536;
 
-// workload.tensor_parallel needs that many cards in every pod: it raises gpu_count's default, and
-// a gpu_count (`given`: read as a valid count) or gpu_counts entry below it is an error at that
-// entry. A gpu_count that did not read has its own error and is not compared.
-void check_tensor_parallel(Fields& top, std::optional<Fields>& r, PipelineSpec& spec,
-                           std::optional<long> given) {
-  const std::optional<long> tp = spec.workload.tensor_parallel;
+// workload.tensor_parallel (or sequence_parallel) needs that many cards in every pod: it raises
+// gpu_count's default, and a gpu_count (`given`: read as a valid count) or gpu_counts entry below
+// it is an error at that entry. A gpu_count that did not read has its own error and is not
+// compared. The two never come together: each is refused outside its own kind.
+void check_group_size(Fields& top, std::optional<Fields>& r, PipelineSpec& spec,
+                      std::optional<long> given) {
+  const bool sp = !spec.workload.tensor_parallel.has_value();
+  const std::optional<long> tp =
+      sp ? spec.workload.sequence_parallel : spec.workload.tensor_parallel;
   if (!tp) return;
   Resources& out = spec.resources;
-  const std::string need = " is fewer than workload.tensor_parallel (" + std::to_string(*tp) +
-                           "): each copy of the model spans that many GPUs";
+  const std::string need =
+      std::string(" is fewer than workload.") + (sp ? "sequence_parallel" : "tensor_parallel") +
+      " (" + std::to_string(*tp) + "): each copy of the " + (sp ? "denoiser" : "model") +
+      " spans that many GPUs";
   if (r && r->get("gpu_count")) {
     if (given && out.gpu_count < *tp)
       top.problems().add(pos_of(*r->get("gpu_count")), "resources.gpu_count",
@@ -55,7 +60,7 @@ void check_tensor_parallel(Fields& top, std::optional<Fields>& r, PipelineSpec& 
 void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::string>& providers) {
   std::optional<Fields> r = section(top, "resources", kBurstResourceFields);
   if (!r) {
-    check_tensor_parallel(top, r, spec, std::nullopt);
+    check_group_size(top, r, spec, std::nullopt);
     return;
   }
   Resources& out = spec.resources;
@@ -95,7 +100,7 @@ void parse_resources(Fields& top, PipelineSpec& spec, const std::vector<std::str
   out.multi_gpu = r->one_of("multi_gpu", kMultiGpuModes).value_or("");
   if (std::string why = multi_gpu_refusal(spec.workload, out.multi_gpu); !why.empty())
     top.problems().add(pos_of(*r->get("multi_gpu")), "resources.multi_gpu", why);
-  check_tensor_parallel(top, r, spec, gpu_count);
+  check_group_size(top, r, spec, gpu_count);
 }
 
 }  // namespace burst::spec

@@ -62,6 +62,7 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "guidance",
                                                 "guidance_batched",
                                                 "attention_kernel",
+                                                "sequence_parallel",
                                                 "items_file"};
 
 std::span<const std::string_view> workload_field_names() { return kWorkloadFields; }

@@ -141,5 +141,48 @@ TEST(E2ECli, TheAttentionKernelAndTheModelsStepsReachTheVideoEstimate) {
       << err;
 }
 
+TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
+  BurstHome home;
+  std::string out, err;
+  auto h100_seconds = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = {"estimate", "--mode",  "diffusion", "--model",
+                                     "wan2.1-t2v-14b", "--items", "1", "--json"};
+    args.insert(args.end(), more.begin(), more.end());
+    EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
+    const auto j = nlohmann::json::parse(out);
+    for (const auto& g : j["gpus"])
+      if (g["gpu"] == "H100_SXM") return std::make_pair(g["seconds"].get<double>(), out);
+    ADD_FAILURE() << "H100_SXM not priced: " << out;
+    return std::make_pair(0.0, out);
+  };
+  // One clip on eight H100s: one busy card and seven idle, or the clip's tokens over all eight.
+  const double one = h100_seconds({"--gpus", "8"}).first;
+  const double split = h100_seconds({"--gpus", "8", "--sequence-parallel", "8"}).first;
+  EXPECT_LT(split, one / 5) << out;
+  EXPECT_GT(split, one / 8) << out;
+  ASSERT_EQ(run_burst(home, {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-14b",
+                             "--items", "1", "--sequence-parallel", "4"},
+                      &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("sequence parallel 4: each item's tokens are split over 4 GPUs"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("idle copies"), std::string::npos) << out;
+  EXPECT_NE(run_burst(home, {"estimate", "--mode", "infer", "--model", "llama-3-8b",
+                             "--sequence-parallel", "2"},
+                      &out, &err),
+            0);
+  EXPECT_NE(err.find("--sequence-parallel only apply to --mode diffusion"), std::string::npos)
+      << err;
+  EXPECT_NE(run_burst(home, {"estimate", "--mode", "diffusion", "--model", "sdxl", "--items", "1",
+                             "--sequence-parallel", "2"},
+                      &out, &err),
+            0);
+  EXPECT_NE(err.find("--sequence-parallel splits a transformer denoiser's tokens; sdxl is a unet"),
+            std::string::npos)
+      << err;
+}
+
 }  // namespace
 }  // namespace burst::testing

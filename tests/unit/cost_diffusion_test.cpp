@@ -374,8 +374,8 @@ TEST(CostDiffusion, EstimateTakesTheDiffusionInputs) {
   q.architecture.clear();
   q.mode = "infer";
   EXPECT_EQ(workload_from_query(q).error().message,
-            "--arch, --resolution, --frames, --audio-seconds, --guidance, --guidance-batched and "
-            "--attention-kernel only apply to --mode diffusion");
+            "--arch, --resolution, --frames, --audio-seconds, --guidance, --guidance-batched, "
+            "--attention-kernel and --sequence-parallel only apply to --mode diffusion");
 }
 
 TEST(CostDiffusion, TheSpecTakesTheDiffusionInputs) {

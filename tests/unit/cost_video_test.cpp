@@ -212,7 +212,8 @@ TEST(CostVideo, TheAttentionKernelIsAnInputOfTheSpecAndOfEstimate) {
   q.resolution.reset();
   q.height.reset();
   q.frames.reset();
-  EXPECT_NE(workload_from_query(q).error().message.find("--attention-kernel only apply to --mode "
+  EXPECT_NE(workload_from_query(q).error().message.find("--attention-kernel and "
+                                                        "--sequence-parallel only apply to --mode "
                                                         "diffusion"),
             std::string::npos);
 }

@@ -159,6 +159,35 @@ TEST_F(PodLayoutPlan, ANamedTensorParallelSizeIsTheGroupEachReplicaOfTheRunStepG
   EXPECT_EQ(replica_devices(p->layout, 1), "2,3");
 }
 
+TEST_F(PodLayoutPlan, ANamedSequenceParallelSizeIsTheGroupEachReplicaOfTheRunStepGets) {
+  // Wan 2.1 14B fits one H100, so the model alone would run eight one-card copies; the spec says
+  // each clip's tokens are split over four, and the plan, the block and the run say two copies of
+  // four.
+  dir_.write("sp.yaml",
+             "name: sp\nrun: torchrun --nproc_per_node=4 generate.py\nworkload:\n"
+             "  kind: diffusion\n  model: wan2.1-t2v-14b\n  sequence_parallel: 4\n  items: 2\n"
+             "resources:\n  gpus: [H100_SXM]\n  gpu_count: 8\n");
+  std::filesystem::create_directory(dir_.path() + "/sp");
+  std::vector<SpecError> errors;
+  auto spec = load_spec_file(dir_.path() + "/sp.yaml", &errors, provider_names());
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+  const GpuSpec* h100 = find_gpu(catalog_, "H100_SXM");
+  ASSERT_TRUE(h100);
+  Offer eight{"runpod", "H100_SXM", 8, h100->vram_gb, 24.0, std::nullopt, "any", true, "test"};
+  std::vector<Offer> offers{eight};
+  attach_traits(&offers);
+  auto p = plan(*spec, offers, {"runpod"});
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_EQ(p->layout.per_replica, 4);
+  EXPECT_EQ(p->layout.replicas, 2);
+  EXPECT_NE(gpu_line(*spec, *p).find("2 replicas, 4 GPUs each"), std::string::npos)
+      << gpu_line(*spec, *p);
+  ASSERT_FALSE(p->candidates.empty());
+  EXPECT_NE(p->candidates[0].basis().find("4-way sequence parallel"), std::string::npos)
+      << p->candidates[0].basis();
+  EXPECT_EQ(replica_devices(p->layout, 1), "4,5,6,7");
+}
+
 TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesQueuesThemOnlyUnderABatcher) {
   // Llama 3.1 70B in fp16 as two copies of TP 2 on four H100s: the four cards hold 310 GiB and
   // the pooled need is 292 GiB, but each copy keeps its own 131.5 GiB of weights beside 32

@@ -1,0 +1,226 @@
+// One item over several cards (docs/cost-model.md, "One item over several cards"): with
+// workload.sequence_parallel N a transformer denoiser's tokens are split over N cards, each
+// holding the whole denoiser; the cards pay Ulysses's all-to-alls at their link's rate, the VAE
+// decode stays on one card, and what cannot run that way is an error (or a card that cannot hold
+// the denoiser, no fit), never a silent price.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "burst/gpu_catalog.h"
+#include "burst/spec.h"
+#include "burst/spec_formats.h"
+#include "cli/spec_errors.h"
+#include "fakes/temp_dir.h"
+#include "plan/estimate.h"
+#include "registry.h"
+
+namespace burst {
+namespace {
+
+class SequenceParallel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto cat = load_gpu_catalog(dir_.path());
+    ASSERT_TRUE(cat.ok());
+    catalog_ = *cat;
+  }
+  // Wan 2.1 T2V 14B, one 1280 x 720 clip of 81 frames (the model's defaults).
+  static Workload wan(std::optional<long> sp, long items = 1) {
+    Workload w;
+    w.kind = "diffusion";
+    w.model = "wan2.1-t2v-14b";
+    w.items = items;
+    w.sequence_parallel = sp;
+    return w;
+  }
+  Result<RunTime> time(const Workload& spec_w, const char* gpu, int gpus) {
+    auto w = with_model_shape(spec_w);
+    if (!w) return w.error();
+    return run_time(*w, *find_gpu(catalog_, gpu), gpus, catalog_, default_calibration());
+  }
+  TempDir dir_;
+  std::vector<GpuSpec> catalog_;
+};
+
+TEST_F(SequenceParallel, OneClipOnEightCardsRunsFasterThanOneCardByLessThanEight) {
+  auto one = time(wan(std::nullopt), "H100_SXM", 8);
+  auto split = time(wan(8), "H100_SXM", 8);
+  ASSERT_TRUE(one.ok() && split.ok()) << (one.ok() ? split.error().message : one.error().message);
+  // Without the input the clip runs on one copy: seven of the eight idle, no traffic.
+  EXPECT_EQ(one->layout.group, 1);
+  EXPECT_EQ(one->layout.replicas, 8);
+  EXPECT_EQ(one->comm_s, 0);
+  EXPECT_EQ(split->layout.group, 8);
+  EXPECT_EQ(split->layout.replicas, 1);
+  EXPECT_EQ(split->bound, "compute");
+  // The all-to-alls cost something on NVLink, and the VAE decode is not split: the whole clip
+  // speeds up by less than the eight cards.
+  EXPECT_GT(split->comm_s, 0);
+  EXPECT_DOUBLE_EQ(split->prefill_s, one->prefill_s);
+  const double speedup = one->compute_s / split->compute_s;
+  EXPECT_GT(speedup, 5.0);
+  EXPECT_LT(speedup, 8.0);
+  // A step is the card's eighth of the compute plus the traffic.
+  EXPECT_NEAR(split->step_s, one->step_s / 8 + split->comm_s, one->step_s * 1e-9);
+}
+
+TEST_F(SequenceParallel, TheTrafficWeighsMoreOnPcieCardsThanOnNvlink) {
+  auto nvlink = time(wan(4), "H100_SXM", 4);
+  auto pcie = time(wan(4), "L40S", 4);
+  ASSERT_TRUE(nvlink.ok() && pcie.ok());
+  // Four all-to-alls of 3/4 of a card's quarter of 2 passes x 75600 tokens x 5120 x 2 bytes
+  // a block, 40 blocks: about 48 GB a step through each card's link.
+  const double per_card = 4.0 * 40 * (2 * 75600.0 / 4) * 5120 * 2 * 3 / 4;
+  EXPECT_NEAR(nvlink->comm_s,
+              per_card / (link_gbs(*find_gpu(catalog_, "H100_SXM"), 4) * 1e9) +
+                  4 * 40 * 2 * kAllReduceLatencyFastS,
+              1e-9);
+  EXPECT_GT(pcie->comm_s / pcie->step_s, 5 * nvlink->comm_s / nvlink->step_s);
+}
+
+TEST_F(SequenceParallel, CopiesTakeWholeItemsAndEachSplitsItsOwn) {
+  // Two clips on eight cards in groups of four: two copies, one round; in groups of eight, one
+  // copy, two rounds.
+  auto fours = time(wan(4, 2), "H100_SXM", 8);
+  auto eights = time(wan(8, 2), "H100_SXM", 8);
+  ASSERT_TRUE(fours.ok() && eights.ok());
+  EXPECT_EQ(fours->layout.replicas, 2);
+  EXPECT_EQ(fours->rounds, 1);
+  EXPECT_EQ(eights->layout.replicas, 1);
+  EXPECT_EQ(eights->rounds, 2);
+  // Sequence parallel 1 is the one-card copy it names.
+  auto ones = time(wan(1, 2), "H100_SXM", 8);
+  auto unnamed = time(wan(std::nullopt, 2), "H100_SXM", 8);
+  ASSERT_TRUE(ones.ok() && unnamed.ok());
+  EXPECT_DOUBLE_EQ(ones->compute_s, unnamed->compute_s);
+}
+
+TEST_F(SequenceParallel, ACardThatCannotHoldTheWholeDenoiserDoesNotFit) {
+  // 14B in bf16 is 28 GB: eight RTX 4090s hold it sharded, but each card of a Ulysses group holds
+  // all of it.
+  auto sharded = time(wan(std::nullopt), "RTX_4090", 8);
+  ASSERT_TRUE(sharded.ok());
+  EXPECT_NE(sharded->bound, "capacity");
+  auto split = time(wan(8), "RTX_4090", 8);
+  ASSERT_TRUE(split.ok());
+  EXPECT_EQ(split->bound, "capacity");
+}
+
+TEST_F(SequenceParallel, WhatCannotBeSplitIsAnErrorNotAPrice) {
+  auto few = time(wan(8), "H100_SXM", 4);
+  ASSERT_FALSE(few.ok());
+  EXPECT_EQ(few.error().message, "sequence_parallel 8 needs at least that many GPUs (got 4)");
+  Workload unet;
+  unet.kind = "diffusion";
+  unet.model = "sdxl";
+  unet.items = 1;
+  unet.sequence_parallel = 2;
+  auto u = time(unet, "H100_SXM", 2);
+  ASSERT_FALSE(u.ok());
+  EXPECT_EQ(u.error().message,
+            "sequence_parallel splits a transformer denoiser's tokens; sdxl is a unet");
+  Workload llm;
+  llm.kind = "llm-inference";
+  llm.model = "llama-3-8b";
+  llm.tokens = 10;
+  llm.sequence_parallel = 2;
+  auto l = time(llm, "H100_SXM", 2);
+  ASSERT_FALSE(l.ok());
+  EXPECT_EQ(l.error().message, "sequence_parallel only applies to diffusion");
+}
+
+TEST_F(SequenceParallel, EstimateTakesTheFlagAndRefusesItWhereItCannotApply) {
+  EstimateQuery q;
+  q.mode = "diffusion";
+  q.model = "wan2.1-t2v-14b";
+  q.items = 1;
+  q.sequence_parallel = 8;
+  auto w = workload_from_query(q);
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  EXPECT_EQ(w->sequence_parallel, 8);
+  auto r = estimate_workload(q, catalog_, PriceTable{}, default_calibration());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  for (const GpuEstimate& g : r->gpus) {
+    if (g.gpu == "H100_SXM") {
+      EXPECT_EQ(g.count, 8);  // one copy, its own eight cards
+    } else if (g.gpu == "RTX_4090") {
+      EXPECT_EQ(g.count, 0);  // no card of it holds the whole denoiser
+    }
+  }
+  q.gpus = 4;
+  EXPECT_EQ(workload_from_query(q).error().message, "--gpus 4 is fewer than --sequence-parallel 8");
+  q.gpus.reset();
+  q.model = "sdxl";  // a UNet, known once the model is shaped
+  auto unet = estimate_workload(q, catalog_, PriceTable{}, default_calibration());
+  ASSERT_FALSE(unet.ok());
+  EXPECT_EQ(unet.error().message,
+            "--sequence-parallel splits a transformer denoiser's tokens; sdxl is a unet");
+  q.gpus.reset();
+  q.mode = "infer";
+  q.model = "llama-3-8b";
+  EXPECT_NE(workload_from_query(q).error().message.find(
+                "--attention-kernel and --sequence-parallel only apply to --mode diffusion"),
+            std::string::npos);
+}
+
+Result<PipelineSpec> sp_spec(const std::string& tail, std::vector<std::string>* errors) {
+  std::vector<SpecError> found;
+  Result<PipelineSpec> spec = parse_spec(
+      "name: x\nrun: echo hi\nworkload:\n  kind: diffusion\n  model: wan2.1-t2v-14b\n" + tail,
+      "p.yaml", &found, provider_names());
+  for (const SpecError& e : found) errors->push_back(e.text);
+  return spec;
+}
+
+TEST(SequenceParallelSpec, RaisesTheDefaultGpuCountAndReadsBackFromTheWriter) {
+  std::vector<std::string> errors;
+  auto spec = sp_spec("  items: 1\n  sequence_parallel: 4\n", &errors);
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0]);
+  EXPECT_EQ(spec->workload.sequence_parallel, 4);
+  EXPECT_EQ(spec->resources.gpu_count, 4);
+  const std::string yaml = write_spec_yaml(*spec, SpecReadInfo{});
+  EXPECT_NE(yaml.find("sequence_parallel: 4"), std::string::npos) << yaml;
+  std::vector<SpecError> found;
+  auto read = parse_spec(yaml, "w.yaml", &found, provider_names());
+  ASSERT_TRUE(read.ok()) << yaml;
+  EXPECT_EQ(read->workload.sequence_parallel, 4);
+}
+
+TEST(SequenceParallelSpec, WhatCannotRunItIsAnErrorAtItsLineAndColumn) {
+  std::vector<std::string> errors;
+  EXPECT_FALSE(sp_spec("  sequence_parallel: 4\nresources:\n  gpu_count: 2\n", &errors).ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:8:14: resources.gpu_count: 2 is fewer than "
+                        "workload.sequence_parallel (4): each copy of the denoiser spans that "
+                        "many GPUs"}));
+  errors.clear();
+  EXPECT_FALSE(sp_spec("  architecture: unet\n  sequence_parallel: 2\n", &errors).ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:7:22: workload.sequence_parallel: splits a transformer "
+                        "denoiser's tokens: architecture unet has no such split (give "
+                        "architecture dit, or leave it out)"}));
+  errors.clear();
+  std::vector<SpecError> found;
+  EXPECT_FALSE(parse_spec("name: x\nrun: echo hi\nworkload:\n  kind: llm-inference\n"
+                          "  sequence_parallel: 2\n",
+                          "p.yaml", &found, provider_names())
+                   .ok());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].text,
+            "p.yaml:5:22: workload.sequence_parallel: only applies to workload kind diffusion "
+            "(llm-inference splits a model with tensor_parallel)");
+  // A named model's UNet is known once shaped: refused at the field's line before any plan.
+  auto unet = parse_spec("name: x\nrun: echo hi\nworkload:\n  kind: diffusion\n  model: sdxl\n"
+                         "  items: 1\n  sequence_parallel: 2\n",
+                         "p.yaml", &found, provider_names());
+  ASSERT_TRUE(unet.ok());
+  EXPECT_EQ(spec_refusals(*unet),
+            (std::vector<std::string>{"p.yaml:7:22: workload.sequence_parallel: splits a "
+                                      "transformer denoiser's tokens; sdxl is a unet"}));
+}
+
+}  // namespace
+}  // namespace burst
