@@ -154,6 +154,9 @@ struct VideoLatent {
   long frames = 0;
   long height = 0;
   double token_params_b = 0;
+  // Attention heads a block (hidden / head dim, from the row's source): Ulysses gives each card of
+  // a sequence-parallel group whole heads. 0: not known, not checked.
+  long heads = 0;
 };
 struct DiffusionShape {
   const char* name;

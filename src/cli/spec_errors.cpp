@@ -92,13 +92,15 @@ std::vector<std::string> spec_refusals(const PipelineSpec& spec) {
       if (d.error().message.rfind("workload.frames", 0) == 0)
         out.push_back(terminal_line(at(w.frames_pos) + d.error().message));
   }
-  // A named model whose denoiser has no token split (a UNet's): refused at the field's line.
-  if (w.kind == "diffusion" && w.sequence_parallel && !shaped->architecture.empty() &&
-      shaped->architecture != "dit")
-    out.push_back(terminal_line(at(w.sequence_parallel_pos) +
-                                "workload.sequence_parallel: splits a transformer denoiser's "
-                                "tokens; " +
-                                w.model + " is a " + shaped->architecture));
+  // A named model whose denoiser has no token split (a UNet's), or whose heads the degree does
+  // not divide: refused at the field's line.
+  if (w.kind == "diffusion" && w.sequence_parallel) {
+    if (auto l = sequence_parallel_layout(*shaped, *w.sequence_parallel); !l.ok()) {
+      const std::string& why = l.error().message;  // "sequence_parallel <why>"
+      out.push_back(terminal_line(at(w.sequence_parallel_pos) + "workload.sequence_parallel: " +
+                                  why.substr(why.find(' ') + 1)));
+    }
+  }
   return out;
 }
 

@@ -49,6 +49,34 @@ Result<ParallelLayout> tensor_parallel_layout(const Workload& w, int gpus) {
   return l;
 }
 
+namespace {
+
+// Ulysses gives each card of the group whole attention heads, so the degree must divide them
+// (Wan's generate.py and xDiT assert it); with guidance's two passes, classifier-free-guidance
+// parallel takes a factor of 2 first (xDiT). "" when it divides, or the heads are not known.
+std::string ulysses_heads_refusal(const Workload& w, long sp) {
+  const DiffusionShape* row = find_diffusion_model(w.model);
+  const long heads = w.heads.value_or(row ? row->video.heads : 0);
+  if (heads <= 0 || sp <= 1) return "";
+  auto d = diffusion_work_of(w, w.params_b.value_or(1) * 1e9);
+  const bool two_passes = d.ok() && d->passes == 2;
+  auto splits = [&](long n) {
+    return heads % n == 0 || (two_passes && n % 2 == 0 && heads % (n / 2) == 0);
+  };
+  if (splits(sp)) return "";
+  std::string degrees;
+  for (long n = 2; n <= std::min<long>(2 * heads, 64); ++n)
+    if (splits(n)) degrees += (degrees.empty() ? "" : ", ") + std::to_string(n);
+  return "sequence_parallel " + std::to_string(sp) + " does not divide the " +
+         std::to_string(heads) + " attention heads of " +
+         (w.model.empty() ? std::string("the denoiser") : w.model) +
+         ": Ulysses gives each card whole heads" +
+         (two_passes ? " (guidance's two passes may take a factor of 2)" : "") +
+         "; degrees that split them: " + degrees;
+}
+
+}  // namespace
+
 Result<ParallelLayout> sequence_parallel_layout(const Workload& w, int gpus) {
   const long sp = w.sequence_parallel.value_or(1);
   if (w.kind != "diffusion")
@@ -62,6 +90,8 @@ Result<ParallelLayout> sequence_parallel_layout(const Workload& w, int gpus) {
     return make_error(ErrorCode::kInvalid, "sequence_parallel " + std::to_string(sp) +
                                                " needs at least that many GPUs (got " +
                                                std::to_string(gpus) + ")");
+  if (std::string why = ulysses_heads_refusal(w, sp); !why.empty())
+    return make_error(ErrorCode::kInvalid, why);
   ParallelLayout l;
   l.group = static_cast<int>(sp);
   l.replicas = gpus / l.group;
@@ -75,8 +105,8 @@ bool layout_holds(const Workload& w, const GpuSpec& gpu, int gpus) {
   if (w.kind == "diffusion" && w.sequence_parallel) {
     // Every card of a group holds the whole denoiser and its 1/N of the activations.
     auto l = sequence_parallel_layout(w, gpus);
-    return l && need->total_gib() - need->activations_gib * (1.0 - 1.0 / l->group) <=
-                    usable_gib(gpu);
+    return l &&
+           need->total_gib() - need->activations_gib * (1.0 - 1.0 / l->group) <= usable_gib(gpu);
   }
   if (!engine_holds(w, gpu, gpus)) return false;  // the engine's share holds its sequences
   if (!w.tensor_parallel) return need->total_gib() <= gpus * usable_gib(gpu);

@@ -132,6 +132,51 @@ TEST_F(SequenceParallel, WhatCannotBeSplitIsAnErrorNotAPrice) {
   EXPECT_EQ(l.error().message, "sequence_parallel only applies to diffusion");
 }
 
+TEST_F(SequenceParallel, TheDegreeMustDivideTheHeadsAsUlyssesGivesEachCardWholeOnes) {
+  // HunyuanVideo: 24 heads, guidance embedded (one pass). 5 does not divide them; 8 does.
+  Workload hv;
+  hv.kind = "diffusion";
+  hv.model = "hunyuanvideo";
+  hv.items = 1;
+  hv.sequence_parallel = 5;
+  auto five = time(hv, "H100_SXM", 8);
+  ASSERT_FALSE(five.ok());
+  EXPECT_EQ(five.error().message,
+            "sequence_parallel 5 does not divide the 24 attention heads of hunyuanvideo: Ulysses "
+            "gives each card whole heads; degrees that split them: 2, 3, 4, 6, 8, 12, 24");
+  hv.sequence_parallel = 8;
+  EXPECT_TRUE(time(hv, "H100_SXM", 8).ok());
+  // Wan 2.1 1.3B: 12 heads, two guidance passes, so 8 runs as 2 x 4 (guidance parallel times
+  // Ulysses, as xDiT runs it); 5 is refused, and without guidance 8 is too.
+  Workload small = wan(8);
+  small.model = "wan2.1-t2v-1.3b";
+  EXPECT_TRUE(time(small, "H100_SXM", 8).ok());
+  small.sequence_parallel = 5;
+  ASSERT_FALSE(time(small, "H100_SXM", 8).ok());
+  small.sequence_parallel = 8;
+  small.guidance = 1;
+  auto one_pass = time(small, "H100_SXM", 8);
+  ASSERT_FALSE(one_pass.ok());
+  EXPECT_NE(one_pass.error().message.find("8 does not divide the 12 attention heads"),
+            std::string::npos)
+      << one_pass.error().message;
+  // A spec's own heads count where the table has none.
+  Workload own;
+  own.kind = "diffusion";
+  own.architecture = "dit";
+  own.params_b = 2;
+  own.layers = 28;
+  own.hidden = 1152;
+  own.heads = 16;
+  own.items = 1;
+  own.resolution = 512;
+  own.guidance = 1;
+  own.sequence_parallel = 3;
+  ASSERT_FALSE(time(own, "H100_SXM", 4).ok());
+  own.sequence_parallel = 4;
+  EXPECT_TRUE(time(own, "H100_SXM", 4).ok());
+}
+
 TEST_F(SequenceParallel, EstimateTakesTheFlagAndRefusesItWhereItCannotApply) {
   EstimateQuery q;
   q.mode = "diffusion";
@@ -220,6 +265,17 @@ TEST(SequenceParallelSpec, WhatCannotRunItIsAnErrorAtItsLineAndColumn) {
   EXPECT_EQ(spec_refusals(*unet),
             (std::vector<std::string>{"p.yaml:7:22: workload.sequence_parallel: splits a "
                                       "transformer denoiser's tokens; sdxl is a unet"}));
+  auto heads = parse_spec("name: x\nrun: echo hi\nworkload:\n  kind: diffusion\n"
+                          "  model: hunyuanvideo\n  items: 1\n  sequence_parallel: 5\n",
+                          "p.yaml", &found, provider_names());
+  ASSERT_TRUE(heads.ok());
+  const std::vector<std::string> refused = spec_refusals(*heads);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].rfind("p.yaml:7:22: workload.sequence_parallel: 5 does not divide the 24 "
+                             "attention heads of hunyuanvideo",
+                             0),
+            0u)
+      << refused[0];
 }
 
 }  // namespace
