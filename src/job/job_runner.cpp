@@ -186,11 +186,12 @@ JobResult JobRunner::run() {
       job.stop = phases.stop();
       job.finished_ms = now_ms(d_.clock);
     }
-    // The job's phase column names the phase in progress (what `burst status` shows).
-    job.phase = phase;
-    (void)d_.store.update_job(job);
+    // The phase's row first, then the job's phase column (what `burst status` shows): a reader
+    // that sees the job finished also sees its report phase begun.
     if (!run_open) (void)d_.store.begin_phase(job.id, phase, now_ms(d_.clock));
     run_open = false;
+    job.phase = phase;
+    (void)d_.store.update_job(job);
     watchdog.progress();
     phases.phase_started(phase);
     Outcome outcome;
