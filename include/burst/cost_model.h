@@ -304,6 +304,9 @@ Result<ParallelLayout> tensor_parallel_layout(const Workload& w, int gpus);
 // it does not apply (not diffusion; a unet or flow-tts denoiser) or asks for more than `gpus`.
 // `w` is the shaped workload (with_model_shape: a named model's architecture known).
 Result<ParallelLayout> sequence_parallel_layout(const Workload& w, int gpus);
+// What each card of a sequence-parallel group of `group` holds: the whole need but for the
+// activations, of which its 1/group share.
+double sequence_parallel_card_gib(const MemoryBreakdown& need, int group);
 // Whether `gpus` x `gpu` hold `w` as run_time lays it out: with workload.tensor_parallel, each
 // group holds the model and its replica's share of the sequences; with sequence_parallel, each
 // card holds the whole denoiser and its share of the activations; otherwise the cards' memory

@@ -99,14 +99,17 @@ Result<ParallelLayout> sequence_parallel_layout(const Workload& w, int gpus) {
   return l;
 }
 
+double sequence_parallel_card_gib(const MemoryBreakdown& need, int group) {
+  return need.total_gib() - need.activations_gib * (1.0 - 1.0 / std::max(1, group));
+}
+
 bool layout_holds(const Workload& w, const GpuSpec& gpu, int gpus) {
   auto need = memory_need(w);
   if (!need) return false;
   if (w.kind == "diffusion" && w.sequence_parallel) {
     // Every card of a group holds the whole denoiser and its 1/N of the activations.
     auto l = sequence_parallel_layout(w, gpus);
-    return l &&
-           need->total_gib() - need->activations_gib * (1.0 - 1.0 / l->group) <= usable_gib(gpu);
+    return l && sequence_parallel_card_gib(*need, l->group) <= usable_gib(gpu);
   }
   if (!engine_holds(w, gpu, gpus)) return false;  // the engine's share holds its sequences
   if (!w.tensor_parallel) return need->total_gib() <= gpus * usable_gib(gpu);

@@ -130,8 +130,8 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
     }
     m.bound = "capacity";
     m.rejected = "does not fit: each card of a sequence_parallel group holds the whole denoiser, " +
-                 shape_fmt("%.1f GiB", mem->total_gib() - mem->activations_gib * (1.0 - 1.0 / l->group)) +
-                 ", has " + shape_fmt("%.1f GiB usable", usable_gib(gpu)) + " on one " + gpu.name;
+                 shape_fmt("%.1f GiB", sequence_parallel_card_gib(*mem, l->group)) + ", has " +
+                 shape_fmt("%.1f GiB usable", usable_gib(gpu)) + " on one " + gpu.name;
     return m;
   }
   m.gpus_needed = gpus_needed(w, gpu);
@@ -178,7 +178,7 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
   std::string layout;
   if (count > 1) {
     const ParallelLayout& l = rt->layout;
-    const char* split = w.kind == "llm-training"                        ? "-way sharded"
+    const char* split = w.kind == "llm-training"                       ? "-way sharded"
                         : w.kind == "diffusion" && w.sequence_parallel ? "-way sequence parallel"
                                                                        : "-way tensor parallel";
     if (w.kind != "custom" && l.group > 1) layout = std::to_string(l.group) + split;
