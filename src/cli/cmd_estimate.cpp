@@ -433,11 +433,15 @@ int cmd_estimate(const EstimateArgs& args) {
         "no price: more cards than any one machine has, and only boards of 8 NVLink or "
         "Infinity Fabric cards are rented as multi-node clusters: %s\n",
         unpriced.c_str());
+  // Only a transformer denoiser's item can be split (a UNet's or F5-TTS's never is).
+  const bool splits = w.architecture.empty() || w.architecture == "dit";
   if (!idle.empty())
     std::printf(
-        "idle copies: a denoiser runs one batch of items per copy, and one item is split over "
-        "cards only by --sequence-parallel (workload.sequence_parallel); these copies have no "
+        "idle copies: a denoiser runs one batch of items per copy, and %s; these copies have no "
         "batch to run: %s%s\n",
+        splits ? "one item is split over cards only by --sequence-parallel "
+                 "(workload.sequence_parallel)"
+               : ("a " + w.architecture + " never splits one item over cards").c_str(),
         idle.c_str(),
         idle_types > 4 ? (" and " + std::to_string(idle_types - 4) + " more types").c_str() : "");
   if (!queued.empty())

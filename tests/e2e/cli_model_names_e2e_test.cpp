@@ -182,6 +182,15 @@ TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
   EXPECT_NE(err.find("--sequence-parallel splits a transformer denoiser's tokens; sdxl is a unet"),
             std::string::npos)
       << err;
+  // One SDXL image on two cards: the idle copy is named, and no flag that cannot apply is offered.
+  ASSERT_EQ(run_burst(home, {"estimate", "--mode", "diffusion", "--model", "sdxl", "--items", "1",
+                             "--gpus", "2"},
+                      &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("and a unet never splits one item over cards;"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace
