@@ -304,6 +304,8 @@ def decode_points(binary, rows):
             # the decode fit fits what is left.
             "prefill": (gpu_row(out, r["gpu"]).get("prefill_s") or 0.0) if e2e else 0,
             "meas": float(r["measured"]), "multi": multi, "cards": 1, "comm": 0.0,
+            # A mixture of experts' fused-MoE floors per step: the binary's, not fitted.
+            "moe": gpu_row(out, r["gpu"]).get("moe_floor_s") or 0.0,
         }
         if multi:
             # Tensor parallel over every card of the offer (the fastest layout of a

@@ -12,7 +12,7 @@ PRIOR = (0.766, 0.00214)  # default_calibration(): eta_bw, t0_s
 def mirror(d, eta, t0):
     """The roofline's throughput for one point (src/cost/cost_model.cpp run_time, one GPU)."""
     n = d["cards"]
-    step = max(d["bytes"] / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"]
+    step = max(d["bytes"] / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"] + d["moe"]
     return d["out"] / (step * d["gen"] + d["prefill"])
 
 

@@ -322,6 +322,9 @@ inline constexpr double kLinkEfficiency = 0.8;
 inline constexpr double kAllReduceLatencyFastS = 10e-6;
 inline constexpr double kAllReduceLatencySlowS = 45e-6;
 inline constexpr double kInterNodeGbsPerGpu = 50;
+// A fused-MoE layer call's fixed cost at a decode step: the median of five kernel benchmarks'
+// floors (24.5-54.4 us; bench/validation/moe_search.md; docs/cost-model.md, "llm-inference").
+inline constexpr double kMoeLayerFloorS = 29.7e-6;
 // Effective one-way GB/s of `gpu`'s link for a collective over `n` cards (n > 8: across nodes).
 double link_gbs(const GpuSpec& gpu, int n);
 double allreduce_seconds(const GpuSpec& gpu, int n, double bytes);
@@ -344,6 +347,9 @@ struct RunTime {
   long rounds = 1;
   ParallelLayout layout;  // how the offer's cards were used
   double comm_s = 0;      // per step: the collectives not hidden behind compute
+  // llm-inference, a mixture of experts: per decode step, its layers' fused-MoE calls' fixed
+  // cost (kMoeLayerFloorS each; included in step_s).
+  double moe_s = 0;
 };
 
 // Time of the run step for `w` on `gpus` x `gpu`, by the roofline

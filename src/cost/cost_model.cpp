@@ -430,8 +430,12 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     // overhead adds.
     const double floor_s = w.kind == "diffusion" ? cal.t0_s * work->calls : 0;
     if (floor_s > std::max(t_bw, t_compute)) t.bound = "overhead";
+    // A mixture of experts' decode step: each layer's fused-MoE call has a fixed cost beside its
+    // bytes (kernel benchmarks; the shards of a group run theirs side by side).
+    if (w.kind == "llm-inference" && params < *total_params)
+      t.moe_s = shape.layers * kMoeLayerFloorS;
     t.step_s = (w.kind == "diffusion" ? std::max({t_bw, t_compute, floor_s})
-                                      : std::max(t_bw, t_compute) + cal.t0_s) +
+                                      : std::max(t_bw, t_compute) + cal.t0_s + t.moe_s) +
                comm;
     t.comm_s = comm;
     t.layout = layout;
