@@ -354,9 +354,11 @@ struct RunTime {
 
 // Time of the run step for `w` on `gpus` x `gpu`, by the roofline
 //   step = max(bytes / (bw x eta_bw), flops / (tflops x eta_compute)) + t0
-// per group of parallel_layout, plus the group's collectives (tensor parallel: two all-reduces
-// of the step's activations per layer; training: the sharded state's all-gathers and gradient
-// reduction, overlapped with compute), with the replicas splitting the items or sequences. A custom
+// (+ layers x kMoeLayerFloorS for a mixture of experts' decode step) per group of
+// parallel_layout, plus the group's collectives (tensor parallel: two all-reduces of the step's
+// activations per layer; sequence parallel: Ulysses's four all-to-alls a block per call;
+// training: the sharded state's all-gathers and gradient reduction, overlapped with compute),
+// with the replicas splitting the items or sequences. A custom
 // workload scales workload.reference by the ratio of the bounding resource between the reference
 // GPU (looked up in `catalog`) and `gpu`.
 Result<RunTime> run_time(const Workload& w, const GpuSpec& gpu, int gpus,
