@@ -289,13 +289,14 @@ TEST(CostEstimate, EachLayerOfAMixtureOfExpertsPaysAFusedMoeCallsFixedCostADecod
   EXPECT_GT(checked, 2);
   for (const GpuEstimate& g : dense->gpus) EXPECT_FALSE(g.moe_s.has_value()) << g.gpu;
   // The term is inside the step: without it the step is that much shorter.
-  const GpuSpec& card = catalog().front();
+  const std::vector<GpuSpec> cards = catalog();
+  const GpuSpec& card = cards.front();
   Workload w;
   w.kind = "llm-inference";
   w.model = "qwen3-30b-a3b";
   w.engine = "vllm";
   w.tokens = 100;
-  auto t = run_time(w, card, 1, catalog(), default_calibration());
+  auto t = run_time(w, card, 1, cards, default_calibration());
   ASSERT_TRUE(t.ok());
   EXPECT_NEAR(t->moe_s, 48 * kMoeLayerFloorS, 1e-12);
   EXPECT_GE(t->step_s, t->moe_s + default_calibration().t0_s);
