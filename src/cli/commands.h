@@ -88,7 +88,7 @@ struct EstimateArgs {
   std::string kv_precision;                                       // infer: fp16 | fp8
   std::string checkpointing, lora_rank, lora_targets;             // train: on|off, "16", "q,v"
   std::string engine;                                             // infer: llama.cpp | vllm ...
-  std::string tensor_parallel;  // infer: the cards one copy of the model is sharded over
+  std::string tensor_parallel;    // infer: the cards one copy of the model is sharded over
   std::string sequence_parallel;  // diffusion: the cards one item's tokens are split over
   std::optional<double> gpu_memory_utilization;  // infer: the engine's memory share (0, 1]
   // A mixture of experts: "3B" parameters a token uses; routed experts and experts a token

@@ -97,8 +97,8 @@ std::vector<std::string> spec_refusals(const PipelineSpec& spec) {
   if (w.kind == "diffusion" && w.sequence_parallel) {
     if (auto l = sequence_parallel_layout(*shaped, *w.sequence_parallel); !l.ok()) {
       const std::string& why = l.error().message;  // "sequence_parallel <why>"
-      out.push_back(terminal_line(at(w.sequence_parallel_pos) + "workload.sequence_parallel: " +
-                                  why.substr(why.find(' ') + 1)));
+      out.push_back(terminal_line(at(w.sequence_parallel_pos) +
+                                  "workload.sequence_parallel: " + why.substr(why.find(' ') + 1)));
     }
   }
   return out;

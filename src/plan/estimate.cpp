@@ -303,12 +303,12 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
     GpuEstimate e;
     e.gpu = g.name;
     e.count = gpus_needed(*w, g);
-    // Exactly N cards (a measured node, or one tensor- or sequence-parallel copy): they hold it when
-    // run_time's layout does, even where N is not one of gpus_needed's sizes (e.g. 6 cards), and
-    // a batching engine queues what its share does not hold (engine_admits).
-    const int exact = q.gpus ? *q.gpus
-                             : static_cast<int>(w->tensor_parallel.value_or(
-                                   w->sequence_parallel.value_or(0)));
+    // Exactly N cards (a measured node, or one tensor- or sequence-parallel copy): they hold it
+    // when run_time's layout does, even where N is not one of gpus_needed's sizes (e.g. 6 cards),
+    // and a batching engine queues what its share does not hold (engine_admits).
+    const int exact =
+        q.gpus ? *q.gpus
+               : static_cast<int>(w->tensor_parallel.value_or(w->sequence_parallel.value_or(0)));
     if (exact > 0) e.count = layout_holds(engine_admits(*w, g, exact), g, exact) ? exact : 0;
     // No count holds every sequence: a batching engine runs on the fewest cards that hold the
     // weights and one sequence, and queues the rest.

@@ -37,10 +37,10 @@ void check_group_size(Fields& top, std::optional<Fields>& r, PipelineSpec& spec,
       sp ? spec.workload.sequence_parallel : spec.workload.tensor_parallel;
   if (!tp) return;
   Resources& out = spec.resources;
-  const std::string need =
-      std::string(" is fewer than workload.") + (sp ? "sequence_parallel" : "tensor_parallel") +
-      " (" + std::to_string(*tp) + "): each copy of the " + (sp ? "denoiser" : "model") +
-      " spans that many GPUs";
+  const std::string need = std::string(" is fewer than workload.") +
+                           (sp ? "sequence_parallel" : "tensor_parallel") + " (" +
+                           std::to_string(*tp) + "): each copy of the " +
+                           (sp ? "denoiser" : "model") + " spans that many GPUs";
   if (r && r->get("gpu_count")) {
     if (given && out.gpu_count < *tp)
       top.problems().add(pos_of(*r->get("gpu_count")), "resources.gpu_count",

@@ -145,8 +145,8 @@ TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
   BurstHome home;
   std::string out, err;
   auto h100_seconds = [&](std::vector<std::string> more) {
-    std::vector<std::string> args = {"estimate", "--mode",  "diffusion", "--model",
-                                     "wan2.1-t2v-14b", "--items", "1", "--json"};
+    std::vector<std::string> args = {"estimate",       "--mode",  "diffusion", "--model",
+                                     "wan2.1-t2v-14b", "--items", "1",         "--json"};
     args.insert(args.end(), more.begin(), more.end());
     EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
     const auto j = nlohmann::json::parse(out);
@@ -160,8 +160,9 @@ TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
   const double split = h100_seconds({"--gpus", "8", "--sequence-parallel", "8"}).first;
   EXPECT_LT(split, one / 5) << out;
   EXPECT_GT(split, one / 8) << out;
-  ASSERT_EQ(run_burst(home, {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-14b",
-                             "--items", "1", "--sequence-parallel", "4"},
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "wan2.1-t2v-14b", "--items",
+                       "1", "--sequence-parallel", "4"},
                       &out, &err),
             0)
       << err;
@@ -169,28 +170,29 @@ TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
             std::string::npos)
       << out;
   EXPECT_EQ(out.find("idle copies"), std::string::npos) << out;
-  EXPECT_NE(run_burst(home, {"estimate", "--mode", "infer", "--model", "llama-3-8b",
-                             "--sequence-parallel", "2"},
+  EXPECT_NE(run_burst(home,
+                      {"estimate", "--mode", "infer", "--model", "llama-3-8b",
+                       "--sequence-parallel", "2"},
                       &out, &err),
             0);
   EXPECT_NE(err.find("--sequence-parallel only apply to --mode diffusion"), std::string::npos)
       << err;
-  EXPECT_NE(run_burst(home, {"estimate", "--mode", "diffusion", "--model", "sdxl", "--items", "1",
-                             "--sequence-parallel", "2"},
+  EXPECT_NE(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "sdxl", "--items", "1",
+                       "--sequence-parallel", "2"},
                       &out, &err),
             0);
   EXPECT_NE(err.find("--sequence-parallel splits a transformer denoiser's tokens; sdxl is a unet"),
             std::string::npos)
       << err;
   // One SDXL image on two cards: the idle copy is named, and no flag that cannot apply is offered.
-  ASSERT_EQ(run_burst(home, {"estimate", "--mode", "diffusion", "--model", "sdxl", "--items", "1",
-                             "--gpus", "2"},
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "sdxl", "--items", "1",
+                       "--gpus", "2"},
                       &out, &err),
             0)
       << err;
-  EXPECT_NE(out.find("and a unet never splits one item over cards;"),
-            std::string::npos)
-      << out;
+  EXPECT_NE(out.find("and a unet never splits one item over cards;"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -27,14 +27,18 @@ class SequenceParallel : public ::testing::Test {
     ASSERT_TRUE(cat.ok());
     catalog_ = *cat;
   }
-  // Wan 2.1 T2V 14B, one 1280 x 720 clip of 81 frames (the model's defaults).
-  static Workload wan(std::optional<long> sp, long items = 1) {
+  // `items` of a named denoiser's default clip (or image), split over `sp` cards if given.
+  static Workload item_of(const char* model, std::optional<long> sp, long items = 1) {
     Workload w;
     w.kind = "diffusion";
-    w.model = "wan2.1-t2v-14b";
+    w.model = model;
     w.items = items;
     w.sequence_parallel = sp;
     return w;
+  }
+  // Wan 2.1 T2V 14B, one 1280 x 720 clip of 81 frames (the model's defaults).
+  static Workload wan(std::optional<long> sp, long items = 1) {
+    return item_of("wan2.1-t2v-14b", sp, items);
   }
   Result<RunTime> time(const Workload& spec_w, const char* gpu, int gpus) {
     auto w = with_model_shape(spec_w);
@@ -113,12 +117,7 @@ TEST_F(SequenceParallel, WhatCannotBeSplitIsAnErrorNotAPrice) {
   auto few = time(wan(8), "H100_SXM", 4);
   ASSERT_FALSE(few.ok());
   EXPECT_EQ(few.error().message, "sequence_parallel 8 needs at least that many GPUs (got 4)");
-  Workload unet;
-  unet.kind = "diffusion";
-  unet.model = "sdxl";
-  unet.items = 1;
-  unet.sequence_parallel = 2;
-  auto u = time(unet, "H100_SXM", 2);
+  auto u = time(item_of("sdxl", 2), "H100_SXM", 2);
   ASSERT_FALSE(u.ok());
   EXPECT_EQ(u.error().message,
             "sequence_parallel splits a transformer denoiser's tokens; sdxl is a unet");
@@ -134,11 +133,7 @@ TEST_F(SequenceParallel, WhatCannotBeSplitIsAnErrorNotAPrice) {
 
 TEST_F(SequenceParallel, TheDegreeMustDivideTheHeadsAsUlyssesGivesEachCardWholeOnes) {
   // HunyuanVideo: 24 heads, guidance embedded (one pass). 5 does not divide them; 8 does.
-  Workload hv;
-  hv.kind = "diffusion";
-  hv.model = "hunyuanvideo";
-  hv.items = 1;
-  hv.sequence_parallel = 5;
+  Workload hv = item_of("hunyuanvideo", 5);
   auto five = time(hv, "H100_SXM", 8);
   ASSERT_FALSE(five.ok());
   EXPECT_EQ(five.error().message,
@@ -148,8 +143,7 @@ TEST_F(SequenceParallel, TheDegreeMustDivideTheHeadsAsUlyssesGivesEachCardWholeO
   EXPECT_TRUE(time(hv, "H100_SXM", 8).ok());
   // Wan 2.1 1.3B: 12 heads, two guidance passes, so 8 runs as 2 x 4 (guidance parallel times
   // Ulysses, as xDiT runs it); 5 is refused, and without guidance 8 is too.
-  Workload small = wan(8);
-  small.model = "wan2.1-t2v-1.3b";
+  Workload small = item_of("wan2.1-t2v-1.3b", 8);
   EXPECT_TRUE(time(small, "H100_SXM", 8).ok());
   small.sequence_parallel = 5;
   ASSERT_FALSE(time(small, "H100_SXM", 8).ok());
@@ -258,16 +252,18 @@ TEST(SequenceParallelSpec, WhatCannotRunItIsAnErrorAtItsLineAndColumn) {
             "p.yaml:5:22: workload.sequence_parallel: only applies to workload kind diffusion "
             "(llm-inference splits a model with tensor_parallel)");
   // A named model's UNet is known once shaped: refused at the field's line before any plan.
-  auto unet = parse_spec("name: x\nrun: echo hi\nworkload:\n  kind: diffusion\n  model: sdxl\n"
-                         "  items: 1\n  sequence_parallel: 2\n",
-                         "p.yaml", &found, provider_names());
+  auto unet = parse_spec(
+      "name: x\nrun: echo hi\nworkload:\n  kind: diffusion\n  model: sdxl\n"
+      "  items: 1\n  sequence_parallel: 2\n",
+      "p.yaml", &found, provider_names());
   ASSERT_TRUE(unet.ok());
   EXPECT_EQ(spec_refusals(*unet),
             (std::vector<std::string>{"p.yaml:7:22: workload.sequence_parallel: splits a "
                                       "transformer denoiser's tokens; sdxl is a unet"}));
-  auto heads = parse_spec("name: x\nrun: echo hi\nworkload:\n  kind: diffusion\n"
-                          "  model: hunyuanvideo\n  items: 1\n  sequence_parallel: 5\n",
-                          "p.yaml", &found, provider_names());
+  auto heads = parse_spec(
+      "name: x\nrun: echo hi\nworkload:\n  kind: diffusion\n"
+      "  model: hunyuanvideo\n  items: 1\n  sequence_parallel: 5\n",
+      "p.yaml", &found, provider_names());
   ASSERT_TRUE(heads.ok());
   const std::vector<std::string> refused = spec_refusals(*heads);
   ASSERT_EQ(refused.size(), 1u);
