@@ -32,6 +32,8 @@ from validate_fits import (ETA_COMPUTE, VIDEO_ETA, dfit_groups, dlookup, dmirror
 from validate_rows import (CATEGORIES, MEMORY, category, error, fmt_pred, median_abs, pct,
                            setup_of, short_source)
 from validate_weight_load import LOAD, load_fit, load_points, lmirror
+import validate_diffusion_memory as dmem
+from validate_diffusion_memory import CATEGORY as DM_CATEGORY
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV = os.path.join(ROOT, "bench", "validation", "measurements.csv")
@@ -55,7 +57,7 @@ def args_of(row, context=None):
     a = ["--params", m.upper()] if re.fullmatch(r"\d+(\.\d+)?b", m) else ["--model", m]
     if row["precision"]:
         a += ["--precision", row["precision"]]
-    if row["category"].startswith("diffusion"):
+    if row["category"].startswith("diffusion") or row["category"] == DM_CATEGORY:
         # One round of `batch` items; the row's figure is denoising iterations per second.
         batch = row["batch"] or "1"
         a += ["--mode", "diffusion", "--batch", batch, "--items", batch,
@@ -63,7 +65,7 @@ def args_of(row, context=None):
         for col, flag in (("resolution", "--resolution"), ("frames", "--frames"),
                           ("guidance", "--guidance"), ("audio_s", "--audio-seconds"),
                           ("guidance_batched", "--guidance-batched"),
-                          ("attention_kernel", "--attention-kernel")):
+                          ("attention_kernel", "--attention-kernel"), ("offload", "--offload")):
             if row.get(col):
                 a += [flag, row[col]]
         if row["gpus"] not in ("", "1"):
@@ -147,7 +149,7 @@ def predict(binary, row):
     out = burst(binary, args_of(row))
     if cat == "memory_infer":
         return out["memory_gib"]["weights"]
-    if cat == "memory_train":
+    if cat in ("memory_train", DM_CATEGORY):
         return out["memory_gib"]["total"]
     if cat in LOAD:
         # A download alone (vLLM's "Time spent downloading weights") is the read, no loader.
@@ -368,6 +370,14 @@ def loso_predictions(binary, fit_rows):
                 pred = predict(binary, p["row"])
                 out[p["row"]["id"]] = pred * dmirror(p, *dlookup(rest, p)) / dmirror(
                     p, *dlookup(dfull, p))
+    mpts = dmem.points(fit_rows, lambda r: burst(binary, args_of(r)))
+    mfull = dmem.fit(mpts) if mpts else None
+    for src in sorted({p["source"] for p in mpts}):
+        rest = dmem.fit([p for p in mpts if p["source"] != src])
+        for p in mpts:
+            if p["source"] == src:
+                out[p["row"]["id"]] = predict(binary, p["row"]) * dmem.peak(
+                    p["parts"], rest) / dmem.peak(p["parts"], mfull)
     vpts = video_points(binary, fit_rows)
     for src in sorted({v["source"] for v in vpts}):
         rest = video_eta([(v["pred"], v["meas"]) for v in vpts if v["source"] != src])
@@ -440,6 +450,12 @@ def fit(binary, rows):
         print(f"      {{\"{kind}\", {bps:.4g}}},")
     for name, (fixed, per_gb) in sorted(loaders.items()):
         print(f"      {{\"{name}\", {fixed:.2f}, {per_gb:.3f}}},")
+    mpts = dmem.points(rows, lambda r: burst(binary, args_of(r)))
+    if mpts:
+        kd = dmem.fit(mpts)
+        res = [dmem.peak(p["parts"], kd) / p["meas"] - 1 for p in mpts]
+        print(f"  // diffusion memory (src/cost/cost_internal.h): kDenoiseActivationCopies {kd} "
+              f"({len(mpts)} rows, median {statistics.median(abs(x) for x in res) * 100:.1f}%)")
     pts = diffusion_points(binary, rows)
     dfit = dfit_groups(pts)
     vpts = video_points(binary, rows)

@@ -5,7 +5,7 @@ import statistics
 
 from validate_weight_load import LOAD
 
-MEMORY = ("memory_infer", "memory_train", "kv_tokens")
+MEMORY = ("memory_infer", "memory_train", "kv_tokens", "memory_diffusion")
 
 
 def bracket(text):

@@ -31,6 +31,20 @@ struct MemoryBreakdown {
 // its kind needs (e.g. params_b) or has a bad value.
 Result<MemoryBreakdown> memory_need(const Workload& w);
 
+// A diffusion pipeline's parts as its peak memory counts them (docs/cost-model.md, "Diffusion
+// memory"): the denoiser (one expert's weights where it alternates between `experts`), its text
+// and image encoders, its VAE, one block of the denoiser (what sequential offload keeps), and one
+// copy of a denoiser call's hidden state at 2 bytes; `offload` none, model or sequential.
+struct DiffusionMemoryParts {
+  std::string offload;
+  double denoiser_gib = 0, encoders_gib = 0, vae_gib = 0, block_gib = 0;
+  int experts = 1;
+  double denoise_per_copy_gib = 0;
+};
+// `w` shaped (with_model_shape), with a resolution or audio seconds; `params` the denoiser's,
+// `bpp` its bytes a parameter.
+Result<DiffusionMemoryParts> diffusion_memory_parts(const Workload& w, double params, double bpp);
+
 // Headroom per card: a fixed reserve for the CUDA/ROCm context and runtime plus a fraction for
 // fragmentation, chosen so configurations measured to run are accepted (70B FP8 on one 80 GB
 // card, 8B F16 on a 16 GB card; docs/cost-model.md, "Headroom"). A card's memory is what the

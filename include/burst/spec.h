@@ -110,6 +110,11 @@ struct Workload {
   // The self-attention kernel a video denoiser runs: "fa2" (flash-attn 2.x, PyTorch SDPA's flash
   // backend) or "fa3" (FlashAttention 3, Hopper only). "" when unset: fa2.
   std::string attention_kernel;
+  // What the pipeline keeps on the card (docs/cost-model.md, "Diffusion memory"): "none" (every
+  // component through every phase; "" when unset), "model" (one component at a time, diffusers'
+  // enable_model_cpu_offload, Wan's --offload_model) or "sequential" (weights streamed a module
+  // at a time, enable_sequential_cpu_offload).
+  std::string offload;
   std::optional<WorkloadReference> reference;
   // One item per line, relative to code.dir: each worker gets its shard on its pod
   // ($BURST_ITEMS_FILE). "" when unset.

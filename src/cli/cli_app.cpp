@@ -197,6 +197,9 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--attention-kernel", est.attention_kernel,
                       "diffusion (video denoiser): fa2 (default: flash-attn 2, PyTorch SDPA) | "
                       "fa3 (FlashAttention 3, Hopper)");
+  est_cmd->add_option("--offload", est.offload,
+                      "diffusion: none (default: every component on the card) | model (one at a "
+                      "time, enable_model_cpu_offload) | sequential (streamed a module at a time)");
   est_cmd->add_option("--gradient-checkpointing", est.checkpointing,
                       "train: on (default for lora, qlora) | off (default for full)");
   est_cmd->add_option("--lora-rank", est.lora_rank, "train lora/qlora: adapter rank (16)");

@@ -101,6 +101,7 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   q.audio_seconds = a.audio_seconds;
   q.guidance = a.guidance;
   q.attention_kernel = a.attention_kernel;
+  q.offload = a.offload;
   if (!a.guidance_batched.empty()) {
     if (a.guidance_batched != "on" && a.guidance_batched != "off")
       return make_error(ErrorCode::kInvalid,
@@ -256,6 +257,20 @@ int cmd_estimate(const EstimateArgs& args) {
                             {"decode_flops", d->decode_flops},
                             {"attention_flops_per_pass", d->attention_flops_per_pass},
                             {"attention_kernel", attention_kernel_of(w)}};
+      // The parts its peak memory counts, one copy of each phase's activations (docs/cost-model.md,
+      // "Diffusion memory"): what the validation's fit recomputes the peak from.
+      auto bpp = bytes_per_param(w.precision.empty() ? "fp16" : w.precision);
+      auto p = bpp.ok() && (w.resolution || w.audio_seconds)
+                   ? diffusion_memory_parts(w, params_b * 1e9, *bpp)
+                   : Result<DiffusionMemoryParts>(make_error(ErrorCode::kInvalid, ""));
+      if (p.ok())
+        out["diffusion_memory"] = {{"offload", p->offload},
+                                   {"denoiser_gib", p->denoiser_gib},
+                                   {"experts", p->experts},
+                                   {"encoders_gib", p->encoders_gib},
+                                   {"vae_gib", p->vae_gib},
+                                   {"block_gib", p->block_gib},
+                                   {"denoise_per_copy_gib", p->denoise_per_copy_gib}};
     }
     if (w.kind == "llm-inference" && w.context_tokens && w.tokens && *w.context_tokens > *w.tokens)
       // The prompt's work, one sequence (docs/cost-model.md, "Prefill by engine").

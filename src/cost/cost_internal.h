@@ -141,6 +141,38 @@ inline constexpr double kVideoTemporalDownsample = 4;
 inline constexpr double kMelFramesPerSecond = 93.75;
 inline constexpr double kVocoderFlopsPerAudioSecond = 2.0 * 13.5e6 * 93.75;
 
+// What a diffusion pipeline holds besides its denoiser (pipeline_components.cpp): text and image
+// encoders and the VAE, billions of parameters (held in 16 bits); the experts its denoiser
+// alternates between (Wan 2.2 A14B: 2, params_b being one).
+struct PipelineComponents {
+  const char* name;
+  double encoders_b;
+  double vae_b;
+  int experts;
+  const char* source;
+};
+// The row of the diffusion shape `model` names (its resolved name), or nullptr.
+const PipelineComponents* pipeline_components(const std::string& model);
+
+// A diffusion pipeline's peak memory on one card from its parts by phase (diffusion_memory.cpp;
+// docs/cost-model.md, "Diffusion memory"): `w` shaped, `params` the denoiser's, `bpp` its bytes
+// a parameter. Without a resolution or audio seconds: the denoiser and kDiffusion-
+// ActivationBytesPerParam a parameter and item, as before the parts were known.
+Result<MemoryBreakdown> diffusion_memory(const Workload& w, double params, double bpp);
+// The peak of `p` with its activations at this many copies of the hidden state (the constant
+// below; the fit's mirror, bench/validate_diffusion_memory.py, recomputes it from `burst estimate
+// --json`'s parts).
+MemoryBreakdown diffusion_peak(const DiffusionMemoryParts& p, double denoise_copies);
+// What one denoiser call reads (the run-time roofline's bytes): its weights and
+// kDiffusionActivationBytesPerParam a parameter and item, whatever the pipeline holds.
+MemoryBreakdown denoiser_traffic(const Workload& w, double params, double bpp);
+// The activations' constant: copies of the denoiser's hidden state (2 bytes a value) over the
+// tokens of one call, fitted on the fit set's 26 memory_diffusion rows alone by
+// bench/validate_cost_model.py --fit (least absolute log error; the decode's constant of the rule
+// dropped, bench/README.md "Diffusion peak memory: scored"). It stands for everything that grows
+// with the tokens: attention and MLP buffers, the allocator's cache, and the decode.
+inline constexpr double kDenoiseActivationCopies = 69.389;
+
 // Training: default tokens per optimizer step for the run time (batch 8 x 2048 tokens).
 inline constexpr long kTrainDefaultBatch = 8;
 inline constexpr long kTrainDefaultContext = 2048;

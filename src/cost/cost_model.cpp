@@ -284,6 +284,16 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
   auto mem = memory_need(w);
   if (!mem) return mem.error();
   if (w.kind == "custom") return custom_time(w, gpu, catalog);
+  // What a denoiser call reads is its weights and activations, not what the pipeline holds (its
+  // encoders and VAE, cost/diffusion_memory.cpp).
+  MemoryBreakdown traffic = *mem;
+  if (w.kind == "diffusion") {
+    auto params = cost::param_count(w);
+    auto bpp = bytes_per_param(cost::effective_precision(w));
+    if (!params) return params.error();
+    if (!bpp) return bpp.error();
+    traffic = cost::denoiser_traffic(w, *params, *bpp);
+  }
   if (w.tensor_parallel) {
     if (auto l = tensor_parallel_layout(w, gpus); !l) return l.error();
   }
@@ -318,7 +328,7 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     Result<StepWork> work =
         w.kind == "llm-inference"
             ? inference_work(one, params, *total_params, one_mem, layout.replicas)
-        : w.kind == "diffusion" ? diffusion_work(w, params, *mem, layout.replicas)
+        : w.kind == "diffusion" ? diffusion_work(w, params, traffic, layout.replicas)
                                 : training_work(w, params, *mem);
     if (!work) return work.error();
 
@@ -342,7 +352,7 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
       cards = std::min<double>(layout.group, static_cast<double>(kGpusPerNode) * work->batch);
     double bytes = work->bytes;
     if (seq_split)
-      bytes = (mem->weights_gib * layout.group + mem->activations_gib) * kGiB * work->calls;
+      bytes = (traffic.weights_gib * layout.group + traffic.activations_gib) * kGiB * work->calls;
     // Attention at its kernel's share of the rate counts as that much more work at the rate.
     double step_flops = work->flops;
     if (work->attention_flops > 0)

@@ -148,9 +148,8 @@ Result<MemoryBreakdown> memory_need(const Workload& spec_w) {
     auto kv = kv_cache_bytes(w, shape_of(w, *params));
     if (!kv) return kv.error();
     m.kv_cache_gib = *kv / kGiB;
-  } else {  // diffusion
-    const double batch = static_cast<double>(positive_or(w.batch, 1));
-    m.activations_gib = kDiffusionActivationBytesPerParam * *params * batch / kGiB;
+  } else {  // diffusion: the pipeline's parts by phase
+    return diffusion_memory(w, *params, *bpp);
   }
   return m;
 }

@@ -230,12 +230,13 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   }
   const bool diffusion_input = !q.architecture.empty() || q.resolution || q.frames ||
                                q.audio_seconds || q.guidance || q.guidance_batched ||
-                               !q.attention_kernel.empty() || q.sequence_parallel;
+                               !q.attention_kernel.empty() || q.sequence_parallel ||
+                               !q.offload.empty();
   if (diffusion_input && w.kind != "diffusion")
     return make_error(ErrorCode::kInvalid,
                       "--arch, --resolution, --frames, --audio-seconds, --guidance, "
-                      "--guidance-batched, --attention-kernel and --sequence-parallel only apply "
-                      "to --mode diffusion");
+                      "--guidance-batched, --attention-kernel, --sequence-parallel and --offload "
+                      "only apply to --mode diffusion");
   if (q.sequence_parallel) {
     if (*q.sequence_parallel < 1 || *q.sequence_parallel > kMaxGpus)
       return make_error(ErrorCode::kInvalid,
@@ -249,6 +250,10 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   if (!q.attention_kernel.empty() && q.attention_kernel != "fa2" && q.attention_kernel != "fa3")
     return make_error(ErrorCode::kInvalid,
                       "--attention-kernel: \"" + q.attention_kernel + "\" is not one of fa2, fa3");
+  if (!q.offload.empty() && q.offload != "none" && q.offload != "model" &&
+      q.offload != "sequential")
+    return make_error(ErrorCode::kInvalid,
+                      "--offload: \"" + q.offload + "\" is not one of none, model, sequential");
   if (!q.architecture.empty() && q.architecture != "unet" && q.architecture != "dit" &&
       q.architecture != "flow-tts")
     return make_error(ErrorCode::kInvalid,
@@ -265,6 +270,7 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   w.guidance = q.guidance;
   w.guidance_batched = q.guidance_batched;
   w.attention_kernel = q.attention_kernel;
+  w.offload = q.offload;
   w.context_tokens = q.context_tokens;
   w.batch = q.batch;
   w.items = q.items;

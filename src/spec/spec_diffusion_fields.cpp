@@ -12,6 +12,8 @@ using namespace burst::yaml;
 constexpr std::string_view kArchitectures[] = {"unet", "dit", "flow-tts"};
 // What cost/attention_rate.h prices: flash-attn 2.x (and SDPA's flash backend), FlashAttention 3.
 constexpr std::string_view kAttentionKernels[] = {"fa2", "fa3"};
+// What cost/diffusion_memory.cpp prices: every component on the card, one at a time, or streamed.
+constexpr std::string_view kOffloads[] = {"none", "model", "sequential"};
 
 // workload.resolution: a side (1024, read as any integer field is) or width x height
 // ("1280x720").
@@ -64,6 +66,12 @@ void parse_diffusion_fields(Fields& w, Workload& out) {
   out.guidance = w.non_negative_number("guidance");
   out.guidance_batched = w.boolean("guidance_batched");
   out.attention_kernel = w.one_of("attention_kernel", kAttentionKernels).value_or("");
+  out.offload = w.one_of("offload", kOffloads).value_or("");
+  if (!out.offload.empty() && !out.kind.empty() && out.kind != "diffusion") {
+    w.problems().add(pos_of(*w.get("offload")), w.path_of("offload"),
+                     "only applies to workload kind diffusion (what a pipeline keeps on the card)");
+    out.offload.clear();
+  }
   parse_sequence_parallel(w, out);
 }
 

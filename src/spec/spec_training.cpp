@@ -62,6 +62,7 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "guidance",
                                                 "guidance_batched",
                                                 "attention_kernel",
+                                                "offload",
                                                 "sequence_parallel",
                                                 "items_file"};
 

@@ -262,6 +262,7 @@ void workload(Writer& out, const Workload& w) {
   real("guidance", w.guidance);
   flag("guidance_batched", w.guidance_batched);
   word("attention_kernel", w.attention_kernel);
+  word("offload", w.offload);
   if (!w.items_file.empty()) key_string(out, "items_file", w.items_file);
   if (w.reference) {
     key(out, "reference");

@@ -91,9 +91,10 @@ TEST(SpecWriter, EveryDiffusionInputReadsBack) {
   const Workload w = written_and_read(
       "  kind: diffusion\n  architecture: flow-tts\n  params_b: 0.5\n  precision: bf16\n"
       "  items: 300\n  audio_seconds: 40.5\n  steps: 32\n  guidance: 2\n"
-      "  guidance_batched: false\n  attention_kernel: fa3\n  batch: 8\n"
+      "  guidance_batched: false\n  attention_kernel: fa3\n  offload: model\n  batch: 8\n"
       "  items_file: answers.txt\n");
   EXPECT_EQ(w.architecture, "flow-tts");
+  EXPECT_EQ(w.offload, "model");
   EXPECT_EQ(w.attention_kernel, "fa3");
   EXPECT_EQ(w.audio_seconds, 40.5);
   EXPECT_EQ(w.guidance, 2);
@@ -105,6 +106,7 @@ TEST(SpecWriter, EveryDiffusionInputReadsBack) {
   EXPECT_EQ(image.resolution, 768);
   EXPECT_FALSE(image.guidance_batched.has_value());  // unset stays unset
   EXPECT_EQ(image.attention_kernel, "");
+  EXPECT_EQ(image.offload, "");  // unset stays unset
   EXPECT_FALSE(image.height.has_value());
   const Workload video = written_and_read(
       "  kind: diffusion\n  architecture: dit\n  params_b: 1.3\n  resolution: 832x480\n"

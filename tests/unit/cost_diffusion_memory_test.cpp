@@ -1,0 +1,163 @@
+// A diffusion pipeline's peak memory from its parts by phase (docs/cost-model.md, "Diffusion
+// memory"): the text encoders and the VAE count beside the denoiser, offload moves the peak in
+// the documented direction, the activations grow with the tokens of one call, and the input is
+// refused where it means nothing, at the spec's line or by `burst estimate`.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "burst/cost_model.h"
+#include "burst/gpu_catalog.h"
+#include "burst/spec.h"
+#include "burst/spec_formats.h"
+#include "cost/cost_internal.h"
+#include "fakes/temp_dir.h"
+#include "plan/estimate.h"
+
+namespace burst {
+namespace {
+
+constexpr double kGib = 1024.0 * 1024 * 1024;
+
+Workload pipeline(const char* model, const char* offload = "") {
+  Workload w;
+  w.kind = "diffusion";
+  w.model = model;
+  w.items = 1;
+  w.offload = offload;
+  return *with_model_shape(w);
+}
+
+double peak_gib(const Workload& w) {
+  auto m = memory_need(w);
+  EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
+  return m.ok() ? m->total_gib() : 0;
+}
+
+TEST(CostDiffusionMemory, ThePipelinesEncodersAndVaeCountBesideTheDenoiser) {
+  // FLUX.1 dev in bf16 on the card whole: its 11.9B transformer, T5-XXL and CLIP-L (4.88B) and
+  // its VAE (0.084B), 2 bytes each (the blog's 'about 31.447 GB' loaded, in GiB).
+  auto m = memory_need(pipeline("flux-dev"));
+  ASSERT_TRUE(m.ok());
+  EXPECT_NEAR(m->weights_gib, (11.9 + 0.123 + 4.76 + 0.084) * 2e9 / kGib, 1e-9);
+  // The activations: the constant's copies of the hidden state over the call's tokens (4096 of a
+  // 1024 x 1024 image; FLUX's guidance is an embedding, one pass).
+  EXPECT_NEAR(m->activations_gib, cost::kDenoiseActivationCopies * 2.0 * 4096 * 3072 / kGib, 1e-9);
+  // Every built-in pipeline the table knows is one of the shape table's names.
+  for (const char* name :
+       {"sdxl", "sd-3-medium", "pixart-sigma", "cogview4", "hunyuan-dit", "wan2.1-t2v-14b",
+        "wan2.2-t2v-a14b", "hunyuanvideo", "cogvideox-5b", "ltx-video-2b", "mochi-1-preview"}) {
+    ASSERT_NE(cost::pipeline_components(name), nullptr) << name;
+    EXPECT_NE(find_diffusion_model(name), nullptr) << name;
+  }
+}
+
+TEST(CostDiffusionMemory, OffloadLowersThePeakInTheDocumentedOrder) {
+  // Wan 2.2 T2V-A14B at 720p: without offload both experts, umT5 and the VAE stay on the card;
+  // model offload holds one expert and its activations (Wan's --offload_model True); sequential
+  // holds one block and the activations.
+  const double none = peak_gib(pipeline("wan2.2-t2v-a14b"));
+  const double model = peak_gib(pipeline("wan2.2-t2v-a14b", "model"));
+  const double sequential = peak_gib(pipeline("wan2.2-t2v-a14b", "sequential"));
+  EXPECT_GT(none, model);
+  EXPECT_GT(model, sequential);
+  auto parts = diffusion_memory_parts(pipeline("wan2.2-t2v-a14b"), 14.29e9, 2);
+  ASSERT_TRUE(parts.ok());
+  EXPECT_EQ(parts->experts, 2);
+  const double act = cost::kDenoiseActivationCopies * parts->denoise_per_copy_gib;
+  EXPECT_NEAR(none, 2 * parts->denoiser_gib + parts->encoders_gib + parts->vae_gib + act, 1e-9);
+  EXPECT_NEAR(model, parts->denoiser_gib + act, 1e-9);
+  EXPECT_NEAR(sequential, parts->denoiser_gib / 40 + act, 1e-9);
+  // A small denoiser with a large text encoder: under model offload the encoder's phase is the
+  // peak (CogView4's GLM-4-9B against its 6B transformer at 512 x 512).
+  Workload cog = pipeline("cogview4", "model");
+  cog.resolution = 512;
+  auto m = memory_need(cog);
+  ASSERT_TRUE(m.ok());
+  EXPECT_NEAR(m->weights_gib, 9.4 * 2e9 / kGib, 1e-9);
+  EXPECT_EQ(m->activations_gib, 0);
+}
+
+TEST(CostDiffusionMemory, TheActivationsGrowWithTheTokensOfOneCall) {
+  Workload w480 = pipeline("wan2.1-t2v-14b", "model");
+  w480.resolution = 832;
+  w480.height = 480;
+  Workload w720 = pipeline("wan2.1-t2v-14b", "model");
+  EXPECT_GT(peak_gib(w720), peak_gib(w480));
+  // Guidance's two passes as one batched call hold twice the tokens at once; in turn, once.
+  Workload turn = w480, batched = w480;
+  turn.guidance_batched = false;
+  batched.guidance_batched = true;
+  auto a = memory_need(turn), b = memory_need(batched);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NEAR(b->activations_gib, 2 * a->activations_gib, 1e-9);
+  Workload four = turn;
+  four.batch = 4;
+  EXPECT_NEAR(memory_need(four)->activations_gib, 4 * a->activations_gib, 1e-9);
+}
+
+TEST(CostDiffusionMemory, WhatACallReadsIsTheDenoiserNotThePipeline) {
+  // The run time's bytes a call are the denoiser's weights and its traffic, as before the
+  // pipeline's parts were counted: adding offload or encoders moves the fit, not the step.
+  TempDir dir;
+  auto catalog = load_gpu_catalog(dir.path());
+  ASSERT_TRUE(catalog.ok());
+  Workload none = pipeline("sdxl"), model = pipeline("sdxl", "model");
+  const GpuSpec* gpu = find_gpu(*catalog, "A100_80GB");
+  auto a = run_time(none, *gpu, 1, *catalog, default_calibration());
+  auto b = run_time(model, *gpu, 1, *catalog, default_calibration());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_DOUBLE_EQ(a->step_s, b->step_s);
+  // Wan 2.1 14B at 720p does not fit one 80 GB card whole; with model offload it does.
+  const GpuSpec* h100 = find_gpu(*catalog, "H100_SXM");
+  EXPECT_EQ(run_time(pipeline("wan2.1-t2v-14b"), *h100, 1, *catalog, default_calibration())->bound,
+            "capacity");
+  EXPECT_NE(run_time(pipeline("wan2.1-t2v-14b", "model"), *h100, 1, *catalog, default_calibration())
+                ->bound,
+            "capacity");
+}
+
+TEST(CostDiffusionMemory, OffloadIsAnInputOfTheSpecAndOfEstimateAndRefusedElsewhere) {
+  const std::string head =
+      "name: x\nrun: echo hi\nresources:\n  providers: [local]\nworkload:\n"
+      "  kind: diffusion\n  model: sdxl\n  items: 10\n";
+  std::vector<SpecError> errors;
+  auto spec = parse_spec(head + "  offload: sequential\n", "p.yaml", &errors, {"local"});
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_EQ(spec->workload.offload, "sequential");
+  spec = parse_spec(head + "  offload: cpu\n", "p.yaml", &errors, {"local"});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.error().message.find("p.yaml:9:12: workload.offload"), std::string::npos)
+      << spec.error().message;
+  EXPECT_NE(spec.error().message.find("none, model, sequential"), std::string::npos)
+      << spec.error().message;
+  const std::string llm =
+      "name: x\nrun: echo hi\nresources:\n  providers: [local]\nworkload:\n"
+      "  kind: llm-inference\n  model: llama-3-8b\n  offload: model\n";
+  spec = parse_spec(llm, "p.yaml", &errors, {"local"});
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.error().message.find("p.yaml:8:12: workload.offload"), std::string::npos)
+      << spec.error().message;
+  EXPECT_NE(spec.error().message.find("only applies to workload kind diffusion"), std::string::npos)
+      << spec.error().message;
+
+  EstimateQuery q;
+  q.mode = "diffusion";
+  q.model = "sdxl";
+  q.items = 1;
+  q.offload = "model";
+  auto w = workload_from_query(q);
+  ASSERT_TRUE(w.ok()) << w.error().message;
+  EXPECT_EQ(w->offload, "model");
+  q.offload = "disk";
+  EXPECT_EQ(workload_from_query(q).error().message,
+            "--offload: \"disk\" is not one of none, model, sequential");
+  q.offload = "model";
+  q.mode = "infer";
+  EXPECT_NE(workload_from_query(q).error().message.find("--offload only apply to --mode diffusion"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace burst
