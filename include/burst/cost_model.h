@@ -63,8 +63,15 @@ inline constexpr int kMaxGpus = 1024;
 int gpus_needed(const MemoryBreakdown& need, const GpuSpec& gpu);
 // `w`'s own count among those sizes: its memory_need fits, and a batching engine that reserves a
 // share of the cards (vllm, sglang, tensorrt-llm: engine_holds) holds its sequences there. An
-// engine cannot start a model its share does not hold, however much the cards have. 0: none.
+// engine cannot start a model its share does not hold, however much the cards have. A diffusion
+// pipeline without sequence_parallel places whole components on cards: its denoiser and the
+// denoiser's activations must fit one (diffusion_card_gib). 0: none.
 int gpus_needed(const Workload& w, const GpuSpec& gpu);
+// A diffusion pipeline's largest piece that must sit on one card when it is spread over several
+// without sequence_parallel (diffusers' device_map "balanced" places whole components): the
+// denoiser (every expert without offload, one with model offload, one block with sequential)
+// and its activations. 0 for other kinds, a pipeline without a resolution, or sequence_parallel.
+double diffusion_card_gib(const Workload& w);
 // Whether `w`'s serving engine holds its concurrent sequences (workload.concurrency, 1 unset) on
 // `gpus` x `gpu` in what it leaves for the KV cache (max_concurrency). True for engines that take
 // no share and for other kinds: the usable memory memory_need is held against covers them.
@@ -323,7 +330,8 @@ Result<ParallelLayout> sequence_parallel_layout(const Workload& w, int gpus);
 double sequence_parallel_card_gib(const MemoryBreakdown& need, int group);
 // Whether `gpus` x `gpu` hold `w` as run_time lays it out: with workload.tensor_parallel, each
 // group holds the model and its replica's share of the sequences; with sequence_parallel, each
-// card holds the whole denoiser and its share of the activations; otherwise the cards' memory
+// card holds the whole denoiser and its share of the activations; a diffusion pipeline otherwise
+// holds its denoiser and activations on one card (diffusion_card_gib); otherwise the cards' memory
 // together holds the whole need. False for a workload memory_need refuses.
 bool layout_holds(const Workload& w, const GpuSpec& gpu, int gpus);
 

@@ -347,8 +347,11 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     // Sequence parallel (diffusion): every card of the group computes 1/N of each pass's tokens
     // and reads the whole denoiser every call (each holds a copy), 1/N of the activations.
     const bool seq_split = w.kind == "diffusion" && w.sequence_parallel && layout.group > 1;
-    double cards = layer_split ? 1 : layout.group;
-    if (!training && !layer_split && !seq_split && layout.nodes > 1)
+    // Without it a pipeline spread over cards places whole components on them (diffusers'
+    // device_map "balanced"): the denoiser runs on one card, nothing is split or all-reduced.
+    const bool placed = w.kind == "diffusion" && !w.sequence_parallel && layout.group > 1;
+    double cards = layer_split || placed ? 1 : layout.group;
+    if (!training && !layer_split && !seq_split && !placed && layout.nodes > 1)
       cards = std::min<double>(layout.group, static_cast<double>(kGpusPerNode) * work->batch);
     double bytes = work->bytes;
     if (seq_split)
@@ -415,7 +418,7 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
           4 * shape.layers * (tokens / n) * shape.hidden * kActivationBytes * (n - 1) / n;
       comm = collective_seconds(gpu, layout.group, per_card,
                                 static_cast<long>(4 * shape.layers * work->calls));
-    } else if (tp > 1) {
+    } else if (tp > 1 && !placed) {
       double tokens = work->batch;
       if (w.kind == "diffusion") {
         auto d = diffusion_work_of(w, params);

@@ -231,9 +231,28 @@ int gpus_to_run(const Workload& w, const GpuSpec& gpu) {
   return gpus_needed(one, gpu);
 }
 
+double diffusion_card_gib(const Workload& spec_w) {
+  if (spec_w.kind != "diffusion" || spec_w.sequence_parallel) return 0;
+  auto shaped = with_model_shape(spec_w);
+  if (!shaped) return 0;
+  const Workload& w = *shaped;
+  if (!w.resolution && !w.audio_seconds) return 0;
+  auto params = cost::param_count(w);
+  auto bpp = bytes_per_param(cost::effective_precision(w));
+  if (!params || !bpp) return 0;
+  auto p = diffusion_memory_parts(w, *params, *bpp);
+  if (!p) return 0;
+  // The denoiser's phase of the peak, alone on its card (the encoders and VAE on the others).
+  DiffusionMemoryParts denoiser = *p;
+  denoiser.encoders_gib = denoiser.vae_gib = 0;
+  if (denoiser.offload == "model") denoiser.experts = 1;
+  return cost::diffusion_peak(denoiser, cost::kDenoiseActivationCopies).total_gib();
+}
+
 int gpus_needed(const Workload& w, const GpuSpec& gpu) {
   auto need = memory_need(w);
   if (!need) return 0;
+  if (diffusion_card_gib(w) > usable_gib(gpu)) return 0;
   const int n = gpus_needed(*need, gpu);
   if (n == 0 || engine_holds(w, gpu, n)) return n;
   for (int k : {2, 4}) {

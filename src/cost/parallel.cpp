@@ -111,6 +111,8 @@ bool layout_holds(const Workload& w, const GpuSpec& gpu, int gpus) {
     auto l = sequence_parallel_layout(w, gpus);
     return l && sequence_parallel_card_gib(*need, l->group) <= usable_gib(gpu);
   }
+  // A diffusion pipeline's denoiser and its activations sit on one card; the rest beside them.
+  if (diffusion_card_gib(w) > usable_gib(gpu)) return false;
   if (!engine_holds(w, gpu, gpus)) return false;  // the engine's share holds its sequences
   if (!w.tensor_parallel) return need->total_gib() <= gpus * usable_gib(gpu);
   auto l = tensor_parallel_layout(w, gpus);

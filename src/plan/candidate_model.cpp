@@ -134,6 +134,16 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
                  shape_fmt("%.1f GiB usable", usable_gib(gpu)) + " on one " + gpu.name;
     return m;
   }
+  // A diffusion pipeline spread over cards keeps its denoiser and activations on one.
+  if (const double one_card = diffusion_card_gib(w); one_card > usable_gib(gpu)) {
+    m.bound = "capacity";
+    m.rejected = "does not fit: the denoiser and its activations sit on one card, " +
+                 shape_fmt("%.1f GiB", one_card) + ", has " +
+                 shape_fmt("%.1f GiB usable", usable_gib(gpu)) + " on one " + gpu.name +
+                 " (workload.offload sequential, or sequence_parallel for a transformer, lowers "
+                 "it)";
+    return m;
+  }
   m.gpus_needed = gpus_needed(w, gpu);
   if (m.gpus_needed == 0 || m.gpus_needed > count) {
     m.bound = "capacity";

@@ -13,7 +13,9 @@
 #include "burst/spec_formats.h"
 #include "cost/cost_internal.h"
 #include "fakes/temp_dir.h"
+#include "plan/candidates.h"
 #include "plan/estimate.h"
+#include "registry.h"
 
 namespace burst {
 namespace {
@@ -116,6 +118,65 @@ TEST(CostDiffusionMemory, WhatACallReadsIsTheDenoiserNotThePipeline) {
   EXPECT_NE(run_time(pipeline("wan2.1-t2v-14b", "model"), *h100, 1, *catalog, default_calibration())
                 ->bound,
             "capacity");
+}
+
+TEST(CostDiffusionMemory, APipelineOverSeveralCardsRunsItsDenoiserOnOne) {
+  // Wan 2.1 14B at 720p, nothing offloaded: more than one 80 GB card holds, so two H100s take it
+  // with its denoiser and activations on one and umT5 and the VAE on the other (diffusers'
+  // device_map "balanced"). The step is one card's: the same as with model offload on one card,
+  // which reads the same denoiser; not halved, no collectives.
+  TempDir dir;
+  auto catalog = load_gpu_catalog(dir.path());
+  ASSERT_TRUE(catalog.ok());
+  const GpuSpec* h100 = find_gpu(*catalog, "H100_SXM");
+  const Workload whole = pipeline("wan2.1-t2v-14b");
+  EXPECT_EQ(gpus_needed(whole, *h100), 2);
+  EXPECT_LE(diffusion_card_gib(whole), usable_gib(*h100));
+  auto two = run_time(whole, *h100, 2, *catalog, default_calibration());
+  auto one =
+      run_time(pipeline("wan2.1-t2v-14b", "model"), *h100, 1, *catalog, default_calibration());
+  ASSERT_TRUE(two.ok() && one.ok());
+  EXPECT_EQ(two->layout.group, 2);
+  EXPECT_DOUBLE_EQ(two->step_s, one->step_s);
+  EXPECT_EQ(two->comm_s, 0);
+  // A denoiser and activations that no one card holds do not fit, however many cards: an
+  // RTX 4090 cannot take the 14B denoiser.
+  EXPECT_EQ(gpus_needed(whole, *find_gpu(*catalog, "RTX_4090")), 0);
+}
+
+// The plan refuses two RTX 4090s for Wan 2.1 14B with the reason and what lowers it, and takes
+// two H100s for the whole pipeline.
+TEST(CostDiffusionMemory, ThePlanSaysWhyADenoiserThatNoOneCardHoldsDoesNotFit) {
+  TempDir dir;
+  auto catalog = load_gpu_catalog(dir.path());
+  ASSERT_TRUE(catalog.ok()) << catalog.error().message;
+  const GpuSpec* g = find_gpu(*catalog, "RTX_4090");
+  const GpuSpec* h = find_gpu(*catalog, "H100_SXM");
+  std::vector<Offer> offers{
+      Offer{"runpod", "RTX_4090", 2, g->vram_gb, 1.38, std::nullopt, "", true, "test"},
+      Offer{"runpod", "H100_SXM", 2, h->vram_gb, 5.38, std::nullopt, "", true, "test"}};
+  attach_traits(&offers);
+  CandidateInput in;
+  in.catalog = &*catalog;
+  in.calibration = default_calibration();
+  PipelineSpec spec;
+  spec.name = "wan";
+  spec.run = "true";
+  spec.workload = pipeline("wan2.1-t2v-14b");
+  auto c = price_candidates(spec, offers, in);
+  ASSERT_EQ(c.size(), 2u);
+  for (const auto& one : c) {
+    if (one.offer.gpu_type == "RTX_4090") {
+      EXPECT_EQ(
+          one.rejected.rfind("does not fit: the denoiser and its activations sit on one card", 0),
+          0u)
+          << one.rejected;
+      EXPECT_NE(one.rejected.find("workload.offload sequential"), std::string::npos)
+          << one.rejected;
+    } else {
+      EXPECT_EQ(one.rejected, "");
+    }
+  }
 }
 
 TEST(CostDiffusionMemory, OffloadIsAnInputOfTheSpecAndOfEstimateAndRefusedElsewhere) {
