@@ -399,9 +399,10 @@ def loso_predictions(binary, fit_rows):
 def video_points(binary, rows):
     """The fit set's one-card video rows with the binary's prediction (seconds, at VIDEO_ETA).
     Rows on several cards are scored, not fitted (the sequence-parallel rule)."""
-    return [{"row": r, "source": r["source"], "pred": predict(binary, r),
-             "meas": float(r["measured"])} for r in rows
-            if r["category"] == "diffusion_video" and r["gpus"] in ("", "1")]
+    pts = [{"row": r, "source": r["source"], "pred": predict(binary, r),
+            "meas": float(r["measured"])} for r in rows
+           if r["category"] == "diffusion_video" and r["gpus"] in ("", "1")]
+    return [p for p in pts if p["pred"] is not None]  # a row no card holds is scored, not fitted
 
 
 def diffusion_points(binary, rows):
