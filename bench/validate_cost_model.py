@@ -32,8 +32,8 @@ from validate_fits import (ETA_COMPUTE, VIDEO_ETA, dfit_groups, dlookup, dmirror
 from validate_rows import (CATEGORIES, MEMORY, category, error, fmt_pred, median_abs, pct,
                            setup_of, short_source)
 from validate_weight_load import LOAD, load_fit, load_points, lmirror
-import validate_diffusion_memory as dmem
-from validate_diffusion_memory import CATEGORY as DM_CATEGORY
+# A diffusion pipeline's peak memory (nothing fitted: bench/README.md, "Diffusion peak memory").
+DM_CATEGORY = "memory_diffusion"
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV = os.path.join(ROOT, "bench", "validation", "measurements.csv")
@@ -370,14 +370,6 @@ def loso_predictions(binary, fit_rows):
                 pred = predict(binary, p["row"])
                 out[p["row"]["id"]] = pred * dmirror(p, *dlookup(rest, p)) / dmirror(
                     p, *dlookup(dfull, p))
-    mpts = dmem.points(fit_rows, lambda r: burst(binary, args_of(r)))
-    mfull = dmem.fit(mpts) if mpts else None
-    for src in sorted({p["source"] for p in mpts}):
-        rest = dmem.fit([p for p in mpts if p["source"] != src])
-        for p in mpts:
-            if p["source"] == src:
-                out[p["row"]["id"]] = predict(binary, p["row"]) * dmem.peak(
-                    p["parts"], rest) / dmem.peak(p["parts"], mfull)
     vpts = video_points(binary, fit_rows)
     for src in sorted({v["source"] for v in vpts}):
         rest = video_eta([(v["pred"], v["meas"]) for v in vpts if v["source"] != src])
@@ -451,12 +443,6 @@ def fit(binary, rows):
         print(f"      {{\"{kind}\", {bps:.4g}}},")
     for name, (fixed, per_gb) in sorted(loaders.items()):
         print(f"      {{\"{name}\", {fixed:.2f}, {per_gb:.3f}}},")
-    mpts = dmem.points(rows, lambda r: burst(binary, args_of(r)))
-    if mpts:
-        kd = dmem.fit(mpts)
-        res = [dmem.peak(p["parts"], kd) / p["meas"] - 1 for p in mpts]
-        print(f"  // diffusion memory (src/cost/cost_internal.h): kDenoiseActivationCopies {kd} "
-              f"({len(mpts)} rows, median {statistics.median(abs(x) for x in res) * 100:.1f}%)")
     pts = diffusion_points(binary, rows)
     dfit = dfit_groups(pts)
     vpts = video_points(binary, rows)

@@ -33,13 +33,14 @@ Result<MemoryBreakdown> memory_need(const Workload& w);
 
 // A diffusion pipeline's parts as its peak memory counts them (docs/cost-model.md, "Diffusion
 // memory"): the denoiser (one expert's weights where it alternates between `experts`), its text
-// and image encoders, its VAE, one block of the denoiser (what sequential offload keeps), and one
-// copy of a denoiser call's hidden state at 2 bytes; `offload` none, model or sequential.
+// and image encoders, its VAE, one block of the denoiser (what sequential offload keeps), and the
+// denoiser's activations (kDiffusionActivationBytesPerParam a parameter per item); `offload`
+// none, model or sequential.
 struct DiffusionMemoryParts {
   std::string offload;
   double denoiser_gib = 0, encoders_gib = 0, vae_gib = 0, block_gib = 0;
   int experts = 1;
-  double denoise_per_copy_gib = 0;
+  double activations_gib = 0;
 };
 // `w` shaped (with_model_shape), with a resolution or audio seconds; `params` the denoiser's,
 // `bpp` its bytes a parameter.

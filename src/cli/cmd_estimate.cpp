@@ -257,8 +257,7 @@ int cmd_estimate(const EstimateArgs& args) {
                             {"decode_flops", d->decode_flops},
                             {"attention_flops_per_pass", d->attention_flops_per_pass},
                             {"attention_kernel", attention_kernel_of(w)}};
-      // The parts its peak memory counts, one copy of each phase's activations (docs/cost-model.md,
-      // "Diffusion memory"): what the validation's fit recomputes the peak from.
+      // The parts its peak memory counts (docs/cost-model.md, "Diffusion memory").
       auto bpp = bytes_per_param(w.precision.empty() ? "fp16" : w.precision);
       auto p = bpp.ok() && (w.resolution || w.audio_seconds)
                    ? diffusion_memory_parts(w, params_b * 1e9, *bpp)
@@ -270,7 +269,7 @@ int cmd_estimate(const EstimateArgs& args) {
                                    {"encoders_gib", p->encoders_gib},
                                    {"vae_gib", p->vae_gib},
                                    {"block_gib", p->block_gib},
-                                   {"denoise_per_copy_gib", p->denoise_per_copy_gib}};
+                                   {"activations_gib", p->activations_gib}};
     }
     if (w.kind == "llm-inference" && w.context_tokens && w.tokens && *w.context_tokens > *w.tokens)
       // The prompt's work, one sequence (docs/cost-model.md, "Prefill by engine").

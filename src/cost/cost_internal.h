@@ -159,19 +159,12 @@ const PipelineComponents* pipeline_components(const std::string& model);
 // a parameter. Without a resolution or audio seconds: the denoiser and kDiffusion-
 // ActivationBytesPerParam a parameter and item, as before the parts were known.
 Result<MemoryBreakdown> diffusion_memory(const Workload& w, double params, double bpp);
-// The peak of `p` with its activations at this many copies of the hidden state (the constant
-// below; the fit's mirror, bench/validate_diffusion_memory.py, recomputes it from `burst estimate
-// --json`'s parts).
-MemoryBreakdown diffusion_peak(const DiffusionMemoryParts& p, double denoise_copies);
+// The peak of `p`: the phases `p.offload` keeps on the card (docs/cost-model.md, "Diffusion
+// memory").
+MemoryBreakdown diffusion_peak(const DiffusionMemoryParts& p);
 // What one denoiser call reads (the run-time roofline's bytes): its weights and
 // kDiffusionActivationBytesPerParam a parameter and item, whatever the pipeline holds.
 MemoryBreakdown denoiser_traffic(const Workload& w, double params, double bpp);
-// The activations' constant: copies of the denoiser's hidden state (2 bytes a value) over the
-// tokens of one call, fitted on the fit set's 26 memory_diffusion rows alone by
-// bench/validate_cost_model.py --fit (least absolute log error; the decode's constant of the rule
-// dropped, bench/README.md "Diffusion peak memory: scored"). It stands for everything that grows
-// with the tokens: attention and MLP buffers, the allocator's cache, and the decode.
-inline constexpr double kDenoiseActivationCopies = 69.389;
 
 // Training: default tokens per optimizer step for the run time (batch 8 x 2048 tokens).
 inline constexpr long kTrainDefaultBatch = 8;

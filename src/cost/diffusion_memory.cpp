@@ -1,10 +1,11 @@
 // A diffusion pipeline's peak memory on one card, from its parts by phase (docs/cost-model.md,
-// "Diffusion memory"; the rule: bench/README.md, "Diffusion peak memory: the rule"). Encode
-// holds the text encoders, denoise the denoiser and its activations, decode the VAE. `none`
-// keeps every component on the card through every phase, `model` one phase's at a time,
-// `sequential` streams weights a module at a time (one block of the denoiser). The decode's own
-// activations are not a term: the rule's constant for them did worse left one source out than
-// none (bench/README.md, "Diffusion peak memory: scored"), the denoiser's constant carries them.
+// "Diffusion memory"; bench/README.md, "Diffusion peak memory"). Encode holds the text
+// encoders, denoise the denoiser and its activations, decode the VAE. `none` keeps every
+// component on the card through every phase, `model` one phase's at a time, `sequential` streams
+// weights a module at a time (one block of the denoiser). Nothing here is fitted: the parts are
+// cited (pipeline_components.cpp) and the activations are the allowance a parameter they always
+// were; a constant fitted on published peaks refused runs measured on their cards ("scored, and
+// the form not kept").
 #include <algorithm>
 #include <string>
 
@@ -20,23 +21,6 @@ double batch_of(const Workload& w) {
   return w.batch && *w.batch > 0 ? static_cast<double>(*w.batch) : 1.0;
 }
 
-// One copy of a denoiser call's hidden state (bytes, 2 a value): its tokens (the batch's, twice
-// when guidance's two passes are one batched call) by its width. A UNet's first attention level
-// stands for its hidden state: that level's positions and width.
-double denoise_copy_bytes(const Workload& w, const DiffusionWork& d, double hidden) {
-  const double passes_a_call = static_cast<double>(d.passes) / std::max(1, d.calls);
-  double tokens = d.latent_tokens, width = hidden;
-  if (d.architecture == "unet") {
-    const DiffusionShape* shape = find_diffusion_model(w.model);
-    const UnetAttention& first = shape && shape->attention[0].blocks > 0
-                                     ? shape->attention[0]
-                                     : find_diffusion_model("sd-1.5")->attention[0];
-    tokens = d.latent_tokens / (first.divisor * first.divisor);
-    width = first.width;
-  }
-  return 2.0 * tokens * width * batch_of(w) * passes_a_call;
-}
-
 }  // namespace
 }  // namespace cost
 
@@ -46,8 +30,6 @@ Result<DiffusionMemoryParts> diffusion_memory_parts(const Workload& w, double pa
       w.offload != "sequential")
     return make_error(ErrorCode::kInvalid, "workload.offload \"" + w.offload +
                                                "\" is not one of none, model, sequential");
-  auto work = diffusion_work_of(w, params);
-  if (!work) return work.error();
   const DiffusionShape* shape = find_diffusion_model(w.model);
   const PipelineComponents* parts = shape ? pipeline_components(shape->name) : nullptr;
   const Shape s = shape_of(w, params);
@@ -58,7 +40,7 @@ Result<DiffusionMemoryParts> diffusion_memory_parts(const Workload& w, double pa
   p.encoders_gib = parts ? 2.0 * parts->encoders_b * 1e9 / kGiB : 0;
   p.vae_gib = parts ? 2.0 * parts->vae_b * 1e9 / kGiB : 0;
   p.block_gib = p.denoiser_gib / std::max(1.0, s.layers);
-  p.denoise_per_copy_gib = denoise_copy_bytes(w, *work, s.hidden) / kGiB;
+  p.activations_gib = kDiffusionActivationBytesPerParam * params * batch_of(w) / kGiB;
   return p;
 }
 
@@ -71,9 +53,9 @@ MemoryBreakdown denoiser_traffic(const Workload& w, double params, double bpp) {
   return m;
 }
 
-MemoryBreakdown diffusion_peak(const DiffusionMemoryParts& p, double denoise_copies) {
+MemoryBreakdown diffusion_peak(const DiffusionMemoryParts& p) {
   MemoryBreakdown m;
-  m.activations_gib = denoise_copies * p.denoise_per_copy_gib;
+  m.activations_gib = p.activations_gib;
   if (p.offload == "model") {
     // The largest phase: each component comes to the card for its phase and leaves after it (an
     // alternating denoiser's experts one at a time, as Wan 2.2's --offload_model).
@@ -96,7 +78,7 @@ Result<MemoryBreakdown> diffusion_memory(const Workload& w, double params, doubl
   if (!w.resolution && !w.audio_seconds) return denoiser_traffic(w, params, bpp);
   auto parts = diffusion_memory_parts(w, params, bpp);
   if (!parts) return parts.error();
-  return diffusion_peak(*parts, kDenoiseActivationCopies);
+  return diffusion_peak(*parts);
 }
 
 }  // namespace cost

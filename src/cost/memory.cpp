@@ -246,7 +246,7 @@ double diffusion_card_gib(const Workload& spec_w) {
   DiffusionMemoryParts denoiser = *p;
   denoiser.encoders_gib = denoiser.vae_gib = 0;
   if (denoiser.offload == "model") denoiser.experts = 1;
-  return cost::diffusion_peak(denoiser, cost::kDenoiseActivationCopies).total_gib();
+  return cost::diffusion_peak(denoiser).total_gib();
 }
 
 int gpus_needed(const Workload& w, const GpuSpec& gpu) {
