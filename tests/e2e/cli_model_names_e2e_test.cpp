@@ -156,7 +156,7 @@ TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
     return std::make_pair(0.0, out);
   };
   // One clip on eight H100s: one busy card and seven idle (with --offload model, as Wan's README
-  // runs one card: its whole pipeline does not fit one), or the clip's tokens over all eight.
+  // runs one card), or the clip's tokens over all eight.
   const double one = h100_seconds({"--gpus", "8", "--offload", "model"}).first;
   const double split = h100_seconds({"--gpus", "8", "--sequence-parallel", "8"}).first;
   EXPECT_LT(split, one / 5) << out;
