@@ -373,6 +373,21 @@ int cmd_estimate(const EstimateArgs& args) {
           steps == 1 ? "" : "s", d->latent_tokens, d->passes, d->passes == 1 ? "" : "es", d->calls,
           d->calls == 1 ? "" : "s", kernel.c_str());
     }
+    // What the peak holds (docs/cost-model.md, "Diffusion memory"): the pipeline's parts and the
+    // offload that decides which of them share the card.
+    auto bpp = bytes_per_param(w.precision.empty() ? "fp16" : w.precision);
+    if (bpp.ok() && (w.resolution || w.audio_seconds)) {
+      if (auto p = diffusion_memory_parts(w, params_b * 1e9, *bpp); p.ok()) {
+        const std::string experts =
+            p->experts > 1 ? " x " + std::to_string(p->experts) + " experts" : "";
+        std::printf(
+            "pipeline: denoiser %.1f GiB%s, text encoders %.1f GiB, VAE %.1f GiB, activations "
+            "%.1f GiB; offload %s%s\n",
+            p->denoiser_gib, experts.c_str(), p->encoders_gib, p->vae_gib, p->activations_gib,
+            p->offload.c_str(),
+            p->offload == "none" ? " (--offload model holds one component at a time)" : "");
+      }
+    }
   }
   if (infer && w.layers && w.kv_heads)
     std::printf(

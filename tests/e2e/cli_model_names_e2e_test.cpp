@@ -141,6 +141,41 @@ TEST(E2ECli, TheAttentionKernelAndTheModelsStepsReachTheVideoEstimate) {
       << err;
 }
 
+// A diffusion estimate names what its peak holds: the pipeline's text encoders and VAE beside the
+// denoiser, and the offload (docs/cost-model.md, "Diffusion memory").
+TEST(E2ECli, EstimateShowsTheDiffusionPipelinesPartsAndItsOffload) {
+  BurstHome home;
+  std::string out, err;
+  ASSERT_EQ(
+      run_burst(home, {"estimate", "--mode", "diffusion", "--model", "flux-dev", "--items", "1"},
+                &out, &err),
+      0)
+      << err;
+  // FLUX.1 dev: its 11.9B transformer and T5-XXL with CLIP-L (4.88B) in 16 bits.
+  EXPECT_NE(out.find("pipeline: denoiser 22.2 GiB, text encoders 9.1 GiB, VAE 0.2 GiB"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("offload none (--offload model holds one component at a time)"),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "wan2.2-t2v-a14b", "--items",
+                       "1", "--offload", "model"},
+                      &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("denoiser 26.6 GiB x 2 experts"), std::string::npos) << out;
+  EXPECT_NE(out.find("; offload model\n"), std::string::npos) << out;
+  EXPECT_NE(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "sdxl", "--items", "1",
+                       "--offload", "disk"},
+                      &out, &err),
+            0);
+  EXPECT_NE(err.find("--offload: \"disk\" is not one of none, model, sequential"),
+            std::string::npos)
+      << err;
+}
+
 TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
   BurstHome home;
   std::string out, err;
