@@ -10,6 +10,7 @@
 #include "burst/weight_load.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
+#include "cli/estimate_diffusion.h"
 #include "cli/table.h"
 #include "cost/streaming_loader.h"
 #include "plan/estimate.h"
@@ -28,11 +29,6 @@ std::string fmt_seconds(const std::optional<double>& s) {
   else
     std::snprintf(buf, sizeof buf, "%.1f h", *s / 3600);
   return buf;
-}
-
-// The attention kernel a video workload is priced with (unset: fa2, cost/attention_rate.h).
-std::string attention_kernel_of(const Workload& w) {
-  return w.attention_kernel.empty() ? "fa2" : w.attention_kernel;
 }
 
 std::string fmt_opt(const char* f, const std::optional<double>& v) {
@@ -245,32 +241,7 @@ int cmd_estimate(const EstimateArgs& args) {
                           {"usd_per_kwh", q->usd_per_kwh},
                           {"life_years", q->life_years},
                           {"gpus", nlohmann::json::array()}};
-    if (w.kind == "diffusion") {
-      // The work of one denoising pass, from the architecture (docs/cost-model.md, "diffusion").
-      auto d = diffusion_work_of(w, params_b * 1e9);
-      if (d.ok())
-        out["diffusion"] = {{"architecture", d->architecture},
-                            {"latent_tokens", d->latent_tokens},
-                            {"flops_per_pass", d->flops_per_pass},
-                            {"passes", d->passes},
-                            {"calls_per_step", d->calls},
-                            {"decode_flops", d->decode_flops},
-                            {"attention_flops_per_pass", d->attention_flops_per_pass},
-                            {"attention_kernel", attention_kernel_of(w)}};
-      // The parts its peak memory counts (docs/cost-model.md, "Diffusion memory").
-      auto bpp = bytes_per_param(w.precision.empty() ? "fp16" : w.precision);
-      auto p = bpp.ok() && (w.resolution || w.audio_seconds)
-                   ? diffusion_memory_parts(w, params_b * 1e9, *bpp)
-                   : Result<DiffusionMemoryParts>(make_error(ErrorCode::kInvalid, ""));
-      if (p.ok())
-        out["diffusion_memory"] = {{"offload", p->offload},
-                                   {"denoiser_gib", p->denoiser_gib},
-                                   {"experts", p->experts},
-                                   {"encoders_gib", p->encoders_gib},
-                                   {"vae_gib", p->vae_gib},
-                                   {"block_gib", p->block_gib},
-                                   {"activations_gib", p->activations_gib}};
-    }
+    if (w.kind == "diffusion") add_diffusion_json(w, params_b, &out);
     if (w.kind == "llm-inference" && w.context_tokens && w.tokens && *w.context_tokens > *w.tokens)
       // The prompt's work, one sequence (docs/cost-model.md, "Prefill by engine").
       out["prefill"] = {{"prompt_tokens", *w.context_tokens - *w.tokens},
@@ -350,45 +321,7 @@ int cmd_estimate(const EstimateArgs& args) {
              : "",
         checkpointing ? "on" : "off", micro_batch, tokens_each);
   }
-  if (r->workload.kind == "diffusion") {
-    // What one pass denoises, defaults resolved (the model's size, frames and guidance).
-    if (auto d = diffusion_work_of(w, params_b * 1e9); d.ok()) {
-      std::string size;
-      if (w.audio_seconds) {
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g s of audio", *w.audio_seconds);
-        size = seconds;
-      } else if (w.resolution) {
-        size =
-            std::to_string(*w.resolution) + "x" + std::to_string(w.height.value_or(*w.resolution));
-        if (w.frames) size += ", " + std::to_string(*w.frames) + " frames";
-      }
-      const long steps = w.steps.value_or(1);
-      // A video's attention kernel sets its rate on Hopper cards (cost/attention_rate.h).
-      const std::string kernel = w.frames ? ", attention " + attention_kernel_of(w) : "";
-      std::printf(
-          "diffusion: %s%s%s, %ld step%s, %.0f latent tokens a pass, %d pass%s a step in %d "
-          "call%s%s\n",
-          d->architecture.c_str(), size.empty() ? "" : ", ", size.c_str(), steps,
-          steps == 1 ? "" : "s", d->latent_tokens, d->passes, d->passes == 1 ? "" : "es", d->calls,
-          d->calls == 1 ? "" : "s", kernel.c_str());
-    }
-    // What the peak holds (docs/cost-model.md, "Diffusion memory"): the pipeline's parts and the
-    // offload that decides which of them share the card.
-    auto bpp = bytes_per_param(w.precision.empty() ? "fp16" : w.precision);
-    if (bpp.ok() && (w.resolution || w.audio_seconds)) {
-      if (auto p = diffusion_memory_parts(w, params_b * 1e9, *bpp); p.ok()) {
-        const std::string experts =
-            p->experts > 1 ? " x " + std::to_string(p->experts) + " experts" : "";
-        std::printf(
-            "pipeline: denoiser %.1f GiB%s, text encoders %.1f GiB, VAE %.1f GiB, activations "
-            "%.1f GiB; offload %s%s\n",
-            p->denoiser_gib, experts.c_str(), p->encoders_gib, p->vae_gib, p->activations_gib,
-            p->offload.c_str(),
-            p->offload == "none" ? " (--offload model holds one component at a time)" : "");
-      }
-    }
-  }
+  if (r->workload.kind == "diffusion") print_diffusion(w, params_b);
   if (infer && w.layers && w.kv_heads)
     std::printf(
         "KV cache: 2 x %ld layers x %ld KV heads x %ld dims x %ld tokens x %ld sequences x %s\n",
