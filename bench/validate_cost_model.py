@@ -65,7 +65,8 @@ def args_of(row, context=None):
         for col, flag in (("resolution", "--resolution"), ("frames", "--frames"),
                           ("guidance", "--guidance"), ("audio_s", "--audio-seconds"),
                           ("guidance_batched", "--guidance-batched"),
-                          ("attention_kernel", "--attention-kernel"), ("offload", "--offload")):
+                          ("attention_kernel", "--attention-kernel"), ("offload", "--offload"),
+                          ("vae_tiling", "--vae-tiling")):
             if row.get(col):
                 a += [flag, row[col]]
         if row["gpus"] not in ("", "1"):
