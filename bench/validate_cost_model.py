@@ -65,8 +65,7 @@ def args_of(row, context=None):
         for col, flag in (("resolution", "--resolution"), ("frames", "--frames"),
                           ("guidance", "--guidance"), ("audio_s", "--audio-seconds"),
                           ("guidance_batched", "--guidance-batched"),
-                          ("attention_kernel", "--attention-kernel"), ("offload", "--offload"),
-                          ("vae_tiling", "--vae-tiling")):
+                          ("attention_kernel", "--attention-kernel"), ("offload", "--offload")):
             if row.get(col):
                 a += [flag, row[col]]
         if row["gpus"] not in ("", "1"):

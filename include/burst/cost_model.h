@@ -41,12 +41,6 @@ struct DiffusionMemoryParts {
   double denoiser_gib = 0, encoders_gib = 0, vae_gib = 0, block_gib = 0;
   int experts = 1;
   double activations_gib = 0;
-  // One copy of a denoiser call's hidden state at 2 bytes a value (its tokens, the batch's and
-  // guidance's batched pass, by its width), and the pixels the VAE's last layers hold at once
-  // (the frames one decoder call makes, a tile of them when workload.vae_tiling, at the
-  // resolution those layers run at, for the batch).
-  double denoise_copy_gib = 0;
-  double decode_pixels = 0;
 };
 // `w` shaped (with_model_shape), with a resolution or audio seconds; `params` the denoiser's,
 // `bpp` its bytes a parameter.

@@ -115,9 +115,6 @@ struct Workload {
   // enable_model_cpu_offload, Wan's --offload_model) or "sequential" (weights streamed a module
   // at a time, enable_sequential_cpu_offload).
   std::string offload;
-  // Whether the VAE decodes in spatial tiles (diffusers' vae.enable_tiling()): its decode holds
-  // one tile at a time. Unset: false.
-  std::optional<bool> vae_tiling;
   std::optional<WorkloadReference> reference;
   // One item per line, relative to code.dir: each worker gets its shard on its pod
   // ($BURST_ITEMS_FILE). "" when unset.

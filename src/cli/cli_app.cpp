@@ -200,9 +200,6 @@ int run_cli(int argc, char** argv) {
   est_cmd->add_option("--offload", est.offload,
                       "diffusion: none (default: every component on the card) | model (one at a "
                       "time, enable_model_cpu_offload) | sequential (streamed a module at a time)");
-  est_cmd->add_option("--vae-tiling", est.vae_tiling,
-                      "diffusion: on (the VAE decodes in tiles, vae.enable_tiling()) | off "
-                      "(default)");
   est_cmd->add_option("--gradient-checkpointing", est.checkpointing,
                       "train: on (default for lora, qlora) | off (default for full)");
   est_cmd->add_option("--lora-rank", est.lora_rank, "train lora/qlora: adapter rank (16)");

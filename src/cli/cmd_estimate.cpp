@@ -98,12 +98,6 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   q.guidance = a.guidance;
   q.attention_kernel = a.attention_kernel;
   q.offload = a.offload;
-  if (!a.vae_tiling.empty()) {
-    if (a.vae_tiling != "on" && a.vae_tiling != "off")
-      return make_error(ErrorCode::kInvalid,
-                        "--vae-tiling: \"" + a.vae_tiling + "\" is not one of on, off");
-    q.vae_tiling = a.vae_tiling == "on";
-  }
   if (!a.guidance_batched.empty()) {
     if (a.guidance_batched != "on" && a.guidance_batched != "off")
       return make_error(ErrorCode::kInvalid,

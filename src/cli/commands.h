@@ -101,7 +101,6 @@ struct EstimateArgs {
   std::string guidance_batched;                   // diffusion: on (default) | off
   std::string attention_kernel;                   // diffusion: fa2 (default) | fa3
   std::string offload;                            // diffusion: none (default) | model | sequential
-  std::string vae_tiling;                         // diffusion: on | off (default)
   std::optional<int> gpus;                        // price exactly this many GPUs per type
   std::optional<double> efficiency;               // print the batch-1 decode table at 100% and this
   std::optional<double> utilization;  // owned $/1M tokens and rent-vs-buy at this utilization

@@ -46,9 +46,7 @@ void add_diffusion_json(const Workload& w, double params_b, nlohmann::json* out)
                                   {"encoders_gib", p->encoders_gib},
                                   {"vae_gib", p->vae_gib},
                                   {"block_gib", p->block_gib},
-                                  {"activations_gib", p->activations_gib},
-                                  {"denoise_copy_gib", p->denoise_copy_gib},
-                                  {"decode_pixels", p->decode_pixels}};
+                                  {"activations_gib", p->activations_gib}};
 }
 
 void print_diffusion(const Workload& w, double params_b) {

@@ -144,20 +144,10 @@ inline constexpr double kVocoderFlopsPerAudioSecond = 2.0 * 13.5e6 * 93.75;
 // What a diffusion pipeline holds besides its denoiser (pipeline_components.cpp): text and image
 // encoders and the VAE, billions of parameters (held in 16 bits); the experts its denoiser
 // alternates between (Wan 2.2 A14B: 2, params_b being one).
-// Its VAE: parameters (billions, held in 16 bits) and how its decoder runs (diffusers' autoencoder
-// classes, pipeline_components.cpp): the output frames one decoder call makes (0: all of them;
-// an image is one), the spatial tile its tiled decode works on (pixels), and the divisor of the
-// resolution its last layers run at (LTX-Video's decoder unpatchifies a quarter-size map: 4).
-struct VaeSpec {
-  double params_b;
-  int frames_at_once;
-  int tile_h, tile_w;
-  int divisor;
-};
 struct PipelineComponents {
   const char* name;
   double encoders_b;
-  VaeSpec vae;
+  double vae_b;
   int experts;
   const char* source;
 };

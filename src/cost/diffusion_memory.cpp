@@ -21,40 +21,6 @@ double batch_of(const Workload& w) {
   return w.batch && *w.batch > 0 ? static_cast<double>(*w.batch) : 1.0;
 }
 
-// One copy of a denoiser call's hidden state (bytes, 2 a value): its tokens (the batch's, twice
-// when guidance's two passes are one batched call) by its width. A UNet's first attention level
-// stands for its hidden state: that level's positions and width.
-double denoise_copy_bytes(const Workload& w, const DiffusionWork& d, double hidden) {
-  const double passes_a_call = static_cast<double>(d.passes) / std::max(1, d.calls);
-  double tokens = d.latent_tokens, width = hidden;
-  if (d.architecture == "unet") {
-    const DiffusionShape* shape = find_diffusion_model(w.model);
-    const UnetAttention& first = shape && shape->attention[0].blocks > 0
-                                     ? shape->attention[0]
-                                     : find_diffusion_model("sd-1.5")->attention[0];
-    tokens = d.latent_tokens / (first.divisor * first.divisor);
-    width = first.width;
-  }
-  return 2.0 * tokens * width * batch_of(w) * passes_a_call;
-}
-
-// The pixels the VAE's last layers hold at once: the frames one decoder call makes (an image is
-// one), a tile of each when the decode is tiled, at the resolution those layers run at, for the
-// batch (diffusers decodes a batch at once). 0 without a resolution or a known VAE.
-double decode_pixels_of(const Workload& w, const VaeSpec* vae) {
-  if (!vae || !w.resolution) return 0;
-  double width = static_cast<double>(*w.resolution);
-  double height = static_cast<double>(w.height.value_or(*w.resolution));
-  double frames = static_cast<double>(w.frames.value_or(1));
-  if (vae->frames_at_once > 0) frames = std::min(frames, static_cast<double>(vae->frames_at_once));
-  if (w.vae_tiling.value_or(false)) {
-    width = std::min(width, static_cast<double>(vae->tile_w));
-    height = std::min(height, static_cast<double>(vae->tile_h));
-  }
-  const double d = std::max(1, vae->divisor);
-  return frames * (width / d) * (height / d) * batch_of(w);
-}
-
 }  // namespace
 }  // namespace cost
 
@@ -72,15 +38,9 @@ Result<DiffusionMemoryParts> diffusion_memory_parts(const Workload& w, double pa
   p.denoiser_gib = bpp * params / kGiB;
   p.experts = parts ? std::max(1, parts->experts) : 1;
   p.encoders_gib = parts ? 2.0 * parts->encoders_b * 1e9 / kGiB : 0;
-  p.vae_gib = parts ? 2.0 * parts->vae.params_b * 1e9 / kGiB : 0;
+  p.vae_gib = parts ? 2.0 * parts->vae_b * 1e9 / kGiB : 0;
   p.block_gib = p.denoiser_gib / std::max(1.0, s.layers);
   p.activations_gib = kDiffusionActivationBytesPerParam * params * batch_of(w) / kGiB;
-  if (w.resolution) {
-    auto work = diffusion_work_of(w, params);
-    if (!work) return work.error();
-    p.denoise_copy_gib = denoise_copy_bytes(w, *work, s.hidden) / kGiB;
-    p.decode_pixels = decode_pixels_of(w, parts ? &parts->vae : nullptr);
-  }
   return p;
 }
 

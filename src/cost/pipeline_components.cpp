@@ -15,42 +15,15 @@ namespace {
 // diffusers-quantization.md at 0b53cb1: "T5 - 9.52 GB; CLIP - 246 MB (in BF16)"); SD's VAE
 // (AutoencoderKL, 4 or 16 latent channels) 0.084 ("VAE ... 168 MB (in BF16)", the same blog).
 constexpr double kClipL = 0.123, kClipG = 0.695, kOpenClipH = 0.354, kT5Xxl = 4.76;
+constexpr double kSdVae = 0.084;
 // umT5-XXL's encoder (Wan): umt5_xxl_fp16.safetensors, 11,366,399,385 bytes / 2
-// (Comfy-Org/Wan_2.1_ComfyUI_repackaged at dfcea77).
-constexpr double kUmt5Xxl = 5.68;
-
-// The VAEs: {parameters, output frames a decoder call makes (0: all), tile h, tile w, divisor}.
-// How each decodes is read from diffusers' src/diffusers/models/autoencoders at 58eb52c (its
-// _decode, tiled_decode and the tile sizes its constructor sets); sizes as cited.
-// AutoencoderKL (SD, SDXL, SD3, FLUX; 0.084 B, "VAE ... 168 MB (in BF16)", the quantization
-// blog): decodes the batch at once (use_slicing False); tile_sample_min_size is the config's
-// sample_size, 1024 for SDXL, SD3 and FLUX (SD 1.5's 512 is not told apart).
-constexpr VaeSpec kSdVae{0.084, 0, 1024, 1024, 1};
-// AutoencoderKLWan, Wan 2.1 (wan_2.1_vae.safetensors, 254 MB): one latent frame a decoder call,
-// 4 output frames (its _decode loops `for i in range(num_frame)`); tile 256 x 256. Wan 2.2's
-// (wan2.2_vae.safetensors, 1.41 GB in 16 bits) unpatchifies a half-size map (patch_size 2,
-// scripts/convert_wan_to_diffusers.py's vae22_diffusers_config).
-constexpr VaeSpec kWan21Vae{0.127, 4, 256, 256, 1};
-constexpr VaeSpec kWan22Vae{0.705, 4, 256, 256, 2};
-// AutoencoderKLCogVideoX (431 MB in 16 bits): num_latent_frames_batch_size 2, 8 output frames a
-// call; its tile is half the config's sample size (480 x 720): 240 x 360.
-constexpr VaeSpec kCogVideoXVae{0.216, 8, 240, 360, 1};
-// AutoencoderKLHunyuanVideo (hunyuan_video_vae_bf16.safetensors, 493 MB): framewise decoding on
-// by default, tile_sample_min_num_frames 16 (17 output frames a call with the causal frame);
-// tile 256 x 256.
-constexpr VaeSpec kHunyuanVideoVae{0.246, 17, 256, 256, 1};
-// AutoencoderKLLTXVideo (parameters not counted): framewise decoding off (every frame at once);
-// tile 512 x 512; patch_size 4, its last layers at a quarter of the resolution.
-constexpr VaeSpec kLtxVae{0, 0, 512, 512, 4};
-// AutoencoderKLMochi (vae.bf16.safetensors, 725 MB): framewise decoding off (every frame at
-// once), tile 256 x 256.
-constexpr VaeSpec kMochiVae{0.362, 0, 256, 256, 1};
-// Sana's DC-AE: not counted; read as decoding the image at once at full resolution.
-constexpr VaeSpec kDcAe{0, 0, 1024, 1024, 1};
+// (Comfy-Org/Wan_2.1_ComfyUI_repackaged at dfcea77). Wan 2.1's VAE: wan_2.1_vae.safetensors,
+// 254 MB, 0.127; Wan 2.2's: wan2.2_vae.safetensors, 1.41 GB in 16 bits, 0.705.
+constexpr double kUmt5Xxl = 5.68, kWan21Vae = 0.127, kWan22Vae = 0.705;
 
 const std::vector<PipelineComponents>& table() {
   static const std::vector<PipelineComponents> kRows = {
-      // name, encoders_b, vae, experts, source
+      // name, encoders_b, vae_b, experts, source
       {"sd-1.5", kClipL, kSdVae, 1, "runwayml/stable-diffusion-v1-5: CLIPTextModel ViT-L/14"},
       {"lcm-dreamshaper-v7", kClipL, kSdVae, 1, "SimianLuo/LCM_Dreamshaper_v7: SD 1.5's"},
       {"sd-2.1", kOpenClipH, kSdVae, 1, "stabilityai/stable-diffusion-2-1: OpenCLIP ViT-H/14"},
@@ -91,8 +64,8 @@ const std::vector<PipelineComponents>& table() {
       {"qwen-image", 8.29, kWan21Vae, 1,
        "Qwen/Qwen-Image: Qwen2.5-VL-7B-Instruct (8.29B) and a Wan 2.1-style VAE"},
       {"qwen-image-edit", 8.29, kWan21Vae, 1, "Qwen-Image's"},
-      {"sana-600m", 2.61, kDcAe, 1, "Efficient-Large-Model/Sana: Gemma-2-2B (DC-AE not counted)"},
-      {"sana-1600m", 2.61, kDcAe, 1, "Sana 600M's"},
+      {"sana-600m", 2.61, 0, 1, "Efficient-Large-Model/Sana: Gemma-2-2B (DC-AE not counted)"},
+      {"sana-1600m", 2.61, 0, 1, "Sana 600M's"},
       {"wan2.1-t2v-1.3b", kUmt5Xxl, kWan21Vae, 1, "Wan-Video/Wan2.1: umT5-XXL, Wan-VAE"},
       {"wan2.1-t2v-14b", kUmt5Xxl, kWan21Vae, 1, "Wan-Video/Wan2.1: umT5-XXL, Wan-VAE"},
       {"wan2.1-i2v-14b-720p", kUmt5Xxl, kWan21Vae, 1,
@@ -103,18 +76,19 @@ const std::vector<PipelineComponents>& table() {
        "Wan-Video/Wan2.2: 'Each expert model has about 14B parameters, resulting in a total of "
        "27B'; umT5-XXL and Wan 2.1's VAE"},
       {"wan2.2-i2v-a14b", kUmt5Xxl, kWan21Vae, 2, "Wan 2.2 T2V-A14B's"},
-      // HunyuanVideo: llava_llama3_fp16.safetensors 16.1 GB (8.03B) and CLIP-L; its VAE
-      // (Comfy-Org/HunyuanVideo_repackaged at 5cb3dc3).
-      {"hunyuanvideo", 8.03 + kClipL, kHunyuanVideoVae, 1,
+      // HunyuanVideo: llava_llama3_fp16.safetensors 16.1 GB (8.03B) and CLIP-L;
+      // hunyuan_video_vae_bf16.safetensors 493 MB (Comfy-Org/HunyuanVideo_repackaged at
+      // 5cb3dc3).
+      {"hunyuanvideo", 8.03 + kClipL, 0.246, 1,
        "Tencent/HunyuanVideo ckpts/README.md: llava-llama-3-8b's language model and CLIP-L"},
-      // CogVideoX: T5-XXL; its VAE (THUDM/CogVideoX-5b).
-      {"cogvideox-2b", kT5Xxl, kCogVideoXVae, 1, "THUDM/CogVideoX-2b: T5 v1.1 XXL"},
-      {"cogvideox-5b", kT5Xxl, kCogVideoXVae, 1, "THUDM/CogVideoX-5b: T5 v1.1 XXL"},
-      {"cogvideox1.5-5b", kT5Xxl, kCogVideoXVae, 1, "THUDM/CogVideoX1.5-5B: T5 v1.1 XXL"},
-      {"ltx-video-2b", kT5Xxl, kLtxVae, 1, "Lightricks/LTX-Video: T5 v1.1 XXL (VAE not counted)"},
-      {"ltx-video-13b", kT5Xxl, kLtxVae, 1, "LTX-Video's"},
-      {"ltx-video-13b-distilled", kT5Xxl, kLtxVae, 1, "LTX-Video's"},
-      {"mochi-1-preview", kT5Xxl, kMochiVae, 1,
+      // CogVideoX: T5-XXL; its VAE 431 MB in 16 bits (THUDM/CogVideoX-5b).
+      {"cogvideox-2b", kT5Xxl, 0.216, 1, "THUDM/CogVideoX-2b: T5 v1.1 XXL"},
+      {"cogvideox-5b", kT5Xxl, 0.216, 1, "THUDM/CogVideoX-5b: T5 v1.1 XXL"},
+      {"cogvideox1.5-5b", kT5Xxl, 0.216, 1, "THUDM/CogVideoX1.5-5B: T5 v1.1 XXL"},
+      {"ltx-video-2b", kT5Xxl, 0, 1, "Lightricks/LTX-Video: T5 v1.1 XXL (VAE not counted)"},
+      {"ltx-video-13b", kT5Xxl, 0, 1, "LTX-Video's"},
+      {"ltx-video-13b-distilled", kT5Xxl, 0, 1, "LTX-Video's"},
+      {"mochi-1-preview", kT5Xxl, 0.362, 1,
        "genmo/mochi-1-preview: T5 v1.1 XXL; vae.bf16.safetensors 725 MB"},
   };
   return kRows;

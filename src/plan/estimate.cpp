@@ -231,12 +231,12 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   const bool diffusion_input = !q.architecture.empty() || q.resolution || q.frames ||
                                q.audio_seconds || q.guidance || q.guidance_batched ||
                                !q.attention_kernel.empty() || q.sequence_parallel ||
-                               !q.offload.empty() || q.vae_tiling;
+                               !q.offload.empty();
   if (diffusion_input && w.kind != "diffusion")
     return make_error(ErrorCode::kInvalid,
                       "--arch, --resolution, --frames, --audio-seconds, --guidance, "
-                      "--guidance-batched, --attention-kernel, --sequence-parallel, --offload and "
-                      "--vae-tiling only apply to --mode diffusion");
+                      "--guidance-batched, --attention-kernel, --sequence-parallel and --offload "
+                      "only apply to --mode diffusion");
   if (q.sequence_parallel) {
     if (*q.sequence_parallel < 1 || *q.sequence_parallel > kMaxGpus)
       return make_error(ErrorCode::kInvalid,
@@ -271,7 +271,6 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   w.guidance_batched = q.guidance_batched;
   w.attention_kernel = q.attention_kernel;
   w.offload = q.offload;
-  w.vae_tiling = q.vae_tiling;
   w.context_tokens = q.context_tokens;
   w.batch = q.batch;
   w.items = q.items;

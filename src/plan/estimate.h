@@ -44,7 +44,6 @@ struct EstimateQuery {
   std::optional<bool> guidance_batched;  // diffusion: the passes in one call a step (default)
   std::string attention_kernel;          // diffusion: fa2 (default) | fa3
   std::string offload;                   // diffusion: none (default) | model | sequential
-  std::optional<bool> vae_tiling;        // diffusion: the VAE decodes in tiles (default off)
   std::string engine;       // infer: llama.cpp | vllm | tensorrt-llm | pytorch | "" (none named)
   std::optional<int> gpus;  // price exactly this many GPUs of each type (no fit when too few;
                             // a batching engine queues what its share does not hold)

@@ -72,12 +72,6 @@ void parse_diffusion_fields(Fields& w, Workload& out) {
                      "only applies to workload kind diffusion (what a pipeline keeps on the card)");
     out.offload.clear();
   }
-  out.vae_tiling = w.boolean("vae_tiling");
-  if (out.vae_tiling && !out.kind.empty() && out.kind != "diffusion") {
-    w.problems().add(pos_of(*w.get("vae_tiling")), w.path_of("vae_tiling"),
-                     "only applies to workload kind diffusion (how its VAE decodes)");
-    out.vae_tiling.reset();
-  }
   parse_sequence_parallel(w, out);
 }
 

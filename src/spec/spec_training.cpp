@@ -63,7 +63,6 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "guidance_batched",
                                                 "attention_kernel",
                                                 "offload",
-                                                "vae_tiling",
                                                 "sequence_parallel",
                                                 "items_file"};
 

@@ -263,7 +263,6 @@ void workload(Writer& out, const Workload& w) {
   flag("guidance_batched", w.guidance_batched);
   word("attention_kernel", w.attention_kernel);
   word("offload", w.offload);
-  flag("vae_tiling", w.vae_tiling);
   if (!w.items_file.empty()) key_string(out, "items_file", w.items_file);
   if (w.reference) {
     key(out, "reference");

@@ -211,7 +211,7 @@ TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
                        "--sequence-parallel", "2"},
                       &out, &err),
             0);
-  EXPECT_NE(err.find("--sequence-parallel, --offload and --vae-tiling only apply to --mode diffusion"),
+  EXPECT_NE(err.find("--sequence-parallel and --offload only apply to --mode diffusion"),
             std::string::npos)
       << err;
   EXPECT_NE(run_burst(home,

@@ -205,7 +205,7 @@ TEST_F(SequenceParallel, EstimateTakesTheFlagAndRefusesItWhereItCannotApply) {
   q.mode = "infer";
   q.model = "llama-3-8b";
   EXPECT_NE(workload_from_query(q).error().message.find(
-                "--sequence-parallel, --offload and --vae-tiling only apply to --mode diffusion"),
+                "--sequence-parallel and --offload only apply to --mode diffusion"),
             std::string::npos);
 }
 
