@@ -32,6 +32,7 @@ from validate_fits import (ETA_COMPUTE, VIDEO_ETA, dfit_groups, dlookup, dmirror
 from validate_rows import (CATEGORIES, MEMORY, category, error, fmt_pred, median_abs, pct,
                            setup_of, short_source)
 from validate_weight_load import LOAD, load_fit, load_points, lmirror
+import validate_offload as voff
 # A diffusion pipeline's peak memory (nothing fitted: bench/README.md, "Diffusion peak memory").
 DM_CATEGORY = "memory_diffusion"
 
@@ -370,6 +371,12 @@ def loso_predictions(binary, fit_rows):
                 pred = predict(binary, p["row"])
                 out[p["row"]["id"]] = pred * dmirror(p, *dlookup(rest, p)) / dmirror(
                     p, *dlookup(dfull, p))
+    opts = voff.points(fit_rows, lambda r: burst(binary, args_of(r)), gpu_row)
+    for src in sorted({p["source"] for p in opts}):
+        rest = voff.fit([p for p in opts if p["source"] != src]) or voff.OFFLOAD_H2D
+        for p in opts:
+            if p["source"] == src:
+                out[p["row"]["id"]] = voff.mirror(p, rest)
     vpts = video_points(binary, fit_rows)
     for src in sorted({v["source"] for v in vpts}):
         rest = video_eta([(v["pred"], v["meas"]) for v in vpts if v["source"] != src])
@@ -393,7 +400,8 @@ def video_points(binary, rows):
     Rows on several cards are scored, not fitted (the sequence-parallel rule)."""
     pts = [{"row": r, "source": r["source"], "pred": predict(binary, r),
             "meas": float(r["measured"])} for r in rows
-           if r["category"] == "diffusion_video" and r["gpus"] in ("", "1")]
+           if r["category"] == "diffusion_video" and r["gpus"] in ("", "1") and
+           not voff.is_offload(r)]  # an offloaded run's copies fit their own rate
     return [p for p in pts if p["pred"] is not None]  # a row no card holds is scored, not fitted
 
 
@@ -405,6 +413,8 @@ def diffusion_points(binary, rows):
         # per-call floor, and the DiT's efficiency is the prior (docs/cost-model.md, "Video").
         if not r["category"].startswith("diffusion") or r["category"] == "diffusion_video":
             continue
+        if voff.is_offload(r):
+            continue  # its copies fit their own rate (validate_offload.py)
         out = burst(binary, args_of(r))
         g, d, m = cards[r["gpu"]], out["diffusion"], out["memory_gib"]
         b = int(r["batch"] or 1)
@@ -436,6 +446,10 @@ def fit(binary, rows):
     print("  // prefill_fits: engine, eta_compute, fit-set rows")
     for eng, (eta, n) in sorted(prefill_fit(prefill_points(binary, rows)).items()):
         print(f'      {{"{eng}", {eta:.3f}, {n}}},')
+    opts = voff.points(rows, lambda r: burst(binary, args_of(r)), gpu_row)
+    h2d = voff.fit(opts)
+    print(f"  // offload (src/cost/cost_internal.h): kOffloadHostToDeviceBps "
+          f"{'the prior' if h2d is None else f'{h2d:.4g}'} ({len(opts)} rows)")
     rates, loaders = load_fit(load_points(rows, lambda r: burst(binary, args_of(r))))
     print("  // weight load (src/cost/weight_load.cpp; streaming and *-streaming: "
           "src/cost/streaming_loader.cpp): read rates, bytes/s; loaders (fixed_s, s_per_gb)")

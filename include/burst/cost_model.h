@@ -373,6 +373,9 @@ struct RunTime {
   // llm-inference, a mixture of experts: per decode step, its layers' fused-MoE calls' fixed
   // cost (kMoeLayerFloorS each; included in step_s).
   double moe_s = 0;
+  // diffusion with workload.offload: the whole run's host-to-device weight copies (included in
+  // compute_s).
+  double offload_s = 0;
 };
 
 // Time of the run step for `w` on `gpus` x `gpu`, by the roofline

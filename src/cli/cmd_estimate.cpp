@@ -256,6 +256,7 @@ int cmd_estimate(const EstimateArgs& args) {
                           {"prefill_s", opt(g.prefill_s)},
                           {"comm_s", opt(g.comm_s)},
                           {"moe_floor_s", opt(g.moe_s)},
+                          {"offload_s", opt(g.offload_s)},
                           {"gpus_per_copy", g.group},
                           {"copies", g.replicas},
                           {"usd_per_hour", opt(g.usd_per_hour)},

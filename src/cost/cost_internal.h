@@ -165,6 +165,20 @@ MemoryBreakdown diffusion_peak(const DiffusionMemoryParts& p);
 // What one denoiser call reads (the run-time roofline's bytes): its weights and
 // kDiffusionActivationBytesPerParam a parameter and item, whatever the pipeline holds.
 MemoryBreakdown denoiser_traffic(const Workload& w, double params, double bpp);
+// The seconds a diffusion pipeline's offload copies weights to the card (offload_time.cpp): each
+// denoiser call's (sequential) and each round's (the other components; with model offload every
+// component). `w` shaped, `params` the denoiser's; zeros without an offload.
+struct OffloadCopies {
+  double per_call_s = 0;
+  double per_round_s = 0;
+};
+OffloadCopies offload_copies(const Workload& w, double params);
+// The rate those copies run at, host to device: fitted (least absolute log error) on the fit
+// set's six timing rows with an offload (bench/validate_offload.py; docs/cost-model.md,
+// "Offload's transfer time"). Far below PCIe's 25 GB/s: accelerate's hooks copy module by module
+// from pageable memory (CogVideoX-5b's sequential offload on an A100: 10.23 s a step, about 7 s
+// of it copying 11 GB).
+inline constexpr double kOffloadHostToDeviceBps = 1.6788e9;
 
 // Training: default tokens per optimizer step for the run time (batch 8 x 2048 tokens).
 inline constexpr long kTrainDefaultBatch = 8;

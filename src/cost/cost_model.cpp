@@ -467,8 +467,12 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
                                   : cost::tensor_tflops(w, gpu, cost::fp16_accumulates(w, true)) *
                                         1e12 * cost::prefill_eta(w, given_cal) * cards;
     t.prefill_s = work->prefill_flops / prefill_flops + prefill_comm;
-    t.compute_s =
-        t.step_s * static_cast<double>(t.steps) + t.prefill_s * static_cast<double>(t.rounds);
+    const cost::OffloadCopies copies = cost::offload_copies(w, *total_params);
+    t.step_s += copies.per_call_s * work->calls;  // a step's own copies (sequential offload)
+    t.offload_s = copies.per_call_s * work->calls * static_cast<double>(t.steps) +
+                  copies.per_round_s * static_cast<double>(t.rounds);
+    t.compute_s = t.step_s * static_cast<double>(t.steps) +
+                  (t.prefill_s + copies.per_round_s) * static_cast<double>(t.rounds);
     return t;
   };
   // One llama.cpp process (no items for replicas to split) spreads the model over every card it

@@ -372,6 +372,7 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
       e.prefill_s = rt->prefill_s;
       e.comm_s = rt->comm_s;
       if (rt->moe_s > 0) e.moe_s = rt->moe_s;
+      if (rt->offload_s > 0) e.offload_s = rt->offload_s;
       e.group = rt->layout.group;
       e.replicas = rt->layout.replicas;
       if (e.usd_per_hour) e.usd = *e.seconds / 3600.0 * *e.usd_per_hour;

@@ -77,6 +77,7 @@ struct GpuEstimate {
   std::optional<double> step_s;     // one step (a decode token, a denoising step)
   std::optional<double> prefill_s;  // one round's prompt (llm-inference)
   std::optional<double> comm_s;     // per step: collectives between the cards (multi-GPU)
+  std::optional<double> offload_s;  // diffusion with an offload: the run's weight copies
   std::optional<double> moe_s;      // per decode step: a mixture of experts' fused-MoE floors
   // How run_time used the cards (burst/cost_model.h ParallelLayout): cards per copy of the
   // model, and copies; 0 where it did not run (the model does not fit, or no tokens or items
