@@ -176,6 +176,33 @@ TEST(E2ECli, EstimateShowsTheDiffusionPipelinesPartsAndItsOffload) {
       << err;
 }
 
+TEST(E2ECli, EstimatePricesAnOffloadsCopiesSequentialSlowestAndSaysHowLong) {
+  BurstHome home;
+  std::string out, err;
+  // CogVideoX-5b's 49 frames at 720x480, 50 steps, on an A100 80GB: (run seconds, copies).
+  auto a100 = [&](const char* offload) {
+    std::vector<std::string> args = {"estimate", "--mode", "diffusion", "--model", "cogvideox-5b",
+                                     "--items",  "1",      "--steps",   "50",      "--json"};
+    if (*offload) args.insert(args.end(), {"--offload", offload});
+    EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
+    const auto j = nlohmann::json::parse(out);
+    for (const auto& g : j["gpus"])
+      if (g["gpu"] == "A100_80GB")
+        return std::make_pair(g["seconds"].get<double>(),
+                              g["offload_s"].is_null() ? 0.0 : g["offload_s"].get<double>());
+    ADD_FAILURE() << "A100_80GB not priced: " << out;
+    return std::make_pair(0.0, 0.0);
+  };
+  const auto none = a100(""), model = a100("model"), sequential = a100("sequential");
+  EXPECT_EQ(none.second, 0) << "nothing is copied without an offload";
+  EXPECT_GT(model.second, 0);
+  // Model offload copies each component once; sequential the denoiser at every one of 50 steps.
+  EXPECT_GT(sequential.second, 40 * model.second / 2);
+  EXPECT_NEAR(model.first - none.first, model.second, 1e-6 * model.first);
+  EXPECT_NEAR(sequential.first - none.first, sequential.second, 1e-6 * sequential.first);
+  EXPECT_GT(sequential.first, 2 * none.first) << "sequential offload is priced as the slow setting";
+}
+
 TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
   BurstHome home;
   std::string out, err;
