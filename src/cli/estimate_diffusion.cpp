@@ -80,7 +80,9 @@ void print_diffusion(const Workload& w, double params_b) {
         "GiB; offload %s%s\n",
         p->denoiser_gib, experts.c_str(), p->encoders_gib, p->vae_gib, p->activations_gib,
         p->offload.c_str(),
-        p->offload == "none" ? " (--offload model holds one component at a time)" : "");
+        p->offload == "none"    ? " (--offload model holds one component at a time)"
+        : p->offload == "model" ? " (each part copied to the card once a round)"
+                                : " (the denoiser copied to the card every call: slow)");
   }
 }
 

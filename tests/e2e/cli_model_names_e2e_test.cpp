@@ -165,7 +165,9 @@ TEST(E2ECli, EstimateShowsTheDiffusionPipelinesPartsAndItsOffload) {
             0)
       << err;
   EXPECT_NE(out.find("denoiser 26.6 GiB x 2 experts"), std::string::npos) << out;
-  EXPECT_NE(out.find("; offload model\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("; offload model (each part copied to the card once a round)\n"),
+            std::string::npos)
+      << out;
   EXPECT_NE(run_burst(home,
                       {"estimate", "--mode", "diffusion", "--model", "sdxl", "--items", "1",
                        "--offload", "disk"},
