@@ -13,6 +13,16 @@
 namespace burst::testing {
 namespace {
 
+// The entry `burst estimate --json` printed in `out` gives for `gpu`; an empty object, and a
+// failure naming the output, when that card was not priced.
+nlohmann::json card_entry(const std::string& out, const std::string& gpu) {
+  const auto j = nlohmann::json::parse(out);
+  for (const auto& g : j["gpus"])
+    if (g["gpu"] == gpu) return g;
+  ADD_FAILURE() << gpu << " not priced: " << out;
+  return nlohmann::json::object();
+}
+
 std::string spec_naming(const std::string& model) {
   return "name: named\nrun: echo hi\nworkload:\n  kind: llm-inference\n  model: " + model +
          "\n  engine: vllm\n  tokens: 1000\n";
@@ -187,13 +197,10 @@ TEST(E2ECli, EstimatePricesAnOffloadsCopiesSequentialSlowestAndSaysHowLong) {
                                      "--items",  "1",      "--steps",   "50",      "--json"};
     if (*offload) args.insert(args.end(), {"--offload", offload});
     EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
-    const auto j = nlohmann::json::parse(out);
-    for (const auto& g : j["gpus"])
-      if (g["gpu"] == "A100_80GB")
-        return std::make_pair(g["seconds"].get<double>(),
-                              g["offload_s"].is_null() ? 0.0 : g["offload_s"].get<double>());
-    ADD_FAILURE() << "A100_80GB not priced: " << out;
-    return std::make_pair(0.0, 0.0);
+    const auto g = card_entry(out, "A100_80GB");
+    return std::make_pair(
+        g.value("seconds", 0.0),
+        g.contains("offload_s") && !g["offload_s"].is_null() ? g["offload_s"].get<double>() : 0.0);
   };
   const auto none = a100(""), model = a100("model"), sequential = a100("sequential");
   EXPECT_EQ(none.second, 0) << "nothing is copied without an offload";
@@ -213,11 +220,7 @@ TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
                                      "wan2.1-t2v-14b", "--items", "1",         "--json"};
     args.insert(args.end(), more.begin(), more.end());
     EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
-    const auto j = nlohmann::json::parse(out);
-    for (const auto& g : j["gpus"])
-      if (g["gpu"] == "H100_SXM") return std::make_pair(g["seconds"].get<double>(), out);
-    ADD_FAILURE() << "H100_SXM not priced: " << out;
-    return std::make_pair(0.0, out);
+    return std::make_pair(card_entry(out, "H100_SXM").value("seconds", 0.0), out);
   };
   // One clip on eight H100s: one busy card and seven idle (with --offload model, as Wan's README
   // runs one card), or the clip's tokens over all eight.
