@@ -233,18 +233,23 @@ class LocalProvider : public Provider {
     fs::path dir = pod_dir(id);
     if (id.empty() || id.find('/') != std::string::npos)
       return make_error(ErrorCode::kInvalid, "local: bad pod id \"" + id + "\"");
-    if (!fs::exists(dir)) return Status::Ok();  // already gone
-    std::vector<int> pids = local_pod_processes(id);
-    int listener = sshd_pid(dir);
-    if (process_alive(listener) && std::find(pids.begin(), pids.end(), listener) == pids.end())
-      pids.push_back(listener);
-    std::vector<int> left = terminate_all(pids, 2000);
-    // A session forked while we were stopping the listener: one more sweep.
-    if (left.empty()) left = terminate_all(local_pod_processes(id), 2000);
+    // The processes first, and even when the directory is gone: an earlier delete that raced a
+    // fork (a session sshd was starting) removed the directory and left that process running.
+    const int listener = sshd_pid(dir);
+    std::vector<int> left = freeze_and_kill(
+        [&] {
+          std::vector<int> pids = local_pod_processes(id);
+          if (process_alive(listener) &&
+              std::find(pids.begin(), pids.end(), listener) == pids.end())
+            pids.push_back(listener);
+          return pids;
+        },
+        2000);
     if (!left.empty())
       return make_error(
           ErrorCode::kUnavailable,
           "local: pod " + id + ": " + std::to_string(left.size()) + " processes survived SIGKILL");
+    if (!fs::exists(dir)) return Status::Ok();  // already gone
     std::error_code ec;
     fs::remove_all(dir, ec);
     if (ec)

@@ -101,4 +101,53 @@ std::vector<int> terminate_all(const std::vector<int>& pids, int grace_ms) {
   return survivors();
 }
 
+namespace {
+
+// Until each pid is stopped or gone (Linux reads its state; elsewhere a short pause), at most
+// `ms`: a signal is delivered when its target next runs, so a busy one may fork once more.
+void wait_stopped(const std::vector<int>& pids, int ms) {
+#ifdef __linux__
+  for (int waited = 0; waited < ms; waited += 2) {
+    bool all = true;
+    for (int pid : pids) {
+      const char st = linux_proc::state_of(pid);
+      all = all && (st == '\0' || st == 'T' || st == 't' || st == 'Z' || st == 'X');
+    }
+    if (all) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+#else
+  (void)pids;
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::min(ms, 20)));
+#endif
+}
+
+}  // namespace
+
+std::vector<int> freeze_and_kill(const std::function<std::vector<int>()>& scan, int grace_ms) {
+  std::vector<int> frozen;
+  // A tree that keeps forking faster than it is stopped is bounded by the rounds; the SIGKILL
+  // below still reaches every process seen, and the caller's check finds any left.
+  for (int round = 0; round < 64; ++round) {
+    std::vector<int> fresh;
+    for (int pid : scan())
+      if (pid > 0 && pid != getpid() &&
+          std::find(frozen.begin(), frozen.end(), pid) == frozen.end())
+        fresh.push_back(pid);
+    if (fresh.empty()) break;
+    for (int pid : fresh) kill(pid, SIGSTOP);
+    wait_stopped(fresh, 200);
+    frozen.insert(frozen.end(), fresh.begin(), fresh.end());
+  }
+  for (int pid : frozen) kill(pid, SIGKILL);
+  std::vector<int> alive;
+  for (int waited = 0;; waited += 20) {
+    alive.clear();
+    for (int pid : frozen)
+      if (process_alive(pid)) alive.push_back(pid);
+    if (alive.empty() || waited >= grace_ms) return alive;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 }  // namespace burst

@@ -2,6 +2,7 @@
 // an environment marker, and kill them. Linux reads /proc; macOS asks ps.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +33,13 @@ std::vector<int> with_descendants(const std::vector<int>& roots,
                                   const std::vector<ProcessInfo>& table);
 
 bool process_alive(int pid);
+
+// Stops (SIGSTOP) every process `scan` returns, then scans again until a scan finds nothing new,
+// and only then SIGKILLs them all. A stopped process cannot fork, exit or run a handler, so a
+// child forked while the tree is being killed is still a descendant when the next scan looks,
+// and nothing gets to react to its signal (a TERM trap that starts a detached process without
+// the pod's marker). Returns the pids still alive `grace_ms` after the SIGKILL (normally none).
+std::vector<int> freeze_and_kill(const std::function<std::vector<int>()>& scan, int grace_ms);
 
 // SIGTERM to each pid, then SIGKILL to survivors after `grace_ms`. Returns the pids still alive
 // `grace_ms` after the SIGKILL (normally none).

@@ -15,6 +15,8 @@ namespace linux_proc {
 std::vector<int> pids_with_env(const std::string& name, const std::string& value);
 std::vector<ProcessInfo> list_processes();
 bool is_zombie(int pid);
+// The state letter of /proc/<pid>/stat ('R', 'S', 'T' stopped, 'Z', ...); '\0' when it is gone.
+char state_of(int pid);
 }  // namespace linux_proc
 #endif
 

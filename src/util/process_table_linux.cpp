@@ -88,11 +88,13 @@ std::vector<ProcessInfo> list_processes() {
   return out;
 }
 
-bool is_zombie(int pid) {
+char state_of(int pid) {
   const std::string stat = read_proc("/proc/" + std::to_string(pid) + "/stat");
   size_t paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
+  return paren != std::string::npos && paren + 2 < stat.size() ? stat[paren + 2] : '\0';
 }
+
+bool is_zombie(int pid) { return state_of(pid) == 'Z'; }
 
 }  // namespace burst::linux_proc
 #endif  // __linux__

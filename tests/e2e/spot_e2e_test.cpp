@@ -72,14 +72,20 @@ class E2ESpot : public ::testing::Test {
   }
 
   // Every pulled output file and its lines: each item once, one line each.
-  void expect_every_item_exactly_once() {
+  // `out` is burst's output, printed with a failure: which pod ran what.
+  void expect_every_item_exactly_once(const std::string& out) {
     std::map<std::string, int> seen;
     for (const auto& f : files_under(home_.work() + "/got")) {
       std::istringstream lines(read_file(f));
       for (std::string line; std::getline(lines, line);) ++seen[line];
     }
-    EXPECT_EQ(seen.size(), static_cast<size_t>(kItems));
-    for (const auto& [item, n] : seen) EXPECT_EQ(n, 1) << item << " rendered " << n << " times";
+    EXPECT_EQ(seen.size(), static_cast<size_t>(kItems)) << out;
+    bool once = true;
+    for (const auto& [item, n] : seen) {
+      EXPECT_EQ(n, 1) << item << " rendered " << n << " times";
+      once = once && n == 1;
+    }
+    if (!once) ADD_FAILURE() << "burst's output:\n" << out;
   }
   void expect_no_pod_left() {
     for (const auto& pod : cloud_->state().live_pods()) ADD_FAILURE() << pod.id << " still live";
@@ -213,7 +219,7 @@ void E2ESpot::preempted_mid_run(const std::string& provider, const std::string& 
   EXPECT_NE(out.find("items finished before the preemption"), std::string::npos) << out;
   EXPECT_EQ(bids_made(), (std::vector<bool>{true, true})) << out;
   expect_no_pod_left();
-  expect_every_item_exactly_once();
+  expect_every_item_exactly_once(out);
 
   const json report = report_of_latest_job();
   ASSERT_TRUE(report.is_object()) << out;
@@ -273,7 +279,7 @@ TEST_F(E2ESpot, AStepThatCrashesOnASpotPodIsAFailureNotAPreemption) {
   EXPECT_EQ(out.find("preempted"), std::string::npos) << out;
   EXPECT_EQ(bids_made(), (std::vector<bool>{true, true})) << out;
   expect_no_pod_left();
-  expect_every_item_exactly_once();
+  expect_every_item_exactly_once(out);
   const json report = report_of_latest_job();
   ASSERT_TRUE(report.is_object()) << out;
   EXPECT_EQ(report["spot"]["preemptions"].size(), 0u) << report["spot"].dump(2);
@@ -295,7 +301,7 @@ TEST_F(E2ESpot, VastPreemptionStormEndsOnAnOnDemandPod) {
   EXPECT_EQ(bids_made(), (std::vector<bool>{true, true, false})) << out;
   EXPECT_NE(out.find("its unfinished items run on a new on-demand pod"), std::string::npos) << out;
   expect_no_pod_left();
-  expect_every_item_exactly_once();
+  expect_every_item_exactly_once(out);
   const json report = report_of_latest_job();
   ASSERT_TRUE(report.is_object()) << out;
   EXPECT_EQ(report["job"]["state"], "succeeded") << report["job"].dump(2);
