@@ -427,6 +427,9 @@ def diffusion_points(binary, rows):
             "bw": float(g["mem_bw_gbs"]) * 1e9,
             "peak": tensor_tflops(g, r["precision"] or "fp16", False, r["gpu"]) * 1e12,
             "flops": d["flops_per_pass"] * d["passes"] * b, "decode": d["decode_flops"] * b,
+            # Latent positions a step processes: a UNet's activation traffic scales with them.
+            "positions": d["latent_tokens"] * d["passes"] * b if d["architecture"] == "unet"
+            else 0,
             "steps": int(r["steps"] or 1),
             "audio": float(r["audio_s"]) * b if r["category"] == "diffusion_audio" else None,
             "latency": r["metric"] == "seconds_per_batch",
@@ -466,11 +469,14 @@ def fit(binary, rows):
         res = [v["pred"] * VIDEO_ETA / eta / v["meas"] - 1 for v in vpts]
         print(f'      {{"video", "", {eta:.3f}, (the pooled t0), {len(vpts)}}},  '
               f'// median {statistics.median(abs(x) for x in res) * 100:.1f}%')
-    for (arch, mem), (eta, t0, n) in sorted(dfit.items(), key=lambda kv: (kv[0][0] == "", kv[0])):
-        res = [(dmirror(p, eta, t0) - p["meas"]) / p["meas"] for p in pts
+    for (arch, mem), (eta, t0, n, act) in sorted(dfit.items(),
+                                                  key=lambda kv: (kv[0][0] == "", kv[0])):
+        res = [(dmirror(p, eta, t0, act) - p["meas"]) / p["meas"] for p in pts
                if (p["arch"], p["memory"]) == (arch or p["arch"], mem or p["memory"])]
         print(f'      {{"{arch}", "{mem}", {eta:.3f}, {t0:.5f}, {n}}},  '
               f'// median {statistics.median(abs(x) for x in res) * 100:.1f}%')
+    act = dfit.get(("unet", ""), (0, 0, 0, 0.0))[3]
+    print(f"  // kUnetActivationBytesPerPosition (src/cost/cost_internal.h): {act:.4g}")
 
 
 def load(path):

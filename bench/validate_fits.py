@@ -125,12 +125,16 @@ def prefill_lookup(fitted, q):
 # Diffusion: step = max(calls x bytes / (bw x eta_bw), flops / (tflops x eta), calls x t0) per
 # architecture (src/cost/diffusion.cpp diffusion_fits), from the binary's work per pass: the host
 # overhead t0 of one denoiser call is a floor the batch amortises (a step makes one call, or two
-# when guidance's passes run in turn), the card's sustained tensor rate the ceiling.
-DIFFUSION_PRIOR = (ETA_COMPUTE, PRIOR[1])  # default_calibration(): eta_compute, t0_s
+# when guidance's passes run in turn), the card's sustained tensor rate the ceiling. A UNet's step
+# has a fourth term, its activations' traffic: act bytes per latent position a step processes
+# (passes x batch x positions) at the bandwidth's prior share (src/cost/cost_internal.h,
+# kUnetActivationBytesPerPosition; bench/README.md, "A UNet's second roof").
+DIFFUSION_PRIOR = (ETA_COMPUTE, PRIOR[1], 0.0)  # default_calibration(): eta_compute, t0_s
 
 
-def dmirror(p, eta, t0):
-    step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta), t0 * p["calls"])
+def dmirror(p, eta, t0, act=0.0):
+    step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta), t0 * p["calls"],
+               act * p.get("positions", 0) / (p["bw"] * PRIOR[0]))
     if p["latency"]:
         return p["steps"] * step + p["decode"] / (p["peak"] * eta)
     if p["audio"] is None:
@@ -138,33 +142,51 @@ def dmirror(p, eta, t0):
     return (p["steps"] * step + p["decode"] / (p["peak"] * eta)) / p["audio"]
 
 
-def dfit_groups(pts):
-    """(architecture, "") and ("", "") -> (eta, t0, rows). The efficiency is the published-MFU
-    prior (ETA_COMPUTE), not fitted; only the per-step overhead is, per architecture and pooled.
-    Fitting the efficiency too fits each source's software: leave-one-source-out on the image
-    rows 36% against 18% with the prior (docs/cost-model.md, "diffusion"). Where the rows are
-    all compute-bound they only bound t0 from above (every smaller t0 fits them alike): the
-    largest t0 of equal error is taken, so an estimate errs slow rather than fast."""
-    def cost(ps, t0):
-        # Rounded so that t0s the rows cannot tell apart tie, and the larger one wins.
-        return round(sum(abs(math.log(dmirror(p, ETA_COMPUTE, t0) / p["meas"])) for p in ps), 9)
+# The UNet activation constant's grid, bytes a latent position (at the bandwidth's prior share).
+ACT_GRID = [j * 0.1e6 for j in range(0, 401)]
 
-    def best(ps):
-        t0 = min((cost(ps, j * 0.0005), -j * 0.0005) for j in range(0, 161))[1] * -1
-        return -min((cost(ps, t), -t) for t in [t0 + k * 0.00005 for k in range(-10, 11)]
+
+def dfit_groups(pts):
+    """(architecture, "") and ("", "") -> (eta, t0, rows, act). The efficiency is the
+    published-MFU prior (ETA_COMPUTE), not fitted; the per-step overhead is, per architecture and
+    pooled, and for the UNet group jointly with its activation constant (act; 0 elsewhere, and
+    the pooled group takes the UNet's for its UNet rows). Fitting the efficiency too fits each
+    source's software: leave-one-source-out on the image rows 36% against 18% with the prior
+    (docs/cost-model.md, "diffusion"). Where the rows are all compute-bound they only bound t0
+    from above (every smaller t0 fits them alike): the largest t0 of equal error is taken, so an
+    estimate errs slow rather than fast; of equal error, the smaller act."""
+    def cost(ps, t0, act):
+        # Rounded so that t0s the rows cannot tell apart tie, and the larger one wins.
+        return round(sum(abs(math.log(dmirror(p, ETA_COMPUTE, t0, act) / p["meas"])) for p in ps),
+                     9)
+
+    def best(ps, act):
+        t0 = min((cost(ps, j * 0.0005, act), -j * 0.0005) for j in range(0, 161))[1] * -1
+        return -min((cost(ps, t, act), -t) for t in [t0 + k * 0.00005 for k in range(-10, 11)]
                     if t >= 0)[1]
+
+    def best_act(ps):
+        coarse = min((cost(ps, best(ps, a), a), a) for a in ACT_GRID)[1]
+        fine = [coarse + k * 0.01e6 for k in range(-10, 11) if coarse + k * 0.01e6 >= 0]
+        return min((cost(ps, best(ps, a), a), a) for a in fine)[1]
 
     groups = {}
     for p in pts:
         for key in ((p["arch"], ""), ("", "")):
             groups.setdefault(key, []).append(p)
-    return {key: (ETA_COMPUTE, best(ps), len(ps)) for key, ps in sorted(groups.items())}
+    act = best_act(groups[("unet", "")]) if ("unet", "") in groups else 0.0
+    out = {}
+    for key, ps in sorted(groups.items()):
+        a = act if key[0] in ("unet", "") else 0.0
+        out[key] = (ETA_COMPUTE, best(ps, a), len(ps), a)
+    return out
 
 
 def dlookup(fitted, p):
+    """(eta, t0, act) for the point's architecture."""
     for key in ((p["arch"], p["memory"]), (p["arch"], ""), ("", p["memory"]), ("", "")):
         if key in fitted:
-            return fitted[key][:2]
+            return fitted[key][0], fitted[key][1], fitted[key][3]
     return DIFFUSION_PRIOR
 
 

@@ -180,6 +180,15 @@ OffloadCopies offload_copies(const Workload& w, double params);
 // of it copying 11 GB).
 inline constexpr double kOffloadHostToDeviceBps = 1.6788e9;
 
+// A UNet step's activation traffic, bytes per latent position it processes (passes x batch x
+// positions), at the bandwidth's prior share: a roof beside the weights, the tensor work and the
+// floor (bench/README.md, "A UNet's second roof", round 2; docs/cost-model.md, "diffusion").
+// Fitted jointly with the UNet's t0 on the fit set's 33 UNet timing rows (bench/validate_fits.py
+// dfit_groups). Chosen by leave one source out over the forms the rule named; 3.5 MB a position
+// is about 14 GB a pass of SD 1.5 at 512 px, more than its activations can move: it prices what
+// slows a UNet on a card whose tensor rate outruns the rest (an A100, a V100), not a byte count.
+inline constexpr double kUnetActivationBytesPerPosition = 3.48e6;
+
 // Training: default tokens per optimizer step for the run time (batch 8 x 2048 tokens).
 inline constexpr long kTrainDefaultBatch = 8;
 inline constexpr long kTrainDefaultContext = 2048;

@@ -148,6 +148,7 @@ struct StepWork {
   // Of flops: the part that runs at the attention kernel's share of the card's rate (a video
   // denoiser's self-attention; 0 elsewhere).
   double attention_flops = 0;
+  double activation_bytes = 0;  // a UNet's activation traffic a step (cost_internal.h)
 };
 
 long positive_or(const std::optional<long>& v, long fallback) {
@@ -222,6 +223,9 @@ Result<StepWork> diffusion_work(const Workload& w, double params, const MemoryBr
   // and audio ones were fitted without it (docs/cost-model.md, "Video").
   if (w.frames)
     s.attention_flops = d->attention_flops_per_pass * d->passes * static_cast<double>(batch);
+  if (d->architecture == "unet")
+    s.activation_bytes = cost::kUnetActivationBytesPerPosition * d->latent_tokens * d->passes *
+                         static_cast<double>(batch);
   s.rounds = ceil_div(*w.items, batch * replicas);
   s.steps = s.rounds * positive_or(w.steps, 1);
   s.prefill_flops = d->decode_flops * static_cast<double>(batch);
@@ -371,7 +375,7 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
       return make_error(ErrorCode::kInvalid,
                         "GPU " + gpu.name + " has no memory bandwidth or TFLOPS in the catalog");
     }
-    const double t_bw = bytes / bw;
+    const double t_bw = std::max(bytes, work->activation_bytes) / bw;
     const double t_compute = step_flops / flops;
 
     // Collectives per step. Tensor parallel (Megatron-LM): two all-reduces of the step's
@@ -436,11 +440,9 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
 
     RunTime t;
     t.bound = t_compute > t_bw ? "compute" : "bandwidth";
-    // Diffusion: the host issues a step's kernels (PyTorch eager, one launch per operation) while
-    // the card runs earlier ones, so the step takes the longer of the two: the per-step overhead
-    // is a floor that batching amortises, until the card's compute saturates (docs/cost-model.md,
-    // "The batch curve"); the floor is per denoiser call (StepWork::calls). Elsewhere the
-    // overhead adds.
+    // Diffusion: the host issues a step's kernels (PyTorch eager) while the card runs earlier
+    // ones, so the per-call overhead is a floor the batch amortises (docs/cost-model.md, "The
+    // batch curve"; StepWork::calls). Elsewhere the overhead adds.
     const double floor_s = w.kind == "diffusion" ? cal.t0_s * work->calls : 0;
     if (floor_s > std::max(t_bw, t_compute)) t.bound = "overhead";
     // A mixture of experts' decode step: each layer's fused-MoE call has a fixed cost beside its

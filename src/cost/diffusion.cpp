@@ -45,31 +45,34 @@ Workload with_diffusion_shape(const Workload& w, const DiffusionShape& m) {
 }
 
 const std::vector<DiffusionFit>& diffusion_fits() {
-  // Fitted by bench/validate_cost_model.py --fit on the fit set's diffusion rows only (the
-  // diffusers PyTorch 2.0 benchmark and stable-fast's vanilla-PyTorch rows for UNets, the F5-TTS
-  // papers for flow-matching TTS), with step = max(bytes / (bw x eta_bw), flops / (tflops x eta),
-  // t0): t0 is the per-step host overhead, a floor that batching amortises until the card's
-  // compute saturates; tflops is tensor_tflops() (the FP32-accumulate rate on GeForce, as
-  // PyTorch runs fp16; a power-capped card's sustained share), t0 paid once per denoiser call
-  // (DiffusionWork::calls: two a step where guidance's passes run in turn, as on the F5-TTS code
-  // of the fit rows, one where they run as one batch). eta is the published-MFU prior
-  // (default_calibration's eta_compute), not fitted: fitting it per architecture fits each
-  // source's software and predicts the other source worse (leave-one-source-out on the image
-  // rows 36% against 18%). Only t0 is fitted (least absolute log error), per architecture; a DiT,
-  // without rows of its own, takes the pooled one. The F5-TTS rows are compute-bound within 9%
-  // (the paper's two in fp32, at the card's FP32 rate: cost/fp32_rate.h) and bound t0 only from
-  // above: the largest t0 they allow, set by Fast F5-TTS's 7 steps of two calls each (its code,
-  // SWivid/F5-TTS 2e2acc6, calls the transformer twice a step). Residuals: docs/cost-model.md.
-  // A video denoiser (a workload with frames) is the exception: its eta is fitted, on the fit
-  // set's 24 video rows from 10 sources (bench/README.md, "Video fit sources and a fitted video
-  // efficiency: the rule"). They are compute-bound at seconds a step, so the floor is the pooled
-  // one and never binds, and a time scales as 1 / eta: the fit centres their log errors.
+  // Fitted by bench/validate_cost_model.py --fit on the fit set's diffusion rows only (UNets: the
+  // diffusers PyTorch 2.0 benchmark, stable-fast's vanilla-PyTorch rows and three sources of
+  // round 2 of "A UNet's second roof"; DiTs: three sources of that round; the F5-TTS papers for
+  // flow-matching TTS), with step = max(bytes / (bw x eta_bw), flops / (tflops x eta), t0), a
+  // UNet's bytes the larger of its weights and activations and its activation traffic
+  // (kUnetActivationBytesPerPosition, fitted with its t0): t0 is the per-step host overhead, a
+  // floor that batching amortises until the card's compute saturates; tflops is tensor_tflops()
+  // (the FP32-accumulate rate on GeForce, as PyTorch runs fp16; a power-capped card's sustained
+  // share), t0 paid once per denoiser call (DiffusionWork::calls: two a step where guidance's
+  // passes run in turn, as on the F5-TTS code of the fit rows, one where they run as one batch).
+  // eta is the published-MFU prior (default_calibration's eta_compute), not fitted: fitting it per
+  // architecture fits each source's software and predicts the other source worse
+  // (leave-one-source-out on the image rows 36% against 18%). Only t0 is fitted (least absolute log
+  // error), per architecture. The F5-TTS rows are compute-bound within 9% (the paper's two in fp32,
+  // at the card's FP32 rate: cost/fp32_rate.h) and bound t0 only from above: the largest t0 they
+  // allow, set by Fast F5-TTS's 7 steps of two calls each (its code, SWivid/F5-TTS 2e2acc6, calls
+  // the transformer twice a step). Residuals: docs/cost-model.md. A video denoiser (a workload with
+  // frames) is the exception: its eta is fitted, on the fit set's 24 video rows from 10 sources
+  // (bench/README.md, "Video fit sources and a fitted video efficiency: the rule"). They are
+  // compute-bound at seconds a step, so the floor is the pooled one and never binds, and a time
+  // scales as 1 / eta: the fit centres their log errors.
   static const std::vector<DiffusionFit> kFits{
       // architecture, memory, eta_compute, t0_s, fit-set rows   fit-set median error
-      {"unet", "", 0.45, 0.04015, 20},     // 15.3%
+      {"unet", "", 0.45, 0.03445, 33},     // 13.1%
+      {"dit", "", 0.45, 0.04155, 13},      // 41.3% (FLUX and SD 3.5 Turbo on an A100, slow)
       {"flow-tts", "", 0.45, 0.02215, 3},  // 5.5% (F5-TTS on an RTX 3090)
-      {"video", "", 0.625, 0.03690, 24},   // 8.5%
-      {"", "", 0.45, 0.03690, 23},         // 13.1%
+      {"video", "", 0.625, 0.03390, 24},   // 8.5%
+      {"", "", 0.45, 0.03390, 49},         // 18.1%
   };
   return kFits;
 }

@@ -12,6 +12,9 @@ struct Fp32Rate {
 };
 
 constexpr Fp32Rate kFp32[] = {
+    {"RTX_2080_TI", 13.4,
+     "NVIDIA Turing whitepaper, RTX 2080 Ti at its reference boost (1545 MHz)"},
+    {"RTX_3060", 12.7, "NVIDIA RTX 3060 spec page: 3584 CUDA cores at 1.78 GHz boost (x 2 FLOP)"},
     {"RTX_3080", 29.8, "NVIDIA Ampere GA102 whitepaper, 'Peak FP32 TFLOPS (non-Tensor)'"},
     {"RTX_3090", 35.6, "NVIDIA Ampere GA102 whitepaper, 'Peak FP32 TFLOPS (non-Tensor)'"},
     {"RTX_A6000", 38.7, "NVIDIA Ampere GA102 whitepaper (RTX A6000 column)"},
