@@ -405,6 +405,14 @@ def video_points(binary, rows):
     return [p for p in pts if p["pred"] is not None]  # a row no card holds is scored, not fitted
 
 
+# src/cost/attention_rate.cpp: FlashAttention 2 on a full Hopper die reaches 0.35 / 0.73 of the
+# share it reaches on an A100; FA3, and every other card, 1.
+HOPPER = ("H100_PCIE", "H100_NVL", "H100_SXM", "H800_SXM", "H200", "H200_NVL", "GH200")
+
+def attention_share(gpu, kernel):
+    return 0.35 / 0.73 if kernel != "fa3" and gpu in HOPPER else 1.0
+
+
 def diffusion_points(binary, rows):
     cards = catalog()
     pts = []
@@ -418,6 +426,12 @@ def diffusion_points(binary, rows):
         out = burst(binary, args_of(r))
         g, d, m = cards[r["gpu"]], out["diffusion"], out["memory_gib"]
         b = int(r["batch"] or 1)
+        # An image DiT is priced as a video denoiser (src/cost/diffusion.cpp, image_dit): the
+        # video fit's efficiency, its self-attention at the kernel's share of the card.
+        image_dit = d["architecture"] == "dit" and bool(r.get("resolution"))
+        attn_extra = d["attention_flops_per_pass"] * d["passes"] * b * (
+            1 / attention_share(r["gpu"], r.get("attention_kernel") or "fa2") - 1) \
+            if image_dit else 0.0
         pts.append({
             "row": r, "source": r["source"], "arch": d["architecture"], "memory": g["memory"],
             # One call reads the weights and pays the floor t0; a step makes `calls` of them
@@ -426,7 +440,9 @@ def diffusion_points(binary, rows):
             "bytes": (m["weights"] + m["activations"]) * 2**30 * d["calls_per_step"],
             "bw": float(g["mem_bw_gbs"]) * 1e9,
             "peak": tensor_tflops(g, r["precision"] or "fp16", False, r["gpu"]) * 1e12,
-            "flops": d["flops_per_pass"] * d["passes"] * b, "decode": d["decode_flops"] * b,
+            "flops": d["flops_per_pass"] * d["passes"] * b + attn_extra,
+            "decode": d["decode_flops"] * b,
+            "eta_override": VIDEO_ETA if image_dit else None,  # the video row's eta
             # Latent positions a step processes: a UNet's activation traffic scales with them.
             "positions": d["latent_tokens"] * d["passes"] * b if d["architecture"] == "unet"
             else 0,

@@ -133,6 +133,7 @@ DIFFUSION_PRIOR = (ETA_COMPUTE, PRIOR[1], 0.0)  # default_calibration(): eta_com
 
 
 def dmirror(p, eta, t0, act=0.0):
+    eta = p.get("eta_override") or eta  # an image DiT: the video fit's (diffusion_points)
     step = max(p["bytes"] / (p["bw"] * PRIOR[0]), p["flops"] / (p["peak"] * eta), t0 * p["calls"],
                act * p.get("positions", 0) / (p["bw"] * PRIOR[0]))
     if p["latency"]:

@@ -189,6 +189,15 @@ inline constexpr double kOffloadHostToDeviceBps = 1.6788e9;
 // slows a UNet on a card whose tensor rate outruns the rest (an A100, a V100), not a byte count.
 inline constexpr double kUnetActivationBytesPerPosition = 3.48e6;
 
+// An image DiT: a `dit` denoiser (the default architecture) over an image (a resolution, no
+// frames). Priced as a video denoiser is: the video fit's efficiency, its self-attention at the
+// kernel's share (bench/README.md, "An image DiT priced as a video DiT").
+bool image_dit(const Workload& w);
+
+// effective_calibration() for a diffusion workload: its architecture's fit (a video denoiser's
+// own; an image DiT the video fit's efficiency and its own floor), scaled by a history fit.
+Calibration diffusion_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal);
+
 // Training: default tokens per optimizer step for the run time (batch 8 x 2048 tokens).
 inline constexpr long kTrainDefaultBatch = 8;
 inline constexpr long kTrainDefaultContext = 2048;

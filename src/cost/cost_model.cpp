@@ -67,21 +67,7 @@ bool known_engine(const std::string& engine) {
 }
 
 Calibration effective_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal) {
-  if (w.kind == "diffusion") {
-    // A video denoiser (frames: the shaped workload's, a video row's default included) has its
-    // own fit.
-    const DiffusionFit* fit = diffusion_fit(w.frames                 ? "video"
-                                            : w.architecture.empty() ? "dit"
-                                                                     : w.architecture,
-                                            gpu.memory);
-    if (!fit) return cal;
-    // Scaled like the decode fits below: a history fit moves both by its time factor.
-    const Calibration& prior = default_calibration();
-    Calibration c = cal;
-    c.eta_compute = std::min(1.0, fit->eta_compute * cal.eta_compute / prior.eta_compute);
-    c.t0_s = prior.t0_s > 0 ? fit->t0_s * cal.t0_s / prior.t0_s : fit->t0_s;
-    return c;
-  }
+  if (w.kind == "diffusion") return cost::diffusion_calibration(w, gpu, cal);
   if (w.kind != "llm-inference" || gpu.memory.empty()) return cal;
   const std::string family = gpu.memory + " " + gpu.vendor;
   // No engine named: on HBM (datacenter) cards the serving engine of a cloud deployment is vLLM
@@ -219,9 +205,9 @@ Result<StepWork> diffusion_work(const Workload& w, double params, const MemoryBr
   s.calls = d->calls;
   s.bytes = (mem.weights_gib * kGiB + mem.activations_gib * kGiB) * d->calls;
   s.flops = d->flops_per_pass * d->passes * static_cast<double>(batch);
-  // Only a video denoiser's: its efficiency is the one fitted with the kernel's share; the image
-  // and audio ones were fitted without it (docs/cost-model.md, "Video").
-  if (w.frames)
+  // A video denoiser's and an image DiT's (priced as a video one): their efficiency is the one
+  // fitted with the kernel's share; UNets and TTS were fitted without it.
+  if (w.frames || cost::image_dit(w))
     s.attention_flops = d->attention_flops_per_pass * d->passes * static_cast<double>(batch);
   if (d->architecture == "unet")
     s.activation_bytes = cost::kUnetActivationBytesPerPosition * d->latent_tokens * d->passes *

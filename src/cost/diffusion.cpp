@@ -68,8 +68,10 @@ const std::vector<DiffusionFit>& diffusion_fits() {
   // scales as 1 / eta: the fit centres their log errors.
   static const std::vector<DiffusionFit> kFits{
       // architecture, memory, eta_compute, t0_s, fit-set rows   fit-set median error
-      {"unet", "", 0.45, 0.03445, 33},     // 13.1%
-      {"dit", "", 0.45, 0.04155, 13},      // 41.3% (FLUX and SD 3.5 Turbo on an A100, slow)
+      {"unet", "", 0.45, 0.03445, 33},  // 13.1%
+      // An image DiT takes the video row's eta (cost::image_dit); this eta is the old form's
+      // (no resolution). Its t0 is round 2's, kept by round 3's rule.
+      {"dit", "", 0.45, 0.04155, 13},
       {"flow-tts", "", 0.45, 0.02215, 3},  // 5.5% (F5-TTS on an RTX 3090)
       {"video", "", 0.625, 0.03390, 24},   // 8.5%
       {"", "", 0.45, 0.03390, 49},         // 18.1%
@@ -86,6 +88,36 @@ const DiffusionFit* diffusion_fit(const std::string& architecture, const std::st
   }
   return nullptr;
 }
+
+namespace cost {
+
+bool image_dit(const Workload& w) {
+  return w.kind == "diffusion" && !w.frames && w.resolution &&
+         (w.architecture.empty() || w.architecture == "dit");
+}
+
+Calibration diffusion_calibration(const Workload& w, const GpuSpec& gpu, const Calibration& cal) {
+  // A video denoiser (frames: the shaped workload's, a video row's default included) has its
+  // own fit.
+  const DiffusionFit* fit = diffusion_fit(w.frames                 ? "video"
+                                          : w.architecture.empty() ? "dit"
+                                                                   : w.architecture,
+                                          gpu.memory);
+  if (!fit) return cal;
+  // An image DiT takes the video fit's efficiency (the same transformer; bench/README.md, "An
+  // image DiT priced as a video DiT"), its own floor.
+  double eta = fit->eta_compute;
+  if (image_dit(w))
+    if (const DiffusionFit* video = diffusion_fit("video", gpu.memory)) eta = video->eta_compute;
+  // Scaled like the decode fits: a history fit moves both by its time factor.
+  const Calibration& prior = default_calibration();
+  Calibration c = cal;
+  c.eta_compute = std::min(1.0, eta * cal.eta_compute / prior.eta_compute);
+  c.t0_s = prior.t0_s > 0 ? fit->t0_s * cal.t0_s / prior.t0_s : fit->t0_s;
+  return c;
+}
+
+}  // namespace cost
 
 namespace {
 

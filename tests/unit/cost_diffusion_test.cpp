@@ -508,6 +508,32 @@ TEST(CostDiffusion, BatchingAmortisesTheStepOverheadThenSaturates) {
   EXPECT_EQ(bound(32), "bandwidth");
 }
 
+// An image DiT is priced as a video denoiser (bench/README.md, "An image DiT priced as a video
+// DiT"): FLUX.1-dev at 1024 px on an A100 computes at the video fit's efficiency, and on an H100
+// its self-attention runs at FlashAttention 2's share there, as a video denoiser's does.
+TEST(CostDiffusion, AnImageDitIsPricedAtTheVideoFitsEfficiency) {
+  const auto catalog = real_catalog();
+  Workload w = image("flux-dev", 1024);
+  w.batch = 1;
+  w.items = 1;
+  auto a100 = run_time(w, gpu(catalog, "A100_80GB"), 1, catalog, default_calibration());
+  ASSERT_TRUE(a100.ok()) << a100.error().message;
+  const DiffusionWork d = work(w);
+  const double eta = diffusion_fit("video", "hbm")->eta_compute;
+  EXPECT_EQ(a100->bound, "compute");
+  EXPECT_NEAR(a100->step_s, d.flops_per_pass * d.passes / (312e12 * eta), 1e-9);
+  auto h100 = [&](const std::string& kernel) {
+    Workload k = w;
+    k.attention_kernel = kernel;
+    auto t = run_time(k, gpu(catalog, "H100_SXM"), 1, catalog, default_calibration());
+    EXPECT_TRUE(t.ok());
+    return t.ok() ? t->step_s : 0;
+  };
+  EXPECT_GT(h100("fa2"), h100("fa3"));
+  EXPECT_NEAR(h100("fa2") - h100("fa3"),
+              d.attention_flops_per_pass * d.passes * (0.73 / 0.35 - 1) / (989e12 * eta), 1e-9);
+}
+
 // The roof is a UNet's: a DiT of the same parameters at the same latent keeps its compute bound.
 TEST(CostDiffusion, TheActivationRoofIsAUnetsAlone) {
   const auto catalog = real_catalog();
