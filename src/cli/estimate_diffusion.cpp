@@ -62,8 +62,10 @@ void print_diffusion(const Workload& w, double params_b) {
       if (w.frames) size += ", " + std::to_string(*w.frames) + " frames";
     }
     const long steps = w.steps.value_or(1);
-    // A video's attention kernel sets its rate on Hopper cards (cost/attention_rate.h).
-    const std::string kernel = w.frames ? ", attention " + attention_kernel_of(w) : "";
+    // A video's or an image DiT's attention kernel sets its rate on Hopper cards
+    // (cost/attention_rate.h).
+    const bool kernel_priced = w.frames || (d->architecture == "dit" && w.resolution);
+    const std::string kernel = kernel_priced ? ", attention " + attention_kernel_of(w) : "";
     std::printf(
         "diffusion: %s%s%s, %ld step%s, %.0f latent tokens a pass, %d pass%s a step in %d "
         "call%s%s\n",
