@@ -127,7 +127,7 @@ void wait_stopped(const std::vector<int>& pids, int ms) {
 std::vector<int> freeze_and_kill(const std::function<std::vector<int>()>& scan, int grace_ms) {
   std::vector<int> frozen;
   // A tree that keeps forking faster than it is stopped is bounded by the rounds; the SIGKILL
-  // below still reaches every process seen, and the caller's check finds any left.
+  // below reaches every process seen, and a last scan reports any it did not.
   for (int round = 0; round < 64; ++round) {
     std::vector<int> fresh;
     for (int pid : scan())
@@ -145,9 +145,14 @@ std::vector<int> freeze_and_kill(const std::function<std::vector<int>()>& scan, 
     alive.clear();
     for (int pid : frozen)
       if (process_alive(pid)) alive.push_back(pid);
-    if (alive.empty() || waited >= grace_ms) return alive;
+    if (alive.empty() || waited >= grace_ms) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  for (int pid : scan())
+    if (pid > 0 && pid != getpid() && process_alive(pid) &&
+        std::find(alive.begin(), alive.end(), pid) == alive.end())
+      alive.push_back(pid);
+  return alive;
 }
 
 }  // namespace burst

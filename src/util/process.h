@@ -38,7 +38,8 @@ bool process_alive(int pid);
 // and only then SIGKILLs them all. A stopped process cannot fork, exit or run a handler, so a
 // child forked while the tree is being killed is still a descendant when the next scan looks,
 // and nothing gets to react to its signal (a TERM trap that starts a detached process without
-// the pod's marker). Returns the pids still alive `grace_ms` after the SIGKILL (normally none).
+// the pod's marker). Returns the pids still alive `grace_ms` after the SIGKILL, and any a last
+// scan still finds (normally none).
 std::vector<int> freeze_and_kill(const std::function<std::vector<int>()>& scan, int grace_ms);
 
 // SIGTERM to each pid, then SIGKILL to survivors after `grace_ms`. Returns the pids still alive
