@@ -195,8 +195,8 @@ int run_cli(int argc, char** argv) {
                       "diffusion: on (default: both passes in one call a step) | off (two calls, "
                       "as F5-TTS before 1.1.6)");
   est_cmd->add_option("--attention-kernel", est.attention_kernel,
-                      "diffusion (video denoiser, image DiT): fa2 (default: flash-attn 2, PyTorch SDPA) | "
-                      "fa3 (FlashAttention 3, Hopper)");
+                      "diffusion (video denoiser, image DiT): fa2 (default: flash-attn 2, "
+                      "PyTorch SDPA) | fa3 (FlashAttention 3, Hopper)");
   est_cmd->add_option("--offload", est.offload,
                       "diffusion: none (default: every component on the card) | model (one at a "
                       "time, enable_model_cpu_offload) | sequential (streamed a module at a time)");
