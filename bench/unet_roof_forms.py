@@ -5,8 +5,8 @@
 
 Each form is a mirror of the step src/cost/cost_model.cpp prices for a `unet` denoiser, from
 `burst estimate --json`'s parts (validate_cost_model.diffusion_points: weights, FLOPs, tensor
-rate, calls), plus the card's FP32 (non-tensor) rate read from src/cost/fp32_rate.cpp and the
-latent positions a step processes:
+rate, calls, the latent positions a step processes), plus the card's FP32 (non-tensor) rate read
+from src/cost/fp32_rate.cpp:
 
 1. kept:        max(bytes / (bw x eta_bw), FLOPs / (tensor x 0.45), calls x t0)
 2. roof:        max(bytes / (bw x eta_bw), FLOPs / (tensor x 0.45), r x FLOPs / fp32, calls x t0)
@@ -42,12 +42,9 @@ def points(binary):
     rows = vc.load(vc.CSV)
     fp32 = fp32_rates()
     pts = []
-    for p in vc.diffusion_points(binary, rows):
+    for p in vc.diffusion_points(binary, rows):  # a UNet's "positions": passes x batch x latent
         if p["row"]["category"] != "diffusion_image":
             continue
-        out = vc.burst(binary, vc.args_of(p["row"]))
-        d = out["diffusion"]
-        p["positions"] = p["flops"] / d["flops_per_pass"] * d["latent_tokens"]
         p["fp32"] = fp32.get(p["row"]["gpu"])
         pts.append(p)
     return pts
