@@ -56,6 +56,10 @@ def args_of(row, context=None):
     # A model outside burst's shape table is named by its parameter count ("6.7b").
     m = row["model"]
     a = ["--params", m.upper()] if re.fullmatch(r"\d+(\.\d+)?b", m) else ["--model", m]
+    if row.get("shape"):
+        # A row entered by its parameter count whose model is a built-in shape (a mixture of
+        # experts' layout): the shape, with the source's size kept.
+        a += ["--model", row["shape"]]
     if row["precision"]:
         a += ["--precision", row["precision"]]
     if row["category"].startswith("diffusion") or row["category"] == DM_CATEGORY:

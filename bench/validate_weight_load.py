@@ -38,6 +38,7 @@ def load_points(rows, estimate):
                     "disk": float(r.get("disk_read_mbps") or 0) * 1e6,
                     "gpus": int(r["gpus"] or 1), "download": r["metric"] == "download_seconds",
                     "engine": r["engine"],
+                    "tensors": out["weight_load_s"].get("expert_tensors", 0),
                     "meas": float(r["measured"])})
     return pts
 

@@ -135,6 +135,10 @@ struct ModelShape {
   // The precision its weights are published in, where that is not 16-bit (DeepSeek V3: fp8);
   // null for bf16 / fp16, the spec's default.
   const char* precision = nullptr;
+  // A mixture of experts whose checkpoint stores each layer's routed experts fused in one tensor
+  // per projection (gpt-oss's `experts.gate_up_proj_blocks`, Llama 4's `experts.gate_up_proj`),
+  // not one tensor an expert (checkpoint_expert_tensors).
+  bool experts_fused = false;
 };
 const std::vector<ModelShape>& model_shapes();
 // A row of model_shapes() by its name, a Hugging Face id of it, or a model published with its exact
@@ -155,6 +159,15 @@ const std::vector<SameShape>& same_shapes();
 // quantized repository's name states, "-FP8", "-AWQ", before the row's); `w` itself when it names
 // no model; kInvalid for an unknown name (listing the built-in ones).
 Result<Workload> with_model_shape(const Workload& w);
+
+// The routed experts' tensors in `w`'s checkpoint, which an engine's default loader handles one
+// at a time (vLLM's FusedMoE.weight_loader is called once per expert tensor): layers x experts x
+// 3 projections (gate, up, down), twice that for a quantized precision (fp8, int8, int4: a scale
+// tensor beside each weight), when `w` (shaped: with_model_shape) is a mixture of experts whose
+// checkpoint stores them one tensor an expert; 0 for a dense model or fused experts. Every layer
+// is counted (DeepSeek V3's first three are dense: a 5% overcount). docs/cost-model.md, "Weight
+// load".
+long checkpoint_expert_tensors(const Workload& w);
 
 // A diffusion denoiser's shape (src/cost/diffusion_shapes.cpp, each row with its source). A UNet's
 // attention: at latent side / divisor, `blocks` transformer blocks of `width` channels.

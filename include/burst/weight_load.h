@@ -87,11 +87,16 @@ LoaderCost loader_cost(const std::string& engine);
 
 struct WeightLoad {
   double read_s = 0;  // bytes / read rate
-  double init_s = 0;  // the loader's own work
+  double init_s = 0;  // the loader's own work, its expert tensors' share included
   double seconds() const { return read_s + init_s; }
 };
 // The load of `weight_bytes` at `read_bps` by `engine`'s loader on `gpus` GPUs (each loads its
-// share in parallel; the storage is read once in all). Zero bytes or rate: nothing.
-WeightLoad weight_load(double weight_bytes, double read_bps, const std::string& engine, int gpus);
+// share in parallel; the storage is read once in all). `expert_tensors`: a mixture of experts'
+// routed-expert tensors the loader handles one at a time (checkpoint_expert_tensors in
+// burst/cost_model.h; 0 for a dense model), each at kSecondsPerExpertTensor, on every rank alike
+// (each walks the whole checkpoint). Zero bytes or rate: nothing.
+inline constexpr double kSecondsPerExpertTensor = 0;
+WeightLoad weight_load(double weight_bytes, double read_bps, const std::string& engine, int gpus,
+                       long expert_tensors = 0);
 
 }  // namespace burst

