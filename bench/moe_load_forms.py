@@ -31,7 +31,7 @@ from validate_weight_load import lmirror as lmirror_with_experts  # noqa: E402
 
 
 def lmirror(p, fitted):
-    """The kept form's mirror: load_fit's own expert-tensor term (form B, kept since) left out."""
+    """The kept form's mirror, without any expert-tensor term a later load_fit might carry."""
     rates, loaders = fitted
     return lmirror_with_experts(p, ({k: v for k, v in rates.items()
                                      if k != "expert-tensor-s"}, loaders))
@@ -41,7 +41,8 @@ def binary_expert_s():
     """kSecondsPerExpertTensor as the binary has it (include/burst/weight_load.h): taken back
     out of its predictions, so form A is the model without the term whatever the binary holds."""
     text = open(os.path.join(vc.ROOT, "include", "burst", "weight_load.h")).read()
-    return float(re.search(r"kSecondsPerExpertTensor = ([0-9.e-]+);", text).group(1))
+    m = re.search(r"kSecondsPerExpertTensor = ([0-9.e-]+);", text)
+    return float(m.group(1)) if m else 0.0  # B was not kept: the binary prices none
 
 
 def charged(form, p):

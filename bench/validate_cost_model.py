@@ -477,10 +477,7 @@ def fit(binary, rows):
     print("  // weight load (src/cost/weight_load.cpp; streaming and *-streaming: "
           "src/cost/streaming_loader.cpp): read rates, bytes/s; loaders (fixed_s, s_per_gb)")
     for kind, bps in sorted(rates.items()):
-        if kind != "expert-tensor-s":
-            print(f"      {{\"{kind}\", {bps:.4g}}},")
-    print(f"  // kSecondsPerExpertTensor (include/burst/weight_load.h): "
-          f"{rates['expert-tensor-s']:.4g}")
+        print(f"      {{\"{kind}\", {bps:.4g}}},")
     for name, (fixed, per_gb) in sorted(loaders.items()):
         print(f"      {{\"{name}\", {fixed:.2f}, {per_gb:.3f}}},")
     pts = diffusion_points(binary, rows)

@@ -93,10 +93,9 @@ def hub_rate(p, rates):
     return max(http, p["bytes"] / (rates["hub-fixed"] + p["bytes"] / rates["hub-parallel"]))
 
 
-# A mixture of experts' routed-expert tensors, each handled by the default loader on every rank
-# (src/cost/checkpoint_tensors.cpp, kSecondsPerExpertTensor; bench/README.md, "A mixture of
-# experts' checkpoint, tensor by tensor"): its cost a tensor, fitted after every other weight-load
-# constant (which it does not move), on this grid.
+# A mixture of experts' routed-expert tensors (src/cost/checkpoint_tensors.cpp): the grid
+# bench/moe_load_forms.py fitted a cost a tensor on, a form tried and not kept (bench/README.md,
+# "A mixture of experts' checkpoint, tensor by tensor"); the model and this mirror price none.
 EXPERT_T_GRID = [k * 0.05e-3 for k in range(0, 1001)]
 
 
@@ -112,21 +111,7 @@ def lmirror(p, fitted):
     if p["download"]:
         return read
     fixed, per_gb = loaders["safetensors" if p["loader"] == "http" else p["loader"]]
-    experts = rates.get("expert-tensor-s", 0.0) * p["tensors"] if expert_charged(p) else 0.0
-    return read + fixed + per_gb * p["bytes"] / 1e9 / p["gpus"] + experts
-
-
-def expert_tensor_fit(pts, fitted):
-    """Seconds an expert tensor, by least absolute log error over the rows that pay it, the
-    other constants of `fitted` held as they are (its own term left out)."""
-    rates, loaders = fitted
-    kept = ({k: v for k, v in rates.items() if k != "expert-tensor-s"}, loaders)
-    use = [p for p in pts if expert_charged(p)]
-    if not use:
-        return 0.0
-    base = [(lmirror(p, kept), p) for p in use]
-    return min((sum(abs(math.log((b + t * p["tensors"]) / p["meas"])) for b, p in base), t)
-               for t in EXPERT_T_GRID)[1]
+    return read + fixed + per_gb * p["bytes"] / 1e9 / p["gpus"]
 
 
 def load_fit(pts):
@@ -205,5 +190,4 @@ def load_fit(pts):
         # Without a streaming row of the kind: the default loader's rate of it.
         fallback = rates[base] if streaming else LOAD_FALLBACK[kind]
         rates[kind] = statistics.median(vals) if vals else fallback
-    rates["expert-tensor-s"] = expert_tensor_fit(pts, (rates, loaders))
     return rates, loaders

@@ -87,23 +87,11 @@ LoaderCost loader_cost(const std::string& engine);
 
 struct WeightLoad {
   double read_s = 0;  // bytes / read rate
-  double init_s = 0;  // the loader's own work, its expert tensors' share included
+  double init_s = 0;  // the loader's own work
   double seconds() const { return read_s + init_s; }
 };
 // The load of `weight_bytes` at `read_bps` by `engine`'s loader on `gpus` GPUs (each loads its
-// share in parallel; the storage is read once in all). `expert_tensors`: a mixture of experts'
-// routed-expert tensors the loader handles one at a time (checkpoint_expert_tensors in
-// burst/cost_model.h; 0 for a dense model), each at kSecondsPerExpertTensor, on every rank alike
-// (each walks the whole checkpoint). Zero bytes or rate: nothing.
-//
-// Fitted (least absolute log error, after every other weight-load constant, which it does not
-// move) on the fit set's weight-load rows of mixtures of experts: vLLM on two MI210s (rows
-// 365-370), transformers over eight H100 ranks (379-386), tokenspeed from NFS (505). Chosen over
-// a cost charged only off the page cache, and over none, by leave-one-source-out on the fit set
-// (bench/README.md, "A mixture of experts' checkpoint, tensor by tensor"). The rows disagree by
-// source (0.05 to 9 ms a tensor): a median, not a law.
-inline constexpr double kSecondsPerExpertTensor = 2.8e-3;
-WeightLoad weight_load(double weight_bytes, double read_bps, const std::string& engine, int gpus,
-                       long expert_tensors = 0);
+// share in parallel; the storage is read once in all). Zero bytes or rate: nothing.
+WeightLoad weight_load(double weight_bytes, double read_bps, const std::string& engine, int gpus);
 
 }  // namespace burst

@@ -43,8 +43,9 @@ std::string fmt_opt(const char* f, const std::optional<double>& v) {
 // (warm), a hub (cold), and from --weights-from (default hub) at --disk-read-mbps where given (a
 // local disk's or volume's own rate, burst/weight_load.h). A hub download is a parallel one
 // (hub_download_bps: Xet) with either loader, and huggingface_hub's HTTP one with --loader http.
-// `expert_tensors`: the checkpoint's routed-expert tensors the default loader walks one at a time
-// (checkpoint_expert_tensors); a streaming loader reads the file in chunks and pays none.
+// `expert_tensors`: a mixture of experts' routed-expert tensors (checkpoint_expert_tensors),
+// shown for the validation's weight-load rows and not priced (bench/README.md, "A mixture of
+// experts' checkpoint, tensor by tensor": tried, not kept).
 nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
                                 const std::string& engine, long expert_tensors) {
   const int gpus = a.gpus.value_or(1);
@@ -59,7 +60,7 @@ nlohmann::json weight_load_json(double weight_bytes, const EstimateArgs& a,
   };
   const auto load = [&](double rate) {
     return streaming ? cost::streaming_weight_load(weight_bytes, rate, gpus)
-                     : weight_load(weight_bytes, rate, engine, gpus, expert_tensors);
+                     : weight_load(weight_bytes, rate, engine, gpus);
   };
   const std::string from = a.weights_from.empty() ? "hub" : a.weights_from;
   const std::string kind = from == "volume" ? kStorageNetwork : from;

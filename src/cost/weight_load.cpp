@@ -111,14 +111,12 @@ LoaderCost loader_cost(const std::string& engine) {
   return engine == "pytorch" ? kPytorch : kSafetensors;
 }
 
-WeightLoad weight_load(double weight_bytes, double read_bps, const std::string& engine, int gpus,
-                       long expert_tensors) {
+WeightLoad weight_load(double weight_bytes, double read_bps, const std::string& engine, int gpus) {
   WeightLoad out;
   if (!(weight_bytes > 0) || !(read_bps > 0)) return out;
   const LoaderCost c = loader_cost(engine);
   out.read_s = weight_bytes / read_bps;
-  out.init_s = c.fixed_s + c.s_per_gb * weight_bytes / 1e9 / std::max(1, gpus) +
-               kSecondsPerExpertTensor * static_cast<double>(std::max(0L, expert_tensors));
+  out.init_s = c.fixed_s + c.s_per_gb * weight_bytes / 1e9 / std::max(1, gpus);
   return out;
 }
 

@@ -345,9 +345,8 @@ std::vector<Candidate> price_candidates(const PipelineSpec& named,
                                         o.provider, src.warm, src.prior_bps)
                      : weight_load_rate(kNoLoadSamples, o.provider, src.warm, src.prior_bps),
           src);
-      const double load_s = weight_load(weight_bytes, load.bytes_per_s, w.engine, loaders,
-                                        checkpoint_expert_tensors(w))
-                                .seconds();
+      const double load_s =
+          weight_load(weight_bytes, load.bytes_per_s, w.engine, loaders).seconds();
       if (!traits_of(o).runs_here && weight_bytes > 0) {
         c->weight_load_note = load_note(src, load, weight_bytes, load_s);
         c->weight_load_bps = load.bytes_per_s;
