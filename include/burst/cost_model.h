@@ -161,14 +161,13 @@ const std::vector<SameShape>& same_shapes();
 Result<Workload> with_model_shape(const Workload& w);
 
 // The routed experts' tensors in `w`'s checkpoint, which an engine's default loader handles one
-// at a time (vLLM's FusedMoE.weight_loader is called once per expert tensor). Counted, not priced:
-// a cost a tensor was fitted and not kept (bench/README.md, "A mixture of experts' checkpoint,
-// tensor by tensor"); `burst estimate --json` shows the count. Layers x experts x
+// at a time (vLLM's FusedMoE.weight_loader is called once per expert tensor): layers x experts x
 // 3 projections (gate, up, down), twice that for a quantized precision (fp8, int8, int4: a scale
 // tensor beside each weight), when `w` (shaped: with_model_shape) is a mixture of experts whose
 // checkpoint stores them one tensor an expert; 0 for a dense model or fused experts. Every layer
-// is counted (DeepSeek V3's first three are dense: a 5% overcount). docs/cost-model.md, "Weight
-// load".
+// is counted (DeepSeek V3's first three are dense: a 5% overcount). Counted, not priced: a cost a
+// tensor was fitted and not kept (bench/README.md, "A mixture of experts' checkpoint, tensor by
+// tensor"); `burst estimate --json` shows the count. docs/cost-model.md, "Weight load".
 long checkpoint_expert_tensors(const Workload& w);
 
 // A diffusion denoiser's shape (src/cost/diffusion_shapes.cpp, each row with its source). A UNet's
