@@ -281,6 +281,44 @@ const std::vector<ModelShape>& model_shapes() {
        "NVIDIA/TensorRT-LLM tests/unittest/_torch/modeling/test_modeling_mistral.py copies it, "
        "40 layers per its comment: Mistral Small 3's language model, 23,572,403,200; the Pixtral "
        "tower and projector, 438,958,080, counted from its vision_config)"},
+      // Added 2026-12-01 (thirty-seventh session), from config copies (AIC: ai-dynamo/
+      // aiconfigurator aic-core/src/aiconfigurator_core/model_configs at 095f58a, verbatim).
+      // Qwen3.5's mixtures of experts mix as Qwen3-Next does: three Gated DeltaNet layers to each
+      // gated-attention one (full_attention_interval 4), the same DeltaNet and attention widths at
+      // hidden 2048 (32 value heads of 128 x 128, 2 KV heads of 256), so the same 536-token
+      // window stands for the linear layers' fixed state. 256 routed experts (8 a token) and a
+      // shared one, every layer. The parameters are summed from the dimensions (the name says
+      // 35B-A3B): 34.67B, and 2.93B active without the input embeddings' lookup.
+      {"qwen3.5-35b-a3b", 34.67, 2.93, 40, 2048, 16, 2, 256, 248320, 512, false,
+       "https://huggingface.co/Qwen/Qwen3.5-35B-A3B (its config.json as AIC copies it: 40 "
+       "layers, layer_types 3 linear_attention to 1 full_attention, 256 experts, 8 a token, "
+       "moe_intermediate_size and shared_expert_intermediate_size 512, vocab 248320)",
+       256, 8, 536, 30},
+      // MiniMax-M2: every layer a mixture of experts (256, 8 a token, no shared expert), full
+      // attention everywhere; published in fp8, block-scaled.
+      {"minimax-m2", 230.0, 10.0, 62, 3072, 48, 8, 128, 200064, 1536, false,
+       "https://huggingface.co/MiniMaxAI/MiniMax-M2 (transformers' MiniMaxM2Config at 008e574, "
+       "and MiniMax-M2.5's config.json as AIC copies it, the same MiniMaxM2ForCausalLM; 230B and "
+       "10B active per transformers' docs)",
+       256, 8, 0, 0, 0, "fp8"},
+      // Hunyuan-A13B: 64 routed experts (8 a token) and a shared one of the same width in each of
+      // its 32 layers.
+      {"hunyuan-a13b", 80.0, 13.0, 32, 4096, 32, 8, 128, 128167, 3072, true,
+       "https://huggingface.co/tencent/Hunyuan-A13B-Instruct (its models/config.json in "
+       "tianyu1412/Hunyuan-A13B, a mirror of Tencent's repository, at df832eb; 80B and 13B active "
+       "per its README_CN)",
+       64, 8},
+      // Ling-mini-2.0: layer 0 dense (5120 wide), then 19 layers of 256 routed experts (8 a
+      // token) and a shared one, 512 wide; the multi-token-prediction layer left out.
+      {"ling-mini-2.0", 16.0, 1.4, 20, 2048, 16, 4, 128, 157184, 512, false,
+       "https://huggingface.co/inclusionAI/Ling-mini-2.0 (inclusionAI's Megatron pretraining "
+       "script, ant-yy/Ling-V2 examples/pretrain/run_pretrain_4k.sh at af8837e; 16B and 1.4B "
+       "active per that repository's README)",
+       256, 8},
+      {"seed-oss-36b", 36.0, 36.0, 64, 5120, 80, 8, 128, 155136, 27648, false,
+       "https://huggingface.co/ByteDance-Seed/Seed-OSS-36B-Instruct (its card's model summary: 64 "
+       "layers, 80 / 8 / 8 QKV heads of 128, hidden 5120, 36B; vocabulary 155136 and "
+       "intermediate 27648 as an mlx-swift test fixture of its config gives them)"},
       // DeepSeek V3 (and R1, its shape): multi-head latent attention caches kv_lora_rank 512 +
       // qk_rope_head_dim 64 values a layer and token; head_dim is the query's 128 + 64. The first 3
       // of its 61 layers are dense, the rest 256 routed experts (8 a token) and a shared one; the
@@ -328,6 +366,13 @@ const std::vector<SameShape>& same_shapes() {
       {"Qwen/Qwen3-Coder-30B-A3B", "qwen3-30b-a3b",
        "its config.json as ztxz16/fastllm copies it: Qwen3-30B-A3B's layers, experts and heads "
        "(a longer context)"},
+      {"zai-org/GLM-4.6", "glm-4.5",
+       "a GLM-4.6 conversion test's full config and THUDM/slime glm4.5-355B-A32B.sh agree: "
+       "GLM-4.5's 92 layers, 160 experts, 8 a token (a longer context, 202752); 355B and 32B "
+       "active"},
+      {"Qwen/Qwen3.6-35B-A3B", "qwen3.5-35b-a3b",
+       "its config.json as ai-dynamo/aiconfigurator copies it at 21555d0: Qwen3.5-35B-A3B's text "
+       "config in every shape field"},
       {"deepseek-ai/DeepSeek-V3.1", "deepseek-v3",
        "its card: 'The model structure of DeepSeek-V3.1 is the same as DeepSeek-V3'; 671B, 37B "
        "active"},

@@ -26,23 +26,32 @@ Counted count(const ModelShape& m) {
   const double embed = static_cast<double>(m.vocab) * h * (m.tied_embeddings ? 1 : 2);
   const double attention = h * q + 2 * h * kv + q * h;
   const double mlp = 3 * h * static_cast<double>(m.intermediate);
-  // Llama 4 Scout runs a shared expert beside its routed ones (maxtext llama4-17b-16e.yml).
-  const double shared = std::string(m.name) == "llama-4-scout" ? 1 : 0;
+  // Llama 4 Scout and Hunyuan-A13B run a shared expert beside their routed ones (maxtext
+  // llama4-17b-16e.yml; Hunyuan's num_shared_expert).
+  const std::string name = m.name;
+  const double shared = name == "llama-4-scout" || name == "hunyuan-a13b" ? 1 : 0;
   const double experts = m.experts > 0 ? static_cast<double>(m.experts) + shared : 1;
   const double used = m.experts > 0 ? static_cast<double>(m.experts_per_token) + shared : 1;
   const double layers = static_cast<double>(m.layers);
-  if (std::string(m.name) == "qwen3-next-80b-a3b") {
-    // 36 Gated DeltaNet layers (in_proj_qkvz 2048 -> 12288, in_proj_ba -> 64, conv 8192 x 4,
-    // out_proj 4096 -> 2048) and 12 gated-attention ones (q twice as wide: query and gate);
-    // every layer's experts and a shared one of the same width.
+  if (name == "qwen3-next-80b-a3b" || name == "qwen3.5-35b-a3b") {
+    // Gated DeltaNet layers (the window's: in_proj_qkvz 2048 -> 12288, in_proj_ba -> 64, conv
+    // 8192 x 4, out_proj 4096 -> 2048) and gated-attention ones (q twice as wide: query and
+    // gate); every layer's experts and a shared one of the same width.
     const double delta_net = h * 12288 + h * 64 + 8192 * 4 + 4096 * h;
     const double gated = attention + h * q;
+    const double linear = static_cast<double>(m.window_layers), full = layers - linear;
     const double moe = (experts + 1) * mlp + h * static_cast<double>(m.experts);  // + router
     const double moe_used = (used + 1) * mlp;
-    return {embed + 36 * delta_net + 12 * gated + layers * moe,
-            embed + 36 * delta_net + 12 * gated + layers * moe_used};
+    return {embed + linear * delta_net + full * gated + layers * moe,
+            embed + linear * delta_net + full * gated + layers * moe_used};
   }
-  if (std::string(m.name) == "llama-4-maverick") {
+  if (name == "ling-mini-2.0") {
+    // Layer 0 dense (ffn 5120), the other 19 routed experts and a shared one (moe-layer-freq).
+    const double dense = 3 * h * 5120;
+    return {embed + layers * attention + dense + (layers - 1) * (experts + 1) * mlp,
+            embed + layers * attention + dense + (layers - 1) * (used + 1) * mlp};
+  }
+  if (name == "llama-4-maverick") {
     // Half its layers are MoE (128 routed experts and a shared one), half dense at 16384
     // (its text_config's intermediate_size_mlp; interleave_moe_layer_step 2).
     const double dense = 3 * h * 16384;
