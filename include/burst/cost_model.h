@@ -152,12 +152,15 @@ struct SameShape {
   const char* name;
   const char* row;
   const char* source;
+  // The precision the release's weights are published in, where it differs from the row's (Kimi
+  // K2.5's routed experts in int4 where K2's are fp8); null: the row's.
+  const char* precision = nullptr;
 };
 const std::vector<SameShape>& same_shapes();
 
 // `w` with the fields of its workload.model filled in where `w` leaves them unset (the precision a
-// quantized repository's name states, "-FP8", "-AWQ", before the row's); `w` itself when it names
-// no model; kInvalid for an unknown name (listing the built-in ones).
+// quantized repository's name states, "-FP8", "-AWQ", before a release's, before the row's); `w`
+// itself when it names no model; kInvalid for an unknown name (listing the built-in ones).
 Result<Workload> with_model_shape(const Workload& w);
 
 // The routed experts' tensors in `w`'s checkpoint, which an engine's default loader handles one

@@ -366,6 +366,12 @@ const std::vector<SameShape>& same_shapes() {
       {"Qwen/Qwen3-Coder-30B-A3B", "qwen3-30b-a3b",
        "its config.json as ztxz16/fastllm copies it: Qwen3-30B-A3B's layers, experts and heads "
        "(a longer context)"},
+      {"moonshotai/Kimi-K2.5", "kimi-k2",
+       "its config.json as ai-dynamo/aiconfigurator copies it at 095f58a: a text_config of Kimi "
+       "K2's every shape field (a longer context) beside a 0.4B MoonViT tower; compressed-tensors "
+       "int4 (group 32) for the routed experts, bf16 for attention, the shared expert and layer "
+       "0 (553 GiB in all, tokenspeed#287), so int4 counts it 12% short",
+       "int4"},
       {"zai-org/GLM-4.6", "glm-4.5",
        "a GLM-4.6 conversion test's full config and THUDM/slime glm4.5-355B-A32B.sh agree: "
        "GLM-4.5's 92 layers, 160 experts, 8 a token (a longer context, 202752); 355B and 32B "
@@ -480,6 +486,18 @@ Result<Workload> with_named_precision(Workload out, const char* row_default) {
   return out;
 }
 
+// The precision a release of `row`'s shape is published in where `asked` names that release
+// rather than the row itself (same_shapes()); else the row's own.
+const char* release_precision(const std::string& asked, const ModelShape& row) {
+  if (asked == row.name || cost::is_row_id(asked, row.source) ||
+      cost::names_shape(asked, row.name, row.source))
+    return row.precision;
+  for (const SameShape& same : same_shapes())
+    if (same.precision && std::string(same.row) == row.name && cost::same_model(asked, same.name))
+      return same.precision;
+  return row.precision;
+}
+
 }  // namespace
 
 Result<Workload> with_model_shape(const Workload& w) {
@@ -514,7 +532,7 @@ Result<Workload> with_model_shape(const Workload& w) {
   if (!out.experts_per_token && m->experts_per_token > 0)
     out.experts_per_token = m->experts_per_token;
   if (!out.kv_latent && m->kv_latent > 0) out.kv_latent = m->kv_latent;
-  auto named = with_named_precision(std::move(out), m->precision);
+  auto named = with_named_precision(std::move(out), release_precision(w.model, *m));
   if (!named.ok()) return named;
   out = std::move(*named);
   if (!out.attention_window && !out.window_layers && m->attention_window > 0) {

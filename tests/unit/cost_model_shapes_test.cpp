@@ -351,6 +351,11 @@ TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
       {"CohereLabs/c4ai-command-r-v01", "command-r"},
       {"zai-org/GLM-4.5-Air-FP8", "glm-4.5-air"},
       {"moonshotai/Kimi-K2-Instruct-0905", "kimi-k2"},
+      {"moonshotai/Kimi-K2.5", "kimi-k2"},
+      {"zai-org/GLM-4.6", "glm-4.5"},
+      {"Qwen/Qwen3.6-35B-A3B", "qwen3.5-35b-a3b"},
+      {"MiniMaxAI/MiniMax-M2", "minimax-m2"},
+      {"tencent/Hunyuan-A13B-Instruct", "hunyuan-a13b"},
       {"deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-v2-lite"},
       {"Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen3-coder-480b-a35b"},
       {"HuggingFaceTB/SmolLM2-1.7B-Instruct", "smollm2-1.7b"},
@@ -371,6 +376,18 @@ TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
   Workload r1 = serving("deepseek-ai/DeepSeek-R1", 4096);
   r1.precision.clear();
   EXPECT_EQ(with_model_shape(r1)->precision, "fp8");
+  // Kimi K2.5 is K2's shape published in int4 (its routed experts), not K2's fp8: a release's own
+  // precision before its row's, a name's tail or the spec's before both.
+  Workload k25 = serving("moonshotai/Kimi-K2.5", 4096);
+  k25.precision.clear();
+  EXPECT_EQ(with_model_shape(k25)->precision, "int4");
+  Workload k2 = serving("moonshotai/Kimi-K2-Instruct", 4096);
+  k2.precision.clear();
+  EXPECT_EQ(with_model_shape(k2)->precision, "fp8");
+  k25.model = "moonshotai/Kimi-K2.5-FP8";
+  EXPECT_EQ(with_model_shape(k25)->precision, "fp8");
+  k25.precision = "bf16";
+  EXPECT_EQ(with_model_shape(k25)->precision, "bf16");
   EXPECT_FALSE(find_model("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B")->tied_embeddings);
   const std::pair<const char*, const char*> denoisers[] = {
       {"CompVis/stable-diffusion-v1-4", "sd-1.5"},
