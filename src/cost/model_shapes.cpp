@@ -288,12 +288,21 @@ const std::vector<ModelShape>& model_shapes() {
       // hidden 2048 (32 value heads of 128 x 128, 2 KV heads of 256), so the same 536-token
       // window stands for the linear layers' fixed state. 256 routed experts (8 a token) and a
       // shared one, every layer. The parameters are summed from the dimensions (the name says
-      // 35B-A3B): 34.67B, and 2.93B active without the input embeddings' lookup.
+      // 35B-A3B): 34.67B, and 2.93B active without the input embeddings' lookup. Qwen3.5 ships a
+      // vision tower (27 blocks of 1152) the rows leave out: a text token never runs it.
       {"qwen3.5-35b-a3b", 34.67, 2.93, 40, 2048, 16, 2, 256, 248320, 512, false,
        "https://huggingface.co/Qwen/Qwen3.5-35B-A3B (its config.json as AIC copies it: 40 "
        "layers, layer_types 3 linear_attention to 1 full_attention, 256 experts, 8 a token, "
        "moe_intermediate_size and shared_expert_intermediate_size 512, vocab 248320)",
        256, 8, 536, 30},
+      // Qwen3.5 27B, dense: the same mix at hidden 5120, 48 DeltaNet layers (48 value heads of 128
+      // x 128 and a 4-wide convolution over 10240 channels: 817,152 values a layer and sequence,
+      // the KV of 399 tokens of its 16 attention layers, 4 heads of 256). Summed: 26.90B.
+      {"qwen3.5-27b", 26.9, 26.9, 64, 5120, 24, 4, 256, 248320, 17408, false,
+       "https://huggingface.co/Qwen/Qwen3.5-27B (its config.json as AIC copies it: 64 layers, "
+       "layer_types 3 linear_attention to 1 full_attention, linear_num_value_heads 48, "
+       "linear_num_key_heads 16, intermediate 17408, vocab 248320)",
+       0, 0, 399, 48},
       // MiniMax-M2: every layer a mixture of experts (256, 8 a token, no shared expert), full
       // attention everywhere; published in fp8, block-scaled.
       {"minimax-m2", 230.0, 10.0, 62, 3072, 48, 8, 128, 200064, 1536, false,
@@ -376,6 +385,9 @@ const std::vector<SameShape>& same_shapes() {
        "a GLM-4.6 conversion test's full config and THUDM/slime glm4.5-355B-A32B.sh agree: "
        "GLM-4.5's 92 layers, 160 experts, 8 a token (a longer context, 202752); 355B and 32B "
        "active"},
+      {"Qwen/Qwen3.6-27B", "qwen3.5-27b",
+       "nvidia/Qwen3.6-27B-NVFP4's config.json as ai-dynamo/aiconfigurator copies it at 90f7fc0: "
+       "Qwen3.5-27B's text config in every shape field"},
       {"Qwen/Qwen3.6-35B-A3B", "qwen3.5-35b-a3b",
        "its config.json as ai-dynamo/aiconfigurator copies it at 21555d0: Qwen3.5-35B-A3B's text "
        "config in every shape field"},

@@ -45,6 +45,14 @@ Counted count(const ModelShape& m) {
     return {embed + linear * delta_net + full * gated + layers * moe,
             embed + linear * delta_net + full * gated + layers * moe_used};
   }
+  if (name == "qwen3.5-27b") {
+    // Dense: 48 Gated DeltaNet layers at hidden 5120 (in_proj_qkvz -> 16384, in_proj_ba -> 96,
+    // conv 10240 x 4, out_proj 6144 -> 5120) and 16 gated-attention ones; every layer's MLP.
+    const double delta_net = h * 16384 + h * 96 + 10240 * 4 + 6144 * h;
+    const double gated = attention + h * q;
+    const double total = embed + 48 * delta_net + 16 * gated + layers * mlp;
+    return {total, total};
+  }
   if (name == "ling-mini-2.0") {
     // Layer 0 dense (ffn 5120), the other 19 routed experts and a shared one (moe-layer-freq).
     const double dense = 3 * h * 5120;
@@ -354,6 +362,7 @@ TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
       {"moonshotai/Kimi-K2.5", "kimi-k2"},
       {"zai-org/GLM-4.6", "glm-4.5"},
       {"Qwen/Qwen3.6-35B-A3B", "qwen3.5-35b-a3b"},
+      {"Qwen/Qwen3.6-27B", "qwen3.5-27b"},
       {"MiniMaxAI/MiniMax-M2", "minimax-m2"},
       {"tencent/Hunyuan-A13B-Instruct", "hunyuan-a13b"},
       {"deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-v2-lite"},
