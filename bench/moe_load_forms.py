@@ -20,29 +20,15 @@ leave-one-source-out median; with -v every weight-load row with N_e > 0."""
 import argparse
 import math
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_cost_model as vc  # noqa: E402
 from validate_rows import category, error, median_abs  # noqa: E402
+# The model and this mirror price no expert tensor (B was not kept): the binary's predictions and
+# lmirror are form A's.
 from validate_weight_load import EXPERT_T_GRID, expert_charged, load_fit, load_points  # noqa
-from validate_weight_load import lmirror as lmirror_with_experts  # noqa: E402
-
-
-def lmirror(p, fitted):
-    """The kept form's mirror, without any expert-tensor term a later load_fit might carry."""
-    rates, loaders = fitted
-    return lmirror_with_experts(p, ({k: v for k, v in rates.items()
-                                     if k != "expert-tensor-s"}, loaders))
-
-
-def binary_expert_s():
-    """kSecondsPerExpertTensor as the binary has it (include/burst/weight_load.h): taken back
-    out of its predictions, so form A is the model without the term whatever the binary holds."""
-    text = open(os.path.join(vc.ROOT, "include", "burst", "weight_load.h")).read()
-    m = re.search(r"kSecondsPerExpertTensor = ([0-9.e-]+);", text)
-    return float(m.group(1)) if m else 0.0  # B was not kept: the binary prices none
+from validate_weight_load import lmirror  # noqa: E402
 
 
 def charged(form, p):
@@ -78,13 +64,11 @@ def main():
     rest = {s: load_fit([p for p in pts if p["source"] != s]) for s in {p["source"] for p in pts}}
     others = [error(r, loso.get(r["id"], vc.predict(a.burst, r))) for r in rows
               if category(r) != "weight load"]
-    t_bin = binary_expert_s()
     for form in ("A", "B", "C"):
         t_full = fit_t(form, pts, full)
         fit_e, loso_e, shown = [], [], []
         for p in pts:
-            pred = vc.predict(a.burst, p["row"]) - (t_bin * p["tensors"] if expert_charged(p)
-                                                     else 0.0)
+            pred = vc.predict(a.burst, p["row"])
             extra = t_full * p["tensors"] if charged(form, p) else 0.0
             fit_e.append(error(p["row"], pred + extra))
             src = p["source"]
