@@ -189,7 +189,7 @@ const std::vector<DiffusionShape>& image_and_audio_shapes() {
        {{1, 320, 5}, {2, 640, 5}},
        "https://huggingface.co/stabilityai/stable-diffusion-2-1-base (unet/config.json: SD 2.1's, "
        "at sample_size 64, 512 px)"},
-      // Added 2026-12-02, each from the sources in its row (diffusers 58eb52c's pipelines and
+      // Added 2026-12-01, each from the sources in its row (diffusers 58eb52c's pipelines and
       // conversion scripts, ComfyUI's model_detection.py for the distilled SDXL UNets, the
       // official repositories). UNet levels: transformer blocks summed over the down, mid and up
       // blocks at each latent divisor; the trailing flags are the optional fields after `source`

@@ -210,7 +210,7 @@ const std::vector<ModelShape>& model_shapes() {
        "unlike Qwen2.5-1.5B: 1.78B summed)"},
       {"phi-3-medium", 14.0, 14.0, 40, 5120, 40, 10, 128, 32064, 17920, false,
        "https://huggingface.co/microsoft/Phi-3-medium-4k-instruct/blob/main/config.json"},
-      // Added 2026-12-02, the same way (the copy named; AIC: ai-dynamo/aiconfigurator
+      // Added 2026-12-01, the same way (the copy named; AIC: ai-dynamo/aiconfigurator
       // aic-core/src/aiconfigurator_core/model_configs at 0b077da, LIT: Lightning-AI/litgpt
       // litgpt/config.py at 31e5fca, whose entries link the config they transcribe).
       {"yi-34b", 34.4, 34.4, 60, 7168, 56, 8, 128, 64000, 20480, false,

@@ -31,7 +31,7 @@ const std::vector<SameShape>& same_shapes() {
       {"deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "llama-3.3-70b",
        "casperhansen/deepseek-r1-distill-llama-70b-awq config.json; DeepSeek-R1's README names "
        "Llama-3.3-70B-Instruct its base"},
-      // Added 2026-12-02.
+      // Added 2026-12-01.
       {"Qwen/Qwen2-7B", "qwen2.5-7b",
        "Qwen2-7B-Instruct's config.json as jianchang512/fireredasr-ui copies it: Qwen2.5-7B's in "
        "every shape field; the Qwen2.5 blog: 'the same size as Qwen2'"},
