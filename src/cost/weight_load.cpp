@@ -26,7 +26,7 @@ constexpr StorageRate kStorageRates[] = {
     // Fitted: the median of rows 70 (Llama 2 70B from S3 in-region onto a p4de, Anyscale's post)
     // and 201 (a 7.6B model from an S3 bucket mounted as a file system, SkyPilot), each less its
     // loader's share.
-    {kStorageS3, 323.5e6,
+    {kStorageS3, 324.4e6,
      "fitted on 2 fit-set rows (Anyscale's p4de from S3, SkyPilot's S3 mount)"},
     // Cited: Google Cloud persistent disk (network block storage) "~0.3 GB/s"
     // (anyscale/ai-infra-cookbook#57); providers with their own figure override it.
@@ -45,13 +45,15 @@ constexpr StorageRate kStorageRates[] = {
 // Fitted by bench/validate_cost_model.py --fit (least absolute log error) on the fit set's
 // weight-load rows read from a cited-prior or stated-rate storage or the page cache, jointly with
 // the page cache's rate and kLocalDiskLoaderCeilingBps (each per rank): safetensors on rows 68,
-// 69, 200, 202, 203, 260-270, 330, 334-336, 365-370, 379, 381-383, 385, 387-388 and 390-391
-// (vLLM's default loader on CUDA and ROCm, transformers', TGIS', safetensors' own, llama.cpp's,
-// pegainfer's; local NVMe, EBS and EFS volumes, Lustre and shared file systems, the page cache;
-// one to sixteen ranks); pytorch's seconds per GB on rows 71-72 and 337 (two sources, Meta's
-// 2023 example loader), its fixed cost taken from safetensors.
-constexpr LoaderCost kSafetensors{"safetensors", 5.25, 0.10, 35};
-constexpr LoaderCost kPytorch{"pytorch", 5.25, 9.3, 3};
+// 69, 200, 202, 203, 260-270, 330, 334-336, 365-370, 379, 381-383, 385, 387-388, 390-391 and
+// 504-505 (vLLM's default loader on CUDA and ROCm, transformers', TGIS', safetensors' own,
+// llama.cpp's, pegainfer's, NeMo Automodel's, tokenspeed's; local NVMe, EBS and EFS volumes,
+// Lustre, NFS and shared file systems, the page cache; one to sixteen ranks); pytorch's seconds
+// per GB on rows 71-72 and 337 (two sources, Meta's 2023 example loader), its fixed cost taken
+// from safetensors. Refitted 2026-12-01 with rows 504-505 (bench/README.md, "Weight load
+// refitted with rows 504-505"); the fixed cost sits at its grid's top, 6 s.
+constexpr LoaderCost kSafetensors{"safetensors", 6.00, 0.090, 37};
+constexpr LoaderCost kPytorch{"pytorch", 6.00, 9.2, 3};
 
 // Fitted (least absolute log error; the fixed cost on the loaders' grid, 0-6 s) on the fit set's
 // parallel hub downloads, rows 338, 340, 342, 344, 392-396 and 400-405, 408 (Xet through
