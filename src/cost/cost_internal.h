@@ -52,6 +52,8 @@ const Row* find_row(const std::vector<Row>& rows, const std::string& asked) {
   }
   return nullptr;
 }
+// model_shapes() is model_shapes.cpp's rows, then these (model_shapes_more.cpp).
+const std::vector<ModelShape>& more_model_shapes();
 // diffusion_shapes() is these two tables, images and audio then video (diffusion_shapes.cpp,
 // video_shapes.cpp).
 const std::vector<DiffusionShape>& image_and_audio_shapes();

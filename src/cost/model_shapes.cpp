@@ -18,7 +18,7 @@ const std::vector<ModelShape>& model_shapes() {
   // name, params_b, active_params_b, layers, hidden, heads, kv_heads, head_dim, vocab,
   // intermediate, tied embeddings, source[, experts, experts per token[, attention window,
   // windowed layers[, KV latent values, published precision[, experts fused]]]]
-  static const std::vector<ModelShape> kShapes = {
+  static const std::vector<ModelShape> kFirst = {
       {"llama-2-7b", 6.74, 6.74, 32, 4096, 32, 32, 128, 32000, 11008, false,
        "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"},
       {"llama-2-13b", 13.0, 13.0, 40, 5120, 40, 40, 128, 32000, 13824, false,
@@ -339,6 +339,13 @@ const std::vector<ModelShape>& model_shapes() {
        "active in its weights README)",
        256, 8, 0, 0, 576, "fp8"},
   };
+  // This file's rows, then model_shapes_more.cpp's.
+  static const std::vector<ModelShape> kShapes = [] {
+    std::vector<ModelShape> rows = kFirst;
+    const std::vector<ModelShape>& more = cost::more_model_shapes();
+    rows.insert(rows.end(), more.begin(), more.end());
+    return rows;
+  }();
   return kShapes;
 }
 

@@ -76,6 +76,28 @@ const std::vector<SameShape>& same_shapes() {
        "with 16 more vocabulary rows and a longer RoPE"},
       {"microsoft/Phi-3.5-mini-instruct", "phi-3-mini",
        "mlc-ai/mlc-llm model_preset.py phi-3_5: Phi-3-mini's dimensions (a longer context)"},
+      // Added 2026-12-01, thirty-eighth session (model_shapes_more.cpp's header names the copies).
+      {"huggyllama/llama-7b", "llama-2-7b",
+       "scottlogic-alex/llm-memory-calculator llama-models.ts at 2135873 (linking its config.json) "
+       "and the module print in its llama-sizes.md: 32 layers of 4096, 32 heads, 11008, 32000, "
+       "untied: Llama 2 7B's (a shorter context)"},
+      {"huggyllama/llama-13b", "llama-2-13b",
+       "scottlogic-alex/llm-memory-calculator llama-models.ts at 2135873: 40 layers of 5120, 40 "
+       "heads, 13824, 32000: Llama 2 13B's (a shorter context)"},
+      {"HuggingFaceH4/zephyr-7b-beta", "mistral-7b",
+       "its card: a fine-tune of mistralai/Mistral-7B-v0.1; abhibambhaniya/GenZ-LLM-Analyzer "
+       "Model_sets/misc.py at 091bdd0 transcribes its config: Mistral 7B's every shape field"},
+      {"internlm/internlm2-chat-7b", "internlm2-7b",
+       "the chat model of internlm/internlm2-7b (mlc-ai/mlc-llm model_preset.py internlm2)"},
+      {"internlm/internlm2_5-7b-chat", "internlm2-7b",
+       "mlc-ai/mlc-llm model_preset.py internlm2_5_7b at 79d603f: internlm2's every shape field "
+       "(a dynamic RoPE scaling)"},
+      {"MiniMaxAI/MiniMax-M2.5", "minimax-m2",
+       "its config.json as ai-dynamo/aiconfigurator copies it at 0b077da: MiniMaxM2ForCausalLM, "
+       "MiniMax-M2's every shape field, fp8"},
+      {"MiniMaxAI/MiniMax-M2.7", "minimax-m2",
+       "its config.json as ai-dynamo/aiconfigurator copies it at 0b077da: MiniMax-M2.5's every "
+       "shape field (a longer context, 204800), fp8"},
       // Diffusion denoisers.
       {"CompVis/stable-diffusion-v1-4", "sd-1.5",
        "its unet/config.json (as JSchalter/models copies it): SD 1.5's, 860M"},

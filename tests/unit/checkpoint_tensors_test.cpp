@@ -41,6 +41,8 @@ TEST(CheckpointTensors, FusedExpertsAndDenseModelsCountNone) {
   EXPECT_EQ(tensors_of("gpt-oss-120b", "int4"), 0);
   EXPECT_EQ(tensors_of("llama-4-scout"), 0);
   EXPECT_EQ(tensors_of("llama-4-maverick"), 0);
+  // DBRX: ffn.experts.mlp.w1, v1, w2, each one flat tensor of its 16 experts a layer.
+  EXPECT_EQ(tensors_of("dbrx"), 0);
   EXPECT_EQ(tensors_of("llama-3-8b"), 0);
   // A spec's own mixture of experts (no built-in name) is counted as the common layout.
   Workload own;

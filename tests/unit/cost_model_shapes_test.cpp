@@ -374,6 +374,21 @@ TEST(CostModelShapes, AModelPublishedWithARowsShapeFindsThatRow) {
       {"bigscience/bloom", "bloom-176b"},
       {"EleutherAI/gpt-j-6b", "gpt-j-6b"},
       {"tiiuae/falcon-40b-instruct", "falcon-40b"},
+      // model_shapes_more.cpp's rows and releases (2026-12-01).
+      {"huggyllama/llama-7b", "llama-2-7b"},
+      {"huggyllama/llama-30b", "llama-30b"},
+      {"google/gemma-7b-it", "gemma-7b"},
+      {"microsoft/phi-2", "phi-2"},
+      {"TinyLlama/TinyLlama-1.1B-Chat-v1.0", "tinyllama-1.1b"},
+      {"microsoft/Phi-4-mini-instruct", "phi-4-mini"},
+      {"bigcode/starcoder2-7b", "starcoder2-7b"},
+      {"EleutherAI/gpt-neox-20b", "gpt-neox-20b"},
+      {"internlm/internlm2_5-7b-chat", "internlm2-7b"},
+      {"baichuan-inc/Baichuan2-7B-Chat", "baichuan2-7b"},
+      {"databricks/dbrx-instruct", "dbrx"},
+      {"microsoft/Phi-3.5-MoE-instruct", "phi-3.5-moe"},
+      {"HuggingFaceH4/zephyr-7b-beta", "mistral-7b"},
+      {"MiniMaxAI/MiniMax-M2.7", "minimax-m2"},
   };
   for (const auto& [asked, row] : named) {
     const ModelShape* m = find_model(asked);
