@@ -89,6 +89,41 @@ const std::vector<ModelShape>& more_model_shapes() {
        "040e1a7, whose defaults its docstring names as this checkpoint's: 16 experts, 2 a token; "
        "6.6B active per its card, 41.87B summed)",
        16, 2},
+      // 2026 releases, from their config.json as ai-dynamo/aiconfigurator copies it at 0b077da
+      // (aic-core/src/aiconfigurator_core/model_configs), verbatim. Their names give the counts
+      // (no card was in reach); the parameters are summed from the dimensions, the multi-token-
+      // prediction layer left out as for DeepSeek V3, active counts without the input embeddings'
+      // lookup. Qwen3.5's two larger mixtures of experts mix as its 35B-A3B (three Gated
+      // DeltaNet layers to each gated-attention one) with twice the DeltaNet's value heads, 64 of
+      // 128 x 128 and a 4-wide convolution over 12288 channels: 1,085,440 values a layer and
+      // sequence, the KV of 1060 tokens of their attention layers (2 heads of 256), entered as
+      // local attention over 1060 tokens. A shared expert beside the routed ones, every layer; the
+      // vision tower (27 blocks of 1152) left out, as for the 35B-A3B.
+      {"qwen3.5-122b-a10b", 122.1, 8.97, 48, 3072, 32, 2, 256, 248320, 1024, false,
+       "https://huggingface.co/Qwen/Qwen3.5-122B-A10B (its config.json as AIC copies it: 36 "
+       "linear_attention and 12 full_attention layers, linear_num_value_heads 64, 256 experts, 8 "
+       "a token, moe_intermediate_size and shared_expert_intermediate_size 1024)",
+       256, 8, 1060, 36},
+      {"qwen3.5-397b-a17b", 396.3, 16.2, 60, 4096, 32, 2, 256, 248320, 1024, false,
+       "https://huggingface.co/Qwen/Qwen3.5-397B-A17B (its config.json as AIC copies it: 45 "
+       "linear_attention and 15 full_attention layers, linear_num_value_heads 64, 512 experts, 10 "
+       "a token, expert and shared expert 1024)",
+       512, 10, 1060, 45},
+      // GLM-5 (and 5.1, the same config): DeepSeek V3's latent attention (kv_lora_rank 512 + rope
+      // 64 cached a layer and token; queries of 192 + 64), 3 dense layers of 12288, then 256
+      // routed experts (8 a token) and a shared one. Its DeepSeek sparse attention keeps an
+      // indexer a layer (32 heads of 128, 9.4M weights, summed in) that picks 2048 tokens for
+      // the attention to read: neither the indexer's own small cache nor the sparse read is
+      // priced, so long contexts are priced as full attention. 744B and 40B active per its
+      // technical report's table as glennklockwood.com/garden/GLM-5 quotes it; bf16.
+      {"glm-5", 744.0, 40.0, 78, 6144, 64, 64, 256, 154880, 2048, false,
+       "https://huggingface.co/zai-org/GLM-5 (its config.json as AIC copies it: "
+       "GlmMoeDsaForCausalLM, 78 layers, first_k_dense_replace 3, n_routed_experts 256, "
+       "num_experts_per_tok 8, n_shared_experts 1, kv_lora_rank 512, q_lora_rank 2048)",
+       256, 8, 0, 0, 576},
+      {"mimo-7b", 7.62, 7.62, 36, 4096, 32, 8, 128, 151680, 11008, false,
+       "https://huggingface.co/XiaomiMiMo/MiMo-7B-Base (its config.json as AIC copies it; its "
+       "one multi-token-prediction layer left out; 7.62B summed)"},
   };
   return kMore;
 }

@@ -95,6 +95,9 @@ const std::vector<SameShape>& same_shapes() {
       {"MiniMaxAI/MiniMax-M2.5", "minimax-m2",
        "its config.json as ai-dynamo/aiconfigurator copies it at 0b077da: MiniMaxM2ForCausalLM, "
        "MiniMax-M2's every shape field, fp8"},
+      {"zai-org/GLM-5.1", "glm-5",
+       "its config.json as ai-dynamo/aiconfigurator copies it at e418fe2: GLM-5's in every field "
+       "but transformers_version"},
       {"MiniMaxAI/MiniMax-M2.7", "minimax-m2",
        "its config.json as ai-dynamo/aiconfigurator copies it at 0b077da: MiniMax-M2.5's every "
        "shape field (a longer context, 204800), fp8"},

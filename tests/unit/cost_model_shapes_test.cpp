@@ -45,6 +45,17 @@ Counted count(const ModelShape& m) {
     return {embed + linear * delta_net + full * gated + layers * moe,
             embed + linear * delta_net + full * gated + layers * moe_used};
   }
+  if (name == "qwen3.5-122b-a10b" || name == "qwen3.5-397b-a17b") {
+    // Their DeltaNet has 64 value heads: in_proj_qkvz -> 2 x 16 x 128 + 2 x 64 x 128 = 20480,
+    // in_proj_ba -> 128, conv 12288 x 4, out_proj 8192 -> hidden; then as the 35B-A3B.
+    const double delta_net = h * 20480 + h * 128 + 12288 * 4 + 8192 * h;
+    const double gated = attention + h * q;
+    const double linear = static_cast<double>(m.window_layers), full = layers - linear;
+    const double moe = (experts + 1) * mlp + h * static_cast<double>(m.experts);
+    const double moe_used = (used + 1) * mlp;
+    return {embed + linear * delta_net + full * gated + layers * moe,
+            embed + linear * delta_net + full * gated + layers * moe_used};
+  }
   if (name == "qwen3.5-27b") {
     // Dense: 48 Gated DeltaNet layers at hidden 5120 (in_proj_qkvz -> 16384, in_proj_ba -> 96,
     // conv 10240 x 4, out_proj 6144 -> 5120) and 16 gated-attention ones; every layer's MLP.
@@ -190,6 +201,25 @@ TEST(CostModelShapes, LatentAttentionCachesOneVectorALayer) {
   EXPECT_NEAR(memory_need(*filled)->weights_gib, 671e9 / gib, 1e-6);
   w.precision = "bf16";
   EXPECT_EQ(with_model_shape(w)->precision, "bf16");
+}
+
+TEST(CostModelShapes, GlmFiveIsLatentAttentionWithAnIndexerALayer) {
+  // GLM-5 at 4096 tokens caches 78 layers x 576 values a token, as DeepSeek V3 does; its weights
+  // add up from its config: per layer the latent attention (q 6144 -> 2048 -> 64 x 256, kv 6144
+  // -> 512 + 64 -> 64 x (192 + 256), out 64 x 256 -> 6144) and the sparse attention's indexer
+  // (2048 -> 32 x 128, 6144 -> 128, 6144 -> 32), 3 dense MLPs of 12288, 75 layers of 256 routed
+  // experts and a shared one of 2048 with a router.
+  const double gib = 1024.0 * 1024 * 1024;
+  EXPECT_NEAR(kv_gib(serving("zai-org/GLM-5", 4096)), 78.0 * 576 * 4096 * 2 / gib, 1e-9);
+  const ModelShape* m = find_model("zai-org/GLM-5.1");
+  ASSERT_NE(m, nullptr);
+  EXPECT_STREQ(m->name, "glm-5");
+  const double h = 6144;
+  const double attention = h * 2048 + 2048 * 64 * 256 + h * 576 + 512 * 64 * 448 + 64 * 256 * h;
+  const double indexer = 2048 * 32 * 128 + h * 128 + h * 32;
+  const double total = 78 * (attention + indexer) + 3 * 3 * h * 12288 +
+                       75 * (257 * 3 * h * 2048 + h * 256) + 2 * 154880 * h;
+  EXPECT_NEAR(total / 1e9, m->params_b, m->params_b * 0.01);
 }
 
 TEST(CostModelShapes, QwenNextsLinearLayersHoldAFixedStateNotTheContext) {
