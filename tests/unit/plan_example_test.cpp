@@ -116,7 +116,7 @@ TEST_F(PlanExample, WithoutADeadlineTtsRenderTakesTheCheapestCardPerUnitOfComput
   EXPECT_EQ(p->gpu.gpu_type, "L4");
   EXPECT_EQ(p->candidates[0].bound(), "compute");
   EXPECT_EQ(p->estimate.workers, 1);
-  EXPECT_NEAR(p->estimate.usd, 0.2327, 0.0001);
+  EXPECT_NEAR(p->estimate.usd, 0.2328, 0.0001);
   EXPECT_NEAR(p->estimate.total_s / 60, 31.7, 0.05);
   EXPECT_GT(p->curve.size(), 10u);  // the go-wide curve is priced and kept
   expect_h100_out_with_the_models_reason(*p);
@@ -135,8 +135,8 @@ TEST_F(PlanExample, WithAThirtyMinuteDeadlineTtsRenderStillTakesTheCheapestCardT
   for (const Candidate& c : p->candidates) {
     if (c.offer.gpu_type == "H100_SXM" && c.offer.gpu_count == 1) {
       EXPECT_EQ(why_not_chosen(*p, c),
-                "H100_SXM is not in resources.gpus; costs 1.0x the chosen plan ($0.2467 vs "
-                "$0.2415), though it finishes sooner (4.9 min vs 16.5 min); the workload is "
+                "H100_SXM is not in resources.gpus; costs 1.0x the chosen plan ($0.2475 vs "
+                "$0.2418), though it finishes sooner (5.0 min vs 16.5 min); the workload is "
                 "compute-bound and uses 3% of its 80 GiB");
     }
   }

@@ -109,12 +109,12 @@ TEST(PlanInvalid, BudgetBelowEveryCandidate) {
 
 TEST(PlanInvalid, DeadlineNoCandidateMeets) {
   PipelineSpec s = diffusion();
-  s.budget.deadline_seconds = 10;  // the cold start alone is 72 s
+  s.budget.deadline_seconds = 10;  // the cold start alone is 73 s
   const auto cat = invalid_catalog();
   auto plan = make_plan(s, input(cat));
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().code, ErrorCode::kNoCapacity);
-  EXPECT_NE(plan.error().message.find("runpod RTX_4090: misses the deadline: 72 s > 10 s"),
+  EXPECT_NE(plan.error().message.find("runpod RTX_4090: misses the deadline: 73 s > 10 s"),
             std::string::npos)
       << plan.error().message;
 }
