@@ -29,6 +29,10 @@ inline double windowed_layers(const Workload& w, double layers) {
 // -v0.1, a quantization such as -FP8 or -AWQ; "Meta-Llama-3.1" as "Llama-3.1"); letter case
 // ignored.
 bool names_shape(const std::string& asked, const char* name, const char* source);
+// The `n` of `names` nearest `asked` (edit distance between the keys names_shape compares), the
+// nearest first: what an unknown model's error suggests.
+std::vector<std::string> nearest_names(const std::string& asked,
+                                       const std::vector<std::string>& names, size_t n);
 // Whether `asked` and `other` name the same model, as names_shape compares them.
 bool same_model(const std::string& asked, const char* other);
 // Whether `asked` is, letter case and the organisation aside, exactly the Hugging Face id `source`

@@ -3,8 +3,11 @@
 // specs, including a quantized repository's name, whose tail says its weights' precision.
 #include <algorithm>
 #include <cctype>
+#include <numeric>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "cost/cost_internal.h"
 
@@ -157,6 +160,36 @@ bool names_shape(const std::string& asked, const char* name, const char* source)
   if (key == key_of(name)) return true;
   const std::string_view id = hugging_face_id(source);
   return !id.empty() && key == key_of(id);
+}
+
+// Levenshtein distance, two rows: a dozen lines for short names did not warrant a dependency.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  std::iota(prev.begin(), prev.end(), size_t{0});
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] =
+          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> nearest_names(const std::string& asked,
+                                       const std::vector<std::string>& names, size_t n) {
+  const std::string key = key_of(asked);
+  std::vector<std::pair<size_t, size_t>> by_distance;  // (distance, index), stable on ties
+  for (size_t i = 0; i < names.size(); ++i)
+    by_distance.emplace_back(edit_distance(key, key_of(names[i])), i);
+  std::stable_sort(by_distance.begin(), by_distance.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& [distance, i] : by_distance) {
+    if (out.size() == n) break;
+    if (std::find(out.begin(), out.end(), names[i]) == out.end()) out.push_back(names[i]);
+  }
+  return out;
 }
 
 }  // namespace burst::cost

@@ -393,13 +393,21 @@ Result<Workload> with_model_shape(const Workload& w) {
     return with_named_precision(with_diffusion_shape(w, *d), nullptr);
   const ModelShape* m = find_model(w.model);
   if (!m) {
-    std::string names;
-    for (const ModelShape& s : model_shapes())
-      names += (names.empty() ? "" : ", ") + std::string(s.name);
-    for (const DiffusionShape& s : diffusion_shapes()) names += ", " + std::string(s.name);
-    for (const SameShape& s : same_shapes()) names += ", " + std::string(s.name);
+    std::vector<std::string> all;
+    for (const ModelShape& s : model_shapes()) all.emplace_back(s.name);
+    for (const DiffusionShape& s : diffusion_shapes()) all.emplace_back(s.name);
+    for (const SameShape& s : same_shapes()) all.emplace_back(s.name);
+    auto joined = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (const std::string& n : v) out += (out.empty() ? "" : ", ") + n;
+      return out;
+    };
+    // The nearest names first: a mistyped or unlisted size finds its neighbours without reading
+    // the whole table.
     return make_error(ErrorCode::kInvalid,
-                      "unknown model \"" + w.model + "\" (built in: " + names +
+                      "unknown model \"" + w.model +
+                          "\" (nearest: " + joined(cost::nearest_names(w.model, all, 3)) +
+                          "; built in: " + joined(all) +
                           "; or a Hugging Face id of one of them; or give params_b, layers, "
                           "hidden, heads, kv_heads yourself)");
   }

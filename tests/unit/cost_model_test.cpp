@@ -167,9 +167,21 @@ TEST(CostMemory, UnknownModelListsTheBuiltInOnes) {
   w.model = "llama-9";
   auto m = memory_need(w);
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(m.error().message.find("unknown model \"llama-9\" (built in: llama-2-7b, "),
-            std::string::npos)
+  EXPECT_NE(m.error().message.find("unknown model \"llama-9\" (nearest: "), std::string::npos)
       << m.error().message;
+  EXPECT_NE(m.error().message.find("; built in: llama-2-7b, "), std::string::npos)
+      << m.error().message;
+  // A size the table lacks names its neighbours first, the organisation and case aside.
+  w.model = "Qwen/Qwen3-9B";
+  m = memory_need(w);
+  ASSERT_FALSE(m.ok());
+  const std::string& text = m.error().message;
+  const size_t from = text.find("(nearest: "), to = text.find("; built in: ");
+  ASSERT_NE(from, std::string::npos) << text;
+  ASSERT_NE(to, std::string::npos) << text;
+  const std::string nearest = text.substr(from, to - from);
+  EXPECT_NE(nearest.find("qwen3-8b"), std::string::npos) << nearest;
+  EXPECT_NE(nearest.find("qwen3-4b"), std::string::npos) << nearest;
 }
 
 TEST(CostMemory, LoraAndQloraKeepOptimizerStateOnTheAdaptersOnly) {
