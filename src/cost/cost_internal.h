@@ -30,7 +30,7 @@ inline double windowed_layers(const Workload& w, double layers) {
 // ignored.
 bool names_shape(const std::string& asked, const char* name, const char* source);
 // The `n` of `names` nearest `asked` (edit distance between the keys names_shape compares), the
-// nearest first: what an unknown model's error suggests.
+// nearest first: what an unknown model's error suggests. None for a name of over 128 characters.
 std::vector<std::string> nearest_names(const std::string& asked,
                                        const std::vector<std::string>& names, size_t n);
 // Whether `asked` and `other` name the same model, as names_shape compares them.

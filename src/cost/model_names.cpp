@@ -179,6 +179,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 std::vector<std::string> nearest_names(const std::string& asked,
                                        const std::vector<std::string>& names, size_t n) {
   const std::string key = key_of(asked);
+  // No model's name is this long; a spec's field can be, and the distance costs its length.
+  if (key.size() > 128) return {};
   std::vector<std::pair<size_t, size_t>> by_distance;  // (distance, index), stable on ties
   for (size_t i = 0; i < names.size(); ++i)
     by_distance.emplace_back(edit_distance(key, key_of(names[i])), i);

@@ -404,10 +404,11 @@ Result<Workload> with_model_shape(const Workload& w) {
     };
     // The nearest names first: a mistyped or unlisted size finds its neighbours without reading
     // the whole table.
+    const std::vector<std::string> nearest = cost::nearest_names(w.model, all, 3);
     return make_error(ErrorCode::kInvalid,
-                      "unknown model \"" + w.model +
-                          "\" (nearest: " + joined(cost::nearest_names(w.model, all, 3)) +
-                          "; built in: " + joined(all) +
+                      "unknown model \"" + w.model + "\" (" +
+                          (nearest.empty() ? "" : "nearest: " + joined(nearest) + "; ") +
+                          "built in: " + joined(all) +
                           "; or a Hugging Face id of one of them; or give params_b, layers, "
                           "hidden, heads, kv_heads yourself)");
   }

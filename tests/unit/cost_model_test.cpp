@@ -182,6 +182,12 @@ TEST(CostMemory, UnknownModelListsTheBuiltInOnes) {
   const std::string nearest = text.substr(from, to - from);
   EXPECT_NE(nearest.find("qwen3-8b"), std::string::npos) << nearest;
   EXPECT_NE(nearest.find("qwen3-4b"), std::string::npos) << nearest;
+  // A name no model has the length of gets the list alone, at once.
+  w.model = std::string(100000, 'x');
+  m = memory_need(w);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message.find("nearest: "), std::string::npos);
+  EXPECT_NE(m.error().message.find("\" (built in: llama-2-7b, "), std::string::npos);
 }
 
 TEST(CostMemory, LoraAndQloraKeepOptimizerStateOnTheAdaptersOnly) {
