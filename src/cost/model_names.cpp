@@ -162,6 +162,8 @@ bool names_shape(const std::string& asked, const char* name, const char* source)
   return !id.empty() && key == key_of(id);
 }
 
+namespace {
+
 // Levenshtein distance, two rows: a dozen lines for short names did not warrant a dependency.
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -175,6 +177,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return prev[b.size()];
 }
+
+}  // namespace
 
 std::vector<std::string> nearest_names(const std::string& asked,
                                        const std::vector<std::string>& names, size_t n) {
