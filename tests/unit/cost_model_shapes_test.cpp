@@ -33,25 +33,18 @@ Counted count(const ModelShape& m) {
   const double experts = m.experts > 0 ? static_cast<double>(m.experts) + shared : 1;
   const double used = m.experts > 0 ? static_cast<double>(m.experts_per_token) + shared : 1;
   const double layers = static_cast<double>(m.layers);
-  if (name == "qwen3-next-80b-a3b" || name == "qwen3.5-35b-a3b") {
-    // Gated DeltaNet layers (the window's: in_proj_qkvz 2048 -> 12288, in_proj_ba -> 64, conv
-    // 8192 x 4, out_proj 4096 -> 2048) and gated-attention ones (q twice as wide: query and
-    // gate); every layer's experts and a shared one of the same width.
-    const double delta_net = h * 12288 + h * 64 + 8192 * 4 + 4096 * h;
+  const bool wide_delta_net = name == "qwen3.5-122b-a10b" || name == "qwen3.5-397b-a17b";
+  if (name == "qwen3-next-80b-a3b" || name == "qwen3.5-35b-a3b" || wide_delta_net) {
+    // Gated DeltaNet layers and gated-attention ones (q twice as wide: query and gate); every
+    // layer's experts and a shared one of the same width. The DeltaNet's widths (in_proj_qkvz,
+    // in_proj_ba, the 4-wide conv's channels, out_proj's input): 12288, 64, 8192, 4096 with 32
+    // value heads; 20480, 128, 12288, 8192 with the larger Qwen3.5s' 64.
+    const double qkvz = wide_delta_net ? 20480 : 12288, ba = wide_delta_net ? 128 : 64;
+    const double conv = wide_delta_net ? 12288 : 8192, out = wide_delta_net ? 8192 : 4096;
+    const double delta_net = h * qkvz + h * ba + conv * 4 + out * h;
     const double gated = attention + h * q;
     const double linear = static_cast<double>(m.window_layers), full = layers - linear;
     const double moe = (experts + 1) * mlp + h * static_cast<double>(m.experts);  // + router
-    const double moe_used = (used + 1) * mlp;
-    return {embed + linear * delta_net + full * gated + layers * moe,
-            embed + linear * delta_net + full * gated + layers * moe_used};
-  }
-  if (name == "qwen3.5-122b-a10b" || name == "qwen3.5-397b-a17b") {
-    // Their DeltaNet has 64 value heads: in_proj_qkvz -> 2 x 16 x 128 + 2 x 64 x 128 = 20480,
-    // in_proj_ba -> 128, conv 12288 x 4, out_proj 8192 -> hidden; then as the 35B-A3B.
-    const double delta_net = h * 20480 + h * 128 + 12288 * 4 + 8192 * h;
-    const double gated = attention + h * q;
-    const double linear = static_cast<double>(m.window_layers), full = layers - linear;
-    const double moe = (experts + 1) * mlp + h * static_cast<double>(m.experts);
     const double moe_used = (used + 1) * mlp;
     return {embed + linear * delta_net + full * gated + layers * moe,
             embed + linear * delta_net + full * gated + layers * moe_used};
