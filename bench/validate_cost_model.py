@@ -28,6 +28,7 @@ import subprocess
 import sys
 
 from validate_fits import (ETA_COMPUTE, VIDEO_ETA, dfit_groups, dlookup, dmirror, fit_groups,
+                           fit_moe_share,
                            lookup, mirror, prefill_fit, prefill_lookup, video_eta)
 from validate_rows import (CATEGORIES, MEMORY, category, error, fmt_pred, median_abs, pct,
                            setup_of, short_source)
@@ -314,6 +315,13 @@ def decode_points(binary, rows):
             # A mixture of experts' fused-MoE floors per step: the binary's, not fitted.
             "moe": gpu_row(out, r["gpu"]).get("moe_floor_s") or 0.0,
         }
+        b = gpu_row(out, r["gpu"])
+        if b.get("moe_expert_gib"):
+            # A mixture of experts: the binary's bytes a step reads (its shared weights, the
+            # experts its tokens touch, the KV cache), the touched experts apart (they stream at
+            # kMoeExpertBandwidthShare of eta), and the compute of its active parameters.
+            d.update(bytes=b["moe_read_gib"] * 2**30, experts=b["moe_expert_gib"] * 2**30,
+                     t_compute=2 * out["active_params_b"] * 1e9 * conc / flops_rate)
         if multi:
             # Tensor parallel over every card of the offer (the fastest layout of a
             # bandwidth-bound decode): each card reads its share; the collectives and the prefill
@@ -349,6 +357,7 @@ def loso_predictions(binary, fit_rows):
     approximations cancel. Rows whose source feeds no fit keep the binary's prediction."""
     data = decode_points(binary, fit_rows)
     full = fit_groups(data)
+    share_full = fit_moe_share(data, full)[0]
     out = {}
     ppts = prefill_points(binary, fit_rows)
     pfull = prefill_fit(ppts)
@@ -389,13 +398,15 @@ def loso_predictions(binary, fit_rows):
                 out[v["row"]["id"]] = v["pred"] * VIDEO_ETA / rest
     for src in sorted({d["source"] for d in data}):
         rest = fit_groups([d for d in data if d["source"] != src])
+        share_rest = fit_moe_share([d for d in data if d["source"] != src], rest)[0]
         for d in data:
             if d["source"] != src:
                 continue
             pred = predict(binary, d["row"])
             if pred is None:
                 continue
-            out[d["row"]["id"]] = pred * mirror(d, *lookup(rest, d)) / mirror(d, *lookup(full, d))
+            out[d["row"]["id"]] = pred * mirror(d, *lookup(rest, d), share_rest) / mirror(
+                d, *lookup(full, d), share_full)
     return out
 
 
@@ -459,7 +470,10 @@ def diffusion_points(binary, rows):
 
 
 def fit(binary, rows):
-    fitted = fit_groups(decode_points(binary, rows))
+    data = decode_points(binary, rows)
+    fitted = fit_groups(data)
+    share, n = fit_moe_share(data, fitted)
+    print(f"  // kMoeExpertBandwidthShare (include/burst/cost_model.h): {share:.2f} ({n} rows)")
     print("  // decode_fits: engine, family, eta_bw, t0_s, fit-set rows")
     for (eng, fam), (eta, t0, n) in sorted(fitted.items(), key=lambda kv: (kv[0][0] == "", kv[0])):
         if (eng, fam) == ("", ""):

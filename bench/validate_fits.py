@@ -7,12 +7,17 @@ import statistics
 
 ETA_COMPUTE = 0.45
 PRIOR = (0.766, 0.00214)  # default_calibration(): eta_bw, t0_s
+# kMoeExpertBandwidthShare (include/burst/cost_model.h): the routed experts' share of eta_bw.
+MOE_SHARE = 0.72
 
 
-def mirror(d, eta, t0):
-    """The roofline's throughput for one point (src/cost/cost_model.cpp run_time, one GPU)."""
+def mirror(d, eta, t0, share=None):
+    """The roofline's throughput for one point (src/cost/cost_model.cpp run_time, one GPU): a
+    mixture of experts' touched experts ("experts", bytes) at `share` of eta (MOE_SHARE)."""
     n = d["cards"]
-    step = max(d["bytes"] / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"] + d["moe"]
+    extra = d.get("experts", 0.0) * (1 / (MOE_SHARE if share is None else share) - 1)
+    step = max((d["bytes"] + extra) / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"] + \
+        d["moe"]
     return d["out"] / (step * d["gen"] + d["prefill"])
 
 
@@ -67,7 +72,8 @@ def fit_groups(data):
     MIN_ROWS_FOR_T0 or more rows fit (eta, t0); smaller ones eta alone, with the pooled t0.
     Tensor-parallel rows fit eta alone for an (engine, family) without single-GPU rows (8 x MI300X
     under vLLM): the collectives are link physics, the rest is how the engine reads the card."""
-    single = [d for d in data if not d["multi"]]
+    # Mixture-of-experts rows fit only the experts' share (fit_moe_share), not the dense groups.
+    single = [d for d in data if not d["multi"] and not d.get("experts")]
     if not single:
         return {}
     _, eta, t0 = best(single)
@@ -85,11 +91,23 @@ def fit_groups(data):
         fitted[key] = (eta, t0, len(pts))
     multi = {}
     for d in data:
-        if d["multi"] and (d["engine"], d["family"]) not in groups:
+        if d["multi"] and not d.get("experts") and (d["engine"], d["family"]) not in groups:
             multi.setdefault((d["engine"], d["family"]), []).append(d)
     for key, pts in sorted(multi.items()):
         fitted[key] = (eta_alone(pts, fitted[("", "")][1]), fitted[("", "")][1], len(pts))
     return fitted
+
+
+def fit_moe_share(data, fitted):
+    """(share, rows): kMoeExpertBandwidthShare by least absolute log error over the mixture-of-
+    experts rows, each at its dense calibration (lookup), on a grid of 0.30 to 1.00 by 0.01
+    (bench/README.md, "Experts' weights at their own bandwidth efficiency: the rule")."""
+    pts = [d for d in data if d.get("experts")]
+    if not pts:
+        return (MOE_SHARE, 0)
+    def loss(s):
+        return sum(abs(math.log(mirror(d, *lookup(fitted, d), s) / d["meas"])) for d in pts)
+    return (min((round(0.30 + i * 0.01, 2) for i in range(71)), key=loss), len(pts))
 
 
 def lookup(fitted, d):

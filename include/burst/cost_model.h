@@ -365,6 +365,11 @@ inline constexpr double kInterNodeGbsPerGpu = 50;
 // A fused-MoE layer call's fixed cost at a decode step: the median of five kernel benchmarks'
 // floors (24.5-54.4 us; bench/validation/moe_search.md; docs/cost-model.md, "llm-inference").
 inline constexpr double kMoeLayerFloorS = 29.7e-6;
+// The routed experts a decode step touches stream at this share of the decode fit's bandwidth
+// efficiency (grouped GEMMs over many small expert matrices); fitted on the fit set's
+// mixture-of-experts serving rows (docs/cost-model.md, "llm-inference"; bench/README.md,
+// "Experts' weights at their own bandwidth efficiency"). 1 leaves them at the dense rate.
+inline constexpr double kMoeExpertBandwidthShare = 0.72;
 // Effective one-way GB/s of `gpu`'s link for a collective over `n` cards (n > 8: across nodes).
 double link_gbs(const GpuSpec& gpu, int n);
 double allreduce_seconds(const GpuSpec& gpu, int n, double bytes);
@@ -390,6 +395,10 @@ struct RunTime {
   // llm-inference, a mixture of experts: per decode step, its layers' fused-MoE calls' fixed
   // cost (kMoeLayerFloorS each; included in step_s).
   double moe_s = 0;
+  // llm-inference, a mixture of experts: per decode step, the bytes of the routed experts its
+  // tokens touch (part of what the step reads; at kMoeExpertBandwidthShare of the rate).
+  double expert_bytes = 0;
+  double read_bytes = 0;  // llm-inference: all a decode step reads (weights, experts, KV cache)
   // diffusion with workload.offload: the whole run's host-to-device weight copies (included in
   // compute_s).
   double offload_s = 0;
@@ -397,7 +406,8 @@ struct RunTime {
 
 // Time of the run step for `w` on `gpus` x `gpu`, by the roofline
 //   step = max(bytes / (bw x eta_bw), flops / (tflops x eta_compute)) + t0
-// (+ layers x kMoeLayerFloorS for a mixture of experts' decode step) per group of
+// (a mixture of experts' decode step: its touched experts' bytes at kMoeExpertBandwidthShare of
+// bw x eta_bw, + layers x kMoeLayerFloorS) per group of
 // parallel_layout, plus the group's collectives (tensor parallel: two all-reduces of the step's
 // activations per layer; sequence parallel: Ulysses's four all-to-alls a block per call;
 // training: the sharded state's all-gathers and gradient reduction, overlapped with compute),

@@ -135,6 +135,7 @@ struct StepWork {
   // denoiser's self-attention; 0 elsewhere).
   double attention_flops = 0;
   double activation_bytes = 0;  // a UNet's activation traffic a step (cost_internal.h)
+  double expert_bytes = 0;      // of bytes: the routed experts a decode step touches
 };
 
 long positive_or(const std::optional<long>& v, long fallback) {
@@ -148,23 +149,28 @@ Error missing(const std::string& field, const std::string& kind) {
                     "workload." + field + " is required to estimate the run time of kind " + kind);
 }
 
-// Share of the weights a decode step of `batch` sequences reads: all of a dense model's. A
-// mixture of experts reads its shared weights and the experts its tokens pick: with top-k routing
-// over E experts, B tokens touch E (1 - (1 - k/E)^B) of each layer's on average (uniform,
-// independent routing), k at batch 1 (active / total), nearly all E at a large batch. Without E
-// and k, active / total at any batch.
-double read_fraction(const Workload& w, double active, long batch) {
+// Shares of the weights a decode step of `batch` sequences reads: all of a dense model's
+// (shared). A mixture of experts reads its shared weights and the experts its tokens pick: with
+// top-k routing over E experts, B tokens touch E (1 - (1 - k/E)^B) of each layer's on average
+// (uniform, independent routing), k at batch 1 (active / total), nearly all E at a large batch.
+// Without E and k, active / total at any batch, all of it shared.
+struct ReadShares {
+  double shared = 1;
+  double experts = 0;
+  double total() const { return std::min(1.0, shared + experts); }
+};
+ReadShares read_fraction(const Workload& w, double active, long batch) {
   auto total = cost::param_count(w);
-  if (!total.ok() || !(*total > 0)) return 1.0;
+  if (!total.ok() || !(*total > 0)) return {};
   const double at_one = std::min(1.0, active / *total);
   const double e = static_cast<double>(w.experts.value_or(0));
   const double k = static_cast<double>(w.experts_per_token.value_or(0));
-  if (!(e > k) || !(k > 0) || at_one >= 1.0) return at_one;
+  if (!(e > k) || !(k > 0) || at_one >= 1.0) return {at_one, 0};
   const double expert = (*total - active) / (e - k);  // one expert's parameters, every layer
   const double shared = *total - e * expert;
-  if (shared < 0) return at_one;  // active_params_b too small for k of E experts: no split
+  if (shared < 0) return {at_one, 0};  // active_params_b too small for k of E experts: no split
   const double touched = e * (1 - std::pow(1 - k / e, static_cast<double>(std::max(1L, batch))));
-  return std::min(1.0, (shared + touched * expert) / *total);
+  return {shared / *total, std::min(1.0, touched * expert / *total)};
 }
 
 // `w` and `mem` are one replica's; `replicas` groups take rounds of items side by side; `params`
@@ -181,8 +187,9 @@ Result<StepWork> inference_work(const Workload& w, double params, double total_p
   if (w.context_tokens && *w.context_tokens > 0 && *w.tokens <= *w.context_tokens)
     kv_share = (static_cast<double>(*w.context_tokens) - 0.5 * static_cast<double>(*w.tokens)) /
                static_cast<double>(*w.context_tokens);
-  s.bytes = mem.weights_gib * kGiB * read_fraction(w, params, sequences) +
-            mem.kv_cache_gib * kGiB * kv_share;
+  const ReadShares read = read_fraction(w, params, sequences);
+  s.bytes = mem.weights_gib * kGiB * read.total() + mem.kv_cache_gib * kGiB * kv_share;
+  s.expert_bytes = mem.weights_gib * kGiB * read.experts;
   s.flops = 2.0 * params * static_cast<double>(sequences);
   const long rounds = w.items ? ceil_div(std::max(*w.items, 1L), sequences * replicas) : 1;
   s.steps = rounds * *w.tokens;
@@ -361,7 +368,9 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
       return make_error(ErrorCode::kInvalid,
                         "GPU " + gpu.name + " has no memory bandwidth or TFLOPS in the catalog");
     }
-    const double t_bw = std::max(bytes, work->activation_bytes) / bw;
+    // A mixture of experts' touched experts stream at their own share of the rate (cost_model.h).
+    const double expert_extra = work->expert_bytes * (1.0 / kMoeExpertBandwidthShare - 1.0);
+    const double t_bw = std::max(bytes + expert_extra, work->activation_bytes) / bw;
     const double t_compute = step_flops / flops;
 
     // Collectives per step. Tensor parallel (Megatron-LM): two all-reduces of the step's
@@ -439,6 +448,8 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
                                       : std::max(t_bw, t_compute) + cal.t0_s + t.moe_s) +
                comm;
     t.comm_s = comm;
+    t.expert_bytes = work->expert_bytes;
+    if (w.kind == "llm-inference") t.read_bytes = work->bytes;
     t.layout = layout;
     t.steps = work->steps;
     t.batch = training ? work->batch : work->batch * layout.replicas;

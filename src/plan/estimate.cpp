@@ -372,6 +372,10 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
       e.prefill_s = rt->prefill_s;
       e.comm_s = rt->comm_s;
       if (rt->moe_s > 0) e.moe_s = rt->moe_s;
+      if (rt->expert_bytes > 0) {
+        e.expert_gib = rt->expert_bytes / (1024.0 * 1024 * 1024);
+        e.read_gib = rt->read_bytes / (1024.0 * 1024 * 1024);
+      }
       if (rt->offload_s > 0) e.offload_s = rt->offload_s;
       e.group = rt->layout.group;
       e.replicas = rt->layout.replicas;

@@ -79,6 +79,9 @@ struct GpuEstimate {
   std::optional<double> comm_s;     // per step: collectives between the cards (multi-GPU)
   std::optional<double> offload_s;  // diffusion with an offload: the run's weight copies
   std::optional<double> moe_s;      // per decode step: a mixture of experts' fused-MoE floors
+  // A mixture of experts, per decode step: the routed experts' bytes it reads, and all it reads.
+  std::optional<double> expert_gib;
+  std::optional<double> read_gib;
   // How run_time used the cards (burst/cost_model.h ParallelLayout): cards per copy of the
   // model, and copies; 0 where it did not run (the model does not fit, or no tokens or items
   // were given to time).

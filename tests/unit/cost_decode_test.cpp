@@ -205,13 +205,14 @@ TEST(CostDecode, PrefillCountsCausalAttentionOverThePrompt) {
 }
 
 // A mixture of experts' decode step reads the experts its batch's tokens pick: Mixtral's 2 of 8
-// at batch 1 (its active parameters), about 7.2 of 8 at batch 8, all of them at 64
-// (docs/cost-model.md, "llm-inference").
+// at batch 1 (its active parameters), about 7.2 of 8 at batch 8, all of them at 64; the touched
+// experts stream at kMoeExpertBandwidthShare of the dense rate (docs/cost-model.md,
+// "llm-inference").
 TEST(CostDecode, AMixtureOfExpertsBatchReadsTheExpertsItsTokensPick) {
   GpuSpec g = card("hbm", "nvidia");
   g.vram_gb = 200;
   g.fp16_tflops = 1e5;  // bandwidth-bound at every batch here: only the bytes differ
-  auto step = [&](long batch, bool routed) {
+  auto run = [&](long batch, bool routed) {
     Workload w = decode("vllm");
     w.model = "mixtral-8x7b";
     w = *with_model_shape(w);
@@ -222,10 +223,17 @@ TEST(CostDecode, AMixtureOfExpertsBatchReadsTheExpertsItsTokensPick) {
     w.tokens = 64;
     auto t = run_time(w, g, 1, {g}, default_calibration());
     EXPECT_TRUE(t.ok()) << t.error().message;
-    return t.ok() ? t->step_s : 0.0;
+    return t.ok() ? *t : RunTime{};
   };
-  // Batch 1 reads the active parameters either way.
-  EXPECT_DOUBLE_EQ(step(1, true), step(1, false));
+  auto step = [&](long batch, bool routed) { return run(batch, routed).step_s; };
+  // Batch 1 reads the active parameters either way; routed, two experts' worth of them stream at
+  // the experts' share of the rate, so the step is longer by that much.
+  const RunTime one = run(1, true), plain = run(1, false);
+  EXPECT_DOUBLE_EQ(one.read_bytes, plain.read_bytes);
+  EXPECT_GT(one.expert_bytes, 0);
+  EXPECT_EQ(plain.expert_bytes, 0);
+  ASSERT_LT(kMoeExpertBandwidthShare, 1.0);
+  EXPECT_GT(one.step_s, plain.step_s);
   // Without routing a batch of 8 would read only the active parameters too; with it, most of the
   // 46.7 B: the step is ~3x longer, and a batch of 64 reads what a dense 46.7 B model does
   // (docs/cost-model.md, "llm-inference").
@@ -238,8 +246,13 @@ TEST(CostDecode, AMixtureOfExpertsBatchReadsTheExpertsItsTokensPick) {
   dense.tokens = 64;
   auto all = run_time(dense, g, 1, {g}, default_calibration());
   ASSERT_TRUE(all.ok());
-  // The same bytes; the mixture of experts' 32 layers also pay a fused-MoE call's fixed cost.
-  EXPECT_NEAR(step(64, true), all->step_s + 32 * kMoeLayerFloorS, 1e-6 * all->step_s);
+  // The same bytes; the mixture of experts' 32 layers also pay a fused-MoE call's fixed cost, and
+  // its experts' bytes their slower stream: the extra time is to batch 1's as the experts' bytes.
+  const RunTime many = run(64, true);
+  EXPECT_NEAR(many.read_bytes, all->read_bytes, 1e-6 * all->read_bytes);  // 8 (1 - 0.75^64) of 8
+  const double extra = many.step_s - all->step_s - 32 * kMoeLayerFloorS;
+  EXPECT_GT(extra, 0);
+  EXPECT_NEAR(extra / (one.step_s - plain.step_s), many.expert_bytes / one.expert_bytes, 1e-6);
 }
 
 // Prefill by engine (docs/cost-model.md, "Prefill by engine"): llama.cpp multiplies f16 matrices

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -300,6 +301,46 @@ TEST(CostEstimate, EachLayerOfAMixtureOfExpertsPaysAFusedMoeCallsFixedCostADecod
   ASSERT_TRUE(t.ok());
   EXPECT_NEAR(t->moe_s, 48 * kMoeLayerFloorS, 1e-12);
   EXPECT_GE(t->step_s, t->moe_s + default_calibration().t0_s);
+}
+
+// A mixture of experts' estimate says what its decode step reads (`moe_read_gib`) and how much of
+// it is the routed experts its tokens touch (`moe_expert_gib`, streamed at
+// kMoeExpertBandwidthShare): Qwen3-30B-A3B at 64 sequences touches nearly all 128 experts, at 1
+// only its 8; a dense model reports neither.
+TEST(CostEstimate, AMixtureOfExpertsSaysWhatItsDecodeStepReads) {
+  EstimateQuery q;
+  q.mode = "infer";
+  q.model = "qwen3-30b-a3b";
+  q.engine = "vllm";
+  q.tokens = 100;
+  q.gpus = 1;
+  auto one = estimate_workload(q, catalog(), prices(), default_calibration());
+  q.concurrency = 64;
+  q.tokens = 6400;
+  auto many = estimate_workload(q, catalog(), prices(), default_calibration());
+  q.model = "qwen3-4b";
+  auto dense = estimate_workload(q, catalog(), prices(), default_calibration());
+  ASSERT_TRUE(one.ok() && many.ok() && dense.ok());
+  int checked = 0;
+  for (const GpuEstimate& a : one->gpus) {
+    for (const GpuEstimate& b : many->gpus) {
+      if (a.gpu != b.gpu || a.count == 0 || b.count == 0 || !a.expert_gib || !b.expert_gib)
+        continue;
+      ASSERT_TRUE(a.read_gib && b.read_gib) << a.gpu;
+      EXPECT_GT(*a.expert_gib, 0) << a.gpu;
+      EXPECT_LT(*a.expert_gib, *a.read_gib) << a.gpu;  // the shared weights and KV read too
+      // 8 of 128 experts at batch 1; 128 (1 - (1 - 8/128)^64) = 127.8 at 64.
+      EXPECT_NEAR(*b.expert_gib / *a.expert_gib, 128 * (1 - std::pow(1 - 8.0 / 128, 64)) / 8,
+                  1e-6)
+          << a.gpu;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 2);
+  for (const GpuEstimate& g : dense->gpus) {
+    EXPECT_FALSE(g.expert_gib.has_value()) << g.gpu;
+    EXPECT_FALSE(g.read_gib.has_value()) << g.gpu;
+  }
 }
 
 TEST(CostEstimate, TensorParallelPricesOneCopyOnThatManyCardsAndRefusesWhatCannotRunIt) {
