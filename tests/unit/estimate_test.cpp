@@ -305,7 +305,7 @@ TEST(CostEstimate, EachLayerOfAMixtureOfExpertsPaysAFusedMoeCallsFixedCostADecod
 
 // A mixture of experts' estimate says what its decode step reads (`moe_read_gib`) and how much of
 // it is the routed experts its tokens touch (`moe_expert_gib`, streamed at
-// kMoeExpertBandwidthShare): Qwen3-30B-A3B at 64 sequences touches nearly all 128 experts, at 1
+// kMoeExpertBandwidthShare): Qwen3-30B-A3B at 16 sequences touches 82 of its 128 experts, at 1
 // only its 8; a dense model reports neither.
 TEST(CostEstimate, AMixtureOfExpertsSaysWhatItsDecodeStepReads) {
   EstimateQuery q;
@@ -315,8 +315,8 @@ TEST(CostEstimate, AMixtureOfExpertsSaysWhatItsDecodeStepReads) {
   q.tokens = 100;
   q.gpus = 1;
   auto one = estimate_workload(q, catalog(), prices(), default_calibration());
-  q.concurrency = 64;
-  q.tokens = 6400;
+  q.concurrency = 16;
+  q.tokens = 1600;
   auto many = estimate_workload(q, catalog(), prices(), default_calibration());
   q.model = "qwen3-4b";
   auto dense = estimate_workload(q, catalog(), prices(), default_calibration());
@@ -324,19 +324,18 @@ TEST(CostEstimate, AMixtureOfExpertsSaysWhatItsDecodeStepReads) {
   int checked = 0;
   for (const GpuEstimate& a : one->gpus) {
     for (const GpuEstimate& b : many->gpus) {
-      if (a.gpu != b.gpu || a.count == 0 || b.count == 0 || !a.expert_gib || !b.expert_gib)
-        continue;
-      ASSERT_TRUE(a.read_gib && b.read_gib) << a.gpu;
+      // One copy holding all 16 sequences (more copies share them; a small card's KV holds fewer).
+      if (a.gpu != b.gpu || b.replicas != 1 || b.max_concurrency < 16) continue;
+      ASSERT_TRUE(a.expert_gib && b.expert_gib && a.read_gib && b.read_gib) << a.gpu;
       EXPECT_GT(*a.expert_gib, 0) << a.gpu;
       EXPECT_LT(*a.expert_gib, *a.read_gib) << a.gpu;  // the shared weights and KV read too
-      // 8 of 128 experts at batch 1; 128 (1 - (1 - 8/128)^64) = 127.8 at 64.
-      EXPECT_NEAR(*b.expert_gib / *a.expert_gib, 128 * (1 - std::pow(1 - 8.0 / 128, 64)) / 8,
-                  1e-6)
+      // 8 of 128 experts at batch 1; 128 (1 - (1 - 8/128)^16) = 82.4 at 16.
+      EXPECT_NEAR(*b.expert_gib / *a.expert_gib, 128 * (1 - std::pow(1 - 8.0 / 128, 16)) / 8, 1e-6)
           << a.gpu;
       ++checked;
     }
   }
-  EXPECT_GT(checked, 2);
+  EXPECT_EQ(checked, 1);  // of the test catalog, BIG (80 GB) alone holds it on one card
   for (const GpuEstimate& g : dense->gpus) {
     EXPECT_FALSE(g.expert_gib.has_value()) << g.gpu;
     EXPECT_FALSE(g.read_gib.has_value()) << g.gpu;
