@@ -51,7 +51,8 @@ constexpr StorageRate kStorageRates[] = {
 // Lustre, NFS and shared file systems, the page cache; one to sixteen ranks); pytorch's seconds
 // per GB on rows 71-72 and 337 (two sources, Meta's 2023 example loader), its fixed cost taken
 // from safetensors. Refitted 2026-12-01 with rows 504-505 (bench/README.md, "Weight load
-// refitted with rows 504-505"); the fixed cost sits at its grid's top, 6 s.
+// refitted with rows 504-505"); 6 s is the fit's own optimum: a grid to 12 s gives the same
+// (bench/README.md, "The loader's fixed cost off its grid's edge: scored, and not kept").
 constexpr LoaderCost kSafetensors{"safetensors", 6.00, 0.090, 37};
 constexpr LoaderCost kPytorch{"pytorch", 6.00, 9.2, 3};
 
