@@ -16,8 +16,8 @@ def mirror(d, eta, t0, share=None):
     mixture of experts' touched experts ("experts", bytes) at `share` of eta (MOE_SHARE)."""
     n = d["cards"]
     extra = d.get("experts", 0.0) * (1 / (MOE_SHARE if share is None else share) - 1)
-    step = max((d["bytes"] + extra) / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"] + \
-        d["moe"]
+    step = (max((d["bytes"] + extra) / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"]
+            + d["moe"])
     return d["out"] / (step * d["gen"] + d["prefill"])
 
 
