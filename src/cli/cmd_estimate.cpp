@@ -1,12 +1,14 @@
 // `burst estimate`: ad-hoc questions without a spec file (`--params 7B --mode train`). The
 // arithmetic is in plan/estimate.h; this file parses flags and prints.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "burst/cost_model.h"
 #include "burst/weight_load.h"
 #include "cli/cli_common.h"
 #include "cli/commands.h"
@@ -337,6 +339,17 @@ int cmd_estimate(const EstimateArgs& args) {
         *w.layers, *w.kv_heads, w.head_dim.value_or(w.hidden && w.heads ? *w.hidden / *w.heads : 0),
         w.context_tokens.value_or(4096), w.concurrency.value_or(1),
         w.kv_precision == "fp8" ? "1 byte (fp8)" : "2 bytes (fp16)");
+  if (infer && w.experts && w.experts_per_token && *w.experts > *w.experts_per_token &&
+      *w.experts_per_token > 0) {
+    // What a decode step reads of a mixture of experts (src/cost/cost_model.cpp read_fraction).
+    const double e = static_cast<double>(*w.experts), k = static_cast<double>(*w.experts_per_token);
+    const long batch = std::max(1L, w.concurrency.value_or(1));
+    std::printf(
+        "experts: %ld per layer, %ld a token; a decode step of %ld sequences touches about %.1f of "
+        "each layer's (uniform routing), read at %.0f%% of a dense layer's bandwidth efficiency\n",
+        *w.experts, *w.experts_per_token, batch,
+        e * (1 - std::pow(1 - k / e, static_cast<double>(batch))), kMoeExpertBandwidthShare * 100);
+  }
   if (w.tensor_parallel)
     std::printf("tensor parallel %ld: each copy of the model is sharded over %ld GPUs\n",
                 *w.tensor_parallel, *w.tensor_parallel);

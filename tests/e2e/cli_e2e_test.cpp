@@ -375,6 +375,29 @@ TEST(E2ECli, EstimateByModelNameUsesItsShape) {
   EXPECT_NEAR(flops, 2 * 8.03e9 * 8192 + 2.0 * 32 * 32 * 128 * 8192.0 * 8192, 1e9);
 }
 
+// A mixture of experts' estimate says what a decode step reads of its experts: Mixtral's 2 of 8 a
+// token, about 8 (1 - 0.75^8) = 7.2 at 8 sequences, at the experts' share of the rate; a dense
+// model prints no such line.
+TEST(E2ECli, EstimateOfAMixtureOfExpertsSaysWhatItsStepsRead) {
+  BurstHome home;
+  std::string out, err;
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--model", "mixtral-8x7b", "--mode", "infer", "--concurrency",
+                       "8", "--tokens", "800"},
+                      &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("experts: 8 per layer, 2 a token; a decode step of 8 sequences touches about "
+                     "7.2 of each layer's (uniform routing), read at 72% of a dense layer's "
+                     "bandwidth efficiency"),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(run_burst(home, {"estimate", "--model", "llama-3-8b", "--mode", "infer"}, &out, &err),
+            0)
+      << err;
+  EXPECT_EQ(out.find("experts:"), std::string::npos) << out;
+}
+
 TEST(E2ECli, EstimateTensorParallelShardsOneCopyAndRefusesTooFewGpus) {
   BurstHome home;
   std::string out, err;
