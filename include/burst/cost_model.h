@@ -3,6 +3,8 @@
 // written out in docs/cost-model.md, with the calibration and its residuals.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -370,6 +372,12 @@ inline constexpr double kMoeLayerFloorS = 29.7e-6;
 // mixture-of-experts serving rows (docs/cost-model.md, "llm-inference"; bench/README.md,
 // "Experts' weights at their own bandwidth efficiency"). 1 leaves them at the dense rate.
 inline constexpr double kMoeExpertBandwidthShare = 0.72;
+// How many of a layer's E experts a decode step of `batch` tokens touches with top-k routing:
+// E (1 - (1 - k/E)^B) on average (uniform, independent routing).
+inline double experts_touched(double experts, double per_token, long batch) {
+  return experts *
+         (1 - std::pow(1 - per_token / experts, static_cast<double>(std::max(1L, batch))));
+}
 // Effective one-way GB/s of `gpu`'s link for a collective over `n` cards (n > 8: across nodes).
 double link_gbs(const GpuSpec& gpu, int n);
 double allreduce_seconds(const GpuSpec& gpu, int n, double bytes);

@@ -1,7 +1,6 @@
 // `burst estimate`: ad-hoc questions without a spec file (`--params 7B --mode train`). The
 // arithmetic is in plan/estimate.h; this file parses flags and prints.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -347,8 +346,8 @@ int cmd_estimate(const EstimateArgs& args) {
     std::printf(
         "experts: %ld per layer, %ld a token; a decode step of %ld sequences touches about %.1f of "
         "each layer's (uniform routing), read at %.0f%% of a dense layer's bandwidth efficiency\n",
-        *w.experts, *w.experts_per_token, batch,
-        e * (1 - std::pow(1 - k / e, static_cast<double>(batch))), kMoeExpertBandwidthShare * 100);
+        *w.experts, *w.experts_per_token, batch, experts_touched(e, k, batch),
+        kMoeExpertBandwidthShare * 100);
   }
   if (w.tensor_parallel)
     std::printf("tensor parallel %ld: each copy of the model is sharded over %ld GPUs\n",

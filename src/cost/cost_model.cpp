@@ -169,7 +169,7 @@ ReadShares read_fraction(const Workload& w, double active, long batch) {
   const double expert = (*total - active) / (e - k);  // one expert's parameters, every layer
   const double shared = *total - e * expert;
   if (shared < 0) return {at_one, 0};  // active_params_b too small for k of E experts: no split
-  const double touched = e * (1 - std::pow(1 - k / e, static_cast<double>(std::max(1L, batch))));
+  const double touched = experts_touched(e, k, batch);
   return {shared / *total, std::min(1.0, touched * expert / *total)};
 }
 
