@@ -10,6 +10,7 @@
 
 #include "cost/attention_rate.h"
 #include "cost/cost_internal.h"
+#include "cost/experts.h"
 
 namespace burst {
 
@@ -149,30 +150,6 @@ Error missing(const std::string& field, const std::string& kind) {
                     "workload." + field + " is required to estimate the run time of kind " + kind);
 }
 
-// Shares of the weights a decode step of `batch` sequences reads: all of a dense model's
-// (shared). A mixture of experts reads its shared weights and the experts its tokens pick: with
-// top-k routing over E experts, B tokens touch E (1 - (1 - k/E)^B) of each layer's on average
-// (uniform, independent routing), k at batch 1 (active / total), nearly all E at a large batch.
-// Without E and k, active / total at any batch, all of it shared.
-struct ReadShares {
-  double shared = 1;
-  double experts = 0;
-  double total() const { return std::min(1.0, shared + experts); }
-};
-ReadShares read_fraction(const Workload& w, double active, long batch) {
-  auto total = cost::param_count(w);
-  if (!total.ok() || !(*total > 0)) return {};
-  const double at_one = std::min(1.0, active / *total);
-  const double e = static_cast<double>(w.experts.value_or(0));
-  const double k = static_cast<double>(w.experts_per_token.value_or(0));
-  if (!(e > k) || !(k > 0) || at_one >= 1.0) return {at_one, 0};
-  const double expert = (*total - active) / (e - k);  // one expert's parameters, every layer
-  const double shared = *total - e * expert;
-  if (shared < 0) return {at_one, 0};  // active_params_b too small for k of E experts: no split
-  const double touched = experts_touched(e, k, batch);
-  return {shared / *total, std::min(1.0, touched * expert / *total)};
-}
-
 // `w` and `mem` are one replica's; `replicas` groups take rounds of items side by side; `params`
 // the active parameters, `total_params` all of them (the attention's shape).
 Result<StepWork> inference_work(const Workload& w, double params, double total_params,
@@ -187,7 +164,7 @@ Result<StepWork> inference_work(const Workload& w, double params, double total_p
   if (w.context_tokens && *w.context_tokens > 0 && *w.tokens <= *w.context_tokens)
     kv_share = (static_cast<double>(*w.context_tokens) - 0.5 * static_cast<double>(*w.tokens)) /
                static_cast<double>(*w.context_tokens);
-  const ReadShares read = read_fraction(w, params, sequences);
+  const cost::ReadShares read = cost::read_fraction(w, params, sequences);
   s.bytes = mem.weights_gib * kGiB * read.total() + mem.kv_cache_gib * kGiB * kv_share;
   s.expert_bytes = mem.weights_gib * kGiB * read.experts;
   s.flops = 2.0 * params * static_cast<double>(sequences);
