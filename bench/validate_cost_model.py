@@ -21,6 +21,7 @@ import argparse
 import csv
 import datetime
 import json
+import math
 import os
 import re
 import statistics
@@ -300,13 +301,20 @@ def decode_points(binary, rows):
         flops_rate = tflops * 1e12 * ETA_COMPUTE
         p = out["params_b"] * 1e9
         e2e = r["category"].startswith("e2e")
+        b = gpu_row(out, r["gpu"])
+        # The engine runs what it admits and queues the rest in rounds (engine_admits): the
+        # binary's step and prefill are those of the admitted batch, memory_gib's KV the asked.
+        at_once = b.get("runs_at_once") or conc
+        rounds = math.ceil(conc / at_once)
         d = {
             "row": r, "source": r["source"], "engine": r["engine"], "memory": g["memory"],
             "family": g["memory"] + " " + g["vendor"],
             # The KV cache read at the mean context: the prompt plus half the output.
-            "bytes": (m["weights"] + m["kv_cache"] * (ctx - gen / 2) / ctx) * 2**30,
+            "bytes": (m["weights"] + m["kv_cache"] * at_once / conc * (ctx - gen / 2) / ctx)
+            * 2**30,
             "bw": float(g["mem_bw_gbs"]) * 1e9,
-            "t_compute": 2 * p * conc / flops_rate, "conc": conc, "gen": gen,
+            "t_compute": 2 * p * at_once / flops_rate, "conc": conc, "gen": gen,
+            "rounds": rounds,
             "out": int(r["output_tokens"]) if r.get("output_tokens") else conc * gen,
             # The prompt's time is the binary's (its engine's prefill fit, attention included):
             # the decode fit fits what is left.
@@ -315,13 +323,17 @@ def decode_points(binary, rows):
             # A mixture of experts' fused-MoE floors per step: the binary's, not fitted.
             "moe": gpu_row(out, r["gpu"]).get("moe_floor_s") or 0.0,
         }
-        b = gpu_row(out, r["gpu"])
+        # Mostly the prompt (more than half of the binary's time is prefill), or queued in rounds
+        # (later rounds' prompts run inside the decode steps): validate_fits fit_groups leaves
+        # such a row out of the dense decode groups.
+        d["prompt_bound"] = bool(e2e and (rounds > 1 or (
+            b.get("seconds") and rounds * d["prefill"] > 0.5 * b["seconds"])))
         if b.get("moe_expert_gib"):
             # A mixture of experts: the binary's bytes a step reads (its shared weights, the
             # experts its tokens touch, the KV cache), the touched experts apart (they stream at
             # kMoeExpertBandwidthShare of eta), and the compute of its active parameters.
             d.update(bytes=b["moe_read_gib"] * 2**30, experts=b["moe_expert_gib"] * 2**30,
-                     t_compute=2 * out["active_params_b"] * 1e9 * conc / flops_rate)
+                     t_compute=2 * out["active_params_b"] * 1e9 * at_once / flops_rate)
         if multi:
             # Tensor parallel over every card of the offer (the fastest layout of a
             # bandwidth-bound decode): each card reads its share; the collectives and the prefill

@@ -13,12 +13,14 @@ MOE_SHARE = 0.72
 
 def mirror(d, eta, t0, share=None):
     """The roofline's throughput for one point (src/cost/cost_model.cpp run_time, one GPU): a
-    mixture of experts' touched experts ("experts", bytes) at `share` of eta (MOE_SHARE)."""
+    mixture of experts' touched experts ("experts", bytes) at `share` of eta (MOE_SHARE). The
+    engine runs what it admits and queues the rest: "rounds" rounds of the admitted batch, each
+    with its prompts' prefill."""
     n = d["cards"]
     extra = d.get("experts", 0.0) * (1 / (MOE_SHARE if share is None else share) - 1)
     step = (max((d["bytes"] + extra) / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"]
             + d["moe"])
-    return d["out"] / (step * d["gen"] + d["prefill"])
+    return d["out"] / (d.get("rounds", 1) * (step * d["gen"] + d["prefill"]))
 
 
 def residuals(pts, eta, t0):
@@ -72,8 +74,11 @@ def fit_groups(data):
     MIN_ROWS_FOR_T0 or more rows fit (eta, t0); smaller ones eta alone, with the pooled t0.
     Tensor-parallel rows fit eta alone for an (engine, family) without single-GPU rows (8 x MI300X
     under vLLM): the collectives are link physics, the rest is how the engine reads the card."""
-    # Mixture-of-experts rows fit only the experts' share (fit_moe_share), not the dense groups.
-    single = [d for d in data if not d["multi"] and not d.get("experts")]
+    # Mixture-of-experts rows fit only the experts' share (fit_moe_share), not the dense groups;
+    # nor does a row whose time is mostly its prompt or that queued in rounds ("prompt_bound"):
+    # a decode fit reads the card's bandwidth, which such a row hardly times.
+    single = [d for d in data
+              if not d["multi"] and not d.get("experts") and not d.get("prompt_bound")]
     if not single:
         return {}
     _, eta, t0 = best(single)
@@ -91,7 +96,8 @@ def fit_groups(data):
         fitted[key] = (eta, t0, len(pts))
     multi = {}
     for d in data:
-        if d["multi"] and not d.get("experts") and (d["engine"], d["family"]) not in groups:
+        if (d["multi"] and not d.get("experts") and not d.get("prompt_bound")
+                and (d["engine"], d["family"]) not in groups):
             multi.setdefault((d["engine"], d["family"]), []).append(d)
     for key, pts in sorted(multi.items()):
         fitted[key] = (eta_alone(pts, fitted[("", "")][1]), fitted[("", "")][1], len(pts))
@@ -101,12 +107,15 @@ def fit_groups(data):
 def fit_moe_share(data, fitted):
     """(share, rows): kMoeExpertBandwidthShare by least absolute log error over the mixture-of-
     experts rows, each at its dense calibration (lookup), on a grid of 0.30 to 1.00 by 0.01
-    (bench/README.md, "Experts' weights at their own bandwidth efficiency: the rule")."""
-    pts = [d for d in data if d.get("experts")]
+    (bench/README.md, "Experts' weights at their own bandwidth efficiency: the rule"). A row
+    mostly prompt or queued in rounds ("prompt_bound") is scored, not fitted, as in fit_groups."""
+    pts = [d for d in data if d.get("experts") and not d.get("prompt_bound")]
     if not pts:
         return (MOE_SHARE, 0)
+    cal = [lookup(fitted, d) for d in pts]
     def loss(s):
-        return sum(abs(math.log(mirror(d, *lookup(fitted, d), s) / d["meas"])) for d in pts)
+        return sum(abs(math.log(mirror(d, eta, t0, s) / d["meas"]))
+                   for d, (eta, t0) in zip(pts, cal))
     return (min((round(0.30 + i * 0.01, 2) for i in range(71)), key=loss), len(pts))
 
 
