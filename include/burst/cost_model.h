@@ -390,7 +390,8 @@ struct RunTime {
   double step_s = 0;     // one step (decode token, denoising step, training step)
   long steps = 0;
   // "bandwidth" | "compute" | "capacity" | "overhead" (diffusion: the per-call floor t0 binds,
-  // the host issuing kernels, not the card)
+  // the host issuing kernels, not the card): the step's, except an llm-inference run whose
+  // prompts (prefill_s x rounds) take more of its time than its decode steps, "compute"
   std::string bound;
   int batch = 1;  // items or sequences processed together
   // llm-inference: prefill of one round's prompts (context_tokens - tokens per sequence, when

@@ -449,6 +449,11 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
                   copies.per_round_s * static_cast<double>(t.rounds);
     t.compute_s = t.step_s * static_cast<double>(t.steps) +
                   (t.prefill_s + copies.per_round_s) * static_cast<double>(t.rounds);
+    // A run whose prompts take most of its time is bound by their compute, whatever bounds its
+    // decode step: the efficiency a run from history calibrates (plan/calibration.h).
+    if (w.kind == "llm-inference" &&
+        t.prefill_s * static_cast<double>(t.rounds) > t.step_s * static_cast<double>(t.steps))
+      t.bound = "compute";
     return t;
   };
   // One llama.cpp process (no items for replicas to split) spreads the model over every card it

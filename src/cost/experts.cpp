@@ -1,10 +1,10 @@
 // A mixture of experts' routed experts: what a decode step reads of them (experts.h).
-#include "experts.h"
+#include "cost/experts.h"
 
 #include <algorithm>
 
 #include "burst/cost_model.h"
-#include "cost_internal.h"
+#include "cost/cost_internal.h"
 
 namespace burst::cost {
 namespace {

@@ -270,5 +270,41 @@ TEST(PlanCalibration, ThreeRunsOnOneGpuTypeConvergeWithinTenPercent) {
   }
 }
 
+// Eight 32,000-token prompts, 100 tokens out each: the prompts are most of the run, so it is
+// compute-bound though its decode step is bandwidth-bound, and its runs calibrate the compute
+// efficiency that prices the prompts. Calibrated as bandwidth-bound (as before), three runs of a
+// card slower on prompts would leave the next estimate off by the prompts' whole error.
+TEST(PlanCalibration, APromptHeavyRunCalibratesThePromptsEfficiency) {
+  Workload w = decode_7b();
+  w.engine = "vllm";
+  w.concurrency = 8;
+  w.context_tokens = 32100;
+  w.tokens = 100;
+  const GpuSpec& g = gpu("H100_SXM");
+  auto rt = run_time(w, g, 1, calibration_catalog(), default_calibration());
+  ASSERT_TRUE(rt.ok()) << rt.error().message;
+  EXPECT_EQ(rt->bound, "compute");
+  EXPECT_GT(rt->prefill_s * static_cast<double>(rt->rounds),
+            rt->step_s * static_cast<double>(rt->steps));
+  EXPECT_EQ(run_time(decode_7b(), g, 1, calibration_catalog(), default_calibration())->bound,
+            "bandwidth");
+
+  Calibration truth = default_calibration();
+  truth.eta_compute = 0.30;
+  const double prior = model_s(w, g, default_calibration());
+  const double real = model_s(w, g, truth);
+  const double noise[] = {1.04, 0.97, 1.02, 0.96};
+  ASSERT_GT(std::fabs(prior - real * noise[3]) / (real * noise[3]), 0.10);
+  std::vector<CalibrationRecord> history;
+  for (int i = 0; i < 3; ++i)
+    history.insert(history.begin(), run("H100_SXM", real * noise[i], prior));
+  const CalibrationFit fit = fit_calibration(history, g, w, calibration_catalog());
+  EXPECT_EQ(fit.bound, "compute");
+  EXPECT_TRUE(fit.warnings.empty());
+  const double estimate = model_s(w, g, apply_fit(default_calibration(), fit));
+  const double next = real * noise[3];
+  EXPECT_LT(std::fabs(estimate - next) / next, 0.10) << estimate << " vs " << next;
+}
+
 }  // namespace
 }  // namespace burst
