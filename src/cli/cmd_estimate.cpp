@@ -340,7 +340,7 @@ int cmd_estimate(const EstimateArgs& args) {
         w.kv_precision == "fp8" ? "1 byte (fp8)" : "2 bytes (fp16)");
   if (infer && w.experts && w.experts_per_token && *w.experts > *w.experts_per_token &&
       *w.experts_per_token > 0) {
-    // What a decode step reads of a mixture of experts (src/cost/cost_model.cpp read_fraction).
+    // What a decode step reads of a mixture of experts (src/cost/experts.cpp read_fraction).
     const double e = static_cast<double>(*w.experts), k = static_cast<double>(*w.experts_per_token);
     const long batch = std::max(1L, w.concurrency.value_or(1));
     std::printf(

@@ -3,6 +3,8 @@
 // the decode efficiency (include/burst/cost_model.h; docs/cost-model.md, "llm-inference").
 #pragma once
 
+#include <algorithm>
+
 #include "burst/spec.h"
 
 namespace burst::cost {
@@ -15,7 +17,7 @@ namespace burst::cost {
 struct ReadShares {
   double shared = 1;
   double experts = 0;
-  double total() const;
+  double total() const { return std::min(1.0, shared + experts); }
 };
 ReadShares read_fraction(const Workload& w, double active, long batch);
 
