@@ -78,8 +78,11 @@ def args_of(row, context=None):
         if row["gpus"] not in ("", "1"):
             # Every multi-card diffusion row's source split one item over all its cards
             # (bench/README.md, "One item over several cards (sequence parallel): the rule";
-            # classifier-free-guidance parallel counts in the degree).
+            # classifier-free-guidance parallel counts in the degree, and where the source names
+            # it, cfg_parallel is 1: "Guidance parallel as its own degree: the rule").
             a += ["--gpus", row["gpus"], "--sequence-parallel", row["gpus"]]
+            if row.get("cfg_parallel") == "1":
+                a += ["--cfg-parallel"]
         return a
     if row["category"] in MEMORY and row["category"] == "memory_train":
         a += ["--mode", "train", "--method", row["method"], "--batch", row["batch"],

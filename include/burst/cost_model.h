@@ -342,7 +342,9 @@ ParallelLayout parallel_layout(const Workload& w, const GpuSpec& gpu, int gpus);
 Result<ParallelLayout> tensor_parallel_layout(const Workload& w, int gpus);
 // workload.sequence_parallel's layout on `gpus` cards: groups of that many cards, each splitting
 // one item's tokens (DeepSpeed-Ulysses), as many copies as fit (spare cards idle). kInvalid where
-// it does not apply (not diffusion; a unet or flow-tts denoiser) or asks for more than `gpus`.
+// it does not apply (not diffusion; a unet or flow-tts denoiser) or asks for more than `gpus`,
+// or where cfg_parallel is set on an odd degree or a denoiser that runs one pass a step. Each
+// message starts with the field at fault: "sequence_parallel ..." or "cfg_parallel ...".
 // `w` is the shaped workload (with_model_shape: a named model's architecture known).
 Result<ParallelLayout> sequence_parallel_layout(const Workload& w, int gpus);
 // What each card of a sequence-parallel group of `group` holds: the whole need but for the

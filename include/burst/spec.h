@@ -78,6 +78,11 @@ struct Workload {
   // (docs/cost-model.md, "One item over several cards").
   std::optional<long> sequence_parallel;
   SourcePos sequence_parallel_pos;  // of its value: the application checks the model's denoiser
+  // With sequence_parallel N: classifier-free guidance's two passes run on two halves of each
+  // group, Ulysses over N / 2 cards within a half (xDiT's --use_cfg_parallel). Unset or false:
+  // both passes share the N-way split (docs/cost-model.md, "Guidance parallel").
+  std::optional<bool> cfg_parallel;
+  SourcePos cfg_parallel_pos;  // of its value: the application checks the denoiser's two passes
   // llm-inference with vllm, sglang or tensorrt-llm: the share of memory the engine takes (vLLM's
   // gpu_memory_utilization and SGLang's mem_fraction_static, of each card; TensorRT-LLM's
   // free_gpu_memory_fraction, of what is free once the weights are loaded). Unset: 0.9, each

@@ -216,6 +216,9 @@ int run_cli(int argc, char** argv) {
                       "diffusion (transformer denoiser): split each item's tokens over this many "
                       "GPUs (Ulysses: xDiT's --ulysses_degree, Wan's --ulysses_size); --gpus / N "
                       "copies");
+  est_cmd->add_flag("--cfg-parallel", est.cfg_parallel,
+                    "diffusion, with --sequence-parallel N: guidance's two passes on two halves "
+                    "of the N GPUs, Ulysses over N/2 within each (xDiT's --use_cfg_parallel)");
   est_cmd->add_option("--gpu-memory-utilization", est.gpu_memory_utilization,
                       "infer (vllm, sglang, tensorrt-llm): the engine's memory share, 0.9 by "
                       "default (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static, "

@@ -103,6 +103,7 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
   q.guidance = a.guidance;
   q.attention_kernel = a.attention_kernel;
   q.offload = a.offload;
+  if (a.cfg_parallel) q.cfg_parallel = true;
   if (!a.guidance_batched.empty()) {
     if (a.guidance_batched != "on" && a.guidance_batched != "off")
       return make_error(ErrorCode::kInvalid,
@@ -352,7 +353,17 @@ int cmd_estimate(const EstimateArgs& args) {
   if (w.tensor_parallel)
     std::printf("tensor parallel %ld: each copy of the model is sharded over %ld GPUs\n",
                 *w.tensor_parallel, *w.tensor_parallel);
-  if (w.sequence_parallel)
+  if (w.sequence_parallel && *w.sequence_parallel == 2 && w.cfg_parallel.value_or(false))
+    std::printf(
+        "sequence parallel 2 with guidance parallel: guidance's two passes run one on each GPU, "
+        "each holding the whole denoiser, with no all-to-all; the VAE decode runs on one\n");
+  else if (w.sequence_parallel && w.cfg_parallel.value_or(false))
+    std::printf(
+        "sequence parallel %ld with guidance parallel: guidance's two passes run on two halves of "
+        "the %ld GPUs, each pass's tokens split over %ld (Ulysses: four all-to-alls a block per "
+        "call, within a half), each GPU holding the whole denoiser; the VAE decode runs on one\n",
+        *w.sequence_parallel, *w.sequence_parallel, *w.sequence_parallel / 2);
+  else if (w.sequence_parallel)
     std::printf(
         "sequence parallel %ld: each item's tokens are split over %ld GPUs, each holding the whole "
         "denoiser (Ulysses: four all-to-alls a block per call); the VAE decode runs on one\n",

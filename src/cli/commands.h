@@ -90,6 +90,7 @@ struct EstimateArgs {
   std::string engine;                                             // infer: llama.cpp | vllm ...
   std::string tensor_parallel;    // infer: the cards one copy of the model is sharded over
   std::string sequence_parallel;  // diffusion: the cards one item's tokens are split over
+  bool cfg_parallel = false;      // diffusion: guidance's two passes on two halves of a group
   std::optional<double> gpu_memory_utilization;  // infer: the engine's memory share (0, 1]
   // A mixture of experts: "3B" parameters a token uses; routed experts and experts a token
   std::string active_params, experts, experts_per_token;

@@ -96,9 +96,11 @@ std::vector<std::string> spec_refusals(const PipelineSpec& spec) {
   // not divide: refused at the field's line.
   if (w.kind == "diffusion" && w.sequence_parallel) {
     if (auto l = sequence_parallel_layout(*shaped, *w.sequence_parallel); !l.ok()) {
-      const std::string& why = l.error().message;  // "sequence_parallel <why>"
-      out.push_back(terminal_line(at(w.sequence_parallel_pos) +
-                                  "workload.sequence_parallel: " + why.substr(why.find(' ') + 1)));
+      const std::string& why = l.error().message;  // "<field> <why>"
+      const std::string field = why.substr(0, why.find(' '));
+      out.push_back(
+          terminal_line(at(field == "cfg_parallel" ? w.cfg_parallel_pos : w.sequence_parallel_pos) +
+                        "workload." + field + ": " + why.substr(why.find(' ') + 1)));
     }
   }
   return out;

@@ -385,15 +385,17 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     } else if (seq_split) {
       // DeepSpeed-Ulysses (arXiv 2309.14509): four all-to-alls a block per denoiser call (the
       // queries, keys and values in, the attention's output back), each card sending (n-1)/n of
-      // its tokens / n, on the critical path. Per step: every pass of the batch.
+      // its tokens / n, on the critical path. Per step: every pass of the batch. Guidance
+      // parallel: each half of the group runs one pass, Ulysses over its n / 2 cards.
       auto d = diffusion_work_of(w, params);
       if (!d) return d.error();
-      const double n = layout.group;
-      const double tokens = work->batch * d->passes * d->latent_tokens;
+      const bool halves = w.cfg_parallel.value_or(false);
+      const int n = halves ? layout.group / 2 : layout.group;
+      const double tokens = work->batch * (halves ? 1 : d->passes) * d->latent_tokens;
       const double per_card =
-          4 * shape.layers * (tokens / n) * shape.hidden * kActivationBytes * (n - 1) / n;
-      comm = collective_seconds(gpu, layout.group, per_card,
-                                static_cast<long>(4 * shape.layers * work->calls));
+          4 * shape.layers * (tokens / n) * shape.hidden * kActivationBytes * (n - 1.0) / n;
+      comm =
+          collective_seconds(gpu, n, per_card, static_cast<long>(4 * shape.layers * work->calls));
     } else if (tp > 1 && !placed) {
       double tokens = work->batch;
       if (w.kind == "diffusion") {

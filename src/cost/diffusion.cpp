@@ -140,6 +140,8 @@ Result<DiffusionWork> diffusion_work_of(const Workload& w, double params) {
       w.guidance.value_or(w.architecture.empty() && !w.resolution && !w.audio_seconds ? 0 : 2);
   d.passes = guidance > 1 && !(shape && shape->guidance_in_one_pass) ? 2 : 1;
   d.calls = w.guidance_batched.value_or(!(shape && shape->guidance_in_turn)) ? 1 : d.passes;
+  // Guidance parallel: each card runs one of the two passes, one call a step.
+  if (w.sequence_parallel && w.cfg_parallel.value_or(false)) d.calls = 1;
   const bool video_shape = shape && shape->video.temporal_downsample > 0;
   if (w.frames && shape && !video_shape)
     return make_error(ErrorCode::kInvalid, "workload.frames: \"" + w.model +

@@ -92,6 +92,21 @@ Result<ParallelLayout> sequence_parallel_layout(const Workload& w, int gpus) {
                                                std::to_string(gpus) + ")");
   if (std::string why = ulysses_heads_refusal(w, sp); !why.empty())
     return make_error(ErrorCode::kInvalid, why);
+  if (w.cfg_parallel.value_or(false)) {
+    // Two halves, each running one of guidance's two passes (xDiT's --use_cfg_parallel).
+    if (sp % 2 != 0)
+      return make_error(ErrorCode::kInvalid,
+                        "cfg_parallel needs an even sequence_parallel, two "
+                        "halves of the group (got " +
+                            std::to_string(sp) + ")");
+    auto d = diffusion_work_of(w, w.params_b.value_or(1) * 1e9);
+    if (d.ok() && d->passes != 2)
+      return make_error(ErrorCode::kInvalid,
+                        "cfg_parallel runs guidance's two passes on two halves of the group; " +
+                            (w.model.empty() ? std::string("the denoiser") : w.model) +
+                            " runs one pass a step (guidance 1 or less, or distilled into one "
+                            "pass)");
+  }
   ParallelLayout l;
   l.group = static_cast<int>(sp);
   l.replicas = gpus / l.group;

@@ -192,6 +192,8 @@ Modelled model(const PipelineSpec& spec, const GpuSpec& gpu, int count, const Ca
                         : w.kind == "diffusion" && w.sequence_parallel ? "-way sequence parallel"
                                                                        : "-way tensor parallel";
     if (w.kind != "custom" && l.group > 1) layout = std::to_string(l.group) + split;
+    if (w.kind == "diffusion" && w.sequence_parallel && w.cfg_parallel.value_or(false))
+      layout += " with guidance parallel";
     if (w.kind != "custom" && l.nodes > 1) layout += ", " + std::to_string(l.nodes) + " nodes";
     layout = " (" + layout + (layout.empty() ? "" : "; ") + pod_layout_text(m.layout) + ")";
   }

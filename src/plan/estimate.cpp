@@ -231,12 +231,12 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   const bool diffusion_input = !q.architecture.empty() || q.resolution || q.frames ||
                                q.audio_seconds || q.guidance || q.guidance_batched ||
                                !q.attention_kernel.empty() || q.sequence_parallel ||
-                               !q.offload.empty();
+                               q.cfg_parallel || !q.offload.empty();
   if (diffusion_input && w.kind != "diffusion")
     return make_error(ErrorCode::kInvalid,
                       "--arch, --resolution, --frames, --audio-seconds, --guidance, "
-                      "--guidance-batched, --attention-kernel, --sequence-parallel and --offload "
-                      "only apply to --mode diffusion");
+                      "--guidance-batched, --attention-kernel, --sequence-parallel, --cfg-parallel "
+                      "and --offload only apply to --mode diffusion");
   if (q.sequence_parallel) {
     if (*q.sequence_parallel < 1 || *q.sequence_parallel > kMaxGpus)
       return make_error(ErrorCode::kInvalid,
@@ -246,6 +246,14 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
                                                  " is fewer than --sequence-parallel " +
                                                  std::to_string(*q.sequence_parallel));
     w.sequence_parallel = q.sequence_parallel;
+  }
+  if (q.cfg_parallel.value_or(false)) {
+    if (!q.sequence_parallel)
+      return make_error(ErrorCode::kInvalid,
+                        "--cfg-parallel needs --sequence-parallel: guidance's two passes run on "
+                        "two halves of a sequence-parallel group (--sequence-parallel 2 runs one "
+                        "pass a card)");
+    w.cfg_parallel = true;
   }
   if (!q.attention_kernel.empty() && q.attention_kernel != "fa2" && q.attention_kernel != "fa3")
     return make_error(ErrorCode::kInvalid,
@@ -295,10 +303,12 @@ Result<EstimateReport> estimate_workload(const EstimateQuery& q,
   if (!w.ok()) return w.error();
   // A named model's denoiser, known once shaped, may have no token split (a UNet's).
   if (w->sequence_parallel) {
-    if (auto l = sequence_parallel_layout(*w, static_cast<int>(*w->sequence_parallel)); !l.ok())
-      return make_error(ErrorCode::kInvalid,
-                        "--sequence-parallel" +
-                            l.error().message.substr(std::string("sequence_parallel").size()));
+    if (auto l = sequence_parallel_layout(*w, static_cast<int>(*w->sequence_parallel)); !l.ok()) {
+      const std::string& why = l.error().message;  // "<field> <why>"
+      const bool cfg = why.rfind("cfg_parallel", 0) == 0;
+      return make_error(ErrorCode::kInvalid, (cfg ? "--cfg-parallel" : "--sequence-parallel") +
+                                                 why.substr(why.find(' ')));
+    }
   }
   auto mem = memory_need(*w);
   if (!mem.ok()) return mem.error();

@@ -41,6 +41,7 @@ struct EstimateQuery {
   std::optional<long> frames;
   std::optional<double> audio_seconds;
   std::optional<double> guidance;
+  std::optional<bool> cfg_parallel;      // diffusion: guidance's passes on two halves of a group
   std::optional<bool> guidance_batched;  // diffusion: the passes in one call a step (default)
   std::string attention_kernel;          // diffusion: fa2 (default) | fa3
   std::string offload;                   // diffusion: none (default) | model | sequential

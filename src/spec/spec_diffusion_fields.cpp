@@ -55,6 +55,26 @@ void parse_sequence_parallel(Fields& w, Workload& out) {
   }
 }
 
+// workload.cfg_parallel: guidance's two passes on two halves of a sequence_parallel group. That
+// the denoiser runs two passes a step is checked by the cost model, which knows the model table.
+void parse_cfg_parallel(Fields& w, Workload& out) {
+  out.cfg_parallel = w.boolean("cfg_parallel");
+  if (!out.cfg_parallel || !*out.cfg_parallel) return;
+  const Node node = *w.get("cfg_parallel");
+  out.cfg_parallel_pos = pos_of(node);
+  if (!w.get("sequence_parallel")) {
+    w.problems().add(pos_of(node), w.path_of("cfg_parallel"),
+                     "needs sequence_parallel: guidance's two passes run on two halves of a "
+                     "sequence_parallel group (sequence_parallel: 2 runs one pass a card)");
+    out.cfg_parallel.reset();
+  } else if (out.sequence_parallel && *out.sequence_parallel % 2 != 0) {
+    w.problems().add(pos_of(node), w.path_of("cfg_parallel"),
+                     "needs an even sequence_parallel, two halves of the group (got " +
+                         std::to_string(*out.sequence_parallel) + ")");
+    out.cfg_parallel.reset();
+  }
+}
+
 }  // namespace
 
 void parse_diffusion_fields(Fields& w, Workload& out) {
@@ -73,6 +93,7 @@ void parse_diffusion_fields(Fields& w, Workload& out) {
     out.offload.clear();
   }
   parse_sequence_parallel(w, out);
+  parse_cfg_parallel(w, out);
 }
 
 }  // namespace burst::spec

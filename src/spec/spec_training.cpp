@@ -64,6 +64,7 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "attention_kernel",
                                                 "offload",
                                                 "sequence_parallel",
+                                                "cfg_parallel",
                                                 "items_file"};
 
 std::span<const std::string_view> workload_field_names() { return kWorkloadFields; }

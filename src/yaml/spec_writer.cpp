@@ -244,6 +244,7 @@ void workload(Writer& out, const Workload& w) {
   word("engine", w.engine);
   num("tensor_parallel", w.tensor_parallel);
   num("sequence_parallel", w.sequence_parallel);
+  flag("cfg_parallel", w.cfg_parallel);
   real("gpu_memory_utilization", w.gpu_memory_utilization);
   word("weights_from", w.weights_from);
   flag("gradient_checkpointing", w.gradient_checkpointing);

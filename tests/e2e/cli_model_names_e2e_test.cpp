@@ -243,7 +243,8 @@ TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
                        "--sequence-parallel", "2"},
                       &out, &err),
             0);
-  EXPECT_NE(err.find("--sequence-parallel and --offload only apply to --mode diffusion"),
+  EXPECT_NE(err.find("--sequence-parallel, --cfg-parallel and --offload only apply to --mode "
+                     "diffusion"),
             std::string::npos)
       << err;
   EXPECT_NE(run_burst(home,
@@ -262,6 +263,43 @@ TEST(E2ECli, SequenceParallelSplitsOneClipOverTheCardsItNames) {
             0)
       << err;
   EXPECT_NE(out.find("and a unet never splits one item over cards;"), std::string::npos) << out;
+}
+
+TEST(E2ECli, GuidanceParallelRunsEachPassOnItsOwnCard) {
+  BurstHome home;
+  std::string out, err;
+  auto l40_seconds = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = {
+        "estimate", "--mode", "diffusion", "--model", "cogvideox-2b",        "--items",
+        "1",        "--gpus", "2",         "--json",  "--sequence-parallel", "2"};
+    args.insert(args.end(), more.begin(), more.end());
+    EXPECT_EQ(run_burst(home, args, &out, &err), 0) << err;
+    return card_entry(out, "L40").value("seconds", 0.0);
+  };
+  // Two L40s over PCIe: the Ulysses all-to-alls of both passes, or one pass a card and none.
+  const double ulysses = l40_seconds({});
+  const double halves = l40_seconds({"--cfg-parallel"});
+  EXPECT_LT(halves, ulysses * 0.95) << out;
+  ASSERT_EQ(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "cogvideox-2b", "--items", "1",
+                       "--sequence-parallel", "2", "--cfg-parallel"},
+                      &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("sequence parallel 2 with guidance parallel: guidance's two passes run one "
+                     "on each GPU"),
+            std::string::npos)
+      << out;
+  // HunyuanVideo embeds guidance in one pass: nothing for a second half to run.
+  EXPECT_NE(run_burst(home,
+                      {"estimate", "--mode", "diffusion", "--model", "hunyuanvideo", "--items", "1",
+                       "--sequence-parallel", "2", "--cfg-parallel"},
+                      &out, &err),
+            0);
+  EXPECT_NE(err.find("--cfg-parallel runs guidance's two passes on two halves of the group; "
+                     "hunyuanvideo runs one pass a step"),
+            std::string::npos)
+      << err;
 }
 
 }  // namespace

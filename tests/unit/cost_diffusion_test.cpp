@@ -378,7 +378,8 @@ TEST(CostDiffusion, EstimateTakesTheDiffusionInputs) {
   q.mode = "infer";
   EXPECT_EQ(workload_from_query(q).error().message,
             "--arch, --resolution, --frames, --audio-seconds, --guidance, --guidance-batched, "
-            "--attention-kernel, --sequence-parallel and --offload only apply to --mode diffusion");
+            "--attention-kernel, --sequence-parallel, --cfg-parallel and --offload only apply to "
+            "--mode diffusion");
 }
 
 TEST(CostDiffusion, TheSpecTakesTheDiffusionInputs) {

@@ -205,7 +205,7 @@ TEST_F(SequenceParallel, EstimateTakesTheFlagAndRefusesItWhereItCannotApply) {
   q.mode = "infer";
   q.model = "llama-3-8b";
   EXPECT_NE(workload_from_query(q).error().message.find(
-                "--sequence-parallel and --offload only apply to --mode diffusion"),
+                "--sequence-parallel, --cfg-parallel and --offload only apply to --mode diffusion"),
             std::string::npos);
 }
 

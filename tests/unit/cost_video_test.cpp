@@ -217,8 +217,8 @@ TEST(CostVideo, TheAttentionKernelIsAnInputOfTheSpecAndOfEstimate) {
   q.resolution.reset();
   q.height.reset();
   q.frames.reset();
-  EXPECT_NE(workload_from_query(q).error().message.find("--sequence-parallel and --offload only "
-                                                        "apply to --mode diffusion"),
+  EXPECT_NE(workload_from_query(q).error().message.find(
+                "--sequence-parallel, --cfg-parallel and --offload only apply to --mode diffusion"),
             std::string::npos);
 }
 

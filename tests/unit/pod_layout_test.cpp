@@ -188,6 +188,38 @@ TEST_F(PodLayoutPlan, ANamedSequenceParallelSizeIsTheGroupEachReplicaOfTheRunSte
   EXPECT_EQ(replica_devices(p->layout, 1), "4,5,6,7");
 }
 
+TEST_F(PodLayoutPlan, GuidanceParallelIsNamedInTheBasisAndPricedBelowTheUlyssesSplit) {
+  // CogVideoX-5B's guidance 6 runs two passes a step: on four L40S over PCIe, the plan prices the
+  // spec's guidance parallel (two halves of two) below the 4-way Ulysses split, and says which.
+  const GpuSpec* l40s = find_gpu(catalog_, "L40S");
+  ASSERT_TRUE(l40s);
+  auto basis_and_run_s = [&](const std::string& extra) -> std::pair<std::string, double> {
+    dir_.write("cfg.yaml",
+               "name: cfg\nrun: torchrun --nproc_per_node=4 cogvideox_example.py\nworkload:\n"
+               "  kind: diffusion\n  model: cogvideox-5b\n  sequence_parallel: 4\n  items: 1\n" +
+                   extra + "resources:\n  gpus: [L40S]\n  gpu_count: 4\n");
+    std::vector<SpecError> errors;
+    auto spec = load_spec_file(dir_.path() + "/cfg.yaml", &errors, provider_names());
+    EXPECT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0].text);
+    if (!spec.ok()) return {"", 0};
+    Offer four{"runpod", "L40S", 4, l40s->vram_gb, 4.0, std::nullopt, "any", true, "test"};
+    std::vector<Offer> offers{four};
+    attach_traits(&offers);
+    auto p = plan(*spec, offers, {"runpod"});
+    EXPECT_TRUE(p.ok() && !p->candidates.empty()) << (p.ok() ? "" : p.error().message);
+    if (!p.ok() || p->candidates.empty()) return {"", 0};
+    return {p->candidates[0].basis(), p->candidates[0].shape->run_s};
+  };
+  std::filesystem::create_directory(dir_.path() + "/cfg");
+  const auto ulysses = basis_and_run_s("");
+  const auto halves = basis_and_run_s("  cfg_parallel: true\n");
+  EXPECT_NE(halves.first.find("4-way sequence parallel with guidance parallel"), std::string::npos)
+      << halves.first;
+  EXPECT_EQ(ulysses.first.find("guidance parallel"), std::string::npos) << ulysses.first;
+  EXPECT_GT(halves.second, 0);
+  EXPECT_LT(halves.second, ulysses.second);
+}
+
 TEST_F(PodLayoutPlan, ATensorParallelCopyThatCannotHoldItsSequencesQueuesThemOnlyUnderABatcher) {
   // Llama 3.1 70B in fp16 as two copies of TP 2 on four H100s: the four cards hold 310 GiB and
   // the pooled need is 292 GiB, but each copy keeps its own 131.5 GiB of weights beside 32
