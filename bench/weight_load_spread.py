@@ -9,6 +9,7 @@ held-out medians with and without the weight-load rows.
 """
 import argparse
 import csv
+import math
 import os
 import statistics
 import sys
@@ -32,6 +33,26 @@ def spread(rows):
     shared = [g for g in groups.values() if len(g) > 1]
     wide = [g for g in shared if max(m for _, m in g) / min(m for _, m in g) > 1.5]
     return sum(len(g) for g in groups.values()), shared, wide
+
+
+def own_fit(rows, binary):
+    """Median abs error of seconds = a + GiB / rate, a and rate fitted per (method, loader,
+    cold or warm) group on the rows themselves (least absolute log error on a grid), GiB the
+    weights burst counts for the row's model."""
+    groups = {}
+    for r in rows:
+        if category(r) == "weight load":
+            gib = v.burst(binary, v.args_of(r))["memory_gib"]["weights"]
+            key = (r["method"], r["loader"], r["category"])
+            groups.setdefault(key, []).append((gib, float(r["measured"])))
+    fixed = [0, 0.5, 1, 2, 3, 5, 8, 12, 20, 30, 50]
+    rates = [0.05 * 1.15 ** i for i in range(60)]  # GiB/s, 0.05 to about 190
+    errs = []
+    for pts in groups.values():
+        best = min(((sum(abs(math.log((a + g / q) / m)) for g, m in pts), a, q)
+                    for a in fixed for q in rates))
+        errs += [abs((best[1] + g / best[2]) / m - 1) for g, m in pts]
+    return errs, len(groups)
 
 
 def median_pct(errs):
@@ -72,6 +93,10 @@ def main():
         if category(r) != "weight load":
             rest.append(abs(e))
     print(f"held out: all rows {median_pct(every)}; without weight load {median_pct(rest)}")
+    for name in ("measurements.csv", "held_out.csv"):
+        errs, n = own_fit(rows_of(name), a.burst)
+        print(f"{name}: a rate and a fixed cost per group fitted on its own weight-load rows "
+              f"({n} groups): {median_pct(errs)}")
 
 
 if __name__ == "__main__":
