@@ -3,7 +3,9 @@
 arguments are identical get one prediction from any model of burst's inputs, so where their
 measurements differ by a factor f, one of them is at least (f - 1) / (f + 1) off whatever the
 model says (the prediction that splits the pair evenly). Also: the leave-one-source-out and
-held-out medians with and without the weight-load rows.
+held-out medians with and without the weight-load rows, and how close a rate and a fixed cost
+fitted per (read method, loader, cold or warm) group on each set's own rows come to them (the
+best that form does in sample; it tunes nothing burst uses).
 
     python3 bench/weight_load_spread.py --burst build/burst
 """
