@@ -131,12 +131,20 @@ def lookup(fitted, d):
     return fitted.get(("", ""), PRIOR)[:2]
 
 
+# An engine's prefill efficiency is fitted from this many rows or more, so that the median
+# outvotes one row that disagrees; with fewer it takes what the binary gives an engine without a
+# fit (bench/README.md, "Three rows before an engine's prefill efficiency is fitted").
+PREFILL_MIN_ROWS = 3
+
+
 def prefill_fit(pts):
-    """engine -> (eta, rows): least absolute log error, the median of log(measured / rate)."""
+    """engine -> (eta, rows): least absolute log error, the median of log(measured / rate), for
+    an engine with PREFILL_MIN_ROWS rows or more."""
     logs = {}
     for q in pts:
         logs.setdefault(q["engine"], []).append(math.log(q["meas"] / q["rate"]))
-    return {e: (math.exp(statistics.median(v)), len(v)) for e, v in logs.items() if e}
+    return {e: (math.exp(statistics.median(v)), len(v)) for e, v in logs.items()
+            if e and len(v) >= PREFILL_MIN_ROWS}
 
 
 def prefill_lookup(fitted, q):
