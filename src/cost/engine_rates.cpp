@@ -14,7 +14,8 @@ namespace burst {
 const std::vector<PrefillFit>& prefill_fits() {
   // Fitted by bench/validate_cost_model.py --fit on the fit set's prompt-processing rows only
   // (bench/validation/measurements.csv; no held-out row enters): least absolute log error of
-  // tokens / s = tflops x eta / (2 x params), tflops as tensor_tflops() gives it for the engine.
+  // tokens / s = tflops x eta / (2 x params), tflops as tensor_tflops() gives it for the engine;
+  // an engine is fitted from three rows or more (every one below has five or more).
   static const std::vector<PrefillFit> kFits{
       // engine, eta_compute, fit-set rows
       // llama.cpp #4766 (RTX 3090, F16 and Q4_0), #26284 and #20934 (RX 7900 XTX), #6017 (A100)
