@@ -86,8 +86,8 @@ bool engine_reserves_share(const std::string& engine);
 // "Optimization and Tuning", Preemption): where its share holds the weights and at least one but
 // fewer than the requested sequences a copy, `concurrency` becomes what a copy holds and the
 // requests become `items` (each generating `tokens`), run in rounds. The copies are
-// workload.tensor_parallel's, else one over all `gpus`. vLLM's scheduler also runs at most
-// engine_max_sequences a copy, however many its cache holds. Otherwise `w` unchanged, so an
+// workload.tensor_parallel's, else one over all `gpus`. The scheduler also runs at most
+// engine_sequence_cap a copy, however many its cache holds. Otherwise `w` unchanged, so an
 // engine that holds nothing beside the weights still does not fit.
 Workload engine_admits(const Workload& w, const GpuSpec& gpu, int gpus);
 // The sequences `w` runs at once on `gpus` x `gpu`, all copies together: its concurrency, or
@@ -97,6 +97,9 @@ long sequences_at_once(const Workload& w, const GpuSpec& gpu, int gpus);
 // such cap. vLLM's max_num_seqs: 1024 on a card of at least 70 GiB that is not an A100, else 256
 // (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults, the same for `vllm serve` and LLM()).
 long engine_max_sequences(const std::string& engine, const GpuSpec& gpu);
+// The most sequences `w`'s engine runs at once a copy on `gpu`: workload.max_num_seqs where
+// given, else engine_max_sequences. 0: no cap.
+long engine_sequence_cap(const Workload& w, const GpuSpec& gpu);
 // The fewest of gpus_needed's sizes that run `w`: gpus_needed(w, gpu), else, for a batching
 // engine that no count holds every sequence on, the fewest whose share holds the weights and one
 // (it queues the rest: engine_admits). 0: none.

@@ -88,6 +88,11 @@ struct Workload {
   // free_gpu_memory_fraction, of what is free once the weights are loaded). Unset: 0.9, each
   // engine's default (docs/cost-model.md, "llm-inference").
   std::optional<double> gpu_memory_utilization;
+  // llm-inference with vllm, sglang or tensorrt-llm: the most sequences the engine's scheduler
+  // runs at once (vLLM's --max-num-seqs, SGLang's --max-running-requests, TensorRT-LLM's
+  // max_batch_size). Unset: vLLM's default by card (engine_max_sequences); SGLang's and
+  // TensorRT-LLM's defaults are not modelled (docs/cost-model.md, "llm-inference").
+  std::optional<long> max_num_seqs;
   // Where the weights are read from at each pod's start: hub | s3 | volume | local-disk; "" =
   // the volume where the store shows it staged, else a hub download (plan/weight_source.h).
   std::string weights_from;

@@ -223,6 +223,10 @@ int run_cli(int argc, char** argv) {
                       "infer (vllm, sglang, tensorrt-llm): the engine's memory share, 0.9 by "
                       "default (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static, "
                       "TensorRT-LLM's free_gpu_memory_fraction)");
+  est_cmd->add_option("--max-num-seqs", est.max_num_seqs,
+                      "infer (vllm, sglang, tensorrt-llm): the most sequences the engine runs at "
+                      "once (vLLM's --max-num-seqs, SGLang's --max-running-requests, "
+                      "TensorRT-LLM's max_batch_size); vLLM's default by card when unset");
   est_cmd->add_option("--weights-from", est.weights_from,
                       "weight load (JSON weight_load_s): hub | s3 | volume | local-disk | "
                       "page-cache");

@@ -159,6 +159,7 @@ Result<EstimateQuery> query_of(const EstimateArgs& a) {
         Count{a.steps, "--steps", &q.steps}, Count{a.batch, "--batch", &q.batch},
         Count{a.frames, "--frames", &q.frames}, Count{a.lora_rank, "--lora-rank", &q.lora_rank},
         Count{a.tensor_parallel, "--tensor-parallel", &q.tensor_parallel},
+        Count{a.max_num_seqs, "--max-num-seqs", &q.max_num_seqs},
         Count{a.sequence_parallel, "--sequence-parallel", &q.sequence_parallel},
         Count{a.experts, "--experts", &q.experts},
         Count{a.experts_per_token, "--experts-per-token", &q.experts_per_token}}) {

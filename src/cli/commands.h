@@ -92,6 +92,7 @@ struct EstimateArgs {
   std::string sequence_parallel;  // diffusion: the cards one item's tokens are split over
   bool cfg_parallel = false;      // diffusion: guidance's two passes on two halves of a group
   std::optional<double> gpu_memory_utilization;  // infer: the engine's memory share (0, 1]
+  std::string max_num_seqs;                      // infer: the engine's cap on sequences at once
   // A mixture of experts: "3B" parameters a token uses; routed experts and experts a token
   std::string active_params, experts, experts_per_token;
   std::string weights_from;  // hub | s3 | volume | local-disk | page-cache (burst/weight_load.h)

@@ -30,6 +30,10 @@ long engine_max_sequences(const std::string& engine, const GpuSpec& gpu) {
   return large ? 1024 : 256;
 }
 
+long engine_sequence_cap(const Workload& w, const GpuSpec& gpu) {
+  return w.max_num_seqs ? *w.max_num_seqs : engine_max_sequences(w.engine, gpu);
+}
+
 double engine_memory_share(const Workload& w) {
   if (w.engine == "vllm" || w.engine == "sglang")
     return w.gpu_memory_utilization.value_or(cost::kServerMemoryUtilization);

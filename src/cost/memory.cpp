@@ -202,7 +202,7 @@ Workload engine_admits(const Workload& w, const GpuSpec& gpu, int gpus) {
   Workload copy = w;
   copy.tensor_parallel.reset();
   long holds = max_concurrency(copy, gpu, group);
-  if (const long cap = engine_max_sequences(w.engine, gpu); cap > 0) holds = std::min(holds, cap);
+  if (const long cap = engine_sequence_cap(w, gpu); cap > 0) holds = std::min(holds, cap);
   // Without items the copies split the requested sequences; with items each runs a batch.
   const long per_copy = w.items ? asked : (asked + replicas - 1) / replicas;
   if (holds < 1 || holds >= per_copy) return w;

@@ -205,6 +205,15 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
                         "--engine vllm, sglang or tensorrt-llm");
     w.gpu_memory_utilization = q.gpu_memory_utilization;
   }
+  if (q.max_num_seqs) {
+    if (w.kind != "llm-inference")
+      return make_error(ErrorCode::kInvalid, "--max-num-seqs only applies to --mode infer");
+    if (!engine_reserves_share(w.engine))
+      return make_error(ErrorCode::kInvalid,
+                        "--max-num-seqs is a batching engine's cap on sequences at once: give "
+                        "--engine vllm, sglang or tensorrt-llm");
+    w.max_num_seqs = q.max_num_seqs;
+  }
   if (q.gpus && (*q.gpus < 1 || *q.gpus > kMaxGpus))
     return make_error(ErrorCode::kInvalid, "--gpus must be in 1.." + std::to_string(kMaxGpus));
   if (q.tensor_parallel) {

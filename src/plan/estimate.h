@@ -56,6 +56,9 @@ struct EstimateQuery {
   std::optional<long> sequence_parallel;
   // infer with vllm, sglang or tensorrt-llm: the engine's memory share (Workload's field).
   std::optional<double> gpu_memory_utilization;
+  // infer with vllm, sglang or tensorrt-llm: the engine's cap on sequences at once (Workload's
+  // max_num_seqs).
+  std::optional<long> max_num_seqs;
   double usd_per_kwh = 0.15;  // owned: electricity price (docs/cost-model.md)
   double life_years = 3;      // owned: straight-line depreciation period
   double utilization = 1;     // owned: share of the life the card is busy (0..1]

@@ -239,6 +239,23 @@ void parse_memory_utilization(Fields& w, Workload& out) {
   }
 }
 
+// workload.max_num_seqs: the scheduler's cap on sequences at once, of a batching engine.
+void parse_max_num_seqs(Fields& w, Workload& out) {
+  out.max_num_seqs = w.integer("max_num_seqs", 1, 1'000'000);
+  if (!out.max_num_seqs) return;
+  const yaml::Node node = *w.get("max_num_seqs");
+  const std::string path = w.path_of("max_num_seqs");
+  if (!out.kind.empty() && out.kind != "llm-inference") {
+    w.problems().add(pos_of(node), path, "only applies to workload kind llm-inference");
+    out.max_num_seqs.reset();
+  } else if (out.engine != "vllm" && out.engine != "sglang" && out.engine != "tensorrt-llm") {
+    w.problems().add(pos_of(node), path,
+                     "is a batching engine's cap on sequences at once: set workload.engine to "
+                     "vllm, sglang or tensorrt-llm");
+    out.max_num_seqs.reset();
+  }
+}
+
 void parse_workload(Fields& top, PipelineSpec& spec) {
   std::optional<Fields> w = section(top, "workload", workload_field_names());
   if (!w) return;
@@ -278,6 +295,7 @@ void parse_workload(Fields& top, PipelineSpec& spec) {
   out.engine = w->one_of("engine", kEngines).value_or("");
   parse_tensor_parallel(*w, out);
   parse_memory_utilization(*w, out);
+  parse_max_num_seqs(*w, out);
   out.weights_from = w->one_of("weights_from", kWeightsFrom).value_or("");
   parse_training_fields(*w, out);   // gradient_checkpointing, lora_rank, lora_targets
   parse_diffusion_fields(*w, out);  // architecture, resolution, frames, audio, guidance

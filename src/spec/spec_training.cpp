@@ -51,6 +51,7 @@ constexpr std::string_view kWorkloadFields[] = {"kind",
                                                 "engine",  // llm-inference serving engine
                                                 "tensor_parallel",
                                                 "gpu_memory_utilization",
+                                                "max_num_seqs",
                                                 "weights_from",  // where the weights are read from
                                                 "gradient_checkpointing",
                                                 "lora_rank",

@@ -246,6 +246,7 @@ void workload(Writer& out, const Workload& w) {
   num("sequence_parallel", w.sequence_parallel);
   flag("cfg_parallel", w.cfg_parallel);
   real("gpu_memory_utilization", w.gpu_memory_utilization);
+  num("max_num_seqs", w.max_num_seqs);
   word("weights_from", w.weights_from);
   flag("gradient_checkpointing", w.gradient_checkpointing);
   num("lora_rank", w.lora_rank);

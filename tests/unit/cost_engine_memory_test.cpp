@@ -164,6 +164,47 @@ TEST(CostEngineMemory, VllmRunsAtMostItsDefaultMaxNumSeqsHoweverMuchItsCacheHold
   EXPECT_EQ(engine_admits(sg, big, 1).concurrency, 512);
 }
 
+TEST(CostEngineMemory, AMaxNumSeqsTheUserSetsReplacesTheEnginesDefaultCap) {
+  // 512 sequences of 512 tokens of Llama 3 8B on an A100 80GB, whose cache holds them all:
+  // vLLM's default runs 256 at a time in two rounds; started with --max-num-seqs 1024 it runs
+  // them at once, no slower (both batches are compute-bound, so the work is the same); with 64
+  // in eight rounds of bandwidth-bound steps, later. SGLang, with no default cap here, takes the
+  // one it is given.
+  Workload w = llama8b("vllm");
+  w.context_tokens = 512;
+  w.concurrency = 512;
+  w.tokens = 128;
+  GpuSpec a100 = card48();
+  a100.name = "A100_80GB";
+  a100.vram_gb = 80;
+  auto seconds = [&](const Workload& load) {
+    auto t = run_time(load, a100, 1, {a100}, default_calibration());
+    EXPECT_TRUE(t.ok());
+    return t.ok() ? std::make_pair(t->compute_s, static_cast<long>(t->rounds))
+                  : std::make_pair(0.0, 0L);
+  };
+  EXPECT_EQ(engine_sequence_cap(w, a100), 256);
+  const auto by_default = seconds(w);
+  EXPECT_EQ(by_default.second, 2);
+  w.max_num_seqs = 1024;
+  EXPECT_EQ(engine_sequence_cap(w, a100), 1024);
+  EXPECT_EQ(sequences_at_once(w, a100, 1), 512);
+  const auto raised = seconds(w);
+  EXPECT_EQ(raised.second, 1);
+  EXPECT_LE(raised.first, by_default.first);
+  w.max_num_seqs = 64;
+  EXPECT_EQ(sequences_at_once(w, a100, 1), 64);
+  const auto lowered = seconds(w);
+  EXPECT_EQ(lowered.second, 8);
+  EXPECT_GT(lowered.first, by_default.first);
+  Workload sg = w;
+  sg.engine = "sglang";
+  sg.max_num_seqs.reset();
+  EXPECT_EQ(sequences_at_once(sg, a100, 1), 512);
+  sg.max_num_seqs = 100;
+  EXPECT_EQ(sequences_at_once(sg, a100, 1), 100);
+}
+
 TEST(CostEngineMemory, MemoryIsCountedAsTheDriverReportsIt) {
   // A "24 GB" card with ECC on GDDR (an A10) shows 23028 MiB, 22.49 GiB: usable and KV capacity
   // fall below the same card read as 24 GiB.

@@ -146,6 +146,13 @@ TEST(CostEstimate, BadFlagsAreClearErrors) {
   q.gpu_memory_utilization = 0.95;
   ASSERT_TRUE(workload_from_query(q).ok());
   EXPECT_EQ(workload_from_query(q)->gpu_memory_utilization, 0.95);
+  q.max_num_seqs = 512;
+  EXPECT_EQ(workload_from_query(q)->max_num_seqs, 512);
+  q.engine = "llama.cpp";
+  q.gpu_memory_utilization.reset();
+  EXPECT_EQ(workload_from_query(q).error().message,
+            "--max-num-seqs is a batching engine's cap on sequences at once: give --engine "
+            "vllm, sglang or tensorrt-llm");
 }
 
 TEST(CostEstimate, SeventyBillionFitsNoSingleCard) {

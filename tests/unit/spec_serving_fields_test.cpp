@@ -167,5 +167,26 @@ TEST(SpecServingFields, GpuMemoryUtilizationIsABatchingEnginesShareReadBackFromT
   EXPECT_EQ(errors[0].rfind("p.yaml:6:27: workload.gpu_memory_utilization: ", 0), 0u) << errors[0];
 }
 
+TEST(SpecServingFields, MaxNumSeqsIsABatchingEnginesCapReadBackFromTheWriter) {
+  std::vector<std::string> errors;
+  auto spec = tp_spec("  model: llama-3.1-8b\n  engine: vllm\n  max_num_seqs: 1024\n", &errors);
+  ASSERT_TRUE(spec.ok()) << (errors.empty() ? spec.error().message : errors[0]);
+  EXPECT_EQ(spec->workload.max_num_seqs, 1024);
+  const std::string yaml = write_spec_yaml(*spec, SpecReadInfo{});
+  std::vector<SpecError> found;
+  auto read = parse_spec(yaml, "w.yaml", &found, provider_names());
+  ASSERT_TRUE(read.ok()) << yaml;
+  EXPECT_EQ(read->workload.max_num_seqs, 1024);
+
+  EXPECT_FALSE(tp_spec("  engine: llama.cpp\n  max_num_seqs: 8\n", &errors).ok());
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "p.yaml:6:17: workload.max_num_seqs: is a batching engine's cap on "
+                        "sequences at once: set workload.engine to vllm, sglang or tensorrt-llm"}));
+  errors.clear();
+  EXPECT_FALSE(tp_spec("  engine: sglang\n  max_num_seqs: 0\n", &errors).ok());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].rfind("p.yaml:6:17: workload.max_num_seqs: ", 0), 0u) << errors[0];
+}
+
 }  // namespace
 }  // namespace burst
