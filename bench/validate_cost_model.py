@@ -309,12 +309,12 @@ def decode_points(binary, rows):
         # binary's step and prefill are those of the admitted batch, memory_gib's KV the asked.
         at_once = b.get("runs_at_once") or conc
         rounds = math.ceil(conc / at_once)
+        # The KV cache read at the mean context: the prompt plus half the output.
+        kv = m["kv_cache"] * at_once / conc * (ctx - gen / 2) / ctx * 2**30
         d = {
             "row": r, "source": r["source"], "engine": r["engine"], "memory": g["memory"],
             "family": g["memory"] + " " + g["vendor"],
-            # The KV cache read at the mean context: the prompt plus half the output.
-            "bytes": (m["weights"] + m["kv_cache"] * at_once / conc * (ctx - gen / 2) / ctx)
-            * 2**30,
+            "bytes": m["weights"] * 2**30 + kv, "kv": kv,
             "bw": float(g["mem_bw_gbs"]) * 1e9,
             "t_compute": 2 * p * at_once / flops_rate, "conc": conc, "gen": gen,
             "rounds": rounds,

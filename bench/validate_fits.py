@@ -13,13 +13,16 @@ MOE_SHARE = 0.72
 
 def mirror(d, eta, t0, share=None):
     """The roofline's throughput for one point (src/cost/cost_model.cpp run_time, one GPU): a
-    mixture of experts' touched experts ("experts", bytes) at `share` of eta (MOE_SHARE). The
-    engine runs what it admits and queues the rest: "rounds" rounds of the admitted batch, each
-    with its prompts' prefill."""
+    mixture of experts' touched experts ("experts", bytes) at `share` of eta (MOE_SHARE). The KV
+    cache's read ("kv", bytes, part of "bytes") adds to the matrix products' roofline (the
+    attention kernels run beside them). The engine runs what it admits and queues the rest:
+    "rounds" rounds of the admitted batch, each with its prompts' prefill."""
     n = d["cards"]
     extra = d.get("experts", 0.0) * (1 / (MOE_SHARE if share is None else share) - 1)
-    step = (max((d["bytes"] + extra) / (n * d["bw"] * eta), d["t_compute"] / n) + t0 + d["comm"]
-            + d["moe"])
+    kv = d.get("kv", 0.0)
+    step = (kv / (n * d["bw"] * eta)
+            + max((d["bytes"] - kv + extra) / (n * d["bw"] * eta), d["t_compute"] / n) + t0
+            + d["comm"] + d["moe"])
     return d["out"] / (d.get("rounds", 1) * (step * d["gen"] + d["prefill"]))
 
 

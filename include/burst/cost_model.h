@@ -421,7 +421,8 @@ struct RunTime {
 // Time of the run step for `w` on `gpus` x `gpu`, by the roofline
 //   step = max(bytes / (bw x eta_bw), flops / (tflops x eta_compute)) + t0
 // (a mixture of experts' decode step: its touched experts' bytes at kMoeExpertBandwidthShare of
-// bw x eta_bw, + layers x kMoeLayerFloorS) per group of
+// bw x eta_bw, + layers x kMoeLayerFloorS; an LLM decode step's KV read at bw x eta_bw added
+// beside the max, its attention kernels running beside the products) per group of
 // parallel_layout, plus the group's collectives (tensor parallel: two all-reduces of the step's
 // activations per layer; sequence parallel: Ulysses's four all-to-alls a block per call;
 // training: the sharded state's all-gathers and gradient reduction, overlapped with compute),

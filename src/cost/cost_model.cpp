@@ -137,6 +137,9 @@ struct StepWork {
   double attention_flops = 0;
   double activation_bytes = 0;  // a UNet's activation traffic a step (cost_internal.h)
   double expert_bytes = 0;      // of bytes: the routed experts a decode step touches
+  // Of bytes: the KV cache a decode step reads, in its attention kernels, which run beside the
+  // matrix products, not under them (llm-inference; 0 elsewhere).
+  double kv_bytes = 0;
 };
 
 long positive_or(const std::optional<long>& v, long fallback) {
@@ -165,7 +168,8 @@ Result<StepWork> inference_work(const Workload& w, double params, double total_p
     kv_share = (static_cast<double>(*w.context_tokens) - 0.5 * static_cast<double>(*w.tokens)) /
                static_cast<double>(*w.context_tokens);
   const cost::ReadShares read = cost::read_fraction(w, params, sequences);
-  s.bytes = mem.weights_gib * kGiB * read.total() + mem.kv_cache_gib * kGiB * kv_share;
+  s.kv_bytes = mem.kv_cache_gib * kGiB * kv_share;
+  s.bytes = mem.weights_gib * kGiB * read.total() + s.kv_bytes;
   s.expert_bytes = mem.weights_gib * kGiB * read.experts;
   s.flops = 2.0 * params * static_cast<double>(sequences);
   const long rounds = w.items ? ceil_div(std::max(*w.items, 1L), sequences * replicas) : 1;
@@ -349,6 +353,11 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     const double expert_extra = work->expert_bytes * (1.0 / kMoeExpertBandwidthShare - 1.0);
     const double t_bw = std::max(bytes + expert_extra, work->activation_bytes) / bw;
     const double t_compute = step_flops / flops;
+    // A decode step's kernels run in turn, each bound by its own roof: the attention kernels'
+    // KV read (a few FLOPs a byte) adds to the matrix products, whose bytes and FLOPs share one
+    // regime (bench/README.md, "A decode step's KV read beside its matrix products").
+    const double t_kv = work->kv_bytes / bw;
+    const double t_products = std::max(t_bw - t_kv, t_compute);
 
     // Collectives per step. Tensor parallel (Megatron-LM): two all-reduces of the step's
     // activations (tokens x hidden x 2 bytes) per layer, inside one node. Training (ZeRO-3 /
@@ -424,7 +433,7 @@ Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
     if (w.kind == "llm-inference" && params < *total_params)
       t.moe_s = shape.layers * kMoeLayerFloorS;
     t.step_s = (w.kind == "diffusion" ? std::max({t_bw, t_compute, floor_s})
-                                      : std::max(t_bw, t_compute) + cal.t0_s + t.moe_s) +
+                                      : t_kv + t_products + cal.t0_s + t.moe_s) +
                comm;
     t.comm_s = comm;
     t.expert_bytes = work->expert_bytes;
