@@ -185,7 +185,8 @@ Result<StepWork> diffusion_work(const Workload& w, double params, const MemoryBr
   auto d = diffusion_work_of(w, params);
   if (!d) return d.error();
   StepWork s;
-  const long batch = positive_or(w.batch, 1);
+  // A replica batches only the items it gets: 4 items at batch 8 are one batch of 4, not 8.
+  const long batch = std::min(positive_or(w.batch, 1), ceil_div(*w.items, replicas));
   s.batch = static_cast<int>(batch);
   // Weights are read once per denoiser call for the whole batch (one call a step when guidance's
   // two passes run as one batch, two when they run in turn); activations once each. Each round

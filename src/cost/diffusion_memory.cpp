@@ -16,9 +16,10 @@ namespace burst {
 namespace cost {
 namespace {
 
-// The batch, 1 when unset.
+// The batch, 1 when unset, never more than the items: 4 items at batch 8 are one batch of 4.
 double batch_of(const Workload& w) {
-  return w.batch && *w.batch > 0 ? static_cast<double>(*w.batch) : 1.0;
+  const double batch = w.batch && *w.batch > 0 ? static_cast<double>(*w.batch) : 1.0;
+  return w.items && *w.items > 0 ? std::min(batch, static_cast<double>(*w.items)) : batch;
 }
 
 }  // namespace

@@ -37,6 +37,30 @@ double peak_gib(const Workload& w) {
   return m.ok() ? m->total_gib() : 0;
 }
 
+TEST(CostDiffusionMemory, ABatchLargerThanTheItemsRunsTheItems) {
+  // SDXL, 4 images asked at batch 8: the pipeline runs one batch of 4, so its activations and its
+  // time are those of batch 4, not of 8 items (half of them absent).
+  Workload asked = pipeline("sdxl");
+  asked.items = 4;
+  asked.steps = 30;
+  asked.batch = 8;
+  Workload four = asked;
+  four.batch = 4;
+  EXPECT_DOUBLE_EQ(memory_need(asked)->activations_gib, memory_need(four)->activations_gib);
+  TempDir dir;  // no gpus.yaml there: the built-in catalog
+  const auto catalog = load_gpu_catalog(dir.path());
+  ASSERT_TRUE(catalog.ok());
+  const GpuSpec g = *find_gpu(*catalog, "RTX_4090");
+  auto t8 = run_time(asked, g, 1, *catalog, default_calibration());
+  auto t4 = run_time(four, g, 1, *catalog, default_calibration());
+  ASSERT_TRUE(t8.ok() && t4.ok());
+  EXPECT_DOUBLE_EQ(t8->compute_s, t4->compute_s);
+  EXPECT_EQ(t8->batch, 4);
+  // 12 items at batch 8 still run a full batch of 8, then 4.
+  asked.items = 12;
+  EXPECT_GT(memory_need(asked)->activations_gib, memory_need(four)->activations_gib);
+}
+
 TEST(CostDiffusionMemory, ThePipelinesEncodersAndVaeCountBesideTheDenoiser) {
   // FLUX.1 dev in bf16 on the card whole: its 11.9B transformer, T5-XXL and CLIP-L (4.88B) and
   // its VAE (0.084B), 2 bytes each (the blog's 'about 31.447 GB' loaded, in GiB).
@@ -87,6 +111,7 @@ TEST(CostDiffusionMemory, TheActivationsAreTheAllowanceAnItem) {
   Workload one = pipeline("sdxl");
   Workload four = one;
   four.batch = 4;
+  four.items = 4;  // a batch holds at most the items there are
   auto a = memory_need(one), b = memory_need(four);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_NEAR(b->activations_gib, 4 * a->activations_gib, 1e-9);

@@ -137,6 +137,7 @@ TEST(CostVideo, AVideoDenoiserComputesAtItsFittedEfficiency) {
   image.frames.reset();
   ASSERT_DOUBLE_EQ(work_of(video)->flops_per_pass, work_of(image)->flops_per_pass);
   video.batch = image.batch = 16;  // compute-bound: past the per-call floor
+  video.items = image.items = 16;  // a batch holds at most the items there are
   auto tv = run_time(video, *a100, 1, *catalog, default_calibration());
   auto ti = run_time(image, *a100, 1, *catalog, default_calibration());
   ASSERT_TRUE(tv.ok() && ti.ok());
@@ -181,6 +182,7 @@ TEST(CostVideo, OnAHopperCardFa2sAttentionRunsAtItsShareOfTheRateAndFa3AtTheFull
   image.frames.reset();
   image3.frames.reset();
   image.batch = image3.batch = 4;  // one image is bound by the per-call overhead, four by compute
+  image.items = image3.items = 4;
   EXPECT_GT(step(image, "H100_SXM"), step(image3, "H100_SXM"));
   EXPECT_DOUBLE_EQ(step(image, "A100_80GB"), step(image3, "A100_80GB"));
 }
