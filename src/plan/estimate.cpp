@@ -196,22 +196,29 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
                                                  "sglang, tensorrt-llm, pytorch");
     w.engine = q.engine;
   }
+  // The flags only a batching engine takes, refused for another with what they are.
+  auto batching_only = [&](const char* flag, const std::string& is) -> Status {
+    if (w.kind != "llm-inference")
+      return make_error(ErrorCode::kInvalid, std::string(flag) + " only applies to --mode infer");
+    if (!engine_reserves_share(w.engine))
+      return make_error(ErrorCode::kInvalid, std::string(flag) + " " + is +
+                                                 ": give --engine vllm, sglang or tensorrt-llm");
+    return Status::Ok();
+  };
   if (q.gpu_memory_utilization) {
     if (!(*q.gpu_memory_utilization > 0 && *q.gpu_memory_utilization <= 1))
       return make_error(ErrorCode::kInvalid, "--gpu-memory-utilization must be in (0, 1]");
-    if (!engine_reserves_share(w.engine))
-      return make_error(ErrorCode::kInvalid,
-                        "--gpu-memory-utilization is the share a batching engine reserves: give "
-                        "--engine vllm, sglang or tensorrt-llm");
+    if (auto ok =
+            batching_only("--gpu-memory-utilization", "is the share a batching engine reserves");
+        !ok)
+      return ok.error();
     w.gpu_memory_utilization = q.gpu_memory_utilization;
   }
   if (q.max_num_seqs) {
-    if (w.kind != "llm-inference")
-      return make_error(ErrorCode::kInvalid, "--max-num-seqs only applies to --mode infer");
-    if (!engine_reserves_share(w.engine))
-      return make_error(ErrorCode::kInvalid,
-                        "--max-num-seqs is a batching engine's cap on sequences at once: give "
-                        "--engine vllm, sglang or tensorrt-llm");
+    if (auto ok =
+            batching_only("--max-num-seqs", "is a batching engine's cap on sequences at once");
+        !ok)
+      return ok.error();
     w.max_num_seqs = q.max_num_seqs;
   }
   if (q.gpus && (*q.gpus < 1 || *q.gpus > kMaxGpus))

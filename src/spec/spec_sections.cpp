@@ -218,23 +218,34 @@ void parse_tensor_parallel(Fields& w, Workload& out) {
   }
 }
 
+// A field only a batching engine (vllm, sglang, tensorrt-llm) of llm-inference takes: refused
+// at its line, saying what it `is`, for another kind or engine. False when refused.
+bool batching_engine_field(Fields& w, const Workload& out, std::string_view key,
+                           const std::string& is) {
+  const yaml::Node node = *w.get(key);
+  if (!out.kind.empty() && out.kind != "llm-inference") {
+    w.problems().add(pos_of(node), w.path_of(key), "only applies to workload kind llm-inference");
+    return false;
+  }
+  if (out.engine != "vllm" && out.engine != "sglang" && out.engine != "tensorrt-llm") {
+    w.problems().add(pos_of(node), w.path_of(key),
+                     is + ": set workload.engine to vllm, sglang or tensorrt-llm");
+    return false;
+  }
+  return true;
+}
+
 // workload.gpu_memory_utilization: a share in (0, 1] of a batching engine that reserves memory.
 void parse_memory_utilization(Fields& w, Workload& out) {
   out.gpu_memory_utilization = w.positive_number("gpu_memory_utilization");
   if (!out.gpu_memory_utilization) return;
   const yaml::Node node = *w.get("gpu_memory_utilization");
-  const std::string path = w.path_of("gpu_memory_utilization");
   if (*out.gpu_memory_utilization > 1) {
-    w.problems().add(pos_of(node), path,
+    w.problems().add(pos_of(node), w.path_of("gpu_memory_utilization"),
                      "is a share of the card's memory: at most 1 (got " + node.scalar() + ")");
     out.gpu_memory_utilization.reset();
-  } else if (!out.kind.empty() && out.kind != "llm-inference") {
-    w.problems().add(pos_of(node), path, "only applies to workload kind llm-inference");
-    out.gpu_memory_utilization.reset();
-  } else if (out.engine != "vllm" && out.engine != "sglang" && out.engine != "tensorrt-llm") {
-    w.problems().add(pos_of(node), path,
-                     "is the share a batching engine reserves: set workload.engine to vllm, "
-                     "sglang or tensorrt-llm");
+  } else if (!batching_engine_field(w, out, "gpu_memory_utilization",
+                                    "is the share a batching engine reserves")) {
     out.gpu_memory_utilization.reset();
   }
 }
@@ -242,18 +253,9 @@ void parse_memory_utilization(Fields& w, Workload& out) {
 // workload.max_num_seqs: the scheduler's cap on sequences at once, of a batching engine.
 void parse_max_num_seqs(Fields& w, Workload& out) {
   out.max_num_seqs = w.integer("max_num_seqs", 1, 1'000'000);
-  if (!out.max_num_seqs) return;
-  const yaml::Node node = *w.get("max_num_seqs");
-  const std::string path = w.path_of("max_num_seqs");
-  if (!out.kind.empty() && out.kind != "llm-inference") {
-    w.problems().add(pos_of(node), path, "only applies to workload kind llm-inference");
+  if (out.max_num_seqs && !batching_engine_field(w, out, "max_num_seqs",
+                                                 "is a batching engine's cap on sequences at once"))
     out.max_num_seqs.reset();
-  } else if (out.engine != "vllm" && out.engine != "sglang" && out.engine != "tensorrt-llm") {
-    w.problems().add(pos_of(node), path,
-                     "is a batching engine's cap on sequences at once: set workload.engine to "
-                     "vllm, sglang or tensorrt-llm");
-    out.max_num_seqs.reset();
-  }
 }
 
 void parse_workload(Fields& top, PipelineSpec& spec) {
