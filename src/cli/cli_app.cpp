@@ -179,7 +179,9 @@ int run_cli(int argc, char** argv) {
                       "train: tokens to process; infer: tokens to generate (e.g. 1M)");
   est_cmd->add_option("--context", est.context, "context length in tokens");
   est_cmd->add_option("--concurrency", est.concurrency, "infer: sequences decoded together");
-  est_cmd->add_option("--items", est.items, "diffusion: items to generate");
+  est_cmd->add_option("--items", est.items,
+                      "diffusion: items to generate; infer: requests, --tokens split among them "
+                      "and run --concurrency at a time");
   est_cmd->add_option("--steps", est.steps, "diffusion: denoising steps per item");
   est_cmd->add_option("--batch", est.batch, "items or sequences per batch");
   est_cmd->add_option("--arch", est.arch, "diffusion: unet | dit | flow-tts (or --model sdxl)");

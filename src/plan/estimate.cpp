@@ -300,9 +300,10 @@ Result<Workload> workload_from_query(const EstimateQuery& q) {
   w.items = q.items;
   w.steps = q.steps;
   if (w.kind == "llm-inference") {
-    // --tokens is the total to generate; the model's tokens are per sequence.
+    // --tokens is the total to generate; the model's tokens are per sequence: per request when
+    // --items names the requests (run `concurrency` at a time), else per concurrent sequence.
     w.concurrency = q.concurrency;
-    const long seqs = std::max(1L, q.concurrency.value_or(1));
+    const long seqs = std::max(1L, q.items.value_or(q.concurrency.value_or(1)));
     if (q.tokens) w.tokens = (*q.tokens + seqs - 1) / seqs;
   } else {
     w.tokens = q.tokens;

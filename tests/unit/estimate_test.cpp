@@ -73,6 +73,30 @@ TEST(CostEstimate, SevenBillionTrainingMatchesThePinnedBreakdownAndCardCounts) {
   EXPECT_EQ(r->gpus[0].provider, "vast");
 }
 
+TEST(CostEstimate, InferenceTokensAreSplitAmongTheRequestsItemsNames) {
+  // --tokens is the total to generate. 1M tokens over 32 requests run 8 at a time is 31,250 a
+  // request in four rounds: the same decode steps as 8 sequences of 125,000, not four times them.
+  EstimateQuery q;
+  q.params_b = 7;
+  q.mode = "infer";
+  q.precision = "fp16";
+  q.tokens = 1'000'000;
+  q.concurrency = 8;
+  auto seconds_on_big = [&]() {
+    auto r = estimate_workload(q, catalog(), prices(), default_calibration());
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    for (const GpuEstimate& g : r->gpus)
+      if (g.gpu == "BIG" && g.seconds) return *g.seconds;
+    ADD_FAILURE() << "no estimate on BIG";
+    return 0.0;
+  };
+  const double eight = seconds_on_big();
+  EXPECT_EQ(workload_from_query(q)->tokens, 125'000);
+  q.items = 32;
+  EXPECT_EQ(workload_from_query(q)->tokens, 31'250);
+  EXPECT_NEAR(seconds_on_big(), eight, 1e-9 * eight);
+}
+
 TEST(CostEstimate, InferenceRentVersusOwnAndBreakEven) {
   EstimateQuery q;
   q.params_b = 7;
