@@ -73,18 +73,25 @@ TEST(CostEstimate, SevenBillionTrainingMatchesThePinnedBreakdownAndCardCounts) {
   EXPECT_EQ(r->gpus[0].provider, "vast");
 }
 
-TEST(CostEstimate, InferenceTokensAreSplitAmongTheRequestsItemsNames) {
-  // --tokens is the total to generate. 1M tokens over 32 requests run 8 at a time is 31,250 a
-  // request in four rounds: the same decode steps as 8 sequences of 125,000, not four times them.
+// 1M tokens of a 7B fp16 model, 8 sequences at a time.
+EstimateQuery seven_b_infer() {
   EstimateQuery q;
   q.params_b = 7;
   q.mode = "infer";
   q.precision = "fp16";
   q.tokens = 1'000'000;
   q.concurrency = 8;
+  return q;
+}
+
+TEST(CostEstimate, InferenceTokensAreSplitAmongTheRequestsItemsNames) {
+  // --tokens is the total to generate. 1M tokens over 32 requests run 8 at a time is 31,250 a
+  // request in four rounds: the same decode steps as 8 sequences of 125,000, not four times them.
+  EstimateQuery q = seven_b_infer();
   auto seconds_on_big = [&]() {
     auto r = estimate_workload(q, catalog(), prices(), default_calibration());
     EXPECT_TRUE(r.ok()) << r.error().message;
+    if (!r.ok()) return 0.0;
     for (const GpuEstimate& g : r->gpus)
       if (g.gpu == "BIG" && g.seconds) return *g.seconds;
     ADD_FAILURE() << "no estimate on BIG";
@@ -98,12 +105,7 @@ TEST(CostEstimate, InferenceTokensAreSplitAmongTheRequestsItemsNames) {
 }
 
 TEST(CostEstimate, InferenceRentVersusOwnAndBreakEven) {
-  EstimateQuery q;
-  q.params_b = 7;
-  q.mode = "infer";
-  q.precision = "fp16";
-  q.tokens = 1'000'000;
-  q.concurrency = 8;
+  const EstimateQuery q = seven_b_infer();
   auto r = estimate_workload(q, catalog(), prices(), default_calibration());
   ASSERT_TRUE(r.ok()) << r.error().message;
   const GpuEstimate* big = nullptr;
