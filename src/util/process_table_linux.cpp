@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <sstream>
+#include <thread>
 
 #include "util/process_table.h"
 
@@ -32,22 +34,54 @@ std::string read_proc(const std::string& path) {
   return out;
 }
 
-bool environ_has(int pid, const std::string& needle) {
-  const std::string data = read_proc("/proc/" + std::to_string(pid) + "/environ");
+bool has_entry(const std::string& environ, const std::string& needle) {
   size_t start = 0;
-  while (start < data.size()) {
-    size_t end = data.find('\0', start);
-    if (end == std::string::npos) end = data.size();
-    if (data.compare(start, end - start, needle) == 0) return true;
+  while (start < environ.size()) {
+    size_t end = environ.find('\0', start);
+    if (end == std::string::npos) end = environ.size();
+    if (environ.compare(start, end - start, needle) == 0) return true;
     start = end + 1;
   }
   return false;
 }
 
+std::string environ_of(int pid) { return read_proc("/proc/" + std::to_string(pid) + "/environ"); }
+
+// Whether `pid` is a live process of a program: not a kernel thread (PF_KTHREAD), not a zombie.
+bool user_process(int pid) {
+  const std::string stat = read_proc("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return false;
+  std::istringstream rest(stat.substr(paren + 1));
+  std::string state, skip;
+  unsigned long flags = 0;
+  rest >> state;
+  for (int i = 0; i < 5; ++i) rest >> skip;  // ppid pgrp session tty_nr tpgid
+  rest >> flags;
+  constexpr unsigned long kKernelThread = 0x00200000;  // PF_KTHREAD, include/linux/sched.h
+  return rest && state != "Z" && state != "X" && (flags & kKernelThread) == 0;
+}
+
+// Whether `pid`'s environment has `needle`, or whether `pid` may be between two images: inside
+// execve, after its new memory map is in place and before the kernel records where its arguments
+// and environment lie, both read empty (seen here: a script that execs itself was missed by about
+// one scan in twenty). So do a process whose exit has released its memory (soon a zombie) and
+// one started with no arguments at all, which a caller waits out. The environment is read again
+// after the arguments: an exec that finished between the reads is not taken for a process with
+// arguments and no environment (env -i).
+enum class Seen { kHas, kBetweenImages, kNot };
+Seen look(int pid, const std::string& needle) {
+  const std::string env = environ_of(pid);
+  if (has_entry(env, needle)) return Seen::kHas;
+  if (!env.empty() || !user_process(pid)) return Seen::kNot;
+  if (read_proc("/proc/" + std::to_string(pid) + "/cmdline").empty()) return Seen::kBetweenImages;
+  return has_entry(environ_of(pid), needle) ? Seen::kHas : Seen::kNot;
+}
+
 }  // namespace
 
 std::vector<int> pids_with_env(const std::string& name, const std::string& value) {
-  std::vector<int> pids;
+  std::vector<int> pids, unsure;
   const std::string needle = name + "=" + value;
   DIR* d = opendir("/proc");
   if (!d) return pids;
@@ -55,9 +89,25 @@ std::vector<int> pids_with_env(const std::string& name, const std::string& value
     char* end = nullptr;
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end != '\0' || pid <= 0 || pid == getpid()) continue;
-    if (environ_has(static_cast<int>(pid), needle)) pids.push_back(static_cast<int>(pid));
+    const Seen seen = look(static_cast<int>(pid), needle);
+    if (seen == Seen::kHas) pids.push_back(static_cast<int>(pid));
+    if (seen == Seen::kBetweenImages) unsure.push_back(static_cast<int>(pid));
   }
   closedir(d);
+  // A process caught between two images is read again until it shows its environment or is no
+  // longer one, for at most kBetweenImagesMs: a delete must not miss a pod's process that was
+  // exec'ing as it scanned (as LocalPodDelete's detached sleep, exec'ed by bash, can be).
+  constexpr int kBetweenImagesMs = 250;
+  for (int waited = 0; !unsure.empty() && waited < kBetweenImagesMs; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::vector<int> still;
+    for (int pid : unsure) {
+      const Seen seen = look(pid, needle);
+      if (seen == Seen::kHas) pids.push_back(pid);
+      if (seen == Seen::kBetweenImages) still.push_back(pid);
+    }
+    unsure.swap(still);
+  }
   return pids;
 }
 
