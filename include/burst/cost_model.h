@@ -426,9 +426,10 @@ struct RunTime {
 // parallel_layout, plus the group's collectives (tensor parallel: two all-reduces of the step's
 // activations per layer; sequence parallel: Ulysses's four all-to-alls a block per call;
 // training: the sharded state's all-gathers and gradient reduction, overlapped with compute),
-// with the replicas splitting the items or sequences. A custom
-// workload scales workload.reference by the ratio of the bounding resource between the reference
-// GPU (looked up in `catalog`) and `gpu`.
+// with the replicas splitting the items or sequences in rounds (a diffusion job's last batch
+// priced at the items it holds, src/cost/last_round.cpp; an engine's queued rounds all full).
+// A custom workload scales workload.reference by the ratio of the bounding resource between the
+// reference GPU (looked up in `catalog`) and `gpu`.
 Result<RunTime> run_time(const Workload& w, const GpuSpec& gpu, int gpus,
                          const std::vector<GpuSpec>& catalog, const Calibration& cal);
 

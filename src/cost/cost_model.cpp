@@ -251,8 +251,9 @@ Result<RunTime> custom_time(const Workload& w, const GpuSpec& gpu,
 
 }  // namespace
 
-Result<RunTime> run_time(const Workload& spec_w, const GpuSpec& gpu, int gpus,
-                         const std::vector<GpuSpec>& catalog, const Calibration& given_cal) {
+Result<RunTime> cost::run_time_in_full_rounds(const Workload& spec_w, const GpuSpec& gpu, int gpus,
+                                              const std::vector<GpuSpec>& catalog,
+                                              const Calibration& given_cal) {
   auto shaped = with_model_shape(spec_w);
   if (!shaped) return shaped.error();
   // A batching engine whose share holds fewer sequences than asked runs those and queues the rest.
