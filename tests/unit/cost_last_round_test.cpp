@@ -3,6 +3,9 @@
 // A batching engine's queued rounds stay full.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <vector>
+
 #include "burst/cost_model.h"
 #include "burst/gpu_catalog.h"
 #include "burst/spec.h"
@@ -17,6 +20,11 @@ class CostLastRound : public ::testing::Test {
     auto c = load_gpu_catalog(dir_.path());  // no gpus.yaml there: the built-in catalog
     ASSERT_TRUE(c.ok());
     catalog_ = *c;
+  }
+  // `w` with `field` (items, concurrency) set to `n`.
+  static Workload with(Workload w, std::optional<long> Workload::*field, long n) {
+    w.*field = n;
+    return w;
   }
   double seconds(const Workload& w, const char* gpu, long want_rounds) {
     const GpuSpec g = *find_gpu(catalog_, gpu);
@@ -36,15 +44,10 @@ TEST_F(CostLastRound, TwelveImagesAtBatchEightCostABatchOfEightAndOneOfFour) {
   w.model = "sdxl";
   w.steps = 30;
   w.batch = 8;
-  auto with_items = [&](long n) {
-    Workload x = w;
-    x.items = n;
-    return x;
-  };
-  const double twelve = seconds(with_items(12), "RTX_4090", 2);
-  const double eight = seconds(with_items(8), "RTX_4090", 1);
-  const double four = seconds(with_items(4), "RTX_4090", 1);  // a batch of 4 (633aed1)
-  const double sixteen = seconds(with_items(16), "RTX_4090", 2);
+  const double twelve = seconds(with(w, &Workload::items, 12), "RTX_4090", 2);
+  const double eight = seconds(with(w, &Workload::items, 8), "RTX_4090", 1);
+  const double four = seconds(with(w, &Workload::items, 4), "RTX_4090", 1);  // a batch of 4
+  const double sixteen = seconds(with(w, &Workload::items, 16), "RTX_4090", 2);
   EXPECT_NEAR(twelve, eight + four, 1e-9 * twelve);
   EXPECT_LT(twelve, sixteen) << "the last round of 4 was priced as a full batch of 8";
   EXPECT_GT(twelve, eight);
@@ -62,13 +65,8 @@ TEST_F(CostLastRound, RequestsAnEngineQueuesStayFullRounds) {
   w.context_tokens = 512;
   w.tokens = 128;
   w.max_num_seqs = 256;
-  auto at = [&](long n) {
-    Workload x = w;
-    x.concurrency = n;
-    return x;
-  };
-  const double asked = seconds(at(320), "A100_80GB", 2);
-  const double first = seconds(at(256), "A100_80GB", 1);
+  const double asked = seconds(with(w, &Workload::concurrency, 320), "A100_80GB", 2);
+  const double first = seconds(with(w, &Workload::concurrency, 256), "A100_80GB", 1);
   EXPECT_NEAR(asked, 2 * first, 1e-9 * asked);
 }
 
