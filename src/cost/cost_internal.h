@@ -245,7 +245,7 @@ double prefill_eta(const Workload& w, const Calibration& cal);
 std::string format_number(double v);
 
 // run_time with every round priced as a full one (cost_model.cpp); run_time (last_round.cpp)
-// prices a partial last round at the items it holds.
+// prices a diffusion job's partial last batch at the items it holds.
 Result<RunTime> run_time_in_full_rounds(const Workload& w, const GpuSpec& gpu, int gpus,
                                         const std::vector<GpuSpec>& catalog,
                                         const Calibration& cal);

@@ -19,6 +19,8 @@ Result<int> run_and_wait(const std::vector<std::string>& argv,
 
 // Every process (of this user) whose environment holds `name=value`. Note: programs that rewrite
 // their process title (sshd does) hide their original environment; find those by command line.
+// On Linux a process caught inside execve (its environment not yet readable) is read again, for
+// at most 250 ms, so a scan does not miss it (process_table_linux.cpp).
 std::vector<int> pids_with_env(const std::string& name, const std::string& value);
 
 struct ProcessInfo {

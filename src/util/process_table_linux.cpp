@@ -34,12 +34,12 @@ std::string read_proc(const std::string& path) {
   return out;
 }
 
-bool has_entry(const std::string& environ, const std::string& needle) {
+bool has_entry(const std::string& env, const std::string& needle) {
   size_t start = 0;
-  while (start < environ.size()) {
-    size_t end = environ.find('\0', start);
-    if (end == std::string::npos) end = environ.size();
-    if (environ.compare(start, end - start, needle) == 0) return true;
+  while (start < env.size()) {
+    size_t end = env.find('\0', start);
+    if (end == std::string::npos) end = env.size();
+    if (env.compare(start, end - start, needle) == 0) return true;
     start = end + 1;
   }
   return false;
