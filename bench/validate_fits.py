@@ -123,12 +123,12 @@ def fit_moe_share(data, fitted):
 
 
 def lookup(fitted, d):
-    """effective_calibration's search: the named engine (vLLM on HBM when none is named), then
-    every engine; the GPU's family, then its memory technology; else the prior."""
+    """effective_calibration's search: the GPU's family, then its memory technology; in each,
+    the named engine (vLLM on HBM when none is named), then every engine; else the prior."""
     named = d["engine"] or ("vllm" if d["memory"] == "hbm" else "")
     like = "vllm" if named in ("tensorrt-llm", "sglang") else named
-    for eng in (named, like, ""):
-        for fam in (d["family"], d["memory"]):
+    for fam in (d["family"], d["memory"]):
+        for eng in (named, like, ""):
             if (eng, fam) in fitted:
                 return fitted[(eng, fam)][:2]
     return fitted.get(("", ""), PRIOR)[:2]

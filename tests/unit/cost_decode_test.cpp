@@ -106,6 +106,26 @@ TEST(CostDecode, AnUnfittedEngineFallsBackToItsMemoryTechnology) {
   EXPECT_DOUBLE_EQ(c.t0_s, hbm->t0_s);
 }
 
+TEST(CostDecode, AnEngineWithoutRowsOnAFamilyTakesTheFamilysFitBeforeItsOtherVendors) {
+  // vLLM has rows on NVIDIA GDDR only: on an AMD GDDR card it takes what every engine reaches on
+  // AMD GDDR (ROCm's kernels), not its own NVIDIA GDDR efficiency.
+  const DecodeFit* family = nullptr;
+  const DecodeFit* other_vendor = nullptr;
+  for (const DecodeFit& f : decode_fits()) {
+    if (std::string(f.engine).empty() && std::string(f.family) == "gddr amd") family = &f;
+    if (std::string(f.engine) == "vllm" && std::string(f.family) == "gddr") other_vendor = &f;
+  }
+  ASSERT_NE(family, nullptr) << "no engine-agnostic AMD GDDR fit";
+  ASSERT_NE(other_vendor, nullptr) << "no vLLM GDDR fit";
+  ASSERT_NE(family->eta_bw, other_vendor->eta_bw) << "the test could not tell the two apart";
+  for (const char* engine : {"vllm", "sglang", "tensorrt-llm"}) {
+    const Calibration c =
+        effective_calibration(decode(engine), card("gddr", "amd"), default_calibration());
+    EXPECT_DOUBLE_EQ(c.eta_bw, family->eta_bw) << engine;
+    EXPECT_DOUBLE_EQ(c.t0_s, family->t0_s) << engine;
+  }
+}
+
 TEST(CostDecode, NoEngineNamedMeansVllmOnHbmAndAnyEngineOnGddr) {
   const Calibration& prior = default_calibration();
   const Calibration vllm = effective_calibration(decode("vllm"), card("hbm", "nvidia"), prior);
