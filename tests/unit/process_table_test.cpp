@@ -30,6 +30,44 @@ void expect_self(const std::vector<ProcessInfo>& table, const char* path) {
 
 TEST(ProcessTable, PsPathListsThisProcess) { expect_self(posix_ps::list_processes(), "ps"); }
 
+// A command line longer than any line buffer (a local pod's process sets its own arguments) is one
+// process: read in 64 KiB pieces, its tail parsed as processes of pid 0 and its head lacked the
+// end, where a marker (or, on macOS, the pod's environment after the command) lies.
+TEST(ProcessTable, PsPathReadsACommandLineLongerThanAnyBuffer) {
+  const std::string marker = "tail-marker-" + std::to_string(getpid());
+  const std::string arg = std::string(100000, 'x') + marker;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execl("/bin/sh", "sh", "-c", "sleep 30; :", "sh", arg.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::vector<ProcessInfo> table;
+  int listed = 0;
+  const ProcessInfo* mine = nullptr;
+  for (int i = 0; i < 100 && !mine; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    table = posix_ps::list_processes();
+    listed = 0;
+    for (const ProcessInfo& p : table) {
+      if (p.pid != child) continue;
+      ++listed;
+      if (p.cmdline.find("sleep 30") != std::string::npos) mine = &p;
+    }
+  }
+  const bool found = mine != nullptr;
+  const bool has_marker = found && mine->cmdline.find(marker) != std::string::npos;
+  const size_t length = found ? mine->cmdline.size() : 0;
+  const long bogus =
+      std::count_if(table.begin(), table.end(), [](const ProcessInfo& p) { return p.pid <= 0; });
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  ASSERT_TRUE(found) << "ps never listed the child with its command";
+  EXPECT_EQ(listed, 1);
+  EXPECT_TRUE(has_marker) << "the command line was cut at " << length << " bytes";
+  EXPECT_EQ(bogus, 0) << "entries that are pieces of a long line";
+}
+
 #ifdef __linux__
 TEST(ProcessTable, ProcPathListsThisProcess) {
   expect_self(linux_proc::list_processes(), "/proc");
