@@ -439,6 +439,11 @@ def video_points(binary, rows):
 # share it reaches on an A100; FA3, and every other card, 1.
 HOPPER = ("H100_PCIE", "H100_NVL", "H100_SXM", "H800_SXM", "H200", "H200_NVL", "GH200")
 
+# src/cost/l2_cache.cpp: the cards whose listed L2 (64 MiB or more) holds off a UNet's
+# activation roof (bench/README.md, "A UNet's activation roof off on cards with a 64 MB L2").
+UNET_ROOF_FREE = ("RTX_4090", "RTX_4080", "RTX_4080_SUPER", "RTX_5090", "RTX_5080")
+
+
 def attention_share(gpu, kernel):
     return 0.35 / 0.73 if kernel != "fa3" and gpu in HOPPER else 1.0
 
@@ -474,8 +479,9 @@ def diffusion_points(binary, rows):
             "decode": d["decode_flops"] * b,
             "eta_override": VIDEO_ETA if image_dit else None,  # the video row's eta
             # Latent positions a step processes: a UNet's activation traffic scales with them.
-            "positions": d["latent_tokens"] * d["passes"] * b if d["architecture"] == "unet"
-            else 0,
+            # A card whose L2 holds them off has no such roof (UNET_ROOF_FREE).
+            "positions": d["latent_tokens"] * d["passes"] * b
+            if d["architecture"] == "unet" and r["gpu"] not in UNET_ROOF_FREE else 0,
             "steps": int(r["steps"] or 1),
             "audio": float(r["audio_s"]) * b if r["category"] == "diffusion_audio" else None,
             "latency": r["metric"] == "seconds_per_batch",

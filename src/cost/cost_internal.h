@@ -190,10 +190,11 @@ inline constexpr double kOffloadHostToDeviceBps = 1.6788e9;
 // positions), at the bandwidth's prior share: a roof beside the weights, the tensor work and the
 // floor (bench/README.md, "A UNet's second roof", round 2; docs/cost-model.md, "diffusion").
 // Fitted jointly with the UNet's t0 on the fit set's 33 UNet timing rows (bench/validate_fits.py
-// dfit_groups). Chosen by leave one source out over the forms the rule named; 3.5 MB a position
-// is about 14 GB a pass of SD 1.5 at 512 px, more than its activations can move: it prices what
-// slows a UNet on a card whose tensor rate outruns the rest (an A100, a V100), not a byte count.
-inline constexpr double kUnetActivationBytesPerPosition = 3.48e6;
+// dfit_groups), the cards whose L2 holds the roof off (cost/l2_cache.h) at none. Chosen by leave
+// one source out over the forms the rule named; 3.9 MB a position is about 16 GB a pass of SD 1.5
+// at 512 px, more than its activations can move: it prices what slows a UNet on a card whose
+// tensor rate outruns the rest (an A100, a V100), not a byte count.
+inline constexpr double kUnetActivationBytesPerPosition = 3.89e6;
 
 // An image DiT: a `dit` denoiser (the default architecture) over an image (a resolution, no
 // frames). Priced as a video denoiser is: the video fit's efficiency, its self-attention at the

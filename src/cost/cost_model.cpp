@@ -11,6 +11,7 @@
 #include "cost/attention_rate.h"
 #include "cost/cost_internal.h"
 #include "cost/experts.h"
+#include "cost/l2_cache.h"
 
 namespace burst {
 
@@ -356,7 +357,10 @@ Result<RunTime> cost::run_time_in_full_rounds(const Workload& spec_w, const GpuS
     }
     // A mixture of experts' touched experts stream at their own share of the rate (cost_model.h).
     const double expert_extra = work->expert_bytes * (1.0 / kMoeExpertBandwidthShare - 1.0);
-    const double t_bw = std::max(bytes + expert_extra, work->activation_bytes) / bw;
+    // A UNet's activation roof, where the card's L2 does not hold it off (cost/l2_cache.h).
+    const double activation_bytes =
+        cost::unet_activation_roof_applies(gpu) ? work->activation_bytes : 0.0;
+    const double t_bw = std::max(bytes + expert_extra, activation_bytes) / bw;
     const double t_compute = step_flops / flops;
     // A decode step's kernels run in turn, each bound by its own roof: the attention kernels'
     // KV read (a few FLOPs a byte) adds to the matrix products, whose bytes and FLOPs share one
