@@ -13,7 +13,8 @@ struct L2Size {
 
 // HardwareLuxx's table of the RTX 50 and 40 series' caches, as reported by herosweb.com
 // ("RTX 5090 | 21.7MB | 98.3MB", "RTX4090 | 16.3 MB | 72MB", "RTX5080 | 10.7MB | 65 MB",
-// "RTX 4080/Super | 9.7MB | 64 MB": 98.3 and 65 are 96 and 64 MiB in decimal megabytes).
+// "RTX 4080/Super | 9.7MB | 64 MB": 98.3 and 65 are 98,304 and 65,536 KiB read in thousands,
+// that is 96 and 64 MiB).
 constexpr const char* kHwluxx =
     "herosweb.com/nvidia-rtx-5090-5080-is-reported-to-have-the-same-l1-cache-size-on-sm-compared-"
     "to-rtx-4090-4080 (HardwareLuxx's table)";
